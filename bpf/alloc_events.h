@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one header shared by the BPF programs (bpf/alloc.bpf.c) and userspace (user/).
+ *
+ * Rules (see STYLE.md, "The BPF/user ABI"):
+ *  - fixed-width types only, no pointers, no bool/long, explicit padding;
+ *  - every ring-buffer record begins with a __u32 `type` (enum event_type);
+ *  - userspace _Static_asserts each record's size (user/events.h).
+ *
+ * Records arrive in one ring buffer, so the collector sees them in the order they were
+ * reserved: allocations, frees, reallocs and window marks interleave exactly as they happened.
+ */
+#ifndef ALLOC_EVENTS_H
+#define ALLOC_EVENTS_H
+
+#ifdef __BPF__
+/* BPF side: the types come from linux/types.h via the BPF program's includes. */
+#else
+#include <linux/types.h>
+#endif
+
+#define WINDOW_NAME_LEN 32
+
+/* Which allocator entry point produced a record. Index into alloc_fn_names[] (user/events.h). */
+enum alloc_fn {
+	FN_MALLOC = 0,
+	FN_CALLOC,
+	FN_REALLOC,
+	FN_REALLOCARRAY,
+	FN_FREE,
+	FN_POSIX_MEMALIGN,
+	FN_ALIGNED_ALLOC,
+	FN_MEMALIGN,
+	FN_VALLOC,
+	FN_PVALLOC,
+	/* libc helpers built without frame pointers: probed as allocation entry points so the
+	 * block is charged to *their* caller with a complete stack (outermost-call rule). */
+	FN_STRDUP,
+	FN_STRNDUP,
+	FN_ASPRINTF,
+	FN_VASPRINTF,
+	FN_GETLINE,
+	FN_GETDELIM,
+	FN_OPEN_MEMSTREAM,
+	FN_COUNT,
+};
+
+enum event_type {
+	EV_ALLOC = 1,	     /* a new block: addr, size, stack_id */
+	EV_FREE = 2,	     /* addr freed (never NULL: free(NULL) is dropped in BPF) */
+	EV_REALLOC = 3,	     /* old_addr -> addr, new size; old_addr != 0 and size != 0 */
+	EV_WINDOW_BEGIN = 4, /* struct window_event: the measurement window opens */
+	EV_WINDOW_END = 5,   /* struct window_event: the measurement window closes */
+};
+
+/* EV_ALLOC, EV_FREE, EV_REALLOC. */
+struct alloc_event {
+	__u32 type;	 /* enum event_type */
+	__u32 tid;	 /* kernel thread id of the caller */
+	__u64 ts_ns;	 /* bpf_ktime_get_ns() at the probe (CLOCK_MONOTONIC) */
+	__u64 addr;	 /* block address: new block (ALLOC/REALLOC) or freed block (FREE) */
+	__u64 old_addr;	 /* REALLOC: the block that was resized; 0 otherwise */
+	__u64 size;	 /* requested bytes (calloc: nmemb*size); 0 for FREE */
+	__s32 stack_id;	 /* STACK_TRACE map id of the user stack, or -errno on capture failure */
+	__u32 fn;	 /* enum alloc_fn: the outermost allocator function called */
+};
+
+/* EV_WINDOW_BEGIN, EV_WINDOW_END: from the workload driver's USDT probes or from
+ * --start-at/--stop-at uprobes. */
+struct window_event {
+	__u32 type;			/* enum event_type */
+	__u32 tid;			/* thread that crossed the mark */
+	__u64 ts_ns;			/* bpf_ktime_get_ns() */
+	__u64 iterations;		/* measured iterations announced by the driver (0 if none) */
+	char name[WINDOW_NAME_LEN];	/* workload name, NUL-terminated (may be truncated) */
+};
+
+/*
+ * Counters kept by BPF in a global (.bss) and read by userspace during the run and at exit.
+ * Every event that does not reach the collector intact is counted here.
+ */
+struct probe_counters {
+	__u64 events;		  /* records submitted to the ring buffer */
+	__u64 dropped;		  /* ring buffer full: record lost */
+	__u64 stack_failures;	  /* bpf_get_stackid() failed: record sent with stack_id < 0 */
+	__u64 unmatched_returns;  /* a uretprobe fired with no entry recorded for its thread */
+	__u64 entry_overflow;	  /* entry could not be stored (inflight map full) */
+	__u64 nested_calls;	  /* allocator calls made by another allocator call: not counted */
+};
+
+#endif /* ALLOC_EVENTS_H */

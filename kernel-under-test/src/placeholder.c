@@ -1,0 +1,1 @@
+/* placeholder until the kernel lands */ int kaish__placeholder;

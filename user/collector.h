@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * collector - pairs allocations with frees and keeps DHAT's accounting for ONE profile
+ * (one measurement window). It takes plain records (struct alloc_event), never touches
+ * libbpf, and is unit-tested by feeding synthetic event streams.
+ *
+ * Accounting follows Valgrind DHAT / dhat-rs (../shared/docs/dhat-format.md §6, §8):
+ *  - requested sizes; calloc = nmemb*size (the BPF side already multiplied);
+ *  - malloc(0) is recorded as 1 byte, as Valgrind does;
+ *  - realloc(p, n): tbk += 1, tb += n, charged to p's ORIGINAL program point; live bytes
+ *    change by n - old; live blocks unchanged; peak check first when shrinking;
+ *    lifetime: the block keeps its original allocation time (Valgrind's rule);
+ *  - realloc of a pointer we never saw (allocated before the window): a NEW block at the
+ *    realloc's own program point (dhat-rs's rule), and its old pointer counted as unknown;
+ *  - frees of unknown pointers are ignored and counted (unknown_frees);
+ *  - t-gmax: `>=` on growth (the latest equal peak wins); lazy per-PP snapshot of gb/gbk
+ *    before every free/shrink and at finish;
+ *  - mb/mbk: each program point's own peak (dhat-rs meaning, not Valgrind 3.17+'s).
+ *
+ * Program points are keyed by (stack_id, fn): the same stack through a different allocator
+ * entry point is a different PP, because its first frame (the allocator) differs.
+ */
+#ifndef TRACER_COLLECTOR_H
+#define TRACER_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "events.h"
+
+/* One program point's DHAT aggregates. Times are in ns relative to the window start. */
+struct pp_stats {
+	__s32 stack_id; /* key: stack id (negative: capture failed) */
+	__u32 fn;	/* key: enum alloc_fn of the allocation that created the PP */
+	__u64 tb, tbk;	/* total bytes / blocks (each realloc is one more block) */
+	__u64 tl_ns;	/* sum of block lifetimes (live blocks count up to t-end) */
+	__u64 mb, mbk;	/* this PP's own peak live bytes / blocks at that moment */
+	__u64 gb, gbk;	/* live at t-gmax */
+	__u64 eb, ebk;	/* live at t-end */
+	__u64 cur_b, cur_bk; /* live now */
+};
+
+/* Global figures of one profile, equal to sums over the PPs. */
+struct collector_totals {
+	__u64 total_blocks, total_bytes; /* Σtbk, Σtb */
+	__u64 live_blocks, live_bytes;	 /* live now (Σeb/Σebk after finish) */
+	__u64 max_blocks, max_bytes;	 /* at the last global peak (Σgbk, Σgb) */
+	__u64 tg_ns;			 /* t-gmax, ns since window start */
+	__u64 te_ns;			 /* t-end, ns since window start (set by finish) */
+	__u64 events;			 /* records handled */
+	__u64 unknown_frees;		 /* frees (and realloc sources) of pointers never seen */
+	__u64 stack_failures;		 /* allocations whose stack_id < 0 */
+};
+
+struct collector_opts {
+	size_t expected_blocks; /* sizing hint for the live-block table (0 = default) */
+};
+
+/* New empty profile whose time origin is start_ns (bpf_ktime_get_ns clock).
+ * opts may be NULL. Returns NULL and sets errno on failure. */
+struct collector *collector__new(__u64 start_ns, const struct collector_opts *opts);
+/* Accepts NULL. */
+void collector__free(struct collector *c);
+
+/* Account one EV_ALLOC / EV_FREE / EV_REALLOC record (borrowed). Other types: -EINVAL.
+ * Returns 0 or -errno (-ENOMEM). */
+int collector__handle(struct collector *c, const struct alloc_event *e);
+
+/* Close the profile at end_ns: final peak check, eb/ebk, lifetimes of live blocks.
+ * No records may be handled afterwards. */
+void collector__finish(struct collector *c, __u64 end_ns);
+
+const struct collector_totals *collector__totals(const struct collector *c);
+/* Program points, in no particular order; valid until the next collector call. */
+const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt);
+
+#endif

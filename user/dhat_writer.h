@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * dhat_writer - writes one collector's profile as DHAT JSON (dhatFileVersion 2), the format
+ * dh_view.html loads. Layout follows Valgrind's dh_main.c (comma-first). An annotated
+ * sample of the output lives at the top of dhat_writer.c.
+ *
+ *  - "mode":"ebpf-heap", "verb":"Allocated", bklt true, bkacc false,
+ *    "tu":"µs", "Mtu":"s", "tuth":10; te/tg/tl in µs since the window start;
+ *  - ftbl[0] = "[root]"; frame strings de-duplicated, indices in first-seen order;
+ *  - program points whose final frame lists are identical are merged into one
+ *    (tb/tbk/tl/gb/gbk/eb/ebk add exactly; mb/mbk take the larger, an upper bound).
+ */
+#ifndef TRACER_DHAT_WRITER_H
+#define TRACER_DHAT_WRITER_H
+
+#include <stdio.h>
+
+#include "collector.h"
+#include "strvec.h"
+
+/* Fill out with pp's frames, innermost first, as DHAT frame strings
+ * ("0xADDR: fn (file:line)"). Returns 0 or -errno. */
+typedef int (*pp_frames_fn)(void *ctx, const struct pp_stats *pp, struct strvec *out);
+
+struct dhat_meta {
+	const char *mode; /* NULL: "ebpf-heap" */
+	const char *cmd;  /* the traced command line */
+	int pid;	  /* the traced process */
+};
+
+/* Write c (finished) to f. Returns 0 or -errno. */
+int dhat__write(FILE *f, const struct collector *c, pp_frames_fn frames, void *ctx,
+		const struct dhat_meta *meta);
+
+/* Write to path: created with mode 0644, never through a symlink (O_NOFOLLOW);
+ * a ".gz" suffix writes gzip. Returns 0 or -errno. */
+int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn frames, void *ctx,
+		     const struct dhat_meta *meta);
+
+#endif

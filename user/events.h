@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Userspace view of the BPF ABI: size checks and names for enum alloc_fn. */
+#ifndef TRACER_EVENTS_H
+#define TRACER_EVENTS_H
+
+#include "alloc_events.h"
+
+_Static_assert(sizeof(struct alloc_event) == 48, "alloc_event layout changed: update both sides");
+_Static_assert(sizeof(struct window_event) == 56, "window_event layout changed: update both sides");
+_Static_assert(sizeof(struct probe_counters) == 48, "probe_counters layout changed");
+
+/* The C name of each enum alloc_fn value, e.g. alloc_fn_name(FN_CALLOC) == "calloc". */
+const char *alloc_fn_name(__u32 fn);
+
+#endif

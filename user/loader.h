@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * loader - the only user of the BPF skeleton: opens alloc.bpf.o, sets rodata, loads it,
+ * attaches the allocator uprobes/uretprobes (and the workload driver's USDT window probes)
+ * to ONE target process, and hands ring-buffer records to a callback.
+ */
+#ifndef TRACER_LOADER_H
+#define TRACER_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "events.h"
+
+struct loader_opts {
+	pid_t pid;		 /* target process (tgid); all of its threads are traced */
+	const char *libc_path;	 /* allocator library; NULL: find libc in /proc/PID/maps */
+	const char *usdt_binary; /* binary carrying kaish_workload:window_* USDT probes, or NULL */
+	bool window_gated;	 /* BPF drops allocator events while no window is open */
+	size_t ringbuf_sz;	 /* ring buffer bytes (power of two, >= page size); 0: default */
+	int verbose;		 /* 0..3; 3 forwards libbpf's debug log */
+};
+
+#define LOADER_DEFAULT_RINGBUF_SZ (16u << 20)
+
+/* Called for every ring-buffer record; data is borrowed for the call only.
+ * A negative return stops the current poll and is returned by loader__poll(). */
+typedef int (*loader_record_fn)(void *ctx, const void *data, size_t sz);
+
+/* Open, configure, load and attach. NULL + errno on failure, with the reason logged. */
+struct loader *loader__new(const struct loader_opts *opts);
+/* Detach everything and free. Accepts NULL. */
+void loader__free(struct loader *l);
+
+/* Wait up to timeout_ms for records, then consume every available record in order.
+ * Returns the number of records consumed, or -errno. */
+int loader__poll(struct loader *l, int timeout_ms, loader_record_fn fn, void *ctx);
+
+/* Snapshot of the BPF-side counters. */
+void loader__counters(struct loader *l, struct probe_counters *out);
+
+/* Copy the user stack of stack_id (innermost first: raw return addresses) into ips.
+ * Returns the number of frames, or -errno (-ENOENT: unknown id). */
+int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max);
+
+/* Runtime entry address of allocator function fn in the target, as seen by its probe;
+ * 0 when the function was never hit. Used to name the allocator frame of a stack. */
+__u64 loader__fn_addr(struct loader *l, __u32 fn);
+
+#endif
