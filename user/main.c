@@ -1,1 +1,790 @@
-int main(void) { return 0; }
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer - out-of-process heap-allocation tracer writing DHAT profiles.
+ *
+ * main owns the command line, the target process (spawned or attached), the poll loop and
+ * the wiring: loader (BPF) -> session (windows) -> collector (accounting) -> frames +
+ * symbolizer -> DHAT writer -> report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "dhat_writer.h"
+#include "frames.h"
+#include "loader.h"
+#include "log.h"
+#include "report.h"
+#include "session.h"
+#include "symbolizer.h"
+
+#ifndef TRACER_VERSION
+#define TRACER_VERSION "0.0.0"
+#endif
+
+/* Exit statuses, documented in --help and the README. */
+enum tracer_exit {
+	TRACER_EXIT_OK = 0,
+	TRACER_EXIT_FAILURE = 1,     /* tracing or writing failed, or a workload failed */
+	TRACER_EXIT_USAGE = 2,	     /* bad arguments or input: unknown workload, bad pid, bad file */
+	TRACER_EXIT_UNSUPPORTED = 3, /* not root, or the kernel lacks BTF / uprobes */
+	TRACER_EXIT_INCOMPLETE = 4,  /* profile written, but ring-buffer records were dropped */
+};
+
+#define POLL_INTERVAL_MS 20
+#define MAX_WORKLOADS 16
+
+static const char usage_text[] =
+	"Usage:\n"
+	"  tracer --workload NAME|all|list [options]   trace the seed's shell-kernel workloads\n"
+	"  tracer --pid PID [--duration SECONDS] [options]\n"
+	"                                              attach to a running process\n"
+	"  tracer [options] -- CMD [ARGS...]           start CMD traced, exit with its status\n"
+	"  tracer report FILE [--top N]                summarize any DHAT heap file\n"
+	"\n"
+	"Options:\n"
+	"  -w, --workload NAME     a workload of kaish-workloads, `all` or `list`\n"
+	"  -p, --pid PID           trace a running process (all of its threads)\n"
+	"  -d, --duration SECONDS  with --pid: stop after this long (default: until Ctrl-C or exit)\n"
+	"  -o, --output PATH       profile path (default dhat-heap-<workload|pid>.json in\n"
+	"                          $KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
+	"                          a .gz suffix writes gzip\n"
+	"      --ringbuf-size N    ring buffer bytes, a power of two (default 16777216)\n"
+	"      --lib PATH          allocator library to probe (default: the target's libc)\n"
+	"      --as-root           with -- CMD under sudo: do not drop to the invoking user\n"
+	"  -t, --top N             rows per report table (default 12)\n"
+	"  -q, --quiet             no progress or summary on stderr\n"
+	"  -v, --verbose           more detail (-vv, -vvv: libbpf debug output)\n"
+	"  -V, --version           print the version\n"
+	"  -h, --help              this help\n"
+	"\n"
+	"Examples:\n"
+	"  sudo tracer --workload scatter-gather\n"
+	"  sudo KAISH_PROFILE_OUT=/tmp/prof tracer --workload all\n"
+	"  sudo tracer -o app.json -- ./my-embedder --serve\n"
+	"  sudo tracer --pid 4242 --duration 10\n"
+	"  tracer report dhat-heap-grep-pipeline.json --top 20\n"
+	"\n"
+	"Exit status:\n"
+	"  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes\n"
+	"  1  tracing or writing failed   4  profile written, but records were dropped\n"
+	"  2  bad arguments or input      with -- CMD: the command's own exit status\n";
+
+struct workload_info {
+	char name[WINDOW_NAME_LEN + 1];
+	unsigned long iterations;
+	char unit[128];
+};
+
+struct tracer_args {
+	const char *workload;
+	pid_t pid;
+	double duration_s;
+	char **cmd; /* argv after `--` */
+	const char *output;
+	size_t ringbuf_sz;
+	const char *lib;
+	bool as_root;
+	size_t top;
+};
+
+/* Everything one tracing run owns. */
+struct run {
+	const struct tracer_args *args;
+	struct loader *loader;
+	struct symbolizer *sym;
+	struct session *session;
+	pid_t target;
+	bool target_is_child;
+	char cmdline[1024];
+	struct workload_info workloads[MAX_WORKLOADS];
+	size_t workload_cnt;
+	__u64 truncated_stacks;
+	int write_failures;
+	size_t profiles_written;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share its origin. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* --- the workload driver ---------------------------------------------------------------- */
+
+/* Path of kaish-workloads: next to the tracer, in the build tree, or as configured. */
+static int find_driver(char *path, size_t sz)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sz, "%s/kaish-workloads", self);
+			if (!access(path, X_OK))
+				return 0;
+			snprintf(path, sz, "%s/../workloads/kaish-workloads", self);
+			if (!access(path, X_OK))
+				return 0;
+		}
+	}
+#ifdef WORKLOAD_DRIVER_BUILD_PATH
+	snprintf(path, sz, "%s", WORKLOAD_DRIVER_BUILD_PATH);
+	if (!access(path, X_OK))
+		return 0;
+#endif
+	return -ENOENT;
+}
+
+/* Read the driver's workload table (`--describe`: name TAB iterations TAB unit). */
+static int load_workloads(struct run *r, const char *driver)
+{
+	char cmd[PATH_MAX + 32], line[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --describe", driver);
+	p = popen(cmd, "r");
+	if (!p)
+		return -errno;
+	while (fgets(line, sizeof(line), p) && r->workload_cnt < MAX_WORKLOADS) {
+		struct workload_info *w = &r->workloads[r->workload_cnt];
+		char *name = strtok(line, "\t"), *iters = strtok(NULL, "\t"),
+		     *unit = strtok(NULL, "\n");
+
+		if (!name || !iters || !unit)
+			continue;
+		snprintf(w->name, sizeof(w->name), "%s", name);
+		w->iterations = strtoul(iters, NULL, 10);
+		snprintf(w->unit, sizeof(w->unit), "%s", unit);
+		r->workload_cnt++;
+	}
+	if (pclose(p) != 0 || !r->workload_cnt)
+		return -EIO;
+	return 0;
+}
+
+static const struct workload_info *find_workload(const struct run *r, const char *name)
+{
+	for (size_t i = 0; i < r->workload_cnt; i++)
+		if (!strcmp(r->workloads[i].name, name))
+			return &r->workloads[i];
+	return NULL;
+}
+
+/* --- spawning a target with a handshake ----------------------------------------------------- */
+
+/* Drop to the invoking user when run through sudo, so the traced program does not run as root. */
+static int drop_to_sudo_user(void)
+{
+	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
+
+	if (!uid_s || !gid_s || geteuid() != 0)
+		return 0;
+	if (setgroups(0, NULL) || setgid((gid_t)strtoul(gid_s, NULL, 10)) ||
+	    setuid((uid_t)strtoul(uid_s, NULL, 10)))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Fork a child that waits on a pipe before exec'ing argv, so the probes can be attached to
+ * its pid first. *go_fd receives the write end: write one byte to release the child, close
+ * it without writing to make the child exit 127. *err_fd receives a CLOEXEC pipe on which the
+ * child reports an exec failure (errno); EOF means exec succeeded.
+ */
+static pid_t spawn_held(char *const argv[], bool drop_privs, int *go_fd, int *err_fd)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -1;
+	if (pipe2(ep, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(ep[0]);
+		close(ep[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ep[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		if (drop_privs && drop_to_sudo_user()) {
+			e = errno;
+			(void)!write(ep[1], &e, sizeof(e));
+			_exit(127);
+		}
+		execvp(argv[0], argv);
+		e = errno;
+		(void)!write(ep[1], &e, sizeof(e));
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	*go_fd = go[1];
+	*err_fd = ep[0];
+	return pid;
+}
+
+/* Release a held child; returns 0 once it has exec'd, or -errno of its exec failure. */
+static int release_child(int go_fd, int err_fd)
+{
+	int child_errno = 0;
+	ssize_t n;
+
+	if (write(go_fd, "g", 1) != 1) {
+		int e = -errno;
+
+		close(go_fd);
+		close(err_fd);
+		return e;
+	}
+	close(go_fd);
+	n = read(err_fd, &child_errno, sizeof(child_errno));
+	close(err_fd);
+	return n == (ssize_t)sizeof(child_errno) ? -child_errno : 0;
+}
+
+/* --- writing profiles -------------------------------------------------------------------------- */
+
+static int loader_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
+{
+	return loader__stack(ctx, id, ips, max);
+}
+
+static __u64 loader_fn_addr_cb(void *ctx, __u32 fn)
+{
+	return loader__fn_addr(ctx, fn);
+}
+
+static void profile_path(const struct run *r, const char *name, char *path, size_t sz)
+{
+	const char *out = r->args->output;
+	const char *dir = getenv("KAISH_PROFILE_OUT");
+	bool all = r->args->workload && !strcmp(r->args->workload, "all");
+
+	if (out && !all) {
+		snprintf(path, sz, "%s", out);
+		return;
+	}
+	if (out && all)
+		dir = out;
+	if (!dir || !*dir)
+		dir = ".";
+	if (name)
+		snprintf(path, sz, "%s/dhat-heap-%s.json", dir, name);
+	else
+		snprintf(path, sz, "%s/dhat-heap-%d.json", dir, (int)r->target);
+}
+
+/* Hand the written file to its owner when run through sudo, so users can delete it. */
+static void chown_to_sudo_user(const char *path)
+{
+	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
+
+	if (uid_s && gid_s && geteuid() == 0)
+		(void)!chown(path, (uid_t)strtoul(uid_s, NULL, 10), (gid_t)strtoul(gid_s, NULL, 10));
+}
+
+/* session_profile_fn: symbolize, write the DHAT file, print the seed's report from it. */
+static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
+{
+	struct run *r = ctx;
+	struct stack_source src = { loader_stack_cb, loader_fn_addr_cb, r->loader };
+	struct frames_ctx fc = { .sym = r->sym, .src = &src };
+	struct dhat_meta meta = { .cmd = r->cmdline, .pid = r->target };
+	const struct workload_info *w = name ? find_workload(r, name) : NULL;
+	struct report_opts ropts = { .top = r->args->top };
+	char path[PATH_MAX], err[512];
+	int ret;
+
+	if (r->sym)
+		symbolizer__refresh_maps(r->sym);
+	profile_path(r, name, path, sizeof(path));
+	ret = dhat__write_path(path, c, frames__describe, &fc, &meta);
+	r->truncated_stacks += fc.truncated;
+	if (ret) {
+		elog("cannot write %s: %s\n", path, strerror(-ret));
+		r->write_failures++;
+		return 0; /* keep tracing: later windows may still be written */
+	}
+	chown_to_sudo_user(path);
+	r->profiles_written++;
+	ilog("wrote %s\n", path);
+
+	ropts.title = name ? name : r->cmdline;
+	ropts.unit = w ? w->unit : NULL;
+	ropts.iterations = w ? iterations : 0;
+	if (report__print_file(stdout, path, &ropts, err, sizeof(err)))
+		elog("report: %s\n", err);
+	fflush(stdout);
+	return 0;
+}
+
+/* loader_record_fn: make sure the symbolizer has seen the target's maps while it is alive,
+ * show progress, then route the record. */
+static int on_record(void *ctx, const void *data, size_t sz)
+{
+	struct run *r = ctx;
+	const struct window_event *w = data;
+
+	if (!r->sym)
+		r->sym = symbolizer__new(r->target);
+	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
+		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
+		     (unsigned long long)w->iterations);
+	return session__handle(r->session, data, sz);
+}
+
+/* --- the poll loop ----------------------------------------------------------------------------- */
+
+static bool target_alive(struct run *r, int *status)
+{
+	if (r->target_is_child) {
+		pid_t p = waitpid(r->target, status, WNOHANG);
+
+		return p == 0;
+	}
+	return kill(r->target, 0) == 0 || errno == EPERM;
+}
+
+/* Poll until the target exits, a signal arrives, or the duration ends. Returns the child's
+ * wait status (or 0 for an attached process). */
+static int trace_loop(struct run *r, int *wait_status)
+{
+	__u64 deadline = r->args->duration_s > 0 ?
+				 now_ns() + (__u64)(r->args->duration_s * 1e9) : 0;
+	bool alive = true;
+	int n;
+
+	*wait_status = 0;
+	while (alive && !stop_requested && (!deadline || now_ns() < deadline)) {
+		n = loader__poll(r->loader, POLL_INTERVAL_MS, on_record, r);
+		if (n < 0 && n != -EINTR) {
+			elog("reading events: %s\n", strerror(-n));
+			return n;
+		}
+		alive = target_alive(r, wait_status);
+	}
+	/* Drain what the target produced before it exited or we stopped. */
+	do {
+		n = loader__poll(r->loader, 0, on_record, r);
+	} while (n > 0);
+	if (alive && r->target_is_child) {
+		/* Interrupted: stop the child we started, and reap it. */
+		kill(r->target, SIGTERM);
+		waitpid(r->target, wait_status, 0);
+		do {
+			n = loader__poll(r->loader, 0, on_record, r);
+		} while (n > 0);
+	}
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+static void print_counters(struct run *r)
+{
+	struct probe_counters pc;
+	const struct session_stats *ss = session__stats(r->session);
+
+	loader__counters(r->loader, &pc);
+	ilog("events %llu, dropped %llu, stack failures %llu, unmatched returns %llu, "
+	     "unknown frees %llu, truncated stacks %llu, nested calls %llu\n",
+	     (unsigned long long)pc.events, (unsigned long long)pc.dropped,
+	     (unsigned long long)pc.stack_failures, (unsigned long long)pc.unmatched_returns,
+	     (unsigned long long)ss->unknown_frees, (unsigned long long)r->truncated_stacks,
+	     (unsigned long long)pc.nested_calls);
+	if (pc.dropped)
+		elog("warning: %llu records dropped (ring buffer full): the profile is incomplete; "
+		     "try a larger --ringbuf-size\n",
+		     (unsigned long long)pc.dropped);
+	if (ss->bad_records)
+		elog("warning: %llu malformed records ignored\n",
+		     (unsigned long long)ss->bad_records);
+}
+
+static int check_environment(void)
+{
+	if (geteuid() != 0) {
+		elog("must run as root: BPF uprobes need CAP_BPF and CAP_PERFMON "
+		     "(try: sudo tracer ...)\n");
+		return TRACER_EXIT_UNSUPPORTED;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		elog("this kernel has no BTF (/sys/kernel/btf/vmlinux missing): "
+		     "CONFIG_DEBUG_INFO_BTF is required\n");
+		return TRACER_EXIT_UNSUPPORTED;
+	}
+	if (access("/sys/bus/event_source/devices/uprobe", F_OK)) {
+		elog("this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)\n");
+		return TRACER_EXIT_UNSUPPORTED;
+	}
+	return TRACER_EXIT_OK;
+}
+
+static void join_cmdline(char *buf, size_t sz, char *const argv[])
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; argv[i] && off < sz; i++)
+		off += snprintf(buf + off, sz - off, "%s%s", i ? " " : "", argv[i]);
+}
+
+/* Trace one process: spawned from argv (held until attached), or the running pid. */
+static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
+{
+	struct loader_opts lopts = {
+		.libc_path = r->args->lib,
+		.usdt_binary = usdt_binary,
+		.window_gated = windowed,
+		.ringbuf_sz = r->args->ringbuf_sz,
+		.verbose = tracer_verbosity,
+	};
+	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
+	struct probe_counters pc;
+	int go_fd = -1, err_fd = -1, wait_status = 0, err, ret = TRACER_EXIT_FAILURE;
+
+	if (argv) {
+		r->target = spawn_held(argv, !r->args->as_root, &go_fd, &err_fd);
+		if (r->target < 0) {
+			elog("cannot start %s: %s\n", argv[0], strerror(errno));
+			return TRACER_EXIT_FAILURE;
+		}
+		r->target_is_child = true;
+		join_cmdline(r->cmdline, sizeof(r->cmdline), argv);
+	} else {
+		r->target = r->args->pid;
+		if (kill(r->target, 0) && errno == ESRCH) {
+			elog("no such process: %d\n", (int)r->target);
+			return TRACER_EXIT_USAGE;
+		}
+		snprintf(r->cmdline, sizeof(r->cmdline), "pid %d", (int)r->target);
+		{
+			char path[64];
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)r->target);
+			f = fopen(path, "r");
+			if (f) {
+				size_t n = fread(r->cmdline, 1, sizeof(r->cmdline) - 1, f);
+
+				for (size_t i = 0; i + 1 < n; i++)
+					if (!r->cmdline[i])
+						r->cmdline[i] = ' ';
+				r->cmdline[n] = '\0';
+				fclose(f);
+			}
+		}
+		/* Maps first, while the process is certainly alive. */
+		r->sym = symbolizer__new(r->target);
+	}
+
+	lopts.pid = r->target;
+	r->loader = loader__new(&lopts);
+	if (!r->loader) {
+		err = errno;
+		elog("cannot attach to pid %d: %s\n", (int)r->target, strerror(err));
+		if (go_fd >= 0) {
+			close(go_fd);
+			close(err_fd);
+			waitpid(r->target, NULL, 0);
+		}
+		return err == ESRCH ? TRACER_EXIT_USAGE :
+		       err == EPERM ? TRACER_EXIT_UNSUPPORTED : TRACER_EXIT_FAILURE;
+	}
+	sopts.start_ns = now_ns();
+	r->session = session__new(&sopts);
+	if (!r->session) {
+		elog("out of memory\n");
+		goto cleanup;
+	}
+	if (argv) {
+		err = release_child(go_fd, err_fd);
+		if (err) {
+			elog("cannot run %s: %s\n", argv[0], strerror(-err));
+			waitpid(r->target, NULL, 0);
+			ret = err == -ENOENT ? TRACER_EXIT_USAGE : TRACER_EXIT_FAILURE;
+			goto cleanup;
+		}
+	}
+	vlog("attached to pid %d\n", (int)r->target);
+
+	err = trace_loop(r, &wait_status);
+	if (session__in_profile(r->session))
+		vlog("closing the open profile (%s)\n",
+		     stop_requested ? "interrupted" : "target ended");
+	err = session__finish(r->session, now_ns()) ?: err;
+	print_counters(r);
+	loader__counters(r->loader, &pc);
+
+	if (err || r->write_failures)
+		ret = TRACER_EXIT_FAILURE;
+	else if (r->target_is_child && !windowed)
+		ret = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) :
+		      WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : TRACER_EXIT_FAILURE;
+	else if (r->target_is_child && (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
+		if (!stop_requested)
+			elog("workload driver failed (status %d)\n", wait_status);
+		ret = TRACER_EXIT_FAILURE;
+	} else if (pc.dropped)
+		ret = TRACER_EXIT_INCOMPLETE;
+	else
+		ret = TRACER_EXIT_OK;
+	if (windowed && !r->profiles_written && ret == TRACER_EXIT_OK) {
+		elog("no measurement window was seen: nothing written\n");
+		ret = TRACER_EXIT_FAILURE;
+	}
+cleanup:
+	return ret;
+}
+
+static int cmd_workload(struct run *r)
+{
+	char driver[PATH_MAX];
+	const char *name = r->args->workload;
+	char *argv[5];
+	int argc = 0, err;
+
+	err = find_driver(driver, sizeof(driver));
+	if (err) {
+		elog("cannot find the workload driver kaish-workloads next to the tracer\n");
+		return TRACER_EXIT_FAILURE;
+	}
+	err = load_workloads(r, driver);
+	if (err) {
+		elog("cannot read the workload list from %s\n", driver);
+		return TRACER_EXIT_FAILURE;
+	}
+	if (!strcmp(name, "list")) {
+		for (size_t i = 0; i < r->workload_cnt; i++)
+			printf("%-20s %4lu x %s\n", r->workloads[i].name,
+			       r->workloads[i].iterations, r->workloads[i].unit);
+		return TRACER_EXIT_OK;
+	}
+	if (strcmp(name, "all") && !find_workload(r, name)) {
+		elog("unknown workload: %s (try --workload list)\n", name);
+		return TRACER_EXIT_USAGE;
+	}
+	err = check_environment();
+	if (err)
+		return err;
+	argv[argc++] = driver;
+	argv[argc++] = "--quiet";
+	if (tracer_verbosity >= 0 && isatty(STDERR_FILENO))
+		argv[argc++] = "--progress";
+	argv[argc++] = (char *)name;
+	argv[argc] = NULL;
+	/* The driver runs as root too: it only builds a fixture under /tmp. */
+	return run_trace(r, argv, driver, true);
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	struct report_opts opts = { 0 };
+	const char *file = NULL;
+	char err[512];
+
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--top") || !strcmp(argv[i], "-t")) && i + 1 < argc) {
+			char *end;
+			long n = strtol(argv[++i], &end, 10);
+
+			if (*end || n <= 0) {
+				elog("--top needs a positive number, not '%s'\n", argv[i]);
+				return TRACER_EXIT_USAGE;
+			}
+			opts.top = (size_t)n;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			elog("report: unknown option %s\n", argv[i]);
+			return TRACER_EXIT_USAGE;
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			elog("report: one FILE at a time\n");
+			return TRACER_EXIT_USAGE;
+		}
+	}
+	if (!file) {
+		elog("usage: tracer report FILE [--top N]\n");
+		return TRACER_EXIT_USAGE;
+	}
+	if (report__print_file(stdout, file, &opts, err, sizeof(err))) {
+		elog("%s\n", err);
+		return TRACER_EXIT_USAGE;
+	}
+	return TRACER_EXIT_OK;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < 4096 || (v & (v - 1)))
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "ringbuf-size", required_argument, NULL, 'R' },
+		{ "lib", required_argument, NULL, 'L' },
+		{ "as-root", no_argument, NULL, 'A' },
+		{ "top", required_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct tracer_args args = { 0 };
+	struct run r = { .args = &args };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char *end;
+	int opt, ret;
+
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+
+	while ((opt = getopt_long(argc, argv, "+w:p:d:o:t:qvVh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'w':
+			args.workload = optarg;
+			break;
+		case 'p': {
+			long pid = strtol(optarg, &end, 10);
+
+			if (*end || pid <= 0 || pid > INT_MAX) {
+				elog("--pid needs a process id, not '%s'\n", optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			args.pid = (pid_t)pid;
+			break;
+		}
+		case 'd':
+			args.duration_s = strtod(optarg, &end);
+			if (*end || args.duration_s <= 0) {
+				elog("--duration needs a positive number of seconds, not '%s'\n",
+				     optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			args.output = optarg;
+			break;
+		case 'R':
+			if (parse_size(optarg, &args.ringbuf_sz)) {
+				elog("--ringbuf-size needs a power of two >= 4096, not '%s'\n",
+				     optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			break;
+		case 'L':
+			args.lib = optarg;
+			break;
+		case 'A':
+			args.as_root = true;
+			break;
+		case 't': {
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || n <= 0) {
+				elog("--top needs a positive number, not '%s'\n", optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			args.top = (size_t)n;
+			break;
+		}
+		case 'q':
+			tracer_verbosity = -1;
+			break;
+		case 'v':
+			tracer_verbosity = tracer_verbosity < 0 ? 1 : tracer_verbosity + 1;
+			break;
+		case 'V':
+			printf("tracer %s\n", TRACER_VERSION);
+			return TRACER_EXIT_OK;
+		case 'h':
+			fputs(usage_text, stdout);
+			return TRACER_EXIT_OK;
+		default:
+			fputs(usage_text, stderr);
+			return TRACER_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		args.cmd = &argv[optind];
+	if (!!args.workload + !!args.pid + !!args.cmd != 1) {
+		elog("give exactly one of --workload NAME, --pid PID or -- CMD (see --help)\n");
+		return TRACER_EXIT_USAGE;
+	}
+	if (args.duration_s > 0 && !args.pid) {
+		elog("--duration goes with --pid\n");
+		return TRACER_EXIT_USAGE;
+	}
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (args.workload) {
+		ret = cmd_workload(&r);
+	} else {
+		ret = check_environment();
+		if (ret == TRACER_EXIT_OK)
+			ret = run_trace(&r, args.cmd, NULL, false);
+	}
+	session__free(r.session);
+	loader__free(r.loader);
+	symbolizer__free(r.sym);
+	return ret;
+}

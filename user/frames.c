@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "frames.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The allocator's own frame: "0xADDR: malloc (in /…/libc.so.6)", or a plain name when the
+ * function's address was never seen. */
+static int frames__allocator(struct frames_ctx *fc, const struct pp_stats *pp, struct strvec *out)
+{
+	__u64 addr = fc->src->fn_addr ? fc->src->fn_addr(fc->src->ctx, pp->fn) : 0;
+	size_t before = out->cnt;
+	int n;
+
+	if (addr && fc->sym) {
+		n = symbolizer__frames(fc->sym, addr, false, out);
+		if (n > 0) {
+			/* Keep only the outermost name for the allocator: inlined internals of
+			 * libc are noise here. */
+			while (out->cnt > before + 1) {
+				free(out->items[before]);
+				memmove(&out->items[before], &out->items[before + 1],
+					(out->cnt - before - 1) * sizeof(char *));
+				out->cnt--;
+			}
+			return 0;
+		}
+	}
+	return strvec__pushf(out, "0x0: %s (in libc)", alloc_fn_name(pp->fn));
+}
+
+int frames__describe(void *ctx, const struct pp_stats *pp, struct strvec *out)
+{
+	struct frames_ctx *fc = ctx;
+	__u64 ips[FRAMES_MAX_DEPTH];
+	bool reached_main = false;
+	int n, err;
+
+	err = frames__allocator(fc, pp, out);
+	if (err)
+		return err;
+	if (pp->stack_id < 0)
+		return strvec__pushf(out, "0x0: [stack capture failed: error %d]", -pp->stack_id);
+
+	n = fc->src->stack(fc->src->ctx, pp->stack_id, ips, FRAMES_MAX_DEPTH);
+	if (n < 0)
+		return strvec__pushf(out, "0x0: [stack %d unavailable: error %d]", pp->stack_id,
+				     -n);
+	for (int i = 0; i < n && !reached_main; i++) {
+		size_t first = out->cnt;
+
+		if (!fc->sym) {
+			err = strvec__pushf(out, "0x%llX: ???", (unsigned long long)ips[i] - 1);
+		} else {
+			/* Every address in a user stack taken at a return probe is a return
+			 * address: look up ip-1 so the line is the call's. */
+			err = symbolizer__frames(fc->sym, ips[i], true, out);
+			err = err < 0 ? err : 0;
+		}
+		if (err)
+			return err;
+		for (size_t j = first; j < out->cnt; j++)
+			if (symbolizer__is_main_frame(out->items[j]))
+				reached_main = true;
+	}
+	/* A stack that reaches neither main nor a thread's start routine lost frames
+	 * (a frame-pointer-less function broke the walk). */
+	if (!reached_main && out->cnt > 0 && !strstr(out->items[out->cnt - 1], "start_thread") &&
+	    !strstr(out->items[out->cnt - 1], "clone"))
+		fc->truncated++;
+	return 0;
+}

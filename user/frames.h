@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * frames - builds a program point's DHAT frame list: the allocator function first (as
+ * Debian's Valgrind shows `malloc (in ...)`), then every caller, innermost first, cut
+ * below `main` as Valgrind does. Stack storage is reached through callbacks, so this works
+ * on plain data and is tested without BPF.
+ */
+#ifndef TRACER_FRAMES_H
+#define TRACER_FRAMES_H
+
+#include "collector.h"
+#include "strvec.h"
+#include "symbolizer.h"
+
+#define FRAMES_MAX_DEPTH 127
+
+struct stack_source {
+	/* Raw return addresses of stack_id, innermost first. Count or -errno. */
+	int (*stack)(void *ctx, __s32 stack_id, __u64 *ips, size_t max);
+	/* Runtime entry address of allocator function fn in the target, 0 if unknown. */
+	__u64 (*fn_addr)(void *ctx, __u32 fn);
+	void *ctx;
+};
+
+struct frames_ctx {
+	struct symbolizer *sym;
+	const struct stack_source *src;
+	__u64 truncated; /* stacks that ended without reaching main (counted, reported) */
+};
+
+/* A pp_frames_fn (dhat_writer.h): ctx is a struct frames_ctx. */
+int frames__describe(void *ctx, const struct pp_stats *pp, struct strvec *out);
+
+#endif

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct session {
+	struct session_opts opts;
+	struct collector *cur;		/* the open profile, or NULL */
+	char name[WINDOW_NAME_LEN + 1]; /* window name of the open profile */
+	__u64 iterations;		/* announced by the window */
+	struct session_stats stats;
+};
+
+struct session *session__new(const struct session_opts *opts)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->opts = *opts;
+	if (!opts->windowed) {
+		s->cur = collector__new(opts->start_ns, NULL);
+		if (!s->cur) {
+			free(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	collector__free(s->cur);
+	free(s);
+}
+
+/* Finish the open profile, hand it to the callback, and drop it. */
+static int session__close(struct session *s, __u64 end_ns, __u64 iterations)
+{
+	const struct collector_totals *t;
+	int err = 0;
+
+	collector__finish(s->cur, end_ns);
+	t = collector__totals(s->cur);
+	s->stats.unknown_frees += t->unknown_frees;
+	s->stats.stack_failures += t->stack_failures;
+	s->stats.profiles++;
+	if (s->opts.on_profile)
+		err = s->opts.on_profile(s->opts.ctx, s->cur, s->opts.windowed ? s->name : NULL,
+					 iterations);
+	collector__free(s->cur);
+	s->cur = NULL;
+	return err;
+}
+
+static int session__window(struct session *s, const struct window_event *w)
+{
+	if (w->type == EV_WINDOW_BEGIN) {
+		int err = 0;
+
+		/* A begin while open means we never saw the end: close what we have. */
+		if (s->cur)
+			err = session__close(s, w->ts_ns, s->iterations);
+		s->cur = collector__new(w->ts_ns, NULL);
+		if (!s->cur)
+			return -ENOMEM;
+		memcpy(s->name, w->name, WINDOW_NAME_LEN);
+		s->name[WINDOW_NAME_LEN] = '\0';
+		s->iterations = w->iterations;
+		return err;
+	}
+	if (!s->cur)
+		return 0; /* an end without a begin: nothing was measured */
+	return session__close(s, w->ts_ns, w->iterations);
+}
+
+int session__handle(void *ctx, const void *data, size_t sz)
+{
+	struct session *s = ctx;
+	__u32 type;
+
+	s->stats.records++;
+	if (sz < sizeof(type)) {
+		s->stats.bad_records++;
+		return 0;
+	}
+	memcpy(&type, data, sizeof(type));
+	switch (type) {
+	case EV_ALLOC:
+	case EV_FREE:
+	case EV_REALLOC:
+		if (sz < sizeof(struct alloc_event)) {
+			s->stats.bad_records++;
+			return 0;
+		}
+		if (!s->cur) {
+			s->stats.outside_window++;
+			return 0;
+		}
+		return collector__handle(s->cur, data);
+	case EV_WINDOW_BEGIN:
+	case EV_WINDOW_END:
+		if (sz < sizeof(struct window_event) || !s->opts.windowed) {
+			s->stats.bad_records += sz < sizeof(struct window_event);
+			return 0;
+		}
+		return session__window(s, data);
+	default:
+		s->stats.bad_records++;
+		return 0;
+	}
+}
+
+int session__finish(struct session *s, __u64 end_ns)
+{
+	if (!s->cur)
+		return 0;
+	return session__close(s, end_ns, s->iterations);
+}
+
+bool session__in_profile(const struct session *s)
+{
+	return s->cur != NULL;
+}
+
+const struct session_stats *session__stats(const struct session *s)
+{
+	return &s->stats;
+}

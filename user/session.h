@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * session - routes ring-buffer records to profiles. In windowed mode (the workload driver's
+ * USDT marks) each window_begin..window_end pair is one profile; otherwise one profile spans
+ * the whole trace. Works on plain records, so it is unit-tested without BPF.
+ */
+#ifndef TRACER_SESSION_H
+#define TRACER_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collector.h"
+
+/* A profile has closed: c is finished and owned by the session (valid during the call).
+ * name/iterations come from the window (NULL/0 when not windowed). Return 0 or -errno. */
+typedef int (*session_profile_fn)(void *ctx, struct collector *c, const char *name,
+				  __u64 iterations);
+
+struct session_opts {
+	bool windowed;		    /* profiles are cut by EV_WINDOW_BEGIN/END */
+	__u64 start_ns;		    /* not windowed: the profile's time origin */
+	session_profile_fn on_profile;
+	void *ctx;
+};
+
+struct session_stats {
+	__u64 records;		/* records received */
+	__u64 outside_window;	/* allocator records while no window was open (ignored) */
+	__u64 bad_records;	/* unknown type or short record (ignored, counted) */
+	__u64 profiles;		/* profiles closed */
+	__u64 unknown_frees;	/* summed over closed profiles */
+	__u64 stack_failures;	/* summed over closed profiles */
+};
+
+struct session *session__new(const struct session_opts *opts);
+void session__free(struct session *s);
+
+/* Handle one record (a loader_record_fn). Returns 0 or -errno (callback errors included). */
+int session__handle(void *s, const void *data, size_t sz);
+
+/* Close a profile still open (target died mid-window, or end of a non-windowed trace) at
+ * end_ns, so a valid profile of what was seen is written. Returns 0 or -errno. */
+int session__finish(struct session *s, __u64 end_ns);
+
+/* True while a profile is open. */
+bool session__in_profile(const struct session *s);
+const struct session_stats *session__stats(const struct session *s);
+
+#endif
