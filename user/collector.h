@@ -51,6 +51,8 @@ struct collector_totals {
 	__u64 events;			 /* records handled */
 	__u64 unknown_frees;		 /* frees (and realloc sources) of pointers never seen */
 	__u64 stack_failures;		 /* allocations whose stack_id < 0 */
+	__u64 replaced_blocks;		 /* allocations at an address still live (its free was
+					  * lost): the stale block was retired as freed */
 };
 
 struct collector_opts {
@@ -72,7 +74,8 @@ int collector__handle(struct collector *c, const struct alloc_event *e);
 void collector__finish(struct collector *c, __u64 end_ns);
 
 const struct collector_totals *collector__totals(const struct collector *c);
-/* Program points, in no particular order; valid until the next collector call. */
+/* Program points, in no particular order; valid until the next collector call.
+ * gb/gbk/eb/ebk and the lifetimes of live blocks are final only after collector__finish. */
 const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt);
 
 #endif

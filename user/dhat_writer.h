@@ -8,7 +8,10 @@
  *    "tu":"µs", "Mtu":"s", "tuth":10; te/tg/tl in µs since the window start;
  *  - ftbl[0] = "[root]"; frame strings de-duplicated, indices in first-seen order;
  *  - program points whose final frame lists are identical are merged into one
- *    (tb/tbk/tl/gb/gbk/eb/ebk add exactly; mb/mbk take the larger, an upper bound).
+ *    (tb/tbk/tl/gb/gbk/eb/ebk add exactly; mb/mbk take the largest of the members' mb and
+ *    the merged gb and eb: a lower bound of the true merged peak that keeps gb,eb <= mb);
+ *  - frames NULL: each PP is named by its allocator and stack id ("malloc", "[stack 7]");
+ *    an empty frame list is written as the single frame "[no stack]".
  */
 #ifndef TRACER_DHAT_WRITER_H
 #define TRACER_DHAT_WRITER_H

@@ -45,6 +45,7 @@ enum tracer_exit {
 
 #define POLL_INTERVAL_MS 20
 #define MAX_WORKLOADS 16
+#define MAPS_REFRESH_NS 1000000000ull
 
 static const char usage_text[] =
 	"Usage:\n"
@@ -114,6 +115,7 @@ struct run {
 	__u64 truncated_stacks;
 	int write_failures;
 	size_t profiles_written;
+	bool progress_shown; /* a progress line is on the terminal */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -391,12 +393,32 @@ static bool target_alive(struct run *r, int *status)
 	return kill(r->target, 0) == 0 || errno == EPERM;
 }
 
+/* Once a second on a terminal: event rate, live bytes of the open profile, drops. */
+static void show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
+{
+	const struct collector_totals *t = session__current(r->session);
+	struct probe_counters pc;
+	__u64 now = now_ns();
+
+	if (now - *last_ns < 1000000000ull)
+		return;
+	loader__counters(r->loader, &pc);
+	fprintf(stderr, "\r\033[Ktracer: %.0f events/s, live %.1f KiB in %llu blocks, dropped %llu",
+		(double)(pc.events - *last_events) * 1e9 / (double)(now - *last_ns),
+		t ? (double)t->live_bytes / 1024.0 : 0.0,
+		t ? (unsigned long long)t->live_blocks : 0ull, (unsigned long long)pc.dropped);
+	*last_ns = now;
+	*last_events = pc.events;
+	r->progress_shown = true;
+}
+
 /* Poll until the target exits, a signal arrives, or the duration ends. Returns the child's
  * wait status (or 0 for an attached process). */
-static int trace_loop(struct run *r, int *wait_status)
+static int trace_loop(struct run *r, int *wait_status, bool progress)
 {
 	__u64 deadline = r->args->duration_s > 0 ?
 				 now_ns() + (__u64)(r->args->duration_s * 1e9) : 0;
+	__u64 last_ns = now_ns(), last_events = 0, last_maps_ns = now_ns();
 	bool alive = true;
 	int n;
 
@@ -408,7 +430,17 @@ static int trace_loop(struct run *r, int *wait_status)
 			return n;
 		}
 		alive = target_alive(r, wait_status);
+		/* Symbolization happens when a profile closes, often after the target is gone:
+		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
+		if (alive && r->sym && now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
+			symbolizer__refresh_maps(r->sym);
+			last_maps_ns = now_ns();
+		}
+		if (progress)
+			show_progress(r, &last_ns, &last_events);
 	}
+	if (r->progress_shown)
+		fputc('\n', stderr);
 	/* Drain what the target produced before it exited or we stopped. */
 	do {
 		n = loader__poll(r->loader, 0, on_record, r);
@@ -552,7 +584,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	vlog("attached to pid %d\n", (int)r->target);
 
-	err = trace_loop(r, &wait_status);
+	err = trace_loop(r, &wait_status,
+			 !windowed && tracer_verbosity >= 0 && isatty(STDERR_FILENO));
 	if (session__in_profile(r->session))
 		vlog("closing the open profile (%s)\n",
 		     stop_requested ? "interrupted" : "target ended");

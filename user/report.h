@@ -16,7 +16,18 @@ struct report_opts {
 	const char *unit;    /* what one iteration is; NULL: omit the unit line */
 	unsigned long iterations; /* divisor for per-iteration figures; 0: omit them */
 	size_t top;	     /* rows per table; 0: 12, as the seed */
+	/* Extra plumbing patterns (a later --skip PATTERN), added to the built-in table:
+	 * "PREFIX" hides every frame whose symbol starts with PREFIX; "=NAME" hides frames
+	 * whose symbol is exactly NAME. NULL/0: none. */
+	const char *const *skip;
+	size_t skip_cnt;
 };
+
+struct dhat_profile;
+
+/* Print the summary of an already loaded profile p (see dhat_reader.h) to out.
+ * Returns 0 or -errno (-ENOMEM). */
+int report__print(FILE *out, const struct dhat_profile *p, const struct report_opts *opts);
 
 /* Read path and print its summary to out. On error returns -errno (or -EINVAL for bad
  * content) and writes a one-line message, with the location, into err. */

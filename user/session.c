@@ -122,6 +122,11 @@ int session__finish(struct session *s, __u64 end_ns)
 	return session__close(s, end_ns, s->iterations);
 }
 
+const struct collector_totals *session__current(const struct session *s)
+{
+	return s->cur ? collector__totals(s->cur) : NULL;
+}
+
 bool session__in_profile(const struct session *s)
 {
 	return s->cur != NULL;

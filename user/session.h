@@ -43,6 +43,9 @@ int session__handle(void *s, const void *data, size_t sz);
  * end_ns, so a valid profile of what was seen is written. Returns 0 or -errno. */
 int session__finish(struct session *s, __u64 end_ns);
 
+/* Totals of the open profile so far, or NULL when none is open. */
+const struct collector_totals *session__current(const struct session *s);
+
 /* True while a profile is open. */
 bool session__in_profile(const struct session *s);
 const struct session_stats *session__stats(const struct session *s);

@@ -33,6 +33,13 @@ int symbolizer__refresh_maps(struct symbolizer *s);
  */
 int symbolizer__frames(struct symbolizer *s, __u64 ip, bool is_return, struct strvec *out);
 
+/*
+ * Also look for separate debug files under dir (as <dir>/.build-id/xx/yyyy.debug and
+ * <dir><module dir>/<debuglink>), after /usr/lib/debug and /proc/PID/root/usr/lib/debug.
+ * Affects modules not yet symbolized. 0 or -errno.
+ */
+int symbolizer__add_debug_dir(struct symbolizer *s, const char *dir);
+
 /* True if a frame string names the function `main` (the stack is cut below it). */
 bool symbolizer__is_main_frame(const char *frame);
 

@@ -1,0 +1,51 @@
+# Collector, DHAT writer and report: unit tests on synthetic events and files (no root).
+add_library(dhat_invariants STATIC ${CMAKE_CURRENT_SOURCE_DIR}/dhat_invariants.c)
+target_include_directories(dhat_invariants PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_options(dhat_invariants PRIVATE ${TRACER_WARNINGS})
+target_link_libraries(dhat_invariants PUBLIC tracer_core PkgConfig::CJSON PkgConfig::ZLIB m)
+
+add_criterion_test(collector_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/collector_test.c
+	LIBS tracer_core
+	LABELS unit)
+
+add_library(dhat_fixture STATIC ${CMAKE_CURRENT_SOURCE_DIR}/dhat_fixture.c)
+target_include_directories(dhat_fixture PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_options(dhat_fixture PRIVATE ${TRACER_WARNINGS})
+target_link_libraries(dhat_fixture PUBLIC tracer_core)
+
+add_criterion_test(dhat_writer_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/dhat_writer_test.c
+	LIBS tracer_core dhat_fixture dhat_invariants
+	LABELS unit)
+
+# The prog.c example of dhat-format.md §7.1, run under Valgrind's DHAT by report_unit.
+add_executable(dhat_vg_prog ${CMAKE_CURRENT_SOURCE_DIR}/data/vg_prog.c)
+# -O0 keeps every allocation; no sanitizer runtime, which cannot run under Valgrind.
+target_compile_options(dhat_vg_prog PRIVATE -O0 -g -fno-sanitize=all)
+target_link_options(dhat_vg_prog PRIVATE -fno-sanitize=all)
+
+add_criterion_test(report_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/report_test.c
+	LIBS tracer_core dhat_fixture dhat_invariants
+	LABELS unit)
+target_compile_definitions(report_unit PRIVATE VG_PROG="$<TARGET_FILE:dhat_vg_prog>")
+add_dependencies(report_unit dhat_vg_prog)
+
+# Every file dhat_writer_unit writes, plus our golden file, a dhat-rs sample and a real
+# Valgrind file, loaded into Valgrind's own dh_view.js under node (dhat-format.md §9.4).
+find_program(NODE_EXECUTABLE NAMES node nodejs)
+set(DH_VIEW_JS /usr/libexec/valgrind/dh_view.js)
+set_tests_properties(dhat_writer_unit PROPERTIES FIXTURES_SETUP dhat_viewer_files)
+if(NODE_EXECUTABLE AND EXISTS ${DH_VIEW_JS})
+	add_test(NAME dhat_viewer_unit
+		COMMAND ${NODE_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/dh_view_check.js
+			--viewer ${DH_VIEW_JS}
+			${CMAKE_CURRENT_SOURCE_DIR}/data/writer_prog_c.golden.json
+			${CMAKE_CURRENT_SOURCE_DIR}/data/dhat_rs_sample.json
+			${CMAKE_CURRENT_BINARY_DIR}/viewer-files)
+	set_tests_properties(dhat_viewer_unit PROPERTIES LABELS unit
+		FIXTURES_REQUIRED dhat_viewer_files)
+else()
+	message(STATUS "dhat_viewer_unit disabled: node or ${DH_VIEW_JS} not found")
+endif()

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests for user/collector.c: DHAT accounting on synthetic event streams. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collector.h"
+
+#define T0 1000000000ull /* window start on the bpf_ktime_get_ns clock */
+
+static struct alloc_event ev_alloc(__u64 t, __u64 addr, __u64 size, __s32 stack, __u32 fn)
+{
+	return (struct alloc_event){ .type = EV_ALLOC, .ts_ns = T0 + t, .addr = addr,
+				     .size = size, .stack_id = stack, .fn = fn };
+}
+
+static struct alloc_event ev_free(__u64 t, __u64 addr)
+{
+	return (struct alloc_event){ .type = EV_FREE, .ts_ns = T0 + t, .addr = addr,
+				     .fn = FN_FREE };
+}
+
+static struct alloc_event ev_realloc(__u64 t, __u64 old, __u64 addr, __u64 size, __s32 stack)
+{
+	return (struct alloc_event){ .type = EV_REALLOC, .ts_ns = T0 + t, .addr = addr,
+				     .old_addr = old, .size = size, .stack_id = stack,
+				     .fn = FN_REALLOC };
+}
+
+static void feed(struct collector *c, struct alloc_event e)
+{
+	int err = collector__handle(c, &e);
+
+	cr_assert_eq(err, 0, "collector__handle(type %u) = %d", e.type, err);
+}
+
+static const struct pp_stats *find_pp(const struct collector *c, __s32 stack, __u32 fn)
+{
+	size_t n;
+	const struct pp_stats *pps = collector__pps(c, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (pps[i].stack_id == stack && pps[i].fn == fn)
+			return &pps[i];
+	return NULL;
+}
+
+static size_t pp_count(const struct collector *c)
+{
+	size_t n;
+
+	collector__pps(c, &n);
+	return n;
+}
+
+#define EXPECT_PP(pp, TB, TBK, MB, MBK, GB, GBK, EB, EBK)                                      \
+	do {                                                                                   \
+		cr_assert_not_null(pp);                                                        \
+		cr_expect_eq((pp)->tb, TB, "tb %llu", (unsigned long long)(pp)->tb);          \
+		cr_expect_eq((pp)->tbk, TBK, "tbk %llu", (unsigned long long)(pp)->tbk);      \
+		cr_expect_eq((pp)->mb, MB, "mb %llu", (unsigned long long)(pp)->mb);          \
+		cr_expect_eq((pp)->mbk, MBK, "mbk %llu", (unsigned long long)(pp)->mbk);      \
+		cr_expect_eq((pp)->gb, GB, "gb %llu", (unsigned long long)(pp)->gb);          \
+		cr_expect_eq((pp)->gbk, GBK, "gbk %llu", (unsigned long long)(pp)->gbk);      \
+		cr_expect_eq((pp)->eb, EB, "eb %llu", (unsigned long long)(pp)->eb);          \
+		cr_expect_eq((pp)->ebk, EBK, "ebk %llu", (unsigned long long)(pp)->ebk);      \
+	} while (0)
+
+enum { S_TABLE = 1, S_BUF = 2, S_LOOP = 3, S_REALLOC_GROW = 4, S_REALLOC_SHRINK = 5 };
+
+/* dhat-format.md §7.1, prog.c: the worked example. */
+Test(collector, worked_example_prog_c)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t;
+
+	cr_assert_not_null(c);
+	feed(c, ev_alloc(100, 0x1000, 80, S_TABLE, FN_CALLOC));	   /* calloc(10, 8) */
+	feed(c, ev_alloc(200, 0x2000, 100, S_BUF, FN_MALLOC));	   /* malloc(100) */
+	feed(c, ev_realloc(300, 0x2000, 0x3000, 200, S_REALLOC_GROW));  /* realloc -> 200 */
+	feed(c, ev_realloc(400, 0x3000, 0x3000, 50, S_REALLOC_SHRINK)); /* realloc -> 50 */
+	feed(c, ev_alloc(500, 0x4000, 32, S_LOOP, FN_MALLOC));
+	feed(c, ev_alloc(510, 0x4040, 32, S_LOOP, FN_MALLOC));
+	feed(c, ev_alloc(520, 0x4080, 32, S_LOOP, FN_MALLOC));
+	feed(c, ev_free(600, 0x4000));
+	feed(c, ev_free(610, 0x4040));
+	feed(c, ev_free(700, 0x1000)); /* the table */
+	feed(c, ev_free(800, 0x3000)); /* the buffer */
+	collector__finish(c, T0 + 1000);
+
+	t = collector__totals(c);
+	cr_expect_eq(t->total_bytes, 526);
+	cr_expect_eq(t->total_blocks, 7);
+	cr_expect_eq(t->max_bytes, 280);
+	cr_expect_eq(t->max_blocks, 2);
+	cr_expect_eq(t->live_bytes, 32);
+	cr_expect_eq(t->live_blocks, 1);
+	cr_expect_eq(t->tg_ns, 300, "t-gmax is the realloc to 200: %llu",
+		     (unsigned long long)t->tg_ns);
+	cr_expect_eq(t->te_ns, 1000);
+	cr_expect_eq(t->events, 11);
+	cr_expect_eq(t->unknown_frees, 0);
+
+	/* Realloc sites never become PPs: the block stays under its original PP. */
+	cr_expect_eq(pp_count(c), 3);
+	cr_expect_null(find_pp(c, S_REALLOC_GROW, FN_REALLOC));
+	cr_expect_null(find_pp(c, S_REALLOC_SHRINK, FN_REALLOC));
+
+	const struct pp_stats *table = find_pp(c, S_TABLE, FN_CALLOC);
+	const struct pp_stats *buf = find_pp(c, S_BUF, FN_MALLOC);
+	const struct pp_stats *loop = find_pp(c, S_LOOP, FN_MALLOC);
+
+	EXPECT_PP(table, 80, 1, 80, 1, 80, 1, 0, 0);
+	EXPECT_PP(buf, 350, 3, 200, 1, 200, 1, 0, 0);
+	/* dhat-rs meaning of mb: the PP's own peak, 96 bytes in 3 blocks (Valgrind says 0). */
+	EXPECT_PP(loop, 96, 3, 96, 3, 0, 0, 32, 1);
+	/* Lifetimes: the realloc'd buffer keeps its allocation time (Valgrind's rule). */
+	cr_expect_eq(table->tl_ns, 600);
+	cr_expect_eq(buf->tl_ns, 600);
+	cr_expect_eq(loop->tl_ns, 100 + 100 + 480);
+	collector__free(c);
+}
+
+Test(collector, malloc_zero_is_one_byte)
+{
+	struct collector *c = collector__new(T0, NULL);
+
+	feed(c, ev_alloc(1, 0x10, 0, 7, FN_MALLOC));
+	collector__finish(c, T0 + 2);
+	EXPECT_PP(find_pp(c, 7, FN_MALLOC), 1, 1, 1, 1, 1, 1, 1, 1);
+	cr_expect_eq(collector__totals(c)->total_bytes, 1);
+	collector__free(c);
+}
+
+/* realloc(NULL, n) arrives as EV_ALLOC with fn = FN_REALLOC: a new block at the realloc's
+ * site, a PP distinct from a malloc through the same stack. */
+Test(collector, realloc_null_is_new_block)
+{
+	struct collector *c = collector__new(T0, NULL);
+
+	feed(c, ev_alloc(1, 0x10, 64, 9, FN_REALLOC));
+	feed(c, ev_alloc(2, 0x20, 8, 9, FN_MALLOC));
+	collector__finish(c, T0 + 3);
+	cr_expect_eq(pp_count(c), 2);
+	EXPECT_PP(find_pp(c, 9, FN_REALLOC), 64, 1, 64, 1, 64, 1, 64, 1);
+	EXPECT_PP(find_pp(c, 9, FN_MALLOC), 8, 1, 8, 1, 8, 1, 8, 1);
+	cr_expect_eq(collector__totals(c)->live_blocks, 2);
+	collector__free(c);
+}
+
+/* realloc(p, 0) arrives as EV_FREE: a free, no extra block (edge.c: tb 16, tbk 1). */
+Test(collector, realloc_zero_is_free)
+{
+	struct collector *c = collector__new(T0, NULL);
+
+	feed(c, ev_alloc(1, 0x10, 16, 3, FN_MALLOC));
+	feed(c, ev_free(5, 0x10));
+	collector__finish(c, T0 + 9);
+	EXPECT_PP(find_pp(c, 3, FN_MALLOC), 16, 1, 16, 1, 16, 1, 0, 0);
+	cr_expect_eq(find_pp(c, 3, FN_MALLOC)->tl_ns, 4);
+	cr_expect_eq(collector__totals(c)->live_bytes, 0);
+	collector__free(c);
+}
+
+Test(collector, unknown_frees_counted_and_ignored)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t;
+
+	feed(c, ev_alloc(1, 0x10, 16, 3, FN_MALLOC));
+	feed(c, ev_free(2, 0x99990));
+	feed(c, ev_free(3, 0x99990));
+	feed(c, ev_free(4, 0x10));
+	feed(c, ev_free(5, 0x10)); /* double free: unknown now */
+	collector__finish(c, T0 + 9);
+	t = collector__totals(c);
+	cr_expect_eq(t->unknown_frees, 3);
+	cr_expect_eq(t->live_blocks, 0);
+	cr_expect_eq(t->total_blocks, 1);
+	cr_expect_eq(t->events, 5);
+	collector__free(c);
+}
+
+/* realloc of a pointer allocated before the window: a new block at the realloc's own PP
+ * (stack_id/fn of the record), its source counted as unknown (dhat-rs's rule). */
+Test(collector, realloc_of_unknown_pointer)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t;
+
+	feed(c, ev_realloc(1, 0x5550, 0x6660, 120, 11));
+	feed(c, ev_realloc(2, 0x6660, 0x7770, 240, 12)); /* now known: stays at PP 11 */
+	collector__finish(c, T0 + 10);
+	t = collector__totals(c);
+	cr_expect_eq(t->unknown_frees, 1);
+	cr_expect_eq(t->live_blocks, 1);
+	cr_expect_eq(t->live_bytes, 240);
+	cr_expect_eq(pp_count(c), 1);
+	EXPECT_PP(find_pp(c, 11, FN_REALLOC), 360, 2, 240, 1, 240, 1, 240, 1);
+	collector__free(c);
+}
+
+/* Equal peaks: `>=`, so the latest one is t-gmax and the snapshot shows its blocks. */
+Test(collector, peak_tie_latest_wins)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t;
+
+	feed(c, ev_alloc(10, 0xa0, 100, 1, FN_MALLOC));
+	feed(c, ev_free(20, 0xa0));
+	feed(c, ev_alloc(30, 0xb0, 100, 2, FN_MALLOC));
+	feed(c, ev_free(40, 0xb0));
+	feed(c, ev_alloc(50, 0xc0, 60, 3, FN_MALLOC));
+	collector__finish(c, T0 + 60);
+	t = collector__totals(c);
+	cr_expect_eq(t->max_bytes, 100);
+	cr_expect_eq(t->max_blocks, 1);
+	cr_expect_eq(t->tg_ns, 30);
+	EXPECT_PP(find_pp(c, 1, FN_MALLOC), 100, 1, 100, 1, 0, 0, 0, 0);
+	EXPECT_PP(find_pp(c, 2, FN_MALLOC), 100, 1, 100, 1, 100, 1, 0, 0);
+	EXPECT_PP(find_pp(c, 3, FN_MALLOC), 60, 1, 60, 1, 0, 0, 60, 1);
+	collector__free(c);
+}
+
+/* A shrinking realloc runs the peak check first: the snapshot holds the pre-shrink size. */
+Test(collector, shrinking_realloc_snapshots_peak_first)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t;
+
+	feed(c, ev_alloc(1, 0xa0, 100, 1, FN_MALLOC));
+	feed(c, ev_realloc(2, 0xa0, 0xa0, 40, 5));
+	feed(c, ev_alloc(3, 0xb0, 50, 2, FN_MALLOC)); /* 90 live: below the peak */
+	collector__finish(c, T0 + 4);
+	t = collector__totals(c);
+	cr_expect_eq(t->max_bytes, 100);
+	cr_expect_eq(t->tg_ns, 1);
+	EXPECT_PP(find_pp(c, 1, FN_MALLOC), 140, 2, 100, 1, 100, 1, 40, 1);
+	EXPECT_PP(find_pp(c, 2, FN_MALLOC), 50, 1, 50, 1, 0, 0, 50, 1);
+	collector__free(c);
+}
+
+/* A growing realloc can set the peak; one to the same size counts as growth (`>=`). */
+Test(collector, growing_realloc_sets_peak)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t;
+
+	feed(c, ev_alloc(1, 0xa0, 10, 1, FN_MALLOC));
+	feed(c, ev_realloc(2, 0xa0, 0xf0, 200, 5));
+	feed(c, ev_realloc(3, 0xf0, 0xf0, 200, 5));
+	feed(c, ev_free(4, 0xf0));
+	collector__finish(c, T0 + 5);
+	t = collector__totals(c);
+	cr_expect_eq(t->max_bytes, 200);
+	cr_expect_eq(t->tg_ns, 3);
+	cr_expect_eq(t->total_bytes, 410);
+	EXPECT_PP(find_pp(c, 1, FN_MALLOC), 410, 3, 200, 1, 200, 1, 0, 0);
+	collector__free(c);
+}
+
+/* No frees at all: the final snapshot is taken at finish. */
+Test(collector, snapshot_at_finish)
+{
+	struct collector *c = collector__new(T0, NULL);
+
+	feed(c, ev_alloc(1, 0xa0, 10, 1, FN_MALLOC));
+	feed(c, ev_alloc(2, 0xb0, 20, 2, FN_CALLOC));
+	collector__finish(c, T0 + 3);
+	EXPECT_PP(find_pp(c, 1, FN_MALLOC), 10, 1, 10, 1, 10, 1, 10, 1);
+	EXPECT_PP(find_pp(c, 2, FN_CALLOC), 20, 1, 20, 1, 20, 1, 20, 1);
+	cr_expect_eq(find_pp(c, 1, FN_MALLOC)->tl_ns, 2);
+	collector__free(c);
+}
+
+Test(collector, empty_profile)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t;
+
+	collector__finish(c, T0 + 50);
+	t = collector__totals(c);
+	cr_expect_eq(pp_count(c), 0);
+	cr_expect_eq(t->te_ns, 50);
+	cr_expect_eq(t->tg_ns, 0);
+	cr_expect_eq(t->max_bytes, 0);
+	collector__free(c);
+}
+
+Test(collector, same_stack_different_fn_are_different_pps)
+{
+	struct collector *c = collector__new(T0, NULL);
+
+	feed(c, ev_alloc(1, 0xa0, 10, 4, FN_MALLOC));
+	feed(c, ev_alloc(2, 0xb0, 10, 4, FN_CALLOC));
+	feed(c, ev_alloc(3, 0xc0, 10, 4, FN_MALLOC));
+	collector__finish(c, T0 + 3);
+	cr_expect_eq(pp_count(c), 2);
+	cr_expect_eq(find_pp(c, 4, FN_MALLOC)->tbk, 2);
+	collector__free(c);
+}
+
+Test(collector, stack_failures_counted)
+{
+	struct collector *c = collector__new(T0, NULL);
+
+	feed(c, ev_alloc(1, 0xa0, 10, -14, FN_MALLOC));
+	feed(c, ev_alloc(2, 0xb0, 10, -14, FN_MALLOC));
+	feed(c, ev_realloc(3, 0xdead0, 0xc0, 10, -17));
+	collector__finish(c, T0 + 3);
+	cr_expect_eq(collector__totals(c)->stack_failures, 3);
+	cr_expect_eq(pp_count(c), 2);
+	collector__free(c);
+}
+
+/* Timestamps slightly out of order (records from different CPUs) never run time backwards;
+ * records stamped before the window start count from 0. */
+Test(collector, clock_is_monotonic)
+{
+	struct collector *c = collector__new(T0, NULL);
+	struct alloc_event early = ev_alloc(0, 0xa0, 10, 1, FN_MALLOC);
+	const struct collector_totals *t;
+
+	early.ts_ns = T0 - 500;
+	feed(c, early);
+	feed(c, ev_alloc(100, 0xb0, 10, 1, FN_MALLOC));
+	feed(c, ev_free(90, 0xb0)); /* stamped before its allocation */
+	collector__finish(c, T0 + 80); /* end before the last event */
+	t = collector__totals(c);
+	cr_expect_eq(t->tg_ns, 100);
+	cr_expect_eq(t->te_ns, 100);
+	cr_expect(t->tg_ns <= t->te_ns);
+	/* lifetimes: 0xa0 lives 0..100, 0xb0 100..100 */
+	cr_expect_eq(find_pp(c, 1, FN_MALLOC)->tl_ns, 100);
+	collector__free(c);
+}
+
+/* A lost free: a new allocation at a live address retires the stale block. */
+Test(collector, allocation_at_live_address)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t;
+
+	feed(c, ev_alloc(1, 0xa0, 10, 1, FN_MALLOC));
+	feed(c, ev_alloc(2, 0xa0, 30, 2, FN_MALLOC));
+	collector__finish(c, T0 + 3);
+	t = collector__totals(c);
+	cr_expect_eq(t->replaced_blocks, 1);
+	cr_expect_eq(t->live_blocks, 1);
+	cr_expect_eq(t->live_bytes, 30);
+	EXPECT_PP(find_pp(c, 1, FN_MALLOC), 10, 1, 10, 1, 0, 0, 0, 0);
+	collector__free(c);
+}
+
+Test(collector, failed_realloc_changes_nothing)
+{
+	struct collector *c = collector__new(T0, NULL);
+
+	feed(c, ev_alloc(1, 0xa0, 10, 1, FN_MALLOC));
+	feed(c, ev_realloc(2, 0xa0, 0, 1000, 5)); /* realloc returned NULL */
+	collector__finish(c, T0 + 3);
+	EXPECT_PP(find_pp(c, 1, FN_MALLOC), 10, 1, 10, 1, 10, 1, 10, 1);
+	collector__free(c);
+}
+
+Test(collector, rejects_other_record_types_and_after_finish)
+{
+	struct collector *c = collector__new(T0, NULL);
+	struct alloc_event e = { .type = EV_WINDOW_BEGIN };
+	struct alloc_event a = ev_alloc(1, 0xa0, 10, 1, FN_MALLOC);
+
+	cr_expect_eq(collector__handle(c, &e), -EINVAL);
+	collector__finish(c, T0 + 3);
+	cr_expect_eq(collector__handle(c, &a), -EINVAL);
+	collector__free(c);
+	collector__free(NULL);
+}
+
+/* ---- a naive reference model, Valgrind's algorithm taken literally ------------------- */
+
+#define REF_SLOTS 4096
+#define REF_PPS 20 /* 0..15: (i/2, malloc|calloc); 16..19: (i-16, realloc) */
+
+struct ref_pp {
+	__u64 tb, tbk, tl, mb, mbk, gb, gbk, cur_b, cur_bk;
+	bool used;
+};
+
+struct ref {
+	__u64 addr[REF_SLOTS], size[REF_SLOTS], t[REF_SLOTS];
+	int pp[REF_SLOTS];
+	bool live[REF_SLOTS];
+	struct ref_pp pps[REF_PPS];
+	__u64 live_b, live_bk, max_b, max_bk, tg, tb, tbk, now;
+};
+
+static void ref_peak_check(struct ref *r)
+{
+	if (r->live_b == r->max_b)
+		for (int i = 0; i < REF_PPS; i++) {
+			r->pps[i].gb = r->pps[i].cur_b;
+			r->pps[i].gbk = r->pps[i].cur_bk;
+		}
+}
+
+static void ref_grow(struct ref *r, struct ref_pp *p)
+{
+	if (r->live_b >= r->max_b) {
+		r->max_b = r->live_b;
+		r->max_bk = r->live_bk;
+		r->tg = r->now;
+	}
+	if (p->cur_b >= p->mb) {
+		p->mb = p->cur_b;
+		p->mbk = p->cur_bk;
+	}
+}
+
+static void ref_alloc(struct ref *r, int s, __u64 size, int pp)
+{
+	struct ref_pp *p = &r->pps[pp];
+
+	size = size ? size : 1;
+	r->live[s] = true, r->size[s] = size, r->t[s] = r->now, r->pp[s] = pp;
+	p->used = true;
+	p->tb += size, p->tbk++, p->cur_b += size, p->cur_bk++;
+	r->tb += size, r->tbk++, r->live_b += size, r->live_bk++;
+	ref_grow(r, p);
+}
+
+static void ref_free(struct ref *r, int s)
+{
+	struct ref_pp *p = &r->pps[r->pp[s]];
+
+	ref_peak_check(r);
+	p->cur_b -= r->size[s], p->cur_bk--, p->tl += r->now - r->t[s];
+	r->live_b -= r->size[s], r->live_bk--;
+	r->live[s] = false;
+}
+
+static void ref_realloc(struct ref *r, int s, int ns, __u64 size)
+{
+	struct ref_pp *p = &r->pps[r->pp[s]];
+	__u64 old = r->size[s];
+
+	if (size < old)
+		ref_peak_check(r);
+	p->tb += size, p->tbk++, p->cur_b += size - old;
+	r->tb += size, r->tbk++, r->live_b += size - old;
+	if (size >= old)
+		ref_grow(r, p);
+	r->live[s] = false;
+	r->live[ns] = true, r->size[ns] = size, r->t[ns] = r->t[s], r->pp[ns] = r->pp[s];
+}
+
+static void ref_finish(struct ref *r, __u64 now)
+{
+	r->now = now;
+	ref_peak_check(r);
+	for (int s = 0; s < REF_SLOTS; s++)
+		if (r->live[s])
+			r->pps[r->pp[s]].tl += now - r->t[s];
+}
+
+/* Compare the collector with the literal algorithm on a long random stream with frequent
+ * equal peaks, moves, shrinks and table growth (addresses are clustered on purpose). */
+static void random_stream(unsigned seed, int nslots, int nevents, __u64 size_mod)
+{
+	struct collector *c = collector__new(T0, NULL);
+	struct ref *r = calloc(1, sizeof(*r));
+	__u64 now = 0;
+
+	srand(seed);
+	for (int s = 0; s < nslots; s++)
+		r->addr[s] = 0x7f0000000000ull + (__u64)s * 16;
+	for (int i = 0; i < nevents; i++) {
+		int s = rand() % nslots, op = rand() % 10, pp = rand() % 16;
+		__u64 size = (__u64)(rand() % (int)size_mod);
+
+		now += (__u64)(rand() % 3);
+		r->now = now;
+		if (!r->live[s]) {
+			if (op == 0) { /* realloc of an unknown pointer */
+				feed(c, ev_realloc(now, 0x10, r->addr[s], size + 1, pp % 4));
+				ref_alloc(r, s, size + 1, 16 + pp % 4);
+			} else if (op == 1) {
+				feed(c, ev_free(now, r->addr[s])); /* unknown free */
+			} else {
+				feed(c, ev_alloc(now, r->addr[s], size, pp / 2,
+						 pp % 2 ? FN_CALLOC : FN_MALLOC));
+				ref_alloc(r, s, size, pp);
+			}
+		} else if (op < 4) {
+			int ns = rand() % nslots;
+
+			if (r->live[ns] && ns != s)
+				ns = s; /* in place */
+			if (!size)
+				size = r->size[s]; /* equal size: growth by 0 */
+			feed(c, ev_realloc(now, r->addr[s], r->addr[ns], size, 99));
+			ref_realloc(r, s, ns, size);
+		} else {
+			feed(c, ev_free(now, r->addr[s]));
+			ref_free(r, s);
+		}
+	}
+	collector__finish(c, T0 + now + 5);
+	ref_finish(r, now + 5);
+
+	const struct collector_totals *t = collector__totals(c);
+
+	cr_assert_eq(t->max_bytes, r->max_b);
+	cr_assert_eq(t->max_blocks, r->max_bk);
+	cr_assert_eq(t->tg_ns, r->tg);
+	cr_assert_eq(t->live_bytes, r->live_b);
+	cr_assert_eq(t->total_bytes, r->tb);
+	cr_assert_eq(t->total_blocks, r->tbk);
+	for (int i = 0; i < REF_PPS; i++) {
+		const struct pp_stats *p = i >= 16 ? find_pp(c, i - 16, FN_REALLOC)
+					   : find_pp(c, i / 2, i % 2 ? FN_CALLOC : FN_MALLOC);
+		const struct ref_pp *q = &r->pps[i];
+
+		if (!q->used) {
+			cr_assert_null(p);
+			continue;
+		}
+		cr_assert_not_null(p);
+		cr_assert_eq(p->tb, q->tb, "pp %d tb %llu vs %llu", i,
+			     (unsigned long long)p->tb, (unsigned long long)q->tb);
+		cr_assert_eq(p->tbk, q->tbk);
+		cr_assert_eq(p->mb, q->mb, "pp %d mb", i);
+		cr_assert_eq(p->mbk, q->mbk);
+		cr_assert_eq(p->gb, q->gb, "pp %d gb %llu vs %llu", i,
+			     (unsigned long long)p->gb, (unsigned long long)q->gb);
+		cr_assert_eq(p->gbk, q->gbk);
+		cr_assert_eq(p->eb, q->cur_b);
+		cr_assert_eq(p->ebk, q->cur_bk);
+		cr_assert_eq(p->tl_ns, q->tl, "pp %d tl", i);
+	}
+	free(r);
+	collector__free(c);
+}
+
+Test(collector, matches_reference_model_small_sizes)
+{
+	for (unsigned seed = 1; seed <= 20; seed++)
+		random_stream(seed, 24, 3000, 3); /* sizes 0..2: peaks tie constantly */
+}
+
+Test(collector, matches_reference_model_table_growth)
+{
+	random_stream(42, REF_SLOTS, 200000, 500);
+}
+
+/* Throughput smoke test: steady state at the peak (the pattern that makes a literal
+ * snapshot-per-free O(PPs)), many PPs. Logged; the bound is loose for Debug builds. */
+Test(collector, replay_throughput)
+{
+	enum { NPP = 5000, LIVE = 100000, ROUNDS = 2000000 };
+	struct collector_opts opts = { .expected_blocks = LIVE };
+	struct collector *c = collector__new(T0, &opts);
+	struct timespec a, b;
+	double secs;
+
+	for (int i = 0; i < LIVE; i++)
+		feed(c, ev_alloc((__u64)i, 0x7f0000000000ull + (__u64)i * 32, 64, i % NPP,
+				 FN_MALLOC));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < ROUNDS; i++) {
+		__u64 addr = 0x7f0000000000ull + (__u64)(i % LIVE) * 32;
+		struct alloc_event f = ev_free(LIVE + (__u64)i, addr);
+		struct alloc_event m = ev_alloc(LIVE + (__u64)i, addr, 64, i % NPP, FN_MALLOC);
+
+		collector__handle(c, &f);
+		collector__handle(c, &m);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	collector__finish(c, T0 + LIVE + ROUNDS);
+	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	cr_log_info("replay: %.1f M events/s (%d events, %d PPs, %d live)",
+		    2.0 * ROUNDS / secs / 1e6, 2 * ROUNDS, NPP, LIVE);
+	cr_expect_eq(collector__totals(c)->max_bytes, (__u64)LIVE * 64);
+	cr_expect(2.0 * ROUNDS / secs > 1e6, "replay too slow: %.2f M events/s",
+		  2.0 * ROUNDS / secs / 1e6);
+	collector__free(c);
+}
+
+/* Thousands of PPs: the PP table and array grow, and every PP keeps its own figures. */
+Test(collector, many_program_points)
+{
+	struct collector *c = collector__new(T0, NULL);
+
+	for (int i = 0; i < 3000; i++)
+		for (int k = 0; k <= i % 3; k++)
+			feed(c, ev_alloc((__u64)i, 0x100000 + (__u64)(i * 4 + k) * 16,
+					 (__u64)i + 1, -i, FN_CALLOC));
+	collector__finish(c, T0 + 5000);
+	cr_assert_eq(pp_count(c), 3000);
+	for (int i = 0; i < 3000; i++) {
+		const struct pp_stats *pp = find_pp(c, -i, FN_CALLOC);
+		__u64 n = (__u64)(i % 3) + 1;
+
+		cr_assert_not_null(pp);
+		cr_assert_eq(pp->tbk, n);
+		cr_assert_eq(pp->tb, n * ((__u64)i + 1));
+		cr_assert_eq(pp->gb, pp->tb); /* nothing freed: the peak is the end */
+	}
+	cr_expect_eq(collector__totals(c)->stack_failures, 6000 - 1); /* all but i == 0 */
+	collector__free(c);
+}

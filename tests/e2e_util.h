@@ -1,0 +1,50 @@
+/* Helpers shared by the end-to-end tests: root/CI gating, running commands, and
+ * per-call-site totals of a DHAT profile. */
+#ifndef TESTS_E2E_UTIL_H
+#define TESTS_E2E_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dhat_reader.h"
+
+/* Skip the calling test when not root; under CI=true, fail instead (a BPF test must run). */
+#define E2E_REQUIRE_ROOT()                                                                         \
+	do {                                                                                       \
+		const char *why = e2e_cannot_trace();                                              \
+		if (why) {                                                                         \
+			if (e2e_in_ci())                                                           \
+				cr_fatal("BPF test cannot run under CI=true: %s", why);            \
+			cr_skip_test("BPF test skipped: %s", why);                                 \
+		}                                                                                  \
+	} while (0)
+
+bool e2e_in_ci(void);
+/* NULL if this process can attach uprobes, else the reason. */
+const char *e2e_cannot_trace(void);
+
+/* Run a shell command; returns its exit status (or -1), stdout captured into *out if out
+ * is not NULL (malloc'd). */
+int e2e_run(const char *cmd, char **out);
+
+/* A fresh temporary directory (malloc'd path) under TESTS_BIN_DIR. */
+char *e2e_tmpdir(const char *tag);
+
+struct site_total {
+	char *site;	 /* first non-allocator frame, without its address */
+	uint64_t bytes;	 /* Σtb over the PPs at this site */
+	uint64_t blocks; /* Σtbk */
+	uint64_t end_bytes;
+};
+
+/* Sum a profile's PPs per call site. Returns the number of sites; *out is malloc'd. */
+size_t e2e_sites(const struct dhat_profile *p, struct site_total **out);
+void e2e_sites_free(struct site_total *s, size_t n);
+const struct site_total *e2e_site_find(const struct site_total *s, size_t n, const char *site);
+
+/* Check the DHAT invariants of a profile; returns NULL or a static description of the
+ * first violation. */
+const char *e2e_invariants(const struct dhat_profile *p);
+
+#endif

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Small helpers shared by the collector/writer/report tests (header-only). */
+#ifndef TESTS_TEST_UTIL_H
+#define TESTS_TEST_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* Whole file (gzip inflated) as a NUL-terminated string, or NULL. */
+static inline char *tu_slurp(const char *path, size_t *len)
+{
+	gzFile gz = gzopen(path, "rb");
+	size_t n = 0, cap = 4096;
+	char *buf;
+	int r;
+
+	if (!gz)
+		return NULL;
+	buf = malloc(cap + 1);
+	while (buf && (r = gzread(gz, buf + n, (unsigned)(cap - n))) > 0) {
+		n += (size_t)r;
+		if (n == cap)
+			buf = realloc(buf, (cap *= 2) + 1);
+	}
+	gzclose(gz);
+	if (!buf)
+		return NULL;
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static inline int tu_spit(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return -1;
+	fwrite(text, 1, len, f);
+	return fclose(f);
+}
+
+/* A fresh scratch directory under the build tree for one test. */
+static inline void tu_scratch(char *out, size_t sz, const char *name)
+{
+	snprintf(out, sz, "%s/scratch-%s-%d", TESTS_BIN_DIR, name, (int)getpid());
+	mkdir(out, 0755);
+}
+
+/* Compare text with a golden file; UPDATE_GOLDEN=1 rewrites the golden file instead. */
+static inline int tu_golden(const char *golden_path, const char *text, size_t len)
+{
+	const char *upd = getenv("UPDATE_GOLDEN");
+	size_t glen;
+	char *g;
+	int same;
+
+	if (upd && *upd == '1')
+		return tu_spit(golden_path, text, len);
+	g = tu_slurp(golden_path, &glen);
+	if (!g)
+		return -2;
+	same = glen == len && !memcmp(g, text, len);
+	free(g);
+	return same ? 0 : -1;
+}
+
+#endif

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * collector - DHAT accounting for one profile (see collector.h for the rules).
+ *
+ * Two open-addressing tables with linear probing, both power-of-two sized:
+ *  - live blocks, keyed by address (0 = empty slot), deleted by backward shift so that no
+ *    tombstones accumulate: a long replay stays at one probe or two per event;
+ *  - program points, keyed by (stack_id, fn), holding an index into the pp_stats array
+ *    that collector__pps() returns.
+ *
+ * The "at t-gmax" snapshot (gb/gbk) is lazy twice over. Valgrind copies every PP's live
+ * figures into gb/gbk whenever a free or a shrink happens while live bytes == max bytes;
+ * doing that literally costs O(PPs) per free in the common steady state "allocate up to the
+ * same peak, free, repeat". Instead a snapshot only bumps a generation number; a PP whose
+ * live figures are about to change first copies them into gb/gbk if it has not done so since
+ * the latest snapshot (its figures cannot have changed since then), and finish() settles the
+ * PPs that were never touched again. The result is exactly Valgrind's, at O(1) per event.
+ */
+#include "collector.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCKS_MIN_CAP 1024u
+#define PPS_MIN_CAP 256u
+
+/* One live heap block. */
+struct block {
+	__u64 addr;	/* key; 0 marks an empty slot */
+	__u64 size;	/* requested bytes (>= 1) */
+	__u64 t_ns;	/* allocation time, ns since window start (kept across reallocs) */
+	__u32 pp;	/* index into collector.pps */
+	__u32 pad;
+};
+
+/* Per-PP bookkeeping that is not part of the public pp_stats. */
+struct pp_priv {
+	__u64 snap_gen; /* the snapshot generation gb/gbk were last brought up to */
+};
+
+struct collector {
+	__u64 start_ns; /* time origin (bpf_ktime_get_ns clock) */
+	__u64 now_ns;	/* latest event time, ns since start; never goes backwards */
+	bool finished;
+
+	struct block *blocks; /* live-block table */
+	size_t blocks_cap;    /* power of two */
+	size_t blocks_cnt;
+
+	struct pp_stats *pps;	/* program points, dense */
+	struct pp_priv *ppx;	/* parallel to pps */
+	size_t pps_cnt, pps_cap;
+	__u32 *pp_slots;	/* PP hash table: index + 1, 0 = empty */
+	size_t pp_slots_cap;	/* power of two */
+
+	__u64 snap_gen;	  /* bumped by every effective t-gmax snapshot */
+	bool peak_dirty;  /* a growth reached max_bytes since the last snapshot */
+
+	struct collector_totals t;
+};
+
+static inline __u64 hash64(__u64 x)
+{
+	/* Fibonacci hashing after a xor-shift: heap addresses are 16-byte aligned and
+	 * clustered, so the low bits alone would collide badly. */
+	x ^= x >> 29;
+	return x * 0x9E3779B97F4A7C15ull;
+}
+
+static inline size_t slot_of(__u64 h, size_t cap)
+{
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static size_t pow2_at_least(size_t n, size_t min)
+{
+	size_t cap = min;
+
+	while (cap < n)
+		cap <<= 1;
+	return cap;
+}
+
+/* ---- live-block table ---------------------------------------------------------------- */
+
+static struct block *blocks__find(struct collector *c, __u64 addr)
+{
+	size_t mask = c->blocks_cap - 1;
+	size_t i = slot_of(hash64(addr), c->blocks_cap);
+
+	for (;; i = (i + 1) & mask) {
+		struct block *b = &c->blocks[i];
+
+		if (b->addr == addr)
+			return b;
+		if (!b->addr)
+			return NULL;
+	}
+}
+
+/* Insert into a table known to have room and not to hold addr. */
+static void blocks__place(struct block *tab, size_t cap, const struct block *nb)
+{
+	size_t mask = cap - 1;
+	size_t i = slot_of(hash64(nb->addr), cap);
+
+	while (tab[i].addr)
+		i = (i + 1) & mask;
+	tab[i] = *nb;
+}
+
+static int blocks__grow(struct collector *c)
+{
+	size_t cap = c->blocks_cap * 2;
+	struct block *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->blocks_cap; i++)
+		if (c->blocks[i].addr)
+			blocks__place(tab, cap, &c->blocks[i]);
+	free(c->blocks);
+	c->blocks = tab;
+	c->blocks_cap = cap;
+	return 0;
+}
+
+/* Insert a block whose address is not in the table. */
+static int blocks__insert(struct collector *c, const struct block *nb)
+{
+	int err;
+
+	/* Keep the load factor at or below 1/2: linear probing stays short. */
+	if ((c->blocks_cnt + 1) * 2 > c->blocks_cap) {
+		err = blocks__grow(c);
+		if (err)
+			return err;
+	}
+	blocks__place(c->blocks, c->blocks_cap, nb);
+	c->blocks_cnt++;
+	return 0;
+}
+
+/* Remove the block at b (a pointer into the table) by backward-shift deletion. */
+static void blocks__remove(struct collector *c, struct block *b)
+{
+	size_t mask = c->blocks_cap - 1;
+	size_t hole = (size_t)(b - c->blocks);
+	size_t i = hole;
+
+	for (;;) {
+		i = (i + 1) & mask;
+		if (!c->blocks[i].addr)
+			break;
+		/* Move entry i into the hole unless its home slot lies cyclically in (hole, i]. */
+		size_t home = slot_of(hash64(c->blocks[i].addr), c->blocks_cap);
+
+		if (((i - home) & mask) >= ((i - hole) & mask)) {
+			c->blocks[hole] = c->blocks[i];
+			hole = i;
+		}
+	}
+	c->blocks[hole].addr = 0;
+	c->blocks_cnt--;
+}
+
+/* ---- program points ------------------------------------------------------------------ */
+
+static inline __u64 pp_key_hash(__s32 stack_id, __u32 fn)
+{
+	return hash64(((__u64)(__u32)stack_id << 32) | fn);
+}
+
+static int pps__rehash(struct collector *c, size_t cap)
+{
+	__u32 *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t k = 0; k < c->pps_cnt; k++) {
+		size_t i = slot_of(pp_key_hash(c->pps[k].stack_id, c->pps[k].fn), cap);
+
+		while (slots[i])
+			i = (i + 1) & (cap - 1);
+		slots[i] = (__u32)k + 1;
+	}
+	free(c->pp_slots);
+	c->pp_slots = slots;
+	c->pp_slots_cap = cap;
+	return 0;
+}
+
+/* Find or create the PP (stack_id, fn); its index goes to *idx. On -ENOMEM nothing changed. */
+static int pps__get(struct collector *c, __s32 stack_id, __u32 fn, __u32 *idx)
+{
+	__u64 h = pp_key_hash(stack_id, fn);
+	size_t mask = c->pp_slots_cap - 1;
+	size_t i = slot_of(h, c->pp_slots_cap);
+	struct pp_stats *pp;
+	int err;
+
+	for (; c->pp_slots[i]; i = (i + 1) & mask) {
+		pp = &c->pps[c->pp_slots[i] - 1];
+		if (pp->stack_id == stack_id && pp->fn == fn) {
+			*idx = c->pp_slots[i] - 1;
+			return 0;
+		}
+	}
+
+	/* A new PP: make room first, so that a failure leaves everything as it was. */
+	if (c->pps_cnt == c->pps_cap) {
+		size_t cap = c->pps_cap * 2;
+		struct pp_stats *pps = realloc(c->pps, cap * sizeof(*pps));
+		struct pp_priv *ppx;
+
+		if (!pps)
+			return -ENOMEM;
+		c->pps = pps;
+		ppx = realloc(c->ppx, cap * sizeof(*ppx));
+		if (!ppx)
+			return -ENOMEM;
+		c->ppx = ppx;
+		c->pps_cap = cap;
+	}
+	if ((c->pps_cnt + 1) * 2 > c->pp_slots_cap) {
+		err = pps__rehash(c, c->pp_slots_cap * 2);
+		if (err)
+			return err;
+		mask = c->pp_slots_cap - 1;
+		for (i = slot_of(h, c->pp_slots_cap); c->pp_slots[i]; i = (i + 1) & mask)
+			;
+	}
+	pp = &c->pps[c->pps_cnt];
+	memset(pp, 0, sizeof(*pp));
+	pp->stack_id = stack_id;
+	pp->fn = fn;
+	/* Not live at any earlier snapshot: gb/gbk = 0 is already up to date. */
+	c->ppx[c->pps_cnt].snap_gen = c->snap_gen;
+	c->pp_slots[i] = (__u32)c->pps_cnt + 1;
+	*idx = (__u32)c->pps_cnt++;
+	return 0;
+}
+
+/* ---- accounting ---------------------------------------------------------------------- */
+
+/* Bring pp's gb/gbk up to the latest snapshot before its live figures change. */
+static inline void pp__settle(struct collector *c, __u32 idx)
+{
+	if (c->ppx[idx].snap_gen != c->snap_gen) {
+		c->pps[idx].gb = c->pps[idx].cur_b;
+		c->pps[idx].gbk = c->pps[idx].cur_bk;
+		c->ppx[idx].snap_gen = c->snap_gen;
+	}
+}
+
+/* Valgrind's check_for_peak(): before a free or a shrink, and at finish. */
+static inline void check_for_peak(struct collector *c)
+{
+	if (c->peak_dirty && c->t.live_bytes == c->t.max_bytes) {
+		c->snap_gen++;
+		c->peak_dirty = false;
+	}
+}
+
+/* After an allocation or growth: a new (or equal, so the latest) global peak? */
+static inline void note_growth(struct collector *c, struct pp_stats *pp)
+{
+	if (c->t.live_bytes >= c->t.max_bytes) {
+		c->t.max_bytes = c->t.live_bytes;
+		c->t.max_blocks = c->t.live_blocks;
+		c->t.tg_ns = c->now_ns;
+		c->peak_dirty = true;
+	}
+	/* dhat-rs: the PP's own peak, updated when live >= max. */
+	if (pp->cur_b >= pp->mb) {
+		pp->mb = pp->cur_b;
+		pp->mbk = pp->cur_bk;
+	}
+}
+
+/* A new block of size bytes at PP (stack_id, fn). */
+static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn);
+
+/* Free the live block b (a pointer into the table). */
+static void free_block(struct collector *c, struct block *b)
+{
+	struct pp_stats *pp = &c->pps[b->pp];
+
+	check_for_peak(c);
+	pp__settle(c, b->pp);
+	pp->cur_b -= b->size;
+	pp->cur_bk--;
+	pp->tl_ns += c->now_ns - b->t_ns;
+	c->t.live_bytes -= b->size;
+	c->t.live_blocks--;
+	blocks__remove(c, b);
+}
+
+static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn)
+{
+	struct block nb = { .addr = addr, .size = size ? size : 1, .t_ns = c->now_ns };
+	struct block *old;
+	struct pp_stats *pp;
+	int err;
+
+	if (stack_id < 0)
+		c->t.stack_failures++;
+	old = blocks__find(c, addr);
+	if (old) {
+		/* The address is live already: its free was lost. Retire the stale block. */
+		c->t.replaced_blocks++;
+		free_block(c, old);
+	}
+	err = pps__get(c, stack_id, fn, &nb.pp);
+	if (err)
+		return err;
+	err = blocks__insert(c, &nb);
+	if (err)
+		return err;
+
+	pp = &c->pps[nb.pp];
+	pp__settle(c, nb.pp);
+	pp->tb += nb.size;
+	pp->tbk++;
+	pp->cur_b += nb.size;
+	pp->cur_bk++;
+	c->t.total_bytes += nb.size;
+	c->t.total_blocks++;
+	c->t.live_bytes += nb.size;
+	c->t.live_blocks++;
+	note_growth(c, pp);
+	return 0;
+}
+
+/* realloc(old_addr -> addr, size) of a known block b: DHAT's rules (§6.1). */
+static int resize_block(struct collector *c, struct block *b, __u64 addr, __u64 size)
+{
+	__u32 idx = b->pp;
+	struct pp_stats *pp = &c->pps[idx];
+	__u64 old = b->size;
+	struct block moved;
+	struct block *clash;
+
+	if (size < old)
+		check_for_peak(c);
+	pp__settle(c, idx);
+	pp->tb += size;
+	pp->tbk++;
+	pp->cur_b = pp->cur_b - old + size;
+	c->t.total_bytes += size;
+	c->t.total_blocks++;
+	c->t.live_bytes = c->t.live_bytes - old + size;
+	if (size >= old)
+		note_growth(c, pp);
+
+	if (addr == b->addr) {
+		b->size = size;
+		return 0;
+	}
+	/* The block moved: same PP, same allocation time (Valgrind's lifetime rule). */
+	moved = *b;
+	moved.addr = addr;
+	moved.size = size;
+	/* Remove first: the re-insert then never needs to grow the table, so cannot fail
+	 * unless a stale block at addr had to be retired (one slot freed for one used). */
+	blocks__remove(c, b);
+	clash = blocks__find(c, addr);
+	if (clash) {
+		c->t.replaced_blocks++;
+		free_block(c, clash);
+	}
+	return blocks__insert(c, &moved);
+}
+
+struct collector *collector__new(__u64 start_ns, const struct collector_opts *opts)
+{
+	size_t hint = opts && opts->expected_blocks ? opts->expected_blocks : 0;
+	struct collector *c = calloc(1, sizeof(*c));
+	int err = -ENOMEM;
+
+	if (!c)
+		goto cleanup;
+	c->start_ns = start_ns;
+	c->blocks_cap = pow2_at_least(hint * 2, BLOCKS_MIN_CAP);
+	c->blocks = calloc(c->blocks_cap, sizeof(*c->blocks));
+	c->pps_cap = PPS_MIN_CAP;
+	c->pps = calloc(c->pps_cap, sizeof(*c->pps));
+	c->ppx = calloc(c->pps_cap, sizeof(*c->ppx));
+	c->pp_slots_cap = PPS_MIN_CAP * 2;
+	c->pp_slots = calloc(c->pp_slots_cap, sizeof(*c->pp_slots));
+	if (!c->blocks || !c->pps || !c->ppx || !c->pp_slots)
+		goto cleanup;
+	return c;
+
+cleanup:
+	collector__free(c);
+	errno = -err;
+	return NULL;
+}
+
+void collector__free(struct collector *c)
+{
+	if (!c)
+		return;
+	free(c->blocks);
+	free(c->pps);
+	free(c->ppx);
+	free(c->pp_slots);
+	free(c);
+}
+
+/* Event time as ns since the window start, clamped so that time never runs backwards
+ * (records from different CPUs can carry slightly out-of-order timestamps). */
+static inline void advance_clock(struct collector *c, __u64 ts_ns)
+{
+	__u64 t = ts_ns > c->start_ns ? ts_ns - c->start_ns : 0;
+
+	if (t > c->now_ns)
+		c->now_ns = t;
+}
+
+int collector__handle(struct collector *c, const struct alloc_event *e)
+{
+	struct block *b;
+
+	if (c->finished)
+		return -EINVAL;
+
+	switch (e->type) {
+	case EV_ALLOC:
+		c->t.events++;
+		advance_clock(c, e->ts_ns);
+		if (!e->addr) /* failed allocation: nothing to account */
+			return 0;
+		return new_block(c, e->addr, e->size, e->stack_id, e->fn);
+
+	case EV_FREE:
+		c->t.events++;
+		advance_clock(c, e->ts_ns);
+		b = e->addr ? blocks__find(c, e->addr) : NULL;
+		if (!b) {
+			c->t.unknown_frees++;
+			return 0;
+		}
+		free_block(c, b);
+		return 0;
+
+	case EV_REALLOC:
+		c->t.events++;
+		advance_clock(c, e->ts_ns);
+		if (!e->addr && e->size) /* the realloc failed: the old block is untouched */
+			return 0;
+		b = e->old_addr ? blocks__find(c, e->old_addr) : NULL;
+		if (!b) {
+			/* Allocated before the window (or its record was lost): dhat-rs makes it
+			 * a new block at the realloc's own program point. */
+			c->t.unknown_frees++;
+			if (!e->addr)
+				return 0;
+			return new_block(c, e->addr, e->size, e->stack_id, e->fn);
+		}
+		if (!e->size) { /* not sent by BPF (realloc(p, 0) is EV_FREE); be safe */
+			free_block(c, b);
+			return 0;
+		}
+		return resize_block(c, b, e->addr, e->size);
+
+	default:
+		return -EINVAL;
+	}
+}
+
+void collector__finish(struct collector *c, __u64 end_ns)
+{
+	if (c->finished)
+		return;
+	advance_clock(c, end_ns);
+	c->t.te_ns = c->now_ns;
+	check_for_peak(c);
+
+	/* Settle every PP's snapshot and record what is still live. */
+	for (size_t k = 0; k < c->pps_cnt; k++) {
+		struct pp_stats *pp = &c->pps[k];
+
+		pp__settle(c, (__u32)k);
+		pp->eb = pp->cur_b;
+		pp->ebk = pp->cur_bk;
+	}
+	/* Blocks still live count their lifetime up to t-end. */
+	for (size_t i = 0; i < c->blocks_cap; i++) {
+		const struct block *b = &c->blocks[i];
+
+		if (b->addr)
+			c->pps[b->pp].tl_ns += c->t.te_ns - b->t_ns;
+	}
+	c->finished = true;
+}
+
+const struct collector_totals *collector__totals(const struct collector *c)
+{
+	return &c->t;
+}
+
+const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt)
+{
+	*cnt = c->pps_cnt;
+	return c->pps;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * dhat_reader - loads and validates a DHAT v2 file (ours, Valgrind's "heap"/"copy"/"ad-hoc",
+ * dhat-rs's "rust-heap"/"rust-ad-hoc"), plain or gzip-compressed, into plain C structs.
+ * Shared by `tracer report`, `tracer diff` and the exporters.
+ *
+ * Validation is dh_view's (dhat-format.md §5.2) made stricter where the viewer would show
+ * garbage: required top-level keys; dhatFileVersion == 2; tg and tuth when bklt; tb, tbk, fs
+ * per PP, plus mb mbk gb gbk eb ebk when bklt and rb wb when bkacc; counters must be
+ * non-negative integers, fs an array of in-range ftbl indices, ftbl an array of strings;
+ * no two PPs with equal fs. Any failure gives ONE line naming the file and the location,
+ * e.g. `prof.json: pps[3]: missing field "tbk"`.
+ */
+#ifndef TRACER_DHAT_READER_H
+#define TRACER_DHAT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One program point as read. Fields absent from the file read as 0 (see has_* flags). */
+struct dhat_pp {
+	uint64_t tb, tbk;   /* total bytes / blocks */
+	uint64_t tl;	    /* sum of lifetimes, in tu (0 if absent) */
+	uint64_t mb, mbk;   /* max (bklt) */
+	uint64_t gb, gbk;   /* at t-gmax (bklt) */
+	uint64_t eb, ebk;   /* at t-end (bklt) */
+	uint64_t rb, wb;    /* reads / writes (bkacc) */
+	bool has_tl;	    /* "tl" was present */
+	uint32_t *fs;	    /* frame indices into dhat_profile.ftbl, innermost first (owned) */
+	size_t fs_cnt;
+};
+
+struct dhat_profile {
+	char *path;	       /* as given to the loader (or the name given to parse) */
+	char *mode, *verb;     /* e.g. "heap", "rust-heap", "ebpf-heap"; "Allocated" */
+	bool bklt, bkacc;      /* block lifetimes / accesses recorded */
+	char *tu, *mtu;	       /* time unit and the name of 10^6 tu */
+	char *bu, *bsu, *bksu; /* optional units (NULL if absent) */
+	char *cmd;	       /* traced command */
+	int64_t pid;
+	uint64_t te;	       /* t-end, tu */
+	uint64_t tg;	       /* t-gmax, tu (bklt only) */
+	uint64_t tuth;	       /* short-lived threshold, tu (bklt only) */
+	struct dhat_pp *pps;   /* program points, file order */
+	size_t pp_cnt;
+	char **ftbl;	       /* frame strings; ftbl[0] is normally "[root]" */
+	size_t ftbl_cnt;
+	/* Sums over pps, computed at load. */
+	uint64_t total_bytes, total_blocks; /* Σtb, Σtbk */
+	uint64_t gmax_bytes, gmax_blocks;   /* Σgb, Σgbk: live at the global peak */
+	uint64_t end_bytes, end_blocks;	    /* Σeb, Σebk */
+};
+
+/* Read path (plain or gzip, detected by content) and validate it. On failure returns NULL,
+ * sets errno (EINVAL for bad content) and writes one line, "PATH: location: problem", into
+ * err (which may be NULL). The caller frees the result with dhat_profile__free. */
+struct dhat_profile *dhat_profile__load(const char *path, char *err, size_t errsz);
+
+/* Same as dhat_profile__load on an in-memory text of len bytes; name labels messages. */
+struct dhat_profile *dhat_profile__parse(const char *text, size_t len, const char *name, char *err,
+					 size_t errsz);
+
+/* Accepts NULL. */
+void dhat_profile__free(struct dhat_profile *p);
+
+/* Frame string i of p, or "???" when out of range (never NULL). */
+const char *dhat_profile__frame(const struct dhat_profile *p, uint32_t i);
+
+#endif

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dhat_writer - one finished collector as DHAT JSON, dhatFileVersion 2.
+ *
+ * Annotated sample of what this file writes (comma-first, as Valgrind's dh_main.c does;
+ * the annotations after "<-" are not part of the output):
+ *
+ *   {"dhatFileVersion":2                  <- the viewer requires exactly 2
+ *   ,"mode":"ebpf-heap","verb":"Allocated" <- mode is free text; verb labels "Allocated at {"
+ *   ,"bklt":true,"bkacc":false            <- lifetimes yes; no reads/writes (uprobes can't see them)
+ *   ,"tu":"µs","Mtu":"s"                  <- time unit (UTF-8 C2 B5) and the name of 10^6 tu
+ *   ,"tuth":10                            <- "short-lived" threshold, in tu (required by bklt)
+ *   ,"cmd":"./kaish-workloads grep"       <- traced command line, JSON-escaped
+ *   ,"pid":1234                           <- traced process
+ *   ,"te":162                             <- t-end: µs from window start to finish
+ *   ,"tg":25                              <- t-gmax: µs to the latest global peak (tg <= te)
+ *   ,"pps":                               <- program points, one per distinct frame list
+ *    [{"tb":80,"tbk":1                    <- total bytes / blocks (each realloc: +1 block)
+ *     ,"tl":20                            <- sum of block lifetimes, µs (live ones up to te)
+ *     ,"mb":80,"mbk":1                    <- this PP's own peak (dhat-rs meaning)
+ *     ,"gb":80,"gbk":1                    <- live at t-gmax; Σgb = the global peak
+ *     ,"eb":0,"ebk":0                     <- live at t-end; Σeb = bytes never freed
+ *     ,"fs":[1,2,3]                       <- indices into ftbl, innermost frame first; never 0
+ *     }
+ *    ,{...}
+ *    ]
+ *   ,"ftbl":                              <- frame table, each string once
+ *    ["[root]"                            <- index 0: the viewer's root, never in any fs
+ *    ,"0x401136: make_table (prog.c:21)"  <- Valgrind's VG_(describe_IP) frame text
+ *    ,"0x4011A2: main (prog.c:35)"
+ *    ,"0x4011B0: _start (in /path/prog)"
+ *    ]
+ *   }
+ *
+ * An empty profile is written with ,"pps":\n [\n ] like Valgrind.
+ *
+ * Program points whose final frame lists are identical are merged (the viewer aborts on a
+ * repeated fs): tb, tbk, tl, gb, gbk, eb and ebk add exactly; mb/mbk become the largest of
+ * the members' peaks and of the merged gb and eb, so the merged point still satisfies
+ * gb <= mb and eb <= mb (the true merged peak lies between that and the sum of the peaks).
+ */
+#include "dhat_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* Frames used when a PP has no frames (no callback, or an empty list). */
+#define NO_STACK_FRAME "[no stack]"
+
+/* String -> index table for ftbl (open addressing, FNV-1a). */
+struct frame_tab {
+	struct strvec strs; /* ftbl, index 0 = "[root]" */
+	__u32 *slots;	    /* index + 1; 0 = empty */
+	size_t cap;	    /* power of two */
+};
+
+/* One written program point: the merge of every PP with the same fs. */
+struct out_pp {
+	__u64 tb, tbk, tl_ns, mb, mbk, gb, gbk, eb, ebk;
+	size_t fs_off, fs_cnt; /* into the shared index pool */
+};
+
+struct writer {
+	struct frame_tab ft;
+	__u32 *pool; /* every group's fs, back to back */
+	size_t pool_cnt, pool_cap;
+	struct out_pp *grp;
+	size_t grp_cnt, grp_cap;
+	__u32 *grp_slots; /* fs -> group index + 1 */
+	size_t grp_slots_cap;
+};
+
+static __u64 fnv1a(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	__u64 h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t cap = 64;
+
+	while (cap < n)
+		cap <<= 1;
+	return cap;
+}
+
+static int frame_tab__rehash(struct frame_tab *ft, size_t cap)
+{
+	__u32 *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t k = 0; k < ft->strs.cnt; k++) {
+		const char *s = ft->strs.items[k];
+		size_t i = fnv1a(s, strlen(s)) & (cap - 1);
+
+		while (slots[i])
+			i = (i + 1) & (cap - 1);
+		slots[i] = (__u32)k + 1;
+	}
+	free(ft->slots);
+	ft->slots = slots;
+	ft->cap = cap;
+	return 0;
+}
+
+/* Index of s in the frame table, adding it if new. */
+static int frame_tab__intern(struct frame_tab *ft, const char *s, __u32 *idx)
+{
+	size_t len = strlen(s);
+	size_t i = fnv1a(s, len) & (ft->cap - 1);
+	int err;
+
+	for (; ft->slots[i]; i = (i + 1) & (ft->cap - 1)) {
+		if (!strcmp(ft->strs.items[ft->slots[i] - 1], s)) {
+			*idx = ft->slots[i] - 1;
+			return 0;
+		}
+	}
+	err = strvec__push(&ft->strs, s);
+	if (err)
+		return err;
+	*idx = (__u32)(ft->strs.cnt - 1);
+	ft->slots[i] = *idx + 1;
+	if (ft->strs.cnt * 2 > ft->cap)
+		return frame_tab__rehash(ft, ft->cap * 2);
+	return 0;
+}
+
+static void writer__release(struct writer *w)
+{
+	strvec__release(&w->ft.strs);
+	free(w->ft.slots);
+	free(w->pool);
+	free(w->grp);
+	free(w->grp_slots);
+}
+
+static int writer__init(struct writer *w, size_t pp_cnt)
+{
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	err = strvec__push(&w->ft.strs, "[root]");
+	if (err)
+		return err;
+	err = frame_tab__rehash(&w->ft, 256);
+	if (err)
+		return err;
+	w->grp_slots_cap = pow2_at_least(pp_cnt * 2 + 1);
+	w->grp_slots = calloc(w->grp_slots_cap, sizeof(*w->grp_slots));
+	w->grp_cap = pp_cnt ? pp_cnt : 1;
+	w->grp = calloc(w->grp_cap, sizeof(*w->grp));
+	if (!w->grp_slots || !w->grp)
+		return -ENOMEM;
+	return 0;
+}
+
+static int pool__reserve(struct writer *w, size_t more)
+{
+	if (w->pool_cnt + more > w->pool_cap) {
+		size_t cap = w->pool_cap ? w->pool_cap : 1024;
+		__u32 *pool;
+
+		while (cap < w->pool_cnt + more)
+			cap *= 2;
+		pool = realloc(w->pool, cap * sizeof(*pool));
+		if (!pool)
+			return -ENOMEM;
+		w->pool = pool;
+		w->pool_cap = cap;
+	}
+	return 0;
+}
+
+/* Add one collector PP whose frame indices were just appended to the pool at fs_off. */
+static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_off, size_t fs_cnt)
+{
+	const __u32 *fs = w->pool + fs_off;
+	size_t mask = w->grp_slots_cap - 1;
+	size_t i = fnv1a(fs, fs_cnt * sizeof(*fs)) & mask;
+	struct out_pp *g;
+
+	for (; w->grp_slots[i]; i = (i + 1) & mask) {
+		g = &w->grp[w->grp_slots[i] - 1];
+		if (g->fs_cnt == fs_cnt && !memcmp(w->pool + g->fs_off, fs, fs_cnt * sizeof(*fs))) {
+			/* Same final frames as an earlier PP: merge, drop the new copy. */
+			w->pool_cnt = fs_off;
+			g->tb += pp->tb;
+			g->tbk += pp->tbk;
+			g->tl_ns += pp->tl_ns;
+			g->gb += pp->gb;
+			g->gbk += pp->gbk;
+			g->eb += pp->eb;
+			g->ebk += pp->ebk;
+			if (pp->mb > g->mb) {
+				g->mb = pp->mb;
+				g->mbk = pp->mbk;
+			}
+			return;
+		}
+	}
+	/* grp_cap == PP count and the slot table is > 2x that: room is guaranteed. */
+	g = &w->grp[w->grp_cnt];
+	w->grp_slots[i] = (__u32)++w->grp_cnt;
+	*g = (struct out_pp){
+		.tb = pp->tb, .tbk = pp->tbk, .tl_ns = pp->tl_ns,
+		.mb = pp->mb, .mbk = pp->mbk, .gb = pp->gb, .gbk = pp->gbk,
+		.eb = pp->eb, .ebk = pp->ebk, .fs_off = fs_off, .fs_cnt = fs_cnt,
+	};
+}
+
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if the bytes there are not one
+ * (overlong forms, surrogates and code points above U+10FFFF are invalid). */
+static size_t utf8_seq_len(const unsigned char *p)
+{
+	unsigned int cp;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL terminator */
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* Write s as a JSON string: quotes, backslash and control characters escaped; bytes that
+ * are not UTF-8 (a Latin-1 path, a corrupt name) become U+FFFD, so that strict parsers
+ * accept the file too. */
+static void json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		size_t n;
+
+		if (*p == '"' || *p == '\\') {
+			fputc('\\', f);
+			fputc(*p++, f);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p++);
+		} else if ((n = utf8_seq_len(p))) {
+			fwrite(p, 1, n, f);
+			p += n;
+		} else {
+			fputs("\\ufffd", f);
+			p++;
+		}
+	}
+	fputc('"', f);
+}
+
+/* If s holds bytes that are not UTF-8, a copy with each replaced by U+FFFD (the caller
+ * frees it); NULL if s is valid (or on -ENOMEM, with *err set). Done before interning, so
+ * that two frames that print alike also share one index. */
+static char *utf8_fixed_copy(const char *s, int *err)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, bad = 0;
+	char *out, *o;
+
+	for (; *p; p += n ? n : 1)
+		if (!(n = utf8_seq_len(p)))
+			bad++;
+	if (!bad)
+		return NULL;
+	out = malloc(strlen(s) + 2 * bad + 1);
+	if (!out) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (p = (const unsigned char *)s, o = out; *p; p += n ? n : 1) {
+		n = utf8_seq_len(p);
+		if (n) {
+			memcpy(o, p, n);
+			o += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Resolve, intern and merge every PP of c. */
+static int writer__build(struct writer *w, const struct collector *c, pp_frames_fn frames,
+			 void *ctx)
+{
+	struct strvec sv = {};
+	const struct pp_stats *pps;
+	size_t cnt;
+	int err = 0;
+
+	pps = collector__pps(c, &cnt);
+	for (size_t k = 0; k < cnt; k++) {
+		size_t off = w->pool_cnt;
+
+		strvec__clear(&sv);
+		if (frames) {
+			err = frames(ctx, &pps[k], &sv);
+			if (err)
+				goto cleanup;
+		} else {
+			err = strvec__pushf(&sv, "%s", alloc_fn_name(pps[k].fn));
+			if (!err)
+				err = strvec__pushf(&sv, "[stack %d]", (int)pps[k].stack_id);
+			if (err)
+				goto cleanup;
+		}
+		if (!sv.cnt) {
+			err = strvec__push(&sv, NO_STACK_FRAME);
+			if (err)
+				goto cleanup;
+		}
+		err = pool__reserve(w, sv.cnt);
+		if (err)
+			goto cleanup;
+		for (size_t j = 0; j < sv.cnt; j++) {
+			char *fixed = utf8_fixed_copy(sv.items[j], &err);
+
+			if (err)
+				goto cleanup;
+			err = frame_tab__intern(&w->ft, fixed ? fixed : sv.items[j],
+						&w->pool[w->pool_cnt]);
+			free(fixed);
+			if (err)
+				goto cleanup;
+			w->pool_cnt++;
+		}
+		writer__add(w, &pps[k], off, sv.cnt);
+	}
+	/* Keep every merged point consistent: gb <= mb and eb <= mb. */
+	for (size_t g = 0; g < w->grp_cnt; g++) {
+		struct out_pp *o = &w->grp[g];
+
+		if (o->gb > o->mb) {
+			o->mb = o->gb;
+			o->mbk = o->gbk;
+		}
+		if (o->eb > o->mb) {
+			o->mb = o->eb;
+			o->mbk = o->ebk;
+		}
+	}
+cleanup:
+	strvec__release(&sv);
+	return err;
+}
+
+/* ns -> µs, rounded half up: monotonic, so tg <= te survives the conversion. */
+static inline unsigned long long ns_to_us(__u64 ns)
+{
+	return (unsigned long long)((ns + 500) / 1000);
+}
+
+static void writer__emit(const struct writer *w, FILE *f, const struct collector *c,
+			 const struct dhat_meta *meta)
+{
+	const struct collector_totals *t = collector__totals(c);
+	const char *mode = meta && meta->mode ? meta->mode : "ebpf-heap";
+
+	fputs("{\"dhatFileVersion\":2\n,\"mode\":", f);
+	json_str(f, mode);
+	fputs(",\"verb\":\"Allocated\"\n", f);
+	fputs(",\"bklt\":true,\"bkacc\":false\n", f);
+	fputs(",\"tu\":\"\xc2\xb5s\",\"Mtu\":\"s\"\n", f);
+	fputs(",\"tuth\":10\n", f);
+	fputs(",\"cmd\":", f);
+	json_str(f, meta && meta->cmd ? meta->cmd : "");
+	fprintf(f, "\n,\"pid\":%d\n", meta ? meta->pid : 0);
+	fprintf(f, ",\"te\":%llu\n", ns_to_us(t->te_ns));
+	fprintf(f, ",\"tg\":%llu\n", ns_to_us(t->tg_ns));
+	fputs(",\"pps\":\n [", f);
+	for (size_t g = 0; g < w->grp_cnt; g++) {
+		const struct out_pp *o = &w->grp[g];
+
+		fprintf(f, "%s{\"tb\":%llu,\"tbk\":%llu\n", g ? "\n ," : "",
+			(unsigned long long)o->tb, (unsigned long long)o->tbk);
+		fprintf(f, "  ,\"tl\":%llu\n", ns_to_us(o->tl_ns));
+		fprintf(f, "  ,\"mb\":%llu,\"mbk\":%llu\n", (unsigned long long)o->mb,
+			(unsigned long long)o->mbk);
+		fprintf(f, "  ,\"gb\":%llu,\"gbk\":%llu\n", (unsigned long long)o->gb,
+			(unsigned long long)o->gbk);
+		fprintf(f, "  ,\"eb\":%llu,\"ebk\":%llu\n", (unsigned long long)o->eb,
+			(unsigned long long)o->ebk);
+		fputs("  ,\"fs\":[", f);
+		for (size_t j = 0; j < o->fs_cnt; j++)
+			fprintf(f, "%s%u", j ? "," : "", w->pool[o->fs_off + j]);
+		fputs("]\n  }", f);
+	}
+	fputs("\n ]\n,\"ftbl\":\n [", f);
+	for (size_t k = 0; k < w->ft.strs.cnt; k++) {
+		if (k)
+			fputs("\n ,", f);
+		json_str(f, w->ft.strs.items[k]);
+	}
+	fputs("\n ]\n}\n", f);
+}
+
+int dhat__write(FILE *f, const struct collector *c, pp_frames_fn frames, void *ctx,
+		const struct dhat_meta *meta)
+{
+	struct writer w;
+	size_t cnt;
+	int err;
+
+	collector__pps(c, &cnt);
+	err = writer__init(&w, cnt);
+	if (err)
+		goto cleanup;
+	err = writer__build(&w, c, frames, ctx);
+	if (err)
+		goto cleanup;
+	writer__emit(&w, f, c, meta);
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		err = errno > 0 ? -errno : -EIO;
+cleanup:
+	writer__release(&w);
+	return err;
+}
+
+/* fopencookie() glue: a FILE * that deflates into a gzFile. */
+static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t size)
+{
+	int n;
+
+	if (!size)
+		return 0;
+	n = gzwrite((gzFile)cookie, buf, (unsigned)size);
+	return n > 0 ? n : -1;
+}
+
+static int gz_cookie_close(void *cookie)
+{
+	return gzclose((gzFile)cookie) == Z_OK ? 0 : -1;
+}
+
+static bool has_gz_suffix(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
+int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn frames, void *ctx,
+		     const struct dhat_meta *meta)
+{
+	cookie_io_functions_t io = { .write = gz_cookie_write, .close = gz_cookie_close };
+	gzFile gz = NULL;
+	FILE *f = NULL;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+
+	if (has_gz_suffix(path)) {
+		gz = gzdopen(fd, "wb");
+		if (!gz) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		fd = -1; /* owned by gz */
+		f = fopencookie(gz, "w", io);
+		if (!f) {
+			err = -errno;
+			goto cleanup;
+		}
+		gz = NULL; /* owned by f */
+	} else {
+		f = fdopen(fd, "w");
+		if (!f) {
+			err = -errno;
+			goto cleanup;
+		}
+		fd = -1; /* owned by f */
+	}
+
+	err = dhat__write(f, c, frames, ctx, meta);
+	errno = 0;
+	if (fclose(f) && !err)
+		err = errno > 0 ? -errno : -EIO;
+	f = NULL;
+
+cleanup:
+	if (f)
+		fclose(f);
+	if (gz)
+		gzclose(gz);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		unlink(path); /* never leave a truncated profile behind */
+	return err;
+}
