@@ -1,6 +1,8 @@
 /* session: window events cut the record stream into profiles; frames: stack ids become
  * frame lists with the allocator first, cut below main. Synthetic records, no BPF. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "frames.h"

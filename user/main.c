@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "collector.h"
 #include "dhat_writer.h"
 #include "frames.h"
@@ -654,43 +655,6 @@ static int cmd_workload(struct run *r)
 	return run_trace(r, argv, driver, true);
 }
 
-static int cmd_report(int argc, char **argv)
-{
-	struct report_opts opts = { 0 };
-	const char *file = NULL;
-	char err[512];
-
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "--top") || !strcmp(argv[i], "-t")) && i + 1 < argc) {
-			char *end;
-			long n = strtol(argv[++i], &end, 10);
-
-			if (*end || n <= 0) {
-				elog("--top needs a positive number, not '%s'\n", argv[i]);
-				return TRACER_EXIT_USAGE;
-			}
-			opts.top = (size_t)n;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			elog("report: unknown option %s\n", argv[i]);
-			return TRACER_EXIT_USAGE;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			elog("report: one FILE at a time\n");
-			return TRACER_EXIT_USAGE;
-		}
-	}
-	if (!file) {
-		elog("usage: tracer report FILE [--top N]\n");
-		return TRACER_EXIT_USAGE;
-	}
-	if (report__print_file(stdout, file, &opts, err, sizeof(err))) {
-		elog("%s\n", err);
-		return TRACER_EXIT_USAGE;
-	}
-	return TRACER_EXIT_OK;
-}
-
 static int parse_size(const char *s, size_t *out)
 {
 	char *end;
@@ -727,8 +691,9 @@ int main(int argc, char **argv)
 	char *end;
 	int opt, ret;
 
+	/* Offline subcommands need neither root nor BPF. */
 	if (argc > 1 && !strcmp(argv[1], "report"))
-		return cmd_report(argc - 1, argv + 1);
+		return cli_report(argc - 1, argv + 1);
 
 	while ((opt = getopt_long(argc, argv, "+w:p:d:o:t:qvVh", longopts, NULL)) != -1) {
 		switch (opt) {
