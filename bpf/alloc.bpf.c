@@ -1,5 +1,694 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* placeholder: replaced by the allocation probes */
+/*
+ * alloc.bpf.c - heap allocation probes for ONE target process.
+ *
+ * Uprobes on the entry and uretprobes on the return of every allocator entry point of the
+ * target's libc (free: entry only), plus USDT window marks. Everything the collector needs
+ * goes through one ring buffer, so allocation, free, realloc and window records keep the
+ * order in which they were reserved.
+ *
+ * Pairing and the outermost-call rule
+ * -----------------------------------
+ * Entry arguments wait for the return in `inflight`, keyed by tid. Allocator functions call
+ * each other (realloc(NULL, n) -> malloc, realloc(p, 0) -> free, reallocarray -> realloc,
+ * strdup -> malloc, getline -> getdelim -> malloc/realloc, ...). Only the OUTERMOST call of a
+ * thread produces records; every call made while one is active is "nested"
+ * (counters.nested_calls) and only updates the thread's state. A nested call is one whose
+ * entry stack pointer is <= the outer entry's (same stack, deeper or tail-called:
+ * getline and reallocarray tail-jump into getdelim and realloc, same SP). A state whose
+ * outer call is found to be abandoned (new entry with a higher SP: a thread that longjmp'ed
+ * out of an allocator, or a recycled tid) is replaced and counted in
+ * counters.unmatched_returns, like a return without an entry.
+ *
+ * Primitive allocators (malloc .. pvalloc, incl. free) called outermost: the record follows
+ * from the entry arguments and the return value:
+ *   malloc/valloc/pvalloc/memalign/aligned_alloc   EV_ALLOC(ret, size)          ret != NULL
+ *   calloc                                         EV_ALLOC(ret, nmemb * size)  ret != NULL
+ *   posix_memalign(memptr, align, size)            EV_ALLOC(*memptr, size)      ret == 0
+ *   realloc(NULL, n) / reallocarray(NULL, m, s)    EV_ALLOC(ret, n), fn = REALLOC(ARRAY)
+ *   realloc(p, 0), p != NULL                       EV_FREE(p) (glibc frees, returns NULL)
+ *   realloc(p, n) / reallocarray(p, m, s)          EV_REALLOC(p -> ret, n)      ret != NULL
+ *   free(p), p != NULL                             EV_FREE(p) at the entry (no return probe)
+ *   a NULL return (failed allocation)              nothing
+ *
+ * libc helpers (strdup, strndup, asprintf, vasprintf, getline, getdelim, open_memstream)
+ * are built without frame pointers, so they are probed as allocation entry points and their
+ * blocks are charged to THEIR caller, with the stack taken at the helper's return. What the
+ * helper did to the heap is reconstructed from the primitive calls it made directly (the
+ * "top" primitives: not inside another primitive; helpers nested in helpers, like
+ * getline -> getdelim, are transparent). Each top primitive updates a small per-call table
+ * holding the NET effect of the helper on the heap:
+ *   NEW(addr, size)          malloc/calloc/realloc(NULL, n)/memalign... returned addr
+ *   RESIZE(old -> addr, n)   realloc(old, n) succeeded
+ *   FREE(p)                  free(p) or realloc(p, 0)
+ * A block born inside the helper and freed or resized inside it stays a single BORN entry
+ * (updated address and size) or disappears; a block from before the helper becomes RESIZED
+ * (orig -> addr, size) or FREED. At the helper's return the table is emitted as FREED ->
+ * EV_FREE, RESIZED -> EV_REALLOC, BORN -> EV_ALLOC, all with fn = the helper. Sizes are the
+ * sizes the last inner malloc/realloc of that block asked for. So:
+ *   strdup/strndup           EV_ALLOC(ret, the inner malloc's size)
+ *   asprintf/vasprintf       EV_ALLOC(*strp, size of the last inner malloc/realloc of it);
+ *                            glibc's 100-byte scratch buffer and its growth copies are born
+ *                            and freed inside, so they vanish
+ *   getline/getdelim         *lineptr NULL before: EV_ALLOC(line, last inner size);
+ *                            buffer grown: EV_REALLOC(old -> new, last realloc size); no
+ *                            growth: nothing. Emitted whatever getline returns (at EOF the
+ *                            buffer may still have been malloc'd). A stdio buffer the stream
+ *                            allocates on its first read inside getline is an extra
+ *                            EV_ALLOC charged to the getline caller (it is a real block,
+ *                            freed later by fclose).
+ *   open_memstream           EV_ALLOC(FILE, sizeof its locked FILE) then EV_ALLOC(buffer,
+ *                            BUFSIZ) (glibc calloc's it here; later growth happens in stdio
+ *                            under the user's fprintf/fflush/fclose and is traced as plain
+ *                            malloc/realloc/free)
+ * A table overflow (more than NET_SLOTS live entries) loses the extra entry and counts
+ * counters.entry_overflow.
+ *
+ * Stacks are captured with bpf_get_stack(BPF_F_USER_STACK) at the outermost RETURN: there
+ * the registers are the caller's, so the frame-pointer walk is complete (at a malloc entry
+ * the immediate caller is missing because Debian's malloc starts with push %r12, not
+ * push %rbp). EV_FREE records carry no stack (DHAT does not use one, and a stack walk per
+ * free would double its cost): their stack_id is -ENOENT and they are not stack failures.
+ * stack_id is a key of the `stacks` hash map below (deduplicated by content), read back by
+ * loader__stack(); it is not a BPF_MAP_TYPE_STACK_TRACE id.
+ *
+ * What glibc 2.36 itself makes visible (not bugs here, the collector must tolerate them):
+ *  - memalign and aligned_alloc are one function: the loader attaches one probe pair and
+ *    both report FN_ALIGNED_ALLOC (loader__fn_owner());
+ *  - a thread's exit runs tcache_thread_shutdown(), which free()s every chunk still cached
+ *    in its tcache (blocks the program had already freed) and the tcache itself (allocated
+ *    inside malloc): a handful of EV_FREE of dead or never-seen addresses per exiting thread;
+ *  - stdio calls the allocator itself (fclose of a memstream: realloc + free): those are
+ *    plain outermost calls whose first stack frame is in libc.
+ */
+#include <stdbool.h>
+#include <linux/types.h>
 #include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <linux/errno.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+
+#include "alloc_events.h"
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define MAX_STACK_DEPTH 127 /* kernel.perf_event_max_stack default: the map may not exceed it */
+#define NET_SLOTS	4   /* live net-effect entries per helper call (getline uses 2) */
+
+/* Configuration, set by the loader before load. */
+const volatile __u32 target_tgid = 0;	   /* only this process is traced */
+const volatile __u32 window_gated = 0;	   /* drop allocator records while no window is open */
+const volatile __u64 wakeup_threshold = 0; /* unconsumed bytes above which records wake up */
+
+/* Shared with userspace through the skeleton's mmap'ed .bss. */
+struct probe_counters counters = {};
+__u64 fn_addrs[FN_COUNT] = {}; /* runtime entry address of each probed function */
+__u32 window_open = 0;	       /* set/cleared by the USDT window programs */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by the loader */
+} events SEC(".maps");
+
+/*
+ * User stacks, deduplicated by content. Not a BPF_MAP_TYPE_STACK_TRACE: that map keeps one
+ * stack per bucket (hash & (n - 1)) and fails a second stack in a taken bucket with -EEXIST
+ * unless told to overwrite (which would re-point ids already sent). With a few thousand
+ * distinct stacks that is hundreds of lost stacks per run even at 64k buckets (the shell
+ * workloads lost 216 of 65k). Here the id is a 31-bit hash of the frames, a hash collision
+ * between different stacks probes the next ids, and memory grows with the distinct stacks
+ * only (no preallocation). loader__stack() reads it; struct stack_val is mirrored there.
+ */
+struct stack_val {
+	__u32 depth; /* frames in ips */
+	__u32 pad;
+	__u64 ips[MAX_STACK_DEPTH]; /* innermost first */
+};
+
+#define STACK_PROBES 4 /* ids tried for one stack before giving up (-EEXIST) */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256 << 10); /* distinct stacks; memory is per stack (~1 KiB) */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct stack_val);
+} stacks SEC(".maps");
+
+/* Scratch for the stack being captured: 1 KiB does not fit the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_val);
+} stack_scratch SEC(".maps");
+
+enum net_kind {
+	NET_EMPTY = 0,
+	NET_BORN,    /* allocated inside the helper: addr, size */
+	NET_RESIZED, /* pre-existing block orig resized inside: orig -> addr, size */
+	NET_FREED,   /* pre-existing block orig freed inside */
+};
+
+enum pend_op {
+	PEND_NONE = 0,
+	PEND_NEW,    /* allocation of pend_size bytes: NEW(ret) when ret != NULL */
+	PEND_RESIZE, /* realloc(pend_old, pend_size): RESIZE(pend_old -> ret) when ret != NULL */
+	PEND_FREE,   /* realloc(pend_old, 0): FREE(pend_old) whatever it returns */
+};
+
+struct net_slot {
+	__u64 orig; /* RESIZED/FREED: the block as it was before the helper */
+	__u64 addr; /* BORN/RESIZED: the block now */
+	__u64 size; /* BORN/RESIZED: bytes asked by the last inner malloc/realloc */
+	__u32 kind; /* enum net_kind */
+	__u32 pad;
+};
+
+/* One per thread inside an allocator call. */
+struct call_state {
+	__u64 args[3];	   /* outermost call's first three arguments */
+	__u64 entry_sp;	   /* outermost call's SP at entry: nested calls have SP <= this */
+	__u32 fn;	   /* outermost enum alloc_fn */
+	__u32 depth;	   /* active probed calls with a return probe (outermost included) */
+	__u32 prim_active; /* active primitive allocator calls (outermost included) */
+	__u32 pend_op;	   /* enum pend_op of the active top primitive inside a helper */
+	__u64 pend_old;	   /* its old pointer (realloc) */
+	__u64 pend_size;   /* its requested size */
+	struct net_slot net[NET_SLOTS]; /* helpers: net effect on the heap so far */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16 << 10);
+	__type(key, __u32);
+	__type(value, struct call_state);
+} inflight SEC(".maps");
+
+/* malloc .. pvalloc (free included) are primitives; strdup .. open_memstream are helpers. */
+static __always_inline bool is_prim(__u32 fn)
+{
+	return fn <= FN_PVALLOC;
+}
+
+static __always_inline void count(__u64 *c)
+{
+	__sync_fetch_and_add(c, 1);
+}
+
+/* Wake the consumer only when the ring is filling up: userspace polls on a short timer,
+ * and a wakeup per record doubles the per-event cost. */
+static __always_inline __u64 submit_flags(void)
+{
+	if (wakeup_threshold && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_threshold)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __u64 old_addr,
+				 __u64 size, __s32 stack_id)
+{
+	struct alloc_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(&counters.dropped);
+		return;
+	}
+	e->type = type;
+	e->tid = tid;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->addr = addr;
+	e->old_addr = old_addr;
+	e->size = size;
+	e->stack_id = stack_id;
+	e->fn = fn;
+	bpf_ringbuf_submit(e, submit_flags());
+	count(&counters.events);
+}
+
+static __always_inline bool same_stack(const struct stack_val *a, const struct stack_val *b)
+{
+	if (a->depth != b->depth)
+		return false;
+	for (int i = 0; i < MAX_STACK_DEPTH; i++) {
+		if (i >= a->depth)
+			break;
+		if (a->ips[i] != b->ips[i])
+			return false;
+	}
+	return true;
+}
+
+/* The stack id (>= 0) of the current user stack, or -errno (counted as a stack failure).
+ * A global function: the verifier checks it once, not inlined in each of the 16 return
+ * programs (that took load time from 0.08 s to 0.9 s). */
+__noinline int take_stack(struct pt_regs *ctx)
+{
+	struct stack_val *s, *have;
+	__u32 zero = 0, id;
+	__u64 h;
+	long n;
+
+	s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!s)
+		goto fail_noent;
+	n = bpf_get_stack(ctx, s->ips, sizeof(s->ips), BPF_F_USER_STACK);
+	if (n <= 0) {
+		count(&counters.stack_failures);
+		return n < 0 ? (__s32)n : -ENODATA;
+	}
+	s->depth = (__u32)(n / sizeof(__u64));
+	s->pad = 0;
+
+	/* 64-bit multiply-xorshift over the frames, folded to a non-negative s32. */
+	h = 0x9e3779b97f4a7c15ull ^ s->depth;
+	for (int i = 0; i < MAX_STACK_DEPTH; i++) {
+		if (i >= s->depth)
+			break;
+		h = (h ^ s->ips[i]) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	id = (__u32)(h ^ (h >> 31)) & 0x7fffffff;
+
+	for (int p = 0; p < STACK_PROBES; p++, id = (id + 1) & 0x7fffffff) {
+		have = bpf_map_lookup_elem(&stacks, &id);
+		if (have) {
+			if (same_stack(have, s))
+				return (__s32)id;
+			continue; /* another stack has this hash: next id */
+		}
+		n = bpf_map_update_elem(&stacks, &id, s, BPF_NOEXIST);
+		if (!n)
+			return (__s32)id;
+		if (n != -EEXIST) { /* map full (-E2BIG) or out of memory */
+			count(&counters.stack_failures);
+			return (__s32)n;
+		}
+		/* Another CPU inserted this id just now: it may be this very stack. */
+		have = bpf_map_lookup_elem(&stacks, &id);
+		if (have && same_stack(have, s))
+			return (__s32)id;
+	}
+	count(&counters.stack_failures);
+	return -EEXIST;
+fail_noent:
+	count(&counters.stack_failures);
+	return -ENOENT;
+}
+
+static __always_inline bool records_allowed(void)
+{
+	return !window_gated || window_open;
+}
+
+/* ---- helpers' net-effect table -------------------------------------------------------- */
+
+static __always_inline void net_new(struct call_state *st, __u64 addr, __u64 size)
+{
+	for (int i = 0; i < NET_SLOTS; i++) {
+		if (st->net[i].kind == NET_EMPTY) {
+			st->net[i].kind = NET_BORN;
+			st->net[i].orig = 0;
+			st->net[i].addr = addr;
+			st->net[i].size = size;
+			return;
+		}
+	}
+	count(&counters.entry_overflow);
+}
+
+static __always_inline void net_resize(struct call_state *st, __u64 old, __u64 addr, __u64 size)
+{
+	/* A block born or already resized inside the helper: follow it. */
+	for (int i = 0; i < NET_SLOTS; i++) {
+		__u32 kind = st->net[i].kind;
+
+		if ((kind == NET_BORN || kind == NET_RESIZED) && st->net[i].addr == old) {
+			st->net[i].addr = addr;
+			st->net[i].size = size;
+			return;
+		}
+	}
+	/* A block from before the helper (getline's *lineptr). */
+	for (int i = 0; i < NET_SLOTS; i++) {
+		if (st->net[i].kind == NET_EMPTY) {
+			st->net[i].kind = NET_RESIZED;
+			st->net[i].orig = old;
+			st->net[i].addr = addr;
+			st->net[i].size = size;
+			return;
+		}
+	}
+	count(&counters.entry_overflow);
+}
+
+static __always_inline void net_free(struct call_state *st, __u64 p)
+{
+	for (int i = 0; i < NET_SLOTS; i++) {
+		__u32 kind = st->net[i].kind;
+
+		if (kind == NET_BORN && st->net[i].addr == p) {
+			st->net[i].kind = NET_EMPTY; /* born and died inside: invisible */
+			return;
+		}
+		if (kind == NET_RESIZED && st->net[i].addr == p) {
+			st->net[i].kind = NET_FREED; /* the original block is gone */
+			return;
+		}
+	}
+	for (int i = 0; i < NET_SLOTS; i++) {
+		if (st->net[i].kind == NET_EMPTY) {
+			st->net[i].kind = NET_FREED;
+			st->net[i].orig = p;
+			return;
+		}
+	}
+	count(&counters.entry_overflow);
+}
+
+/* The top primitive inside a helper returned: apply what it did. */
+static __always_inline void net_commit(struct call_state *st, __u64 ret)
+{
+	switch (st->pend_op) {
+	case PEND_NEW:
+		if (ret)
+			net_new(st, ret, st->pend_size);
+		break;
+	case PEND_RESIZE:
+		if (ret)
+			net_resize(st, st->pend_old, ret, st->pend_size);
+		break;
+	case PEND_FREE:
+		net_free(st, st->pend_old);
+		break;
+	}
+	st->pend_op = PEND_NONE;
+}
+
+/* Emit a helper's table: frees, then resizes, then new blocks (an address freed inside may
+ * be reused by a block born later, never the other way round). */
+static __always_inline void net_emit(struct pt_regs *ctx, struct call_state *st, __u32 tid)
+{
+	bool any_alloc = false;
+	__s32 stack_id = -ENOENT;
+
+	for (int i = 0; i < NET_SLOTS; i++) {
+		if (st->net[i].kind == NET_FREED)
+			emit(EV_FREE, st->fn, tid, st->net[i].orig, 0, 0, -ENOENT);
+		else if (st->net[i].kind != NET_EMPTY)
+			any_alloc = true;
+	}
+	if (!any_alloc)
+		return;
+	stack_id = take_stack(ctx);
+	for (int i = 0; i < NET_SLOTS; i++) {
+		if (st->net[i].kind == NET_RESIZED)
+			emit(EV_REALLOC, st->fn, tid, st->net[i].addr, st->net[i].orig,
+			     st->net[i].size, stack_id);
+	}
+	for (int i = 0; i < NET_SLOTS; i++) {
+		if (st->net[i].kind == NET_BORN)
+			emit(EV_ALLOC, st->fn, tid, st->net[i].addr, 0, st->net[i].size, stack_id);
+	}
+}
+
+/* ---- entry / return ------------------------------------------------------------------- */
+
+/* What primitive fn(a0, a1, a2) is asked to do, for the helper table. */
+static __always_inline void set_pending(struct call_state *st, __u32 fn, __u64 a0, __u64 a1,
+					__u64 a2)
+{
+	__u64 old = 0, size = 0;
+
+	switch (fn) {
+	case FN_MALLOC:
+	case FN_VALLOC:
+	case FN_PVALLOC:
+		size = a0;
+		break;
+	case FN_CALLOC:
+		size = a0 * a1;
+		break;
+	case FN_MEMALIGN:
+	case FN_ALIGNED_ALLOC:
+		size = a1;
+		break;
+	case FN_REALLOC:
+		old = a0;
+		size = a1;
+		break;
+	case FN_REALLOCARRAY:
+		old = a0;
+		size = a1 * a2;
+		break;
+	default: /* posix_memalign inside a libc helper: not done by glibc */
+		st->pend_op = PEND_NONE;
+		return;
+	}
+	st->pend_old = old;
+	st->pend_size = size;
+	if (!old)
+		st->pend_op = PEND_NEW;
+	else if (!size)
+		st->pend_op = PEND_FREE;
+	else
+		st->pend_op = PEND_RESIZE;
+}
+
+static __always_inline int on_entry(struct pt_regs *ctx, __u32 fn, __u64 a0, __u64 a1, __u64 a2)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	__u64 sp, ip;
+	struct call_state *st;
+
+	if ((__u32)(id >> 32) != target_tgid)
+		return 0;
+
+	/* At a uprobe on the first instruction, IP is the function's runtime address. Write
+	 * only on change: a store per call would bounce the cache line between CPUs. */
+	ip = PT_REGS_IP(ctx);
+	if (fn < FN_COUNT && fn_addrs[fn] != ip)
+		fn_addrs[fn] = ip;
+
+	sp = PT_REGS_SP(ctx);
+	st = bpf_map_lookup_elem(&inflight, &tid);
+	if (st && st->depth && sp <= st->entry_sp) {
+		/* Nested inside the thread's outermost allocator call: not a user call. */
+		count(&counters.nested_calls);
+		if (fn == FN_FREE) {
+			/* Entry-only: does not change depth. A free made by a helper itself
+			 * (vasprintf dropping its scratch buffer) goes into its table; a free
+			 * inside a primitive (realloc(p, 0)) is part of that primitive. */
+			if (a0 && !st->prim_active)
+				net_free(st, a0);
+			return 0;
+		}
+		st->depth++;
+		if (is_prim(fn)) {
+			if (!st->prim_active)
+				set_pending(st, fn, a0, a1, a2);
+			st->prim_active++;
+		}
+		return 0;
+	}
+	if (st) {
+		/* The previous outermost call never returned (see the header comment). */
+		count(&counters.unmatched_returns);
+		bpf_map_delete_elem(&inflight, &tid);
+	}
+
+	if (fn == FN_FREE) {
+		if (a0 && records_allowed()) /* free(NULL) is a no-op: dropped */
+			emit(EV_FREE, FN_FREE, tid, a0, 0, 0, -ENOENT);
+		return 0;
+	}
+
+	struct call_state new = {
+	    .args = {a0, a1, a2},
+	    .entry_sp = sp,
+	    .fn = fn,
+	    .depth = 1,
+	    .prim_active = is_prim(fn) ? 1 : 0,
+	};
+	if (bpf_map_update_elem(&inflight, &tid, &new, BPF_ANY))
+		count(&counters.entry_overflow);
+	return 0;
+}
+
+/* The outermost primitive returned ret: emit its record (see the table in the header). */
+static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st, __u32 tid,
+				      __u64 ret)
+{
+	__u64 a0 = st->args[0], a1 = st->args[1], a2 = st->args[2];
+	__u64 old = 0, size;
+	__u32 fn = st->fn;
+
+	switch (fn) {
+	case FN_MALLOC:
+	case FN_VALLOC:
+	case FN_PVALLOC:
+		size = a0;
+		break;
+	case FN_CALLOC:
+		size = a0 * a1;
+		break;
+	case FN_MEMALIGN:
+	case FN_ALIGNED_ALLOC:
+		size = a1;
+		break;
+	case FN_POSIX_MEMALIGN:
+		/* int posix_memalign(void **memptr, size_t align, size_t size): 0 on success */
+		if ((int)ret != 0 || bpf_probe_read_user(&ret, sizeof(ret), (void *)a0))
+			return;
+		size = a2;
+		break;
+	case FN_REALLOC:
+		old = a0;
+		size = a1;
+		break;
+	case FN_REALLOCARRAY:
+		old = a0;
+		size = a1 * a2;
+		break;
+	default:
+		return;
+	}
+
+	if (old && !size) {
+		/* realloc(p, 0): glibc frees p and returns NULL. */
+		emit(EV_FREE, fn, tid, old, 0, 0, -ENOENT);
+		return;
+	}
+	if (!ret)
+		return; /* failed allocation: the heap did not change */
+	if (old)
+		emit(EV_REALLOC, fn, tid, ret, old, size, take_stack(ctx));
+	else
+		emit(EV_ALLOC, fn, tid, ret, 0, size, take_stack(ctx));
+}
+
+static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	__u64 ret = PT_REGS_RC(ctx);
+	struct call_state *st;
+
+	if ((__u32)(id >> 32) != target_tgid)
+		return 0;
+
+	st = bpf_map_lookup_elem(&inflight, &tid);
+	if (!st || !st->depth) {
+		count(&counters.unmatched_returns);
+		return 0;
+	}
+	st->depth--;
+	if (st->depth) {
+		/* A nested call returned. */
+		if (is_prim(fn) && st->prim_active) {
+			st->prim_active--;
+			if (!st->prim_active) /* a helper's top primitive */
+				net_commit(st, ret);
+		}
+		return 0;
+	}
+
+	/* The outermost call returned: the stack walk from here is complete. */
+	if (records_allowed()) {
+		if (is_prim(st->fn))
+			prim_emit(ctx, st, tid, ret);
+		else
+			net_emit(ctx, st, tid);
+	}
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+/* ---- one entry and one return program per allocator entry point ------------------------ */
+
+#define PROBE_PAIR(name, FN, a0, a1, a2)                                                           \
+	SEC("uprobe")                                                                              \
+	int BPF_KPROBE(name##_entry)                                                               \
+	{                                                                                          \
+		return on_entry(ctx, FN, a0, a1, a2);                                              \
+	}                                                                                          \
+	SEC("uprobe")                                                                              \
+	int BPF_KRETPROBE(name##_return)                                                           \
+	{                                                                                          \
+		return on_return(ctx, FN);                                                         \
+	}
+
+#define ARG1 PT_REGS_PARM1(ctx)
+#define ARG2 PT_REGS_PARM2(ctx)
+#define ARG3 PT_REGS_PARM3(ctx)
+
+PROBE_PAIR(malloc, FN_MALLOC, ARG1, 0, 0)			/* malloc(size) */
+PROBE_PAIR(calloc, FN_CALLOC, ARG1, ARG2, 0)			/* calloc(nmemb, size) */
+PROBE_PAIR(realloc, FN_REALLOC, ARG1, ARG2, 0)			/* realloc(p, size) */
+PROBE_PAIR(reallocarray, FN_REALLOCARRAY, ARG1, ARG2, ARG3)	/* reallocarray(p, nmemb, size) */
+PROBE_PAIR(posix_memalign, FN_POSIX_MEMALIGN, ARG1, ARG2, ARG3) /* (memptr, align, size) */
+PROBE_PAIR(aligned_alloc, FN_ALIGNED_ALLOC, ARG1, ARG2, 0)	/* aligned_alloc(align, size) */
+PROBE_PAIR(memalign, FN_MEMALIGN, ARG1, ARG2, 0)		/* memalign(align, size) */
+PROBE_PAIR(valloc, FN_VALLOC, ARG1, 0, 0)			/* valloc(size) */
+PROBE_PAIR(pvalloc, FN_PVALLOC, ARG1, 0, 0)			/* pvalloc(size) */
+/* Helpers: their arguments are not needed, the net-effect table says what they did. */
+PROBE_PAIR(strdup, FN_STRDUP, 0, 0, 0)
+PROBE_PAIR(strndup, FN_STRNDUP, 0, 0, 0)
+PROBE_PAIR(asprintf, FN_ASPRINTF, 0, 0, 0)
+PROBE_PAIR(vasprintf, FN_VASPRINTF, 0, 0, 0)
+PROBE_PAIR(getline, FN_GETLINE, 0, 0, 0)
+PROBE_PAIR(getdelim, FN_GETDELIM, 0, 0, 0)
+PROBE_PAIR(open_memstream, FN_OPEN_MEMSTREAM, 0, 0, 0)
+
+/* free(p): entry only, keeping the probe count minimal. */
+SEC("uprobe")
+int BPF_KPROBE(free_entry)
+{
+	return on_entry(ctx, FN_FREE, PT_REGS_PARM1(ctx), 0, 0);
+}
+
+/* ---- measurement window: DTRACE_PROBE2(kaish_workload, window_begin|end, name, iters) --- */
+
+static __always_inline int window_mark(__u32 type, __u64 name, __u64 iterations)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct window_event *e;
+
+	if ((__u32)(id >> 32) != target_tgid)
+		return 0;
+	if (type == EV_WINDOW_BEGIN)
+		window_open = 1;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (e) {
+		e->type = type;
+		e->tid = (__u32)id;
+		e->ts_ns = bpf_ktime_get_ns();
+		e->iterations = iterations;
+		if (bpf_probe_read_user_str(e->name, sizeof(e->name), (void *)name) < 0)
+			e->name[0] = '\0';
+		/* Window marks are rare and the collector acts on them: wake it now. */
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+		count(&counters.events);
+	} else {
+		count(&counters.dropped);
+	}
+	if (type == EV_WINDOW_END)
+		window_open = 0;
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(window_begin, void *name, long iterations)
+{
+	return window_mark(EV_WINDOW_BEGIN, (__u64)name, (__u64)iterations);
+}
+
+SEC("usdt")
+int BPF_USDT(window_end, void *name, long iterations)
+{
+	return window_mark(EV_WINDOW_END, (__u64)name, (__u64)iterations);
+}

@@ -15,7 +15,7 @@
 		const char *why = e2e_cannot_trace();                                              \
 		if (why) {                                                                         \
 			if (e2e_in_ci())                                                           \
-				cr_fatal("BPF test cannot run under CI=true: %s", why);            \
+				cr_assert_fail("BPF test cannot run under CI=true: %s", why);            \
 			cr_skip_test("BPF test skipped: %s", why);                                 \
 		}                                                                                  \
 	} while (0)

@@ -145,14 +145,14 @@ static __u64 no_fn_addr(void *ctx, __u32 fn)
 
 Test(frames, allocator_first_then_callers)
 {
-	struct stack_source src = { fake_stack_fn, no_fn_addr, NULL };
+	struct stack_source src = { fake_stack_fn, no_fn_addr, NULL, NULL };
 	struct frames_ctx fc = { .sym = NULL, .src = &src };
 	struct pp_stats pp = { .stack_id = 7, .fn = FN_CALLOC };
 	struct strvec out = { 0 };
 
 	cr_assert_eq(frames__describe(&fc, &pp, &out), 0);
 	cr_assert_eq(out.cnt, 4);
-	cr_expect_str_eq(out.items[0], "0x0: calloc (in libc)");
+	cr_expect_str_eq(out.items[0], "0x0: calloc (in libc)"); /* address and library unknown */
 	/* Return addresses are shown minus one: the call, not the instruction after it. */
 	cr_expect_str_eq(out.items[1], "0x1000: ???");
 	cr_expect_str_eq(out.items[3], "0x3000: ???");

@@ -5,29 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The allocator's own frame: "0xADDR: malloc (in /…/libc.so.6)", or a plain name when the
- * function's address was never seen. */
+/* The allocator's own frame, named by the public function that was called, as Debian's
+ * Valgrind shows `malloc (in …vgpreload…)`: "0xADDR: malloc (in /…/libc.so.6)". The DWARF
+ * name and line of libc's internals (__libc_malloc, malloc.c:3281) would only add noise. */
 static int frames__allocator(struct frames_ctx *fc, const struct pp_stats *pp, struct strvec *out)
 {
 	__u64 addr = fc->src->fn_addr ? fc->src->fn_addr(fc->src->ctx, pp->fn) : 0;
-	size_t before = out->cnt;
-	int n;
+	const char *lib = fc->src->lib_path ? fc->src->lib_path : "libc";
 
-	if (addr && fc->sym) {
-		n = symbolizer__frames(fc->sym, addr, false, out);
-		if (n > 0) {
-			/* Keep only the outermost name for the allocator: inlined internals of
-			 * libc are noise here. */
-			while (out->cnt > before + 1) {
-				free(out->items[before]);
-				memmove(&out->items[before], &out->items[before + 1],
-					(out->cnt - before - 1) * sizeof(char *));
-				out->cnt--;
-			}
-			return 0;
-		}
-	}
-	return strvec__pushf(out, "0x0: %s (in libc)", alloc_fn_name(pp->fn));
+	return strvec__pushf(out, "0x%llX: %s (in %s)", (unsigned long long)addr,
+			     alloc_fn_name(pp->fn), lib);
 }
 
 int frames__describe(void *ctx, const struct pp_stats *pp, struct strvec *out)

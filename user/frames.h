@@ -20,6 +20,7 @@ struct stack_source {
 	/* Runtime entry address of allocator function fn in the target, 0 if unknown. */
 	__u64 (*fn_addr)(void *ctx, __u32 fn);
 	void *ctx;
+	const char *lib_path; /* the allocator library, named in the allocator frame */
 };
 
 struct frames_ctx {

@@ -48,4 +48,12 @@ int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max);
  * 0 when the function was never hit. Used to name the allocator frame of a stack. */
 __u64 loader__fn_addr(struct loader *l, __u32 fn);
 
+/* The allocator library the probes are on (e.g. /usr/lib/x86_64-linux-gnu/libc.so.6). */
+const char *loader__libc_path(struct loader *l);
+
+/* The enum alloc_fn that records of fn carry: fn itself, or the first function (in enum order)
+ * at the same address when the library aliases them (glibc 2.36: memalign and aligned_alloc
+ * are one function, traced as FN_ALIGNED_ALLOC). */
+__u32 loader__fn_owner(struct loader *l, __u32 fn);
+
 #endif

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -336,7 +337,8 @@ static void chown_to_sudo_user(const char *path)
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
 	struct run *r = ctx;
-	struct stack_source src = { loader_stack_cb, loader_fn_addr_cb, r->loader };
+	struct stack_source src = { loader_stack_cb, loader_fn_addr_cb, r->loader,
+				    loader__libc_path(r->loader) };
 	struct frames_ctx fc = { .sym = r->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = r->cmdline, .pid = r->target };
 	const struct workload_info *w = name ? find_workload(r, name) : NULL;
@@ -384,13 +386,57 @@ static int on_record(void *ctx, const void *data, size_t sz)
 
 /* --- the poll loop ----------------------------------------------------------------------------- */
 
+/*
+ * A spawned child is ptrace-seized with PTRACE_O_TRACEEXIT and nothing else: it then stops
+ * once, just before it exits, while its address space still exists. That is the last moment
+ * its /proc/PID/maps can be read, and short programs exit long before their profile is
+ * symbolized. Other stops (signal delivery, group stop) are passed straight through.
+ */
+static int seize_for_exit_stop(pid_t pid)
+{
+	return ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXIT) ? -errno : 0;
+}
+
+/* Resume a ptrace-stopped child, capturing its maps first if it is about to exit. */
+static void handle_child_stop(struct run *r, int status)
+{
+	int event = status >> 16;
+
+	if (event == PTRACE_EVENT_EXIT) {
+		if (!r->sym)
+			r->sym = symbolizer__new(r->target);
+		else
+			symbolizer__refresh_maps(r->sym);
+		ptrace(PTRACE_CONT, r->target, 0, 0);
+	} else if (event == PTRACE_EVENT_STOP) {
+		ptrace(PTRACE_LISTEN, r->target, 0, 0); /* group stop: stay stopped */
+	} else {
+		ptrace(PTRACE_CONT, r->target, 0, WSTOPSIG(status)); /* deliver the signal */
+	}
+}
+
+/* Wait for the spawned child (blocking or not), resuming it through ptrace stops.
+ * Returns true while it lives; *status holds its exit status once it is gone. */
+static bool wait_child(struct run *r, int *status, bool block)
+{
+	for (;;) {
+		pid_t p = waitpid(r->target, status, (block ? 0 : WNOHANG) | __WALL);
+
+		if (p == 0)
+			return true;
+		if (p < 0)
+			return errno == EINTR;
+		if (WIFEXITED(*status) || WIFSIGNALED(*status))
+			return false;
+		if (WIFSTOPPED(*status))
+			handle_child_stop(r, *status);
+	}
+}
+
 static bool target_alive(struct run *r, int *status)
 {
-	if (r->target_is_child) {
-		pid_t p = waitpid(r->target, status, WNOHANG);
-
-		return p == 0;
-	}
+	if (r->target_is_child)
+		return wait_child(r, status, false);
 	return kill(r->target, 0) == 0 || errno == EPERM;
 }
 
@@ -449,7 +495,8 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 	if (alive && r->target_is_child) {
 		/* Interrupted: stop the child we started, and reap it. */
 		kill(r->target, SIGTERM);
-		waitpid(r->target, wait_status, 0);
+		while (wait_child(r, wait_status, true))
+			;
 		do {
 			n = loader__poll(r->loader, 0, on_record, r);
 		} while (n > 0);
@@ -528,6 +575,10 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		}
 		r->target_is_child = true;
 		join_cmdline(r->cmdline, sizeof(r->cmdline), argv);
+		err = seize_for_exit_stop(r->target);
+		if (err)
+			vlog("ptrace: %s: maps of a short-lived target may be missed\n",
+			     strerror(-err));
 	} else {
 		r->target = r->args->pid;
 		if (kill(r->target, 0) && errno == ESRCH) {
@@ -561,9 +612,10 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		err = errno;
 		elog("cannot attach to pid %d: %s\n", (int)r->target, strerror(err));
 		if (go_fd >= 0) {
-			close(go_fd);
+			close(go_fd); /* the held child exits 127 */
 			close(err_fd);
-			waitpid(r->target, NULL, 0);
+			while (wait_child(r, &wait_status, true))
+				;
 		}
 		return err == ESRCH ? TRACER_EXIT_USAGE :
 		       err == EPERM ? TRACER_EXIT_UNSUPPORTED : TRACER_EXIT_FAILURE;
@@ -578,11 +630,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		err = release_child(go_fd, err_fd);
 		if (err) {
 			elog("cannot run %s: %s\n", argv[0], strerror(-err));
-			waitpid(r->target, NULL, 0);
+			while (wait_child(r, &wait_status, true))
+				;
 			ret = err == -ENOENT ? TRACER_EXIT_USAGE : TRACER_EXIT_FAILURE;
 			goto cleanup;
 		}
 	}
+	if (argv && !r->sym)
+		r->sym = symbolizer__new(r->target); /* exec done: the executable is mapped */
 	vlog("attached to pid %d\n", (int)r->target);
 
 	err = trace_loop(r, &wait_status,

@@ -96,6 +96,12 @@ void kaish_config_set_vfs_budget(kaish_config *cfg, size_t bytes);
 int kaish_config_set_var(kaish_config *cfg, const char *name, const char *value);
 /* Label of the kernel (default "agent" for the agent preset). Returns 0 or -ENOMEM. */
 int kaish_config_set_name(kaish_config *cfg, const char *name);
+/*
+ * Added: default per-call deadline in milliseconds (0 = none, the default). When it passes,
+ * the script stops at the next statement or loop iteration with code 124 (KAISH_EXIT_TIMEOUT)
+ * and err "kaish: timed out".
+ */
+void kaish_config_set_request_timeout(kaish_config *cfg, unsigned long ms);
 
 /* --- kernel ------------------------------------------------------------------------------- */
 
@@ -116,6 +122,13 @@ void kaish_kernel_free(kaish_kernel *k);
 enum kaish_status kaish_execute(kaish_kernel *k, const char *script, kaish_result *res);
 /* Release what a result owns; the struct itself is the caller's. Accepts a zeroed result. */
 void kaish_result_free(kaish_result *res);
+/*
+ * Added: cancel the kaish_execute() running on k, from any thread. It stops at the next
+ * statement or loop iteration (scatter workers too) with code 130 (KAISH_EXIT_CANCELLED)
+ * and err "kaish: cancelled". Each kaish_execute() starts uncancelled, so a cancel that
+ * arrives between two calls has no effect.
+ */
+void kaish_cancel(kaish_kernel *k);
 
 /* Variables of the kernel's root scope. get returns a malloc'd copy or NULL. */
 char *kaish_get_var(kaish_kernel *k, const char *name);

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bi_sed.c - sed: a stream editor subset. Commands s///, p, d, q with an optional line,
+ * `$` or /regex/ address. Regexes are ERE; GNU BRE spellings (\( \) \| \+ ...) are accepted.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kaish_int.h"
+
+const char bi_sed_usage[] =
+	"Usage: sed [-n] [-E] [-i] (-e SCRIPT)... | SCRIPT [FILE]...\n"
+	"Edit lines of each FILE (or stdin). SCRIPT is commands separated by ';' or newlines:\n"
+	"  [ADDR]s/RE/REPL/[g][i][p][N]   substitute (& and \\1..\\9 in REPL)\n"
+	"  [ADDR]p  print    [ADDR]d  delete    [ADDR]q  quit\n"
+	"ADDR is a line number, $ (last line) or /RE/.\n"
+	"  -n   do not print lines automatically\n"
+	"  -e   add a script       -E, -r   extended regex (the default)\n"
+	"  -i   edit files in place\n";
+
+enum addr_type { A_NONE, A_LINE, A_LAST, A_RE };
+
+struct sed_cmd {
+	enum addr_type addr;
+	long line;
+	regex_t addr_re;
+	char cmd; /* s p d q */
+	regex_t re;
+	char *rep;
+	bool global, print;
+	long nth;
+	struct sed_cmd *next;
+};
+
+static void sed_free(struct sed_cmd *c)
+{
+	while (c) {
+		struct sed_cmd *n = c->next;
+		if (c->addr == A_RE)
+			regfree(&c->addr_re);
+		if (c->cmd == 's')
+			regfree(&c->re);
+		free(c->rep);
+		free(c);
+		c = n;
+	}
+}
+
+/* Read up to the unescaped delimiter; "\delim" becomes delim. Returns malloc'd text. */
+static char *sed_until(const char **pp, char delim)
+{
+	struct sbuf b;
+	sb_init(&b);
+	const char *p = *pp;
+	for (; *p && *p != delim; p++) {
+		if (*p == '\\' && p[1] == delim) {
+			sb_addc(&b, delim);
+			p++;
+		} else if (*p == '\\' && p[1]) {
+			sb_addc(&b, *p++);
+			sb_addc(&b, *p);
+		} else {
+			sb_addc(&b, *p);
+		}
+	}
+	if (*p != delim) {
+		sb_free(&b);
+		return NULL;
+	}
+	*pp = p + 1;
+	return sb_detach(&b);
+}
+
+static int sed_regex(regex_t *re, const char *pat, bool icase, char **msg)
+{
+	char *ere = bi_bre_to_ere(pat);
+	int rc = ere ? bi_regex_compile(re, ere, REG_EXTENDED | (icase ? REG_ICASE : 0), msg) : -1;
+	free(ere);
+	return rc;
+}
+
+static int sed_fail(char **msg, const char *what, const char *at)
+{
+	struct sbuf b;
+	sb_init(&b);
+	sb_printf(&b, "%s at '%s'", what, at);
+	*msg = sb_detach(&b);
+	return -1;
+}
+
+/* script := (ws* [addr] cmd ws* (';' | '\n'))* */
+static int sed_compile(const char *script, struct sed_cmd **out, char **msg)
+{
+	struct sed_cmd *head = NULL, **tail = &head;
+	const char *p = script;
+	*out = NULL;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == ';' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		struct sed_cmd *c = calloc(1, sizeof(*c));
+		if (!c)
+			goto fail;
+		*tail = c;
+		tail = &c->next;
+		if (*p >= '0' && *p <= '9') {
+			c->addr = A_LINE;
+			c->line = strtol(p, (char **)&p, 10);
+		} else if (*p == '$') {
+			c->addr = A_LAST;
+			p++;
+		} else if (*p == '/') {
+			p++;
+			char *re = sed_until(&p, '/');
+			if (!re) {
+				sed_fail(msg, "unterminated address regex", p);
+				goto fail;
+			}
+			int rc = sed_regex(&c->addr_re, re, false, msg);
+			free(re);
+			if (rc < 0)
+				goto fail;
+			c->addr = A_RE;
+		}
+		while (*p == ' ')
+			p++;
+		c->cmd = *p;
+		if (*p == 'p' || *p == 'd' || *p == 'q') {
+			p++;
+		} else if (*p == 's' && p[1] && p[1] != '\\' && p[1] != '\n') {
+			char delim = p[1];
+			p += 2;
+			char *re = sed_until(&p, delim);
+			char *rep = re ? sed_until(&p, delim) : NULL;
+			if (!re || !rep) {
+				free(re);
+				free(rep);
+				c->cmd = 0;
+				sed_fail(msg, "unterminated `s' command", script);
+				goto fail;
+			}
+			c->rep = rep;
+			bool icase = false;
+			for (; *p && !strchr("; \t\n}", *p); p++) {
+				if (*p == 'g')
+					c->global = true;
+				else if (*p == 'i' || *p == 'I')
+					icase = true;
+				else if (*p == 'p')
+					c->print = true;
+				else if (*p >= '1' && *p <= '9')
+					c->nth = strtol(p, (char **)&p, 10), p--;
+				else {
+					free(re);
+					c->cmd = 0;
+					sed_fail(msg, "unknown option to `s'", p);
+					goto fail;
+				}
+			}
+			int rc = sed_regex(&c->re, re, icase, msg);
+			free(re);
+			if (rc < 0) {
+				c->cmd = 0;
+				goto fail;
+			}
+		} else {
+			c->cmd = 0;
+			sed_fail(msg, "unknown command", p);
+			goto fail;
+		}
+	}
+	*out = head;
+	return 0;
+fail:
+	sed_free(head);
+	return -1;
+}
+
+/* Gather -e scripts or the first operand; the rest are files. */
+static int sed_args(int argc, char **argv, struct sbuf *script, struct strv *files, bool *quiet,
+		    bool *inplace, bool *unknown, char **msg)
+{
+	bool have_e = false, have_script = false;
+	*quiet = *inplace = *unknown = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a && (!strcmp(a, "-n") || !strcmp(a, "--quiet"))) {
+			*quiet = true;
+		} else if (a && (!strcmp(a, "-E") || !strcmp(a, "-r"))) {
+		} else if (a && !strcmp(a, "-i")) {
+			*inplace = true;
+		} else if (a && !strcmp(a, "-e")) {
+			if (++i >= argc) {
+				*msg = strdup("option -e needs a script");
+				return -1;
+			}
+			if (!argv[i])
+				*unknown = true;
+			if (have_e)
+				sb_addc(script, '\n');
+			sb_adds(script, argv[i] ? argv[i] : "");
+			have_e = true;
+		} else if (a && a[0] == '-' && a[1]) {
+			struct sbuf b;
+			sb_init(&b);
+			sb_printf(&b, "unknown option '%s'", a);
+			*msg = sb_detach(&b);
+			return -1;
+		} else if (!have_e && !have_script) {
+			if (!a)
+				*unknown = true;
+			sb_adds(script, a ? a : "");
+			have_script = true;
+		} else {
+			strv_pushdup(files, a ? a : "");
+		}
+	}
+	if (!have_e && !have_script) {
+		*msg = strdup("missing script");
+		return -1;
+	}
+	return 0;
+}
+
+int bi_sed_check(int argc, char **argv, char **msg)
+{
+	struct sbuf script;
+	struct strv files;
+	bool quiet, inplace, unknown;
+	struct sed_cmd *cmds = NULL;
+	sb_init(&script);
+	strv_init(&files);
+	int rc = sed_args(argc, argv, &script, &files, &quiet, &inplace, &unknown, msg);
+	if (rc == 0 && !unknown)
+		rc = sed_compile(sb_str(&script), &cmds, msg);
+	sed_free(cmds);
+	sb_free(&script);
+	strv_free(&files);
+	return rc;
+}
+
+/* Append REP for match m of line to out. */
+static void sed_expand(struct sbuf *out, const char *rep, const char *line, const regmatch_t *m)
+{
+	for (const char *r = rep; *r; r++) {
+		if (*r == '&') {
+			sb_add(out, line + m[0].rm_so, (size_t)(m[0].rm_eo - m[0].rm_so));
+		} else if (*r == '\\' && r[1] >= '0' && r[1] <= '9') {
+			int g = *++r - '0';
+			if (m[g].rm_so >= 0)
+				sb_add(out, line + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
+		} else if (*r == '\\' && r[1] == 'n') {
+			sb_addc(out, '\n');
+			r++;
+		} else if (*r == '\\' && r[1] == 't') {
+			sb_addc(out, '\t');
+			r++;
+		} else if (*r == '\\' && r[1]) {
+			sb_addc(out, *++r);
+		} else {
+			sb_addc(out, *r);
+		}
+	}
+}
+
+/* s/// on line; returns a new malloc'd line or NULL when nothing was replaced. */
+static char *sed_subst(struct sed_cmd *c, const char *line)
+{
+	regmatch_t m[10];
+	struct sbuf out;
+	long n = 0;
+	bool done = false;
+	const char *p = line;
+	sb_init(&out);
+	while (!done && regexec(&c->re, p, 10, m, p == line ? 0 : REG_NOTBOL) == 0) {
+		n++;
+		bool take = c->nth ? (c->global ? n >= c->nth : n == c->nth) : true;
+		sb_add(&out, p, (size_t)m[0].rm_so);
+		if (take)
+			sed_expand(&out, c->rep, p, m);
+		else
+			sb_add(&out, p + m[0].rm_so, (size_t)(m[0].rm_eo - m[0].rm_so));
+		if (take && !c->global)
+			done = true;
+		if (m[0].rm_eo == m[0].rm_so) { /* empty match: copy one char to make progress */
+			if (!p[m[0].rm_eo]) {
+				p += m[0].rm_eo;
+				break;
+			}
+			sb_addc(&out, p[m[0].rm_eo]);
+			p += m[0].rm_eo + 1;
+		} else {
+			p += m[0].rm_eo;
+		}
+	}
+	if (n == 0 || (c->nth && n < c->nth)) {
+		sb_free(&out);
+		return NULL;
+	}
+	sb_adds(&out, p);
+	return sb_detach(&out);
+}
+
+static bool addr_match(struct sed_cmd *c, long lineno, bool last, const char *line)
+{
+	switch (c->addr) {
+	case A_NONE: return true;
+	case A_LINE: return lineno == c->line;
+	case A_LAST: return last;
+	case A_RE: return regexec(&c->addr_re, line, 0, NULL, 0) == 0;
+	}
+	return false;
+}
+
+/* Run the script over buf into out. */
+static void sed_run(struct sed_cmd *cmds, bool quiet, const char *buf, size_t len,
+		    struct sbuf *out)
+{
+	struct strv lines;
+	strv_init(&lines);
+	bi_split_lines(buf, len, &lines);
+	bool final_nl = len && buf[len - 1] == '\n';
+	for (int i = 0; i < lines.n; i++) {
+		char *line = lines.v[i];
+		bool last = i == lines.n - 1, deleted = false, quit = false;
+		for (struct sed_cmd *c = cmds; c && !deleted && !quit; c = c->next) {
+			if (!addr_match(c, i + 1, last, line))
+				continue;
+			switch (c->cmd) {
+			case 's': {
+				char *nl = sed_subst(c, line);
+				if (nl) {
+					free(line);
+					line = lines.v[i] = nl;
+					if (c->print) {
+						sb_adds(out, line);
+						sb_addc(out, '\n');
+					}
+				}
+				break;
+			}
+			case 'p':
+				sb_adds(out, line);
+				sb_addc(out, '\n');
+				break;
+			case 'd': deleted = true; break;
+			case 'q': quit = true; break;
+			}
+		}
+		if (!deleted && !quiet) {
+			sb_adds(out, line);
+			if (!last || final_nl)
+				sb_addc(out, '\n');
+		}
+		if (quit)
+			break;
+	}
+	strv_free(&lines);
+}
+
+int bi_sed(struct bi_ctx *c, int argc, char **argv)
+{
+	struct sbuf script;
+	struct strv files;
+	bool quiet, inplace, unknown;
+	struct sed_cmd *cmds = NULL;
+	char *msg = NULL;
+	int rc = 0;
+	sb_init(&script);
+	strv_init(&files);
+	if (sed_args(argc, argv, &script, &files, &quiet, &inplace, &unknown, &msg) < 0 ||
+	    sed_compile(sb_str(&script), &cmds, &msg) < 0) {
+		bi_err(c, "%s", msg ? msg : "invalid script");
+		free(msg);
+		sb_free(&script);
+		strv_free(&files);
+		return KAISH_EXIT_USAGE;
+	}
+	if (files.n == 0) {
+		size_t len;
+		const char *in = bi_stdin(c, &len);
+		sed_run(cmds, quiet, in, len, c->io->out);
+	}
+	for (int i = 0; i < files.n; i++) {
+		char *buf;
+		size_t len;
+		int e = bi_read_input(c, files.v[i], &buf, &len);
+		if (e) {
+			rc = e;
+			continue;
+		}
+		if (inplace) {
+			struct sbuf res;
+			sb_init(&res);
+			sed_run(cmds, quiet, buf, len, &res);
+			int we = vfs_write_all(c->k, files.v[i], sb_str(&res), res.len, false);
+			if (we < 0) {
+				bi_err(c, "%s: %s", files.v[i], vfs_strerror(we));
+				rc = vfs_exit_code(we);
+			}
+			sb_free(&res);
+		} else {
+			sed_run(cmds, quiet, buf, len, c->io->out);
+		}
+		free(buf);
+	}
+	sed_free(cmds);
+	sb_free(&script);
+	strv_free(&files);
+	return rc;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bi_table.c - the builtin registry (a name-sorted table, binary-searched per dispatch as
+ * kaish's schema catalog) and helpers shared by the builtins.
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kaish_int.h"
+
+/* Sorted by name (strcmp order): bi_lookup binary-searches it. */
+static const struct builtin builtins[] = {
+	{ "[[", bi_test, bi_test_usage, NULL },
+	{ "cat", bi_cat, bi_cat_usage, NULL },
+	{ "cd", bi_cd, bi_cd_usage, NULL },
+	{ "cut", bi_cut, bi_cut_usage, NULL },
+	{ "echo", bi_echo, bi_echo_usage, NULL },
+	{ "export", bi_export, bi_export_usage, NULL },
+	{ "gather", bi_gather, bi_gather_usage, NULL },
+	{ "grep", bi_grep, bi_grep_usage, bi_grep_check },
+	{ "head", bi_head, bi_head_usage, NULL },
+	{ "ls", bi_ls, bi_ls_usage, NULL },
+	{ "mkdir", bi_mkdir, bi_mkdir_usage, NULL },
+	{ "pwd", bi_pwd, bi_pwd_usage, NULL },
+	{ "rm", bi_rm, bi_rm_usage, NULL },
+	{ "scatter", bi_scatter, bi_scatter_usage, NULL },
+	{ "sed", bi_sed, bi_sed_usage, bi_sed_check },
+	{ "seq", bi_seq, bi_seq_usage, bi_seq_check },
+	{ "set", bi_set, bi_set_usage, NULL },
+	{ "sort", bi_sort, bi_sort_usage, NULL },
+	{ "tail", bi_tail, bi_tail_usage, NULL },
+	{ "test", bi_test, bi_test_usage, NULL },
+	{ "touch", bi_touch, bi_touch_usage, NULL },
+	{ "tr", bi_tr, bi_tr_usage, NULL },
+	{ "uniq", bi_uniq, bi_uniq_usage, NULL },
+	{ "unset", bi_unset, bi_unset_usage, NULL },
+	{ "wc", bi_wc, bi_wc_usage, NULL },
+};
+
+const struct builtin *bi_lookup(const char *name)
+{
+	size_t lo = 0, hi = sizeof(builtins) / sizeof(builtins[0]);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, builtins[mid].name);
+		if (c == 0)
+			return &builtins[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* Resolved by the executor before functions and builtins, as kaish's special forms. */
+bool bi_is_special(const char *name)
+{
+	static const char *const special[] = { "true", "false", ":", "break", "continue",
+					       "return", "exit", "local", NULL };
+	for (const char *const *s = special; *s; s++)
+		if (!strcmp(name, *s))
+			return true;
+	return false;
+}
+
+void bi_err(struct bi_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sb_printf(c->io->err, "%s: %s\n", c->name, msg);
+}
+
+bool bi_help(struct bi_ctx *c, int argc, char **argv, const char *usage)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "--help")) {
+			sb_adds(c->io->out, usage);
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *bi_stdin(struct bi_ctx *c, size_t *len)
+{
+	*len = c->io->in ? c->io->in_len : 0;
+	return c->io->in ? c->io->in : "";
+}
+
+int bi_read_input(struct bi_ctx *c, const char *path, char **buf, size_t *len)
+{
+	if (!strcmp(path, "-")) {
+		const char *in = bi_stdin(c, len);
+		*buf = kstrndup(in, *len);
+		return *buf ? 0 : 1;
+	}
+	int e = vfs_read_all(c->k, path, buf, len);
+	if (e < 0) {
+		bi_err(c, "%s: %s", path, vfs_strerror(e));
+		return vfs_exit_code(e);
+	}
+	return 0;
+}
+
+int bi_split_lines(const char *buf, size_t len, struct strv *lines)
+{
+	size_t start = 0;
+	while (start < len) {
+		const char *nl = memchr(buf + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		if (strv_push(lines, kstrndup(buf + start, end - start)) < 0)
+			return -1;
+		start = end + 1;
+	}
+	return 0;
+}
+
+bool bi_parse_long(const char *s, long *v)
+{
+	char *end;
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !*end && errno == 0;
+}
+
+char *bi_bre_to_ere(const char *pat)
+{
+	struct sbuf b;
+	sb_init(&b);
+	for (const char *p = pat; *p; p++) {
+		if (*p == '\\' && p[1] && strchr("()|+?{}", p[1])) {
+			sb_addc(&b, p[1]);
+			p++;
+		} else if (*p == '\\' && p[1]) {
+			sb_addc(&b, *p);
+			sb_addc(&b, *++p);
+		} else {
+			sb_addc(&b, *p);
+		}
+	}
+	return sb_detach(&b);
+}
+
+int bi_regex_compile(void *rep, const char *pat, int flags, char **msg)
+{
+	regex_t *re = rep;
+	/* Rust-regex spellings that POSIX lacks: \d and \D. */
+	struct sbuf b;
+	sb_init(&b);
+	for (const char *p = pat; *p; p++) {
+		if (*p == '\\' && p[1] == 'd') {
+			sb_adds(&b, "[0-9]");
+			p++;
+		} else if (*p == '\\' && p[1] == 'D') {
+			sb_adds(&b, "[^0-9]");
+			p++;
+		} else if (*p == '\\' && p[1]) {
+			sb_addc(&b, *p);
+			sb_addc(&b, *++p);
+		} else {
+			sb_addc(&b, *p);
+		}
+	}
+	int rc = regcomp(re, sb_str(&b), flags);
+	sb_free(&b);
+	if (rc != 0) {
+		char e[256];
+		regerror(rc, re, e, sizeof(e));
+		if (msg) {
+			struct sbuf m;
+			sb_init(&m);
+			sb_printf(&m, "invalid regex '%s': %s", pat, e);
+			*msg = sb_detach(&m);
+		}
+		return -1;
+	}
+	return 0;
+}

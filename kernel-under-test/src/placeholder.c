@@ -1,1 +1,0 @@
-/* placeholder until the kernel lands */ int kaish__placeholder;

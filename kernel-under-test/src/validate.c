@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * validate.c - static checks before anything runs (kaish's Validator).
+ *
+ * Reported as KAISH_ERR_VALIDATION: unknown commands (the 127 of the static world),
+ * builtin argument checks on literal arguments (regexes compile, seq increment != 0),
+ * break/continue outside a loop, and E012 (a bare $VAR as a for-loop head: no word
+ * splitting, so it would be a single item). The first error wins.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kaish_int.h"
+
+struct vctx {
+	kaish_kernel *k;
+	struct strv funcs; /* functions defined anywhere in the script */
+	int loop_depth;
+	char *err;
+};
+
+static void verr(struct vctx *v, int line, const char *msg, const char *near)
+{
+	if (v->err)
+		return;
+	struct sbuf b;
+	sb_init(&b);
+	sb_printf(&b, "line %d: %s near '%s'", line, msg, near);
+	v->err = sb_detach(&b);
+}
+
+static void collect_funcs(struct vctx *v, struct node *n);
+static void check_node(struct vctx *v, struct node *n);
+
+static void collect_parts(struct vctx *v, struct wpart *wp)
+{
+	for (; wp; wp = wp->next) {
+		if (wp->sub)
+			collect_funcs(v, wp->sub);
+		collect_parts(v, wp->kids);
+	}
+}
+
+static void collect_funcs(struct vctx *v, struct node *n)
+{
+	if (!n)
+		return;
+	if (n->type == N_FUNC)
+		strv_pushdup(&v->funcs, n->name);
+	collect_funcs(v, n->a);
+	collect_funcs(v, n->b);
+	collect_funcs(v, n->c);
+	for (int i = 0; i < n->nkids; i++)
+		collect_funcs(v, n->kids[i]);
+	for (int i = 0; i < n->nwords; i++)
+		collect_parts(v, n->words[i]->parts);
+	for (struct case_arm *a = n->arms; a; a = a->next)
+		collect_funcs(v, a->body);
+}
+
+/* $( ) bodies are validated too; they start outside any loop. */
+static void check_parts(struct vctx *v, struct wpart *wp)
+{
+	for (; wp; wp = wp->next) {
+		if (wp->sub) {
+			int saved = v->loop_depth;
+			v->loop_depth = 0;
+			check_node(v, wp->sub);
+			v->loop_depth = saved;
+		}
+		if (wp->alt)
+			check_parts(v, wp->alt->parts);
+		check_parts(v, wp->kids);
+	}
+}
+
+static bool known_command(struct vctx *v, const char *name)
+{
+	if (bi_is_special(name) || bi_lookup(name) || kernel_find_func(v->k, name))
+		return true;
+	for (int i = 0; i < v->funcs.n; i++)
+		if (!strcmp(v->funcs.v[i], name))
+			return true;
+	return false;
+}
+
+static void check_cmd(struct vctx *v, struct node *n)
+{
+	for (int i = 0; i < n->nwords; i++)
+		check_parts(v, n->words[i]->parts);
+	for (struct assign *a = n->assigns; a; a = a->next)
+		check_parts(v, a->value->parts);
+	if (!n->nwords)
+		return;
+	char *name = word_literal(n->words[0]);
+	if (!name)
+		return; /* a computed command name is resolved at run time */
+	if (!known_command(v, name)) {
+		verr(v, n->line, "command not found", name);
+	} else if ((!strcmp(name, "break") || !strcmp(name, "continue")) && v->loop_depth == 0) {
+		char msg[64];
+		snprintf(msg, sizeof(msg), "'%s' outside a loop", name);
+		verr(v, n->line, msg, name);
+	} else {
+		const struct builtin *b = bi_lookup(name);
+		bool help = false; /* `CMD --help` only prints usage: skip argument checks */
+		for (int i = 1; i < n->nwords; i++)
+			if (!strcmp(n->words[i]->raw, "--help"))
+				help = true;
+		if (b && b->check && !help && !kernel_find_func(v->k, name)) {
+			char **argv = calloc((size_t)n->nwords + 1, sizeof(*argv));
+			if (argv) {
+				for (int i = 0; i < n->nwords; i++)
+					argv[i] = word_literal(n->words[i]);
+				char *msg = NULL;
+				if (b->check(n->nwords, argv, &msg) < 0)
+					verr(v, n->line, msg ? msg : "invalid arguments", name);
+				free(msg);
+				for (int i = 0; i < n->nwords; i++)
+					free(argv[i]);
+				free(argv);
+			}
+		}
+	}
+	free(name);
+}
+
+static void check_node(struct vctx *v, struct node *n)
+{
+	if (!n || v->err)
+		return;
+	switch (n->type) {
+	case N_CMD:
+		check_cmd(v, n);
+		break;
+	case N_FOR:
+		for (int i = 0; i < n->nwords; i++) {
+			struct wpart *wp = n->words[i]->parts;
+			if (wp && !wp->next && wp->type == W_VAR && !wp->quoted &&
+			    strcmp(wp->text, "@") && strcmp(wp->text, "*"))
+				verr(v, n->line,
+				     "E012 bare variable in for-loop head is a single item "
+				     "(no word splitting)",
+				     n->words[i]->raw);
+			check_parts(v, wp);
+		}
+		v->loop_depth++;
+		check_node(v, n->a);
+		v->loop_depth--;
+		break;
+	case N_WHILE:
+		check_node(v, n->a);
+		v->loop_depth++;
+		check_node(v, n->b);
+		v->loop_depth--;
+		break;
+	case N_FUNC: {
+		int saved = v->loop_depth;
+		v->loop_depth = 0;
+		check_node(v, n->a);
+		v->loop_depth = saved;
+		break;
+	}
+	case N_TEST:
+		for (int i = 0; i < n->nwords; i++) {
+			check_parts(v, n->words[i]->parts);
+			if (i + 1 < n->nwords && !strcmp(n->words[i]->raw, "=~")) {
+				char *pat = word_literal(n->words[i + 1]);
+				regex_t re;
+				char *msg = NULL;
+				if (pat && bi_regex_compile(&re, pat, REG_EXTENDED | REG_NOSUB, &msg) == 0)
+					regfree(&re);
+				else if (pat)
+					verr(v, n->line, msg ? msg : "invalid regex", pat);
+				free(msg);
+				free(pat);
+			}
+		}
+		break;
+	case N_CASE:
+		check_parts(v, n->words[0]->parts);
+		for (struct case_arm *a = n->arms; a; a = a->next)
+			check_node(v, a->body);
+		break;
+	default:
+		check_node(v, n->a);
+		check_node(v, n->b);
+		check_node(v, n->c);
+		for (int i = 0; i < n->nkids; i++)
+			check_node(v, n->kids[i]);
+		break;
+	}
+	for (struct redir *r = n->redirs; r; r = r->next)
+		if (r->target)
+			check_parts(v, r->target->parts);
+}
+
+int validate_program(kaish_kernel *k, struct program *p, char **err)
+{
+	struct vctx v = { .k = k, .loop_depth = 0, .err = NULL };
+	strv_init(&v.funcs);
+	collect_funcs(&v, p->root);
+	check_node(&v, p->root);
+	strv_free(&v.funcs);
+	if (v.err) {
+		*err = v.err;
+		return -1;
+	}
+	return 0;
+}

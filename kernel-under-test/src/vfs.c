@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vfs.c - every file access of the kernel, confined to the sandbox root.
+ *
+ * Path model (a simplification of kaish's VfsRouter for Sandboxed{root}):
+ *  - the sandbox is mounted at its real (canonical) path, so the VFS path of a file in the
+ *    sandbox is its host path, and `pwd` shows the real root;
+ *  - a path is joined to the VFS cwd, then canonicalized with realpath(3) (resolving `..`
+ *    and symlinks); a path that does not exist yet has its parent canonicalized;
+ *  - the result must be the root or below it, else "path escapes root" (exit 2). That
+ *    covers `..`, absolute paths outside the root and symlinks inside the root that point
+ *    out. Unlike kaish there is no in-memory `/` mount: outside paths are refused, not
+ *    redirected to memory. `/dev/null` is the one synthetic device (empty read, discarded
+ *    write);
+ *  - lstat/unlink/rm canonicalize only the parent, so `rm link` removes the link and never
+ *    reaches its target;
+ *  - the isolated preset has no local filesystem: every call fails with VFS_ENOFS.
+ * Known gap: the check-then-open is not atomic (no openat2/RESOLVE_BENEATH), so a racing
+ * process that swaps a directory for a symlink between the two steps is not stopped.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kaish_int.h"
+
+#define TRASH_DIR ".Trash"
+#define TRASH_MAX_SIZE (10 * 1024 * 1024) /* larger files are deleted, as kaish's default */
+#define WALK_MAX_DEPTH 64
+
+const char *vfs_strerror(int err)
+{
+	if (err == -VFS_EESCAPE)
+		return "path escapes root";
+	if (err == -VFS_ENOFS)
+		return "no local filesystem in this kernel";
+	return strerror(-err);
+}
+
+int vfs_exit_code(int err)
+{
+	return err == -VFS_EESCAPE ? KAISH_EXIT_USAGE : KAISH_EXIT_FAILURE;
+}
+
+static bool under_root(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return true;
+	return !strncmp(p, root, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+static char *join(const char *a, const char *b)
+{
+	struct sbuf s;
+	sb_init(&s);
+	sb_adds(&s, a);
+	if (s.len && s.s[s.len - 1] != '/')
+		sb_addc(&s, '/');
+	sb_adds(&s, b);
+	return s.oom ? (sb_free(&s), NULL) : sb_detach(&s);
+}
+
+/* Canonical parent + last component, without following the last component. */
+static int resolve_parent(const char *full, char **out)
+{
+	char *dup = strdup(full);
+	if (!dup)
+		return -ENOMEM;
+	size_t n = strlen(dup);
+	while (n > 1 && dup[n - 1] == '/')
+		dup[--n] = '\0';
+	char *slash = strrchr(dup, '/');
+	const char *base = slash + 1;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		free(dup);
+		return 1; /* caller falls back to full resolution */
+	}
+	*slash = '\0';
+	char *parent = realpath(*dup ? dup : "/", NULL);
+	if (!parent) {
+		int e = -errno;
+		free(dup);
+		return e;
+	}
+	*out = join(parent, base);
+	free(parent);
+	free(dup);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* Lexical normalization (. and .. only, no filesystem access). */
+static char *lexical(const char *full)
+{
+	struct sbuf b;
+	sb_init(&b);
+	const char *p = full;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		const char *e = strchrnul(p, '/');
+		size_t n = (size_t)(e - p);
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			while (b.len && b.s[b.len - 1] != '/')
+				b.len--;
+			if (b.len)
+				b.len--;
+			if (b.s)
+				b.s[b.len] = '\0';
+		} else if (n && !(n == 1 && *p == '.')) {
+			sb_addc(&b, '/');
+			sb_add(&b, p, n);
+		}
+		p = e;
+	}
+	if (!b.len)
+		sb_addc(&b, '/');
+	return b.oom ? (sb_free(&b), NULL) : sb_detach(&b);
+}
+
+int vfs_resolve(kaish_kernel *k, const char *path, bool follow, char **host)
+{
+	const char *root = k->sh->root;
+	*host = NULL;
+	if (!root)
+		return -VFS_ENOFS;
+	if (!strcmp(path, "/dev/null")) {
+		*host = strdup("/dev/null");
+		return *host ? 0 : -ENOMEM;
+	}
+	if (!*path)
+		return -ENOENT;
+	char *full = path[0] == '/' ? strdup(path) : join(k->cwd, path);
+	if (!full)
+		return -ENOMEM;
+	int e = 1;
+	char *res = NULL;
+	if (!follow)
+		e = resolve_parent(full, &res);
+	if (e == 1) {
+		res = realpath(full, NULL);
+		e = 0;
+		if (!res) {
+			e = -errno;
+			if (e == -ENOENT)
+				e = resolve_parent(full, &res);
+			if (e == 1)
+				e = -ENOENT;
+		}
+	}
+	if (e < 0) {
+		/* A missing path that lexically leaves the root is still an escape attempt. */
+		char *lex = lexical(full);
+		if (lex && !under_root(root, lex))
+			e = -VFS_EESCAPE;
+		free(lex);
+	}
+	free(full);
+	if (e < 0)
+		return e;
+	if (!under_root(root, res)) {
+		free(res);
+		return -VFS_EESCAPE;
+	}
+	*host = res;
+	return 0;
+}
+
+int vfs_read_all(kaish_kernel *k, const char *path, char **buf, size_t *len)
+{
+	char *host;
+	*buf = NULL;
+	*len = 0;
+	int e = vfs_resolve(k, path, true, &host);
+	if (e < 0)
+		return e;
+	int fd = open(host, O_RDONLY | O_CLOEXEC);
+	free(host);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		e = S_ISDIR(st.st_mode) ? -EISDIR : -errno;
+		close(fd);
+		return e;
+	}
+	struct sbuf b;
+	sb_init(&b);
+	char chunk[8192];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = -errno;
+			close(fd);
+			sb_free(&b);
+			return e;
+		}
+		if (n == 0)
+			break;
+		sb_add(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (b.oom) {
+		sb_free(&b);
+		return -ENOMEM;
+	}
+	*len = b.len;
+	*buf = sb_detach(&b);
+	return *buf ? 0 : -ENOMEM;
+}
+
+int vfs_write_all(kaish_kernel *k, const char *path, const char *buf, size_t len, bool append)
+{
+	char *host;
+	int e = vfs_resolve(k, path, true, &host);
+	if (e < 0)
+		return e;
+	if (!strcmp(host, "/dev/null")) {
+		free(host);
+		return 0;
+	}
+	int fd = open(host, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	free(host);
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = -errno;
+			close(fd);
+			return e;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return close(fd) < 0 ? -errno : 0;
+}
+
+int vfs_stat(kaish_kernel *k, const char *path, struct stat *st, bool follow)
+{
+	char *host;
+	int e = vfs_resolve(k, path, follow, &host);
+	if (e < 0)
+		return e;
+	e = (follow ? stat(host, st) : lstat(host, st)) < 0 ? -errno : 0;
+	free(host);
+	return e;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_host(const char *host, struct strv *names)
+{
+	DIR *d = opendir(host);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (strv_pushdup(names, de->d_name) < 0) {
+			closedir(d);
+			return -ENOMEM;
+		}
+	}
+	closedir(d);
+	if (names->n)
+		qsort(names->v, (size_t)names->n, sizeof(char *), cmp_str);
+	return 0;
+}
+
+int vfs_list(kaish_kernel *k, const char *path, struct strv *names)
+{
+	char *host;
+	int e = vfs_resolve(k, path, true, &host);
+	if (e < 0)
+		return e;
+	e = list_host(host, names);
+	free(host);
+	return e;
+}
+
+int vfs_mkdir(kaish_kernel *k, const char *path, bool parents)
+{
+	char *host;
+	int e;
+	if (!parents) {
+		if ((e = vfs_resolve(k, path, true, &host)) < 0)
+			return e;
+		e = mkdir(host, 0755) < 0 ? -errno : 0;
+		free(host);
+		return e;
+	}
+	/* -p: create each missing component, checking confinement at every step. */
+	char *dup = strdup(path);
+	if (!dup)
+		return -ENOMEM;
+	size_t n = strlen(dup);
+	e = 0;
+	for (size_t i = 1; i <= n && e == 0; i++) {
+		if (i < n && dup[i] != '/')
+			continue;
+		char c = dup[i];
+		dup[i] = '\0';
+		if ((e = vfs_resolve(k, dup, true, &host)) == 0) {
+			if (mkdir(host, 0755) < 0 && errno != EEXIST)
+				e = -errno;
+			free(host);
+		}
+		dup[i] = c;
+	}
+	free(dup);
+	return e;
+}
+
+static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return (flag == FTW_DP ? rmdir(p) : unlink(p)) < 0 ? -1 : 0;
+}
+
+/* Move host to <root>/.Trash/files with a freedesktop-style .trashinfo record. */
+static int trash_move(kaish_kernel *k, const char *host)
+{
+	const char *root = k->sh->root;
+	char *tdir = join(root, TRASH_DIR), *files = join(root, TRASH_DIR "/files"),
+	     *info = join(root, TRASH_DIR "/info");
+	char *dst = NULL, *ipath = NULL;
+	int e = -ENOMEM;
+	if (!tdir || !files || !info)
+		goto out;
+	if ((mkdir(tdir, 0700) < 0 && errno != EEXIST) || (mkdir(files, 0700) < 0 && errno != EEXIST) ||
+	    (mkdir(info, 0700) < 0 && errno != EEXIST)) {
+		e = -errno;
+		goto out;
+	}
+	const char *base = strrchr(host, '/') ? strrchr(host, '/') + 1 : host;
+	struct stat st;
+	for (int i = 0; i < 10000; i++) {
+		struct sbuf b;
+		sb_init(&b);
+		sb_printf(&b, "%s/%s", files, base);
+		if (i)
+			sb_printf(&b, ".%d", i);
+		free(dst);
+		dst = sb_detach(&b);
+		if (!dst || lstat(dst, &st) < 0)
+			break;
+	}
+	if (!dst)
+		goto out;
+	if (rename(host, dst) < 0) {
+		e = -errno; /* never fall through to destroying the data */
+		goto out;
+	}
+	struct sbuf b;
+	sb_init(&b);
+	sb_printf(&b, "%s/%s.trashinfo", info, strrchr(dst, '/') + 1);
+	ipath = sb_detach(&b);
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+	struct sbuf body;
+	sb_init(&body);
+	sb_printf(&body, "[Trash Info]\nPath=%s\nDeletionDate=%s\n", host, date);
+	int fd = ipath ? open(ipath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+	if (fd >= 0) {
+		if (write(fd, sb_str(&body), body.len) < 0) {
+			/* the data is safe in files/; a missing info record only loses metadata */
+		}
+		close(fd);
+	}
+	sb_free(&body);
+	e = 0;
+out:
+	free(tdir);
+	free(files);
+	free(info);
+	free(dst);
+	free(ipath);
+	return e;
+}
+
+int vfs_remove(kaish_kernel *k, const char *path, bool recursive, bool trash)
+{
+	char *host;
+	int e = vfs_resolve(k, path, false, &host);
+	if (e < 0)
+		return e;
+	struct stat st;
+	if (!strcmp(host, k->sh->root) || !strcmp(host, "/dev/null")) {
+		free(host);
+		return -EPERM; /* never remove the sandbox root itself */
+	}
+	if (lstat(host, &st) < 0) {
+		e = -errno;
+	} else if (S_ISLNK(st.st_mode)) {
+		e = unlink(host) < 0 ? -errno : 0; /* symlinks are unlinked, never followed */
+	} else if (S_ISDIR(st.st_mode) && !recursive) {
+		e = -EISDIR;
+	} else if (trash && (S_ISDIR(st.st_mode) || st.st_size <= TRASH_MAX_SIZE)) {
+		e = trash_move(k, host);
+	} else if (S_ISDIR(st.st_mode)) {
+		/* FTW_PHYS: never follow symlinks while deleting a tree. */
+		e = nftw(host, rm_cb, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+	} else {
+		e = unlink(host) < 0 ? -errno : 0;
+	}
+	free(host);
+	return e;
+}
+
+int vfs_touch(kaish_kernel *k, const char *path)
+{
+	char *host;
+	int e = vfs_resolve(k, path, true, &host);
+	if (e < 0)
+		return e;
+	int fd = open(host, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		e = -errno;
+	} else {
+		e = futimens(fd, NULL) < 0 ? -errno : 0;
+		close(fd);
+	}
+	free(host);
+	return e;
+}
+
+int vfs_chdir(kaish_kernel *k, const char *path)
+{
+	char *host;
+	struct stat st;
+	int e = vfs_resolve(k, path, true, &host);
+	if (e < 0)
+		return e;
+	if (stat(host, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		e = S_ISDIR(st.st_mode) ? -errno : -ENOTDIR;
+		free(host);
+		return e;
+	}
+	free(k->cwd);
+	k->cwd = host;
+	scope_set(&k->scope, "PWD", host);
+	return 0;
+}
+
+/* --- walking with ignore rules ------------------------------------------------------------------ */
+
+struct ignore_set {
+	char *base;	    /* directory of the .gitignore, relative to the walk start */
+	struct strv pats;   /* patterns in file order */
+};
+
+struct walk {
+	vfs_walk_fn cb;
+	void *ctx;
+	struct ignore_set sets[WALK_MAX_DEPTH + 1];
+	int nsets;
+};
+
+/* kaish's built-in default ignores, besides hidden entries. */
+static const char *const default_ignores[] = { "node_modules", NULL };
+
+static void load_gitignore(struct walk *w, const char *host_dir, const char *rel)
+{
+	char *p = join(host_dir, ".gitignore");
+	int fd = p ? open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	free(p);
+	if (fd < 0)
+		return;
+	struct sbuf b;
+	sb_init(&b);
+	char chunk[4096];
+	ssize_t n;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		sb_add(&b, chunk, (size_t)n);
+	close(fd);
+	struct ignore_set *s = &w->sets[w->nsets++];
+	s->base = strdup(rel);
+	strv_init(&s->pats);
+	struct strv lines;
+	strv_init(&lines);
+	bi_split_lines(sb_str(&b), b.len, &lines);
+	for (int i = 0; i < lines.n; i++) {
+		char *l = lines.v[i];
+		size_t len = strlen(l);
+		while (len && (l[len - 1] == ' ' || l[len - 1] == '\r'))
+			l[--len] = '\0';
+		if (len && l[0] != '#')
+			strv_pushdup(&s->pats, l);
+	}
+	strv_free(&lines);
+	sb_free(&b);
+}
+
+/* Is rel (path relative to the walk start, name its last component) ignored? */
+static bool ignored(struct walk *w, const char *rel, const char *name, bool is_dir)
+{
+	bool ign = false;
+	for (const char *const *d = default_ignores; *d; d++)
+		if (!strcmp(name, *d))
+			return true;
+	for (int i = 0; i < w->nsets; i++) {
+		struct ignore_set *s = &w->sets[i];
+		size_t bl = strlen(s->base);
+		const char *sub = rel;
+		if (bl) {
+			if (strncmp(rel, s->base, bl) || rel[bl] != '/')
+				continue;
+			sub = rel + bl + 1;
+		}
+		for (int j = 0; j < s->pats.n; j++) {
+			char pat[PATH_MAX];
+			const char *p = s->pats.v[j];
+			bool neg = p[0] == '!';
+			if (neg)
+				p++;
+			snprintf(pat, sizeof(pat), "%s", p);
+			size_t pl = strlen(pat);
+			bool dir_only = pl > 1 && pat[pl - 1] == '/';
+			if (dir_only)
+				pat[--pl] = '\0';
+			if (dir_only && !is_dir)
+				continue;
+			bool hit;
+			if (strchr(pat, '/'))
+				hit = fnmatch(pat[0] == '/' ? pat + 1 : pat, sub, FNM_PATHNAME) == 0;
+			else
+				hit = fnmatch(pat, name, 0) == 0;
+			if (hit)
+				ign = !neg;
+		}
+	}
+	return ign;
+}
+
+static int walk_dir(struct walk *w, const char *host, const char *display, const char *rel,
+		    int depth)
+{
+	if (depth > WALK_MAX_DEPTH)
+		return 0;
+	int sets_before = w->nsets;
+	if (w->nsets < WALK_MAX_DEPTH + 1)
+		load_gitignore(w, host, rel);
+	struct strv names;
+	strv_init(&names);
+	int rc = list_host(host, &names);
+	for (int i = 0; rc >= 0 && i < names.n; i++) {
+		const char *name = names.v[i];
+		if (name[0] == '.')
+			continue; /* hidden entries are skipped by default */
+		char *h = join(host, name);
+		char *d = join(display, name);
+		char *r = *rel ? join(rel, name) : strdup(name);
+		struct stat st;
+		if (h && d && r && lstat(h, &st) == 0 && !S_ISLNK(st.st_mode) &&
+		    !ignored(w, r, name, S_ISDIR(st.st_mode))) {
+			if (S_ISDIR(st.st_mode))
+				rc = walk_dir(w, h, d, r, depth + 1);
+			else if (S_ISREG(st.st_mode))
+				rc = w->cb(w->ctx, d, h);
+		}
+		free(h);
+		free(d);
+		free(r);
+		if (rc > 0)
+			break; /* the callback asked to stop */
+	}
+	strv_free(&names);
+	while (w->nsets > sets_before) {
+		struct ignore_set *s = &w->sets[--w->nsets];
+		free(s->base);
+		strv_free(&s->pats);
+	}
+	return rc;
+}
+
+int vfs_walk(kaish_kernel *k, const char *path, vfs_walk_fn cb, void *ctx)
+{
+	char *host;
+	struct stat st;
+	int e = vfs_resolve(k, path, true, &host);
+	if (e < 0)
+		return e;
+	if (stat(host, &st) < 0) {
+		e = -errno;
+		free(host);
+		return e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		e = cb(ctx, path, host);
+		free(host);
+		return e < 0 ? e : 0;
+	}
+	struct walk *w = calloc(1, sizeof(*w));
+	if (!w) {
+		free(host);
+		return -ENOMEM;
+	}
+	w->cb = cb;
+	w->ctx = ctx;
+	/* Display paths keep the user's spelling: "." gives "./pkg0/file0.txt". */
+	char *disp = strdup(path);
+	size_t dl = disp ? strlen(disp) : 0;
+	while (dl > 1 && disp[dl - 1] == '/')
+		disp[--dl] = '\0';
+	e = disp ? walk_dir(w, host, disp, "", 0) : -ENOMEM;
+	free(disp);
+	free(w);
+	free(host);
+	return e < 0 ? e : 0;
+}

@@ -1,0 +1,34 @@
+# BPF end-to-end tests (label "bpf": root + BTF; under CI=true they fail instead of skipping).
+#
+#   e2e/allocs          tests/data/e2e/allocs.c, -O0 -g with frame pointers and -z now (no
+#                       lazy binding inside the measured window): known allocations through
+#                       every probed allocator entry point, between USDT window marks
+#   e2e/static_target   a statically linked process (no libc mapping) for the error test
+#   tracer_loader_e2e   user/loader.c built for the test (user/CMakeLists.txt builds it only
+#                       into the tracer executable)
+#   bpf_probe_test      forks e2e/allocs, attaches the loader, checks the record stream
+add_executable(bpf_e2e_allocs ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/allocs.c)
+target_compile_options(bpf_e2e_allocs PRIVATE ${TRACER_WARNINGS} -O0 -g -fno-omit-frame-pointer
+	-fno-builtin) # -fno-builtin: gcc folds realloc(NULL, n) into malloc(n) even at -O0
+target_link_options(bpf_e2e_allocs PRIVATE -Wl,-z,now)
+target_link_libraries(bpf_e2e_allocs PRIVATE bpf_abi Threads::Threads)
+set_target_properties(bpf_e2e_allocs PROPERTIES OUTPUT_NAME allocs
+	RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/e2e)
+
+# A statically linked target: no libc in its maps (loader__new must fail with ENOENT).
+add_executable(bpf_e2e_static ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/static_target.c)
+target_compile_options(bpf_e2e_static PRIVATE ${TRACER_WARNINGS})
+target_link_options(bpf_e2e_static PRIVATE -static)
+set_target_properties(bpf_e2e_static PROPERTIES OUTPUT_NAME static_target
+	RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/e2e)
+
+add_library(tracer_loader_e2e STATIC ${PROJECT_SOURCE_DIR}/user/loader.c)
+target_compile_options(tracer_loader_e2e PRIVATE ${TRACER_WARNINGS})
+target_link_libraries(tracer_loader_e2e PUBLIC tracer_core alloc_skel PkgConfig::LIBBPF
+	PkgConfig::LIBELF)
+
+add_criterion_test(bpf_probe_test SOURCES bpf_probe_test.c LIBS tracer_loader_e2e tracer_core
+	LABELS bpf)
+target_compile_definitions(bpf_probe_test PRIVATE ALLOCS_BIN="$<TARGET_FILE:bpf_e2e_allocs>"
+	STATIC_BIN="$<TARGET_FILE:bpf_e2e_static>")
+add_dependencies(bpf_probe_test bpf_e2e_allocs bpf_e2e_static)

@@ -1,0 +1,14 @@
+# Exporter tests (user/export*.c): pprof, folded stacks, SVG flame graph, heap timeline.
+# Fixtures in tests/data/export/; outputs and Chromium screenshots are kept in
+# <build>/tests/artifacts/. Optional tools: go (go tool pprof), xmllint, chromium: a
+# visible skip without them, a failure under CI=true.
+add_criterion_test(test_export
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/export_folded_test.c
+		${CMAKE_CURRENT_SOURCE_DIR}/export_pprof_test.c
+		${CMAKE_CURRENT_SOURCE_DIR}/export_svg_test.c
+		${CMAKE_CURRENT_SOURCE_DIR}/export_helpers.c
+	LIBS tracer_core
+	LABELS unit)
+# Chromium runs (4-6 s each) and go tool pprof: more than ctest's default is not needed,
+# but leave headroom on a loaded 2-core machine.
+set_tests_properties(test_export PROPERTIES TIMEOUT 600)

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Exporter tests, part 2: pprof. The written file is gunzipped with zlib and walked with a
+ * small protobuf decoder written here (independent of the encoder in export_pprof.c), then
+ * checked: string_table[0] == "", sample types of a Go heap profile, sample totals equal to
+ * the DHAT totals, ids resolving, inlined frames as one Location. If `go` is installed,
+ * `go tool pprof -top` must print the same totals (under CI=true go is required).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "export_helpers.h"
+#include "test_util.h"
+
+#define MAXN 4096 /* strings, locations, functions, mappings */
+#define MAXS 1024 /* samples */
+#define MAXL 256  /* locations / values of one sample */
+
+/* --- a minimal protobuf reader ----------------------------------------------------------- */
+
+struct pbr {
+	const uint8_t *p, *end;
+};
+
+static uint64_t rd_varint(struct pbr *r)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		cr_assert(r->p < r->end, "truncated varint");
+		v |= (uint64_t)(*r->p & 0x7f) << shift;
+		if (!(*r->p++ & 0x80))
+			return v;
+	}
+	cr_assert_fail("varint longer than 10 bytes");
+	return 0;
+}
+
+/* Next field of r: its number and either a varint (*v) or a length-delimited slice (*sub). */
+static bool rd_field(struct pbr *r, unsigned *field, unsigned *wt, uint64_t *v, struct pbr *sub)
+{
+	uint64_t key, n;
+
+	if (r->p >= r->end)
+		return false;
+	key = rd_varint(r);
+	*field = (unsigned)(key >> 3);
+	*wt = (unsigned)(key & 7);
+	cr_assert(*field > 0, "field number 0");
+	switch (*wt) {
+	case 0:
+		*v = rd_varint(r);
+		break;
+	case 2:
+		n = rd_varint(r);
+		cr_assert(n <= (uint64_t)(r->end - r->p), "length %" PRIu64 " past the end", n);
+		sub->p = r->p;
+		sub->end = r->p + n;
+		r->p += n;
+		break;
+	default:
+		cr_assert_fail("unexpected wire type %u (field %u)", *wt, *field);
+	}
+	return true;
+}
+
+/* A repeated integer field: packed (wt 2) or not (wt 0); appends to vals. */
+static void rd_ints(unsigned wt, uint64_t v, struct pbr *sub, uint64_t *vals, size_t *n)
+{
+	if (wt == 0) {
+		cr_assert(*n < MAXL);
+		vals[(*n)++] = v;
+		return;
+	}
+	while (sub->p < sub->end) {
+		cr_assert(*n < MAXL);
+		vals[(*n)++] = rd_varint(sub);
+	}
+}
+
+struct d_line {
+	uint64_t fn;
+	int64_t line;
+};
+struct d_loc {
+	uint64_t id, map, addr;
+	struct d_line lines[16];
+	size_t line_cnt;
+};
+struct d_fn {
+	uint64_t id, name, sys, file;
+};
+struct d_map {
+	uint64_t id, file;
+	bool has_fn;
+};
+struct d_sample {
+	uint64_t locs[MAXL], vals[MAXL];
+	size_t loc_cnt, val_cnt;
+};
+struct d_prof {
+	char *strs[MAXN];
+	size_t str_cnt;
+	uint64_t st_type[8], st_unit[8];
+	size_t st_cnt;
+	struct d_sample *samples;
+	size_t sample_cnt;
+	struct d_loc locs[MAXN];
+	size_t loc_cnt;
+	struct d_fn fns[MAXN];
+	size_t fn_cnt;
+	struct d_map maps[MAXN];
+	size_t map_cnt;
+	uint64_t pt_type, pt_unit, period, duration, time;
+	uint64_t comments[8];
+	size_t comment_cnt;
+};
+
+static void rd_value_type(struct pbr *r, uint64_t *type, uint64_t *unit)
+{
+	unsigned f, wt;
+	uint64_t v = 0;
+	struct pbr s;
+
+	while (rd_field(r, &f, &wt, &v, &s)) {
+		if (f == 1)
+			*type = v;
+		else if (f == 2)
+			*unit = v;
+	}
+}
+
+static void decode(const uint8_t *buf, size_t len, struct d_prof *d)
+{
+	struct pbr r = {buf, buf + len}, s, s2;
+	unsigned f, wt, f2, wt2;
+	uint64_t v = 0, v2 = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->samples = calloc(MAXS, sizeof(*d->samples));
+	cr_assert(d->samples);
+	while (rd_field(&r, &f, &wt, &v, &s)) {
+		switch (f) {
+		case 1:
+			cr_assert(d->st_cnt < 8);
+			rd_value_type(&s, &d->st_type[d->st_cnt], &d->st_unit[d->st_cnt]);
+			d->st_cnt++;
+			break;
+		case 2: {
+			struct d_sample *sm = &d->samples[d->sample_cnt++];
+
+			cr_assert(d->sample_cnt <= MAXS);
+			while (rd_field(&s, &f2, &wt2, &v2, &s2)) {
+				if (f2 == 1)
+					rd_ints(wt2, v2, &s2, sm->locs, &sm->loc_cnt);
+				else if (f2 == 2)
+					rd_ints(wt2, v2, &s2, sm->vals, &sm->val_cnt);
+			}
+			break;
+		}
+		case 3: {
+			struct d_map *m = &d->maps[d->map_cnt++];
+
+			cr_assert(d->map_cnt <= MAXN);
+			while (rd_field(&s, &f2, &wt2, &v2, &s2)) {
+				if (f2 == 1)
+					m->id = v2;
+				else if (f2 == 5)
+					m->file = v2;
+				else if (f2 == 7)
+					m->has_fn = v2;
+			}
+			break;
+		}
+		case 4: {
+			struct d_loc *l = &d->locs[d->loc_cnt++];
+
+			cr_assert(d->loc_cnt <= MAXN);
+			while (rd_field(&s, &f2, &wt2, &v2, &s2)) {
+				struct pbr s3;
+				unsigned f3, wt3;
+				uint64_t v3 = 0;
+
+				if (f2 == 1)
+					l->id = v2;
+				else if (f2 == 2)
+					l->map = v2;
+				else if (f2 == 3)
+					l->addr = v2;
+				else if (f2 == 4) {
+					struct d_line *ln = &l->lines[l->line_cnt++];
+
+					cr_assert(l->line_cnt <= 16);
+					while (rd_field(&s2, &f3, &wt3, &v3, &s3)) {
+						if (f3 == 1)
+							ln->fn = v3;
+						else if (f3 == 2)
+							ln->line = (int64_t)v3;
+					}
+				}
+			}
+			break;
+		}
+		case 5: {
+			struct d_fn *fn = &d->fns[d->fn_cnt++];
+
+			cr_assert(d->fn_cnt <= MAXN);
+			while (rd_field(&s, &f2, &wt2, &v2, &s2)) {
+				if (f2 == 1)
+					fn->id = v2;
+				else if (f2 == 2)
+					fn->name = v2;
+				else if (f2 == 3)
+					fn->sys = v2;
+				else if (f2 == 4)
+					fn->file = v2;
+			}
+			break;
+		}
+		case 6:
+			cr_assert_eq(wt, 2);
+			cr_assert(d->str_cnt < MAXN);
+			d->strs[d->str_cnt++] = strndup((const char *)s.p, (size_t)(s.end - s.p));
+			break;
+		case 9:
+			d->time = v;
+			break;
+		case 10:
+			d->duration = v;
+			break;
+		case 11:
+			rd_value_type(&s, &d->pt_type, &d->pt_unit);
+			break;
+		case 12:
+			d->period = v;
+			break;
+		case 13:
+			cr_assert(d->comment_cnt < 8);
+			d->comments[d->comment_cnt++] = v;
+			break;
+		default:
+			cr_assert_fail("unexpected Profile field %u", f);
+		}
+	}
+}
+
+static void d_free(struct d_prof *d)
+{
+	for (size_t i = 0; i < d->str_cnt; i++)
+		free(d->strs[i]);
+	free(d->samples);
+}
+
+static const char *str(const struct d_prof *d, uint64_t i)
+{
+	cr_assert(i < d->str_cnt, "string index %" PRIu64 " out of %zu", i, d->str_cnt);
+	return d->strs[i];
+}
+
+static const struct d_loc *loc_by_id(const struct d_prof *d, uint64_t id)
+{
+	for (size_t i = 0; i < d->loc_cnt; i++)
+		if (d->locs[i].id == id)
+			return &d->locs[i];
+	cr_assert_fail("location id %" PRIu64 " not found", id);
+	return NULL;
+}
+
+static const struct d_fn *fn_by_id(const struct d_prof *d, uint64_t id)
+{
+	for (size_t i = 0; i < d->fn_cnt; i++)
+		if (d->fns[i].id == id)
+			return &d->fns[i];
+	cr_assert_fail("function id %" PRIu64 " not found", id);
+	return NULL;
+}
+
+static const struct d_map *map_by_id(const struct d_prof *d, uint64_t id)
+{
+	for (size_t i = 0; i < d->map_cnt; i++)
+		if (d->maps[i].id == id)
+			return &d->maps[i];
+	cr_assert_fail("mapping id %" PRIu64 " not found", id);
+	return NULL;
+}
+
+/* Export fixture to artifacts/<out>, gunzip it, decode it, check the invariants. */
+static void export_and_decode(const struct dhat_profile *p, const char *out, struct d_prof *d,
+			      char *path, size_t path_sz)
+{
+	static const char *const types[][2] = {{"alloc_objects", "count"},
+					       {"alloc_space", "bytes"},
+					       {"inuse_objects", "count"},
+					       {"inuse_space", "bytes"}};
+	uint64_t sums[4] = {0};
+	unsigned char magic[2];
+	size_t len;
+	char *raw;
+	FILE *f;
+
+	snprintf(path, path_sz, "%s/%s", ex_artifacts(), out);
+	cr_assert_eq(export__pprof(p, path), 0);
+	/* gzip, as pprof and Go write it */
+	f = fopen(path, "rb");
+	cr_assert(f);
+	cr_assert_eq(fread(magic, 1, 2, f), 2);
+	fclose(f);
+	cr_expect(magic[0] == 0x1f && magic[1] == 0x8b, "not gzip: %02x %02x", magic[0], magic[1]);
+	raw = tu_slurp(path, &len); /* gzread inflates */
+	cr_assert(raw);
+	decode((const uint8_t *)raw, len, d);
+	free(raw);
+
+	cr_assert_gt(d->str_cnt, 0);
+	cr_expect_str_eq(d->strs[0], "", "string_table[0] must be empty");
+	cr_assert_eq(d->st_cnt, 4);
+	for (size_t i = 0; i < 4; i++) {
+		cr_expect_str_eq(str(d, d->st_type[i]), types[i][0]);
+		cr_expect_str_eq(str(d, d->st_unit[i]), types[i][1]);
+	}
+	cr_expect_str_eq(str(d, d->pt_type), "space");
+	cr_expect_str_eq(str(d, d->pt_unit), "bytes");
+	cr_expect_eq(d->period, 1);
+	cr_expect_eq(d->sample_cnt, p->pp_cnt, "one sample per PP");
+	for (size_t i = 0; i < d->sample_cnt; i++) {
+		const struct d_sample *s = &d->samples[i];
+
+		cr_assert_eq(s->val_cnt, 4);
+		for (size_t k = 0; k < 4; k++)
+			sums[k] += s->vals[k];
+		cr_expect_gt(s->loc_cnt, 0, "sample %zu has no location", i);
+		for (size_t k = 0; k < s->loc_cnt; k++) {
+			const struct d_loc *l = loc_by_id(d, s->locs[k]);
+
+			cr_expect_gt(l->line_cnt, 0);
+			for (size_t m = 0; m < l->line_cnt; m++)
+				str(d, fn_by_id(d, l->lines[m].fn)->name);
+			if (l->map)
+				map_by_id(d, l->map);
+		}
+	}
+	cr_expect_eq(sums[0], p->total_blocks, "Σalloc_objects %" PRIu64 " != Σtbk", sums[0]);
+	cr_expect_eq(sums[1], p->total_bytes, "Σalloc_space %" PRIu64 " != Σtb", sums[1]);
+	cr_expect_eq(sums[2], p->end_blocks, "Σinuse_objects %" PRIu64 " != Σebk", sums[2]);
+	cr_expect_eq(sums[3], p->end_bytes, "Σinuse_space %" PRIu64 " != Σeb", sums[3]);
+	/* ids unique and non-zero */
+	for (size_t i = 0; i < d->loc_cnt; i++) {
+		cr_expect_neq(d->locs[i].id, 0);
+		for (size_t j = i + 1; j < d->loc_cnt; j++)
+			cr_expect_neq(d->locs[i].id, d->locs[j].id);
+	}
+	for (size_t i = 0; i < d->fn_cnt; i++) {
+		cr_expect_neq(d->fns[i].id, 0);
+		for (size_t j = i + 1; j < d->fn_cnt; j++)
+			cr_expect_neq(d->fns[i].id, d->fns[j].id);
+	}
+}
+
+/* The Location of sample s whose first Line is function name. */
+static const struct d_loc *find_loc(const struct d_prof *d, const char *name)
+{
+	for (size_t i = 0; i < d->loc_cnt; i++)
+		if (d->locs[i].line_cnt &&
+		    !strcmp(str(d, fn_by_id(d, d->locs[i].lines[0].fn)->name), name))
+			return &d->locs[i];
+	cr_assert_fail("no location for %s", name);
+	return NULL;
+}
+
+Test(export_pprof, prog_totals_and_frames)
+{
+	struct dhat_profile *p = ex_load("prog.json");
+	static struct d_prof d; /* large: not on the stack */
+	char path[4096];
+	const struct d_loc *l;
+	const struct d_fn *fn;
+
+	export_and_decode(p, "prog.pb.gz", &d, path, sizeof(path));
+	cr_expect_eq(p->total_bytes, 526);
+	cr_expect_eq(p->total_blocks, 7);
+	/* `fn (file:line)`: address, line, file */
+	l = find_loc(&d, "make_table");
+	cr_expect_eq(l->addr, 0x10918F);
+	cr_expect_eq(l->lines[0].line, 21);
+	cr_expect_str_eq(str(&d, fn_by_id(&d, l->lines[0].fn)->file), "prog.c");
+	/* `fn (in /obj)`: object as the file name and as a Mapping */
+	l = find_loc(&d, "calloc");
+	fn = fn_by_id(&d, l->lines[0].fn);
+	cr_expect_str_eq(str(&d, fn->file), "/usr/libexec/valgrind/vgpreload_dhat-amd64-linux.so");
+	cr_expect_str_eq(str(&d, fn->sys), "calloc");
+	cr_assert_neq(l->map, 0);
+	cr_expect_str_eq(str(&d, map_by_id(&d, l->map)->file),
+			 "/usr/libexec/valgrind/vgpreload_dhat-amd64-linux.so");
+	cr_expect(map_by_id(&d, l->map)->has_fn);
+	/* leaf first: the first location of the calloc sample is calloc, the last main */
+	for (size_t i = 0; i < d.sample_cnt; i++) {
+		if (d.samples[i].vals[1] != 80)
+			continue;
+		cr_assert_eq(d.samples[i].loc_cnt, 3);
+		cr_expect_eq(loc_by_id(&d, d.samples[i].locs[0])->addr, 0x48417B4);
+		cr_expect_eq(loc_by_id(&d, d.samples[i].locs[2])->addr, 0x1091E5);
+	}
+	/* instrs are no time unit: no duration */
+	cr_expect_eq(d.duration, 0);
+	cr_expect_eq(d.comment_cnt, 1);
+	d_free(&d);
+	dhat_profile__free(p);
+}
+
+Test(export_pprof, inlined_frames_share_a_location)
+{
+	struct dhat_profile *p = ex_load("odd.json");
+	static struct d_prof d; /* large: not on the stack */
+	char path[4096];
+	bool seen = false;
+
+	export_and_decode(p, "odd.pb.gz", &d, path, sizeof(path));
+	for (size_t i = 0; i < d.sample_cnt; i++) {
+		const struct d_sample *s = &d.samples[i];
+		const struct d_loc *l;
+
+		if (s->vals[1] != 1000)
+			continue;
+		seen = true;
+		/* fs [alloc, push@A, fill@A, main]: 3 locations, the middle one with 2 lines */
+		cr_assert_eq(s->loc_cnt, 3);
+		l = loc_by_id(&d, s->locs[1]);
+		cr_expect_eq(l->addr, 0x55d0c0a05678);
+		cr_assert_eq(l->line_cnt, 2);
+		cr_expect_str_eq(str(&d, fn_by_id(&d, l->lines[0].fn)->name),
+				 "alloc::vec::Vec<T,A>::push");
+		cr_expect_eq(l->lines[0].line, 1830);
+		cr_expect_str_eq(str(&d, fn_by_id(&d, l->lines[1].fn)->name), "demo::fill");
+		cr_expect_str_eq(str(&d, fn_by_id(&d, l->lines[1].fn)->file), "src/main.rs");
+		cr_expect_eq(l->lines[1].line, 12);
+		cr_expect_eq(s->vals[0], 10);
+		cr_expect_eq(s->vals[2], 2);
+		cr_expect_eq(s->vals[3], 200);
+	}
+	cr_expect(seen);
+	/* tu "µs": te 2500000 µs = 2.5 s */
+	cr_expect_eq(d.duration, 2500000000ULL);
+	/* the PP without frames */
+	cr_expect_str_eq(str(&d, fn_by_id(&d, find_loc(&d, "[unknown]")->lines[0].fn)->name),
+			 "[unknown]");
+	d_free(&d);
+	dhat_profile__free(p);
+}
+
+Test(export_pprof, valgrind_profile)
+{
+	struct dhat_profile *p = ex_load("valgrind_ls.json");
+	static struct d_prof d; /* large: not on the stack */
+	char path[4096];
+
+	export_and_decode(p, "valgrind_ls.pb.gz", &d, path, sizeof(path));
+	/* what Valgrind printed: "Total: 125,340 bytes in 446 blocks", "At t-end: 23,452 bytes
+	 * in 82 blocks" */
+	cr_expect_eq(p->total_bytes, 125340);
+	cr_expect_eq(p->total_blocks, 446);
+	cr_expect_eq(p->end_bytes, 23452);
+	cr_expect_eq(p->end_blocks, 82);
+	d_free(&d);
+	dhat_profile__free(p);
+}
+
+Test(export_pprof, empty_and_big_profiles)
+{
+	struct dhat_profile *p = ex_load("empty.json");
+	static struct d_prof d; /* large: not on the stack */
+	char path[4096];
+
+	export_and_decode(p, "empty.pb.gz", &d, path, sizeof(path));
+	cr_expect_eq(d.sample_cnt, 0);
+	d_free(&d);
+	dhat_profile__free(p);
+
+	p = ex_load("big.json");
+	export_and_decode(p, "big.pb.gz", &d, path, sizeof(path));
+	d_free(&d);
+	dhat_profile__free(p);
+}
+
+Test(export_pprof, gzip_holds_the_encoded_profile)
+{
+	struct dhat_profile *p = ex_load("odd.json");
+	char path[4096];
+	uint8_t *buf;
+	size_t len, glen;
+	char *g;
+
+	snprintf(path, sizeof(path), "%s/odd-again.pb.gz", ex_artifacts());
+	cr_assert_eq(export__pprof(p, path), 0);
+	cr_assert_eq(export__pprof_encode(p, &buf, &len), 0);
+	g = tu_slurp(path, &glen);
+	cr_assert(g);
+	cr_expect_eq(glen, len);
+	cr_expect(!memcmp(g, buf, len));
+	free(g);
+	free(buf);
+	cr_expect_lt(export__pprof(p, "/nonexistent-dir/x.pb.gz"), 0);
+	dhat_profile__free(p);
+}
+
+/* --- go tool pprof ----------------------------------------------------------------------- */
+
+/* The total in `go tool pprof -top` output: "... of 526B total" -> 526. */
+static unsigned long long pprof_total(const char *out)
+{
+	const char *t = strstr(out, "% of ");
+
+	cr_assert(t, "no total in go tool pprof output:\n%s", out);
+	return strtoull(t + 5, NULL, 10);
+}
+
+static void go_pprof_check(const char *fixture, const char *file)
+{
+	struct dhat_profile *p = ex_load(fixture);
+	char path[4096], cmd[8192];
+	static struct d_prof d; /* large: not on the stack */
+	char *out;
+	int st;
+
+	export_and_decode(p, file, &d, path, sizeof(path));
+	d_free(&d);
+	/* -unit=B: exact bytes, not "1.21GB". HOME/GOCACHE: pprof may want to write there. */
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && HOME='%s' GOCACHE='%s/gocache' go tool pprof -top -unit=B "
+		 "-sample_index=alloc_space '%s' 2>&1",
+		 ex_artifacts(), ex_artifacts(), ex_artifacts(), path);
+	out = ex_run(cmd, &st);
+	cr_assert(out && st == 0, "%s: exit %d\n%s", cmd, st, out ? out : "");
+	cr_log_info("go tool pprof alloc_space %s:\n%s", fixture, out);
+	fprintf(stderr, "[export] %s: go tool pprof alloc_space total %llu, Σtb %" PRIu64 "\n",
+		fixture, pprof_total(out), p->total_bytes);
+	cr_expect_eq(pprof_total(out), p->total_bytes,
+		     "%s: pprof alloc_space total %llu != Σtb %" PRIu64, fixture, pprof_total(out),
+		     p->total_bytes);
+	cr_expect(strstr(out, "Type: alloc_space"), "%s", out);
+	cr_expect_null(strstr(out, "symbolization failed"), "%s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && HOME='%s' GOCACHE='%s/gocache' go tool pprof -top "
+		 "-sample_index=alloc_objects '%s' 2>&1",
+		 ex_artifacts(), ex_artifacts(), ex_artifacts(), path);
+	out = ex_run(cmd, &st);
+	cr_assert(out && st == 0, "%s: exit %d\n%s", cmd, st, out ? out : "");
+	fprintf(stderr, "[export] %s: go tool pprof alloc_objects total %llu, Σtbk %" PRIu64 "\n",
+		fixture, pprof_total(out), p->total_blocks);
+	cr_expect_eq(pprof_total(out), p->total_blocks,
+		     "%s: pprof alloc_objects total %llu != Σtbk %" PRIu64, fixture,
+		     pprof_total(out), p->total_blocks);
+	cr_expect(strstr(out, "Type: alloc_objects"), "%s", out);
+	/* every sample has a node: "accounting for X, 100%" */
+	cr_expect(strstr(out, ", 100% of "), "%s", out);
+	free(out);
+	dhat_profile__free(p);
+}
+
+Test(export_pprof, go_tool_pprof_totals)
+{
+	if (!ex_have("go")) {
+		cr_assert(!ex_ci(),
+			  "CI=true: `go` is required (Debian golang-go) to check the pprof "
+			  "files with go tool pprof");
+		cr_skip("go not installed: `go tool pprof` check skipped (apt-get install "
+			"golang-go)");
+	}
+	go_pprof_check("prog.json", "prog-go.pb.gz");
+	go_pprof_check("odd.json", "odd-go.pb.gz");
+	go_pprof_check("big.json", "big-go.pb.gz");
+	/* real Valgrind 3.19 output: `valgrind --tool=dhat ls -la /usr/lib` */
+	go_pprof_check("valgrind_ls.json", "valgrind_ls-go.pb.gz");
+}

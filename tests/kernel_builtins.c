@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel_builtins.c - every builtin, table-driven (toybox style): name, setup script,
+ * script, expected out, exit code, status, err substring.
+ */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kaish.h"
+
+/* kernel_harness.c */
+char *kh_mkfixture(bool with_files);
+void kh_rmtree(const char *dir);
+kaish_kernel *kh_kernel(const char *root);
+enum kaish_status kh_exec(kaish_kernel *k, const char *script, kaish_result *r);
+
+struct kcase {
+	const char *name;
+	const char *setup;  /* run first in the same kernel (must succeed), or NULL */
+	const char *script;
+	const char *out;    /* expected stdout, exact */
+	int code;	    /* expected exit code */
+	int status;	    /* expected enum kaish_status */
+	const char *err;    /* substring expected in err ("" = err must be empty) */
+};
+
+static void run_cases(const struct kcase *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct kcase *c = &cases[i];
+		char *dir = kh_mkfixture(false);
+		cr_assert_not_null(dir);
+		kaish_kernel *k = kh_kernel(dir);
+		cr_assert_not_null(k);
+		kaish_result r;
+		if (c->setup) {
+			cr_assert_eq(kh_exec(k, c->setup, &r), KAISH_OK, "%s: setup", c->name);
+			cr_assert_eq(r.code, 0, "%s: setup failed: %s", c->name, r.err);
+			kaish_result_free(&r);
+		}
+		enum kaish_status st = kh_exec(k, c->script, &r);
+		cr_expect_eq(st, c->status, "%s: status %d, want %d (err=%s)", c->name, st, c->status, r.err);
+		cr_expect_eq(r.code, c->code, "%s: code %d, want %d (err=%s)", c->name, r.code, c->code, r.err);
+		cr_expect_str_eq(r.out, c->out, "%s: out [%s], want [%s]", c->name, r.out, c->out);
+		if (c->err && !*c->err)
+			cr_expect_str_eq(r.err, "", "%s: unexpected err [%s]", c->name, r.err);
+		else if (c->err)
+			cr_expect(strstr(r.err, c->err) != NULL, "%s: err [%s] lacks [%s]", c->name, r.err, c->err);
+		size_t el = strlen(r.err);
+		cr_expect(el == 0 || (r.err[el - 1] == '\n' && (el < 2 || r.err[el - 2] != '\n')),
+			  "%s: err must be empty or end in exactly one newline", c->name);
+		kaish_result_free(&r);
+		kaish_kernel_free(k);
+		kh_rmtree(dir);
+		free(dir);
+	}
+}
+
+#define OK KAISH_OK
+#define RUN(table) run_cases(table, sizeof(table) / sizeof(table[0]))
+
+#define FILES "printf_unused=1; echo 'b 2' > t.txt; echo 'a 1' >> t.txt; echo 'c 3' >> t.txt"
+#define TREE "mkdir -p src/sub; echo 'TODO one' > src/a.txt; echo 'nothing' > src/b.txt; " \
+	     "echo 'todo two' > src/sub/c.txt; echo 'TODO hidden' > src/.h.txt"
+
+static const struct kcase echo_seq[] = {
+	{ "echo", NULL, "echo hello world", "hello world\n", 0, OK, "" },
+	{ "echo -n", NULL, "echo -n a b", "a b", 0, OK, "" },
+	{ "echo --", NULL, "echo -- -n", "-n\n", 0, OK, "" },
+	{ "echo help", NULL, "echo --help | head -n 1", "Usage: echo [-n] [ARG]...\n", 0, OK, "" },
+	{ "seq last", NULL, "seq 3", "1\n2\n3\n", 0, OK, "" },
+	{ "seq first last", NULL, "seq 3 5", "3\n4\n5\n", 0, OK, "" },
+	{ "seq inc", NULL, "seq 1 2 7", "1\n3\n5\n7\n", 0, OK, "" },
+	{ "seq down", NULL, "seq 3 -1 1", "3\n2\n1\n", 0, OK, "" },
+	{ "seq empty", NULL, "seq 5 1", "", 0, OK, "" },
+	{ "seq sep", NULL, "seq -s , 3", "1,2,3\n", 0, OK, "" },
+	{ "seq pad", NULL, "seq -w 8 10", "08\n09\n10\n", 0, OK, "" },
+	{ "seq float", NULL, "seq 1.5 0.5 3", "1.5\n2\n2.5\n3\n", 0, OK, "" },
+	{ "seq bad", NULL, "seq x", "", 2, KAISH_ERR_VALIDATION, "invalid floating point" },
+	{ "seq loop count", NULL, "n=0; for i in $(seq 1 50); do n=$((n+1)); done; echo $n", "50\n", 0, OK, "" },
+};
+
+static const struct kcase grep_cases[] = {
+	{ "grep file", TREE, "grep TODO src/a.txt", "TODO one\n", 0, OK, "" },
+	{ "grep no match", TREE, "grep zzz src/a.txt", "", 1, OK, "" },
+	{ "grep -n", TREE, "grep -n one src/a.txt", "1:TODO one\n", 0, OK, "" },
+	{ "grep -i", TREE, "grep -i todo src/sub/c.txt", "todo two\n", 0, OK, "" },
+	{ "grep -v", TREE, "grep -v TODO src/a.txt src/b.txt", "src/b.txt:nothing\n", 0, OK, "" },
+	{ "grep -c", TREE, "grep -c o src/a.txt", "1\n", 0, OK, "" },
+	{ "grep -r hides hidden", TREE, "grep -r TODO src", "src/a.txt:TODO one\n", 0, OK, "" },
+	{ "grep -ri", TREE, "grep -ri todo src", "src/a.txt:TODO one\nsrc/sub/c.txt:todo two\n", 0, OK, "" },
+	{ "grep -rl", TREE, "grep -rli todo .", "./src/a.txt\n./src/sub/c.txt\n", 0, OK, "" },
+	{ "grep -rn dot", TREE, "cd src; grep -rn two .", "./sub/c.txt:1:todo two\n", 0, OK, "" },
+	{ "grep gitignore", TREE "; echo 'sub/' > src/.gitignore", "grep -ril todo src", "src/a.txt\n", 0, OK, "" },
+	{ "grep gitignore file glob", TREE "; echo '*.txt' > .gitignore", "grep -ril todo .", "", 1, OK, "" },
+	{ "grep gitignore negation", TREE "; printf_x=1; echo '*.txt' > .gitignore; echo '!a.txt' >> .gitignore",
+	  "grep -ril todo .", "./src/a.txt\n", 0, OK, "" },
+	{ "grep -E alternation", TREE, "grep -E 'one|two' src/a.txt src/sub/c.txt",
+	  "src/a.txt:TODO one\nsrc/sub/c.txt:todo two\n", 0, OK, "" },
+	{ "grep -F", NULL, "echo 'a.b' > f; echo axb >> f; grep -F a.b f", "a.b\n", 0, OK, "" },
+	{ "grep -w", NULL, "echo 'cat concat' > f; echo 'concat' >> f; grep -w cat f", "cat concat\n", 0, OK, "" },
+	{ "grep -o", NULL, "echo 'ab ab' | grep -o ab", "ab\nab\n", 0, OK, "" },
+	{ "grep -q", TREE, "grep -q TODO src/a.txt; echo $?", "0\n", 0, OK, "" },
+	{ "grep stdin", NULL, "seq 1 12 | grep 1", "1\n10\n11\n12\n", 0, OK, "" },
+	{ "grep -e", NULL, "echo -x | grep -e -x", "-x\n", 0, OK, "" },
+	{ "grep missing file", NULL, "grep a nofile", "", 2, OK, "nofile" },
+	{ "grep dir without -r", TREE, "grep a src", "", 2, OK, "Is a directory" },
+	{ "grep \\d", NULL, "echo 'a1' | grep '\\d'", "a1\n", 0, OK, "" },
+};
+
+static const struct kcase sed_cases[] = {
+	{ "sed first", NULL, "echo 'foo foo' | sed 's/foo/X/'", "X foo\n", 0, OK, "" },
+	{ "sed g", NULL, "echo 'foo foo' | sed 's/foo/X/g'", "X X\n", 0, OK, "" },
+	{ "sed N", NULL, "echo 'foo foo foo' | sed 's/foo/X/2'", "foo X foo\n", 0, OK, "" },
+	{ "sed i", NULL, "echo Foo | sed 's/foo/bar/i'", "bar\n", 0, OK, "" },
+	{ "sed &", NULL, "echo ab | sed 's/b/[&]/'", "a[b]\n", 0, OK, "" },
+	{ "sed groups ERE", NULL, "echo ab | sed 's/(a)(b)/\\2\\1/'", "ba\n", 0, OK, "" },
+	{ "sed groups BRE", NULL, "echo ab | sed 's/\\(a\\)\\(b\\)/\\2\\1/'", "ba\n", 0, OK, "" },
+	{ "sed delim", NULL, "echo a/b | sed 's|/|-|'", "a-b\n", 0, OK, "" },
+	{ "sed -n p", NULL, "seq 5 | sed -n 2p", "2\n", 0, OK, "" },
+	{ "sed d", NULL, "seq 3 | sed 2d", "1\n3\n", 0, OK, "" },
+	{ "sed $", NULL, "seq 3 | sed -n '$p'", "3\n", 0, OK, "" },
+	{ "sed /re/d", NULL, "seq 12 | sed '/1/d'", "2\n3\n4\n5\n6\n7\n8\n9\n", 0, OK, "" },
+	{ "sed q", NULL, "seq 5 | sed 2q", "1\n2\n", 0, OK, "" },
+	{ "sed -e -e", NULL, "echo abc | sed -e s/a/1/ -e s/c/3/", "1b3\n", 0, OK, "" },
+	{ "sed ; script", NULL, "echo abc | sed 's/a/1/;s/b/2/'", "12c\n", 0, OK, "" },
+	{ "sed s///p -n", NULL, "printf_x=1; seq 3 | sed -n 's/2/two/p'", "two\n", 0, OK, "" },
+	{ "sed file", FILES, "sed 's/ .*//' t.txt", "b\na\nc\n", 0, OK, "" },
+	{ "sed -i", FILES, "sed -i 's/a 1/A/' t.txt; cat t.txt", "b 2\nA\nc 3\n", 0, OK, "" },
+	{ "sed no newline kept", NULL, "echo -n abc | sed s/b/B/", "aBc", 0, OK, "" },
+	{ "sed missing script", NULL, "sed", "", 2, KAISH_ERR_VALIDATION, "missing script" },
+};
+
+static const struct kcase text_cases[] = {
+	{ "wc -l stdin", NULL, "seq 10 | wc -l", "10\n", 0, OK, "" },
+	{ "wc default", NULL, "echo 'a b' | wc", "1 2 4\n", 0, OK, "" },
+	{ "wc -w", NULL, "echo 'a b c' | wc -w", "3\n", 0, OK, "" },
+	{ "wc -c", NULL, "echo abc | wc -c", "4\n", 0, OK, "" },
+	{ "wc aligned", NULL, "seq 100 | wc", "100 100 292\n", 0, OK, "" },
+	{ "wc files", FILES, "wc -l t.txt t.txt", "3 t.txt\n3 t.txt\n6 total\n", 0, OK, "" },
+	{ "wc file", FILES, "wc -l t.txt", "3 t.txt\n", 0, OK, "" },
+	{ "cat", FILES, "cat t.txt", "b 2\na 1\nc 3\n", 0, OK, "" },
+	{ "cat concat", FILES, "cat t.txt t.txt | wc -l", "6\n", 0, OK, "" },
+	{ "cat stdin", NULL, "echo x | cat", "x\n", 0, OK, "" },
+	{ "cat dash", FILES, "echo x | cat - t.txt | head -n 2", "x\nb 2\n", 0, OK, "" },
+	{ "cat missing", NULL, "cat nope", "", 1, OK, "nope" },
+	{ "head", NULL, "seq 20 | head", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", 0, OK, "" },
+	{ "head -n", NULL, "seq 5 | head -n 2", "1\n2\n", 0, OK, "" },
+	{ "head -N", NULL, "seq 5 | head -3", "1\n2\n3\n", 0, OK, "" },
+	{ "head -c", NULL, "echo abcdef | head -c 3", "abc", 0, OK, "" },
+	{ "tail", NULL, "seq 5 | tail -n 2", "4\n5\n", 0, OK, "" },
+	{ "tail +N", NULL, "seq 5 | tail -n +4", "4\n5\n", 0, OK, "" },
+	{ "tail no final newline", NULL, "echo -n 'a\nb' | tail -n 1", "b", 0, OK, "" },
+	{ "tail more than lines", NULL, "seq 2 | tail -n 5", "1\n2\n", 0, OK, "" },
+	{ "sort", FILES, "sort t.txt", "a 1\nb 2\nc 3\n", 0, OK, "" },
+	{ "sort -r", FILES, "sort -r t.txt", "c 3\nb 2\na 1\n", 0, OK, "" },
+	{ "sort -n", NULL, "echo 10 > n; echo 9 >> n; echo 100 >> n; sort -n n", "9\n10\n100\n", 0, OK, "" },
+	{ "sort -u", NULL, "echo 'b\na\nb' | sort -u", "a\nb\n", 0, OK, "" },
+	{ "uniq", NULL, "echo 'a\na\nb\na' | uniq", "a\nb\na\n", 0, OK, "" },
+	{ "uniq -c", NULL, "echo 'a\na\nb' | uniq -c", "      2 a\n      1 b\n", 0, OK, "" },
+	{ "uniq -d", NULL, "echo 'a\na\nb' | uniq -d", "a\n", 0, OK, "" },
+	{ "cut -f", NULL, "echo 'a:b:c' | cut -d : -f 2,3", "b:c\n", 0, OK, "" },
+	{ "cut range", NULL, "echo 'a:b:c:d' | cut -d: -f2-", "b:c:d\n", 0, OK, "" },
+	{ "cut -c", NULL, "echo abcdef | cut -c 2-4", "bcd\n", 0, OK, "" },
+	{ "cut no list", NULL, "echo a | cut", "", 2, OK, "list" },
+	{ "tr", NULL, "echo hello | tr a-z A-Z", "HELLO\n", 0, OK, "" },
+	{ "tr -d", NULL, "echo hello | tr -d l", "heo\n", 0, OK, "" },
+	{ "tr newline", NULL, "echo 'a b' | tr ' ' '\\n'", "a\nb\n", 0, OK, "" },
+};
+
+static const struct kcase fs_cases[] = {
+	{ "cd outside root", NULL, "cd /", "", 2, OK, "path escapes root" },
+	{ "pwd", NULL, "mkdir d; cd d; pwd | grep -c '^/tmp/kaish-test-.*/d$'", "1\n", 0, OK, "" },
+	{ "mkdir and ls", NULL, "mkdir d; touch d/b d/a; ls d", "a\nb\n", 0, OK, "" },
+	{ "ls hidden", NULL, "touch .h v; ls", "v\n", 0, OK, "" },
+	{ "ls -a", NULL, "touch .h v; ls -a", ".h\nv\n", 0, OK, "" },
+	{ "ls -l", NULL, "echo abc > f; ls -l | wc -l", "1\n", 0, OK, "" },
+	{ "ls file", NULL, "touch f; ls f", "f\n", 0, OK, "" },
+	{ "ls missing", NULL, "ls nope", "", 1, OK, "nope" },
+	{ "mkdir exists", NULL, "mkdir d; mkdir d", "", 1, OK, "exists" },
+	{ "mkdir -p", NULL, "mkdir -p a/b/c; mkdir -p a/b; ls a/b", "c\n", 0, OK, "" },
+	{ "mkdir missing parent", NULL, "mkdir x/y", "", 1, OK, "" "x/y" },
+	{ "touch", NULL, "touch f; test -f f && echo yes", "yes\n", 0, OK, "" },
+	{ "rm file", NULL, "touch f; rm f; ls", "", 0, OK, "" },
+	{ "rm dir needs -r", NULL, "mkdir d; rm d", "", 1, OK, "Is a directory" },
+	{ "rm -r", NULL, "mkdir -p d/e; touch d/e/f; rm -r d; ls", "", 0, OK, "" },
+	{ "rm -f missing", NULL, "rm -f nope; echo $?", "0\n", 0, OK, "" },
+	{ "rm missing", NULL, "rm nope", "", 1, OK, "nope" },
+	{ "rm root refused", NULL, "rm -rf .", "", 1, OK, "" "." },
+	{ "cd and pwd", NULL, "mkdir d; cd d; touch x; cd ..; ls d", "x\n", 0, OK, "" },
+	{ "cd not dir", NULL, "touch f; cd f", "", 1, OK, "Not a directory" },
+	{ "cd HOME", NULL, "mkdir h; HOME=h; cd; ls ..", "h\n", 0, OK, "" },
+};
+
+static const struct kcase misc_cases[] = {
+	{ "test -f", NULL, "touch f; test -f f && echo y", "y\n", 0, OK, "" },
+	{ "test -d", NULL, "mkdir d; test -d d && test ! -f d && echo y", "y\n", 0, OK, "" },
+	{ "test -e missing", NULL, "test -e nope; echo $?", "1\n", 0, OK, "" },
+	{ "test -z -n", NULL, "test -z '' && test -n x && echo y", "y\n", 0, OK, "" },
+	{ "test strings", NULL, "test a = a && test a != b && echo y", "y\n", 0, OK, "" },
+	{ "test ints", NULL, "test 2 -lt 10 && test 3 -ge 3 && test 1 -ne 2 && echo y", "y\n", 0, OK, "" },
+	{ "test -a -o", NULL, "test a = a -a b = c -o 1 -eq 1 && echo y", "y\n", 0, OK, "" },
+	{ "test bad int", NULL, "test a -lt 2", "", 2, OK, "integer" },
+	{ "test empty", NULL, "test", "", 1, OK, "" },
+	{ "[[ glob ==", NULL, "[[ foo.txt == *.txt ]] && echo y", "y\n", 0, OK, "" },
+	{ "[[ !=", NULL, "[[ a != b ]] && echo y", "y\n", 0, OK, "" },
+	{ "[[ =~", NULL, "[[ abc =~ ^a.c$ ]] && echo y; [[ abd =~ ^a.c$ ]]; echo $?", "y\n1\n", 0, OK, "" },
+	{ "[[ && || ( )", NULL, "[[ ( 1 -lt 2 ) && ! -z x || a == b ]] && echo y", "y\n", 0, OK, "" },
+	{ "[[ < >", NULL, "[[ a < b ]] && [[ b > a ]] && echo y", "y\n", 0, OK, "" },
+	{ "[[ -f var", NULL, "touch f; F=f; [[ -f $F ]] && echo y", "y\n", 0, OK, "" },
+	{ "export", NULL, "export A=1 B; echo $A \"[$B]\"", "1 []\n", 0, OK, "" },
+	{ "export bad", NULL, "export 1x=2", "", 1, OK, "identifier" },
+	{ "unset", NULL, "A=1; unset A; echo \"[${A:-}]\"", "[]\n", 0, OK, "" },
+	{ "set --", NULL, "set -- a b; echo $# $1 $2", "2 a b\n", 0, OK, "" },
+	{ "set lists", NULL, "ZZ=1; set | grep ZZ", "ZZ=1\n", 0, OK, "" },
+	{ "true false colon", NULL, "true; echo $?; false; echo $?; :; echo $?", "0\n1\n0\n", 0, OK, "" },
+	{ "help on builtin", NULL, "grep --help | head -n 1", "Usage: grep [OPTION]... PATTERN [FILE]...\n", 0, OK, "" },
+};
+
+static const struct kcase scatter_cases[] = {
+	{ "scatter text items", NULL, "echo 'a\n\nb' | scatter | echo $ITEM | gather",
+	  "{\"i\":0,\"item\":\"a\",\"ok\":true,\"code\":0,\"out\":\"a\",\"err\":\"\"}\n"
+	  "{\"i\":1,\"item\":\"b\",\"ok\":true,\"code\":0,\"out\":\"b\",\"err\":\"\"}", 0, OK, "" },
+	{ "scatter typed items", NULL, "seq 1 2 | scatter --as N | echo $N | gather",
+	  "{\"i\":0,\"item\":1,\"ok\":true,\"code\":0,\"out\":\"1\",\"err\":\"\"}\n"
+	  "{\"i\":1,\"item\":2,\"ok\":true,\"code\":0,\"out\":\"2\",\"err\":\"\"}", 0, OK, "" },
+	{ "scatter --as=", NULL, "seq 1 2 | scatter --as=V --limit=1 | echo v$V | gather --lines", "v1\nv2", 0, OK, "" },
+	{ "scatter limit 1 order", NULL, "seq 1 5 | scatter --limit 1 | echo $ITEM | gather --lines", "1\n2\n3\n4\n5", 0, OK, "" },
+	{ "scatter many in order", NULL, "seq 1 40 | scatter | echo $ITEM | gather --lines | tail -n 2", "39\n40", 0, OK, "" },
+	{ "scatter failure", NULL, "echo 'a\nb\nc' | scatter | test $ITEM != b | gather",
+	  "{\"i\":0,\"item\":\"a\",\"ok\":true,\"code\":0,\"out\":\"\",\"err\":\"\"}\n"
+	  "{\"i\":1,\"item\":\"b\",\"ok\":false,\"code\":1,\"out\":\"\",\"err\":\"\"}\n"
+	  "{\"i\":2,\"item\":\"c\",\"ok\":true,\"code\":0,\"out\":\"\",\"err\":\"\"}",
+	  123, OK, "gather: 1 of 3 worker(s) failed: b" },
+	{ "scatter --lines failure", NULL, "seq 1 3 | scatter | test $ITEM -lt 2 | gather --lines", "", 123, OK, "2 of 3" },
+	{ "scatter worker err", NULL, "echo x | scatter | ls nope | gather",
+	  "{\"i\":0,\"item\":\"x\",\"ok\":false,\"code\":1,\"out\":\"\",\"err\":\"ls: nope: No such file or directory\"}",
+	  123, OK, "gather: 1 of 1 worker(s) failed: x" },
+	{ "scatter multi stage", NULL, "seq 1 2 | scatter | echo $ITEM | tr 12 ab | gather --lines", "a\nb", 0, OK, "" },
+	{ "scatter post gather", NULL, "seq 1 3 | scatter | echo $ITEM | gather | wc -l", "2\n", 0, OK, "" },
+	{ "scatter no items", NULL, "echo '' | scatter | echo $ITEM | gather", "", 0, OK, "" },
+	{ "scatter worker scope", NULL, "X=outer; seq 1 2 | scatter | echo $X$ITEM | gather --lines; echo $X", "outer1\nouter2outer\n", 0, OK, "" },
+	{ "scatter cmdsubst binds rows", NULL, "for r in $(seq 1 2 | scatter | echo $ITEM | gather); do echo \"$r\" | cut -c 1-6; done",
+	  "{\"i\":0\n{\"i\":1\n", 0, OK, "" },
+	{ "scatter bad as", NULL, "seq 1 2 | scatter --as 1x | echo | gather", "", 2, OK, "invalid variable" },
+	{ "scatter bad limit", NULL, "seq 1 2 | scatter --limit x | echo | gather", "", 2, OK, "limit" },
+	{ "scatter compound stage", NULL, "seq 1 2 | scatter | { echo a; } | gather", "", 2, OK, "compound" },
+	{ "scatter standalone", NULL, "seq 1 2 | scatter --as X", "scatter: 2 items (as=$X, limit=8)\n1\n2\n", 0, OK, "" },
+	{ "gather standalone", NULL, "echo hi | gather", "hi\n", 0, OK, "" },
+	{ "gather --json", NULL, "seq 1 2 | scatter | echo $ITEM | gather --json | head -n 4",
+	  "[\n  {\n    \"i\": 0,\n    \"item\": 1,\n", 0, OK, "" },
+};
+
+Test(builtins, echo_and_seq) { RUN(echo_seq); }
+Test(builtins, grep) { RUN(grep_cases); }
+Test(builtins, sed) { RUN(sed_cases); }
+Test(builtins, text) { RUN(text_cases); }
+Test(builtins, filesystem) { RUN(fs_cases); }
+Test(builtins, test_vars_set) { RUN(misc_cases); }
+Test(builtins, scatter_gather) { RUN(scatter_cases); }

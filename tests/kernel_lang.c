@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel_lang.c - the language: syntax forms, expansion, control flow, functions,
+ * pipelines, redirects, parse and validation errors, the recursion cap and the embedding
+ * API. Table-driven: name, setup script, script, expected out, code, status, err substring.
+ */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kaish.h"
+
+/* kernel_harness.c */
+char *kh_mkfixture(bool with_files);
+void kh_rmtree(const char *dir);
+kaish_kernel *kh_kernel(const char *root);
+enum kaish_status kh_exec(kaish_kernel *k, const char *script, kaish_result *r);
+
+struct kcase {
+	const char *name;
+	const char *setup;  /* run first in the same kernel (must succeed), or NULL */
+	const char *script;
+	const char *out;    /* expected stdout, exact */
+	int code;	    /* expected exit code */
+	int status;	    /* expected enum kaish_status */
+	const char *err;    /* substring expected in err ("" = err must be empty) */
+};
+
+static void run_cases(const struct kcase *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct kcase *c = &cases[i];
+		char *dir = kh_mkfixture(false);
+		cr_assert_not_null(dir);
+		kaish_kernel *k = kh_kernel(dir);
+		cr_assert_not_null(k);
+		kaish_result r;
+		if (c->setup) {
+			cr_assert_eq(kh_exec(k, c->setup, &r), KAISH_OK, "%s: setup", c->name);
+			cr_assert_eq(r.code, 0, "%s: setup failed: %s", c->name, r.err);
+			kaish_result_free(&r);
+		}
+		enum kaish_status st = kh_exec(k, c->script, &r);
+		cr_expect_eq(st, c->status, "%s: status %d, want %d (err=%s)", c->name, st, c->status, r.err);
+		cr_expect_eq(r.code, c->code, "%s: code %d, want %d (err=%s)", c->name, r.code, c->code, r.err);
+		cr_expect_str_eq(r.out, c->out, "%s: out [%s], want [%s]", c->name, r.out, c->out);
+		if (c->err && !*c->err)
+			cr_expect_str_eq(r.err, "", "%s: unexpected err [%s]", c->name, r.err);
+		else if (c->err)
+			cr_expect(strstr(r.err, c->err) != NULL, "%s: err [%s] lacks [%s]", c->name, r.err, c->err);
+		size_t el = strlen(r.err);
+		cr_expect(el == 0 || (r.err[el - 1] == '\n' && (el < 2 || r.err[el - 2] != '\n')),
+			  "%s: err must be empty or end in exactly one newline", c->name);
+		kaish_result_free(&r);
+		kaish_kernel_free(k);
+		kh_rmtree(dir);
+		free(dir);
+	}
+}
+
+#define OK KAISH_OK
+#define RUN(table) run_cases(table, sizeof(table) / sizeof(table[0]))
+
+static const struct kcase quoting[] = {
+	{ "dq interpolates", NULL, "X=hi; echo \"$X there\"", "hi there\n", 0, OK, "" },
+	{ "sq literal", NULL, "X=hi; echo '$X'", "$X\n", 0, OK, "" },
+	{ "backslash dollar", NULL, "X=hi; echo \\$X", "$X\n", 0, OK, "" },
+	{ "dq escapes", NULL, "echo \"a\\\"b\\$c\"", "a\"b$c\n", 0, OK, "" },
+	{ "braces", NULL, "X=ab; echo ${X}c", "abc\n", 0, OK, "" },
+	{ "default unset", NULL, "echo ${NOPE:-dflt}", "dflt\n", 0, OK, "" },
+	{ "default empty", NULL, "E=''; echo ${E:-dflt}", "dflt\n", 0, OK, "" },
+	{ "default set", NULL, "V=v; echo ${V:-dflt}", "v\n", 0, OK, "" },
+	{ "default expands", NULL, "D=x; echo ${NOPE:-$D}", "x\n", 0, OK, "" },
+	{ "length", NULL, "V=hello; echo ${#V}", "5\n", 0, OK, "" },
+	{ "length utf8", NULL, "V='héllo'; echo ${#V}", "5\n", 0, OK, "" },
+	{ "no word splitting", NULL, "V='a   b'; for x in \"$V\"; do echo [$x]; done", "[a   b]\n", 0, OK, "" },
+	{ "var is one argument", NULL, "V='a b c'; f() { echo $#; }; f $V", "1\n", 0, OK, "" },
+	{ "dollar question", NULL, "false; echo $?; true; echo $?", "1\n0\n", 0, OK, "" },
+	{ "lone dollar", NULL, "echo a$ $", "a$ $\n", 0, OK, "" },
+	{ "comment", NULL, "echo a # not this\n# nor this\necho b", "a\nb\n", 0, OK, "" },
+	{ "empty script", NULL, "", "", 0, OK, "" },
+	{ "semicolons and newlines", NULL, "echo a;echo b\n\necho c;", "a\nb\nc\n", 0, OK, "" },
+	{ "line continuation", NULL, "echo a \\\n b", "a b\n", 0, OK, "" },
+	{ "arith", NULL, "echo $(( 2 + 3 * 4 )) $((10 / 3)) $((7 % 3)) $((-(1+1)))", "14 3 1 -2\n", 0, OK, "" },
+	{ "arith vars", NULL, "i=4; echo $((i * 2)) $(($i + 1))", "8 5\n", 0, OK, "" },
+	{ "arith div zero", NULL, "echo $((1/0))", "", 1, OK, "division by zero" },
+	{ "tilde with HOME", NULL, "HOME=/h; echo ~ ~/x", "/h /h/x\n", 0, OK, "" },
+	{ "tilde without HOME", NULL, "echo ~", "~\n", 0, OK, "" },
+	{ "echo empty prints nothing", NULL, "echo; echo ''; echo -n a; echo b", "ab\n", 0, OK, "" },
+};
+
+static const struct kcase subst[] = {
+	{ "nested", NULL, "echo $(echo $(echo deep))", "deep\n", 0, OK, "" },
+	{ "trims newlines", NULL, "X=$(seq 1 2); echo \"[$X]\"", "[1\n2]\n", 0, OK, "" },
+	{ "in dq", NULL, "echo \"<$(echo a b)>\"", "<a b>\n", 0, OK, "" },
+	{ "scope restored", NULL, "X=1; Y=$(X=2; echo $X); echo $X $Y", "1 2\n", 0, OK, "" },
+	{ "assignment status", NULL, "X=$(false); echo $?", "1\n", 0, OK, "" },
+	{ "exit inside", NULL, "X=$(echo hi; exit 3); echo $? $X", "3 hi\n", 0, OK, "" },
+	{ "for splits lines", NULL, "for i in $(seq 1 3); do echo \"<$i>\"; done", "<1>\n<2>\n<3>\n", 0, OK, "" },
+	{ "for empty output", NULL, "for i in $(true); do echo x; done; echo done", "done\n", 0, OK, "" },
+	{ "for keeps inner spaces", NULL, "for l in $(echo 'a b'; echo c); do echo \"[$l]\"; done", "[a b]\n[c]\n", 0, OK, "" },
+	{ "stderr surfaces", NULL, "X=$(ls nosuch); echo \"[$X]\"", "[]\n", 0, OK, "nosuch" },
+};
+
+static const struct kcase control[] = {
+	{ "if true", NULL, "if true; then echo y; else echo n; fi", "y\n", 0, OK, "" },
+	{ "if false", NULL, "if false; then echo y; else echo n; fi", "n\n", 0, OK, "" },
+	{ "elif", NULL, "x=2; if [[ $x == 1 ]]; then echo one; elif [[ $x == 2 ]]; then echo two; else echo other; fi", "two\n", 0, OK, "" },
+	{ "if no branch is 0", NULL, "if false; then echo y; fi", "", 0, OK, "" },
+	{ "multiline if", NULL, "if true\nthen\n  echo y\nfi", "y\n", 0, OK, "" },
+	{ "for words", NULL, "for x in a b c; do echo $x; done", "a\nb\nc\n", 0, OK, "" },
+	{ "for var does not survive", NULL, "for x in a; do :; done; echo \"[${x:-gone}]\"", "[gone]\n", 0, OK, "" },
+	{ "for assigns survive", NULL, "for x in a b; do last=$x; done; echo $last", "b\n", 0, OK, "" },
+	{ "while", NULL, "i=0; while [[ $i -lt 3 ]]; do echo $i; i=$((i+1)); done", "0\n1\n2\n", 0, OK, "" },
+	{ "while not", NULL, "i=0; while ! [[ $i -ge 2 ]]; do i=$((i+1)); done; echo $i", "2\n", 0, OK, "" },
+	{ "break", NULL, "for x in a b c; do if [[ $x == b ]]; then break; fi; echo $x; done", "a\n", 0, OK, "" },
+	{ "continue", NULL, "for x in a b c; do if [[ $x == b ]]; then continue; fi; echo $x; done", "a\nc\n", 0, OK, "" },
+	{ "break 2", NULL, "for x in 1 2; do for y in a b; do echo $x$y; break 2; done; done; echo end", "1a\nend\n", 0, OK, "" },
+	{ "continue 2", NULL, "for x in 1 2; do for y in a b; do echo $x$y; continue 2; done; done", "1a\n2a\n", 0, OK, "" },
+	{ "case glob", NULL, "case foo.txt in *.md) echo md;; *.txt) echo txt;; esac", "txt\n", 0, OK, "" },
+	{ "case alternatives", NULL, "case b in a|b) echo ab;; *) echo other;; esac", "ab\n", 0, OK, "" },
+	{ "case default", NULL, "case zzz in a) echo a;; *) echo star;; esac", "star\n", 0, OK, "" },
+	{ "case no match", NULL, "case q in a) echo a;; esac; echo $?", "0\n", 0, OK, "" },
+	{ "and", NULL, "true && echo yes; false && echo no; echo end", "yes\nend\n", 0, OK, "" },
+	{ "or", NULL, "false || echo yes; true || echo no", "yes\n", 0, OK, "" },
+	{ "chain", NULL, "false && echo a || echo b", "b\n", 0, OK, "" },
+	{ "not", NULL, "! false && echo neg; ! true; echo $?", "neg\n1\n", 0, OK, "" },
+	{ "brace group", NULL, "{ echo a; echo b; } | wc -l", "2\n", 0, OK, "" },
+	{ "last status is code", NULL, "echo a; false", "a\n", 1, OK, "" },
+	{ "exit", NULL, "echo a; exit 4; echo b", "a\n", 4, OK, "" },
+	{ "errexit", NULL, "set -e; echo a; false; echo b", "a\n", 1, OK, "" },
+	{ "errexit spares conditions", NULL, "set -e; if false; then :; fi; false || true; echo ok", "ok\n", 0, OK, "" },
+	{ "errexit off again", NULL, "set -e; set +e; false; echo on", "on\n", 0, OK, "" },
+};
+
+static const struct kcase funcs[] = {
+	{ "define and call", NULL, "f() { echo hi $1; }; f there", "hi there\n", 0, OK, "" },
+	{ "function keyword", NULL, "function g { echo g; }; g", "g\n", 0, OK, "" },
+	{ "args", NULL, "f() { echo $# \"$@\" $2; }; f a b c", "3 a b c b\n", 0, OK, "" },
+	{ "return code", NULL, "f() { return 3; }; f; echo $?", "3\n", 0, OK, "" },
+	{ "local stays local", NULL, "f() { local a=1; b=2; echo $a; }; f; echo \"[${a:-}] $b\"", "1\n[] 2\n", 0, OK, "" },
+	{ "local outside", NULL, "local a=1", "", 1, OK, "local" },
+	{ "shares caller scope", NULL, "X=1; f() { echo $X; X=2; }; f; echo $X", "1\n2\n", 0, OK, "" },
+	{ "recursion bounded", NULL, "f() { if [[ $1 -gt 0 ]]; then echo $1; f $(( $1 - 1 )); fi; }; f 3", "3\n2\n1\n", 0, OK, "" },
+	{ "recursion cap", NULL, "f() { f; }; f", "", 1, OK, "maximum recursion depth (48) exceeded" },
+	{ "recursion cap stops script", NULL, "f() { f; }; f; echo after", "", 1, OK, "maximum recursion depth (48) exceeded" },
+	{ "recursion cap in subst", NULL, "g() { echo x$(g); }; g | wc -c; echo next", "25\nnext\n", 0, OK, "maximum recursion depth (48) exceeded" },
+	{ "deep subst cap", NULL,
+	  "s() { echo $(s); }; X=$(s); echo \"[$X]\"", "[]\n", 0, OK, "maximum recursion depth" },
+	{ "function in pipeline", NULL, "f() { echo a; echo b; }; f | wc -l", "2\n", 0, OK, "" },
+	{ "factorial via arith and subst", NULL,
+	  "fact() { if [[ $1 -le 1 ]]; then echo 1; return; fi; echo $(( $1 * $(fact $(( $1 - 1 ))) )); }; fact 6",
+	  "720\n", 0, OK, "" },
+	{ "redefinition", NULL, "f() { echo 1; }; f() { echo 2; }; f", "2\n", 0, OK, "" },
+	{ "persists across execute", "h() { echo kept; }", "h", "kept\n", 0, OK, "" },
+};
+
+static const struct kcase pipes_redirs[] = {
+	{ "pipe", NULL, "echo hello | tr a-z A-Z", "HELLO\n", 0, OK, "" },
+	{ "three stages", NULL, "seq 1 10 | grep 1 | wc -l", "2\n", 0, OK, "" },
+	{ "pipe status is last", NULL, "false | true", "", 0, OK, "" },
+	{ "pipefail", NULL, "set -o pipefail; false | true; echo $? $PIPESTATUS", "1 [1,0]\n", 0, OK, "" },
+	{ "stage forks do not leak", NULL, "X=1; X=2 | true; echo $X", "1\n", 0, OK, "" },
+	{ "write and read", NULL, "echo hi > f.txt; cat f.txt; cat < f.txt", "hi\nhi\n", 0, OK, "" },
+	{ "append", NULL, "echo a > f; echo b >> f; cat f", "a\nb\n", 0, OK, "" },
+	{ "stderr to file", NULL, "ls nosuch 2> e.txt; wc -l < e.txt", "1\n", 0, OK, "" },
+	{ "stderr to stdout", NULL, "ls nosuch 2>&1 | wc -l", "1\n", 0, OK, "" },
+	{ "stdout to stderr", NULL, "echo oops >&2", "", 0, OK, "oops" },
+	{ "both", NULL, "{ echo o; ls nosuch; } &> b.txt; wc -l < b.txt", "2\n", 0, OK, "" },
+	{ "dev null", NULL, "echo gone > /dev/null; ls nosuch 2>/dev/null; echo $?", "1\n", 0, OK, "" },
+	{ "heredoc", NULL, "X=v; cat <<EOF\na $X\n  b $(echo c)\nEOF\necho after", "a v\n  b c\nafter\n", 0, OK, "" },
+	{ "heredoc literal", NULL, "X=v; cat <<'EOF'\na $X\nEOF", "a $X\n", 0, OK, "" },
+	{ "heredoc strip tabs", NULL, "cat <<-END\n\tx\n\tEND\necho y", "x\ny\n", 0, OK, "" },
+	{ "heredoc in pipeline", NULL, "cat <<EOF | wc -l\n1\n2\nEOF", "2\n", 0, OK, "" },
+	{ "two heredocs", NULL, "cat <<A; cat <<B\na\nA\nb\nB", "a\nb\n", 0, OK, "" },
+	{ "heredoc line numbers", NULL, "cat <<EOF\n1\n2\nEOF\nnosuch", "", 2, KAISH_ERR_VALIDATION, "line 5" },
+	{ "here string", NULL, "tr a-z A-Z <<< 'abc'", "ABC\n", 0, OK, "" },
+	{ "redirect on compound", NULL, "for i in 1 2; do echo $i; done > l.txt; cat l.txt", "1\n2\n", 0, OK, "" },
+	{ "missing input", NULL, "cat < nope.txt", "", 1, OK, "nope.txt" },
+	{ "prefix assignment", NULL, "f() { echo $V; }; V=scoped f; echo \"[${V:-}]\"", "scoped\n[]\n", 0, OK, "" },
+	{ "assign only", NULL, "A=1 B=2; echo $A$B", "12\n", 0, OK, "" },
+	{ "glob", "mkdir d; touch d/b.txt d/a.txt d/c.md", "echo d/*.txt", "d/a.txt d/b.txt\n", 0, OK, "" },
+	{ "glob quoted is literal", NULL, "echo '*.txt' \"*\"", "*.txt *\n", 0, OK, "" },
+	{ "glob no match", NULL, "echo *.nothing", "", 1, OK, "no matches" },
+	{ "glob off", NULL, "set +o glob; echo *.nothing", "*.nothing\n", 0, OK, "" },
+};
+
+static const struct kcase errors[] = {
+	{ "unterminated quote", NULL, "echo \"abc", "", 2, KAISH_ERR_PARSE, "line 1: unterminated quote" },
+	{ "backticks", NULL, "echo `date`", "", 2, KAISH_ERR_PARSE, "backticks" },
+	{ "missing fi", NULL, "if true; then echo a", "", 2, KAISH_ERR_PARSE, "expected 'fi'" },
+	{ "missing done", NULL, "for x in a; do echo", "", 2, KAISH_ERR_PARSE, "expected 'done'" },
+	{ "stray then", NULL, "echo a\nthen", "", 2, KAISH_ERR_VALIDATION, "line 2: command not found near 'then'" },
+	{ "unbalanced subst", NULL, "echo $(echo a", "", 2, KAISH_ERR_PARSE, "" "line 1" },
+	{ "error line number", NULL, "echo a\necho b\nif", "", 2, KAISH_ERR_PARSE, "line 3" },
+	{ "stray paren", NULL, "echo a )", "", 2, KAISH_ERR_PARSE, "near ')'" },
+	{ "until unsupported", NULL, "until true; do :; done", "", 2, KAISH_ERR_PARSE, "until" },
+	{ "heredoc unterminated", NULL, "cat <<EOF\nx\n", "", 2, KAISH_ERR_PARSE, "unterminated heredoc" },
+	{ "heredoc no delimiter", NULL, "cat <<", "", 2, KAISH_ERR_PARSE, "heredoc delimiter" },
+	{ "deep nesting bounded", NULL,
+	  "echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo x)))))))))))",
+	  "x\n", 0, OK, "" },
+	{ "unknown command", NULL, "echo a; nosuchcmd", "", 2, KAISH_ERR_VALIDATION, "command not found near 'nosuchcmd'" },
+	{ "unknown command nothing ran", NULL, "echo > ran.txt; nosuch", "", 2, KAISH_ERR_VALIDATION, "nosuch" },
+	{ "unknown in subst", NULL, "echo $(nosuch)", "", 2, KAISH_ERR_VALIDATION, "nosuch" },
+	{ "unknown in function", NULL, "f() { nosuch; }", "", 2, KAISH_ERR_VALIDATION, "nosuch" },
+	{ "later function is known", NULL, "f() { g; }; g() { echo g; }; f", "g\n", 0, OK, "" },
+	{ "bad grep regex", NULL, "grep '(' x", "", 2, KAISH_ERR_VALIDATION, "invalid regex" },
+	{ "bad sed regex", NULL, "echo a | sed 's/(/x/'", "", 2, KAISH_ERR_VALIDATION, "invalid regex" },
+	{ "bad sed command", NULL, "echo a | sed 'k'", "", 2, KAISH_ERR_VALIDATION, "unknown command" },
+	{ "bad =~ regex", NULL, "[[ a =~ '(' ]]", "", 2, KAISH_ERR_VALIDATION, "invalid regex" },
+	{ "seq increment zero", NULL, "seq 1 0 5", "", 2, KAISH_ERR_VALIDATION, "increment" },
+	{ "break outside loop", NULL, "break", "", 2, KAISH_ERR_VALIDATION, "'break' outside a loop" },
+	{ "continue in function", NULL, "for x in a; do f() { continue; }; done", "", 2, KAISH_ERR_VALIDATION, "outside a loop" },
+	{ "E012 bare var in for", NULL, "V='a b'; for x in $V; do echo $x; done", "", 2, KAISH_ERR_VALIDATION, "E012" },
+	{ "runtime seq zero", NULL, "Z=0; seq 1 $Z 3", "", 2, OK, "increment" },
+	{ "runtime not found", NULL, "C=nosuch; $C", "", 127, OK, "command not found" },
+	{ "bad set option", NULL, "set -o bogus", "", 1, OK, "bogus" },
+};
+
+Test(lang, quoting_and_expansion) { RUN(quoting); }
+Test(lang, command_substitution) { RUN(subst); }
+Test(lang, control_flow) { RUN(control); }
+Test(lang, functions) { RUN(funcs); }
+Test(lang, pipelines_and_redirects) { RUN(pipes_redirs); }
+Test(lang, parse_and_validation_errors) { RUN(errors); }
+
+/* --- API ------------------------------------------------------------------------------------ */
+
+static void count_trace(void *ctx, const char *ev)
+{
+	(*(int *)ctx)++;
+}
+
+Test(api, vars_cwd_trace_data)
+{
+	char *dir = kh_mkfixture(false);
+	kaish_config *cfg = kaish_config_agent_with_root(dir);
+	cr_assert_eq(kaish_config_set_var(cfg, "GREETING", "hey"), 0);
+	cr_assert_eq(kaish_config_set_name(cfg, "t"), 0);
+	kaish_kernel *k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	cr_assert_not_null(k);
+	kaish_result r;
+	cr_assert_eq(kh_exec(k, "echo $GREETING; X=set", &r), KAISH_OK);
+	cr_expect_str_eq(r.out, "hey\n");
+	kaish_result_free(&r);
+	char *x = kaish_get_var(k, "X");
+	cr_expect_str_eq(x, "set");
+	free(x);
+	cr_expect_null(kaish_get_var(k, "HOME"), "hermetic: no process env");
+	cr_expect_eq(kaish_set_var(k, "Y", "why"), 0);
+	cr_assert_eq(kh_exec(k, "echo $Y; mkdir sub; cd sub", &r), KAISH_OK);
+	cr_expect_str_eq(r.out, "why\n");
+	kaish_result_free(&r);
+	char *cwd = kaish_cwd(k), *real = realpath(dir, NULL);
+	cr_expect(strncmp(cwd, real, strlen(real)) == 0 && !strcmp(cwd + strlen(real), "/sub"), "%s", cwd);
+	free(cwd);
+	free(real);
+	int events = 0;
+	kaish_set_trace(k, count_trace, &events);
+	cr_assert_eq(kh_exec(k, "echo a; echo b", &r), KAISH_OK);
+	cr_expect_gt(events, 2);
+	kaish_result_free(&r);
+	kaish_set_trace(k, NULL, NULL);
+	cr_assert_eq(kh_exec(k, "seq 1 3", &r), KAISH_OK);
+	cr_expect_str_eq(r.data, "[1,2,3]");
+	cr_expect_not(r.data_is_value);
+	kaish_result_free(&r);
+	cr_assert_eq(kh_exec(k, "seq 1 2 | scatter | echo $ITEM | gather", &r), KAISH_OK);
+	cr_expect(r.data && r.data[0] == '[' && r.data_is_value);
+	kaish_result_free(&r);
+	kaish_kernel_free(k);
+	kh_rmtree(dir);
+	free(dir);
+}
+
+Test(api, bad_root_and_isolated)
+{
+	kaish_config *cfg = kaish_config_agent_with_root("/nonexistent/kaish/root");
+	char *msg = NULL;
+	cr_expect_null(kaish_kernel_new(cfg, &msg));
+	cr_expect_not_null(msg);
+	free(msg);
+	kaish_config_free(cfg);
+	cfg = kaish_config_isolated();
+	kaish_kernel *k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	cr_assert_not_null(k);
+	kaish_result r;
+	cr_assert_eq(kh_exec(k, "echo hi; cat f", &r), KAISH_OK);
+	cr_expect_str_eq(r.out, "hi\n");
+	cr_expect_eq(r.code, 1);
+	cr_expect(strstr(r.err, "no local filesystem") != NULL, "%s", r.err);
+	kaish_result_free(&r);
+	kaish_kernel_free(k);
+	kaish_result_free(NULL);
+	kaish_kernel_free(NULL);
+	kaish_config_free(NULL);
+}
+
+Test(api, skip_validation_and_errexit_config)
+{
+	char *dir = kh_mkfixture(false);
+	kaish_config *cfg = kaish_config_agent_with_root(dir);
+	kaish_config_set_skip_validation(cfg, true);
+	kaish_config_set_errexit(cfg, true);
+	kaish_kernel *k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	kaish_result r;
+	cr_assert_eq(kh_exec(k, "echo a; nosuch; echo b", &r), KAISH_OK);
+	cr_expect_eq(r.code, 127);
+	cr_expect_str_eq(r.out, "a\n");
+	kaish_result_free(&r);
+	kaish_kernel_free(k);
+	kh_rmtree(dir);
+	free(dir);
+}
+
+struct conc {
+	kaish_kernel *k;
+	int bad;
+};
+
+static void *hammer(void *arg)
+{
+	struct conc *c = arg;
+	for (int i = 0; i < 20; i++) {
+		kaish_result r;
+		if (kaish_execute(c->k, "X=$(echo v); echo $X", &r) != KAISH_OK || strcmp(r.out, "v\n"))
+			c->bad++;
+		kaish_result_free(&r);
+	}
+	return NULL;
+}
+
+Test(api, concurrent_callers_are_serialized)
+{
+	char *dir = kh_mkfixture(false);
+	kaish_kernel *k = kh_kernel(dir);
+	struct conc c = { .k = k };
+	pthread_t t[3];
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, KAISH_RECOMMENDED_STACK_SIZE);
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], &attr, hammer, &c);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	pthread_attr_destroy(&attr);
+	cr_expect_eq(c.bad, 0);
+	kaish_kernel_free(k);
+	kh_rmtree(dir);
+	free(dir);
+}
+
+static kaish_kernel *timeout_kernel(const char *dir, unsigned long ms)
+{
+	kaish_config *cfg = kaish_config_agent_with_root(dir);
+	kaish_config_set_request_timeout(cfg, ms);
+	kaish_kernel *k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	return k;
+}
+
+Test(api, request_timeout)
+{
+	char *dir = kh_mkfixture(false);
+	kaish_kernel *k = timeout_kernel(dir, 100);
+	const char *scripts[] = {
+		"echo before; while true; do :; done; echo never",
+		"X=$(while true; do :; done); echo never",
+		"for i in $(seq 1 1000000); do :; done; echo never",
+		"spin() { while true; do :; done; }; echo x | spin | cat; echo never",
+		"spin() { while true; do :; done; }; seq 1 3 | scatter | spin | gather; echo never",
+	};
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		kaish_result r;
+		cr_assert_eq(kh_exec(k, scripts[i], &r), KAISH_OK);
+		cr_expect_eq(r.code, KAISH_EXIT_TIMEOUT, "%s: code %d", scripts[i], r.code);
+		cr_expect(strstr(r.out, "never") == NULL, "%s: %s", scripts[i], r.out);
+		cr_expect(strstr(r.err, "kaish: timed out\n") != NULL, "%s: %s", scripts[i], r.err);
+		kaish_result_free(&r);
+	}
+	/* The next call gets a fresh deadline. */
+	kaish_result r;
+	cr_assert_eq(kh_exec(k, "echo ok", &r), KAISH_OK);
+	cr_expect_eq(r.code, 0);
+	kaish_result_free(&r);
+	kaish_kernel_free(k);
+	kh_rmtree(dir);
+	free(dir);
+}
+
+struct cancel_job {
+	kaish_kernel *k;
+	kaish_result r;
+};
+
+static void *cancel_runner(void *arg)
+{
+	struct cancel_job *j = arg;
+	kaish_execute(j->k, "while true; do :; done", &j->r);
+	return NULL;
+}
+
+Test(api, cancel)
+{
+	char *dir = kh_mkfixture(false);
+	struct cancel_job j = { .k = kh_kernel(dir) };
+	pthread_attr_t attr;
+	pthread_t t;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, KAISH_RECOMMENDED_STACK_SIZE);
+	cr_assert_eq(pthread_create(&t, &attr, cancel_runner, &j), 0);
+	usleep(100 * 1000);
+	kaish_cancel(j.k);
+	pthread_join(t, NULL);
+	pthread_attr_destroy(&attr);
+	cr_expect_eq(j.r.code, KAISH_EXIT_CANCELLED);
+	cr_expect_str_eq(j.r.err, "kaish: cancelled\n");
+	kaish_result_free(&j.r);
+	kaish_result r;
+	cr_assert_eq(kh_exec(j.k, "echo fresh", &r), KAISH_OK);
+	cr_expect_str_eq(r.out, "fresh\n");
+	kaish_result_free(&r);
+	kaish_kernel_free(j.k);
+	kh_rmtree(dir);
+	free(dir);
+}

@@ -1,0 +1,16 @@
+# End-to-end tests of the tracer binary: trace real programs, compare with Valgrind DHAT,
+# check every written file in the real dh_view (headless Chromium). Root + BTF: label bpf.
+add_executable(known_allocs ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/known_allocs.c)
+target_compile_options(known_allocs PRIVATE -O0 -g)
+target_link_libraries(known_allocs PRIVATE Threads::Threads)
+
+add_criterion_test(tracer_e2e_test
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tracer_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+	LIBS tracer_core
+	LABELS bpf)
+target_compile_definitions(tracer_e2e_test PRIVATE
+	TRACER_BIN="$<TARGET_FILE:tracer>"
+	KNOWN_ALLOCS_BIN="$<TARGET_FILE:known_allocs>"
+	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
+add_dependencies(tracer_e2e_test tracer known_allocs kaish-workloads)
+set_tests_properties(tracer_e2e_test PROPERTIES TIMEOUT 1200)

@@ -1,0 +1,164 @@
+/*
+ * End-to-end: the tracer binary against real programs.
+ *  - `tracer -- known_allocs` gives, per call site, exactly the blocks and bytes Valgrind
+ *    DHAT gives for the same binary, and passes the command's exit status through;
+ *  - `tracer --workload scatter-gather` writes a profile with the seed's report;
+ *  - every file written satisfies the DHAT invariants and loads in the real dh_view.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e_util.h"
+
+static struct dhat_profile *load_or_die(const char *path)
+{
+	char err[512];
+	struct dhat_profile *p = dhat_profile__load(path, err, sizeof(err));
+
+	cr_assert_not_null(p, "cannot load %s: %s", path, err);
+	return p;
+}
+
+static void assert_dh_view_accepts(const char *path)
+{
+	char cmd[1024], *out = NULL;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 0, "dh_view rejected %s:\n%s", path, out);
+	cr_assert(strstr(out, "ACCEPTED"), "%s", out);
+	free(out);
+}
+
+/* The sites of known_allocs.c and what each allocates (see the program). */
+static const struct {
+	const char *fn; /* site function name, the file:line is checked against Valgrind's */
+	uint64_t bytes, blocks;
+} known_sites[] = {
+	{ "site_calloc", 80, 1 },	   { "site_grow_shrink", 350, 3 },
+	{ "site_realloc_null", 64, 1 },	   { "site_realloc_zero", 16, 1 },
+	{ "site_reallocarray", 144, 2 },   { "site_posix_memalign", 256, 1 },
+	{ "site_aligned_alloc", 384, 1 },  { "site_memalign", 48, 1 },
+	{ "site_valloc", 1000, 1 },	   { "site_strdup", 31, 1 },
+	{ "site_leak", 777, 1 },
+};
+
+Test(tracer_e2e, known_program_matches_valgrind_per_site, .timeout = 300)
+{
+	char *dir, cmd[2048], ours[1024], vg[1024], *out = NULL;
+	struct dhat_profile *po, *pv;
+	struct site_total *so, *sv;
+	size_t no, nv;
+	const char *bad;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("known");
+	snprintf(ours, sizeof(ours), "%s/ours.json", dir);
+	snprintf(vg, sizeof(vg), "%s/valgrind.json", dir);
+
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s 2>&1", TRACER_BIN, ours, KNOWN_ALLOCS_BIN);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 3, "tracer must exit with the command's status 3, got %d:\n%s", st, out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "valgrind --tool=dhat --run-libc-freeres=no --dhat-out-file=%s %s >/dev/null 2>&1",
+		 vg, KNOWN_ALLOCS_BIN);
+	cr_assert_eq(e2e_run(cmd, NULL), 3, "valgrind run failed");
+
+	po = load_or_die(ours);
+	pv = load_or_die(vg);
+	bad = e2e_invariants(po);
+	cr_assert_null(bad, "invariant violated in %s: %s", ours, bad);
+
+	/* Same totals as Valgrind, and the same blocks and bytes at every call site. */
+	cr_expect_eq(po->total_blocks, pv->total_blocks, "total blocks: ours %lu, valgrind %lu",
+		     po->total_blocks, pv->total_blocks);
+	cr_expect_eq(po->total_bytes, pv->total_bytes, "total bytes: ours %lu, valgrind %lu",
+		     po->total_bytes, pv->total_bytes);
+	cr_expect_eq(po->end_bytes, pv->end_bytes, "bytes at t-end: ours %lu, valgrind %lu",
+		     po->end_bytes, pv->end_bytes);
+	cr_expect_eq(po->end_blocks, pv->end_blocks);
+	no = e2e_sites(po, &so);
+	nv = e2e_sites(pv, &sv);
+	for (size_t i = 0; i < nv; i++) {
+		const struct site_total *o = e2e_site_find(so, no, sv[i].site);
+
+		cr_expect_not_null(o, "valgrind site '%s' (%lu B in %lu) missing from ours",
+				   sv[i].site, sv[i].bytes, sv[i].blocks);
+		if (!o)
+			continue;
+		cr_expect_eq(o->bytes, sv[i].bytes, "%s: bytes ours %lu, valgrind %lu", sv[i].site,
+			     o->bytes, sv[i].bytes);
+		cr_expect_eq(o->blocks, sv[i].blocks, "%s: blocks ours %lu, valgrind %lu",
+			     sv[i].site, o->blocks, sv[i].blocks);
+	}
+	cr_expect_eq(no, nv, "ours has %zu sites, valgrind %zu", no, nv);
+
+	/* And the figures the program was written to produce. */
+	for (size_t k = 0; k < sizeof(known_sites) / sizeof(known_sites[0]); k++) {
+		bool found = false;
+
+		for (size_t i = 0; i < no; i++) {
+			if (strncmp(so[i].site, known_sites[k].fn, strlen(known_sites[k].fn)) ||
+			    so[i].site[strlen(known_sites[k].fn)] != ' ')
+				continue;
+			found = true;
+			cr_expect_eq(so[i].bytes, known_sites[k].bytes, "%s bytes", so[i].site);
+			cr_expect_eq(so[i].blocks, known_sites[k].blocks, "%s blocks", so[i].site);
+		}
+		cr_expect(found, "site %s not in our profile", known_sites[k].fn);
+	}
+	e2e_sites_free(so, no);
+	e2e_sites_free(sv, nv);
+	dhat_profile__free(po);
+	dhat_profile__free(pv);
+	assert_dh_view_accepts(ours);
+	free(dir);
+}
+
+Test(tracer_e2e, workload_scatter_gather_profile_and_report, .timeout = 600)
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	struct dhat_profile *p;
+	const char *bad;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("workload");
+	snprintf(cmd, sizeof(cmd), "KAISH_PROFILE_OUT=%s %s --workload scatter-gather 2>&1", dir,
+		 TRACER_BIN);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 0, "tracer --workload failed (%d):\n%s", st, out);
+	/* The seed's report, read back from the written JSON. */
+	cr_expect(strstr(out, "scatter-gather"), "%s", out);
+	cr_expect(strstr(out, "unit: one 8-way scatter|gather x 20"), "%s", out);
+	cr_expect(strstr(out, "total allocations :"), "%s", out);
+	cr_expect(strstr(out, "peak live bytes   :"), "%s", out);
+	cr_expect(strstr(out, "top program points by TOTAL BYTES"), "%s", out);
+	cr_expect(strstr(out, "top program points by ALLOCATION COUNT"), "%s", out);
+	cr_expect(strstr(out, "dropped 0,"), "records were dropped:\n%s", out);
+
+	snprintf(path, sizeof(path), "%s/dhat-heap-scatter-gather.json", dir);
+	p = load_or_die(path);
+	bad = e2e_invariants(p);
+	cr_assert_null(bad, "invariant violated: %s", bad);
+	cr_expect_gt(p->total_blocks, 20, "a scatter-gather iteration allocates");
+	cr_expect_eq(strcmp(p->mode, "ebpf-heap"), 0);
+	dhat_profile__free(p);
+	free(out);
+	assert_dh_view_accepts(path);
+	free(dir);
+}
+
+Test(tracer_e2e, unknown_workload_exits_2)
+{
+	char cmd[1024], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "%s --workload no-such-workload 2>&1", TRACER_BIN);
+	cr_assert_eq(e2e_run(cmd, &out), 2, "%s", out);
+	cr_expect(strstr(out, "unknown workload: no-such-workload"), "%s", out);
+	free(out);
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * export - turns a DHAT profile, as loaded by dhat_reader.h, into the formats the rest of the
+ * profiling ecosystem reads:
+ *
+ *   pprof      gzip-compressed profile.proto (github.com/google/pprof), the sample types of a
+ *              Go heap profile: `go tool pprof`, pprof.me, Pyroscope, Parca, speedscope.
+ *   folded     collapsed stacks "outer;...;inner N": flamegraph.pl, inferno, speedscope.
+ *   svg        a self-contained interactive flame graph (flamegraph.pl look: tooltips,
+ *              click-to-zoom, search), for any browser, no network.
+ *   timeline   an SVG chart of live heap bytes over the traced window, t-gmax marked.
+ *
+ * Everything works on plain in-memory data (no BPF, no files but the one written), so it is
+ * unit-tested without root. All functions return 0 or -errno and never print; on error the
+ * output may be partially written. Frame strings are parsed as Valgrind writes them
+ * (dhat-format.md §4): `0xADDR: fn (file:line)`, `0xADDR: fn (in /obj)`, `0xADDR: ???`, and
+ * dhat-rs's `0xaddr: fn (file:line:col)`; any other text is taken as a function name.
+ *
+ * Typical use (the `tracer export FILE --format F` command):
+ *
+ *	struct dhat_profile *p = dhat_profile__load(path, err, sizeof(err));
+ *	struct export_opts o = { .weight = EXPORT_WEIGHT_BYTES };
+ *	int e = p ? export__to_path(p, EXPORT_FMT_SVG, "out.svg", &o) : -errno;
+ */
+#ifndef TRACER_EXPORT_H
+#define TRACER_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct dhat_profile;
+
+/* Which per-PP counter sizes a stack in folded output and flame graphs. */
+enum export_weight {
+	EXPORT_WEIGHT_BYTES = 0,  /* tb: bytes allocated over the run (default) */
+	EXPORT_WEIGHT_BLOCKS,	  /* tbk: allocations */
+	EXPORT_WEIGHT_GMAX_BYTES, /* gb: bytes live at t-gmax, the heap peak (0 unless bklt) */
+	EXPORT_WEIGHT_END_BYTES,  /* eb: bytes still live at t-end, i.e. leaked (0 unless bklt) */
+};
+
+enum export_format {
+	EXPORT_FMT_PPROF = 0, /* gzip'ed protobuf; binary */
+	EXPORT_FMT_FOLDED,    /* text, one stack a line */
+	EXPORT_FMT_SVG,	      /* flame graph */
+};
+
+struct export_opts {
+	enum export_weight weight; /* folded and svg; pprof always carries all four values */
+	/* Folded and svg: keep each frame's " (file:line)" / " (in /obj)" suffix, so that one
+	 * function called from two lines becomes two frames. Default: function names only. */
+	bool location;
+	const char *title; /* svg heading; NULL: "Heap flame graph: <what the weight counts>" */
+};
+
+/* Write p as a gzip-compressed pprof profile to path ("-": stdout). One sample per PP with
+ * values [alloc_objects/count, alloc_space/bytes, inuse_objects/count, inuse_space/bytes] =
+ * [tbk, tb, ebk, eb], locations leaf first, inlined frames (consecutive frames with the same
+ * address) folded into one Location with several Lines, innermost first; `(in /obj)` frames
+ * get a Mapping and /obj as their Function's file name. Returns 0 or -errno (-EIO for a
+ * write or compression failure, -ENOMEM). */
+int export__pprof(const struct dhat_profile *p, const char *path);
+
+/* The same profile as export__pprof writes, uncompressed, in a new malloc'ed buffer: on
+ * success *buf (freed by the caller) and *len are set. Returns 0 or -ENOMEM. */
+int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *len);
+
+/* Write p as collapsed stacks, outermost frame first: "main;make_table;malloc 80\n".
+ * Frames are function names without the address and without " (file:line)"; a name that
+ * is "???" becomes "[obj]" (the basename of its `(in /obj)`), as stackcollapse-perf does
+ * for unknown symbols. ';' in a name becomes ':', control characters '?'. Identical stacks
+ * are merged (summed), lines are sorted, zero-weight stacks are left out, so the weights
+ * add up to exactly Σtb (or Σtbk, Σgb, Σeb). A PP without frames is "[unknown]".
+ * Returns 0, -EINVAL (bad weight), -ENOMEM or -EIO (write error on out). */
+int export__folded(const struct dhat_profile *p, FILE *out, enum export_weight w);
+
+/* export__folded with options (weight, location); opts may be NULL for the defaults. */
+int export__folded_opts(const struct dhat_profile *p, FILE *out, const struct export_opts *opts);
+
+/* Write p as a self-contained SVG flame graph to out: the "all" root at the bottom, callers
+ * below callees, each rectangle as wide as its weight, siblings sorted by name (as
+ * flamegraph.pl); frames narrower than 0.1 px are left out. Inline <style> and <script>,
+ * no network: mouseover shows name, weight and % below the graph, every frame has a <title>
+ * tooltip, a click zooms ("Reset Zoom" undoes it; `?z=REGEX` in the URL zooms on the widest
+ * match), "Search" (or Ctrl-F, or `?s=REGEX` in the URL) highlights matches and shows the
+ * matched %. title NULL: a default. Names are those of export__folded.
+ * Returns 0, -EINVAL, -ENOMEM or -EIO. */
+int export__flamegraph_svg(const struct dhat_profile *p, FILE *out, enum export_weight w,
+			   const char *title);
+
+/* export__flamegraph_svg with options (weight, location, title); opts may be NULL. */
+int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
+				const struct export_opts *opts);
+
+/* Write p in format fmt to path ("-": stdout), creating or truncating the file. opts may be
+ * NULL. Returns 0, -EINVAL (unknown format or weight) or a negative errno of the failed
+ * open/write/close. */
+int export__to_path(const struct dhat_profile *p, enum export_format fmt, const char *path,
+		    const struct export_opts *opts);
+
+/* Parse a --format value: "pprof", "folded" (or "collapsed"), "svg" (or "flamegraph").
+ * Returns 0 or -EINVAL. */
+int export_format__parse(const char *s, enum export_format *fmt);
+
+/* Parse a weight: "bytes", "blocks", "gmax" (bytes at t-gmax), "end" or "leaked" (bytes at
+ * t-end). Returns 0 or -EINVAL. */
+int export_weight__parse(const char *s, enum export_weight *w);
+
+/* A short name of w for messages and titles ("bytes", "blocks", "bytes at t-gmax", "bytes
+ * at t-end"); "?" if out of range. */
+const char *export_weight__name(enum export_weight w);
+
+/*
+ * Live heap over time, as the collector samples it: cnt points (t_us[i], live_bytes[i]),
+ * t_us ascending, microseconds since the start of tracing. Borrowed by the renderer.
+ */
+struct heap_timeline {
+	uint64_t *t_us;	      /* sample times, µs, ascending */
+	uint64_t *live_bytes; /* live heap bytes at t_us[i] (after the event at that time) */
+	size_t cnt;
+	uint64_t tg_us;	     /* t-gmax: time of the (last) global peak, µs */
+	uint64_t te_us;	     /* t-end: length of the traced window, µs */
+	uint64_t peak_bytes; /* live bytes at t-gmax */
+};
+
+/* Write t as a self-contained SVG step/area chart of live bytes against time: x in ms, or s
+ * when the window is 10 s or more; y in B/KiB/MiB/GiB by the peak; tick labels, axis labels
+ * "time (ms|s)" and "live bytes (UNIT)", a vertical line labelled "t-gmax" at tg_us with the
+ * peak value. title NULL: "Live heap". cnt 0 draws the axes and "no samples". Returns 0,
+ * -EINVAL (t NULL, or arrays NULL while cnt > 0) or -EIO. */
+int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *title);
+
+#endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * export_folded - DHAT profile -> collapsed ("folded") stacks, the input format of
+ * flamegraph.pl, inferno-flamegraph and speedscope:
+ *
+ *	main;make_table;calloc 80
+ *	main;grow_buffer;malloc 100
+ *
+ * One line per distinct stack, outermost frame first, the weight last. The collapsing itself
+ * (names, merge, sort) lives in export_util.c because the SVG flame graph draws the same set.
+ */
+#include "export_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+int export__folded_opts(const struct dhat_profile *p, FILE *out, const struct export_opts *opts)
+{
+	struct export_opts o = opts ? *opts : (struct export_opts){0};
+	struct export_stacks *s = NULL;
+	int err;
+
+	err = export_stacks__build(p, o.weight, o.location, &s);
+	if (err)
+		goto cleanup;
+	for (size_t i = 0; i < s->cnt; i++) {
+		const struct export_stack *st = &s->v[i];
+
+		for (size_t j = 0; j < st->cnt; j++) {
+			if (j)
+				fputc(';', out);
+			fputs(st->names[j], out);
+		}
+		fprintf(out, " %" PRIu64 "\n", st->w);
+	}
+	/* Report a failed write (full disk, closed pipe) rather than a short file. */
+	err = ferror(out) ? -EIO : 0;
+cleanup:
+	export_stacks__free(s);
+	return err;
+}
+
+int export__folded(const struct dhat_profile *p, FILE *out, enum export_weight w)
+{
+	struct export_opts o = {.weight = w};
+
+	return export__folded_opts(p, out, &o);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * export_int - helpers shared by the exporters (export_*.c) only: frame-string parsing,
+ * a string interning table, the collapsed-stack set behind both folded output and flame
+ * graphs, XML escaping and number formatting. Not a public interface.
+ */
+#ifndef TRACER_EXPORT_INT_H
+#define TRACER_EXPORT_INT_H
+
+#include "export.h"
+
+/* One DHAT frame string split into its parts. Pointers are slices of the parsed text (not
+ * NUL-terminated at *_len); absent parts are NULL with length 0. */
+struct export_frame {
+	uint64_t addr;	/* the 0xADDR prefix; 0 if none */
+	bool has_addr;	/* text began with "0x<hex>: " */
+	const char *fn; /* function name ("???" when unknown), or the whole text */
+	size_t fn_len;
+	const char *file; /* "(file:line)" / "(file:line:col)": source file */
+	size_t file_len;
+	uint32_t line, col; /* 0 if absent */
+	const char *obj;    /* "(in /obj)": object path; NULL for "(in ???)" */
+	size_t obj_len;
+	const char *loc; /* the whole " (...)" suffix without the leading space, if any */
+	size_t loc_len;
+};
+
+/* Split text into f. Never fails: text that matches no known form is all function name.
+ * The location suffix is the LAST " (...)" that parses as "in X" or "X:N[:N]", so C++ names
+ * with parentheses ("f(int) const", "(anonymous namespace)::g()") stay whole. */
+void export_frame__parse(const char *text, struct export_frame *f);
+
+/* Display name of a frame, for folded stacks and flame graphs: the function name (plus the
+ * location suffix if location), "[obj-basename]" for "???" in a known object, with ';' made
+ * ':' and control characters '?'. Returns a new string or NULL (ENOMEM). */
+char *export_frame__name(const char *text, bool location);
+
+/* String interning: equal strings get one index, in first-seen order, and one stable
+ * pointer, so interned strings compare equal by pointer. */
+struct export_strtab {
+	char **strs; /* strs[i]: string with index i (owned) */
+	size_t cnt, cap;
+	uint32_t *slots; /* open-addressing hash: index + 1, 0 = empty */
+	size_t slot_cnt; /* power of two */
+};
+
+struct export_strtab *export_strtab__new(void);
+void export_strtab__free(struct export_strtab *t);
+/* Index of s (len bytes, may contain NUL) in t, adding a copy if new; -ENOMEM on failure. */
+int64_t export_strtab__intern(struct export_strtab *t, const char *s, size_t len);
+
+/* A collapsed stack: interned names, outermost first, with its summed weights. */
+struct export_stack {
+	const char **names; /* borrowed from the set's name table */
+	size_t cnt;
+	uint64_t w;  /* the chosen weight */
+	uint64_t w2; /* its companion count (blocks for bytes, bytes for blocks) */
+};
+
+struct export_stacks {
+	struct export_stack *v; /* sorted frame by frame (strcmp), identical stacks merged */
+	size_t cnt;
+	uint64_t total, total2;	  /* Σw, Σw2 over every PP (zero-weight ones included) */
+	const char *unit, *unit2; /* e.g. "bytes", "blocks" (the profile's bsu/bksu if set) */
+	struct export_strtab *names;
+	const char **pool; /* backing store of every names array */
+};
+
+/* Collapse p's PPs under weight w. Zero-weight stacks are dropped. Returns 0, -EINVAL or
+ * -ENOMEM; on success *out is freed with export_stacks__free. */
+int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
+			 struct export_stacks **out);
+void export_stacks__free(struct export_stacks *s);
+
+/* Write s to out as XML character data / attribute value: & < > " ' escaped, control
+ * characters and invalid UTF-8 bytes replaced by '?', so the document stays well-formed. */
+void export_xml__puts(FILE *out, const char *s);
+
+/* v with thousands separators: "1,234,567". buf needs 27 bytes. Returns buf. */
+char *export__fmt_u64(char *buf, uint64_t v);
+
+#endif

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * export_svg - DHAT profile -> interactive SVG flame graph, in the manner of Brendan Gregg's
+ * flamegraph.pl: one rectangle per (call path, function), as wide as the weight allocated
+ * below it, "all" at the bottom, callees above callers, siblings sorted by name.
+ *
+ * Layout comes from the collapsed stacks of export_util.c (sorted frame by frame), with
+ * flamegraph.pl's "flow" pass: walking the sorted stacks left to right, a frame stays open
+ * while consecutive stacks share the path to it, so every frame is one contiguous span
+ * [start, end) of the weight axis and its children tile it in name order.
+ *
+ * The file is self-contained (inline <style> and <script>, no network) and the script only
+ * reads attributes the writer put on each frame's <g>: data-o (start on the weight axis),
+ * data-v (weight), data-d (depth); the name is the first line of its <title>.
+ */
+#include "export_int.h"
+
+#include "dhat_reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Geometry (px), as flamegraph.pl's defaults. */
+#define IMG_W	   1200
+#define XPAD	   10
+#define FRAME_H	   16
+#define FONT_SZ	   12
+#define FONT_W	   0.59 /* average glyph width / font size, for fitting labels */
+#define PAD_TOP	   (FONT_SZ * 5)
+#define PAD_BOTTOM (FONT_SZ * 2 + 10)
+#define MIN_W	   0.1 /* narrower frames are left out: invisible, and they bloat the file */
+
+struct fg_node {
+	const char *name;
+	size_t depth; /* 0: "all" */
+	uint64_t start, end;
+	uint64_t w2; /* companion count */
+};
+
+/* flamegraph.pl's "mem" palette (greens and blues), chosen by the name's hash so that one
+ * function has one colour everywhere and the output is reproducible. */
+static void frame_color(const char *name, char *buf, size_t sz)
+{
+	uint32_t h = 2166136261u, h2;
+	double v1, v2;
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	h2 = h * 2654435761u;
+	v1 = (h & 0xffff) / 65535.0;
+	v2 = (h2 >> 16) / 65535.0;
+	snprintf(buf, sz, "rgb(0,%d,%d)", 190 + (int)(50 * v2), (int)(210 * v1));
+}
+
+/* Label that fits w px: the name, cut with ".." or empty (as flamegraph.pl). */
+static void put_label(FILE *out, const char *name, double w)
+{
+	size_t fit = (size_t)((w - 3) / (FONT_SZ * FONT_W) > 0 ? (w - 3) / (FONT_SZ * FONT_W) : 0);
+	size_t len = strlen(name);
+	char *cut;
+
+	if (fit < 3)
+		return;
+	if (len <= fit) {
+		export_xml__puts(out, name);
+		return;
+	}
+	cut = strndup(name, fit - 2);
+	if (!cut)
+		return; /* a label is decoration; the <title> still names the frame */
+	export_xml__puts(out, cut);
+	fputs("..", out);
+	free(cut);
+}
+
+/* The frame spans of s, "all" first: nodes[0..*cnt). Returns 0 or -ENOMEM. */
+static int flow(const struct export_stacks *s, struct fg_node **nodes, size_t *cnt,
+		size_t *max_depth)
+{
+	size_t frames = 1, n = 0, depth = 0, *open = NULL;
+	const struct export_stack *prev = NULL;
+	struct fg_node *v = NULL;
+	uint64_t x = 0;
+	int err;
+
+	for (size_t i = 0; i < s->cnt; i++) {
+		frames += s->v[i].cnt;
+		if (s->v[i].cnt > depth)
+			depth = s->v[i].cnt;
+	}
+	v = calloc(frames, sizeof(*v));
+	open = calloc(depth + 1, sizeof(*open));
+	if (!v || !open) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	v[n++] = (struct fg_node){.name = "all", .w2 = s->total2};
+	open[0] = 0;
+	for (size_t i = 0; i < s->cnt; i++) {
+		const struct export_stack *st = &s->v[i];
+		size_t common = 0;
+
+		while (prev && common < prev->cnt && common < st->cnt &&
+		       prev->names[common] == st->names[common])
+			common++;
+		/* Close the previous stack's frames beyond the shared path... */
+		for (size_t d = prev ? prev->cnt : 0; d > common; d--)
+			v[open[d]].end = x;
+		/* ...and open this one's. */
+		for (size_t d = common + 1; d <= st->cnt; d++) {
+			open[d] = n;
+			v[n++] = (struct fg_node){.name = st->names[d - 1], .depth = d, .start = x};
+		}
+		for (size_t d = 1; d <= st->cnt; d++)
+			v[open[d]].w2 += st->w2;
+		x += st->w;
+		prev = st;
+	}
+	for (size_t d = prev ? prev->cnt : 0; d > 0; d--)
+		v[open[d]].end = x;
+	v[0].end = x;
+	*nodes = v;
+	*cnt = n;
+	*max_depth = depth;
+	v = NULL;
+	err = 0;
+cleanup:
+	free(open);
+	free(v);
+	return err;
+}
+
+/* The interactive part. Kept free of "]]>" (CDATA) and of any network access. */
+static const char SCRIPT[] =
+    "\"use strict\";\n"
+    "var svg, frames, names, details, matchedtxt, searchbtn, unzoombtn, total, W;\n"
+    "var searching = null;\n"
+    "function init(evt) {\n"
+    "  svg = document.documentElement;\n"
+    "  total = +svg.getAttribute('data-total');\n"
+    "  W = +svg.getAttribute('width') - 2 * XPAD;\n"
+    "  details = document.getElementById('details').firstChild;\n"
+    "  matchedtxt = document.getElementById('matched');\n"
+    "  searchbtn = document.getElementById('search');\n"
+    "  unzoombtn = document.getElementById('unzoom');\n"
+    "  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+    "  names = frames.map(function (g) {\n"
+    "    return g.querySelector('title').textContent.split('\\n')[0];\n"
+    "  });\n"
+    "  svg.addEventListener('mouseover', function (e) {\n"
+    "    var g = frameOf(e.target);\n"
+    "    if (g)\n"
+    "      details.nodeValue = g.querySelector('title').textContent.replace('\\n', ' \\u2014 ');\n"
+    "  });\n"
+    "  svg.addEventListener('mouseout', function (e) {\n"
+    "    if (frameOf(e.target)) details.nodeValue = ' ';\n"
+    "  });\n"
+    "  svg.addEventListener('click', function (e) {\n"
+    "    var g = frameOf(e.target);\n"
+    "    if (g) zoom(g);\n"
+    "  });\n"
+    "  unzoombtn.addEventListener('click', unzoom);\n"
+    "  searchbtn.addEventListener('click', function () {\n"
+    "    if (searching !== null) { resetSearch(); return; }\n"
+    "    var term = prompt('Search for (regular expression, e.g. ^malloc$):', '');\n"
+    "    if (term) search(term);\n"
+    "  });\n"
+    "  window.addEventListener('keydown', function (e) {\n"
+    "    if (e.keyCode === 114 || ((e.ctrlKey || e.metaKey) && e.keyCode === 70)) {\n"
+    "      e.preventDefault();\n"
+    "      var term = prompt('Search for (regular expression, e.g. ^malloc$):', searching || '');\n"
+    "      if (term) search(term);\n"
+    "    }\n"
+    "  });\n"
+    "  var params = new URLSearchParams(window.location.search);\n"
+    "  if (params.get('s')) search(params.get('s'));\n"
+    "  if (params.get('z')) zoomTo(params.get('z'));\n"
+    "}\n"
+    "function frameOf(n) {\n"
+    "  while (n && n !== svg) {\n"
+    "    if (n.classList && n.classList.contains('f')) return n;\n"
+    "    n = n.parentNode;\n"
+    "  }\n"
+    "  return null;\n"
+    "}\n"
+    "function attr(g, a) { return +g.getAttribute(a); }\n"
+    "function place(g, i, x, w) {\n"
+    "  var r = g.querySelector('rect'), t = g.querySelector('text');\n"
+    "  r.setAttribute('x', x.toFixed(1));\n"
+    "  r.setAttribute('width', Math.max(w, 0).toFixed(1));\n"
+    "  t.setAttribute('x', (x + 3).toFixed(1));\n"
+    "  var fit = Math.floor((w - 3) / (FONT_SZ * FONT_W)), s = names[i];\n"
+    "  t.textContent = fit < 3 ? '' : s.length <= fit ? s : s.substring(0, fit - 2) + '..';\n"
+    "}\n"
+    "function zoom(z) {\n"
+    "  var o = attr(z, 'data-o'), v = attr(z, 'data-v'), d = attr(z, 'data-d');\n"
+    "  if (!v) return;\n"
+    "  unzoombtn.classList.remove('hide');\n"
+    "  frames.forEach(function (g, i) {\n"
+    "    var fo = attr(g, 'data-o'), fv = attr(g, 'data-v'), fd = attr(g, 'data-d');\n"
+    "    g.classList.remove('hide', 'parent');\n"
+    "    if (fd < d && fo <= o && fo + fv >= o + v) {\n"
+    "      g.classList.add('parent');\n"
+    "      place(g, i, XPAD, W);\n"
+    "    } else if (fd >= d && fo >= o && fo + fv <= o + v) {\n"
+    "      place(g, i, XPAD + (fo - o) / v * W, fv / v * W);\n"
+    "    } else {\n"
+    "      g.classList.add('hide');\n"
+    "    }\n"
+    "  });\n"
+    "}\n"
+    "/* ?z=REGEX: zoom on the widest frame whose name matches (a shareable view). */\n"
+    "function zoomTo(term) {\n"
+    "  var re, best = null;\n"
+    "  try { re = new RegExp(term); } catch (e) { return; }\n"
+    "  frames.forEach(function (g, i) {\n"
+    "    if (re.test(names[i]) && (!best || attr(g, 'data-v') > attr(best, 'data-v'))) best = g;\n"
+    "  });\n"
+    "  if (best) zoom(best);\n"
+    "}\n"
+    "function unzoom() {\n"
+    "  unzoombtn.classList.add('hide');\n"
+    "  frames.forEach(function (g, i) {\n"
+    "    g.classList.remove('hide', 'parent');\n"
+    "    place(g, i, XPAD + (total ? attr(g, 'data-o') / total * W : 0),\n"
+    "          total ? attr(g, 'data-v') / total * W : W);\n"
+    "  });\n"
+    "}\n"
+    "function search(term) {\n"
+    "  var re;\n"
+    "  try { re = new RegExp(term); } catch (e) {\n"
+    "    re = new RegExp(term.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&'));\n"
+    "  }\n"
+    "  resetSearch();\n"
+    "  searching = term;\n"
+    "  var spans = [];\n"
+    "  frames.forEach(function (g, i) {\n"
+    "    if (!re.test(names[i]) || attr(g, 'data-d') === 0) return;\n"
+    "    var r = g.querySelector('rect');\n"
+    "    r.setAttribute('data-fill', r.getAttribute('fill'));\n"
+    "    r.setAttribute('fill', 'rgb(230,0,230)');\n"
+    "    spans.push([attr(g, 'data-o'), attr(g, 'data-o') + attr(g, 'data-v')]);\n"
+    "  });\n"
+    "  /* Matched weight: the union of the spans, so a match nested in a match counts once. */\n"
+    "  spans.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });\n"
+    "  var sum = 0, end = -1;\n"
+    "  spans.forEach(function (s) {\n"
+    "    if (s[0] >= end) { sum += s[1] - s[0]; end = s[1]; }\n"
+    "    else if (s[1] > end) { sum += s[1] - end; end = s[1]; }\n"
+    "  });\n"
+    "  searchbtn.textContent = 'Reset Search';\n"
+    "  matchedtxt.textContent = 'Matched: ' + (total ? 100 * sum / total : 0).toFixed(2) + '%';\n"
+    "  matchedtxt.setAttribute('data-matched', sum);\n"
+    "}\n"
+    "function resetSearch() {\n"
+    "  searching = null;\n"
+    "  document.querySelectorAll('rect[data-fill]').forEach(function (r) {\n"
+    "    r.setAttribute('fill', r.getAttribute('data-fill'));\n"
+    "    r.removeAttribute('data-fill');\n"
+    "  });\n"
+    "  searchbtn.textContent = 'Search';\n"
+    "  matchedtxt.textContent = ' ';\n"
+    "}\n";
+
+static void put_frame(FILE *out, const struct export_stacks *s, const struct fg_node *nd,
+		      double scale, int img_h)
+{
+	double x = XPAD + (double)nd->start * scale;
+	double w = (double)(nd->end - nd->start) * scale;
+	double y = img_h - PAD_BOTTOM - (double)(nd->depth + 1) * FRAME_H;
+	uint64_t v = nd->end - nd->start;
+	char color[32], n1[32], n2[32];
+
+	if (!s->total)
+		w = IMG_W - 2 * XPAD; /* nothing allocated: a lone "all" across the width */
+	if (nd->depth)
+		frame_color(nd->name, color, sizeof(color));
+	else
+		snprintf(color, sizeof(color), "rgb(200,200,200)");
+	fprintf(out, "<g class=\"f\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%zu\">",
+		nd->start, v, nd->depth);
+	/* Tooltip: name, then the figures; the script shows the same text below the graph. */
+	fputs("<title>", out);
+	export_xml__puts(out, nd->name);
+	fprintf(out, "\n%s %s (%.2f%%), %s %s</title>", export__fmt_u64(n1, v), s->unit,
+		s->total ? 100.0 * (double)v / (double)s->total : 0.0, export__fmt_u64(n2, nd->w2),
+		s->unit2);
+	fprintf(out,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\" "
+		"ry=\"2\"/>",
+		x, y, w, FRAME_H - 1, color);
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FRAME_H - 5);
+	put_label(out, nd->name, w);
+	fputs("</text></g>\n", out);
+}
+
+int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
+				const struct export_opts *opts)
+{
+	struct export_opts o = opts ? *opts : (struct export_opts){0};
+	struct export_stacks *s = NULL;
+	struct fg_node *nodes = NULL;
+	size_t cnt = 0, depth = 0;
+	char dflt[96], n1[32], n2[32];
+	double scale;
+	int img_h, err;
+
+	err = export_stacks__build(p, o.weight, o.location, &s);
+	if (err)
+		goto cleanup;
+	err = flow(s, &nodes, &cnt, &depth);
+	if (err)
+		goto cleanup;
+	if (!o.title) {
+		snprintf(dflt, sizeof(dflt), "Heap flame graph: %s", export_weight__name(o.weight));
+		o.title = dflt;
+	}
+	img_h = PAD_TOP + PAD_BOTTOM + (int)(depth + 1) * FRAME_H;
+	scale = s->total ? (double)(IMG_W - 2 * XPAD) / (double)s->total : 0;
+
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	fprintf(out,
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" onload=\"init(evt)\" data-total=\"%" PRIu64
+		"\">\n",
+		IMG_W, img_h, IMG_W, img_h, s->total);
+	fputs("<!-- Flame graph of a DHAT heap profile, written by tracer (export_svg.c). Frames:\n"
+	      "     <g class=f data-o=START data-v=WEIGHT data-d=DEPTH>. URL ?s=REGEX: search, "
+	      "?z=REGEX: zoom. -->\n",
+	      out);
+	fputs("<style type=\"text/css\">\n"
+	      "text { font-family: Verdana, 'DejaVu Sans', sans-serif; font-size: 12px; fill: "
+	      "#000; }\n"
+	      "#title { text-anchor: middle; font-size: 17px; }\n"
+	      "#subtitle { text-anchor: middle; fill: #444; }\n"
+	      ".btn { cursor: pointer; fill: #225; text-decoration: underline; }\n"
+	      "#matched { text-anchor: end; }\n"
+	      "g.f { cursor: pointer; }\n"
+	      "g.f text { pointer-events: none; font-size: 12px; }\n"
+	      "g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	      ".hide { display: none; }\n"
+	      ".parent { opacity: 0.5; }\n"
+	      "</style>\n",
+	      out);
+	fprintf(out,
+		"<script type=\"text/ecmascript\"><![CDATA[\nvar XPAD = %d, FONT_SZ = %d, FONT_W = "
+		"%.2f;\n%s]]></script>\n",
+		XPAD, FONT_SZ, FONT_W, SCRIPT);
+	fputs("<defs><linearGradient id=\"bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+	      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#e0e0ff\" "
+	      "offset=\"95%\"/></linearGradient></defs>\n",
+	      out);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n",
+		IMG_W, img_h);
+	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"%d\">", IMG_W / 2, FONT_SZ * 2);
+	export_xml__puts(out, o.title);
+	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"%d\">", IMG_W / 2,
+		FONT_SZ * 2 + 18);
+	export_xml__puts(out, p->cmd ? p->cmd : "");
+	fprintf(out, " \xe2\x80\x94 total %s %s, %s %s</text>\n", export__fmt_u64(n1, s->total),
+		s->unit, export__fmt_u64(n2, s->total2), s->unit2);
+	fprintf(out, "<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n",
+		XPAD, FONT_SZ * 2);
+	fprintf(out,
+		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"%d\" "
+		"text-anchor=\"end\">Search</text>\n",
+		IMG_W - XPAD, FONT_SZ * 2);
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD,
+		img_h - PAD_BOTTOM / 2);
+	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n", IMG_W - XPAD,
+		img_h - PAD_BOTTOM / 2);
+	if (!s->total)
+		fprintf(out,
+			"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data: every program "
+			"point has 0 %s</text>\n",
+			IMG_W / 2, img_h / 2, export_weight__name(o.weight));
+
+	fputs("<g id=\"frames\">\n", out);
+	for (size_t i = 0; i < cnt; i++) {
+		if (i && (double)(nodes[i].end - nodes[i].start) * scale < MIN_W)
+			continue;
+		put_frame(out, s, &nodes[i], scale, img_h);
+	}
+	fputs("</g>\n</svg>\n", out);
+	err = ferror(out) ? -EIO : 0;
+cleanup:
+	free(nodes);
+	export_stacks__free(s);
+	return err;
+}
+
+int export__flamegraph_svg(const struct dhat_profile *p, FILE *out, enum export_weight w,
+			   const char *title)
+{
+	struct export_opts o = {.weight = w, .title = title};
+
+	return export__flamegraph_svg_opts(p, out, &o);
+}

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * export_util - what the exporters share (see export_int.h): frame-string parsing, string
+ * interning, the collapsed-stack set, XML escaping, number formatting; plus the small
+ * public helpers of export.h that dispatch on a format or weight.
+ */
+#include "export_int.h"
+
+#include "dhat_reader.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* All of s[0..n) is decimal digits (n > 0); their value, saturated, into *v. */
+static bool parse_digits(const char *s, size_t n, uint32_t *v)
+{
+	uint64_t x = 0;
+
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		if (x < UINT32_MAX)
+			x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+	return true;
+}
+
+/* Inside of a location suffix, s[0..n) without the parentheses: "in OBJ", "FILE:LINE" or
+ * "FILE:LINE:COL". Fills f and returns true if it is one of those. */
+static bool parse_loc(const char *s, size_t n, struct export_frame *f)
+{
+	const char *c1, *c0 = NULL;
+	uint32_t a, b;
+
+	if (n > 3 && !strncmp(s, "in ", 3)) {
+		/* "(in ???)": the object is unknown too. */
+		if (n - 3 == 3 && !strncmp(s + 3, "???", 3))
+			return true;
+		f->obj = s + 3;
+		f->obj_len = n - 3;
+		return true;
+	}
+	c1 = memrchr(s, ':', n);
+	if (!c1 || c1 == s || !parse_digits(c1 + 1, (size_t)(s + n - c1 - 1), &b))
+		return false;
+	c0 = memrchr(s, ':', (size_t)(c1 - s));
+	if (c0 && c0 > s && parse_digits(c0 + 1, (size_t)(c1 - c0 - 1), &a)) {
+		/* dhat-rs: file:line:col */
+		f->file = s;
+		f->file_len = (size_t)(c0 - s);
+		f->line = a;
+		f->col = b;
+		return true;
+	}
+	f->file = s;
+	f->file_len = (size_t)(c1 - s);
+	f->line = b;
+	return true;
+}
+
+void export_frame__parse(const char *text, struct export_frame *f)
+{
+	const char *s = text, *end;
+
+	memset(f, 0, sizeof(*f));
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval(s[2]) >= 0) {
+		const char *q = s + 2;
+		uint64_t a = 0;
+
+		while (hexval(*q) >= 0)
+			a = (a << 4) | (uint64_t)hexval(*q++);
+		if (q[0] == ':' && q[1] == ' ') {
+			f->addr = a;
+			f->has_addr = true;
+			s = q + 2;
+		}
+	}
+	end = s + strlen(s);
+	f->fn = s;
+	f->fn_len = (size_t)(end - s);
+	if (end == s || end[-1] != ')')
+		return;
+	/* Rightmost " (" whose content parses: a C++ signature's own parentheses either do not
+	 * follow a space or do not hold "in X"/"X:N". */
+	for (const char *c = end - 2; c > s; c--) {
+		struct export_frame t = *f;
+
+		if (*c != '(' || c[-1] != ' ')
+			continue;
+		if (!parse_loc(c + 1, (size_t)(end - 1 - (c + 1)), &t))
+			continue;
+		*f = t;
+		f->fn_len = (size_t)(c - 1 - s);
+		f->loc = c;
+		f->loc_len = (size_t)(end - c);
+		return;
+	}
+}
+
+char *export_frame__name(const char *text, bool location)
+{
+	struct export_frame f;
+	bool unknown;
+	char *name;
+
+	export_frame__parse(text, &f);
+	unknown = !f.fn_len || (f.fn_len == 3 && !strncmp(f.fn, "???", 3));
+	if (location && f.loc) {
+		if (asprintf(&name, "%.*s %.*s", (int)f.fn_len, unknown ? "???" : f.fn,
+			     (int)f.loc_len, f.loc) < 0)
+			return NULL;
+	} else if (unknown && f.obj) {
+		/* Unknown symbol in a known object: name the object, as stackcollapse-perf. */
+		const char *base = memrchr(f.obj, '/', f.obj_len);
+
+		base = base ? base + 1 : f.obj;
+		if (asprintf(&name, "[%.*s]", (int)(f.obj + f.obj_len - base), base) < 0)
+			return NULL;
+	} else {
+		name = unknown ? strdup("???") : strndup(f.fn, f.fn_len);
+		if (!name)
+			return NULL;
+	}
+	/* ';' separates frames in folded stacks; control characters would split lines. */
+	for (char *c = name; *c; c++) {
+		if (*c == ';')
+			*c = ':';
+		else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	}
+	return name;
+}
+
+/* FNV-1a: short strings, no need for more. */
+static uint64_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+struct export_strtab *export_strtab__new(void)
+{
+	struct export_strtab *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->slot_cnt = 256;
+	t->slots = calloc(t->slot_cnt, sizeof(*t->slots));
+	if (!t->slots) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+void export_strtab__free(struct export_strtab *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->cnt; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->slots);
+	free(t);
+}
+
+static int strtab__grow(struct export_strtab *t)
+{
+	size_t n = t->slot_cnt * 2;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cnt; i++) {
+		const char *s = t->strs[i];
+		size_t k = hash_str(s, strlen(s)) & (n - 1);
+
+		while (slots[k])
+			k = (k + 1) & (n - 1);
+		slots[k] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->slot_cnt = n;
+	return 0;
+}
+
+int64_t export_strtab__intern(struct export_strtab *t, const char *s, size_t len)
+{
+	size_t k;
+	char *copy;
+	int err;
+
+	/* Keep the load factor under 1/2 so probe runs stay short. */
+	if ((t->cnt + 1) * 2 > t->slot_cnt) {
+		err = strtab__grow(t);
+		if (err)
+			return err;
+	}
+	k = hash_str(s, len) & (t->slot_cnt - 1);
+	while (t->slots[k]) {
+		const char *o = t->strs[t->slots[k] - 1];
+
+		if (!strncmp(o, s, len) && o[len] == '\0')
+			return t->slots[k] - 1;
+		k = (k + 1) & (t->slot_cnt - 1);
+	}
+	if (t->cnt == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **strs = realloc(t->strs, cap * sizeof(*strs));
+
+		if (!strs)
+			return -ENOMEM;
+		t->strs = strs;
+		t->cap = cap;
+	}
+	copy = strndup(s, len);
+	if (!copy)
+		return -ENOMEM;
+	t->strs[t->cnt] = copy;
+	t->slots[k] = (uint32_t)++t->cnt;
+	return (int64_t)t->cnt - 1;
+}
+
+/* The weight w of pp and its companion count. */
+static void pp_weights(const struct dhat_pp *pp, enum export_weight w, uint64_t *v, uint64_t *v2)
+{
+	switch (w) {
+	case EXPORT_WEIGHT_BLOCKS:
+		*v = pp->tbk, *v2 = pp->tb;
+		break;
+	case EXPORT_WEIGHT_GMAX_BYTES:
+		*v = pp->gb, *v2 = pp->gbk;
+		break;
+	case EXPORT_WEIGHT_END_BYTES:
+		*v = pp->eb, *v2 = pp->ebk;
+		break;
+	default:
+		*v = pp->tb, *v2 = pp->tbk;
+		break;
+	}
+}
+
+static int cmp_stack(const void *x, const void *y)
+{
+	const struct export_stack *a = x, *b = y;
+
+	for (size_t i = 0; i < a->cnt && i < b->cnt; i++) {
+		/* Interned: equal names are the same pointer. */
+		if (a->names[i] != b->names[i])
+			return strcmp(a->names[i], b->names[i]);
+	}
+	return a->cnt < b->cnt ? -1 : a->cnt > b->cnt;
+}
+
+static bool same_stack(const struct export_stack *a, const struct export_stack *b)
+{
+	return a->cnt == b->cnt && !memcmp(a->names, b->names, a->cnt * sizeof(*a->names));
+}
+
+void export_stacks__free(struct export_stacks *s)
+{
+	if (!s)
+		return;
+	export_strtab__free(s->names);
+	free(s->pool);
+	free(s->v);
+	free(s);
+}
+
+/* Interned display name of frame index fi, computed once per index. */
+static const char *frame_name(const struct dhat_profile *p, struct export_strtab *t,
+			      const char **cache, uint32_t fi, bool location)
+{
+	const char *text = dhat_profile__frame(p, fi);
+	char *name;
+	int64_t k;
+
+	if (fi < p->ftbl_cnt && cache[fi])
+		return cache[fi];
+	name = export_frame__name(text, location);
+	if (!name)
+		return NULL;
+	k = export_strtab__intern(t, name, strlen(name));
+	free(name);
+	if (k < 0)
+		return NULL;
+	if (fi < p->ftbl_cnt)
+		cache[fi] = t->strs[k];
+	return t->strs[k];
+}
+
+int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
+			 struct export_stacks **out)
+{
+	struct export_stacks *s = NULL;
+	const char **cache = NULL, *unknown;
+	size_t frames = 0, n = 0, used = 0;
+	int64_t k;
+	int err;
+
+	*out = NULL;
+	if (w < EXPORT_WEIGHT_BYTES || w > EXPORT_WEIGHT_END_BYTES)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->names = export_strtab__new();
+	cache = calloc(p->ftbl_cnt + 1, sizeof(*cache));
+	s->v = calloc(p->pp_cnt + 1, sizeof(*s->v));
+	if (!s->names || !cache || !s->v) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < p->pp_cnt; i++)
+		frames += p->pps[i].fs_cnt ? p->pps[i].fs_cnt : 1;
+	s->pool = calloc(frames + 1, sizeof(*s->pool));
+	k = export_strtab__intern(s->names, "[unknown]", 9);
+	if (!s->pool || k < 0) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	unknown = s->names->strs[k];
+
+	for (size_t i = 0; i < p->pp_cnt; i++) {
+		const struct dhat_pp *pp = &p->pps[i];
+		struct export_stack *st = &s->v[n];
+		uint64_t v, v2;
+
+		pp_weights(pp, w, &v, &v2);
+		s->total += v;
+		s->total2 += v2;
+		if (!v)
+			continue;
+		st->names = s->pool + used;
+		st->w = v;
+		st->w2 = v2;
+		if (!pp->fs_cnt) {
+			st->names[0] = unknown;
+			st->cnt = 1;
+		}
+		/* fs is innermost first; folded stacks are outermost first. */
+		for (size_t j = 0; j < pp->fs_cnt; j++) {
+			const char *name = frame_name(p, s->names, cache, pp->fs[j], location);
+
+			if (!name) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			st->names[pp->fs_cnt - 1 - j] = name;
+			st->cnt++;
+		}
+		used += st->cnt;
+		n++;
+	}
+
+	qsort(s->v, n, sizeof(*s->v), cmp_stack);
+	/* Merge runs of identical stacks: PPs differing only in addresses or lines. */
+	s->cnt = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->cnt && same_stack(&s->v[s->cnt - 1], &s->v[i])) {
+			s->v[s->cnt - 1].w += s->v[i].w;
+			s->v[s->cnt - 1].w2 += s->v[i].w2;
+		} else {
+			s->v[s->cnt++] = s->v[i];
+		}
+	}
+	switch (w) {
+	case EXPORT_WEIGHT_BLOCKS:
+		s->unit = p->bksu ? p->bksu : "blocks";
+		s->unit2 = p->bsu ? p->bsu : "bytes";
+		break;
+	default:
+		s->unit = p->bsu ? p->bsu : "bytes";
+		s->unit2 = p->bksu ? p->bksu : "blocks";
+		break;
+	}
+	*out = s;
+	s = NULL;
+	err = 0;
+cleanup:
+	free(cache);
+	export_stacks__free(s);
+	return err;
+}
+
+void export_xml__puts(FILE *out, const char *s)
+{
+	const unsigned char *c = (const unsigned char *)s;
+
+	while (*c) {
+		size_t n = 0;
+
+		switch (*c) {
+		case '&':
+			fputs("&amp;", out);
+			c++;
+			continue;
+		case '<':
+			fputs("&lt;", out);
+			c++;
+			continue;
+		case '>':
+			fputs("&gt;", out);
+			c++;
+			continue;
+		case '"':
+			fputs("&quot;", out);
+			c++;
+			continue;
+		case '\'':
+			fputs("&apos;", out);
+			c++;
+			continue;
+		}
+		if (*c < 0x80) {
+			/* XML 1.0 allows no control characters but tab, LF, CR. */
+			fputc(*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r' ? '?' : *c, out);
+			c++;
+			continue;
+		}
+		/* A multi-byte UTF-8 sequence is copied whole if valid; a bad byte is '?'. */
+		if (*c >= 0xC2 && *c <= 0xDF)
+			n = 2;
+		else if (*c >= 0xE0 && *c <= 0xEF)
+			n = 3;
+		else if (*c >= 0xF0 && *c <= 0xF4)
+			n = 4;
+		for (size_t i = 1; i < n; i++)
+			if ((c[i] & 0xC0) != 0x80)
+				n = 0;
+		/* Overlong 3/4-byte forms, surrogates and > U+10FFFF are invalid too. */
+		if ((n == 3 && ((c[0] == 0xE0 && c[1] < 0xA0) || (c[0] == 0xED && c[1] >= 0xA0))) ||
+		    (n == 4 && ((c[0] == 0xF0 && c[1] < 0x90) || (c[0] == 0xF4 && c[1] >= 0x90))))
+			n = 0;
+		if (!n) {
+			fputc('?', out);
+			c++;
+			continue;
+		}
+		fwrite(c, 1, n, out);
+		c += n;
+	}
+}
+
+char *export__fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[21];
+	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+int export_format__parse(const char *s, enum export_format *fmt)
+{
+	if (!s)
+		return -EINVAL;
+	if (!strcmp(s, "pprof"))
+		*fmt = EXPORT_FMT_PPROF;
+	else if (!strcmp(s, "folded") || !strcmp(s, "collapsed"))
+		*fmt = EXPORT_FMT_FOLDED;
+	else if (!strcmp(s, "svg") || !strcmp(s, "flamegraph"))
+		*fmt = EXPORT_FMT_SVG;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int export_weight__parse(const char *s, enum export_weight *w)
+{
+	if (!s)
+		return -EINVAL;
+	if (!strcmp(s, "bytes"))
+		*w = EXPORT_WEIGHT_BYTES;
+	else if (!strcmp(s, "blocks"))
+		*w = EXPORT_WEIGHT_BLOCKS;
+	else if (!strcmp(s, "gmax"))
+		*w = EXPORT_WEIGHT_GMAX_BYTES;
+	else if (!strcmp(s, "end") || !strcmp(s, "leaked"))
+		*w = EXPORT_WEIGHT_END_BYTES;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *export_weight__name(enum export_weight w)
+{
+	switch (w) {
+	case EXPORT_WEIGHT_BYTES:
+		return "bytes";
+	case EXPORT_WEIGHT_BLOCKS:
+		return "blocks";
+	case EXPORT_WEIGHT_GMAX_BYTES:
+		return "bytes at t-gmax";
+	case EXPORT_WEIGHT_END_BYTES:
+		return "bytes at t-end";
+	}
+	return "?";
+}
+
+int export__to_path(const struct dhat_profile *p, enum export_format fmt, const char *path,
+		    const struct export_opts *opts)
+{
+	bool std = !strcmp(path, "-");
+	FILE *out = NULL;
+	int err;
+
+	if (fmt == EXPORT_FMT_PPROF)
+		return export__pprof(p, path); /* gzip does its own I/O */
+	if (fmt != EXPORT_FMT_FOLDED && fmt != EXPORT_FMT_SVG)
+		return -EINVAL;
+	out = std ? stdout : fopen(path, "w");
+	if (!out)
+		return -errno;
+	err = fmt == EXPORT_FMT_FOLDED ? export__folded_opts(p, out, opts)
+				       : export__flamegraph_svg_opts(p, out, opts);
+	if (std) {
+		if (fflush(out) && !err)
+			err = -errno;
+	} else if (fclose(out) && !err) {
+		err = -errno;
+	}
+	return err;
+}
