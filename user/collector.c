@@ -58,6 +58,7 @@ struct collector {
 	bool peak_dirty;  /* a growth reached max_bytes since the last snapshot */
 
 	struct collector_totals t;
+	struct timeline timeline; /* live bytes over time, bounded */
 };
 
 static inline __u64 hash64(__u64 x)
@@ -382,6 +383,7 @@ struct collector *collector__new(__u64 start_ns, const struct collector_opts *op
 	if (!c)
 		goto cleanup;
 	c->start_ns = start_ns;
+	timeline__init(&c->timeline, 0);
 	c->blocks_cap = pow2_at_least(hint * 2, BLOCKS_MIN_CAP);
 	c->blocks = calloc(c->blocks_cap, sizeof(*c->blocks));
 	c->pps_cap = PPS_MIN_CAP;
@@ -420,7 +422,7 @@ static inline void advance_clock(struct collector *c, __u64 ts_ns)
 		c->now_ns = t;
 }
 
-int collector__handle(struct collector *c, const struct alloc_event *e)
+static int collector__account(struct collector *c, const struct alloc_event *e)
 {
 	struct block *b;
 
@@ -471,6 +473,14 @@ int collector__handle(struct collector *c, const struct alloc_event *e)
 	}
 }
 
+int collector__handle(struct collector *c, const struct alloc_event *e)
+{
+	int err = collector__account(c, e);
+
+	timeline__note(&c->timeline, c->now_ns, c->t.live_bytes);
+	return err;
+}
+
 void collector__finish(struct collector *c, __u64 end_ns)
 {
 	if (c->finished)
@@ -494,7 +504,13 @@ void collector__finish(struct collector *c, __u64 end_ns)
 		if (b->addr)
 			c->pps[b->pp].tl_ns += c->t.te_ns - b->t_ns;
 	}
+	timeline__note(&c->timeline, c->t.te_ns, c->t.live_bytes);
 	c->finished = true;
+}
+
+const struct timeline *collector__timeline(const struct collector *c)
+{
+	return &c->timeline;
 }
 
 const struct collector_totals *collector__totals(const struct collector *c)

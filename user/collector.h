@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "events.h"
+#include "timeline.h"
 
 /* One program point's DHAT aggregates. Times are in ns relative to the window start. */
 struct pp_stats {
@@ -77,5 +78,8 @@ const struct collector_totals *collector__totals(const struct collector *c);
 /* Program points, in no particular order; valid until the next collector call.
  * gb/gbk/eb/ebk and the lifetimes of live blocks are final only after collector__finish. */
 const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt);
+
+/* Live bytes over the window (bounded series; see timeline.h). */
+const struct timeline *collector__timeline(const struct collector *c);
 
 #endif

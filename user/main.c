@@ -24,7 +24,9 @@
 
 #include "cli.h"
 #include "collector.h"
+#include "dhat_reader.h"
 #include "dhat_writer.h"
+#include "export.h"
 #include "frames.h"
 #include "loader.h"
 #include "log.h"
@@ -56,6 +58,8 @@ static const char usage_text[] =
 	"                                              attach to a running process\n"
 	"  tracer [options] -- CMD [ARGS...]           start CMD traced, exit with its status\n"
 	"  tracer report FILE [--top N]                summarize any DHAT heap file\n"
+	"  tracer export FILE [--format pprof|folded|svg] [-o OUT]\n"
+	"                                              convert a DHAT file for other tools\n"
 	"\n"
 	"Options:\n"
 	"  -w, --workload NAME     a workload of kaish-workloads, `all` or `list`\n"
@@ -67,6 +71,8 @@ static const char usage_text[] =
 	"      --ringbuf-size N    ring buffer bytes, a power of two (default 16777216)\n"
 	"      --lib PATH          allocator library to probe (default: the target's libc)\n"
 	"      --as-root           with -- CMD under sudo: do not drop to the invoking user\n"
+	"  -f, --format LIST       also write, next to each profile: pprof (.pb.gz), folded,\n"
+	"                          svg (flame graph), timeline (live heap over time, .svg)\n"
 	"  -t, --top N             rows per report table (default 12)\n"
 	"  -q, --quiet             no progress or summary on stderr\n"
 	"  -v, --verbose           more detail (-vv, -vvv: libbpf debug output)\n"
@@ -101,7 +107,11 @@ struct tracer_args {
 	const char *lib;
 	bool as_root;
 	size_t top;
+	unsigned formats; /* extra outputs: bits (1 << enum export_format), FORMAT_TIMELINE */
 };
+
+/* --format timeline: not a DHAT conversion but the collector's live-bytes series. */
+#define FORMAT_TIMELINE (1u << 8)
 
 /* Everything one tracing run owns. */
 struct run {
@@ -333,6 +343,76 @@ static void chown_to_sudo_user(const char *path)
 		(void)!chown(path, (uid_t)strtoul(uid_s, NULL, 10), (gid_t)strtoul(gid_s, NULL, 10));
 }
 
+/* Write the heap-over-time chart of c next to the profile: PATH.timeline.svg. */
+static int write_timeline(const char *json_path, const struct collector *c, const char *title)
+{
+	const struct timeline *tl = collector__timeline(c);
+	const struct collector_totals *t = collector__totals(c);
+	uint64_t t_us[TIMELINE_MAX_POINTS], bytes[TIMELINE_MAX_POINTS];
+	struct heap_timeline ht = { .t_us = t_us, .live_bytes = bytes, .cnt = tl->cnt,
+				    .tg_us = t->tg_ns / 1000, .te_us = t->te_ns / 1000,
+				    .peak_bytes = t->max_bytes };
+	char *path = cli_export_path(json_path, ".timeline.svg");
+	FILE *f;
+	int err;
+
+	if (!path)
+		return -ENOMEM;
+	for (size_t i = 0; i < tl->cnt; i++) {
+		t_us[i] = tl->t_ns[i] / 1000;
+		bytes[i] = tl->bytes[i];
+	}
+	f = fopen(path, "we");
+	if (!f) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = export__timeline_svg(&ht, f, title);
+	if (fclose(f) && !err)
+		err = -EIO;
+	if (!err)
+		ilog("wrote %s\n", path);
+cleanup:
+	if (err)
+		elog("cannot write %s: %s\n", path, strerror(-err));
+	free(path);
+	return err;
+}
+
+/* The conversions asked for with --format, from the DHAT file just written. */
+static int write_exports(const struct run *r, const char *json_path, const struct collector *c,
+			 const char *title)
+{
+	struct dhat_profile *p = NULL;
+	char err[512];
+	int ret = 0;
+
+	if (r->args->formats & FORMAT_TIMELINE)
+		ret = write_timeline(json_path, c, title);
+	for (int fmt = EXPORT_FMT_PPROF; fmt <= EXPORT_FMT_SVG; fmt++) {
+		struct export_opts opts = { .weight = EXPORT_WEIGHT_BYTES };
+		char *path;
+		int e;
+
+		if (!(r->args->formats & (1u << fmt)))
+			continue;
+		if (!p && !(p = dhat_profile__load(json_path, err, sizeof(err)))) {
+			elog("%s\n", err);
+			return -EINVAL;
+		}
+		path = cli_export_path(json_path, cli_export_suffix(fmt));
+		e = path ? export__to_path(p, fmt, path, &opts) : -ENOMEM;
+		if (e)
+			elog("cannot write %s: %s\n", path ? path : json_path, strerror(-e));
+		else
+			ilog("wrote %s\n", path);
+		ret = ret ?: e;
+		free(path);
+	}
+	dhat_profile__free(p);
+	return ret;
+}
+
 /* session_profile_fn: symbolize, write the DHAT file, print the seed's report from it. */
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
@@ -359,6 +439,8 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	chown_to_sudo_user(path);
 	r->profiles_written++;
 	ilog("wrote %s\n", path);
+	if (r->args->formats && write_exports(r, path, c, name ? name : r->cmdline))
+		r->write_failures++;
 
 	ropts.title = name ? name : r->cmdline;
 	ropts.unit = w ? w->unit : NULL;
@@ -710,6 +792,28 @@ static int cmd_workload(struct run *r)
 	return run_trace(r, argv, driver, true);
 }
 
+/* "pprof,svg,timeline" -> bits of enum export_format and FORMAT_TIMELINE. */
+static int parse_formats(const char *list, unsigned *out)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		enum export_format fmt;
+
+		if (!strcmp(tok, "timeline"))
+			*out |= FORMAT_TIMELINE;
+		else if (!export_format__parse(tok, &fmt))
+			*out |= 1u << fmt;
+		else
+			err = -EINVAL;
+	}
+	free(copy);
+	return err;
+}
+
 static int parse_size(const char *s, size_t *out)
 {
 	char *end;
@@ -734,6 +838,7 @@ int main(int argc, char **argv)
 		{ "lib", required_argument, NULL, 'L' },
 		{ "as-root", no_argument, NULL, 'A' },
 		{ "top", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -749,8 +854,10 @@ int main(int argc, char **argv)
 	/* Offline subcommands need neither root nor BPF. */
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return cli_report(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "export"))
+		return cli_export(argc - 1, argv + 1);
 
-	while ((opt = getopt_long(argc, argv, "+w:p:d:o:t:qvVh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+w:p:d:o:t:f:qvVh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
 			args.workload = optarg;
@@ -799,6 +906,13 @@ int main(int argc, char **argv)
 			args.top = (size_t)n;
 			break;
 		}
+		case 'f':
+			if (parse_formats(optarg, &args.formats)) {
+				elog("--format takes a list of pprof, folded, svg, timeline, not '%s'\n",
+				     optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			break;
 		case 'q':
 			tracer_verbosity = -1;
 			break;
