@@ -55,6 +55,7 @@ static int flags(struct bi_ctx *c, int argc, char **argv, const char *letters, b
 	return 0;
 }
 
+/* ls -l mode column: type letter plus rwx triplets. */
 static void mode_str(mode_t m, char *s)
 {
 	s[0] = S_ISDIR(m) ? 'd' : S_ISLNK(m) ? 'l' : '-';
@@ -78,6 +79,7 @@ static void ls_entry(struct bi_ctx *c, const char *path, const char *name, bool 
 	}
 }
 
+/* One entry per line (kaish output is never a terminal); several operands get headers. */
 int bi_ls(struct bi_ctx *c, int argc, char **argv)
 {
 	bool f[3] = { false }; /* a l 1 */
@@ -149,6 +151,7 @@ int bi_mkdir(struct bi_ctx *c, int argc, char **argv)
 	return rc;
 }
 
+/* `set -o trash` (k->trash) moves instead of deleting; see vfs_remove(). */
 int bi_rm(struct bi_ctx *c, int argc, char **argv)
 {
 	bool f[3] = { false }; /* r R f */
@@ -200,6 +203,7 @@ int bi_pwd(struct bi_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/* The cwd is kernel state (a VFS path); PWD follows it. */
 int bi_cd(struct bi_ctx *c, int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : scope_get(&c->k->scope, "HOME");

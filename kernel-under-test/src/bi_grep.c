@@ -46,6 +46,7 @@ static const struct {
 	{ "--with-filename", 'H' },
 };
 
+/* One short flag; -1 for an unknown letter (usage error, exit 2). */
 static int set_flag(struct grep_opts *o, char f)
 {
 	switch (f) {
@@ -118,6 +119,7 @@ static int grep_parse(int argc, char **argv, struct grep_opts *o, struct strv *f
 	return 0;
 }
 
+/* -F escapes the pattern, -w wraps it in GNU word anchors \< \>, -i is REG_ICASE. */
 static int grep_compile(regex_t *re, const struct grep_opts *o, char **msg)
 {
 	struct sbuf p;
@@ -140,6 +142,7 @@ static int grep_compile(regex_t *re, const struct grep_opts *o, char **msg)
 	return rc;
 }
 
+/* Validator hook: a literal pattern must compile, before anything runs. */
 int bi_grep_check(int argc, char **argv, char **msg)
 {
 	struct grep_opts o;
@@ -233,6 +236,7 @@ static void grep_buf(struct grep_run *g, const char *name, char *buf, size_t len
 	}
 }
 
+/* Walk callback: read one file through the VFS and search it. Returns 1 to stop (-q). */
 static int grep_file_cb(void *ctx, const char *display, const char *vpath)
 {
 	struct grep_run *g = ctx;
@@ -251,6 +255,7 @@ static int grep_file_cb(void *ctx, const char *display, const char *vpath)
 	return g->o->quiet && g->matched ? 1 : 0;
 }
 
+/* Exit 0 if a line was selected, 1 if none, 2 on any error (as ripgrep/GNU grep). */
 int bi_grep(struct bi_ctx *c, int argc, char **argv)
 {
 	struct grep_opts o;

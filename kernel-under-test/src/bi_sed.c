@@ -34,6 +34,7 @@ struct sed_cmd {
 	struct sed_cmd *next;
 };
 
+/* Only compiled regexes are freed: cmd/addr are set after a successful regcomp. */
 static void sed_free(struct sed_cmd *c)
 {
 	while (c) {
@@ -73,6 +74,7 @@ static char *sed_until(const char **pp, char delim)
 	return sb_detach(&b);
 }
 
+/* sed patterns accept GNU BRE spellings: convert them, then compile as ERE. */
 static int sed_regex(regex_t *re, const char *pat, bool icase, char **msg)
 {
 	char *ere = bi_bre_to_ere(pat);
@@ -225,6 +227,7 @@ static int sed_args(int argc, char **argv, struct sbuf *script, struct strv *fil
 	return 0;
 }
 
+/* Validator hook: a literal script must parse and its regexes compile. */
 int bi_sed_check(int argc, char **argv, char **msg)
 {
 	struct sbuf script;
@@ -304,6 +307,7 @@ static char *sed_subst(struct sed_cmd *c, const char *line)
 	return sb_detach(&out);
 }
 
+/* Does the command's address select this line? */
 static bool addr_match(struct sed_cmd *c, long lineno, bool last, const char *line)
 {
 	switch (c->addr) {
@@ -361,6 +365,7 @@ static void sed_run(struct sed_cmd *cmds, bool quiet, const char *buf, size_t le
 	strv_free(&lines);
 }
 
+/* Files are processed in order; -i writes each result back through the VFS. */
 int bi_sed(struct bi_ctx *c, int argc, char **argv)
 {
 	struct sbuf script;

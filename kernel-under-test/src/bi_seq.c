@@ -22,6 +22,7 @@ struct seq_args {
 	bool pad;
 };
 
+/* seq parses its operands as f64, as kaish; inf/nan are rejected. */
 static bool parse_num(const char *s, double *v)
 {
 	char *end;
@@ -91,12 +92,14 @@ static int seq_parse(int argc, char **argv, struct seq_args *a, char **msg, bool
 	return 0;
 }
 
+/* Validator hook: increment 0 and malformed literal numbers are rejected statically. */
 int bi_seq_check(int argc, char **argv, char **msg)
 {
 	struct seq_args a;
 	return seq_parse(argc, argv, &a, msg, true);
 }
 
+/* Integers print as integers when every value is integral; else %g. */
 int bi_seq(struct bi_ctx *c, int argc, char **argv)
 {
 	struct seq_args a;

@@ -60,6 +60,7 @@ static bool is_binary(const char *s)
 	return false;
 }
 
+/* File tests go through the VFS: a path outside the sandbox simply tests false. */
 static bool t_unary(struct tst *t, const char *op, const char *arg)
 {
 	if (!strcmp(op, "-z"))
@@ -91,6 +92,7 @@ static bool t_int(struct tst *t, const char *s, long *v)
 	return true;
 }
 
+/* In [[ ]], == and != glob-match the right side; in test they compare strings. */
 static bool t_binary(struct tst *t, const char *a, const char *op, const char *b)
 {
 	if (!strcmp(op, "=") || !strcmp(op, "==") || !strcmp(op, "!=")) {
@@ -203,6 +205,7 @@ int bi_test_eval(struct bi_ctx *c, char **argv, int argc, bool dbl)
 	return t.error ? KAISH_EXIT_USAGE : (r ? 0 : 1);
 }
 
+/* `test` is the same evaluator without [[ ]]'s extensions (-a/-o instead of && ||). */
 int bi_test(struct bi_ctx *c, int argc, char **argv)
 {
 	return bi_test_eval(c, argv + 1, argc - 1, false);

@@ -56,6 +56,7 @@ static int read_inputs(struct bi_ctx *c, struct strv *files, struct sbuf *b)
 	return rc;
 }
 
+/* Missing files are reported and skipped; the exit code is the last error. */
 int bi_cat(struct bi_ctx *c, int argc, char **argv)
 {
 	struct strv files;
@@ -103,6 +104,7 @@ static int headtail_args(struct bi_ctx *c, int argc, char **argv, long *n, bool 
 	return 0;
 }
 
+/* First N lines (or -c bytes) of the concatenated inputs. */
 int bi_head(struct bi_ctx *c, int argc, char **argv)
 {
 	long n;
@@ -132,6 +134,7 @@ int bi_head(struct bi_ctx *c, int argc, char **argv)
 	return rc;
 }
 
+/* Last N lines (or bytes); -n +N starts at line N. */
 int bi_tail(struct bi_ctx *c, int argc, char **argv)
 {
 	long n;
@@ -181,11 +184,13 @@ int bi_tail(struct bi_ctx *c, int argc, char **argv)
 	return rc;
 }
 
+/* Byte order (LC_ALL=C): deterministic regardless of the host locale. */
 static int cmp_lines(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* -n: numeric prefix order, ties broken bytewise so the sort is total. */
 static int cmp_num(const void *a, const void *b)
 {
 	double x = strtod(*(char *const *)a, NULL), y = strtod(*(char *const *)b, NULL);
@@ -194,6 +199,7 @@ static int cmp_num(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* -u drops lines equal (under the active comparison) to their predecessor. */
 int bi_sort(struct bi_ctx *c, int argc, char **argv)
 {
 	bool rev = false, num = false, uniq = false;
@@ -238,6 +244,7 @@ int bi_sort(struct bi_ctx *c, int argc, char **argv)
 	return rc;
 }
 
+/* Only adjacent duplicates collapse, as POSIX uniq. */
 int bi_uniq(struct bi_ctx *c, int argc, char **argv)
 {
 	bool count = false, dup = false, uni = false;
@@ -307,6 +314,7 @@ static bool in_list(const char *list, long pos)
 	return false;
 }
 
+/* A LIST is digits, '-' and ',' only. */
 static bool valid_list(const char *list)
 {
 	if (!*list)
@@ -317,6 +325,7 @@ static bool valid_list(const char *list)
 	return true;
 }
 
+/* -f with -d (default TAB) or -c; lines without the delimiter pass through whole. */
 int bi_cut(struct bi_ctx *c, int argc, char **argv)
 {
 	const char *fields = NULL, *chars = NULL;
@@ -412,6 +421,7 @@ static void tr_set(const char *s, struct sbuf *b)
 	}
 }
 
+/* Byte-wise; a shorter SET2 repeats its last byte, as GNU tr. */
 int bi_tr(struct bi_ctx *c, int argc, char **argv)
 {
 	bool del = false;

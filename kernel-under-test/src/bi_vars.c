@@ -15,6 +15,7 @@ const char bi_set_usage[] =
 	"`set -- ARG...` replaces the positional arguments. No arguments: list variables.\n";
 const char bi_unset_usage[] = "Usage: unset NAME...\nRemove variables.\n";
 
+/* Exported variables only matter to subprocesses, which this kernel never starts. */
 int bi_export(struct bi_ctx *c, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -51,6 +52,7 @@ static bool set_option(kaish_kernel *k, const char *name, bool on)
 	return true;
 }
 
+/* An unknown -o name exits 1, as kaish. */
 int bi_set(struct bi_ctx *c, int argc, char **argv)
 {
 	kaish_kernel *k = c->k;

@@ -18,6 +18,7 @@ struct wc_counts {
 	size_t lines, words, bytes, chars;
 };
 
+/* Words are maximal runs of non-space bytes; chars count UTF-8 lead bytes. */
 static void wc_count(const char *buf, size_t len, struct wc_counts *c)
 {
 	bool in_word = false;
@@ -38,6 +39,7 @@ static void wc_count(const char *buf, size_t len, struct wc_counts *c)
 	}
 }
 
+/* stdin prints bare counts (no name); several files add a total row. */
 int bi_wc(struct bi_ctx *c, int argc, char **argv)
 {
 	bool l = false, w = false, b = false, m = false;

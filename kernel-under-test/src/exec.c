@@ -17,6 +17,7 @@
 
 #include "kaish_int.h"
 
+/* Record st as $? and return it, so call sites can `return set_last(k, st)`. */
 static int set_last(kaish_kernel *k, int st)
 {
 	k->last_code = st;
@@ -245,6 +246,7 @@ static int call_function(kaish_kernel *k, struct func *f, int argc, char **argv,
 	return st;
 }
 
+/* The N of `break N` / `continue N` (default 1); -1 with a message if N is not >= 1. */
 static int flow_count(struct io *io, const char *name, int argc, char **argv, int *n)
 {
 	*n = 1;
@@ -402,6 +404,7 @@ static const char *stage_name(struct node *n)
 	return wp && !wp->next && wp->type == W_LIT ? wp->text : NULL;
 }
 
+/* PIPESTATUS is a list in kaish; it is rendered here as its compact JSON text. */
 static void set_pipestatus(kaish_kernel *k, const int *codes, int n)
 {
 	struct sbuf b;
@@ -414,6 +417,12 @@ static void set_pipestatus(kaish_kernel *k, const int *codes, int n)
 	sb_free(&b);
 }
 
+/*
+ * pipeline := stage ('|' stage)*  -- each stage of a multi-stage pipeline runs in its own
+ * fork; the previous stage's whole output and .data become the next stage's stdin. Stages
+ * run in order (builtins buffer everything anyway), which keeps the trace deterministic.
+ * A one-stage pipeline runs in k itself: no fork, as kaish's single-stage fast path.
+ */
 int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 {
 	if (n == 1) {
@@ -517,6 +526,7 @@ static bool loop_flow(kaish_kernel *k)
 	return k->flow != FL_NONE;
 }
 
+/* for NAME in WORDS: items are expanded once, up front (EXP_FOR splits $( ) text). */
 static int exec_for(kaish_kernel *k, struct node *n, struct io *io)
 {
 	struct strv items;
@@ -550,6 +560,7 @@ static int exec_for(kaish_kernel *k, struct node *n, struct io *io)
 	return st;
 }
 
+/* while LIST; do LIST; done -- the condition never triggers set -e. */
 static int exec_while(kaish_kernel *k, struct node *n, struct io *io)
 {
 	int st = 0;
@@ -570,6 +581,7 @@ static int exec_while(kaish_kernel *k, struct node *n, struct io *io)
 	return st;
 }
 
+/* case WORD in PATTERN) ...;; esac -- first matching arm (fnmatch glob) wins. */
 static int exec_case(kaish_kernel *k, struct node *n, struct io *io)
 {
 	char *subj = expand_str(k, n->words[0], io);
@@ -592,6 +604,7 @@ static int exec_case(kaish_kernel *k, struct node *n, struct io *io)
 	return st;
 }
 
+/* [[ ... ]]: words expand to one field each (no globbing), then the test evaluator. */
 static int exec_test(kaish_kernel *k, struct node *n, struct io *io)
 {
 	struct strv argv;
@@ -608,6 +621,8 @@ static int exec_test(kaish_kernel *k, struct node *n, struct io *io)
 	return st;
 }
 
+/* A statement list: the status is the last statement's. Cancellation and the deadline
+ * are checked before every statement, as kaish checks its cancel token. */
 static int exec_list(kaish_kernel *k, struct node *n, struct io *io)
 {
 	int st = 0;
@@ -631,6 +646,7 @@ static int exec_list(kaish_kernel *k, struct node *n, struct io *io)
 	return st;
 }
 
+/* Dispatch on the node type (redirects of compound statements are already applied). */
 static int exec_inner(kaish_kernel *k, struct node *n, struct io *io)
 {
 	int st;
@@ -685,6 +701,7 @@ static int exec_inner(kaish_kernel *k, struct node *n, struct io *io)
 	return 1;
 }
 
+/* Run one node. A simple command handles its own redirects (after expanding its words). */
 int exec_node(kaish_kernel *k, struct node *n, struct io *io)
 {
 	if (n->type == N_CMD || !n->redirs)
@@ -697,6 +714,7 @@ int exec_node(kaish_kernel *k, struct node *n, struct io *io)
 	return redir_finish(k, &rs, io, st);
 }
 
+/* Top level: exit/return/abort end the script with their code; stray break is dropped. */
 int exec_program(kaish_kernel *k, struct program *p, struct io *io)
 {
 	k->prog = p;

@@ -96,6 +96,8 @@ static int subst_items(const char *text, size_t len, const char *data, bool is_v
 	return 0;
 }
 
+/* Concatenate the expansion of a part list into b (one field). Returns -1 only when the
+ * enclosing command must fail (arithmetic error); a failed $( ) expands to its output. */
 static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct sbuf *b);
 
 /* Run a $( ) and append its one-value result to b. */
@@ -420,6 +422,7 @@ static const char *const ar_levels[][7] = {
 	{ "+", "-", NULL }, { "*", "/", "%", NULL },
 };
 
+/* level := next-level (OP next-level)* for the operators of ar_levels[lvl], left-assoc. */
 static long long ar_level(struct arith *a, int lvl)
 {
 	if (lvl == (int)(sizeof(ar_levels) / sizeof(ar_levels[0])))

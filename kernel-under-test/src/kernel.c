@@ -205,6 +205,7 @@ oom:
 	return NULL;
 }
 
+/* What a kernel and a fork both own: scope, cwd, function refs, the data sideband. */
 static void kernel_state_free(kaish_kernel *k)
 {
 	scope_free(&k->scope);
@@ -230,6 +231,11 @@ void kaish_kernel_free(kaish_kernel *k)
 	free(k);
 }
 
+/*
+ * A fork, as kaish's fork_attached(): a deep copy of the scope (kaish clones its Scope per
+ * fork too), its own cwd, shared function definitions (refcounted, so workers on other
+ * threads may hold them) and the shared config/trace state by pointer.
+ */
 kaish_kernel *kernel_fork(kaish_kernel *k)
 {
 	kaish_kernel *f = calloc(1, sizeof(*f));
@@ -284,6 +290,7 @@ void kernel_set_data(kaish_kernel *k, char *json, bool is_value)
 	k->data_is_value = json ? is_value : false;
 }
 
+/* Monotonic time: the deadline must not move with wall-clock changes. */
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -347,6 +354,7 @@ void func_unref(struct func *f)
 	}
 }
 
+/* Linear scan: scripts define a handful of functions; no hash table to allocate per fork. */
 struct func *kernel_find_func(kaish_kernel *k, const char *name)
 {
 	for (int i = 0; i < k->nfuncs; i++)
@@ -425,6 +433,7 @@ static char *normalize_err(struct sbuf *err)
 	return sb_detach(err);
 }
 
+/* A zeroed result is valid input for kaish_result_free(). */
 static void result_reset(kaish_result *res)
 {
 	memset(res, 0, sizeof(*res));

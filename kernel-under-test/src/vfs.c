@@ -374,7 +374,8 @@ static int trash_move(kaish_kernel *k, const char *host)
 	char date[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+	/* UTC: local time would consult TZ from the process environment (hermetic kernel). */
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	struct sbuf body;
 	sb_init(&body);
 	sb_printf(&body, "[Trash Info]\nPath=%s\nDeletionDate=%s\n", host, date);
