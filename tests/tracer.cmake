@@ -14,3 +14,14 @@ target_compile_definitions(tracer_e2e_test PRIVATE
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
 add_dependencies(tracer_e2e_test tracer known_allocs kaish-workloads)
 set_tests_properties(tracer_e2e_test PROPERTIES TIMEOUT 1200)
+
+add_criterion_test(attach_e2e_test
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/attach_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+	LIBS tracer_core
+	LABELS bpf)
+target_compile_definitions(attach_e2e_test PRIVATE
+	TRACER_BIN="$<TARGET_FILE:tracer>"
+	EMBEDDER_BIN="$<TARGET_FILE:kaish-embedder>"
+	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
+add_dependencies(attach_e2e_test tracer kaish-embedder)
+set_tests_properties(attach_e2e_test PROPERTIES TIMEOUT 1200)

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -128,6 +130,7 @@ struct run {
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */
+	int pidfd;	     /* attached (not spawned) target: readable once it exits */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -515,10 +518,24 @@ static bool wait_child(struct run *r, int *status, bool block)
 	}
 }
 
+/*
+ * An attached process is watched through a pidfd: it becomes readable when the process exits,
+ * even while the process is an unreaped zombie (where kill(pid, 0) still succeeds), and it can
+ * never be confused with a later process that reuses the pid.
+ */
+static int open_pidfd(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
 static bool target_alive(struct run *r, int *status)
 {
+	struct pollfd pfd = { .fd = r->pidfd, .events = POLLIN };
+
 	if (r->target_is_child)
 		return wait_child(r, status, false);
+	if (r->pidfd >= 0)
+		return poll(&pfd, 1, 0) == 0;
 	return kill(r->target, 0) == 0 || errno == EPERM;
 }
 
@@ -686,6 +703,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		}
 		/* Maps first, while the process is certainly alive. */
 		r->sym = symbolizer__new(r->target);
+		r->pidfd = open_pidfd(r->target);
 	}
 
 	lopts.pid = r->target;
@@ -846,7 +864,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	struct tracer_args args = { 0 };
-	struct run r = { .args = &args };
+	struct run r = { .args = &args, .pidfd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char *end;
 	int opt, ret;
@@ -953,5 +971,7 @@ int main(int argc, char **argv)
 	session__free(r.session);
 	loader__free(r.loader);
 	symbolizer__free(r.sym);
+	if (r.pidfd >= 0)
+		close(r.pidfd);
 	return ret;
 }

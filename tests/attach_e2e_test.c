@@ -1,0 +1,189 @@
+/*
+ * End-to-end: attaching to live processes and tracing commands (root + BTF).
+ *  - --pid on a multi-threaded embedder that builds a kernel per request, for --duration;
+ *  - --pid on a process that exits mid-trace: the tracer ends with it and writes a profile;
+ *  - SIGINT to the tracer: it stops cleanly and writes a profile;
+ *  - -- CMD ARGS with a non-zero exit status, passed through;
+ *  - clear errors: no such pid (2), not root (3), missing command (2).
+ * Every profile must satisfy the DHAT invariants and load in the real dh_view.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e_util.h"
+
+/* Start the embedder in the background and wait until every worker has served a request. */
+static pid_t start_embedder(const char *dir, const char *extra)
+{
+	char cmd[2048], ready[1024];
+	pid_t pid;
+
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		snprintf(cmd, sizeof(cmd), "exec %s --threads 2 --ready-file %s %s", EMBEDDER_BIN,
+			 ready, extra);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500 && access(ready, F_OK); i++)
+		usleep(10000);
+	cr_assert_eq(access(ready, F_OK), 0, "embedder did not become ready");
+	return pid;
+}
+
+/* Load a written profile, check invariants, that it names kaish functions, and dh_view. */
+static void check_profile(const char *path, const char *must_name)
+{
+	char err[512], cmd[1024], *out = NULL;
+	struct dhat_profile *p = dhat_profile__load(path, err, sizeof(err));
+	const char *bad;
+	bool named = false;
+
+	cr_assert_not_null(p, "%s", err);
+	bad = e2e_invariants(p);
+	cr_assert_null(bad, "%s: %s", path, bad);
+	cr_expect_gt(p->total_blocks, 0, "%s: no allocations traced", path);
+	for (size_t i = 0; i < p->ftbl_cnt && must_name; i++)
+		if (strstr(p->ftbl[i], must_name))
+			named = true;
+	cr_expect(!must_name || named, "%s: no frame names %s", path, must_name);
+	dhat_profile__free(p);
+
+	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
+	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", path, out);
+	free(out);
+}
+
+Test(attach_e2e, pid_multithreaded_embedder_for_a_duration, .timeout = 300)
+{
+	char *dir = NULL, cmd[2048], path[1024], *out = NULL;
+	pid_t pid;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("attach");
+	pid = start_embedder(dir, "");
+	snprintf(path, sizeof(path), "%s/pid.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s --pid %d --duration 2 -o %s 2>&1", TRACER_BIN, (int)pid,
+		 path);
+	st = e2e_run(cmd, &out);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	cr_assert_eq(st, 0, "tracer --pid failed (%d):\n%s", st, out);
+	cr_expect(strstr(out, "dropped 0,"), "%s", out);
+	/* Kernels are built per request: construction is in the profile, named. */
+	check_profile(path, "kaish_kernel_new");
+	free(out);
+	free(dir);
+}
+
+Test(attach_e2e, pid_that_exits_mid_trace, .timeout = 300)
+{
+	char *dir = NULL, cmd[2048], path[1024], *out = NULL;
+	pid_t pid;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("exits");
+	pid = start_embedder(dir, "--seconds 3");
+	snprintf(path, sizeof(path), "%s/exit.json", dir);
+	/* No duration: the tracer must notice the exit, stop and write what it saw. */
+	snprintf(cmd, sizeof(cmd), "timeout 60 %s --pid %d -o %s 2>&1", TRACER_BIN, (int)pid,
+		 path);
+	st = e2e_run(cmd, &out);
+	waitpid(pid, NULL, 0);
+	cr_assert_eq(st, 0, "tracer did not end cleanly with its target (%d):\n%s", st, out);
+	check_profile(path, "kaish_execute");
+	free(out);
+	free(dir);
+}
+
+Test(attach_e2e, sigint_writes_a_valid_profile, .timeout = 300)
+{
+	char *dir = NULL, path[1024], log[1024];
+	pid_t pid, tracer;
+	int st;
+	struct stat sb;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("sigint");
+	pid = start_embedder(dir, "");
+	snprintf(path, sizeof(path), "%s/int.json", dir);
+	snprintf(log, sizeof(log), "%s/tracer.log", dir);
+	tracer = fork();
+	cr_assert_geq(tracer, 0);
+	if (tracer == 0) {
+		char pidarg[32];
+
+		snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+		freopen(log, "w", stderr);
+		freopen("/dev/null", "w", stdout);
+		execl(TRACER_BIN, TRACER_BIN, "--pid", pidarg, "-o", path, (char *)NULL);
+		_exit(127);
+	}
+	sleep(3); /* attached and tracing */
+	kill(tracer, SIGINT);
+	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tracer status %d after SIGINT", st);
+	cr_assert_eq(stat(path, &sb), 0, "no profile written after SIGINT");
+	check_profile(path, NULL);
+	free(dir);
+}
+
+Test(attach_e2e, command_with_arguments_and_exit_status, .timeout = 300)
+{
+	char *dir = NULL, cmd[2048], path[1024], *out = NULL;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("cmd");
+	snprintf(path, sizeof(path), "%s/cmd.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s --threads 2 --requests 10 --exit-code 4 2>&1",
+		 TRACER_BIN, path, EMBEDDER_BIN);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 4, "the command's status 4 must come through, got %d:\n%s", st, out);
+	cr_expect(strstr(out, "20 requests, 0 failed"), "%s", out);
+	check_profile(path, "kaish_kernel_new");
+	free(out);
+	free(dir);
+}
+
+Test(attach_e2e, clear_errors)
+{
+	char cmd[1024], *out = NULL;
+
+	E2E_REQUIRE_ROOT();
+	/* A pid that cannot exist (above pid_max). */
+	snprintf(cmd, sizeof(cmd), "%s --pid 2147483646 2>&1", TRACER_BIN);
+	cr_expect_eq(e2e_run(cmd, &out), 2, "%s", out);
+	cr_expect(strstr(out, "no such process"), "%s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "%s -- /no/such/command 2>&1", TRACER_BIN);
+	cr_expect_eq(e2e_run(cmd, &out), 2, "%s", out);
+	cr_expect(strstr(out, "/no/such/command"), "%s", out);
+	free(out);
+
+	/* As an unprivileged user: exit 3 with a reason, before touching anything. */
+	snprintf(cmd, sizeof(cmd),
+		 "setpriv --reuid=65534 --regid=65534 --clear-groups %s --workload execute-call 2>&1",
+		 TRACER_BIN);
+	cr_expect_eq(e2e_run(cmd, &out), 3, "%s", out);
+	cr_expect(strstr(out, "must run as root"), "%s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "%s --pid 1 --workload all 2>&1", TRACER_BIN);
+	cr_expect_eq(e2e_run(cmd, &out), 2, "%s", out);
+	free(out);
+}
