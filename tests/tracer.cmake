@@ -11,6 +11,9 @@ add_criterion_test(tracer_e2e_test
 target_compile_definitions(tracer_e2e_test PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	KNOWN_ALLOCS_BIN="$<TARGET_FILE:known_allocs>"
+	WORKLOADS_BIN="$<TARGET_FILE:kaish-workloads>"
+	KERNEL_SRC_DIR="${PROJECT_SOURCE_DIR}/kernel-under-test/src"
+	WORKLOADS_SRC_DIR="${PROJECT_SOURCE_DIR}/workloads"
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
 add_dependencies(tracer_e2e_test tracer known_allocs kaish-workloads)
 set_tests_properties(tracer_e2e_test PROPERTIES TIMEOUT 1200)

@@ -162,3 +162,144 @@ Test(tracer_e2e, unknown_workload_exits_2)
 	cr_expect(strstr(out, "unknown workload: no-such-workload"), "%s", out);
 	free(out);
 }
+
+/* Line n (1-based) of a source file under dir, or NULL. Static buffer. */
+static const char *source_line(const char *dir, const char *file, int n)
+{
+	static char line[4096];
+	char path[1024];
+	FILE *f;
+	int i = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (++i == n) {
+			fclose(f);
+			return line;
+		}
+	fclose(f);
+	return NULL;
+}
+
+/*
+ * For every program point whose caller frame is in the kernel-under-test or driver sources,
+ * the reported caller line must contain the call of the allocator that the first frame names:
+ * frames carry return address - 1, so a line off by one (or the wrong file) shows up here.
+ * Returns the number of frames checked.
+ */
+static size_t check_caller_lines(const struct dhat_profile *p)
+{
+	static const char *const dirs[] = { KERNEL_SRC_DIR, WORKLOADS_SRC_DIR };
+	size_t checked = 0;
+
+	for (size_t i = 0; i < p->pp_cnt; i++) {
+		const struct dhat_pp *pp = &p->pps[i];
+		char alloc[64], fn[256], file[256];
+		const char *f0, *f1, *line = NULL;
+		int lineno;
+
+		if (pp->fs_cnt < 2)
+			continue;
+		f0 = strstr(dhat_profile__frame(p, pp->fs[0]), ": ");
+		f1 = strstr(dhat_profile__frame(p, pp->fs[1]), ": ");
+		if (!f0 || !f1 || sscanf(f0 + 2, "%63s", alloc) != 1 ||
+		    sscanf(f1 + 2, "%255s (%255[^:]:%d)", fn, file, &lineno) != 3)
+			continue;
+		for (size_t d = 0; d < 2 && !line; d++)
+			line = source_line(dirs[d], file, lineno);
+		if (!line)
+			continue; /* libc, ld.so: not our sources */
+		cr_expect(strstr(line, alloc), "%s calls %s at %s:%d, but that line is: %s", fn,
+			  alloc, file, lineno, line);
+		checked++;
+	}
+	return checked;
+}
+
+Test(tracer_e2e, all_workloads_zero_drops_and_correct_lines, .timeout = 900)
+{
+	static const char *const names[] = { "kernel-construct", "execute-call", "grep-pipeline",
+					     "cmdsubst", "loop-many-commands", "scatter-gather" };
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	size_t checked = 0;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("all");
+	snprintf(cmd, sizeof(cmd), "%s --workload all -o %s 2>&1", TRACER_BIN, dir);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 0, "tracer --workload all failed (%d):\n%s", st, out);
+	cr_expect(strstr(out, "dropped 0,"), "records dropped at default settings:\n%s", out);
+	cr_expect(strstr(out, "stack failures 0,"), "%s", out);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct dhat_profile *p;
+		const char *bad;
+
+		snprintf(path, sizeof(path), "%s/dhat-heap-%s.json", dir, names[i]);
+		p = load_or_die(path);
+		bad = e2e_invariants(p);
+		cr_expect_null(bad, "%s: %s", path, bad);
+		cr_expect_gt(p->total_blocks, 0, "%s: nothing traced", names[i]);
+		checked += check_caller_lines(p);
+		dhat_profile__free(p);
+		assert_dh_view_accepts(path);
+	}
+	cr_expect_gt(checked, 100, "only %zu caller frames named kernel sources", checked);
+	free(out);
+	free(dir);
+}
+
+/* The whole driver process, traced and under Valgrind: the same program, the same numbers. */
+Test(tracer_e2e, whole_driver_process_matches_valgrind, .timeout = 900)
+{
+	char *dir, cmd[2048], ours[1024], vg[1024], *out = NULL;
+	struct dhat_profile *po, *pv;
+	struct site_total *so, *sv;
+	size_t no, nv;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("whole");
+	snprintf(ours, sizeof(ours), "%s/ours.json", dir);
+	snprintf(vg, sizeof(vg), "%s/valgrind.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s --quiet all 2>&1", TRACER_BIN, ours,
+		 WORKLOADS_BIN);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "valgrind --tool=dhat --run-libc-freeres=no --dhat-out-file=%s %s --quiet all "
+		 ">/dev/null 2>&1",
+		 vg, WORKLOADS_BIN);
+	cr_assert_eq(e2e_run(cmd, NULL), 0, "valgrind run failed");
+
+	po = load_or_die(ours);
+	pv = load_or_die(vg);
+	cr_expect_eq(po->total_blocks, pv->total_blocks, "blocks: ours %lu, valgrind %lu",
+		     po->total_blocks, pv->total_blocks);
+	cr_expect_eq(po->total_bytes, pv->total_bytes, "bytes: ours %lu, valgrind %lu",
+		     po->total_bytes, pv->total_bytes);
+	cr_expect_eq(po->gmax_bytes, pv->gmax_bytes, "peak: ours %lu, valgrind %lu",
+		     po->gmax_bytes, pv->gmax_bytes);
+	cr_expect_eq(po->gmax_blocks, pv->gmax_blocks);
+	cr_expect_eq(po->end_bytes, pv->end_bytes, "end: ours %lu, valgrind %lu", po->end_bytes,
+		     pv->end_bytes);
+	no = e2e_sites(po, &so);
+	nv = e2e_sites(pv, &sv);
+	for (size_t i = 0; i < nv; i++) {
+		const struct site_total *o = e2e_site_find(so, no, sv[i].site);
+
+		cr_expect(o && o->bytes == sv[i].bytes && o->blocks == sv[i].blocks,
+			  "site '%s': valgrind %lu B in %lu, ours %lu B in %lu", sv[i].site,
+			  sv[i].bytes, sv[i].blocks, o ? o->bytes : 0, o ? o->blocks : 0);
+	}
+	cr_expect_eq(no, nv, "ours has %zu sites, valgrind %zu", no, nv);
+	e2e_sites_free(so, no);
+	e2e_sites_free(sv, nv);
+	dhat_profile__free(po);
+	dhat_profile__free(pv);
+	free(dir);
+}
