@@ -303,3 +303,35 @@ Test(tracer_e2e, whole_driver_process_matches_valgrind, .timeout = 900)
 	dhat_profile__free(pv);
 	free(dir);
 }
+
+/* --start-at/--stop-at: the profile holds exactly the allocations between the two calls. */
+Test(tracer_e2e, start_and_stop_symbols_cut_the_window, .timeout = 300)
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	struct dhat_profile *p;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("window");
+	snprintf(path, sizeof(path), "%s/win.json", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -q -o %s --start-at site_grow_shrink --stop-at site_leak -- %s 2>&1",
+		 TRACER_BIN, path, KNOWN_ALLOCS_BIN);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 3, "%s", out);
+	p = load_or_die(path);
+	/* site_grow_shrink .. site_strdup of known_allocs.c: not the calloc before, not the
+	 * leak at the stop symbol, not the threads after. */
+	cr_expect_eq(p->total_blocks, 15, "blocks %lu", p->total_blocks);
+	cr_expect_eq(p->total_bytes, 2389, "bytes %lu", p->total_bytes);
+	cr_expect_null(e2e_invariants(p));
+	dhat_profile__free(p);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "%s -q --start-at no_such_function -- %s 2>&1", TRACER_BIN,
+		 KNOWN_ALLOCS_BIN);
+	cr_expect_eq(e2e_run(cmd, &out), 2, "%s", out);
+	cr_expect(strstr(out, "no_such_function"), "%s", out);
+	free(out);
+	free(dir);
+}

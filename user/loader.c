@@ -577,3 +577,8 @@ __u32 loader__fn_owner(struct loader *l, __u32 fn)
 {
 	return l && fn < FN_COUNT ? l->owner[fn] : fn;
 }
+
+int loader__ringbuf_fd(struct loader *l)
+{
+	return bpf_map__fd(l->skel->maps.events);
+}

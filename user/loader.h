@@ -56,4 +56,8 @@ const char *loader__libc_path(struct loader *l);
  * are one function, traced as FN_ALIGNED_ALLOC). */
 __u32 loader__fn_owner(struct loader *l, __u32 fn);
 
+/* The ring buffer map's fd, for other BPF objects that emit records into the same stream
+ * (bpf_map__reuse_fd before their load). Borrowed: valid until loader__free. */
+int loader__ringbuf_fd(struct loader *l);
+
 #endif

@@ -31,6 +31,7 @@
 #include "export.h"
 #include "frames.h"
 #include "loader.h"
+#include "loader_window.h"
 #include "log.h"
 #include "report.h"
 #include "session.h"
@@ -72,6 +73,9 @@ static const char usage_text[] =
 	"                          a .gz suffix writes gzip\n"
 	"      --ringbuf-size N    ring buffer bytes, a power of two (default 16777216)\n"
 	"      --lib PATH          allocator library to probe (default: the target's libc)\n"
+	"      --start-at SYMBOL   open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
+	"                          NAME alone is looked up in the target's executable)\n"
+	"      --stop-at SYMBOL    close it at the next call of SYMBOL (default: at the end)\n"
 	"      --as-root           with -- CMD under sudo: do not drop to the invoking user\n"
 	"  -f, --format LIST       also write, next to each profile: pprof (.pb.gz), folded,\n"
 	"                          svg (flame graph), timeline (live heap over time, .svg)\n"
@@ -110,6 +114,7 @@ struct tracer_args {
 	bool as_root;
 	size_t top;
 	unsigned formats; /* extra outputs: bits (1 << enum export_format), FORMAT_TIMELINE */
+	const char *start_at, *stop_at; /* window symbols (--start-at/--stop-at) */
 };
 
 /* --format timeline: not a DHAT conversion but the collector's live-bytes series. */
@@ -119,6 +124,7 @@ struct tracer_args {
 struct run {
 	const struct tracer_args *args;
 	struct loader *loader;
+	struct window_probes *window; /* --start-at/--stop-at */
 	struct symbolizer *sym;
 	struct session *session;
 	pid_t target;
@@ -431,7 +437,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 
 	if (r->sym)
 		symbolizer__refresh_maps(r->sym);
-	profile_path(r, name, path, sizeof(path));
+	profile_path(r, r->args->workload ? name : NULL, path, sizeof(path));
 	ret = dhat__write_path(path, c, frames__describe, &fc, &meta);
 	r->truncated_stacks += fc.truncated;
 	if (ret) {
@@ -445,7 +451,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	if (r->args->formats && write_exports(r, path, c, name ? name : r->cmdline))
 		r->write_failures++;
 
-	ropts.title = name ? name : r->cmdline;
+	ropts.title = name && *name ? name : r->cmdline;
 	ropts.unit = w ? w->unit : NULL;
 	ropts.iterations = w ? iterations : 0;
 	if (report__print_file(stdout, path, &ropts, err, sizeof(err)))
@@ -463,9 +469,11 @@ static int on_record(void *ctx, const void *data, size_t sz)
 
 	if (!r->sym)
 		r->sym = symbolizer__new(r->target);
-	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
+	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN && w->iterations)
 		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
 		     (unsigned long long)w->iterations);
+	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
+		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
 	return session__handle(r->session, data, sz);
 }
 
@@ -652,6 +660,47 @@ static void join_cmdline(char *buf, size_t sz, char *const argv[])
 		off += snprintf(buf + off, sz - off, "%s%s", i ? " " : "", argv[i]);
 }
 
+/* The file a command name runs: itself if it has a '/', else the first match on PATH. */
+static void resolve_command(const char *cmd, char *out, size_t sz)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *dir;
+
+	snprintf(out, sz, "%s", cmd);
+	if (strchr(cmd, '/') || !path || !(copy = strdup(path)))
+		return;
+	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char candidate[PATH_MAX];
+
+		snprintf(candidate, sizeof(candidate), "%s/%s", *dir ? dir : ".", cmd);
+		if (!access(candidate, X_OK)) {
+			snprintf(out, sz, "%s", candidate);
+			break;
+		}
+	}
+	free(copy);
+}
+
+/* Attach --start-at/--stop-at probes to the target's functions. */
+static int attach_window_symbols(struct run *r, char *const argv[])
+{
+	struct window_probes_opts wopts = {
+		.pid = r->target,
+		.ringbuf_fd = loader__ringbuf_fd(r->loader),
+		.start = r->args->start_at,
+		.stop = r->args->stop_at,
+	};
+	char exe[PATH_MAX];
+
+	if (argv)
+		resolve_command(argv[0], exe, sizeof(exe));
+	else
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)r->target);
+	wopts.executable = exe;
+	r->window = window_probes__new(&wopts);
+	return r->window ? 0 : -errno;
+}
+
 /* Trace one process: spawned from argv (held until attached), or the running pid. */
 static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
 {
@@ -720,6 +769,16 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		return err == ESRCH ? TRACER_EXIT_USAGE :
 		       err == EPERM ? TRACER_EXIT_UNSUPPORTED : TRACER_EXIT_FAILURE;
 	}
+	if (r->args->start_at || r->args->stop_at) {
+		err = attach_window_symbols(r, argv);
+		if (err) {
+			ret = err == -ENOENT || err == -ESRCH ? TRACER_EXIT_USAGE : TRACER_EXIT_FAILURE;
+			goto cleanup;
+		}
+		sopts.windowed = true;
+		sopts.single_window = true;
+		sopts.open_at_start = !r->args->start_at;
+	}
 	sopts.start_ns = now_ns();
 	r->session = session__new(&sopts);
 	if (!r->session) {
@@ -762,7 +821,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		ret = TRACER_EXIT_INCOMPLETE;
 	else
 		ret = TRACER_EXIT_OK;
-	if (windowed && !r->profiles_written && ret == TRACER_EXIT_OK) {
+	if (sopts.windowed && !r->profiles_written && ret == TRACER_EXIT_OK) {
 		elog("no measurement window was seen: nothing written\n");
 		ret = TRACER_EXIT_FAILURE;
 	}
@@ -857,6 +916,8 @@ int main(int argc, char **argv)
 		{ "as-root", no_argument, NULL, 'A' },
 		{ "top", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "start-at", required_argument, NULL, 'S' },
+		{ "stop-at", required_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -931,6 +992,12 @@ int main(int argc, char **argv)
 				return TRACER_EXIT_USAGE;
 			}
 			break;
+		case 'S':
+			args.start_at = optarg;
+			break;
+		case 'E':
+			args.stop_at = optarg;
+			break;
 		case 'q':
 			tracer_verbosity = -1;
 			break;
@@ -954,6 +1021,10 @@ int main(int argc, char **argv)
 		elog("give exactly one of --workload NAME, --pid PID or -- CMD (see --help)\n");
 		return TRACER_EXIT_USAGE;
 	}
+	if ((args.start_at || args.stop_at) && args.workload) {
+		elog("--start-at/--stop-at go with --pid or -- CMD (workloads mark their own windows)\n");
+		return TRACER_EXIT_USAGE;
+	}
 	if (args.duration_s > 0 && !args.pid) {
 		elog("--duration goes with --pid\n");
 		return TRACER_EXIT_USAGE;
@@ -969,6 +1040,7 @@ int main(int argc, char **argv)
 			ret = run_trace(&r, args.cmd, NULL, false);
 	}
 	session__free(r.session);
+	window_probes__free(r.window);
 	loader__free(r.loader);
 	symbolizer__free(r.sym);
 	if (r.pidfd >= 0)

@@ -10,6 +10,7 @@ struct session {
 	struct collector *cur;		/* the open profile, or NULL */
 	char name[WINDOW_NAME_LEN + 1]; /* window name of the open profile */
 	__u64 iterations;		/* announced by the window */
+	bool closed_once;		/* single_window: the window has closed */
 	struct session_stats stats;
 };
 
@@ -20,7 +21,7 @@ struct session *session__new(const struct session_opts *opts)
 	if (!s)
 		return NULL;
 	s->opts = *opts;
-	if (!opts->windowed) {
+	if (!opts->windowed || opts->open_at_start) {
 		s->cur = collector__new(opts->start_ns, NULL);
 		if (!s->cur) {
 			free(s);
@@ -59,6 +60,8 @@ static int session__close(struct session *s, __u64 end_ns, __u64 iterations)
 
 static int session__window(struct session *s, const struct window_event *w)
 {
+	if (s->opts.single_window && (s->closed_once || (w->type == EV_WINDOW_BEGIN && s->cur)))
+		return 0; /* one window per run: later marks change nothing */
 	if (w->type == EV_WINDOW_BEGIN) {
 		int err = 0;
 
@@ -75,7 +78,8 @@ static int session__window(struct session *s, const struct window_event *w)
 	}
 	if (!s->cur)
 		return 0; /* an end without a begin: nothing was measured */
-	return session__close(s, w->ts_ns, w->iterations);
+	s->closed_once = true;
+	return session__close(s, w->ts_ns, s->opts.single_window ? s->iterations : w->iterations);
 }
 
 int session__handle(void *ctx, const void *data, size_t sz)

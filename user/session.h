@@ -19,6 +19,11 @@ typedef int (*session_profile_fn)(void *ctx, struct collector *c, const char *na
 
 struct session_opts {
 	bool windowed;		    /* profiles are cut by EV_WINDOW_BEGIN/END */
+	/* One window per run (--start-at/--stop-at): a begin while open is ignored, and after
+	 * the first end everything is ignored. */
+	bool single_window;
+	/* With windowed: the (single) window is open from start_ns (no --start-at). */
+	bool open_at_start;
 	__u64 start_ns;		    /* not windowed: the profile's time origin */
 	session_profile_fn on_profile;
 	void *ctx;
