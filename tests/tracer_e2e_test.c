@@ -335,3 +335,41 @@ Test(tracer_e2e, start_and_stop_symbols_cut_the_window, .timeout = 300)
 	free(out);
 	free(dir);
 }
+
+/* A statically linked target has no libc to probe: the tracer finds malloc in the
+ * executable itself, and every call site of the program is counted as in the dynamic build. */
+Test(tracer_e2e, static_executable_allocator_detected, .timeout = 300)
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	struct dhat_profile *p;
+	struct site_total *s;
+	size_t n;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("static");
+	snprintf(path, sizeof(path), "%s/static.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- %s 2>&1 >/dev/null", TRACER_BIN, path,
+		 KNOWN_ALLOCS_STATIC_BIN);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 3, "%s", out);
+	cr_expect(strstr(out, "probing the allocator in"), "%s", out);
+	p = load_or_die(path);
+	n = e2e_sites(p, &s);
+	for (size_t k = 0; k < sizeof(known_sites) / sizeof(known_sites[0]); k++) {
+		bool found = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (!strncmp(s[i].site, known_sites[k].fn, strlen(known_sites[k].fn)) &&
+			    s[i].site[strlen(known_sites[k].fn)] == ' ') {
+				found = true;
+				cr_expect_eq(s[i].bytes, known_sites[k].bytes, "%s", s[i].site);
+				cr_expect_eq(s[i].blocks, known_sites[k].blocks, "%s", s[i].site);
+			}
+		cr_expect(found, "%s missing in the static profile", known_sites[k].fn);
+	}
+	e2e_sites_free(s, n);
+	dhat_profile__free(p);
+	free(out);
+	free(dir);
+}

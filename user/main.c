@@ -6,6 +6,7 @@
  * the wiring: loader (BPF) -> session (windows) -> collector (accounting) -> frames +
  * symbolizer -> DHAT writer -> report.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -72,7 +73,9 @@ static const char usage_text[] =
 	"                          $KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
 	"                          a .gz suffix writes gzip\n"
 	"      --ringbuf-size N    ring buffer bytes, a power of two (default 16777216)\n"
-	"      --lib PATH          allocator library to probe (default: the target's libc)\n"
+	"      --lib PATH          allocator library to probe (default: detected: jemalloc,\n"
+	"                          tcmalloc or mimalloc if loaded, the executable if static,\n"
+	"                          else the target's libc)\n"
 	"      --start-at SYMBOL   open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
 	"                          NAME alone is looked up in the target's executable)\n"
 	"      --stop-at SYMBOL    close it at the next call of SYMBOL (default: at the end)\n"
@@ -681,6 +684,86 @@ static void resolve_command(const char *cmd, char *out, size_t sz)
 	free(copy);
 }
 
+/* True if path is an ELF executable without an interpreter, i.e. statically linked. */
+static bool is_static_executable(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	bool interp = false;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph)) {
+		fclose(f);
+		return false;
+	}
+	for (int i = 0; i < eh.e_phnum && !interp; i++)
+		if (fseek(f, (long)(eh.e_phoff + (Elf64_Off)i * sizeof(ph)), SEEK_SET) ||
+		    fread(&ph, sizeof(ph), 1, f) != 1 || ph.p_type == PT_INTERP)
+			interp = true; /* unreadable counts as dynamic: fall back to libc */
+	fclose(f);
+	return !interp;
+}
+
+/*
+ * Where the target's malloc lives when --lib is not given: a replacement allocator mapped
+ * into the running process (jemalloc, tcmalloc, mimalloc), or the executable itself when it
+ * is statically linked. Returns false to let the loader probe the target's libc.
+ */
+static bool detect_allocator(const struct run *r, const char *exe, char *out, size_t sz)
+{
+	static const char *const allocators[] = { "libjemalloc", "libtcmalloc", "libmimalloc" };
+	char maps[64], line[4096];
+	FILE *f;
+
+	if (r->target_is_child) {
+		/* Not exec'd yet: an allocator preloaded through the environment, or the file. */
+		const char *preload = getenv("LD_PRELOAD");
+		char *copy = preload ? strdup(preload) : NULL, *save = NULL, *tok;
+		bool found = false;
+
+		for (tok = copy ? strtok_r(copy, ": ", &save) : NULL; tok && !found;
+		     tok = strtok_r(NULL, ": ", &save))
+			for (size_t i = 0; i < sizeof(allocators) / sizeof(allocators[0]); i++)
+				if (strstr(tok, allocators[i])) {
+					if (strchr(tok, '/'))
+						snprintf(out, sz, "%s", tok);
+					else
+						snprintf(out, sz, "/usr/lib/x86_64-linux-gnu/%s", tok);
+					found = !access(out, R_OK);
+				}
+		free(copy);
+		if (found)
+			return true;
+		goto static_check;
+	}
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)r->target);
+	f = fopen(maps, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+
+		if (!path)
+			continue;
+		path[strcspn(path, "\n")] = '\0';
+		for (size_t i = 0; i < sizeof(allocators) / sizeof(allocators[0]); i++)
+			if (strstr(path, allocators[i])) {
+				snprintf(out, sz, "%s", path);
+				fclose(f);
+				return true;
+			}
+	}
+	fclose(f);
+static_check:
+	if (!is_static_executable(exe))
+		return false;
+	snprintf(out, sz, "%s", exe);
+	return true;
+}
+
 /* Attach --start-at/--stop-at probes to the target's functions. */
 static int attach_window_symbols(struct run *r, char *const argv[])
 {
@@ -713,6 +796,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
 	struct probe_counters pc;
+	char alloc_lib[PATH_MAX];
 	int go_fd = -1, err_fd = -1, wait_status = 0, err, ret = TRACER_EXIT_FAILURE;
 
 	if (argv) {
@@ -756,6 +840,18 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 
 	lopts.pid = r->target;
+	if (!lopts.libc_path) {
+		char exe[PATH_MAX];
+
+		if (argv)
+			resolve_command(argv[0], exe, sizeof(exe));
+		else
+			snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)r->target);
+		if (detect_allocator(r, exe, alloc_lib, sizeof(alloc_lib))) {
+			lopts.libc_path = alloc_lib;
+			ilog("probing the allocator in %s\n", alloc_lib);
+		}
+	}
 	r->loader = loader__new(&lopts);
 	if (!r->loader) {
 		err = errno;
