@@ -11,58 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kaish.h"
+#include "kernel_harness.h"
 
-/* kernel_harness.c */
-char *kh_mkfixture(bool with_files);
-void kh_rmtree(const char *dir);
-kaish_kernel *kh_kernel(const char *root);
-enum kaish_status kh_exec(kaish_kernel *k, const char *script, kaish_result *r);
-
-struct kcase {
-	const char *name;
-	const char *setup;  /* run first in the same kernel (must succeed), or NULL */
-	const char *script;
-	const char *out;    /* expected stdout, exact */
-	int code;	    /* expected exit code */
-	int status;	    /* expected enum kaish_status */
-	const char *err;    /* substring expected in err ("" = err must be empty) */
-};
-
-static void run_cases(const struct kcase *cases, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct kcase *c = &cases[i];
-		char *dir = kh_mkfixture(false);
-		cr_assert_not_null(dir);
-		kaish_kernel *k = kh_kernel(dir);
-		cr_assert_not_null(k);
-		kaish_result r;
-		if (c->setup) {
-			cr_assert_eq(kh_exec(k, c->setup, &r), KAISH_OK, "%s: setup", c->name);
-			cr_assert_eq(r.code, 0, "%s: setup failed: %s", c->name, r.err);
-			kaish_result_free(&r);
-		}
-		enum kaish_status st = kh_exec(k, c->script, &r);
-		cr_expect_eq(st, c->status, "%s: status %d, want %d (err=%s)", c->name, st, c->status, r.err);
-		cr_expect_eq(r.code, c->code, "%s: code %d, want %d (err=%s)", c->name, r.code, c->code, r.err);
-		cr_expect_str_eq(r.out, c->out, "%s: out [%s], want [%s]", c->name, r.out, c->out);
-		if (c->err && !*c->err)
-			cr_expect_str_eq(r.err, "", "%s: unexpected err [%s]", c->name, r.err);
-		else if (c->err)
-			cr_expect(strstr(r.err, c->err) != NULL, "%s: err [%s] lacks [%s]", c->name, r.err, c->err);
-		size_t el = strlen(r.err);
-		cr_expect(el == 0 || (r.err[el - 1] == '\n' && (el < 2 || r.err[el - 2] != '\n')),
-			  "%s: err must be empty or end in exactly one newline", c->name);
-		kaish_result_free(&r);
-		kaish_kernel_free(k);
-		kh_rmtree(dir);
-		free(dir);
-	}
-}
-
-#define OK KAISH_OK
-#define RUN(table) run_cases(table, sizeof(table) / sizeof(table[0]))
 
 static const struct kcase quoting[] = {
 	{ "dq interpolates", NULL, "X=hi; echo \"$X there\"", "hi there\n", 0, OK, "" },

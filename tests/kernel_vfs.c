@@ -11,14 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kaish.h"
+#include "kernel_harness.h"
 
-/* kernel_harness.c */
-char *kh_mkfixture(bool with_files);
-void kh_rmtree(const char *dir);
-kaish_kernel *kh_kernel(const char *root);
-enum kaish_status kh_exec(kaish_kernel *k, const char *script, kaish_result *r);
-int kh_write(const char *dir, const char *rel, const char *text);
 
 static char *outside; /* a directory next to the sandbox, holding "secret" */
 static char *root;    /* the sandbox: link -> outside/secret, dlink -> outside, in -> sub */

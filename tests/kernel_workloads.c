@@ -8,13 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish.h"
+#include "kernel_harness.h"
 
-/* kernel_harness.c */
-char *kh_mkfixture(bool with_files);
-void kh_rmtree(const char *dir);
-kaish_kernel *kh_kernel(const char *root);
-enum kaish_status kh_exec(kaish_kernel *k, const char *script, kaish_result *r);
 
 static char *fixture;
 static kaish_kernel *kern;
