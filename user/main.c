@@ -965,6 +965,35 @@ static int cmd_workload(struct run *r)
 	return run_trace(r, argv, driver, true);
 }
 
+/* Fail before tracing, not after, when profiles could not be written where asked. */
+static int check_output_dir(const struct tracer_args *args)
+{
+	bool all = args->workload && !strcmp(args->workload, "all");
+	const char *env = getenv("KAISH_PROFILE_OUT");
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (args->output && !all) {
+		const char *slash = strrchr(args->output, '/');
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - args->output) : 1,
+			 slash ? args->output : ".");
+		if (!dir[0])
+			snprintf(dir, sizeof(dir), "/");
+	} else {
+		snprintf(dir, sizeof(dir), "%s", args->output ? args->output : env && *env ? env : ".");
+	}
+	if (stat(dir, &st)) {
+		elog("output directory %s: %s\n", dir, strerror(errno));
+		return -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		elog("output directory %s: not a directory\n", dir);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
 /* "pprof,svg,timeline" -> bits of enum export_format and FORMAT_TIMELINE. */
 static int parse_formats(const char *list, unsigned *out)
 {
@@ -1106,8 +1135,8 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return TRACER_EXIT_OK;
-		default:
-			fputs(usage_text, stderr);
+		default: /* getopt has said what is wrong */
+			fputs("try 'tracer --help'\n", stderr);
 			return TRACER_EXIT_USAGE;
 		}
 	}
@@ -1126,6 +1155,8 @@ int main(int argc, char **argv)
 		return TRACER_EXIT_USAGE;
 	}
 
+	if (check_output_dir(&args))
+		return TRACER_EXIT_USAGE;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (args.workload) {
