@@ -1,4 +1,4 @@
-# Collector, DHAT writer and report: unit tests on synthetic events and files (no root).
+# Collector and DHAT writer: unit tests on synthetic events and files (no root).
 add_library(dhat_invariants STATIC ${CMAKE_CURRENT_SOURCE_DIR}/dhat_invariants.c)
 target_include_directories(dhat_invariants PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_compile_options(dhat_invariants PRIVATE ${TRACER_WARNINGS})
@@ -19,18 +19,7 @@ add_criterion_test(dhat_writer_unit
 	LIBS tracer_core dhat_fixture dhat_invariants
 	LABELS unit)
 
-# The prog.c example of dhat-format.md §7.1, run under Valgrind's DHAT by report_unit.
-add_executable(dhat_vg_prog ${CMAKE_CURRENT_SOURCE_DIR}/data/vg_prog.c)
-# -O0 keeps every allocation; no sanitizer runtime, which cannot run under Valgrind.
-target_compile_options(dhat_vg_prog PRIVATE -O0 -g -fno-sanitize=all)
-target_link_options(dhat_vg_prog PRIVATE -fno-sanitize=all)
-
-add_criterion_test(report_unit
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/report_test.c
-	LIBS tracer_core dhat_fixture dhat_invariants
-	LABELS unit)
-target_compile_definitions(report_unit PRIVATE VG_PROG="$<TARGET_FILE:dhat_vg_prog>")
-add_dependencies(report_unit dhat_vg_prog)
+# report_unit (reads what dhat_writer_unit's fixtures write) is declared in report.cmake.
 
 # Every file dhat_writer_unit writes, plus our golden file, a dhat-rs sample and a real
 # Valgrind file, loaded into Valgrind's own dh_view.js under node (dhat-format.md §9.4).

@@ -1,22 +1,31 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests for user/report.c and user/dhat_reader.c: golden summary of a file we write,
- * a real Valgrind DHAT file, dhat-rs layout, gzip input, plumbing/sorting rules, and bad
- * input that must give one clear line and -EINVAL, never a crash. */
+/* Unit tests for user/report.c, user/dhat_reader.c and `tracer report` (cli_report.c):
+ * golden summaries (text and JSON) of a file we write, real Valgrind heap/copy/ad-hoc files,
+ * dhat-rs heap and ad-hoc layouts, gzip input, the streaming reader across its read window,
+ * plumbing/sorting rules, bad input that must give one clear line (golden) and exit 2, and
+ * a replay of the fuzzing corpus. UPDATE_GOLDEN=1 rewrites the golden files. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <zlib.h>
 
+#include "cli.h"
 #include "dhat_fixture.h"
 #include "dhat_invariants.h"
 #include "dhat_reader.h"
 #include "dhat_writer.h"
+#include "diff.h"
 #include "report.h"
 #include "test_util.h"
+
+#define DATA TESTS_SRC_DIR "/data/report/"
 
 /* Run report__print_file; returns its status, the output and the error line. */
 static int run_report(const char *path, const struct report_opts *opts, char **out,
@@ -29,6 +38,41 @@ static int run_report(const char *path, const struct report_opts *opts, char **o
 	cr_assert_not_null(f);
 	ret = report__print_file(f, path, opts, err, errsz);
 	fclose(f);
+	return ret;
+}
+
+/* Run a cli_* entry point with argv (NULL-terminated), capturing stdout and stderr. */
+static int run_cli(int (*fn)(int, char **), const char *const *argv, char **out, char **errs)
+{
+	char dir[512], po[700], pe[700];
+	int argc = 0, so, se, fo, fe, ret;
+
+	while (argv[argc])
+		argc++;
+	tu_scratch(dir, sizeof(dir), "cli");
+	snprintf(po, sizeof(po), "%s/stdout", dir);
+	snprintf(pe, sizeof(pe), "%s/stderr", dir);
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	ret = fn(argc, (char **)argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	*out = tu_slurp(po, NULL);
+	*errs = tu_slurp(pe, NULL);
+	cr_assert(*out && *errs);
 	return ret;
 }
 
@@ -62,6 +106,10 @@ static const char *write_fixture(const char *name)
 	return path;
 }
 
+#define EXPECT_GOLDEN(golden, text)                                                                \
+	cr_expect_eq(tu_golden(golden, text, strlen(text)), 0,                                      \
+		     "output differs from %s (UPDATE_GOLDEN=1 to accept):\n%s", golden, text)
+
 Test(report, golden_summary_of_our_file)
 {
 	struct report_opts opts = { .title = "prog-c", .unit = "one run of prog.c",
@@ -70,9 +118,36 @@ Test(report, golden_summary_of_our_file)
 	char err[256] = "", *out = NULL;
 
 	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(tu_golden(TESTS_SRC_DIR "/data/report_prog_c.golden.txt", out, strlen(out)),
-		     0, "summary differs from tests/data/report_prog_c.golden.txt "
-			"(UPDATE_GOLDEN=1 to accept):\n%s", out);
+	EXPECT_GOLDEN(TESTS_SRC_DIR "/data/report_prog_c.golden.txt", out);
+	free(out);
+}
+
+/* report --json of the same file: totals, per-iteration, peak, end, rows with frames. */
+Test(report, golden_json_of_our_file)
+{
+	struct report_opts opts = { .title = "prog-c", .unit = "one run of prog.c",
+				    .iterations = 4, .json = true };
+	const char *path = write_fixture("prog.json");
+	char err[256] = "", *out = NULL;
+	cJSON *j;
+
+	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
+	/* The scratch path differs per run: compare with the golden under a fixed name. */
+	j = cJSON_Parse(out);
+	cr_assert_not_null(j, "not JSON:\n%s", out);
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "totals"), "bytes")->valuedouble,
+		     526);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "rows")), 3);
+	/* rows are streamed one by one: the text must still be cJSON_Print's, byte for byte */
+	char *again = cJSON_Print(j);
+	cr_expect(!strncmp(out, again, strlen(again)) && !strcmp(out + strlen(again), "\n"),
+		  "streamed:\n%s\nreprinted:\n%s", out, again);
+	free(again);
+	cJSON_ReplaceItemInObject(j, "file", cJSON_CreateString("prog.json"));
+	free(out);
+	out = cJSON_Print(j);
+	EXPECT_GOLDEN(DATA "prog_c.golden.json", out);
+	cJSON_Delete(j);
 	free(out);
 }
 
@@ -91,6 +166,8 @@ Test(report, defaults_and_gzip_input)
 		"  total bytes       :          526\n"
 		"  peak live blocks  :            2\n"
 		"  peak live bytes   :          280\n"
+		"  end live blocks   :            1\n"
+		"  end live bytes    :           32\n"
 		"\n  top program points by TOTAL BYTES\n";
 
 	cr_expect(!strncmp(out, want, strlen(want)), "%s", out);
@@ -101,7 +178,7 @@ Test(report, defaults_and_gzip_input)
 Test(report, per_iteration_rounding)
 {
 	const char *path = put("round.json",
-		"{\"dhatFileVersion\":2,\"mode\":\"ad-hoc\",\"verb\":\"Occurred\",\"bklt\":false,"
+		"{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
 		"\"bkacc\":false,\"tu\":\"instrs\",\"Mtu\":\"Minstr\",\"cmd\":\"x\",\"pid\":1,"
 		"\"te\":1,\"pps\":[{\"tb\":7,\"tbk\":5,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"g\"]}");
 	struct report_opts opts = { .iterations = 2 };
@@ -112,6 +189,7 @@ Test(report, per_iteration_rounding)
 		  "%s", out);
 	cr_expect(strstr(out, "  total bytes       :            7   (           4 per iter)\n"),
 		  "%s", out);
+	cr_expect(!strstr(out, "peak live"), "no peak lines without bklt:\n%s", out);
 	free(out);
 }
 
@@ -119,8 +197,9 @@ Test(report, per_iteration_rounding)
 Test(report, reads_real_valgrind_file)
 {
 	char dir[512], file[700], cmd[2048], err[256] = "", *out = NULL;
-	struct report_opts opts = { .title = "valgrind prog.c" };
+	struct report_opts opts = { .title = "valgrind prog.c", .sort = REPORT_SORT_PEAK };
 	struct dhat_profile *p;
+	cJSON *j;
 
 	if (system("valgrind --version >/dev/null 2>&1") != 0)
 		cr_skip_test("valgrind is not installed");
@@ -140,6 +219,7 @@ Test(report, reads_real_valgrind_file)
 	cr_expect_eq(p->gmax_blocks, 2);
 	cr_expect_eq(p->end_bytes, 32);
 	cr_expect_eq(p->end_blocks, 1);
+	cr_expect(p->total_reads > 0 && p->total_writes >= 261); /* 261 in dhat-format.md */
 	cr_expect(p->tg <= p->te);
 	dhat_profile__free(p);
 
@@ -148,6 +228,9 @@ Test(report, reads_real_valgrind_file)
 	cr_expect(strstr(out, "  total bytes       :          526\n"), "%s", out);
 	cr_expect(strstr(out, "  peak live blocks  :            2\n"), "%s", out);
 	cr_expect(strstr(out, "  peak live bytes   :          280\n"), "%s", out);
+	cr_expect(strstr(out, "  end live bytes    :           32\n"), "%s", out);
+	cr_expect(strstr(out, "  total reads       : "), "%s", out);
+	cr_expect(strstr(out, "  total writes      : "), "%s", out);
 	/* Valgrind's "malloc (in vgpreload...)" frame is plumbing; the site is the caller. */
 	cr_expect(strstr(out, "           350 B          3 allocs   grow_buffer (vg_prog.c:"),
 		  "%s", out);
@@ -155,6 +238,24 @@ Test(report, reads_real_valgrind_file)
 		  "%s", out);
 	cr_expect(strstr(out, "  <-  main (vg_prog.c:"), "%s", out);
 	cr_expect(!strstr(out, "vgpreload"), "%s", out);
+	/* --sort peak: at t-gmax the table (80) and the grown buffer (200) were live */
+	cr_expect(strstr(out, "  top program points AT PEAK (t-gmax)\n"
+			      "             200 B          1 allocs   grow_buffer (vg_prog.c:"),
+		  "%s", out);
+	free(out);
+
+	opts.json = true;
+	cr_assert_eq(run_report(file, &opts, &out, err, sizeof(err)), 0, "%s", err);
+	j = cJSON_Parse(out);
+	cr_assert_not_null(j, "%s", out);
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "peak"), "bytes")->valuedouble,
+		     280);
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "end"), "bytes")->valuedouble, 32);
+	cr_expect(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "totals"), "reads"));
+	cr_expect_str_eq(cJSON_GetObjectItem(j, "sort")->valuestring, "peak");
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0),
+					 "gb")->valuedouble, 200);
+	cJSON_Delete(j);
 	free(out);
 }
 
@@ -172,6 +273,56 @@ Test(report, reads_dhat_rs_file)
 	cr_expect(strstr(out, "            32 B          1 allocs   dhat_sample::main "
 			      "(src/main.rs:33:21)  <-  core::ops::function::FnOnce::call_once"),
 		  "%s", out);
+	free(out);
+}
+
+/* Every mode and every --sort table, against one golden file: Valgrind copy and ad-hoc
+ * files (units, no peak/end lines), dhat-rs ad-hoc ("units"/"events"), and the dhat-rs
+ * heap sample with --sort peak, end and lifetime. */
+Test(report, golden_modes_and_sort_tables)
+{
+	static const struct {
+		const char *file;
+		enum report_sort sort;
+	} cases[] = {
+		{ DATA "vg_copy.json", REPORT_SORT_DEFAULT },
+		{ DATA "vg_adhoc.json", REPORT_SORT_DEFAULT },
+		{ DATA "rust_adhoc.json", REPORT_SORT_TOTAL_BLOCKS },
+		{ TESTS_SRC_DIR "/data/dhat_rs_sample.json", REPORT_SORT_PEAK },
+		{ TESTS_SRC_DIR "/data/dhat_rs_sample.json", REPORT_SORT_END },
+		{ TESTS_SRC_DIR "/data/dhat_rs_sample.json", REPORT_SORT_LIFETIME },
+	};
+	char *all = NULL, err[512];
+	size_t all_len = 0;
+	FILE *f = open_memstream(&all, &all_len);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct report_opts opts = { .sort = cases[i].sort, .top = 5 };
+		char *out = NULL;
+
+		cr_assert_eq(run_report(cases[i].file, &opts, &out, err, sizeof(err)), 0, "%s",
+			     err);
+		fprintf(f, "### %s --sort %s%s", strrchr(cases[i].file, '/') + 1,
+			report__sort_name(cases[i].sort), out);
+		free(out);
+	}
+	fclose(f);
+	cr_expect(strstr(all, "  total events      :            3\n"
+			      "  total units       :           35\n"), "%s", all);
+	cr_expect(strstr(all, "  top program points by NUMBER OF BLOCKS\n"), "%s", all);
+	EXPECT_GOLDEN(DATA "modes.golden.txt", all);
+	free(all);
+}
+
+/* --sort peak/end/lifetime need block lifetimes: a clear error on a file without them. */
+Test(report, sort_needs_bklt)
+{
+	struct report_opts opts = { .sort = REPORT_SORT_LIFETIME };
+	char err[512] = "", *out = NULL;
+
+	cr_expect_eq(run_report(DATA "vg_adhoc.json", &opts, &out, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "vg_adhoc.json: --sort lifetime needs block lifetimes, and this "
+			      "ad-hoc file has none"), "%s", err);
 	free(out);
 }
 
@@ -230,12 +381,60 @@ Test(report, plumbing_sorting_and_top)
 	free(out);
 }
 
+/* The built-in C++ and Rust plumbing, a C++ return type before std::, --no-default-skip. */
+Test(report, plumbing_cpp_and_rust_defaults)
+{
+	static const struct {
+		const char *frame;
+		bool plumbing;
+	} cases[] = {
+		{ "operator new(unsigned long) (in /usr/lib/libstdc++.so.6)", true },
+		{ "operator new[](unsigned long) (in /usr/lib/libstdc++.so.6)", true },
+		{ "operator delete(void*, unsigned long) (new_op.cc:3)", true },
+		{ "_Znwm (in /usr/lib/libstdc++.so.6)", true },
+		{ "_Znam (in /usr/lib/libstdc++.so.6)", true },
+		{ "std::allocator<int>::allocate(unsigned long) (allocator.h:180)", true },
+		{ "__gnu_cxx::new_allocator<int>::allocate(unsigned long, void const*) (a.h:12)",
+		  true },
+		{ "void std::vector<int, std::allocator<int> >::_M_realloc_insert<int>(int&&) "
+		  "(vector.tcc:440)", true },
+		{ "alloc::raw_vec::RawVec<T,A>::grow_one (alloc/src/raw_vec.rs:10:9)", true },
+		{ "<alloc::vec::Vec<T> as core::clone::Clone>::clone (vec/mod.rs:1:1)", true },
+		{ "hashbrown::raw::RawTable<T,A>::reserve_rehash (raw/mod.rs:1:1)", true },
+		{ "__rust_alloc (???:0:0)", true },
+		{ "__rg_alloc (???:0:0)", true },
+		{ "<dhat::Alloc as core::alloc::global::GlobalAlloc>::alloc (dhat/src/lib.rs:1:1)",
+		  true },
+		{ "__libc_calloc (malloc.c:3650)", true },
+		{ "_int_malloc (malloc.c:4000)", true },
+		{ "malloc (in /lib/libc.so.6)", true },
+		{ "malloc@@GLIBC_2.2.5 (in /lib/libc.so.6)", true },
+		{ "mallocator_new (m.c:1)", false },
+		{ "Parser::parse(std::string const&) (parser.cc:40)", false },
+		{ "kaish::lex::Lexer::next (src/lex.rs:1:1)", false },
+		{ "make_table (prog.c:21)", false },
+		{ "???", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(report__is_plumbing(cases[i].frame, NULL), cases[i].plumbing, "%s",
+			     cases[i].frame);
+	struct report_opts none = { .no_default_skip = true };
+	cr_expect(!report__is_plumbing("malloc (in /lib/libc.so.6)", &none));
+	cr_expect_str_eq(report__clean_frame("0x10918F: make_table (prog.c:21)"),
+			 "make_table (prog.c:21)");
+	cr_expect_str_eq(report__clean_frame("0x5571e110fcf1: a::b (src/main.rs:8:5)"),
+			 "a::b (src/main.rs:8:5)");
+	cr_expect_str_eq(report__clean_frame("note: not an address"), "note: not an address");
+	cr_expect_str_eq(report__clean_frame("0x: x"), "0x: x");
+}
+
 /* ---- bad input: one line with the location, -EINVAL, nothing printed ---------------- */
 
 struct bad_case {
 	const char *name;
 	const char *text;
-	const char *want; /* expected in the message, after "PATH: " */
+	const char *want; /* expected in the message */
 };
 
 #define GOOD_TAIL "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"f\"]}"
@@ -244,27 +443,47 @@ struct bad_case {
 		 "\"te\":10,"
 
 static const struct bad_case BAD[] = {
-	{ "not_json", "{\"dhatFileVersion\":2,\n  oops", "not valid JSON (line 2, column " },
-	{ "empty", "", "empty file" },
+	{ "not_json", "{\"dhatFileVersion\":2,\n  oops",
+	  "not_json.json:2:3: not valid JSON: expected a key string, found 'o'" },
+	{ "empty", "", "empty.json: empty file" },
 	{ "blank", " \n\t\n", "empty file" },
-	{ "trailing_garbage", HDR GOOD_TAIL " x", "not valid JSON: unexpected data after the top-level value" },
-	{ "top_array", "[1,2]", "top level is an array, expected an object" },
+	{ "truncated", HDR "\"pps\":[{\"tb\":1,",
+	  "not valid JSON: expected a key string, found the end of the file" },
+	{ "trailing_comma", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1]},],\"ftbl\":[\"[root]\"]}",
+	  "not valid JSON: expected a value, found ']'" },
+	{ "unclosed_string", "{\"dhatFileVersion\":2,\"mode\":\"heap\n\"}",
+	  ":1:34: not valid JSON: expected '\"' to close the string, found byte 0x0a" },
+	{ "bad_escape", "{\"mode\":\"a\\qb\"}", "not valid JSON: expected an escape" },
+	{ "bad_number", HDR "\"pps\":[{\"tb\":-,\"tbk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\"]}",
+	  "not valid JSON: expected a digit, found ','" },
+	{ "leading_zero", HDR "\"pps\":[{\"tb\":01,\"tbk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\"]}",
+	  "not valid JSON: expected ',' or '}', found '1'" },
+	{ "comment", "// DHAT\n{}", "1:1: not valid JSON: expected a value, found '/'" },
+	{ "trailing_garbage", HDR GOOD_TAIL " x",
+	  "not valid JSON: unexpected data after the top-level value" },
+	{ "top_array", "[1,2]", "top_array.json:1:1: top level is an array, expected an object" },
 	{ "version_1", "{\"dhatFileVersion\":1,\"mode\":\"heap\",\"verb\":\"Allocated\","
 		       "\"bklt\":false,\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\","
-		       "\"pid\":1,\"te\":1," GOOD_TAIL, "dhatFileVersion is 1, expected 2" },
-	{ "version_3", "{\"dhatFileVersion\":3,\"mode\":\"heap\",\"verb\":\"Allocated\","
-		       "\"bklt\":false,\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\","
-		       "\"pid\":1,\"te\":1," GOOD_TAIL, "dhatFileVersion is 3, expected 2" },
+		       "\"pid\":1,\"te\":1," GOOD_TAIL, ":1:20: dhatFileVersion is 1, expected 2" },
+	{ "version_3_string", "{\"dhatFileVersion\":\"3\",\"mode\":\"heap\",\"verb\":\"A\","
+			      "\"bklt\":false,\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\","
+			      "\"cmd\":\"x\",\"pid\":1,\"te\":1," GOOD_TAIL,
+	  "dhatFileVersion is \"3\", expected 2" },
 	{ "missing_top", "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\","
 			 "\"bklt\":false,\"bkacc\":false,\"tu\":\"i\",\"cmd\":\"x\","
 			 "\"pid\":1,\"te\":1," GOOD_TAIL, "missing field \"Mtu\"" },
-	{ "missing_tg", BKLT_HDR "\"tuth\":1," GOOD_TAIL, "missing field \"tg\"" },
-	{ "missing_tbk", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1]},{\"tb\":1,\"fs\":[]},"
+	{ "missing_tg", BKLT_HDR "\"tuth\":1," GOOD_TAIL,
+	  "missing field \"tg\" (required when \"bklt\" is true)" },
+	{ "missing_tbk", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1]},\n{\"tb\":1,\"fs\":[]},"
 			 "{\"tb\":1,\"tbk\":1,\"fs\":[1,1]},{\"tb\":2,\"fs\":[1]}],"
-			 "\"ftbl\":[\"[root]\",\"f\"]}", "pps[1]: missing field \"tbk\"" },
-	{ "missing_gb", BKLT_HDR "\"tg\":1,\"tuth\":1,\"pps\":[{\"tb\":1,\"tbk\":1,\"mb\":1,"
-			"\"mbk\":1,\"gbk\":1,\"eb\":1,\"ebk\":1,\"fs\":[1]}],"
-			"\"ftbl\":[\"[root]\",\"f\"]}", "pps[0]: missing field \"gb\"" },
+			 "\"ftbl\":[\"[root]\",\"f\"]}", ":2:1: pps[1]: missing field \"tbk\"" },
+	/* pps before the header: bklt is only known at the end, the check still happens */
+	{ "missing_gb_pps_first", "{\"pps\":[{\"tb\":1,\"tbk\":1,\"mb\":1,\"mbk\":1,\"gbk\":1,"
+				  "\"eb\":1,\"ebk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"f\"],"
+				  "\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"A\","
+				  "\"bklt\":true,\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\","
+				  "\"cmd\":\"x\",\"pid\":1,\"te\":10,\"tg\":1,\"tuth\":1}",
+	  ":1:9: pps[0]: missing field \"gb\"" },
 	{ "missing_rb", "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"A\",\"bklt\":false,"
 			"\"bkacc\":true,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,"
 			"\"te\":1," GOOD_TAIL, "pps[0]: missing field \"rb\"" },
@@ -275,26 +494,38 @@ static const struct bad_case BAD[] = {
 	  "pps[0]: field \"tb\" is -5, expected a non-negative integer" },
 	{ "float", HDR "\"pps\":[{\"tb\":1.5,\"tbk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"f\"]}",
 	  "pps[0]: field \"tb\" is 1.5, expected a non-negative integer" },
+	{ "above_u64", HDR "\"pps\":[{\"tb\":18446744073709551616,\"tbk\":1,\"fs\":[1]}],"
+		       "\"ftbl\":[\"[root]\",\"f\"]}",
+	  "pps[0]: field \"tb\" is 18446744073709551616, expected a non-negative integer" },
+	{ "array_as_number", HDR "\"pps\":[{\"tb\":[1],\"tbk\":1,\"fs\":[1]}],"
+			     "\"ftbl\":[\"[root]\",\"f\"]}",
+	  "pps[0]: field \"tb\" is an array, expected a non-negative integer" },
 	{ "bklt_not_bool", "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"A\",\"bklt\":1,"
 			   "\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,"
 			   "\"te\":1," GOOD_TAIL,
-	  "field \"bklt\" is a number, expected true or false" },
+	  "field \"bklt\" is 1, expected true or false" },
 	{ "mode_not_string", "{\"dhatFileVersion\":2,\"mode\":7,\"verb\":\"A\",\"bklt\":false,"
 			     "\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,"
-			     "\"te\":1," GOOD_TAIL, "field \"mode\" is a number, expected a string" },
+			     "\"te\":1," GOOD_TAIL, "field \"mode\" is 7, expected a string" },
+	{ "duplicate_top_key", HDR "\"te\":2," GOOD_TAIL, "key \"te\" given twice" },
+	{ "duplicate_pp_key", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"tb\":2,\"fs\":[1]}],"
+			      "\"ftbl\":[\"[root]\",\"f\"]}", "pps[0]: key \"tb\" given twice" },
 	{ "fs_not_array", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":{\"a\":1}}],"
 			  "\"ftbl\":[\"[root]\",\"f\"]}",
 	  "pps[0]: field \"fs\" is an object, expected an array" },
 	{ "pps_not_array", HDR "\"pps\":{},\"ftbl\":[\"[root]\"]}",
 	  "field \"pps\" is an object, expected an array" },
 	{ "pp_not_object", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1]},3],"
-			   "\"ftbl\":[\"[root]\",\"f\"]}", "pps[1] is a number, expected an object" },
+			   "\"ftbl\":[\"[root]\",\"f\"]}", "pps[1] is 3, expected an object" },
 	{ "fs_bad_entry", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1,\"2\"]}],"
 			  "\"ftbl\":[\"[root]\",\"f\",\"g\"]}",
 	  "pps[0]: fs[1] is a string, expected a frame index" },
 	{ "index_out_of_range", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1,9]}],"
 				"\"ftbl\":[\"[root]\",\"f\"]}",
 	  "pps[0]: fs[1] = 9 is out of range (ftbl has 2 frames)" },
+	{ "index_huge", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1e300]}],"
+			"\"ftbl\":[\"[root]\",\"f\"]}",
+	  "pps[0]: fs[0] is 1e300, expected a frame index" },
 	{ "ftbl_not_strings", HDR "\"pps\":[],\"ftbl\":[\"[root]\",null]}",
 	  "ftbl[1] is null, expected a string" },
 	{ "acc_too_large", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"acc\":[-3,1,65536],\"fs\":[1]}],"
@@ -302,52 +533,62 @@ static const struct bad_case BAD[] = {
 	  "pps[0]: acc[2] is not an access count (0..65535) or a run length" },
 	{ "acc_not_array", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"acc\":5,\"fs\":[1]}],"
 			   "\"ftbl\":[\"[root]\",\"f\"]}",
-	  "pps[0]: field \"acc\" is a number, expected an array" },
-	{ "duplicate_fs", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1,2]},"
-			  "{\"tb\":1,\"tbk\":1,\"fs\":[2]},{\"tb\":3,\"tbk\":1,\"fs\":[1,2]}],"
+	  "pps[0]: field \"acc\" is 5, expected an array" },
+	{ "duplicate_fs", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1,2]},\n"
+			  "{\"tb\":1,\"tbk\":1,\"fs\":[2]},\n{\"tb\":3,\"tbk\":1,\"fs\":[1,2]}],"
 			  "\"ftbl\":[\"[root]\",\"f\",\"g\"]}",
-	  "pps[2]: same \"fs\" as pps[0] (a repeated location)" },
+	  ":3:1: pps[2]: same \"fs\" as pps[0] at line 1 (a repeated location)" },
 };
 
+/* Every bad case through the file loader: -EINVAL, one line naming the file, and the whole
+ * set of lines (through dhat_profile__parse, with fixed names) against a golden file. */
 Test(report, bad_input_one_line_einval)
 {
+	char *all = NULL;
+	size_t all_len = 0;
+	FILE *golden = open_memstream(&all, &all_len);
+
 	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
-		char name[64], err[512] = "", want[700], *out = NULL;
+		char name[64], err[512] = "", *out = NULL;
 		const char *path;
+		struct dhat_profile *p;
 		int ret;
 
 		snprintf(name, sizeof(name), "%s.json", BAD[i].name);
 		path = put(name, BAD[i].text);
 		ret = run_report(path, NULL, &out, err, sizeof(err));
-		snprintf(want, sizeof(want), "%s: %s", path, BAD[i].want);
 		cr_expect_eq(ret, -EINVAL, "%s: ret %d (%s)", BAD[i].name, ret, err);
-		cr_expect(!strncmp(err, want, strlen(want)), "%s:\n  got  '%s'\n  want '%s'",
-			  BAD[i].name, err, want);
+		cr_expect(!strncmp(err, path, strlen(path)), "%s: %s", BAD[i].name, err);
+		cr_expect(strstr(err, BAD[i].want), "%s:\n  got  '%s'\n  want '%s'", BAD[i].name,
+			  err, BAD[i].want);
 		cr_expect(!strchr(err, '\n'), "%s: message spans lines", BAD[i].name);
 		cr_expect(!out || !*out, "%s: printed a report anyway", BAD[i].name);
 		free(out);
+
+		p = dhat_profile__parse(BAD[i].text, strlen(BAD[i].text), name, err, sizeof(err));
+		cr_expect_null(p, "%s", BAD[i].name);
+		fprintf(golden, "%s\n", err);
 	}
+	fclose(golden);
+	EXPECT_GOLDEN(DATA "errors.golden.txt", all);
+	free(all);
 }
 
-/* Deep nesting, a huge index, a missing file, corrupt gzip: clear errors, no crash. */
+/* Deep nesting, a missing file, corrupt and truncated gzip, a NUL byte: clear errors. */
 Test(report, hostile_input_no_crash)
 {
-	char dir[512], path[700], err[512], *out = NULL;
+	char dir[512], path[700], err[512], *out = NULL, *gz_text;
 	size_t depth = 200000;
 	char *deep = malloc(2 * depth + 1);
+	gzFile gz;
 
 	for (size_t i = 0; i < depth; i++)
 		deep[i] = '[', deep[depth + i] = ']';
 	deep[2 * depth] = '\0';
 	cr_expect_eq(run_report(put("deep.json", deep), NULL, &out, err, sizeof(err)), -EINVAL);
-	cr_expect(strstr(err, "not valid JSON"), "%s", err);
+	cr_expect(strstr(err, "deep.json:1:257: not valid JSON: nested deeper than 256 levels"),
+		  "%s", err);
 	free(deep);
-	free(out);
-
-	cr_expect_eq(run_report(put("huge_index.json", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,"
-				    "\"fs\":[1e300]}],\"ftbl\":[\"[root]\",\"f\"]}"),
-				NULL, &out, err, sizeof(err)), -EINVAL);
-	cr_expect(strstr(err, "fs[0] is a number, expected a frame index"), "%s", err);
 	free(out);
 
 	tu_scratch(dir, sizeof(dir), "report");
@@ -360,28 +601,263 @@ Test(report, hostile_input_no_crash)
 	/* gzip header, then garbage */
 	cr_expect_eq(run_report(put("corrupt.json.gz", "\x1f\x8b\x08\x00garbage-garbage-garbage"),
 				NULL, &out, err, sizeof(err)), -EINVAL);
-	cr_expect(strstr(err, "corrupt.json.gz: "), "%s", err);
+	cr_expect(strstr(err, "corrupt.json.gz: corrupt gzip data: "), "%s", err);
 	cr_expect(!strchr(err, '\n'));
 	free(out);
 
-	/* NUL byte inside the text */
+	/* a valid gzip stream cut short */
+	snprintf(path, sizeof(path), "%s/cut.json.gz", dir);
+	gz = gzopen(path, "wb");
+	gz_text = malloc(100000);
+	/* pseudo-random letters: they do not compress below the cut */
+	for (size_t i = 0, x = 1; i < 100000; i++, x = x * 6364136223846793005u + 1)
+		gz_text[i] = (char)('a' + (x >> 33) % 26);
+	gzwrite(gz, HDR "\"x\":\"", (unsigned)strlen(HDR "\"x\":\""));
+	gzwrite(gz, gz_text, 100000);
+	gzwrite(gz, "\"," GOOD_TAIL, (unsigned)strlen("\"," GOOD_TAIL));
+	gzclose(gz);
+	free(gz_text);
+	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
+	free(out);
+	cr_assert_eq(truncate(path, 2000), 0);
+	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "cut.json.gz: corrupt gzip data: unexpected end of file"), "%s",
+		  err);
+	free(out);
+
+	/* NUL byte after the object */
 	snprintf(path, sizeof(path), "%s/nul.json", dir);
 	cr_assert_eq(tu_spit(path, HDR GOOD_TAIL "\0\0", sizeof(HDR GOOD_TAIL) + 1), 0);
 	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), -EINVAL, "%s", err);
+	cr_expect(strstr(err, "unexpected data after the top-level value"), "%s", err);
+	free(out);
+
+	/* a directory */
+	cr_expect_eq(run_report(dir, NULL, &out, err, sizeof(err)), -EISDIR, "%s", err);
+	cr_expect(strstr(err, ": cannot read: Is a directory"), "%s", err);
 	free(out);
 }
 
-/* What the viewer accepts, so do we: a BOM, the version as a string, extra keys, empty pps,
- * missing tl. */
+/* What the viewer accepts, so do we: a BOM, the version as a string, extra keys of any
+ * shape, empty pps, missing tl, integers written as floats, the largest u64, escapes. */
 Test(report, accepts_what_the_viewer_accepts)
 {
 	const char *path = put("lenient.json",
 		"\xef\xbb\xbf{\"dhatFileVersion\":\"2\",\"mode\":\"x\",\"verb\":\"A\",\"bklt\":true,"
-		"\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,\"te\":1,"
-		"\"tg\":0,\"tuth\":1,\"extra\":[1,2],\"pps\":[],\"ftbl\":[\"[root]\"]}");
+		"\"bkacc\":false,\"tu\":\"\\u00b5s\",\"Mtu\":\"M\",\"cmd\":\"a\\\"b\\\\c\\ud83d\\ude00"
+		"\",\"pid\":1,\"te\":1.0,\"tg\":0,\"tuth\":1e1,\"extra\":[1,{\"a\":[true,null]}],"
+		"\"pps\":[{\"tb\":18446744073709551615,\"tbk\":2E0,\"mb\":0,\"mbk\":0,\"gb\":0,"
+		"\"gbk\":0,\"eb\":0,\"ebk\":0,\"fs\":[]}],\"ftbl\":[\"[root]\"]}");
 	char err[256] = "", *out = NULL;
+	struct dhat_profile *p;
 
 	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
-	cr_expect(strstr(out, "  total allocations :            0\n"), "%s", out);
+	cr_expect(strstr(out, "  total blocks      :            2\n"), "%s", out); /* verb "A" */
+	cr_expect(strstr(out, "  total bytes       : 18446744073709551615\n"), "%s", out);
 	free(out);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_str_eq(p->tu, "\xc2\xb5s");
+	cr_expect_str_eq(p->cmd, "a\"b\\c\xf0\x9f\x98\x80");
+	cr_expect_eq(p->tuth, 10);
+	cr_expect(!p->pps[0].has_tl);
+	dhat_profile__free(p);
+}
+
+/* The streaming reader refills a 256 KiB window: strings, escapes, numbers and an error
+ * position that straddle window edges must read the same from a file, a .gz and memory. */
+Test(report, streaming_matches_in_memory_parse)
+{
+	const size_t nframes = 5000;
+	char *text = NULL, dir[512], path[700], gzpath[700], err[512], err2[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct dhat_profile *a, *b, *c;
+	gzFile gz;
+
+	fputs(HDR "\n\"pps\":[", f);
+	for (size_t i = 1; i < nframes; i++)
+		fprintf(f, "%s{\"tb\":%zu,\"tbk\":%zu,\"fs\":[%zu,%zu]}\n", i > 1 ? "," : "",
+			i * 1000003, i, i, nframes - i);
+	fputs("],\"ftbl\":[\"[root]\"", f);
+	for (size_t i = 1; i < nframes; i++) {
+		fprintf(f, ",\"0x%zX: fn_%zu \\\"q\\\" \\u00e9\\t", i, i);
+		for (size_t k = 0; k < i % 200; k++)
+			fputc('a' + (int)(k % 26), f);
+		fputs(" (f.c:1)\"", f);
+	}
+	fputs("]}\n", f);
+	fclose(f);
+	cr_assert_gt(len, 600000u); /* more than two windows */
+
+	tu_scratch(dir, sizeof(dir), "stream");
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	snprintf(gzpath, sizeof(gzpath), "%s/big.json.gz", dir);
+	cr_assert_eq(tu_spit(path, text, len), 0);
+	gz = gzopen(gzpath, "wb");
+	gzwrite(gz, text, (unsigned)len);
+	gzclose(gz);
+
+	a = dhat_profile__parse(text, len, "mem", err, sizeof(err));
+	b = dhat_profile__load(path, err, sizeof(err));
+	c = dhat_profile__load(gzpath, err, sizeof(err));
+	cr_assert(a && b && c, "%s", err);
+	cr_expect_eq(a->pp_cnt, nframes - 1);
+	cr_expect_eq(a->ftbl_cnt, nframes);
+	for (const struct dhat_profile *x = b; x; x = x == b ? c : NULL) {
+		cr_expect_eq(x->pp_cnt, a->pp_cnt);
+		cr_expect_eq(x->ftbl_cnt, a->ftbl_cnt);
+		cr_expect_eq(x->total_bytes, a->total_bytes);
+		for (size_t i = 0; i < a->ftbl_cnt && i < x->ftbl_cnt; i++)
+			cr_expect_str_eq(x->ftbl[i], a->ftbl[i]);
+		for (size_t i = 0; i < a->pp_cnt && i < x->pp_cnt; i++)
+			cr_expect(x->pps[i].tb == a->pps[i].tb && x->pps[i].fs_cnt == 2 &&
+				  x->pps[i].fs[1] == a->pps[i].fs[1]);
+	}
+	cr_expect_str_eq(a->ftbl[7], "0x7: fn_7 \"q\" \xc3\xa9\tabcdefg (f.c:1)");
+	dhat_profile__free(a);
+	dhat_profile__free(b);
+	dhat_profile__free(c);
+
+	/* Break it near the end: same line:column from memory and from the file. */
+	text[len - 3] = '?'; /* the ']' closing ftbl */
+	cr_assert_eq(tu_spit(path, text, len), 0);
+	cr_expect_null(dhat_profile__parse(text, len, path, err, sizeof(err)));
+	cr_expect_null(dhat_profile__load(path, err2, sizeof(err2)));
+	cr_expect_str_eq(err, err2);
+	cr_expect(strstr(err, "not valid JSON"), "%s", err);
+	free(text);
+}
+
+/* ---- the CLI: exit status, one line on stderr --------------------------------------- */
+
+Test(report, cli_report_exit_codes)
+{
+	const char *bad = put("cli_bad.json", HDR "\"pps\":[{\"tb\":1}],\"ftbl\":[\"[root]\"]}");
+	char bad_path[700], *out, *errs;
+	cJSON *j;
+
+	snprintf(bad_path, sizeof(bad_path), "%s", bad);
+	const char *ok_argv[] = { "report", DATA "vg_adhoc.json", "--top", "2", NULL };
+	cr_expect_eq(run_cli(cli_report, ok_argv, &out, &errs), 0);
+	cr_expect(strstr(out, "  total events      :            3\n"), "%s", out);
+	cr_expect_str_eq(errs, "");
+	free(out);
+	free(errs);
+
+	const char *bad_argv[] = { "report", bad_path, NULL };
+	cr_expect_eq(run_cli(cli_report, bad_argv, &out, &errs), 2);
+	cr_expect_str_eq(out, "");
+	cr_expect(!strncmp(errs, "tracer: ", 8) && strstr(errs, "cli_bad.json:1:") &&
+		  strstr(errs, "pps[0]: missing field \"tbk\"\n"), "%s", errs);
+	cr_expect_eq(strchr(errs, '\n'), errs + strlen(errs) - 1, "one line: %s", errs);
+	free(out);
+	free(errs);
+
+	const char *json_argv[] = { "report", "--json", "-s", "lifetime",
+				    TESTS_SRC_DIR "/data/dhat_rs_sample.json", NULL };
+	cr_expect_eq(run_cli(cli_report, json_argv, &out, &errs), 0, "%s", errs);
+	j = cJSON_Parse(out);
+	cr_expect_not_null(j, "%s", out);
+	cr_expect_str_eq(cJSON_GetObjectItem(j, "sort")->valuestring, "lifetime");
+	cr_expect_str_eq(cJSON_GetObjectItem(j, "mode")->valuestring, "rust-heap");
+	cJSON_Delete(j);
+	free(out);
+	free(errs);
+
+	const char *skip_argv[] = { "report", DATA "vg_adhoc.json", "--skip", "g ", "--skip=f",
+				    NULL };
+	cr_expect_eq(run_cli(cli_report, skip_argv, &out, &errs), 0, "%s", errs);
+	cr_expect(strstr(out, "   main (adhoc.c:4)\n"), "%s", out);
+	free(out);
+	free(errs);
+
+	static const char *const usage_cases[][6] = {
+		{ "report", NULL },
+		{ "report", "a.json", "b.json", NULL },
+		{ "report", "a.json", "--top", "0", NULL },
+		{ "report", "a.json", "--top", NULL },
+		{ "report", "a.json", "--sort", "size", NULL },
+		{ "report", "a.json", "--bogus", NULL },
+		{ "report", DATA "vg_adhoc.json", "--sort", "peak", NULL },
+		{ "report", DATA "does-not-exist.json", NULL },
+	};
+	for (size_t i = 0; i < sizeof(usage_cases) / sizeof(usage_cases[0]); i++) {
+		cr_expect_eq(run_cli(cli_report, usage_cases[i], &out, &errs), 2, "case %zu", i);
+		cr_expect_str_eq(out, "", "case %zu", i);
+		cr_expect(*errs, "case %zu: silent", i);
+		free(out);
+		free(errs);
+	}
+	const char *help_argv[] = { "report", "--help", NULL };
+	cr_expect_eq(run_cli(cli_report, help_argv, &out, &errs), 0);
+	cr_expect(strstr(out, "Usage: tracer report FILE"), "%s", out);
+	free(out);
+	free(errs);
+}
+
+/* ---- the fuzzing corpus, replayed in the normal suite ------------------------------- */
+
+/* Every file of tests/fuzz/corpus/dhat_reader (seeds and the inputs that once crashed the
+ * fuzzers) through what the fuzz targets do: parse, print every way, diff the two halves. */
+Test(report, fuzz_corpus_replay)
+{
+	const char *cdir = TESTS_SRC_DIR "/fuzz/corpus/dhat_reader";
+	FILE *null = fopen("/dev/null", "w");
+	DIR *d = opendir(cdir);
+	struct dirent *e;
+	size_t files = 0, parsed = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d))) {
+		char path[1024], err[512];
+		struct dhat_profile *p, *a, *b;
+		size_t len, half, rest;
+		char *text;
+		const char *sep;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cdir, e->d_name);
+		text = tu_slurp(path, &len);
+		cr_assert_not_null(text, "%s", path);
+		files++;
+		p = dhat_profile__parse(text, len, e->d_name, err, sizeof(err));
+		if (p) {
+			parsed++;
+			for (int s = REPORT_SORT_DEFAULT; s <= REPORT_SORT_LIFETIME; s++) {
+				struct report_opts o = { .sort = (enum report_sort)s, .top = 3 };
+
+				cr_expect_eq(report__print(null, p, &o), 0, "%s", path);
+				o.json = true;
+				cr_expect_eq(report__print(null, p, &o), 0, "%s", path);
+			}
+		} else {
+			cr_expect(err[0] && !strchr(err, '\n'), "%s: '%s'", path, err);
+		}
+		dhat_profile__free(p);
+
+		sep = memmem(text, len, "\n--\n", 4);
+		half = sep ? (size_t)(sep - text) : len / 2;
+		rest = sep ? half + 4 : half;
+		a = dhat_profile__parse(text, half, "old", err, sizeof(err));
+		b = a ? dhat_profile__parse(text + rest, len - rest, "new", err, sizeof(err)) : NULL;
+		if (a && b) {
+			struct diff *df = diff__new(a, b, NULL);
+			struct diff_opts o = { .top = 4 };
+
+			cr_assert_not_null(df);
+			cr_expect_eq(diff__print(null, df, &o), 0);
+			o.json = true;
+			cr_expect_eq(diff__print(null, df, &o), 0);
+			diff__free(df);
+		}
+		dhat_profile__free(b);
+		dhat_profile__free(a);
+		free(text);
+	}
+	closedir(d);
+	fclose(null);
+	cr_expect_geq(files, 10u);
+	cr_expect_geq(parsed, 5u);
 }

@@ -2,9 +2,28 @@
 /*
  * dhat_reader - DHAT v2 file -> struct dhat_profile, validated (see dhat_reader.h).
  *
- * The file is read whole through zlib (gzread passes plain files through unchanged), parsed
- * with cJSON (bounded nesting), checked field by field, and copied into plain structs so that
- * no cJSON type leaks to the users. Every check reports its JSON location.
+ * Streaming. The text passes once through a 256 KiB window (zlib's gzread for a file, plain
+ * or gzip; the caller's buffer for dhat_profile__parse) and a small hand-written JSON parser
+ * that converts every value straight into the final structs. Neither the whole text nor a
+ * JSON tree is held at any time, so peak memory is the profile itself (about half the size
+ * of a typical file) instead of text + tree + structs (8x the file size with cJSON).
+ *
+ * Grammar (RFC 8259), as the parse functions below implement it:
+ *
+ *	value  := object | array | string | number | "true" | "false" | "null"
+ *	object := '{' [ string ':' value { ',' string ':' value } ] '}'
+ *	array  := '[' [ value { ',' value } ] ']'
+ *	text   := [BOM] ws value ws EOF
+ *
+ * Two kinds of error, reported the way dh_view would meet them:
+ *   - syntax errors (what JSON.parse rejects) stop the parse at once, with line:column;
+ *   - content errors (types, missing fields, ranges, repeated fs) are remembered, the first
+ *     of each kind, and reported after the whole text has parsed, in the viewer's order
+ *     (required keys, version, header fields, ftbl, then PPs by index), so that a file gets
+ *     the same complaint whatever its key order. pps may come before ftbl and before bklt,
+ *     hence the deferral.
+ * Messages are "NAME:LINE:COL: problem" (byte columns, counted after a UTF-8 BOM), or
+ * "NAME: problem" when there is no position (an empty file, an unreadable one).
  */
 #include "dhat_reader.h"
 
@@ -14,155 +33,1175 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
 #include <zlib.h>
 
-/* Refuse to inflate beyond this: a profile is never near it, a gzip bomb would be. */
-#define MAX_TEXT_SZ ((size_t)4 << 30)
+#define WIN_SZ	  (256 * 1024) /* read window for files */
+#define MAX_DEPTH 256	       /* nesting bound; DHAT itself needs 4 */
+#define NUM_TXT	  40	       /* number text kept for messages */
 
-struct rd {
+/* A position in the text, 1-based. Saturates rather than wraps. */
+struct pos {
+	uint32_t line, col;
+};
+
+/* The input: a window over the text plus where it is. */
+struct src {
+	gzFile gz;		  /* NULL: buf is the whole text */
+	const unsigned char *buf; /* current window */
+	size_t len, off;	  /* window length, read offset */
+	unsigned char *win;	  /* owned window storage (gz) */
+	struct pos at;		  /* position of buf[off] */
+};
+
+/* Value types, for messages. */
+enum jt { JT_NULL, JT_BOOL, JT_NUM, JT_STR, JT_ARR, JT_OBJ };
+
+/* One scalar value as read (composite values are skipped and only typed). */
+struct jv {
+	enum jt t;
+	struct pos at;	   /* where it starts */
+	bool b;		   /* JT_BOOL */
+	bool u64_ok;	   /* JT_NUM: a non-negative integer below 2^64 */
+	uint64_t u;	   /* its value */
+	double d;	   /* JT_NUM as a double */
+	char num[NUM_TXT]; /* JT_NUM as written (truncated with "...") */
+};			   /* JT_STR: the decoded text is in ps->sb */
+
+/* clang-format off */
+/* The top-level keys; the first 12 are required, in the order the viewer checks them. */
+enum tkey {
+	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
+	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_CNT
+};
+static const char *const TOP_KEYS[K_CNT] = {
+	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
+	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg",
+};
+
+/* clang-format on */
+
+/* What was seen of one top-level key. */
+struct tinfo {
+	bool seen;
+	struct pos at; /* of its value */
+	char bad[64];  /* "" or the wrong value described ("a number", "-5", ...) */
+};
+
+/* clang-format off */
+/* The per-PP counters, in the order missing ones are reported; F_FS last. */
+enum pkey { F_TB, F_TBK, F_TL, F_MB, F_MBK, F_GB, F_GBK, F_EB, F_EBK, F_RB, F_WB, F_FS,
+	    F_ACC, F_CNT };
+static const char *const PP_KEYS[F_CNT] = {
+	"tb", "tbk", "tl", "mb", "mbk", "gb", "gbk", "eb", "ebk", "rb", "wb", "fs", "acc",
+};
+
+/* clang-format on */
+
+/* Where a PP starts and which of its keys were present (kept until the final checks). */
+struct ppmeta {
+	struct pos at;
+	uint16_t have; /* bit (1 << enum pkey) */
+};
+
+/* A remembered content error: the first one of its kind. */
+struct defer {
+	bool set;
+	size_t idx; /* PP or ftbl index */
+	struct pos at;
+	char msg[320];
+};
+
+struct ps {
 	const char *name; /* file name for messages */
 	char *err;
 	size_t errsz;
+	struct src s;
+	struct dhat_profile *p;
+	/* growable scratch: the last string read, and the fs being read */
+	char *sb;
+	size_t sb_len, sb_cap;
+	uint32_t *fsb;
+	size_t fsb_cap;
+	/* what the content checks need */
+	struct tinfo top[K_CNT];
+	enum jt top_type; /* type of the top-level value */
+	struct pos top_at;
+	struct defer dup_key; /* a known key given twice */
+	struct defer ftbl_err, pp_err;
+	struct ppmeta *meta; /* per stored PP */
+	size_t pp_cap, ftbl_cap;
+	int io_err; /* refill failure (message already written) */
 };
 
-/* Write "NAME: " + message into the error buffer, on one line. */
-__attribute__((format(printf, 2, 3))) static void rd__fail(struct rd *r, const char *fmt, ...)
+/* ---- messages ----------------------------------------------------------------------- */
+
+/* Write "NAME:L:C: " (or "NAME: " without a position) + message into the error buffer, on
+ * one line whatever a file name or a string in the file contained. */
+static void vfail(struct ps *ps, const struct pos *at, const char *fmt, va_list ap)
 {
-	va_list ap;
 	int n;
 
-	if (!r->err || !r->errsz)
+	if (!ps->err || !ps->errsz)
 		return;
-	n = snprintf(r->err, r->errsz, "%s: ", r->name);
-	if (n < 0 || (size_t)n >= r->errsz)
+	if (at)
+		n = snprintf(ps->err, ps->errsz, "%s:%u:%u: ", ps->name, at->line, at->col);
+	else
+		n = snprintf(ps->err, ps->errsz, "%s: ", ps->name);
+	if (n < 0 || (size_t)n >= ps->errsz)
 		return;
+	vsnprintf(ps->err + n, ps->errsz - n, fmt, ap);
+	for (char *c = ps->err; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+}
+
+__attribute__((format(printf, 3, 4))) static int fail_at(struct ps *ps, const struct pos *at,
+							 const char *fmt, ...)
+{
+	va_list ap;
+
 	va_start(ap, fmt);
-	vsnprintf(r->err + n, r->errsz - n, fmt, ap);
+	vfail(ps, at, fmt, ap);
 	va_end(ap);
-	/* One line, whatever a file name or a string in the file contained. */
-	for (char *p = r->err; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
+	return -EINVAL;
 }
 
-static char *xstrdup_or_null(const cJSON *item)
+/* Remember a content error if it is the first of its kind. */
+__attribute__((format(printf, 5, 6))) static void
+defer(struct defer *d, size_t idx, const struct pos *at, bool force, const char *fmt, ...)
 {
-	return cJSON_IsString(item) ? strdup(item->valuestring) : NULL;
+	va_list ap;
+
+	if (d->set && !force)
+		return;
+	d->set = true;
+	d->idx = idx;
+	d->at = *at;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
 }
 
-/* A JSON number that is a non-negative integer representable in 64 bits. */
-static bool as_u64(const cJSON *item, uint64_t *out)
+static int nomem(struct ps *ps)
 {
-	double d;
+	struct pos at = ps->s.at;
 
-	if (!cJSON_IsNumber(item))
-		return false;
-	d = item->valuedouble;
-	/* Range first (NaN fails too), then integrality; no libm needed. */
-	if (!(d >= 0 && d < 18446744073709551616.0) || (double)(uint64_t)d != d)
-		return false;
-	*out = (uint64_t)d;
-	return true;
+	fail_at(ps, &at, "out of memory");
+	return -ENOMEM;
 }
 
-static const char *json_type_name(const cJSON *item)
+static const char *type_name(enum jt t)
 {
-	if (cJSON_IsNumber(item))
-		return "a number";
-	if (cJSON_IsString(item))
-		return "a string";
-	if (cJSON_IsBool(item))
-		return "a boolean";
-	if (cJSON_IsNull(item))
-		return "null";
-	if (cJSON_IsArray(item))
-		return "an array";
-	if (cJSON_IsObject(item))
-		return "an object";
-	return "invalid";
+	static const char *const names[] = {"null",	"a boolean", "a number",
+					    "a string", "an array",  "an object"};
+	return names[t];
 }
 
-/* Fetch obj.key (where = location prefix, e.g. "pps[3]: " or "") as an unsigned integer. */
-static int get_u64(struct rd *r, const cJSON *obj, const char *where, const char *key, bool need,
-		   uint64_t *out, bool *present)
+/* The value as a message shows it: numbers as written, other types by name. */
+static const char *describe(const struct jv *v)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return v->t == JT_NUM ? v->num : type_name(v->t);
+}
 
-	if (present)
-		*present = it != NULL;
-	if (!it) {
-		if (!need) {
-			*out = 0;
+/* ---- input -------------------------------------------------------------------------- */
+
+/* Make the window non-empty; returns the next byte or -1 at the end (or on a read error,
+ * with ps->io_err set). */
+static int refill(struct ps *ps)
+{
+	struct src *s = &ps->s;
+	int n, zerr;
+
+	if (!s->gz)
+		return -1;
+	errno = 0;
+	n = gzread(s->gz, s->win, WIN_SZ);
+	if (n <= 0) {
+		const char *msg = gzerror(s->gz, &zerr), *tail;
+
+		if (n == 0 && zerr == Z_OK)
+			return -1;
+		/* zlib names a gzdopen'ed stream "<fd:N>: ": our message names the file. */
+		if (!strncmp(msg, "<fd:", 4) && (tail = strstr(msg, ">: ")))
+			msg = tail + 3;
+		if (zerr == Z_ERRNO) {
+			ps->io_err = errno ? -errno : -EIO;
+			fail_at(ps, NULL, "cannot read: %s", strerror(-ps->io_err));
+		} else {
+			ps->io_err = -EINVAL;
+			fail_at(ps, NULL, "corrupt gzip data: %s", msg);
+		}
+		return -1;
+	}
+	s->buf = s->win;
+	s->len = (size_t)n;
+	s->off = 0;
+	return s->buf[0];
+}
+
+static inline int peekc(struct ps *ps)
+{
+	return ps->s.off < ps->s.len ? ps->s.buf[ps->s.off] : refill(ps);
+}
+
+/* Consume the byte peekc returned. */
+static inline void advance(struct ps *ps)
+{
+	struct src *s = &ps->s;
+
+	if (s->buf[s->off++] == '\n') {
+		if (s->at.line < UINT32_MAX)
+			s->at.line++;
+		s->at.col = 1;
+	} else if (s->at.col < UINT32_MAX) {
+		s->at.col++;
+	}
+}
+
+static int skip_ws(struct ps *ps)
+{
+	int c;
+
+	while ((c = peekc(ps)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		advance(ps);
+	return c;
+}
+
+/* A syntax error at the current position, naming what was found there. */
+static int syntax(struct ps *ps, const char *expected)
+{
+	struct pos at = ps->s.at;
+	int c;
+
+	if (ps->io_err)
+		return ps->io_err;
+	c = peekc(ps);
+	if (ps->io_err)
+		return ps->io_err;
+	if (c < 0)
+		return fail_at(ps, &at, "not valid JSON: expected %s, found the end of the file",
+			       expected);
+	if (c >= 0x20 && c < 0x7f)
+		return fail_at(ps, &at, "not valid JSON: expected %s, found '%c'", expected, c);
+	return fail_at(ps, &at, "not valid JSON: expected %s, found byte 0x%02x", expected, c);
+}
+
+/* Consume ch after optional whitespace, or fail. */
+static int expect(struct ps *ps, int ch, const char *expected)
+{
+	if (skip_ws(ps) != ch)
+		return syntax(ps, expected);
+	advance(ps);
+	return 0;
+}
+
+/* ---- scalars ------------------------------------------------------------------------ */
+
+static int sb_put(struct ps *ps, const char *data, size_t n)
+{
+	if (ps->sb_len + n + 1 > ps->sb_cap) {
+		size_t cap = ps->sb_cap ? ps->sb_cap : 256;
+		char *nb;
+
+		while (cap < ps->sb_len + n + 1)
+			cap *= 2;
+		nb = realloc(ps->sb, cap);
+		if (!nb)
+			return nomem(ps);
+		ps->sb = nb;
+		ps->sb_cap = cap;
+	}
+	memcpy(ps->sb + ps->sb_len, data, n);
+	ps->sb_len += n;
+	ps->sb[ps->sb_len] = '\0';
+	return 0;
+}
+
+static int hex4(struct ps *ps, unsigned *out)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		int c = peekc(ps);
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (unsigned)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v = v * 16 + (unsigned)((c | 0x20) - 'a' + 10);
+		else
+			return syntax(ps, "4 hex digits after \\u");
+		advance(ps);
+	}
+	*out = v;
+	return 0;
+}
+
+/* UTF-8 of code point cp; lone surrogates and U+0000 (which C strings cannot hold) become
+ * U+FFFD. */
+static int put_utf8(struct ps *ps, unsigned cp)
+{
+	char u[4];
+	size_t n;
+
+	if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))
+		cp = 0xfffd;
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | cp >> 6);
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | cp >> 12);
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		u[0] = (char)(0xf0 | cp >> 18);
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	return sb_put(ps, u, n);
+}
+
+/* string := '"' { char | '\' escape } '"'  -- decoded into ps->sb. Raw bytes >= 0x20 are
+ * copied as they are (JSON.parse would see the same text after FileReader's decoding). */
+static int read_string(struct ps *ps)
+{
+	static const char ESC_IN[] = "\"\\/bfnrt", ESC_OUT[] = "\"\\/\b\f\n\r\t";
+	struct src *s = &ps->s;
+	int c, err;
+
+	ps->sb_len = 0;
+	if ((err = sb_put(ps, "", 0)))
+		return err;
+	if (peekc(ps) != '"')
+		return syntax(ps, "a string");
+	advance(ps);
+	for (;;) {
+		/* Fast path: a run of plain bytes inside the window. */
+		size_t start = s->off, end = start;
+
+		while (end < s->len && s->buf[end] != '"' && s->buf[end] != '\\' &&
+		       s->buf[end] >= 0x20)
+			end++;
+		if (end > start) {
+			if ((err = sb_put(ps, (const char *)s->buf + start, end - start)))
+				return err;
+			s->off = end;
+			s->at.col = s->at.col + (end - start) > UINT32_MAX
+					? UINT32_MAX
+					: (uint32_t)(s->at.col + (end - start));
+		}
+		c = peekc(ps);
+		if (c == '"') {
+			advance(ps);
 			return 0;
 		}
-		rd__fail(r, "%smissing field \"%s\"", where, key);
-		return -EINVAL;
+		if (c < 0x20) /* also the end of the text */
+			return syntax(ps, "'\"' to close the string");
+		if (c != '\\')
+			continue; /* the window was refilled */
+		advance(ps);
+		c = peekc(ps);
+		const char *e = c > 0 ? strchr(ESC_IN, c) : NULL;
+
+		if (e) {
+			advance(ps);
+			if ((err = sb_put(ps, &ESC_OUT[e - ESC_IN], 1)))
+				return err;
+		} else if (c == 'u') {
+			unsigned cp, lo;
+
+			advance(ps);
+			if ((err = hex4(ps, &cp)))
+				return err;
+			/* A high surrogate followed by \u+low surrogate is one code point. */
+			if (cp >= 0xd800 && cp <= 0xdbff && peekc(ps) == '\\') {
+				advance(ps);
+				if (peekc(ps) != 'u')
+					return syntax(ps, "'u' after '\\'");
+				advance(ps);
+				if ((err = hex4(ps, &lo)))
+					return err;
+				if (lo >= 0xdc00 && lo <= 0xdfff) {
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				} else if ((err = put_utf8(ps, cp))) {
+					return err;
+				} else {
+					cp = lo;
+				}
+			}
+			if ((err = put_utf8(ps, cp)))
+				return err;
+		} else {
+			return syntax(ps, "an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+		}
 	}
-	if (!as_u64(it, out)) {
-		if (cJSON_IsNumber(it))
-			rd__fail(r, "%sfield \"%s\" is %g, expected a non-negative integer", where,
-				 key, it->valuedouble);
-		else
-			rd__fail(r, "%sfield \"%s\" is %s, expected a non-negative integer", where,
-				 key, json_type_name(it));
-		return -EINVAL;
+}
+
+/* Append c to the number text (keeping room for "..."), noting an overflow. */
+static void num_put(char *txt, size_t *n, bool *overlong, int c)
+{
+	if (*n < NUM_TXT - 4)
+		txt[(*n)++] = (char)c;
+	else
+		*overlong = true;
+}
+
+/* Consume a run of digits; returns how many. */
+static size_t digits(struct ps *ps, char *txt, size_t *n, bool *overlong)
+{
+	size_t cnt = 0;
+	int c;
+
+	while ((c = peekc(ps)) >= '0' && c <= '9') {
+		num_put(txt, n, overlong, c);
+		advance(ps);
+		cnt++;
+	}
+	return cnt;
+}
+
+/* number := ['-'] ('0' | [1-9][0-9]*) ['.' [0-9]+] [('e'|'E') ['+'|'-'] [0-9]+] */
+static int read_number(struct ps *ps, struct jv *v)
+{
+	bool overlong = false, plain = true;
+	size_t n = 0;
+	int c = peekc(ps);
+
+	v->t = JT_NUM;
+	if (c == '-') {
+		num_put(v->num, &n, &overlong, c);
+		advance(ps);
+		plain = false;
+	}
+	c = peekc(ps);
+	if (c == '0') {
+		num_put(v->num, &n, &overlong, c);
+		advance(ps);
+	} else if (!digits(ps, v->num, &n, &overlong)) {
+		return syntax(ps, "a digit");
+	}
+	if (peekc(ps) == '.') {
+		num_put(v->num, &n, &overlong, '.');
+		advance(ps);
+		plain = false;
+		if (!digits(ps, v->num, &n, &overlong))
+			return syntax(ps, "a digit after '.'");
+	}
+	c = peekc(ps);
+	if (c == 'e' || c == 'E') {
+		num_put(v->num, &n, &overlong, c);
+		advance(ps);
+		plain = false;
+		c = peekc(ps);
+		if (c == '+' || c == '-') {
+			num_put(v->num, &n, &overlong, c);
+			advance(ps);
+		}
+		if (!digits(ps, v->num, &n, &overlong))
+			return syntax(ps, "a digit in the exponent");
+	}
+	v->num[n] = '\0';
+	v->u64_ok = false;
+	v->u = 0;
+	if (overlong) {
+		/* More digits than any u64 has: a value we cannot use, named as written. */
+		strcpy(v->num + n, "...");
+		v->d = v->num[0] == '-' ? -1e308 : 1e308;
+		return 0;
+	}
+	v->d = strtod(v->num, NULL);
+	if (plain) {
+		/* Exact, not through a double. */
+		uint64_t u = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned dg = (unsigned)(v->num[i] - '0');
+
+			if (u > (UINT64_MAX - dg) / 10)
+				return 0;
+			u = u * 10 + dg;
+		}
+		v->u = u;
+		v->u64_ok = true;
+	} else if (v->d >= 0 && v->d < 18446744073709551616.0 && (double)(uint64_t)v->d == v->d) {
+		/* 2.0, 1e3: integers written as floats, which the viewer takes too */
+		v->u = (uint64_t)v->d;
+		v->u64_ok = true;
 	}
 	return 0;
 }
 
-static int get_str(struct rd *r, const cJSON *obj, const char *key, bool need, char **out)
+static int read_literal(struct ps *ps, const char *word)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	for (const char *w = word; *w; w++) {
+		if (peekc(ps) != *w)
+			return syntax(ps, word[0] == 't'   ? "'true'"
+					  : word[0] == 'f' ? "'false'"
+							   : "'null'");
+		advance(ps);
+	}
+	return 0;
+}
 
-	*out = NULL;
-	if (!it) {
-		if (!need)
+static int skip_composite(struct ps *ps, int depth);
+
+/* value: read a scalar into v (strings into ps->sb); skip an array or object, typing it. */
+static int read_value(struct ps *ps, struct jv *v, int depth)
+{
+	int c = skip_ws(ps);
+
+	/* Every field defined whatever the type (fuzzing found a stale u64_ok). */
+	v->at = ps->s.at;
+	v->b = v->u64_ok = false;
+	v->u = 0;
+	v->d = 0;
+	v->num[0] = '\0';
+	switch (c) {
+	case '{':
+		v->t = JT_OBJ;
+		return skip_composite(ps, depth);
+	case '[':
+		v->t = JT_ARR;
+		return skip_composite(ps, depth);
+	case '"':
+		v->t = JT_STR;
+		return read_string(ps);
+	case 't':
+		v->t = JT_BOOL;
+		v->b = true;
+		return read_literal(ps, "true");
+	case 'f':
+		v->t = JT_BOOL;
+		v->b = false;
+		return read_literal(ps, "false");
+	case 'n':
+		v->t = JT_NULL;
+		return read_literal(ps, "null");
+	default:
+		if (c == '-' || (c >= '0' && c <= '9'))
+			return read_number(ps, v);
+		return syntax(ps, "a value");
+	}
+}
+
+/* After '{' or '[' was seen (not consumed): step to the next member or element.
+ * Sets *more = false at the closing bracket (consumed). For objects, reads the key into
+ * ps->sb and the ':' after it. */
+static int next_item(struct ps *ps, bool obj, bool *first, bool *more)
+{
+	int c = skip_ws(ps), err;
+
+	if (*first) {
+		*first = false;
+		if (c == (obj ? '}' : ']')) {
+			advance(ps);
+			*more = false;
 			return 0;
-		rd__fail(r, "missing field \"%s\"", key);
-		return -EINVAL;
+		}
+	} else if (c == (obj ? '}' : ']')) {
+		advance(ps);
+		*more = false;
+		return 0;
+	} else if (c == ',') {
+		advance(ps);
+		c = skip_ws(ps);
+	} else {
+		return syntax(ps, obj ? "',' or '}'" : "',' or ']'");
 	}
-	if (!cJSON_IsString(it)) {
-		rd__fail(r, "field \"%s\" is %s, expected a string", key, json_type_name(it));
-		return -EINVAL;
-	}
-	*out = xstrdup_or_null(it);
-	return *out ? 0 : -ENOMEM;
+	*more = true;
+	if (!obj)
+		return 0;
+	if (c != '"')
+		return syntax(ps, "a key string");
+	if ((err = read_string(ps)))
+		return err;
+	return expect(ps, ':', "':' after the key");
 }
 
-static int get_bool(struct rd *r, const cJSON *obj, const char *key, bool *out)
+/* Skip the object or array starting at the current '{' / '[', checking its syntax. */
+static int skip_composite(struct ps *ps, int depth)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	bool obj = peekc(ps) == '{', first = true, more;
+	struct jv v;
+	int err;
 
-	if (!it) {
-		rd__fail(r, "missing field \"%s\"", key);
-		return -EINVAL;
+	if (depth >= MAX_DEPTH) {
+		struct pos at = ps->s.at;
+
+		return fail_at(ps, &at, "not valid JSON: nested deeper than %d levels", MAX_DEPTH);
 	}
-	if (!cJSON_IsBool(it)) {
-		rd__fail(r, "field \"%s\" is %s, expected true or false", key, json_type_name(it));
-		return -EINVAL;
+	advance(ps);
+	for (;;) {
+		if ((err = next_item(ps, obj, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		if ((err = read_value(ps, &v, depth + 1)))
+			return err;
 	}
-	*out = cJSON_IsTrue(it);
+}
+
+/* ---- the DHAT structure --------------------------------------------------------------- */
+
+static int fs_put(struct ps *ps, size_t i, uint32_t v)
+{
+	if (i >= ps->fsb_cap) {
+		size_t cap = ps->fsb_cap ? ps->fsb_cap * 2 : 64;
+		uint32_t *nb = realloc(ps->fsb, cap * sizeof(*nb));
+
+		if (!nb)
+			return nomem(ps);
+		ps->fsb = nb;
+		ps->fsb_cap = cap;
+	}
+	ps->fsb[i] = v;
 	return 0;
 }
 
-static const cJSON *get_array(struct rd *r, const cJSON *obj, const char *where, const char *key)
+/* fs := '[' index { ',' index } ']'  -- into ps->fsb. A content problem goes to ps->pp_err
+ * and sets *bad; the array is still read to its end. */
+static int parse_fs(struct ps *ps, size_t k, size_t *cnt, bool *bad)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	bool first = true, more;
+	struct jv v;
+	size_t i = 0;
+	int err;
 
-	if (!it) {
-		rd__fail(r, "%smissing field \"%s\"", where, key);
-		return NULL;
+	advance(ps); /* '[' */
+	for (;; i++) {
+		if ((err = next_item(ps, false, &first, &more)))
+			return err;
+		if (!more)
+			break;
+		if ((err = read_value(ps, &v, 4)))
+			return err;
+		if (*bad)
+			continue;
+		if (!v.u64_ok) {
+			defer(&ps->pp_err, k, &v.at, false,
+			      "pps[%zu]: fs[%zu] is %s, expected a frame index", k, i,
+			      describe(&v));
+			*bad = true;
+		} else if (v.u >= UINT32_MAX) {
+			defer(&ps->pp_err, k, &v.at, false,
+			      "pps[%zu]: fs[%zu] = %llu is out of range", k, i,
+			      (unsigned long long)v.u);
+			*bad = true;
+		} else if ((err = fs_put(ps, i, (uint32_t)v.u))) {
+			return err;
+		}
 	}
-	if (!cJSON_IsArray(it)) {
-		rd__fail(r, "%sfield \"%s\" is %s, expected an array", where, key,
-			 json_type_name(it));
-		return NULL;
-	}
-	return it;
+	*cnt = i;
+	return 0;
 }
+
+/* acc := '[' count-or-run { ',' count-or-run } ']'  -- checked, not kept. The viewer asserts
+ * on a count above 0xffff; -N starts a run of N equal values. */
+static int parse_acc(struct ps *ps, size_t k, bool *bad)
+{
+	bool first = true, more;
+	struct jv v;
+	int err;
+
+	advance(ps); /* '[' */
+	for (size_t i = 0;; i++) {
+		if ((err = next_item(ps, false, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		if ((err = read_value(ps, &v, 4)))
+			return err;
+		if (*bad)
+			continue;
+		/* range first: casting an out-of-range double is undefined */
+		if (v.t != JT_NUM || v.d > 65535 || v.d < -4294967296.0 ||
+		    v.d != (double)(int64_t)v.d) {
+			defer(
+			    &ps->pp_err, k, &v.at, false,
+			    "pps[%zu]: acc[%zu] is not an access count (0..65535) or a run length",
+			    k, i);
+			*bad = true;
+		}
+	}
+}
+
+static int pp_key(const char *s)
+{
+	for (int i = 0; i < F_CNT; i++)
+		if (!strcmp(s, PP_KEYS[i]))
+			return i;
+	return -1;
+}
+
+/* Make room for PP k in p->pps and ps->meta. */
+static int pps_grow(struct ps *ps, size_t k)
+{
+	struct dhat_profile *p = ps->p;
+
+	if (k < ps->pp_cap)
+		return 0;
+	size_t cap = ps->pp_cap ? ps->pp_cap * 2 : 64;
+	struct dhat_pp *np = realloc(p->pps, cap * sizeof(*np));
+
+	if (!np)
+		return nomem(ps);
+	p->pps = np;
+	struct ppmeta *nm = realloc(ps->meta, cap * sizeof(*nm));
+
+	if (!nm)
+		return nomem(ps);
+	ps->meta = nm;
+	ps->pp_cap = cap;
+	return 0;
+}
+
+/* pp := '{' { key ':' value } '}'  with the keys tb tbk tl mb mbk gb gbk eb ebk rb wb acc fs.
+ * Kept as p->pps[k] unless a content error was found in it. */
+static int parse_pp(struct ps *ps, size_t k)
+{
+	struct dhat_profile *p = ps->p;
+	struct dhat_pp pp = {0};
+	struct ppmeta meta = {.at = ps->s.at};
+	bool first = true, more, bad = false;
+	struct jv v;
+	int err, key;
+
+	if (skip_ws(ps) != '{') {
+		if ((err = read_value(ps, &v, 3)))
+			return err;
+		defer(&ps->pp_err, k, &v.at, false, "pps[%zu] is %s, expected an object", k,
+		      describe(&v));
+		return 0;
+	}
+	meta.at = ps->s.at;
+	advance(ps);
+	for (;;) {
+		if ((err = next_item(ps, true, &first, &more)))
+			goto cleanup;
+		if (!more)
+			break;
+		key = pp_key(ps->sb);
+		if (key >= 0 && (meta.have & (1u << key)) && !bad) {
+			struct pos at = ps->s.at;
+
+			defer(&ps->pp_err, k, &at, false, "pps[%zu]: key \"%s\" given twice", k,
+			      PP_KEYS[key]);
+			bad = true;
+		}
+		if (key >= 0)
+			meta.have |= 1u << key;
+		if ((key == F_FS || key == F_ACC) && !bad && skip_ws(ps) == '[') {
+			err = key == F_FS ? parse_fs(ps, k, &pp.fs_cnt, &bad)
+					  : parse_acc(ps, k, &bad);
+			if (err)
+				goto cleanup;
+			continue;
+		}
+		if ((err = read_value(ps, &v, 3)))
+			goto cleanup;
+		if (key < 0 || bad)
+			continue;
+		if (key == F_FS || key == F_ACC) {
+			defer(&ps->pp_err, k, &v.at, false,
+			      "pps[%zu]: field \"%s\" is %s, expected an array", k, PP_KEYS[key],
+			      describe(&v));
+			bad = true;
+		} else if (!v.u64_ok) {
+			defer(&ps->pp_err, k, &v.at, false,
+			      "pps[%zu]: field \"%s\" is %s, expected a non-negative integer", k,
+			      PP_KEYS[key], describe(&v));
+			bad = true;
+		} else {
+			uint64_t *dst[] = {&pp.tb,  &pp.tbk, &pp.tl,  &pp.mb, &pp.mbk, &pp.gb,
+					   &pp.gbk, &pp.eb,  &pp.ebk, &pp.rb, &pp.wb};
+			*dst[key] = v.u;
+		}
+	}
+	if (bad || ps->pp_err.set)
+		return 0; /* nothing after the first bad PP is kept */
+	if ((err = pps_grow(ps, k)))
+		goto cleanup;
+	pp.has_tl = meta.have & (1u << F_TL);
+	pp.fs = malloc((pp.fs_cnt ? pp.fs_cnt : 1) * sizeof(*pp.fs));
+	if (!pp.fs) {
+		err = nomem(ps);
+		goto cleanup;
+	}
+	if (pp.fs_cnt)
+		memcpy(pp.fs, ps->fsb, pp.fs_cnt * sizeof(*pp.fs));
+	p->pps[k] = pp;
+	ps->meta[k] = meta;
+	p->pp_cnt = k + 1;
+	return 0;
+cleanup:
+	return err;
+}
+
+/* pps := '[' { pp } ']' */
+static int parse_pps(struct ps *ps)
+{
+	bool first = true, more;
+	struct jv v;
+	int err;
+
+	advance(ps); /* '[' */
+	for (size_t k = 0;; k++) {
+		if ((err = next_item(ps, false, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		if (ps->pp_err.set)
+			err = read_value(ps, &v, 2); /* syntax only from here on */
+		else
+			err = parse_pp(ps, k);
+		if (err)
+			return err;
+	}
+}
+
+/* ftbl := '[' { string } ']' */
+static int parse_ftbl(struct ps *ps)
+{
+	struct dhat_profile *p = ps->p;
+	bool first = true, more;
+	struct jv v;
+	int err;
+
+	advance(ps); /* '[' */
+	for (size_t i = 0;; i++) {
+		if ((err = next_item(ps, false, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		if ((err = read_value(ps, &v, 2)))
+			return err;
+		if (ps->ftbl_err.set)
+			continue;
+		if (v.t != JT_STR) {
+			defer(&ps->ftbl_err, i, &v.at, false, "ftbl[%zu] is %s, expected a string",
+			      i, describe(&v));
+			continue;
+		}
+		if (i >= ps->ftbl_cap) {
+			size_t cap = ps->ftbl_cap ? ps->ftbl_cap * 2 : 256;
+			char **nf = realloc(p->ftbl, cap * sizeof(*nf));
+
+			if (!nf)
+				return nomem(ps);
+			p->ftbl = nf;
+			ps->ftbl_cap = cap;
+		}
+		p->ftbl[i] = malloc(ps->sb_len + 1);
+		if (!p->ftbl[i])
+			return nomem(ps);
+		memcpy(p->ftbl[i], ps->sb, ps->sb_len + 1);
+		p->ftbl_cnt = i + 1;
+	}
+}
+
+static int top_key(const char *s)
+{
+	for (int i = 0; i < K_CNT; i++)
+		if (!strcmp(s, TOP_KEYS[i]))
+			return i;
+	return -1;
+}
+
+/* A string-valued top-level key: keep it, or describe what came instead. */
+static int keep_str(struct ps *ps, const struct jv *v, struct tinfo *ti, char **dst)
+{
+	if (v->t != JT_STR) {
+		snprintf(ti->bad, sizeof(ti->bad), "%s", describe(v));
+		return 0;
+	}
+	*dst = strdup(ps->sb);
+	return *dst ? 0 : nomem(ps);
+}
+
+/* One top-level member's value, the key being k. */
+static int parse_member(struct ps *ps, int k)
+{
+	struct dhat_profile *p = ps->p;
+	struct tinfo *ti = &ps->top[k];
+	struct jv v;
+	int err, c = skip_ws(ps);
+
+	ti->seen = true;
+	ti->at = ps->s.at;
+	if (k == K_PPS && c == '[')
+		return parse_pps(ps);
+	if (k == K_FTBL && c == '[')
+		return parse_ftbl(ps);
+	if ((err = read_value(ps, &v, 1)))
+		return err;
+	switch (k) {
+	case K_PPS:
+	case K_FTBL:
+		snprintf(ti->bad, sizeof(ti->bad), "%s", describe(&v));
+		return 0;
+	case K_VERSION:
+		/* The viewer compares with != 2, so the string "2" passes too. */
+		if (v.t == JT_STR && strcmp(ps->sb, "2"))
+			snprintf(ti->bad, sizeof(ti->bad), "\"%.40s\"", ps->sb);
+		else if (v.t != JT_STR && !(v.u64_ok && v.u == 2))
+			snprintf(ti->bad, sizeof(ti->bad), "%s", describe(&v));
+		return 0;
+	case K_BKLT:
+	case K_BKACC:
+		if (v.t != JT_BOOL)
+			snprintf(ti->bad, sizeof(ti->bad), "%s", describe(&v));
+		else
+			*(k == K_BKLT ? &p->bklt : &p->bkacc) = v.b;
+		return 0;
+	case K_PID:
+	case K_TE:
+	case K_TG:
+	case K_TUTH:
+		if (!v.u64_ok) {
+			snprintf(ti->bad, sizeof(ti->bad), "%s", describe(&v));
+			return 0;
+		}
+		if (k == K_PID)
+			p->pid = (int64_t)v.u;
+		else
+			*(k == K_TE ? &p->te : k == K_TG ? &p->tg : &p->tuth) = v.u;
+		return 0;
+	case K_MODE:
+		return keep_str(ps, &v, ti, &p->mode);
+	case K_VERB:
+		return keep_str(ps, &v, ti, &p->verb);
+	case K_TU:
+		return keep_str(ps, &v, ti, &p->tu);
+	case K_MTU:
+		return keep_str(ps, &v, ti, &p->mtu);
+	case K_BU:
+		return keep_str(ps, &v, ti, &p->bu);
+	case K_BSU:
+		return keep_str(ps, &v, ti, &p->bsu);
+	case K_BKSU:
+		return keep_str(ps, &v, ti, &p->bksu);
+	case K_CMD:
+		return keep_str(ps, &v, ti, &p->cmd);
+	}
+	return 0;
+}
+
+/* text := [BOM] ws value ws EOF, the value being the DHAT object
+ *	{ "dhatFileVersion": 2, "mode": ..., "pps": [...], "ftbl": [...], ... } */
+static int parse_text(struct ps *ps)
+{
+	bool first = true, more;
+	struct jv v;
+	int c, k, err;
+
+	/* FileReader drops a UTF-8 BOM before JSON.parse sees the text: do the same. */
+	if (peekc(ps) == 0xef) {
+		advance(ps);
+		if (peekc(ps) != 0xbb)
+			return syntax(ps, "a UTF-8 byte-order mark");
+		advance(ps);
+		if (peekc(ps) != 0xbf)
+			return syntax(ps, "a UTF-8 byte-order mark");
+		advance(ps);
+		ps->s.at.col = 1;
+	}
+	c = skip_ws(ps);
+	if (c < 0) {
+		if (ps->io_err)
+			return ps->io_err;
+		fail_at(ps, NULL, "empty file, expected a DHAT JSON object");
+		return -EINVAL;
+	}
+	ps->top_at = ps->s.at;
+	if (c != '{') {
+		if ((err = read_value(ps, &v, 0)))
+			return err;
+		ps->top_type = v.t;
+	} else {
+		ps->top_type = JT_OBJ;
+		advance(ps);
+		for (;;) {
+			if ((err = next_item(ps, true, &first, &more)))
+				return err;
+			if (!more)
+				break;
+			k = top_key(ps->sb);
+			if (k < 0) {
+				err = read_value(ps, &v, 1);
+			} else if (ps->top[k].seen) {
+				struct pos at = ps->s.at;
+
+				defer(&ps->dup_key, 0, &at, false, "key \"%s\" given twice",
+				      TOP_KEYS[k]);
+				err = read_value(ps, &v, 1);
+			} else {
+				err = parse_member(ps, k);
+			}
+			if (err)
+				return err;
+		}
+	}
+	if (skip_ws(ps) >= 0) {
+		struct pos at = ps->s.at;
+
+		return fail_at(ps, &at,
+			       "not valid JSON: unexpected data after the top-level "
+			       "value");
+	}
+	return ps->io_err;
+}
+
+/* ---- content checks, in the viewer's order ----------------------------------------- */
+
+static uint64_t hash_fs(const uint32_t *fs, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= fs[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ^ n;
+}
+
+/* The viewer aborts on two PPs with equal fs ("repeated location"): so do we. */
+static int check_unique_fs(struct ps *ps)
+{
+	const struct dhat_profile *p = ps->p;
+	size_t cap = 16, mask;
+	size_t *slots; /* pp index + 1 */
+	int err = 0;
+
+	while (cap < p->pp_cnt * 2)
+		cap <<= 1;
+	mask = cap - 1;
+	slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return nomem(ps);
+	for (size_t k = 0; k < p->pp_cnt; k++) {
+		const struct dhat_pp *pp = &p->pps[k];
+		size_t i = hash_fs(pp->fs, pp->fs_cnt) & mask;
+
+		for (; slots[i]; i = (i + 1) & mask) {
+			const struct dhat_pp *o = &p->pps[slots[i] - 1];
+			size_t j = slots[i] - 1;
+
+			if (o->fs_cnt == pp->fs_cnt &&
+			    !memcmp(o->fs, pp->fs, pp->fs_cnt * sizeof(*pp->fs))) {
+				err = fail_at(ps, &ps->meta[k].at,
+					      "pps[%zu]: same \"fs\" as pps[%zu] at line %u "
+					      "(a repeated location)",
+					      k, j, ps->meta[j].at.line);
+				goto cleanup;
+			}
+		}
+		slots[i] = k + 1;
+	}
+cleanup:
+	free(slots);
+	return err;
+}
+
+/* PP k's deferred checks: required counters present, frame indices in range. */
+static int check_pp(struct ps *ps, size_t k)
+{
+	const struct dhat_profile *p = ps->p;
+	const struct dhat_pp *pp = &p->pps[k];
+	const struct ppmeta *m = &ps->meta[k];
+	uint32_t need = 1u << F_TB | 1u << F_TBK | 1u << F_FS;
+
+	if (p->bklt)
+		need |=
+		    1u << F_MB | 1u << F_MBK | 1u << F_GB | 1u << F_GBK | 1u << F_EB | 1u << F_EBK;
+	if (p->bkacc)
+		need |= 1u << F_RB | 1u << F_WB;
+	for (int f = 0; f < F_CNT; f++)
+		if ((need & (1u << f)) && !(m->have & (1u << f)))
+			return fail_at(ps, &m->at, "pps[%zu]: missing field \"%s\"", k, PP_KEYS[f]);
+	for (size_t i = 0; i < pp->fs_cnt; i++)
+		if (pp->fs[i] >= p->ftbl_cnt)
+			return fail_at(ps, &m->at,
+				       "pps[%zu]: fs[%zu] = %u is out of range (ftbl has %zu "
+				       "frames)",
+				       k, i, pp->fs[i], p->ftbl_cnt);
+	return 0;
+}
+
+static int check_content(struct ps *ps)
+{
+	struct dhat_profile *p = ps->p;
+	const struct tinfo *t = ps->top;
+
+	if (ps->top_type != JT_OBJ)
+		return fail_at(ps, &ps->top_at, "top level is %s, expected an object",
+			       type_name(ps->top_type));
+	if (ps->dup_key.set)
+		return fail_at(ps, &ps->dup_key.at, "%s", ps->dup_key.msg);
+	for (int k = 0; k < K_REQUIRED_CNT; k++)
+		if (!t[k].seen)
+			return fail_at(ps, &ps->top_at, "missing field \"%s\"", TOP_KEYS[k]);
+	if (t[K_VERSION].bad[0])
+		return fail_at(ps, &t[K_VERSION].at, "dhatFileVersion is %s, expected 2",
+			       t[K_VERSION].bad);
+	/* The remaining header keys, in the order Valgrind writes them. */
+	static const enum tkey order[] = {K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_BU,
+					  K_BSU,  K_BKSU, K_CMD,  K_PID,   K_TE, K_TG,	K_TUTH};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		enum tkey k = order[i];
+		const char *want = k == K_BKLT || k == K_BKACC ? "true or false"
+				   : k == K_PID || k == K_TE || k == K_TG || k == K_TUTH
+				       ? "a non-negative integer"
+				       : "a string";
+
+		if ((k == K_TG || k == K_TUTH) && !p->bklt)
+			continue;
+		if ((k == K_TG || k == K_TUTH) && !t[k].seen)
+			return fail_at(ps, &ps->top_at,
+				       "missing field \"%s\" (required when "
+				       "\"bklt\" is true)",
+				       TOP_KEYS[k]);
+		if (t[k].bad[0])
+			return fail_at(ps, &t[k].at, "field \"%s\" is %s, expected %s", TOP_KEYS[k],
+				       t[k].bad, want);
+	}
+	if (t[K_FTBL].bad[0])
+		return fail_at(ps, &t[K_FTBL].at, "field \"ftbl\" is %s, expected an array",
+			       t[K_FTBL].bad);
+	if (ps->ftbl_err.set)
+		return fail_at(ps, &ps->ftbl_err.at, "%s", ps->ftbl_err.msg);
+	if (t[K_PPS].bad[0])
+		return fail_at(ps, &t[K_PPS].at, "field \"pps\" is %s, expected an array",
+			       t[K_PPS].bad);
+	/* PPs before the first bad one may still lack a field or point outside ftbl. */
+	for (size_t k = 0; k < p->pp_cnt; k++) {
+		int err = check_pp(ps, k);
+
+		if (err)
+			return err;
+		p->total_bytes += p->pps[k].tb;
+		p->total_blocks += p->pps[k].tbk;
+		p->gmax_bytes += p->pps[k].gb;
+		p->gmax_blocks += p->pps[k].gbk;
+		p->end_bytes += p->pps[k].eb;
+		p->end_blocks += p->pps[k].ebk;
+		p->total_reads += p->pps[k].rb;
+		p->total_writes += p->pps[k].wb;
+	}
+	if (ps->pp_err.set)
+		return fail_at(ps, &ps->pp_err.at, "%s", ps->pp_err.msg);
+	return check_unique_fs(ps);
+}
+
+/* ---- entry points ---------------------------------------------------------------------- */
 
 void dhat_profile__free(struct dhat_profile *p)
 {
@@ -191,394 +1230,101 @@ const char *dhat_profile__frame(const struct dhat_profile *p, uint32_t i)
 	return i < p->ftbl_cnt ? p->ftbl[i] : "???";
 }
 
-static uint64_t hash_fs(const uint32_t *fs, size_t n)
+/* Parse everything ps->s delivers into a new profile. */
+static struct dhat_profile *parse(struct ps *ps)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= fs[i];
-		h *= 0x100000001b3ull;
-	}
-	return h ^ n;
-}
-
-/* The viewer aborts on two PPs with equal fs ("repeated location"): so do we. */
-static int check_unique_fs(struct rd *r, const struct dhat_profile *p)
-{
-	size_t cap = 16, mask;
-	size_t *slots; /* pp index + 1 */
-	int err = 0;
-
-	while (cap < p->pp_cnt * 2)
-		cap <<= 1;
-	mask = cap - 1;
-	slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (size_t k = 0; k < p->pp_cnt; k++) {
-		const struct dhat_pp *pp = &p->pps[k];
-		size_t i = hash_fs(pp->fs, pp->fs_cnt) & mask;
-
-		for (; slots[i]; i = (i + 1) & mask) {
-			const struct dhat_pp *o = &p->pps[slots[i] - 1];
-
-			if (o->fs_cnt == pp->fs_cnt &&
-			    !memcmp(o->fs, pp->fs, pp->fs_cnt * sizeof(*pp->fs))) {
-				rd__fail(r, "pps[%zu]: same \"fs\" as pps[%zu] (a repeated location)",
-					 k, slots[i] - 1);
-				err = -EINVAL;
-				goto cleanup;
-			}
-		}
-		slots[i] = k + 1;
-	}
-cleanup:
-	free(slots);
-	return err;
-}
-
-static int read_pp(struct rd *r, const struct dhat_profile *p, const cJSON *jpp, size_t k,
-		   struct dhat_pp *pp)
-{
-	char where[48];
-	const cJSON *fs, *acc, *it;
-	size_t i = 0;
+	struct dhat_profile *p;
 	int err;
 
-	snprintf(where, sizeof(where), "pps[%zu]: ", k);
-	if (!cJSON_IsObject(jpp)) {
-		rd__fail(r, "pps[%zu] is %s, expected an object", k, json_type_name(jpp));
-		return -EINVAL;
-	}
-	if ((err = get_u64(r, jpp, where, "tb", true, &pp->tb, NULL)) ||
-	    (err = get_u64(r, jpp, where, "tbk", true, &pp->tbk, NULL)) ||
-	    (err = get_u64(r, jpp, where, "tl", false, &pp->tl, &pp->has_tl)))
-		return err;
-	if (p->bklt &&
-	    ((err = get_u64(r, jpp, where, "mb", true, &pp->mb, NULL)) ||
-	     (err = get_u64(r, jpp, where, "mbk", true, &pp->mbk, NULL)) ||
-	     (err = get_u64(r, jpp, where, "gb", true, &pp->gb, NULL)) ||
-	     (err = get_u64(r, jpp, where, "gbk", true, &pp->gbk, NULL)) ||
-	     (err = get_u64(r, jpp, where, "eb", true, &pp->eb, NULL)) ||
-	     (err = get_u64(r, jpp, where, "ebk", true, &pp->ebk, NULL))))
-		return err;
-	if (p->bkacc && ((err = get_u64(r, jpp, where, "rb", true, &pp->rb, NULL)) ||
-			 (err = get_u64(r, jpp, where, "wb", true, &pp->wb, NULL))))
-		return err;
-
-	/* acc (Valgrind heap mode): the viewer asserts on a count above 0xffff. */
-	acc = cJSON_GetObjectItemCaseSensitive(jpp, "acc");
-	if (acc) {
-		if (!cJSON_IsArray(acc)) {
-			rd__fail(r, "pps[%zu]: field \"acc\" is %s, expected an array", k,
-				 json_type_name(acc));
-			return -EINVAL;
-		}
-		cJSON_ArrayForEach(it, acc) {
-			double d = it->valuedouble;
-
-			/* -N starts a run of N equal values; others are counts <= 65535 */
-			if (!cJSON_IsNumber(it) || d != (double)(int64_t)d || d > 65535 ||
-			    d < -4294967296.0) {
-				rd__fail(r, "pps[%zu]: acc[%zu] is not an access count (0..65535) "
-					    "or a run length", k, i);
-				return -EINVAL;
-			}
-			i++;
-		}
-		i = 0;
-	}
-
-	fs = get_array(r, jpp, where, "fs");
-	if (!fs)
-		return -EINVAL;
-	pp->fs_cnt = (size_t)cJSON_GetArraySize(fs);
-	pp->fs = calloc(pp->fs_cnt ? pp->fs_cnt : 1, sizeof(*pp->fs));
-	if (!pp->fs)
-		return -ENOMEM;
-	cJSON_ArrayForEach(it, fs) {
-		uint64_t v;
-
-		if (!as_u64(it, &v)) {
-			rd__fail(r, "pps[%zu]: fs[%zu] is %s, expected a frame index", k, i,
-				 json_type_name(it));
-			return -EINVAL;
-		}
-		if (v >= p->ftbl_cnt) {
-			rd__fail(r, "pps[%zu]: fs[%zu] = %llu is out of range (ftbl has %zu frames)",
-				 k, i, (unsigned long long)v, p->ftbl_cnt);
-			return -EINVAL;
-		}
-		pp->fs[i++] = (uint32_t)v;
-	}
-	return 0;
-}
-
-static int read_profile(struct rd *r, const cJSON *root, struct dhat_profile *p)
-{
-	const cJSON *ver, *pps, *ftbl, *it;
-	uint64_t pid;
-	size_t i;
-	int err;
-
-	if (!cJSON_IsObject(root)) {
-		rd__fail(r, "top level is %s, expected an object", json_type_name(root));
-		return -EINVAL;
-	}
-	/* The viewer checks presence of all required keys first, in this order. */
-	static const char *const required[] = { "dhatFileVersion", "mode", "verb", "bklt", "bkacc",
-						"tu", "Mtu", "cmd", "pid", "te", "pps", "ftbl" };
-	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
-		if (!cJSON_HasObjectItem(root, required[i])) {
-			rd__fail(r, "missing field \"%s\"", required[i]);
-			return -EINVAL;
-		}
-	}
-	ver = cJSON_GetObjectItemCaseSensitive(root, "dhatFileVersion");
-	/* The viewer compares with != 2, so the string "2" passes too. */
-	if (!((cJSON_IsNumber(ver) && ver->valuedouble == 2) ||
-	      (cJSON_IsString(ver) && !strcmp(ver->valuestring, "2")))) {
-		if (cJSON_IsNumber(ver))
-			rd__fail(r, "dhatFileVersion is %g, expected 2", ver->valuedouble);
-		else
-			rd__fail(r, "dhatFileVersion is %s, expected 2", json_type_name(ver));
-		return -EINVAL;
-	}
-	if ((err = get_str(r, root, "mode", true, &p->mode)) ||
-	    (err = get_str(r, root, "verb", true, &p->verb)) ||
-	    (err = get_bool(r, root, "bklt", &p->bklt)) ||
-	    (err = get_bool(r, root, "bkacc", &p->bkacc)) ||
-	    (err = get_str(r, root, "tu", true, &p->tu)) ||
-	    (err = get_str(r, root, "Mtu", true, &p->mtu)) ||
-	    (err = get_str(r, root, "bu", false, &p->bu)) ||
-	    (err = get_str(r, root, "bsu", false, &p->bsu)) ||
-	    (err = get_str(r, root, "bksu", false, &p->bksu)) ||
-	    (err = get_str(r, root, "cmd", true, &p->cmd)) ||
-	    (err = get_u64(r, root, "", "pid", true, &pid, NULL)) ||
-	    (err = get_u64(r, root, "", "te", true, &p->te, NULL)))
-		return err;
-	p->pid = (int64_t)pid;
-	if (p->bklt && ((err = get_u64(r, root, "", "tg", true, &p->tg, NULL)) ||
-			(err = get_u64(r, root, "", "tuth", true, &p->tuth, NULL))))
-		return err;
-
-	/* ftbl first: the PPs' indices are checked against it. */
-	ftbl = get_array(r, root, "", "ftbl");
-	if (!ftbl)
-		return -EINVAL;
-	p->ftbl = calloc((size_t)cJSON_GetArraySize(ftbl) + 1, sizeof(*p->ftbl));
-	if (!p->ftbl)
-		return -ENOMEM;
-	i = 0;
-	cJSON_ArrayForEach(it, ftbl) {
-		if (!cJSON_IsString(it)) {
-			rd__fail(r, "ftbl[%zu] is %s, expected a string", i, json_type_name(it));
-			return -EINVAL;
-		}
-		p->ftbl[i] = strdup(it->valuestring);
-		if (!p->ftbl[i])
-			return -ENOMEM;
-		p->ftbl_cnt = ++i;
-	}
-
-	pps = get_array(r, root, "", "pps");
-	if (!pps)
-		return -EINVAL;
-	p->pps = calloc((size_t)cJSON_GetArraySize(pps) + 1, sizeof(*p->pps));
-	if (!p->pps)
-		return -ENOMEM;
-	i = 0;
-	cJSON_ArrayForEach(it, pps) {
-		struct dhat_pp *pp = &p->pps[i];
-
-		p->pp_cnt = i + 1; /* so that free() sees pp->fs even on failure */
-		err = read_pp(r, p, it, i, pp);
-		if (err)
-			return err;
-		p->total_bytes += pp->tb;
-		p->total_blocks += pp->tbk;
-		p->gmax_bytes += pp->gb;
-		p->gmax_blocks += pp->gbk;
-		p->end_bytes += pp->eb;
-		p->end_blocks += pp->ebk;
-		i++;
-	}
-	return check_unique_fs(r, p);
-}
-
-/* "line L, column C" of position pos in text. */
-static void locate(const char *text, size_t pos, size_t *line, size_t *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < pos; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
-struct dhat_profile *dhat_profile__parse(const char *text, size_t len, const char *name, char *err,
-					 size_t errsz)
-{
-	struct rd r = { .name = name ? name : "<input>", .err = err, .errsz = errsz };
-	struct dhat_profile *p = NULL;
-	const char *end = NULL;
-	cJSON *root = NULL;
-	size_t line, col;
-	int ret;
-
-	if (err && errsz)
-		err[0] = '\0';
-	/* FileReader drops a UTF-8 BOM before JSON.parse sees the text: do the same. */
-	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
-		text += 3;
-		len -= 3;
-	}
-	size_t ws = 0;
-
-	while (ws < len && strchr(" \t\r\n", text[ws]) && text[ws])
-		ws++;
-	if (ws == len) {
-		rd__fail(&r, "empty file, expected a DHAT JSON object");
-		ret = -EINVAL;
+	if (ps->err && ps->errsz)
+		ps->err[0] = '\0';
+	ps->s.at = (struct pos){1, 1};
+	p = ps->p = calloc(1, sizeof(*p));
+	if (!p || !(p->path = strdup(ps->name))) {
+		err = -ENOMEM;
+		fail_at(ps, NULL, "out of memory");
 		goto cleanup;
 	}
-	root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-	if (!root) {
-		size_t pos = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+	err = parse_text(ps);
+	if (!err)
+		err = check_content(ps);
+	if (!err && p->ftbl_cnt < ps->ftbl_cap) {
+		/* Give back the growth slack of the two big arrays. */
+		char **nf = realloc(p->ftbl, (p->ftbl_cnt ? p->ftbl_cnt : 1) * sizeof(*nf));
 
-		locate(text, pos, &line, &col);
-		rd__fail(&r, "not valid JSON (line %zu, column %zu)", line, col);
-		ret = -EINVAL;
-		goto cleanup;
+		if (nf)
+			p->ftbl = nf;
 	}
-	for (size_t pos = (size_t)(end - text); pos < len; pos++) {
-		if (!strchr(" \t\r\n", text[pos]) || !text[pos]) {
-			locate(text, pos, &line, &col);
-			rd__fail(&r, "not valid JSON: unexpected data after the top-level value "
-				     "(line %zu, column %zu)", line, col);
-			ret = -EINVAL;
-			goto cleanup;
-		}
-	}
+	if (!err && p->pp_cnt < ps->pp_cap) {
+		struct dhat_pp *np = realloc(p->pps, (p->pp_cnt ? p->pp_cnt : 1) * sizeof(*np));
 
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		ret = -ENOMEM;
-		goto cleanup;
+		if (np)
+			p->pps = np;
 	}
-	p->path = strdup(r.name);
-	if (!p->path) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
-	ret = read_profile(&r, root, p);
-
 cleanup:
-	cJSON_Delete(root);
-	if (ret) {
-		if (ret == -ENOMEM && err && errsz && !err[0])
-			rd__fail(&r, "out of memory");
+	free(ps->sb);
+	free(ps->fsb);
+	free(ps->meta);
+	if (err) {
+		if (err == -ENOMEM && ps->err && ps->errsz && !ps->err[0])
+			fail_at(ps, NULL, "out of memory");
 		dhat_profile__free(p);
-		errno = -ret;
+		errno = -err;
 		return NULL;
 	}
 	return p;
 }
 
-/* Read the whole file, inflating it if it is gzip. */
-static int slurp(struct rd *r, const char *path, char **out, size_t *out_len)
+struct dhat_profile *dhat_profile__parse(const char *text, size_t len, const char *name, char *err,
+					 size_t errsz)
 {
-	size_t len = 0, cap = 1 << 16;
-	char *buf = NULL, *nbuf;
-	gzFile gz = NULL;
-	int fd, n, err = 0, zerr;
+	struct ps ps = {.name = name ? name : "<input>", .err = err, .errsz = errsz};
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		rd__fail(r, "cannot open: %s", strerror(errno));
-		return err;
-	}
-	gz = gzdopen(fd, "rb");
-	if (!gz) {
-		close(fd);
-		rd__fail(r, "cannot read: out of memory");
-		return -ENOMEM;
-	}
-	buf = malloc(cap + 1);
-	if (!buf) {
-		err = -ENOMEM;
-		rd__fail(r, "cannot read: out of memory");
-		goto cleanup;
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap >= MAX_TEXT_SZ) {
-				err = -EFBIG;
-				rd__fail(r, "larger than %zu bytes", MAX_TEXT_SZ);
-				goto cleanup;
-			}
-			cap *= 2;
-			nbuf = realloc(buf, cap + 1);
-			if (!nbuf) {
-				err = -ENOMEM;
-				rd__fail(r, "cannot read: out of memory");
-				goto cleanup;
-			}
-			buf = nbuf;
-		}
-		errno = 0;
-		n = gzread(gz, buf + len, (unsigned)(cap - len < (1u << 30) ? cap - len : 1u << 30));
-		if (n < 0) {
-			const char *msg = gzerror(gz, &zerr);
-
-			if (zerr == Z_ERRNO) {
-				err = errno ? -errno : -EIO;
-				rd__fail(r, "cannot read: %s", strerror(-err));
-			} else {
-				err = -EINVAL;
-				rd__fail(r, "corrupt gzip data: %s", msg);
-			}
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	buf = NULL;
-cleanup:
-	free(buf);
-	gzclose(gz);
-	return err;
+	ps.s.buf = (const unsigned char *)text;
+	ps.s.len = len;
+	return parse(&ps);
 }
 
 struct dhat_profile *dhat_profile__load(const char *path, char *err, size_t errsz)
 {
-	struct rd r = { .name = path, .err = err, .errsz = errsz };
-	struct dhat_profile *p;
-	char *text = NULL;
-	size_t len = 0;
-	int ret;
+	struct ps ps = {.name = path, .err = err, .errsz = errsz};
+	struct dhat_profile *p = NULL;
+	struct stat st;
+	int fd, ret = 0;
 
 	if (err && errsz)
 		err[0] = '\0';
-	ret = slurp(&r, path, &text, &len);
-	if (ret) {
-		errno = -ret;
-		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		fail_at(&ps, NULL, "cannot open: %s", strerror(errno));
+		goto cleanup;
 	}
-	p = dhat_profile__parse(text, len, path, err, errsz);
-	ret = p ? 0 : -errno;
-	free(text);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		fail_at(&ps, NULL, "cannot read: %s", strerror(EISDIR));
+		close(fd);
+		goto cleanup;
+	}
+	/* gzread passes a plain file through unchanged, so one path serves both. */
+	ps.s.gz = gzdopen(fd, "rb");
+	ps.s.win = malloc(WIN_SZ);
+	if (!ps.s.gz || !ps.s.win) {
+		if (!ps.s.gz)
+			close(fd);
+		ret = -ENOMEM;
+		fail_at(&ps, NULL, "cannot read: out of memory");
+		goto cleanup;
+	}
+	gzbuffer(ps.s.gz, WIN_SZ);
+	p = parse(&ps);
 	if (!p)
+		ret = -errno;
+cleanup:
+	if (ps.s.gz)
+		gzclose(ps.s.gz);
+	free(ps.s.win);
+	if (ret)
 		errno = -ret;
 	return p;
 }

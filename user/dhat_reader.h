@@ -8,8 +8,15 @@
  * garbage: required top-level keys; dhatFileVersion == 2; tg and tuth when bklt; tb, tbk, fs
  * per PP, plus mb mbk gb gbk eb ebk when bklt and rb wb when bkacc; counters must be
  * non-negative integers, fs an array of in-range ftbl indices, ftbl an array of strings;
- * no two PPs with equal fs. Any failure gives ONE line naming the file and the location,
- * e.g. `prof.json: pps[3]: missing field "tbk"`.
+ * no two PPs with equal fs; no known key given twice in one object. Any failure gives ONE
+ * line naming the file and the location, compiler style (byte columns):
+ *	prof.json:12:3: not valid JSON: expected ',' or '}', found ']'
+ *	prof.json:40:2: pps[3]: missing field "tbk"
+ *	prof.json: empty file, expected a DHAT JSON object        (no position to give)
+ *
+ * The reader streams: the text goes once through a small window and a hand-written JSON
+ * parser straight into these structs, never held whole and never as a JSON tree, so peak
+ * memory is about the profile's own size (1.5x a 225 MB Valgrind-layout file).
  */
 #ifndef TRACER_DHAT_READER_H
 #define TRACER_DHAT_READER_H
@@ -20,14 +27,14 @@
 
 /* One program point as read. Fields absent from the file read as 0 (see has_* flags). */
 struct dhat_pp {
-	uint64_t tb, tbk;   /* total bytes / blocks */
-	uint64_t tl;	    /* sum of lifetimes, in tu (0 if absent) */
-	uint64_t mb, mbk;   /* max (bklt) */
-	uint64_t gb, gbk;   /* at t-gmax (bklt) */
-	uint64_t eb, ebk;   /* at t-end (bklt) */
-	uint64_t rb, wb;    /* reads / writes (bkacc) */
-	bool has_tl;	    /* "tl" was present */
-	uint32_t *fs;	    /* frame indices into dhat_profile.ftbl, innermost first (owned) */
+	uint64_t tb, tbk; /* total bytes / blocks */
+	uint64_t tl;	  /* sum of lifetimes, in tu (0 if absent) */
+	uint64_t mb, mbk; /* max (bklt) */
+	uint64_t gb, gbk; /* at t-gmax (bklt) */
+	uint64_t eb, ebk; /* at t-end (bklt) */
+	uint64_t rb, wb;  /* reads / writes (bkacc) */
+	bool has_tl;	  /* "tl" was present */
+	uint32_t *fs;	  /* frame indices into dhat_profile.ftbl, innermost first (owned) */
 	size_t fs_cnt;
 };
 
@@ -39,22 +46,24 @@ struct dhat_profile {
 	char *bu, *bsu, *bksu; /* optional units (NULL if absent) */
 	char *cmd;	       /* traced command */
 	int64_t pid;
-	uint64_t te;	       /* t-end, tu */
-	uint64_t tg;	       /* t-gmax, tu (bklt only) */
-	uint64_t tuth;	       /* short-lived threshold, tu (bklt only) */
-	struct dhat_pp *pps;   /* program points, file order */
+	uint64_t te;	     /* t-end, tu */
+	uint64_t tg;	     /* t-gmax, tu (bklt only) */
+	uint64_t tuth;	     /* short-lived threshold, tu (bklt only) */
+	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
-	char **ftbl;	       /* frame strings; ftbl[0] is normally "[root]" */
+	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" */
 	size_t ftbl_cnt;
 	/* Sums over pps, computed at load. */
 	uint64_t total_bytes, total_blocks; /* Σtb, Σtbk */
 	uint64_t gmax_bytes, gmax_blocks;   /* Σgb, Σgbk: live at the global peak */
 	uint64_t end_bytes, end_blocks;	    /* Σeb, Σebk */
+	uint64_t total_reads, total_writes; /* Σrb, Σwb (bkacc) */
 };
 
 /* Read path (plain or gzip, detected by content) and validate it. On failure returns NULL,
- * sets errno (EINVAL for bad content) and writes one line, "PATH: location: problem", into
- * err (which may be NULL). The caller frees the result with dhat_profile__free. */
+ * sets errno (EINVAL for bad content, ENOENT/EISDIR/... when unreadable) and writes one
+ * line, "PATH:LINE:COL: problem", into err (which may be NULL). The caller frees the result
+ * with dhat_profile__free. */
 struct dhat_profile *dhat_profile__load(const char *path, char *err, size_t errsz);
 
 /* Same as dhat_profile__load on an in-memory text of len bytes; name labels messages. */

@@ -61,7 +61,8 @@ static const char usage_text[] =
 	"  tracer --pid PID [--duration SECONDS] [options]\n"
 	"                                              attach to a running process\n"
 	"  tracer [options] -- CMD [ARGS...]           start CMD traced, exit with its status\n"
-	"  tracer report FILE [--top N]                summarize any DHAT heap file\n"
+	"  tracer report FILE [--top N] [--sort KEY] [--json]   summarize any DHAT file\n"
+	"  tracer diff OLD NEW [--top N] [--json]      compare two DHAT files per stack\n"
 	"  tracer export FILE [--format pprof|folded|svg] [-o OUT]\n"
 	"                                              convert a DHAT file for other tools\n"
 	"\n"
@@ -94,6 +95,8 @@ static const char usage_text[] =
 	"  sudo tracer -o app.json -- ./my-embedder --serve\n"
 	"  sudo tracer --pid 4242 --duration 10\n"
 	"  tracer report dhat-heap-grep-pipeline.json --top 20\n"
+	"  tracer diff before/dhat-heap-grep-pipeline.json after/dhat-heap-grep-pipeline.json\n"
+	"  tracer export dhat-heap-cmdsubst.json --format svg\n"
 	"\n"
 	"Exit status:\n"
 	"  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes\n"
@@ -1060,6 +1063,8 @@ int main(int argc, char **argv)
 		return cli_report(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "export"))
 		return cli_export(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return cli_diff(argc - 1, argv + 1);
 
 	while ((opt = getopt_long(argc, argv, "+w:p:d:o:t:f:qvVh", longopts, NULL)) != -1) {
 		switch (opt) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * report - the seed harness's summary (alloc_profile.rs, report() and top_program_points())
- * printed from any DHAT v2 heap file loaded by dhat_reader.
+ * printed from any DHAT v2 file loaded by dhat_reader, as text or JSON.
  *
- * Output, byte for byte the seed's layout (widths included):
+ * Text, the seed's layout byte for byte for a heap file (widths included), plus the lines
+ * the file can answer:
  *
  *	<blank line>
  *	==============================================================
@@ -12,32 +13,44 @@
  *	--------------------------------------------------------------
  *	  total allocations : %12llu   (%12.0f per iter)    (the parenthesis only with N > 0)
  *	  total bytes       : %12llu   (%12.0f per iter)
- *	  peak live blocks  : %12llu                        (Σgbk)
- *	  peak live bytes   : %12llu                        (Σgb)
+ *	  peak live blocks  : %12llu                        (Σgbk; bklt only)
+ *	  peak live bytes   : %12llu                        (Σgb;  bklt only)
+ *	  end live blocks   : %12llu                        (Σebk; bklt only)
+ *	  end live bytes    : %12llu                        (Σeb;  bklt only)
+ *	  total reads       : %12llu                        (Σrb;  bkacc only)
+ *	  total writes      : %12llu                        (Σwb;  bkacc only)
  *	<blank line>
  *	  top program points by TOTAL BYTES
  *	    %12llu B  %9llu allocs   SITE
  *	<blank line>
  *	  top program points by ALLOCATION COUNT
  *	    %9llu allocs  %12llu B   SITE
+ *	[<blank line> and a third table with --sort peak|end|lifetime]
+ *
+ * Units: a file's "bsu"/"bksu" (ad-hoc: "units"/"events") replace bytes/B and
+ * allocations/allocs; a file whose verb is not "Allocated" (copy mode) counts "blocks".
  *
  * SITE is the first frame that is not allocation plumbing, plus its caller, joined by
  * "  <-  ", each with the "0xADDR: " prefix removed; "<unattributed>" for an empty stack.
  * Per-iteration figures are total/N printed with %.0f, which rounds half to even on the
  * exact binary value exactly like Rust's {:.0}.
+ *
+ * JSON: one object (see report__print_json below); counters are exact integers.
  */
 #include "report.h"
 
+#include <ctype.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "dhat_reader.h"
 
 #define DEFAULT_TOP 12
-#define SITE_SEP "  <-  "
+#define SITE_SEP    "  <-  "
 
 enum plumbing_match {
 	MATCH_PREFIX, /* the cleaned frame starts with the pattern */
@@ -56,54 +69,86 @@ struct plumbing {
  * visible. Extend this table (or pass report_opts.skip) to hide more.
  */
 static const struct plumbing PLUMBING[] = {
-	/* the seed's list */
-	{ "alloc::", MATCH_PREFIX },
-	{ "<alloc::", MATCH_PREFIX },
-	{ "core::", MATCH_PREFIX },
-	{ "<core::", MATCH_PREFIX },
-	{ "std::", MATCH_PREFIX },
-	{ "<std::", MATCH_PREFIX },
-	{ "hashbrown::", MATCH_PREFIX },
-	{ "<hashbrown::", MATCH_PREFIX },
-	{ "__rust", MATCH_PREFIX },
-	{ "malloc", MATCH_SYMBOL },
-	{ "realloc", MATCH_SYMBOL },
-	{ "dhat::", MATCH_PREFIX },
-	{ "<dhat::", MATCH_PREFIX }, /* dhat-rs keeps "<dhat::Alloc as ...GlobalAlloc>::alloc" */
-	/* C allocator entry points and libc helpers that allocate */
-	{ "calloc", MATCH_SYMBOL },
-	{ "reallocarray", MATCH_SYMBOL },
-	{ "free", MATCH_SYMBOL },
-	{ "posix_memalign", MATCH_SYMBOL },
-	{ "aligned_alloc", MATCH_SYMBOL },
-	{ "memalign", MATCH_SYMBOL },
-	{ "valloc", MATCH_SYMBOL },
-	{ "pvalloc", MATCH_SYMBOL },
-	{ "strdup", MATCH_SYMBOL },
-	{ "strndup", MATCH_SYMBOL },
-	{ "asprintf", MATCH_SYMBOL },
-	{ "vasprintf", MATCH_SYMBOL },
-	{ "getline", MATCH_SYMBOL },
-	{ "getdelim", MATCH_SYMBOL },
-	{ "open_memstream", MATCH_SYMBOL },
-	/* glibc internals */
-	{ "__libc_", MATCH_PREFIX },
-	{ "_int_", MATCH_PREFIX },
+    /* Rust: the seed's list, plus dhat-rs's kept allocator frame and __rg_alloc */
+    {"alloc::", MATCH_PREFIX},
+    {"<alloc::", MATCH_PREFIX},
+    {"core::", MATCH_PREFIX},
+    {"<core::", MATCH_PREFIX},
+    {"std::", MATCH_PREFIX}, /* also C++'s std::allocator, std::vector::_M_... */
+    {"<std::", MATCH_PREFIX},
+    {"hashbrown::", MATCH_PREFIX},
+    {"<hashbrown::", MATCH_PREFIX},
+    {"__rust", MATCH_PREFIX},
+    {"__rg_", MATCH_PREFIX},
+    {"dhat::", MATCH_PREFIX},
+    {"<dhat::", MATCH_PREFIX}, /* dhat-rs keeps "<dhat::Alloc as ...GlobalAlloc>::alloc" */
+    /* C allocator entry points and libc helpers that allocate */
+    {"malloc", MATCH_SYMBOL},
+    {"realloc", MATCH_SYMBOL},
+    {"calloc", MATCH_SYMBOL},
+    {"reallocarray", MATCH_SYMBOL},
+    {"free", MATCH_SYMBOL},
+    {"posix_memalign", MATCH_SYMBOL},
+    {"aligned_alloc", MATCH_SYMBOL},
+    {"memalign", MATCH_SYMBOL},
+    {"valloc", MATCH_SYMBOL},
+    {"pvalloc", MATCH_SYMBOL},
+    {"strdup", MATCH_SYMBOL},
+    {"strndup", MATCH_SYMBOL},
+    {"asprintf", MATCH_SYMBOL},
+    {"vasprintf", MATCH_SYMBOL},
+    {"getline", MATCH_SYMBOL},
+    {"getdelim", MATCH_SYMBOL},
+    {"open_memstream", MATCH_SYMBOL},
+    /* glibc internals */
+    {"__libc_", MATCH_PREFIX},
+    {"_int_", MATCH_PREFIX},
+    {"__GI_", MATCH_PREFIX},
+    {"tcache_", MATCH_PREFIX},
+    {"sysmalloc", MATCH_SYMBOL},
+    /* Valgrind copy mode's replaced functions: the site is their caller */
+    {"memcpy", MATCH_SYMBOL},
+    {"memmove", MATCH_SYMBOL},
+    {"mempcpy", MATCH_SYMBOL},
+    {"bcopy", MATCH_SYMBOL},
+    {"strcpy", MATCH_SYMBOL},
+    {"strncpy", MATCH_SYMBOL},
+    {"strlcpy", MATCH_SYMBOL},
+    {"stpcpy", MATCH_SYMBOL},
+    {"stpncpy", MATCH_SYMBOL},
+    {"wcscpy", MATCH_SYMBOL},
+    {"__memcpy_chk", MATCH_SYMBOL},
+    {"__memmove_chk", MATCH_SYMBOL},
+    {"__strcpy_chk", MATCH_SYMBOL},
+    {"__stpcpy_chk", MATCH_SYMBOL},
+    /* C++: operator new/new[]/delete demangled or not, libstdc++'s allocators */
+    {"operator new", MATCH_PREFIX},
+    {"operator delete", MATCH_PREFIX},
+    {"_Znw", MATCH_PREFIX}, /* _Znwm, _ZnwmRKSt9nothrow_t, _ZnwmSt11align_val_t */
+    {"_Zna", MATCH_PREFIX}, /* _Znam ... */
+    {"_Zdl", MATCH_PREFIX},
+    {"_Zda", MATCH_PREFIX},
+    {"__gnu_cxx::new_allocator", MATCH_PREFIX},
+    {"__gnu_cxx::__new_allocator", MATCH_PREFIX},
+    {"__gnu_cxx::__alloc_traits", MATCH_PREFIX},
 };
 
 /* One PP as the tables show it. */
 struct row {
-	uint64_t bytes, blocks;
-	char *site; /* owned */
+	const struct dhat_pp *pp;
+	double avg_lifetime; /* tl/tbk, 0 without blocks */
+	char *site;	     /* owned */
 };
 
-/* Strip the "0xADDR: " prefix: what remains is "symbol (file:line)". As the seed's
- * split_once(": "), so a frame without ": " stays whole. */
-static const char *clean_frame(const char *raw)
+const char *report__clean_frame(const char *raw)
 {
-	const char *p = strstr(raw, ": ");
+	const char *p = raw;
 
-	return p ? p + 2 : raw;
+	if (p[0] != '0' || p[1] != 'x' || !isxdigit((unsigned char)p[2]))
+		return raw;
+	for (p += 2; isxdigit((unsigned char)*p); p++)
+		;
+	return p[0] == ':' && p[1] == ' ' ? p + 2 : raw;
 }
 
 static bool matches(const char *frame, const char *pat, enum plumbing_match how)
@@ -118,46 +163,100 @@ static bool matches(const char *frame, const char *pat, enum plumbing_match how)
 	return frame[n] == '\0' || frame[n] == ' ' || frame[n] == '@';
 }
 
-static bool is_plumbing(const char *frame, const struct report_opts *opts)
+static bool match_any(const char *sym, const struct report_opts *opts)
 {
-	for (size_t i = 0; i < sizeof(PLUMBING) / sizeof(PLUMBING[0]); i++)
-		if (matches(frame, PLUMBING[i].pat, PLUMBING[i].how))
+	for (size_t i = 0;
+	     !(opts && opts->no_default_skip) && i < sizeof(PLUMBING) / sizeof(PLUMBING[0]); i++)
+		if (matches(sym, PLUMBING[i].pat, PLUMBING[i].how))
 			return true;
 	for (size_t i = 0; opts && i < opts->skip_cnt; i++) {
 		const char *pat = opts->skip[i];
 
-		if (!pat || !*pat)
+		if (!pat || !*pat || (pat[0] == '=' && !pat[1]))
 			continue;
-		if (pat[0] == '=' ? matches(frame, pat + 1, MATCH_SYMBOL)
-				  : matches(frame, pat, MATCH_PREFIX))
+		if (pat[0] == '=' ? matches(sym, pat + 1, MATCH_SYMBOL)
+				  : matches(sym, pat, MATCH_PREFIX))
 			return true;
 	}
 	return false;
 }
 
-/* The seed's attribution: first non-plumbing frame (or the first frame if all are), then
- * one more for context. Returns a new string or NULL. */
+bool report__is_plumbing(const char *frame, const struct report_opts *opts)
+{
+	const char *open, *sp = NULL;
+
+	if (match_any(frame, opts))
+		return true;
+	/* A demangled C++ template function names its return type first ("void std::vector<
+	 * int>::_M_realloc_insert<int>(...)"): match again after it, i.e. after the last space
+	 * before the first '(' or '<' of the symbol. */
+	open = strpbrk(frame, "(<");
+	for (const char *c = frame; open && c < open; c++)
+		if (*c == ' ')
+			sp = c;
+	return sp && sp[1] && match_any(sp + 1, opts);
+}
+
+char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts)
+{
+	size_t head = report__site_head(frames, cnt, opts);
+	char *s;
+
+	if (!cnt)
+		return strdup("<unattributed>");
+	if (head + 1 >= cnt)
+		return strdup(frames[head]);
+	if (asprintf(&s, "%s" SITE_SEP "%s", frames[head], frames[head + 1]) < 0)
+		return NULL;
+	return s;
+}
+
+size_t report__site_head(const char *const *frames, size_t cnt, const struct report_opts *opts)
+{
+	for (size_t i = 0; i < cnt; i++)
+		if (!report__is_plumbing(frames[i], opts))
+			return i;
+	return 0;
+}
+
+static const char *const SORT_NAMES[] = {
+    [REPORT_SORT_DEFAULT] = "total-bytes",
+    [REPORT_SORT_TOTAL_BYTES] = "total-bytes",
+    [REPORT_SORT_TOTAL_BLOCKS] = "total-blocks",
+    [REPORT_SORT_PEAK] = "peak",
+    [REPORT_SORT_END] = "end",
+    [REPORT_SORT_LIFETIME] = "lifetime",
+};
+
+int report__parse_sort(const char *name, enum report_sort *out)
+{
+	for (int i = REPORT_SORT_TOTAL_BYTES; i <= REPORT_SORT_LIFETIME; i++) {
+		if (!strcmp(name, SORT_NAMES[i])) {
+			*out = (enum report_sort)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *report__sort_name(enum report_sort sort)
+{
+	return sort <= REPORT_SORT_LIFETIME ? SORT_NAMES[sort] : "?";
+}
+
+/* The site of PP pp in p. */
 static char *site_of(const struct dhat_profile *p, const struct dhat_pp *pp,
 		     const struct report_opts *opts)
 {
-	const char *a, *b;
-	size_t head = 0;
+	const char **frames = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*frames));
 	char *s;
 
-	if (!pp->fs_cnt)
-		return strdup("<unattributed>");
-	for (size_t i = 0; i < pp->fs_cnt; i++) {
-		if (!is_plumbing(clean_frame(dhat_profile__frame(p, pp->fs[i])), opts)) {
-			head = i;
-			break;
-		}
-	}
-	a = clean_frame(dhat_profile__frame(p, pp->fs[head]));
-	if (head + 1 >= pp->fs_cnt)
-		return strdup(a);
-	b = clean_frame(dhat_profile__frame(p, pp->fs[head + 1]));
-	if (asprintf(&s, "%s" SITE_SEP "%s", a, b) < 0)
+	if (!frames)
 		return NULL;
+	for (size_t i = 0; i < pp->fs_cnt; i++)
+		frames[i] = report__clean_frame(dhat_profile__frame(p, pp->fs[i]));
+	s = report__site(frames, pp->fs_cnt, opts);
+	free(frames);
 	return s;
 }
 
@@ -166,36 +265,159 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 	return a > b ? -1 : a < b ? 1 : 0;
 }
 
-/* By bytes desc, then blocks desc, then site text: a total order, so qsort is stable enough
- * (rows that compare equal print identically). */
-static int cmp_by_bytes(const void *x, const void *y)
+/* The metric of a sort order for one row. */
+static int cmp_metric(const struct row *a, const struct row *b, enum report_sort s)
+{
+	switch (s) {
+	case REPORT_SORT_TOTAL_BLOCKS:
+		return cmp_u64_desc(a->pp->tbk, b->pp->tbk);
+	case REPORT_SORT_PEAK:
+		return cmp_u64_desc(a->pp->gb, b->pp->gb);
+	case REPORT_SORT_END:
+		return cmp_u64_desc(a->pp->eb, b->pp->eb);
+	case REPORT_SORT_LIFETIME:
+		return a->avg_lifetime > b->avg_lifetime ? -1 : a->avg_lifetime < b->avg_lifetime;
+	default:
+		return cmp_u64_desc(a->pp->tb, b->pp->tb);
+	}
+}
+
+/* By the metric desc, then bytes desc, then blocks desc, then site text: a total order, so
+ * qsort is stable enough (rows that compare equal print identically). ctx: the sort. */
+static int cmp_rows(const void *x, const void *y, void *ctx)
 {
 	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
-	int c = cmp_u64_desc(a->bytes, b->bytes);
+	int c = cmp_metric(a, b, *(const enum report_sort *)ctx);
 
 	if (!c)
-		c = cmp_u64_desc(a->blocks, b->blocks);
+		c = cmp_u64_desc(a->pp->tb, b->pp->tb);
+	if (!c)
+		c = cmp_u64_desc(a->pp->tbk, b->pp->tbk);
 	return c ? c : strcmp(a->site, b->site);
 }
 
-static int cmp_by_blocks(const void *x, const void *y)
+static void sort_rows(struct row **order, size_t n, enum report_sort s)
 {
-	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
-	int c = cmp_u64_desc(a->blocks, b->blocks);
-
-	if (!c)
-		c = cmp_u64_desc(a->bytes, b->bytes);
-	return c ? c : strcmp(a->site, b->site);
+	qsort_r(order, n, sizeof(*order), cmp_rows, &s);
 }
 
-int report__print(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
+/* The words a file's units give the text. */
+struct units {
+	const char *bytes;   /* "bytes" or bsu */
+	const char *b;	     /* row suffix: "B" or bsu */
+	const char *blocks;  /* "allocations", "blocks" or bksu */
+	const char *bk;	     /* row suffix: "allocs", "blocks" or bksu */
+	char bytes_hdr[64];  /* "TOTAL BYTES" */
+	char blocks_hdr[64]; /* "ALLOCATION COUNT", "NUMBER OF EVENTS" */
+};
+
+static void upper(char *s)
+{
+	for (; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+}
+
+static void units_of(const struct dhat_profile *p, struct units *u)
+{
+	bool allocs = !p->verb || !strcmp(p->verb, "Allocated");
+
+	u->bytes = p->bsu ? p->bsu : "bytes";
+	u->b = p->bsu ? p->bsu : "B";
+	u->blocks = p->bksu ? p->bksu : allocs ? "allocations" : "blocks";
+	u->bk = p->bksu ? p->bksu : allocs ? "allocs" : "blocks";
+	snprintf(u->bytes_hdr, sizeof(u->bytes_hdr), "TOTAL %s", u->bytes);
+	if (!p->bksu && allocs)
+		snprintf(u->blocks_hdr, sizeof(u->blocks_hdr), "ALLOCATION COUNT");
+	else
+		snprintf(u->blocks_hdr, sizeof(u->blocks_hdr), "NUMBER OF %s", u->blocks);
+	upper(u->bytes_hdr);
+	upper(u->blocks_hdr);
+}
+
+/* rows[i] for every PP, and order[] pointing at them. */
+static int build_rows(const struct dhat_profile *p, const struct report_opts *opts,
+		      struct row **rows_out, struct row ***order_out)
+{
+	size_t n = p->pp_cnt;
+	struct row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct row **order = calloc(n ? n : 1, sizeof(*order));
+
+	*rows_out = rows;
+	*order_out = order;
+	if (!rows || !order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		rows[i].pp = &p->pps[i];
+		rows[i].avg_lifetime =
+		    p->pps[i].tbk ? (double)p->pps[i].tl / (double)p->pps[i].tbk : 0;
+		rows[i].site = site_of(p, &p->pps[i], opts);
+		if (!rows[i].site)
+			return -ENOMEM;
+		order[i] = &rows[i];
+	}
+	return 0;
+}
+
+static void free_rows(struct row *rows, struct row **order, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		free(rows[i].site);
+	free(rows);
+	free(order);
+}
+
+static bool needs_bklt(enum report_sort s)
+{
+	return s == REPORT_SORT_PEAK || s == REPORT_SORT_END || s == REPORT_SORT_LIFETIME;
+}
+
+/* The --sort table: rows with a non-zero metric, by that metric. */
+static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
+			     size_t top, enum report_sort s, const struct units *u)
+{
+	static const char *const hdr[] = {
+	    [REPORT_SORT_PEAK] = "AT PEAK (t-gmax)",
+	    [REPORT_SORT_END] = "AT END (t-end)",
+	    [REPORT_SORT_LIFETIME] = "AVERAGE LIFETIME",
+	};
+	size_t shown = 0;
+
+	fprintf(out, "\n  top program points %s%s\n", s == REPORT_SORT_LIFETIME ? "by " : "",
+		hdr[s]);
+	sort_rows(order, n, s);
+	for (size_t i = 0; i < n && shown < top; i++) {
+		const struct row *r = order[i];
+
+		if (s == REPORT_SORT_LIFETIME) {
+			if (!r->pp->tbk)
+				continue;
+			fprintf(out, "    %12.0f %s  %9llu %s   %s\n", r->avg_lifetime,
+				p->tu ? p->tu : "tu", (unsigned long long)r->pp->tbk, u->bk,
+				r->site);
+		} else {
+			uint64_t b = s == REPORT_SORT_PEAK ? r->pp->gb : r->pp->eb;
+			uint64_t bk = s == REPORT_SORT_PEAK ? r->pp->gbk : r->pp->ebk;
+
+			if (!b && !bk)
+				continue;
+			fprintf(out, "    %12llu %s  %9llu %s   %s\n", (unsigned long long)b, u->b,
+				(unsigned long long)bk, u->bk, r->site);
+		}
+		shown++;
+	}
+}
+
+static int print_text(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
 {
 	size_t top = opts && opts->top ? opts->top : DEFAULT_TOP;
 	unsigned long iters = opts ? opts->iterations : 0;
+	enum report_sort sort = opts ? opts->sort : REPORT_SORT_DEFAULT;
 	const char *title = opts && opts->title ? opts->title : p->path;
 	struct row *rows = NULL, **order = NULL;
 	size_t n = p->pp_cnt, shown;
-	int err = 0;
+	char label[64];
+	struct units u;
+	int err;
 
 	if (!opts || !opts->title) {
 		const char *slash = strrchr(title, '/');
@@ -203,59 +425,266 @@ int report__print(FILE *out, const struct dhat_profile *p, const struct report_o
 		if (slash && slash[1])
 			title = slash + 1;
 	}
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	order = calloc(n ? n : 1, sizeof(*order));
-	if (!rows || !order) {
-		err = -ENOMEM;
+	units_of(p, &u);
+	err = build_rows(p, opts, &rows, &order);
+	if (err)
 		goto cleanup;
-	}
-	for (size_t i = 0; i < n; i++) {
-		rows[i].bytes = p->pps[i].tb;
-		rows[i].blocks = p->pps[i].tbk;
-		rows[i].site = site_of(p, &p->pps[i], opts);
-		if (!rows[i].site) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		order[i] = &rows[i];
-	}
 
 	fputs("\n==============================================================\n", out);
 	fprintf(out, "  %s\n", title);
 	if (opts && opts->unit)
 		fprintf(out, "  unit: %s x %lu\n", opts->unit, iters);
 	fputs("--------------------------------------------------------------\n", out);
-	fprintf(out, "  total allocations : %12llu", (unsigned long long)p->total_blocks);
+	snprintf(label, sizeof(label), "total %s", u.blocks);
+	fprintf(out, "  %-18s: %12llu", label, (unsigned long long)p->total_blocks);
 	if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_blocks / (double)iters);
-	fprintf(out, "\n  total bytes       : %12llu", (unsigned long long)p->total_bytes);
+	snprintf(label, sizeof(label), "total %s", u.bytes);
+	fprintf(out, "\n  %-18s: %12llu", label, (unsigned long long)p->total_bytes);
 	if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_bytes / (double)iters);
-	fprintf(out, "\n  peak live blocks  : %12llu\n", (unsigned long long)p->gmax_blocks);
-	fprintf(out, "  peak live bytes   : %12llu\n", (unsigned long long)p->gmax_bytes);
+	fputc('\n', out);
+	if (p->bklt) {
+		fprintf(out, "  peak live blocks  : %12llu\n", (unsigned long long)p->gmax_blocks);
+		fprintf(out, "  peak live bytes   : %12llu\n", (unsigned long long)p->gmax_bytes);
+		fprintf(out, "  end live blocks   : %12llu\n", (unsigned long long)p->end_blocks);
+		fprintf(out, "  end live bytes    : %12llu\n", (unsigned long long)p->end_bytes);
+	}
+	if (p->bkacc) {
+		fprintf(out, "  total reads       : %12llu\n", (unsigned long long)p->total_reads);
+		fprintf(out, "  total writes      : %12llu\n", (unsigned long long)p->total_writes);
+	}
 
 	shown = n < top ? n : top;
-	fputs("\n  top program points by TOTAL BYTES\n", out);
-	qsort(order, n, sizeof(*order), cmp_by_bytes);
+	fprintf(out, "\n  top program points by %s\n", u.bytes_hdr);
+	sort_rows(order, n, REPORT_SORT_TOTAL_BYTES);
 	for (size_t i = 0; i < shown; i++)
-		fprintf(out, "    %12llu B  %9llu allocs   %s\n",
-			(unsigned long long)order[i]->bytes, (unsigned long long)order[i]->blocks,
-			order[i]->site);
-	fputs("\n  top program points by ALLOCATION COUNT\n", out);
-	qsort(order, n, sizeof(*order), cmp_by_blocks);
+		fprintf(out, "    %12llu %s  %9llu %s   %s\n", (unsigned long long)order[i]->pp->tb,
+			u.b, (unsigned long long)order[i]->pp->tbk, u.bk, order[i]->site);
+	fprintf(out, "\n  top program points by %s\n", u.blocks_hdr);
+	sort_rows(order, n, REPORT_SORT_TOTAL_BLOCKS);
 	for (size_t i = 0; i < shown; i++)
-		fprintf(out, "    %9llu allocs  %12llu B   %s\n",
-			(unsigned long long)order[i]->blocks, (unsigned long long)order[i]->bytes,
-			order[i]->site);
+		fprintf(out, "    %9llu %s  %12llu %s   %s\n",
+			(unsigned long long)order[i]->pp->tbk, u.bk,
+			(unsigned long long)order[i]->pp->tb, u.b, order[i]->site);
+	if (needs_bklt(sort) && p->bklt)
+		print_sort_table(out, p, order, n, top, sort, &u);
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 
 cleanup:
-	for (size_t i = 0; rows && i < n; i++)
-		free(rows[i].site);
-	free(rows);
-	free(order);
+	free_rows(rows, order, n);
 	return err;
+}
+
+/* ---- JSON ----------------------------------------------------------------------------- */
+
+/* An exact unsigned integer (cJSON numbers are doubles, which lose digits above 2^53). */
+static bool json_u64(cJSON *obj, const char *key, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return cJSON_AddRawToObject(obj, key, buf) != NULL;
+}
+
+/* A ratio with at most 3 decimals, trailing zeros dropped: 1.75, 131.5, 928.667 (tl/tbk
+ * and per-iteration figures are not worth cJSON's 17 digits). */
+static bool json_ratio(cJSON *obj, const char *key, double v)
+{
+	char buf[48];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "%.3f", v);
+
+	while (n > 1 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 1 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return cJSON_AddRawToObject(obj, key, buf) != NULL;
+}
+
+static bool json_str(cJSON *obj, const char *key, const char *s)
+{
+	return cJSON_AddItemToObject(obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+/* Cleaned frames of pp as a JSON array of strings. */
+static cJSON *json_frames(const struct dhat_profile *p, const struct dhat_pp *pp)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; a && i < pp->fs_cnt; i++) {
+		cJSON *s =
+		    cJSON_CreateString(report__clean_frame(dhat_profile__frame(p, pp->fs[i])));
+
+		if (!s || !cJSON_AddItemToArray(a, s)) {
+			cJSON_Delete(s);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static cJSON *json_row(const struct dhat_profile *p, const struct row *r)
+{
+	const struct dhat_pp *pp = r->pp;
+	cJSON *o = cJSON_CreateObject(), *fr;
+	bool ok = o && json_str(o, "site", r->site) && json_u64(o, "tb", pp->tb) &&
+		  json_u64(o, "tbk", pp->tbk);
+
+	if (ok && p->bklt)
+		ok = json_u64(o, "tl", pp->tl) && json_ratio(o, "avg_lifetime", r->avg_lifetime) &&
+		     json_u64(o, "mb", pp->mb) && json_u64(o, "mbk", pp->mbk) &&
+		     json_u64(o, "gb", pp->gb) && json_u64(o, "gbk", pp->gbk) &&
+		     json_u64(o, "eb", pp->eb) && json_u64(o, "ebk", pp->ebk);
+	if (ok && p->bkacc)
+		ok = json_u64(o, "rb", pp->rb) && json_u64(o, "wb", pp->wb);
+	if (ok) {
+		fr = json_frames(p, pp);
+		ok = fr && cJSON_AddItemToObject(o, "frames", fr);
+		if (!ok)
+			cJSON_Delete(fr);
+	}
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * {"file": "prog.json", "title": ..., "mode": "heap", "verb": "Allocated", "cmd": "./prog",
+ *  "pid": 7, "bklt": true, "bkacc": true,
+ *  "units": {"time": "instrs", "Mtime": "Minstr", "bytes": "bytes", "blocks": "blocks"},
+ *  "te": 155834, "tg": 150133,                                   (tg: bklt only)
+ *  "totals": {"blocks": 7, "bytes": 526, "reads": 159, "writes": 261},  (reads/writes: bkacc)
+ *  "iterations": 4, "unit": "...", "per_iteration": {"blocks": 1.75, "bytes": 131.5},
+ *  "peak": {"blocks": 2, "bytes": 280}, "end": {"blocks": 1, "bytes": 32},  (bklt only)
+ *  "pp_count": 3, "sort": "total-bytes",
+ *  "rows": [{"site", "tb", "tbk", "tl", "avg_lifetime", "mb", "mbk", "gb", "gbk", "eb", "ebk",
+ *            "rb", "wb", "frames": [cleaned frame text, innermost first]}]}
+ * rows: the top N by the sort metric, all of them without --top.
+ */
+int report__json_stream(FILE *out, const cJSON *root, const char *key,
+			cJSON *(*item)(void *ctx, size_t i), void *ctx, size_t n)
+{
+	char *text = cJSON_Print(root), *pat = NULL, *at = NULL, *s;
+	int err = -ENOMEM;
+
+	if (!text || asprintf(&pat, "\"%s\":\t[]", key) < 0)
+		goto cleanup;
+	for (s = strstr(text, pat); s; s = strstr(s + 1, pat))
+		at = s;
+	err = -EINVAL; /* not an empty array of root: a caller's bug */
+	if (!at)
+		goto cleanup;
+	at += strlen(pat) - 1; /* the ']' */
+	fwrite(text, 1, (size_t)(at - text), out);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *it = item(ctx, i);
+		char *t = it ? cJSON_Print(it) : NULL;
+
+		cJSON_Delete(it);
+		if (!t) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		/* The item printed at depth 0, re-indented to sit at depth 2. */
+		if (i)
+			fputs(", ", out);
+		for (const char *c = t; *c; c++) {
+			fputc(*c, out);
+			if (*c == '\n')
+				fputs("\t\t", out);
+		}
+		free(t);
+	}
+	fputs(at, out);
+	fputc('\n', out);
+	err = fflush(out) || ferror(out) ? -EIO : 0;
+cleanup:
+	free(pat);
+	free(text);
+	return err;
+}
+
+/* report__json_stream's item(): the i-th row in print order. */
+struct rows_ctx {
+	const struct dhat_profile *p;
+	struct row **order;
+};
+
+static cJSON *json_row_at(void *ctx, size_t i)
+{
+	struct rows_ctx *rc = ctx;
+
+	return json_row(rc->p, rc->order[i]);
+}
+
+static int print_json(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
+{
+	enum report_sort sort = opts && opts->sort ? opts->sort : REPORT_SORT_TOTAL_BYTES;
+	unsigned long iters = opts ? opts->iterations : 0;
+	struct row *rows = NULL, **order = NULL;
+	cJSON *root = cJSON_CreateObject(), *o;
+	size_t n = p->pp_cnt, shown = opts && opts->top && opts->top < n ? opts->top : n;
+	struct rows_ctx rc;
+	bool ok;
+	int err;
+
+	err = build_rows(p, opts, &rows, &order);
+	if (err || !root)
+		goto nomem;
+	ok = json_str(root, "file", p->path) &&
+	     (!opts || !opts->title || json_str(root, "title", opts->title)) &&
+	     json_str(root, "mode", p->mode) && json_str(root, "verb", p->verb) &&
+	     json_str(root, "cmd", p->cmd) && json_u64(root, "pid", (uint64_t)p->pid) &&
+	     cJSON_AddBoolToObject(root, "bklt", p->bklt) &&
+	     cJSON_AddBoolToObject(root, "bkacc", p->bkacc);
+	if (!ok || !(o = cJSON_AddObjectToObject(root, "units")))
+		goto nomem;
+	ok = json_str(o, "time", p->tu) && json_str(o, "Mtime", p->mtu) &&
+	     json_str(o, "bytes", p->bsu ? p->bsu : "bytes") &&
+	     json_str(o, "blocks", p->bksu ? p->bksu : "blocks") && json_u64(root, "te", p->te) &&
+	     (!p->bklt || json_u64(root, "tg", p->tg));
+	if (!ok || !(o = cJSON_AddObjectToObject(root, "totals")))
+		goto nomem;
+	ok = json_u64(o, "blocks", p->total_blocks) && json_u64(o, "bytes", p->total_bytes) &&
+	     (!p->bkacc ||
+	      (json_u64(o, "reads", p->total_reads) && json_u64(o, "writes", p->total_writes)));
+	if (ok && iters) {
+		ok = json_u64(root, "iterations", iters) &&
+		     (!opts->unit || json_str(root, "unit", opts->unit)) &&
+		     (o = cJSON_AddObjectToObject(root, "per_iteration")) &&
+		     json_ratio(o, "blocks", (double)p->total_blocks / iters) &&
+		     json_ratio(o, "bytes", (double)p->total_bytes / iters);
+	}
+	if (ok && p->bklt) {
+		ok = (o = cJSON_AddObjectToObject(root, "peak")) &&
+		     json_u64(o, "blocks", p->gmax_blocks) && json_u64(o, "bytes", p->gmax_bytes) &&
+		     (o = cJSON_AddObjectToObject(root, "end")) &&
+		     json_u64(o, "blocks", p->end_blocks) && json_u64(o, "bytes", p->end_bytes);
+	}
+	ok = ok && json_u64(root, "pp_count", n) &&
+	     json_str(root, "sort", report__sort_name(sort)) &&
+	     cJSON_AddArrayToObject(root, "rows");
+	if (!ok)
+		goto nomem;
+	sort_rows(order, n, sort);
+	rc = (struct rows_ctx){.p = p, .order = order};
+	err = report__json_stream(out, root, "rows", json_row_at, &rc, shown);
+	goto cleanup;
+nomem:
+	err = -ENOMEM;
+cleanup:
+	cJSON_Delete(root);
+	free_rows(rows, order, n);
+	return err;
+}
+
+int report__print(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
+{
+	return opts && opts->json ? print_json(out, p, opts) : print_text(out, p, opts);
 }
 
 int report__print_file(FILE *out, const char *path, const struct report_opts *opts, char *err,
@@ -267,6 +696,15 @@ int report__print_file(FILE *out, const char *path, const struct report_opts *op
 	p = dhat_profile__load(path, err, errsz);
 	if (!p)
 		return errno ? -errno : -EINVAL;
+	if (opts && needs_bklt(opts->sort) && !p->bklt) {
+		if (err && errsz)
+			snprintf(err, errsz,
+				 "%s: --sort %s needs block lifetimes, and this %s file has none "
+				 "(\"bklt\": false)",
+				 path, report__sort_name(opts->sort), p->mode);
+		dhat_profile__free(p);
+		return -EINVAL;
+	}
 	ret = report__print(out, p, opts);
 	if (ret && err && errsz)
 		snprintf(err, errsz, "%s: cannot print the report: %s", path, strerror(-ret));

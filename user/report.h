@@ -1,37 +1,88 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * report - reads a DHAT v2 heap file (ours, Valgrind's, dhat-rs's) and prints the seed's
- * summary: totals and per-iteration figures, peak live blocks/bytes, and the top program
- * points by total bytes and by allocation count, each named by its first non-plumbing frame
- * plus one caller. Used after every traced workload and by `tracer report`.
+ * report - reads a DHAT v2 file (ours, Valgrind's "heap"/"copy"/"ad-hoc", dhat-rs's
+ * "rust-heap"/"rust-ad-hoc") and prints the seed's summary: totals and per-iteration figures,
+ * peak and end live blocks/bytes (when the file has block lifetimes), reads/writes (when it
+ * has accesses), and the top program points by total bytes and by count, each named by its
+ * first non-plumbing frame plus one caller. Used after every traced workload, by
+ * `tracer report` and (the attribution helpers) by `tracer diff`.
  */
 #ifndef TRACER_REPORT_H
 #define TRACER_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+/* The metric of the optional third table (text) and of the row order (JSON). */
+enum report_sort {
+	REPORT_SORT_DEFAULT = 0,  /* text: no third table; JSON: total-bytes */
+	REPORT_SORT_TOTAL_BYTES,  /* tb */
+	REPORT_SORT_TOTAL_BLOCKS, /* tbk */
+	REPORT_SORT_PEAK,	  /* gb: bytes live at t-gmax (needs bklt) */
+	REPORT_SORT_END,	  /* eb: bytes live at t-end (needs bklt) */
+	REPORT_SORT_LIFETIME,	  /* tl/tbk: average block lifetime (needs bklt) */
+};
+
 struct report_opts {
-	const char *title;   /* heading (workload name); NULL: the file name */
-	const char *unit;    /* what one iteration is; NULL: omit the unit line */
+	const char *title;	  /* heading (workload name); NULL: the file name */
+	const char *unit;	  /* what one iteration is; NULL: omit the unit line */
 	unsigned long iterations; /* divisor for per-iteration figures; 0: omit them */
-	size_t top;	     /* rows per table; 0: 12, as the seed */
-	/* Extra plumbing patterns (a later --skip PATTERN), added to the built-in table:
-	 * "PREFIX" hides every frame whose symbol starts with PREFIX; "=NAME" hides frames
-	 * whose symbol is exactly NAME. NULL/0: none. */
+	size_t top;		  /* rows per table; 0: 12 as the seed (JSON: all rows) */
+	/* Extra plumbing patterns (--skip PATTERN), added to the built-in table: "PREFIX"
+	 * hides every frame whose symbol starts with PREFIX; "=NAME" hides frames whose
+	 * symbol is exactly NAME. NULL/0: none. */
 	const char *const *skip;
 	size_t skip_cnt;
+	bool no_default_skip;  /* ignore the built-in C/C++/Rust plumbing table */
+	enum report_sort sort; /* see enum report_sort */
+	bool json;	       /* one JSON object instead of the text summary */
 };
 
 struct dhat_profile;
 
-/* Print the summary of an already loaded profile p (see dhat_reader.h) to out.
- * Returns 0 or -errno (-ENOMEM). */
+/* Print the summary of an already loaded profile p (see dhat_reader.h) to out, as text or
+ * (opts->json) as JSON. A --sort that needs block lifetimes on a file without them adds
+ * no table. Returns 0 or -errno (-ENOMEM, -EIO). */
 int report__print(FILE *out, const struct dhat_profile *p, const struct report_opts *opts);
 
-/* Read path and print its summary to out. On error returns -errno (or -EINVAL for bad
- * content) and writes a one-line message, with the location, into err. */
+/* Read path and print its summary to out. On error returns -errno (-EINVAL for bad content
+ * or a --sort the file cannot answer) and writes a one-line message, with the location,
+ * into err. */
 int report__print_file(FILE *out, const char *path, const struct report_opts *opts, char *err,
 		       size_t errsz);
+
+/* --sort names: "total-bytes", "total-blocks", "peak", "end", "lifetime". Returns 0 or
+ * -EINVAL. */
+int report__parse_sort(const char *name, enum report_sort *out);
+const char *report__sort_name(enum report_sort sort);
+
+/* ---- attribution, shared with diff ---------------------------------------------------- */
+
+/* raw without its "0xADDR: " prefix (Valgrind's 0x10918F, dhat-rs's 0x55..f1), so that
+ * "symbol (file:line)" remains; raw itself when there is no such prefix. */
+const char *report__clean_frame(const char *raw);
+
+/* Whether a cleaned frame is allocation plumbing under opts (built-in table + skip). */
+bool report__is_plumbing(const char *frame, const struct report_opts *opts);
+
+/* The site of a stack of cleaned frames (innermost first): the first non-plumbing frame
+ * (the first frame if all are plumbing) and its caller, joined by "  <-  ";
+ * "<unattributed>" for an empty stack. Returns a new string (caller frees) or NULL. */
+char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts);
+
+/* Index of the frame report__site starts with: the first non-plumbing one, or 0. */
+size_t report__site_head(const char *const *frames, size_t cnt, const struct report_opts *opts);
+
+/* ---- JSON output, shared with diff ---------------------------------------------------- */
+
+struct cJSON;
+
+/* Print root to out exactly as cJSON_Print would if root's LAST member, the empty array
+ * named key, held item(ctx, 0..n-1): the items are built, printed and freed one at a time,
+ * so that a profile with 500k PPs never has all its rows as a JSON tree. item returns a
+ * new cJSON object or NULL (-ENOMEM). Returns 0 or -errno (-ENOMEM, -EIO). */
+int report__json_stream(FILE *out, const struct cJSON *root, const char *key,
+			struct cJSON *(*item)(void *ctx, size_t i), void *ctx, size_t n);
 
 #endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Build the libFuzzer targets with clang in a separate build dir and run each one for a
+# bounded time. Exits non-zero if any target crashed (the crashing input is kept as
+# BUILD/fuzz-artifacts/TARGET-crash-*: copy it into tests/fuzz/corpus/dhat_reader/ once
+# fixed, so that report_unit replays it forever).
+#
+# usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_TARGET]     (default 60; or FUZZ_SECONDS)
+#        FUZZ_BUILD_DIR=... to build elsewhere than ./build-fuzz
+set -eu
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+secs=${1:-${FUZZ_SECONDS:-60}}
+build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
+targets="fuzz_dhat_reader fuzz_dhat_diff"
+
+CC=clang cmake -S "$root" -B "$build" -DTRACER_FUZZ=ON -DTRACER_TESTS=OFF \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.cmake.log" 2>&1 ||
+	{ cat "$build.cmake.log"; exit 2; }
+# shellcheck disable=SC2086
+cmake --build "$build" -j2 --target $targets
+
+seeds=$root/tests/fuzz/corpus/dhat_reader
+mkdir -p "$build/fuzz-artifacts"
+status=0
+for t in $targets; do
+	# New inputs go to a scratch corpus in the build dir, never into the source tree.
+	work=$build/fuzz-corpus/$t
+	mkdir -p "$work"
+	echo "== $t: ${secs}s"
+	if ! "$build/tests/fuzz/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t-" \
+		"$work" "$seeds"; then
+		echo "== $t: CRASH, see $build/fuzz-artifacts/" >&2
+		status=1
+	fi
+done
+exit $status

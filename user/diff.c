@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * diff - two DHAT files, matched by cleaned frame text (see diff.h).
+ *
+ * Text layout (numbers with thousands separators, changes signed), from diff_unit's golden
+ * file of two Valgrind runs (tests/data/report/diff_vg.golden.txt):
+ *
+ *	<blank line>
+ *	==============================================================
+ *	  diff  vg_1.json  ->  vg_2.json
+ *	--------------------------------------------------------------
+ *	  old: heap, 4 program points, cmd ./dhat_vg_diff_prog 1
+ *	  new: heap, 4 program points, cmd ./dhat_vg_diff_prog 2
+ *	  [note: the files count different things (...)     when verb/bsu/bksu differ]
+ *
+ *	                                 old             new      change
+ *	  total allocations :              7              10          +3 (+42.9%)
+ *	  total bytes       :            976           1,872        +896 (+91.8%)
+ *	  peak live bytes   :            812           1,544        +732 (+90.1%)   (both bklt)
+ *	  end live bytes    :             32           1,064      +1,032 (+3225.0%) (both bklt)
+ *
+ *	  program points by change in BYTES: 4 changed (1 added, 1 removed), 1 unchanged
+ *	           bytes      allocs      peak B       end B   site
+ *	          +1,000          +1      +1,000      +1,000   only_twice (..:57)  <-  main (..:74)
+ *[added] -500          -1        -500           0   only_once (..:52)  <-  main (..:72)  [removed]
+ *	            +300           0        +200           0   grow (..:30)  <-  main (..:69)
+ *	  [    ... N more (--top N)]
+ *
+ * Only changed stacks are listed (a change in tb, tbk, gb or eb), largest absolute change
+ * of the sort metric first; ties by |Δbytes|, |Δblocks|, then site text.
+ */
+#include "diff.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "dhat_reader.h"
+#include "report.h"
+
+#define DEFAULT_TOP 12
+#define KEY_SEP	    '\x1f' /* between frames in a key: absent from real frame text */
+
+/* ---- matching ------------------------------------------------------------------------- */
+
+struct table {
+	size_t *slots; /* row index + 1 */
+	size_t mask;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* The key of a PP: its cleaned frames joined by KEY_SEP. */
+static char *key_of(const struct dhat_profile *p, const struct dhat_pp *pp)
+{
+	size_t len = 1;
+	char *k, *w;
+
+	for (size_t i = 0; i < pp->fs_cnt; i++)
+		len += strlen(report__clean_frame(dhat_profile__frame(p, pp->fs[i]))) + 1;
+	k = w = malloc(len);
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < pp->fs_cnt; i++) {
+		const char *f = report__clean_frame(dhat_profile__frame(p, pp->fs[i]));
+		size_t n = strlen(f);
+
+		if (i)
+			*w++ = KEY_SEP;
+		memcpy(w, f, n);
+		w += n;
+	}
+	*w = '\0';
+	return k;
+}
+
+/* Split a key back into frames (pointers into the copy *buf, which the caller frees). */
+static const char **frames_of(const char *key, char **buf, size_t *cnt)
+{
+	size_t n = *key ? 1 : 0;
+	const char **f;
+	char *c;
+
+	for (const char *s = key; *s; s++)
+		n += *s == KEY_SEP;
+	*buf = strdup(key);
+	f = malloc((n ? n : 1) * sizeof(*f));
+	if (!*buf || !f) {
+		free(*buf);
+		free(f);
+		*buf = NULL;
+		return NULL;
+	}
+	*cnt = n;
+	for (size_t i = 0, j = 0; j < n; j++) {
+		f[j] = *buf + i;
+		c = strchr(*buf + i, KEY_SEP);
+		if (c) {
+			*c = '\0';
+			i = (size_t)(c - *buf) + 1;
+		}
+	}
+	return f;
+}
+
+static void side_add(struct diff_side *s, const struct dhat_pp *pp)
+{
+	s->tb += pp->tb;
+	s->tbk += pp->tbk;
+	s->tl += pp->tl;
+	s->gb += pp->gb;
+	s->gbk += pp->gbk;
+	s->eb += pp->eb;
+	s->ebk += pp->ebk;
+	s->pp_cnt++;
+}
+
+/* Add every PP of p to d's rows, on the old or the new side. */
+static int add_profile(struct diff *d, struct table *t, const struct dhat_profile *p, bool is_new)
+{
+	for (size_t k = 0; k < p->pp_cnt; k++) {
+		char *key = key_of(p, &p->pps[k]);
+		struct diff_row *r = NULL;
+		size_t i;
+
+		if (!key)
+			return -ENOMEM;
+		for (i = hash_str(key) & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
+			if (!strcmp(d->rows[t->slots[i] - 1].key, key)) {
+				r = &d->rows[t->slots[i] - 1];
+				free(key);
+				break;
+			}
+		}
+		if (!r) {
+			r = &d->rows[d->row_cnt];
+			memset(r, 0, sizeof(*r));
+			r->key = key;
+			t->slots[i] = ++d->row_cnt;
+		}
+		side_add(is_new ? &r->new : &r->old, &p->pps[k]);
+	}
+	return 0;
+}
+
+static void diff_status(struct diff *d, struct diff_row *r)
+{
+	if (!r->old.pp_cnt) {
+		r->status = DIFF_ADDED;
+		d->added_cnt++;
+	} else if (!r->new.pp_cnt) {
+		r->status = DIFF_REMOVED;
+		d->removed_cnt++;
+	} else if (r->old.tb != r->new.tb || r->old.tbk != r->new.tbk || r->old.gb != r->new.gb ||
+		   r->old.eb != r->new.eb) {
+		r->status = DIFF_CHANGED;
+		d->changed_cnt++;
+	} else {
+		r->status = DIFF_UNCHANGED;
+		d->unchanged_cnt++;
+	}
+}
+
+/* By site, then by key: within a group of equal sites, stacks sharing the longest frame
+ * prefixes end up next to each other. */
+static int cmp_site_key(const void *x, const void *y)
+{
+	const struct diff_row *a = *(const struct diff_row *const *)x;
+	const struct diff_row *b = *(const struct diff_row *const *)y;
+	int c = strcmp(a->site, b->site);
+
+	return c ? c : strcmp(a->key, b->key);
+}
+
+/* Frames two keys have in common at their start. */
+static size_t common_frames(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	for (; *a && *a == *b; a++, b++)
+		n += *a == KEY_SEP;
+	/* both at the end of a frame: one more equal frame */
+	return n + ((!*a || *a == KEY_SEP) && (!*b || *b == KEY_SEP));
+}
+
+/* The site of a row that shares it with other stacks, plus the first frame (index k) where
+ * this stack differs from its closest neighbour:
+ *	k before the site (another allocator):	"site  <-  caller  [calloc (in libc)]"
+ *	k further up:				"site  <-  caller  <-  ...  <-  #N frame k"
+ * where #N counts callers above the site (recursive code repeats frame texts, so the text
+ * alone would not tell). A stack that is a prefix of another shows its last frame. NULL on
+ * ENOMEM. */
+static char *distinct_site(struct diff_row *r, size_t k, const struct report_opts *attr)
+{
+	size_t cnt, head;
+	char *buf, *s = NULL;
+	const char **f = frames_of(r->key, &buf, &cnt);
+	int ret = 0;
+
+	if (!f)
+		return NULL;
+	head = report__site_head(f, cnt, attr);
+	if (cnt && k >= cnt)
+		k = cnt - 1;
+	if (!cnt || (k >= head && k <= head + 1))
+		s = strdup(r->site);
+	else if (k < head)
+		ret = asprintf(&s, "%s  [%s]", r->site, f[k]);
+	else
+		ret = asprintf(&s, "%s  <-  %s#%zu %s", r->site, k > head + 2 ? "...  <-  " : "",
+			       k - head, f[k]);
+	free(f);
+	free(buf);
+	return ret < 0 ? NULL : s;
+}
+
+/* Distinct stacks can share their two-frame site ("sb_reserve <- sb_add" called from two
+ * places): show each such row with the frame that tells it apart (distinct_site). Sorting
+ * makes this O(g log g) for a group of g rows. Returns 0 or -ENOMEM. */
+static int disambiguate(struct diff *d, const struct report_opts *attr)
+{
+	struct diff_row **o = malloc((d->row_cnt ? d->row_cnt : 1) * sizeof(*o));
+	size_t *k = malloc((d->row_cnt ? d->row_cnt : 1) * sizeof(*k));
+	int err = 0;
+
+	if (!o || !k) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < d->row_cnt; i++)
+		o[i] = &d->rows[i];
+	qsort(o, d->row_cnt, sizeof(*o), cmp_site_key);
+	for (size_t i = 0, j; i < d->row_cnt; i = j) {
+		for (j = i + 1; j < d->row_cnt && !strcmp(o[i]->site, o[j]->site); j++)
+			;
+		if (j - i < 2)
+			continue;
+		/* closest neighbour first (the sites are rewritten only after) */
+		for (size_t m = i; m < j; m++) {
+			size_t a = m > i ? common_frames(o[m]->key, o[m - 1]->key) : 0;
+			size_t b = m + 1 < j ? common_frames(o[m]->key, o[m + 1]->key) : 0;
+
+			k[m] = a > b ? a : b;
+		}
+		for (size_t m = i; m < j; m++) {
+			char *site = distinct_site(o[m], k[m], attr);
+
+			if (!site) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			free(o[m]->site);
+			o[m]->site = site;
+		}
+	}
+cleanup:
+	free(k);
+	free(o);
+	return err;
+}
+
+struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile *new,
+		       const struct report_opts *attr)
+{
+	size_t n = old->pp_cnt + new->pp_cnt, cap = 16;
+	struct table t = {0};
+	struct diff *d;
+	int err = -ENOMEM;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto cleanup;
+	d->old = old;
+	d->new = new;
+	d->rows = calloc(n ? n : 1, sizeof(*d->rows));
+	while (cap < 2 * n)
+		cap <<= 1;
+	t.slots = calloc(cap, sizeof(*t.slots));
+	t.mask = cap - 1;
+	if (!d->rows || !t.slots)
+		goto cleanup;
+	if ((err = add_profile(d, &t, old, false)) || (err = add_profile(d, &t, new, true)))
+		goto cleanup;
+	err = -ENOMEM;
+	for (size_t i = 0; i < d->row_cnt; i++) {
+		struct diff_row *r = &d->rows[i];
+		const char **frames;
+		size_t cnt;
+		char *buf;
+
+		diff_status(d, r);
+		frames = frames_of(r->key, &buf, &cnt);
+		if (!frames)
+			goto cleanup;
+		r->site = report__site(frames, cnt, attr);
+		free(frames);
+		free(buf);
+		if (!r->site)
+			goto cleanup;
+	}
+	err = disambiguate(d, attr);
+cleanup:
+	free(t.slots);
+	if (err) {
+		diff__free(d);
+		errno = -err;
+		return NULL;
+	}
+	return d;
+}
+
+void diff__free(struct diff *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->row_cnt; i++) {
+		free(d->rows[i].key);
+		free(d->rows[i].site);
+	}
+	free(d->rows);
+	free(d);
+}
+
+int diff__parse_sort(const char *name, enum diff_sort *out)
+{
+	static const char *const names[] = {"bytes", "blocks", "peak", "end"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(name, names[i])) {
+			*out = (enum diff_sort)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ---- ordering ------------------------------------------------------------------------- */
+
+static uint64_t absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+static uint64_t metric_change(const struct diff_row *r, enum diff_sort s)
+{
+	switch (s) {
+	case DIFF_SORT_BLOCKS:
+		return absdiff(r->old.tbk, r->new.tbk);
+	case DIFF_SORT_PEAK:
+		return absdiff(r->old.gb, r->new.gb);
+	case DIFF_SORT_END:
+		return absdiff(r->old.eb, r->new.eb);
+	default:
+		return absdiff(r->old.tb, r->new.tb);
+	}
+}
+
+static int cmp_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+/* ctx: the enum diff_sort */
+static int cmp_rows(const void *x, const void *y, void *ctx)
+{
+	const struct diff_row *a = *(const struct diff_row *const *)x;
+	const struct diff_row *b = *(const struct diff_row *const *)y;
+	enum diff_sort s = *(const enum diff_sort *)ctx;
+	int c = cmp_desc(metric_change(a, s), metric_change(b, s));
+
+	if (!c)
+		c = cmp_desc(absdiff(a->old.tb, a->new.tb), absdiff(b->old.tb, b->new.tb));
+	if (!c)
+		c = cmp_desc(absdiff(a->old.tbk, a->new.tbk), absdiff(b->old.tbk, b->new.tbk));
+	if (!c)
+		c = strcmp(a->site, b->site);
+	return c ? c : strcmp(a->key, b->key);
+}
+
+/* The changed rows (added and removed included), in print order. */
+static const struct diff_row **changed_rows(const struct diff *d, enum diff_sort s, size_t *n)
+{
+	const struct diff_row **o = malloc((d->row_cnt ? d->row_cnt : 1) * sizeof(*o));
+
+	*n = 0;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < d->row_cnt; i++)
+		if (d->rows[i].status != DIFF_UNCHANGED)
+			o[(*n)++] = &d->rows[i];
+	qsort_r(o, *n, sizeof(*o), cmp_rows, &s);
+	return o;
+}
+
+/* ---- text ----------------------------------------------------------------------------- */
+
+/* v with thousands separators: 1234567 -> "1,234,567". */
+static char *fmt_u64(char *buf, size_t sz, uint64_t v)
+{
+	char digits[24];
+	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	size_t w = 0;
+
+	for (int i = 0; i < n && w + 2 < sz; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[w++] = ',';
+		buf[w++] = digits[i];
+	}
+	buf[w] = '\0';
+	return buf;
+}
+
+/* new - old, signed, with separators: "+1,234", "-350", "0". */
+static char *fmt_delta(char *buf, size_t sz, uint64_t old, uint64_t new)
+{
+	char mag[32];
+
+	if (old == new)
+		snprintf(buf, sz, "0");
+	else
+		snprintf(buf, sz, "%c%s", new > old ? '+' : '-',
+			 fmt_u64(mag, sizeof(mag), absdiff(old, new)));
+	return buf;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+static void total_line(FILE *out, const char *label, uint64_t old, uint64_t new)
+{
+	char o[32], n[32], dl[40], pct[32] = "";
+
+	if (old && old != new)
+		snprintf(pct, sizeof(pct), " (%+.1f%%)",
+			 ((double)new - (double)old) * 100.0 / (double)old);
+	else if (!old && new)
+		snprintf(pct, sizeof(pct), " (new)");
+	fmt_delta(dl, sizeof(dl), old, new);
+	fprintf(out, "  %-18s: %14s  %14s  %10s%s\n", label, fmt_u64(o, sizeof(o), old),
+		fmt_u64(n, sizeof(n), new), dl, pct);
+}
+
+static bool allocs(const struct dhat_profile *p)
+{
+	return !p->bksu && (!p->verb || !strcmp(p->verb, "Allocated"));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int print_text(FILE *out, const struct diff *d, const struct diff_opts *opts)
+{
+	static const char *const sort_hdr[] = {"BYTES", "BLOCKS", "PEAK BYTES", "END BYTES"};
+	const struct dhat_profile *o = d->old, *n = d->new;
+	size_t top = opts && opts->top ? opts->top : DEFAULT_TOP, cnt;
+	enum diff_sort s = opts ? opts->sort : DIFF_SORT_BYTES;
+	bool lt = o->bklt && n->bklt;
+	const char *bu = n->bsu ? n->bsu : "bytes", *bk = n->bksu     ? n->bksu
+							  : allocs(n) ? "allocs"
+								      : "blocks";
+	const struct diff_row **rows = changed_rows(d, s, &cnt);
+	char label[64], a[40], b[40], c[40], e[40];
+
+	if (!rows)
+		return -ENOMEM;
+	fputs("\n==============================================================\n", out);
+	fprintf(out, "  diff  %s  ->  %s\n", base_name(o->path), base_name(n->path));
+	fputs("--------------------------------------------------------------\n", out);
+	fprintf(out, "  old: %s, %zu program points, cmd %s\n", o->mode, o->pp_cnt, o->cmd);
+	fprintf(out, "  new: %s, %zu program points, cmd %s\n", n->mode, n->pp_cnt, n->cmd);
+	if (!same_str(o->bsu, n->bsu) || !same_str(o->bksu, n->bksu) || !same_str(o->verb, n->verb))
+		fprintf(out, "  note: the files count different things (%s: \"%s\", %s: \"%s\")\n",
+			o->mode, o->verb, n->mode, n->verb);
+	fprintf(out, "\n  %-18s  %14s  %14s  %10s\n", "", "old", "new", "change");
+	snprintf(label, sizeof(label), "total %s", allocs(n) ? "allocations" : bk);
+	total_line(out, label, o->total_blocks, n->total_blocks);
+	snprintf(label, sizeof(label), "total %s", bu);
+	total_line(out, label, o->total_bytes, n->total_bytes);
+	if (lt) {
+		total_line(out, "peak live bytes", o->gmax_bytes, n->gmax_bytes);
+		total_line(out, "end live bytes", o->end_bytes, n->end_bytes);
+	}
+
+	fprintf(out,
+		"\n  program points by change in %s: %zu changed (%zu added, %zu removed), "
+		"%zu unchanged\n",
+		s < 4 ? sort_hdr[s] : "?", cnt, d->added_cnt, d->removed_cnt, d->unchanged_cnt);
+	if (cnt) {
+		fprintf(out, "    %12s  %10s", bu, bk);
+		if (lt)
+			fprintf(out, "  %10s  %10s", "peak B", "end B");
+		fputs("   site\n", out);
+	}
+	for (size_t i = 0; i < cnt && i < top; i++) {
+		const struct diff_row *r = rows[i];
+
+		fprintf(out, "    %12s  %10s", fmt_delta(a, sizeof(a), r->old.tb, r->new.tb),
+			fmt_delta(b, sizeof(b), r->old.tbk, r->new.tbk));
+		if (lt)
+			fprintf(out, "  %10s  %10s", fmt_delta(c, sizeof(c), r->old.gb, r->new.gb),
+				fmt_delta(e, sizeof(e), r->old.eb, r->new.eb));
+		fprintf(out, "   %s%s\n", r->site,
+			r->status == DIFF_ADDED	    ? "  [added]"
+			: r->status == DIFF_REMOVED ? "  [removed]"
+						    : "");
+	}
+	if (cnt > top)
+		fprintf(out, "    ... %zu more (--top N)\n", cnt - top);
+	free(rows);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+/* ---- JSON ----------------------------------------------------------------------------- */
+
+static bool json_u64(cJSON *obj, const char *key, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return cJSON_AddRawToObject(obj, key, buf) != NULL;
+}
+
+/* new - old as an exact signed integer. */
+static bool json_delta(cJSON *obj, const char *key, uint64_t old, uint64_t new)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%s%llu", new < old ? "-" : "",
+		 (unsigned long long)absdiff(old, new));
+	return cJSON_AddRawToObject(obj, key, buf) != NULL;
+}
+
+static bool json_str(cJSON *obj, const char *key, const char *s)
+{
+	return cJSON_AddItemToObject(obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+/* {"old": o, "new": n, "delta": n - o} */
+static bool json_triple(cJSON *parent, const char *key, uint64_t o, uint64_t n)
+{
+	cJSON *t = cJSON_AddObjectToObject(parent, key);
+
+	return t && json_u64(t, "old", o) && json_u64(t, "new", n) && json_delta(t, "delta", o, n);
+}
+
+static bool json_file(cJSON *parent, const char *key, const struct dhat_profile *p)
+{
+	cJSON *f = cJSON_AddObjectToObject(parent, key);
+
+	return f && json_str(f, "file", p->path) && json_str(f, "mode", p->mode) &&
+	       json_str(f, "cmd", p->cmd) && json_u64(f, "pp_count", p->pp_cnt) &&
+	       cJSON_AddBoolToObject(f, "bklt", p->bklt);
+}
+
+static bool json_side(cJSON *parent, const char *key, const struct diff_side *s, bool lt)
+{
+	cJSON *o = cJSON_AddObjectToObject(parent, key);
+
+	return o && json_u64(o, "pps", s->pp_cnt) && json_u64(o, "tb", s->tb) &&
+	       json_u64(o, "tbk", s->tbk) &&
+	       (!lt || (json_u64(o, "tl", s->tl) && json_u64(o, "gb", s->gb) &&
+			json_u64(o, "gbk", s->gbk) && json_u64(o, "eb", s->eb) &&
+			json_u64(o, "ebk", s->ebk)));
+}
+
+static cJSON *json_row(const struct diff_row *r, bool lt)
+{
+	static const char *const status[] = {"unchanged", "changed", "added", "removed"};
+	cJSON *o = cJSON_CreateObject(), *fr, *dl;
+	const char **frames = NULL;
+	char *buf = NULL;
+	size_t cnt = 0;
+	bool ok;
+
+	ok = o && json_str(o, "status", status[r->status]) && json_str(o, "site", r->site) &&
+	     (fr = cJSON_AddArrayToObject(o, "frames")) && (frames = frames_of(r->key, &buf, &cnt));
+	for (size_t i = 0; ok && i < cnt; i++) {
+		cJSON *s = cJSON_CreateString(frames[i]);
+
+		ok = s && cJSON_AddItemToArray(fr, s);
+		if (!ok)
+			cJSON_Delete(s);
+	}
+	ok = ok && json_side(o, "old", &r->old, lt) && json_side(o, "new", &r->new, lt) &&
+	     (dl = cJSON_AddObjectToObject(o, "delta")) &&
+	     json_delta(dl, "tb", r->old.tb, r->new.tb) &&
+	     json_delta(dl, "tbk", r->old.tbk, r->new.tbk) &&
+	     (!lt || (json_delta(dl, "gb", r->old.gb, r->new.gb) &&
+		      json_delta(dl, "eb", r->old.eb, r->new.eb)));
+	free(frames);
+	free(buf);
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * {"old": {"file", "mode", "cmd", "pp_count", "bklt"}, "new": {...},
+ *  "totals": {"blocks": {"old", "new", "delta"}, "bytes": {...},
+ *             "peak_bytes", "peak_blocks", "end_bytes", "end_blocks"  (both bklt)},
+ *  "sort": "bytes", "changed": N, "added": N, "removed": N, "unchanged": N,
+ *  "rows": [{"status": "changed"|"added"|"removed", "site", "frames": [...],
+ *            "old": {"pps", "tb", "tbk", "tl", "gb", "gbk", "eb", "ebk"}, "new": {...},
+ *            "delta": {"tb", "tbk", "gb", "eb"}}]}
+ * "changed" counts every listed row (added and removed included).
+ */
+/* report__json_stream's item(): the i-th changed row. */
+struct rows_ctx {
+	const struct diff_row **rows;
+	bool lt;
+};
+
+static cJSON *json_row_at(void *ctx, size_t i)
+{
+	struct rows_ctx *rc = ctx;
+
+	return json_row(rc->rows[i], rc->lt);
+}
+
+static int print_json(FILE *out, const struct diff *d, const struct diff_opts *opts)
+{
+	static const char *const sort_names[] = {"bytes", "blocks", "peak", "end"};
+	const struct dhat_profile *o = d->old, *n = d->new;
+	enum diff_sort s = opts ? opts->sort : DIFF_SORT_BYTES;
+	bool lt = o->bklt && n->bklt;
+	cJSON *root = cJSON_CreateObject(), *t;
+	const struct diff_row **rows = NULL;
+	struct rows_ctx rc;
+	size_t cnt = 0, shown;
+	int err = -ENOMEM;
+	bool ok;
+
+	rows = changed_rows(d, s, &cnt);
+	shown = opts && opts->top && opts->top < cnt ? opts->top : cnt;
+	ok = root && rows && json_file(root, "old", o) && json_file(root, "new", n) &&
+	     (t = cJSON_AddObjectToObject(root, "totals")) &&
+	     json_triple(t, "blocks", o->total_blocks, n->total_blocks) &&
+	     json_triple(t, "bytes", o->total_bytes, n->total_bytes) &&
+	     (!lt || (json_triple(t, "peak_bytes", o->gmax_bytes, n->gmax_bytes) &&
+		      json_triple(t, "peak_blocks", o->gmax_blocks, n->gmax_blocks) &&
+		      json_triple(t, "end_bytes", o->end_bytes, n->end_bytes) &&
+		      json_triple(t, "end_blocks", o->end_blocks, n->end_blocks))) &&
+	     json_str(root, "sort", s < 4 ? sort_names[s] : "?") &&
+	     json_u64(root, "changed", cnt) && json_u64(root, "added", d->added_cnt) &&
+	     json_u64(root, "removed", d->removed_cnt) &&
+	     json_u64(root, "unchanged", d->unchanged_cnt) && cJSON_AddArrayToObject(root, "rows");
+	if (ok) {
+		rc = (struct rows_ctx){.rows = rows, .lt = lt};
+		err = report__json_stream(out, root, "rows", json_row_at, &rc, shown);
+	}
+	free(rows);
+	cJSON_Delete(root);
+	return err;
+}
+
+int diff__print(FILE *out, const struct diff *d, const struct diff_opts *opts)
+{
+	return opts && opts->json ? print_json(out, d, opts) : print_text(out, d, opts);
+}
+
+int diff__print_files(FILE *out, const char *old_path, const char *new_path,
+		      const struct diff_opts *opts, char *err, size_t errsz)
+{
+	struct dhat_profile *o = NULL, *n = NULL;
+	struct diff *d = NULL;
+	int ret;
+
+	o = dhat_profile__load(old_path, err, errsz);
+	if (!o) {
+		ret = errno ? -errno : -EINVAL;
+		goto cleanup;
+	}
+	n = dhat_profile__load(new_path, err, errsz);
+	if (!n) {
+		ret = errno ? -errno : -EINVAL;
+		goto cleanup;
+	}
+	d = diff__new(o, n, opts ? opts->attr : NULL);
+	if (!d) {
+		ret = -errno;
+		snprintf(err, errsz, "diff: %s", strerror(errno));
+		goto cleanup;
+	}
+	ret = diff__print(out, d, opts);
+	if (ret && err && errsz)
+		snprintf(err, errsz, "cannot print the diff: %s", strerror(-ret));
+cleanup:
+	diff__free(d);
+	dhat_profile__free(n);
+	dhat_profile__free(o);
+	return ret;
+}
