@@ -337,15 +337,6 @@ static void profile_path(const struct run *r, const char *name, char *path, size
 		snprintf(path, sz, "%s/dhat-heap-%d.json", dir, (int)r->target);
 }
 
-/* Hand the written file to its owner when run through sudo, so users can delete it. */
-static void chown_to_sudo_user(const char *path)
-{
-	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
-
-	if (uid_s && gid_s && geteuid() == 0)
-		(void)!chown(path, (uid_t)strtoul(uid_s, NULL, 10), (gid_t)strtoul(gid_s, NULL, 10));
-}
-
 /* Write the heap-over-time chart of c next to the profile: PATH.timeline.svg. */
 static int write_timeline(const char *json_path, const struct collector *c, const char *title)
 {
@@ -439,7 +430,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 		r->write_failures++;
 		return 0; /* keep tracing: later windows may still be written */
 	}
-	chown_to_sudo_user(path);
+	/* Under sudo the writer has already handed the file to the invoking user. */
 	r->profiles_written++;
 	ilog("wrote %s\n", path);
 	if (r->args->formats && write_exports(r, path, c, name ? name : r->cmdline))
