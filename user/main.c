@@ -91,7 +91,9 @@ static const char usage_text[] =
 	"Exit status:\n"
 	"  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes\n"
 	"  1  tracing or writing failed   4  profile written, but records were dropped\n"
-	"  2  bad arguments or input      with -- CMD: the command's own exit status\n";
+	"  2  bad arguments or input      with -- CMD: the command's own exit status\n"
+	"                                 (128+N if killed by signal N), or 4 if it\n"
+	"                                 exited 0 but records were dropped\n";
 
 struct workload_info {
 	char name[WINDOW_NAME_LEN + 1];
@@ -701,7 +703,15 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	r->loader = loader__new(&lopts);
 	if (!r->loader) {
 		err = errno;
-		elog("cannot attach to pid %d: %s\n", (int)r->target, strerror(err));
+		/* An attached process that exited (or became a zombie) while we attached is gone,
+		 * whatever the loader tripped over (a zombie has no maps: "no libc"). */
+		if (!argv && err != ESRCH && !target_alive(r, &wait_status))
+			err = ESRCH;
+		if (!argv && err == ESRCH)
+			elog("cannot attach to pid %d: it exited before the probes were attached\n",
+			     (int)r->target);
+		else
+			elog("cannot attach to pid %d: %s\n", (int)r->target, strerror(err));
 		if (go_fd >= 0) {
 			close(go_fd); /* the held child exits 127 */
 			close(err_fd);
@@ -742,9 +752,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 
 	if (err || r->write_failures)
 		ret = TRACER_EXIT_FAILURE;
-	else if (r->target_is_child && !windowed)
+	else if (r->target_is_child && !windowed) {
 		ret = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) :
 		      WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : TRACER_EXIT_FAILURE;
+		/* -- CMD: the command's status, but a success with dropped records is not one:
+		 * 4, as in the other modes (the warning above says why). */
+		if (ret == TRACER_EXIT_OK && pc.dropped)
+			ret = TRACER_EXIT_INCOMPLETE;
+	}
 	else if (r->target_is_child && (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
 		if (!stop_requested)
 			elog("workload driver failed (status %d)\n", wait_status);

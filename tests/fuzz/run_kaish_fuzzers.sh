@@ -25,8 +25,8 @@ out=${FUZZ_OUT:-$build_dir/fuzz-out}
 jobs=${FUZZ_JOBS:-1}
 
 if ! CC=clang cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	-DTRACER_FUZZ=ON >"$build_dir.configure.log" 2>&1; then
-	cat "$build_dir.configure.log" >&2
+	-DTRACER_FUZZ=ON >"${TMPDIR:-/tmp}/kaish-fuzz-configure.log" 2>&1; then
+	cat "${TMPDIR:-/tmp}/kaish-fuzz-configure.log" >&2
 	exit 2
 fi
 if ! cmake --build "$build_dir" -j2 --target "${targets[@]}"; then
