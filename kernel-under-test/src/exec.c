@@ -425,6 +425,8 @@ static void set_pipestatus(kaish_kernel *k, const int *codes, int n)
  */
 int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 {
+	if (n <= 0) /* an empty pipeline: nothing runs, success (defensive; callers avoid it) */
+		return set_last(k, 0);
 	if (n == 1) {
 		int st = exec_node(k, stages[0], io);
 		set_pipestatus(k, &st, 1);

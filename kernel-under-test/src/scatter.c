@@ -326,6 +326,12 @@ static int run_workers(kaish_kernel *d, struct node **par, int npar, struct item
 
 int exec_scatter(kaish_kernel *k, struct node **stages, int n, int s, int g, struct io *io)
 {
+	if (g == s + 1) {
+		/* `scatter | gather`: no parallel segment for the workers to run (found by
+		 * fuzzing: workers used to run an empty pipeline and read past its end). */
+		sb_adds(io->err, "scatter: no command between scatter and gather\n");
+		return KAISH_EXIT_USAGE;
+	}
 	for (int i = 0; i < n; i++) {
 		if (stages[i]->type != N_CMD) {
 			sb_adds(io->err, "scatter: a compound statement cannot be a stage of a "
