@@ -149,6 +149,8 @@ Test(limits, recursion_nesting_huge_inputs_and_output_limits, .timeout = 120)
 		{ "scatter --as then a bad option (fuzz)",
 		  strdup("seq 1 2 | scatter --as X --bogus | echo $X | gather"), 0, OK, 2, "",
 		  "unknown option", false },
+		{ "endless seq, request timeout (fuzz)", strdup("seq 1 1e57 | wc -l"), 200, OK, 124,
+		  "", "kaish: timed out", false },
 		{ "runaway loop, request timeout", strdup("while true; do :; done"), 200, OK, 124,
 		  "", "kaish: timed out", false },
 		{ "runaway $( ) in a loop, timeout", strdup("while true; do X=$(echo y); done"),

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "dhat_fixture.h"
+#include "dhat_reader.h"
 #include "dhat_writer.h"
+#include "export.h"
 #include "test_util.h"
 
 static const struct dhat_meta META = { .cmd = "prog", .pid = 1 };
@@ -178,4 +180,35 @@ Test(privilege, under_sudo_the_profile_belongs_to_the_invoking_user)
 	unsetenv("SUDO_GID");
 	cr_expect_eq(hidden_entries(dir), 0, "temporary files left behind");
 	collector__free(c);
+}
+
+/* Exports (pprof, folded, svg) go through the same safe creation as profiles. */
+Test(privilege, exports_never_write_through_symlinks)
+{
+	static const enum export_format fmts[] = { EXPORT_FMT_PPROF, EXPORT_FMT_FOLDED,
+						   EXPORT_FMT_SVG };
+	char dir[512], dest[700], victim[700], err[256];
+	struct dhat_profile *p = dhat_profile__load(TESTS_SRC_DIR "/data/writer_prog_c.golden.json",
+						    err, sizeof(err));
+	struct stat st;
+
+	cr_assert_not_null(p, "%s", err);
+	sticky_dir(dir, sizeof(dir), "exports");
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(dest, sizeof(dest), "%s/out", dir);
+	tu_spit(victim, "keep", 4);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct export_opts opts = { .weight = EXPORT_WEIGHT_BYTES };
+
+		unlink(dest);
+		cr_assert_eq(symlink(victim, dest), 0);
+		cr_expect_eq(export__to_path(p, fmts[i], dest, &opts), -ELOOP, "format %d", fmts[i]);
+		expect_content(victim, "keep");
+		unlink(dest);
+		cr_expect_eq(export__to_path(p, fmts[i], dest, &opts), 0, "format %d", fmts[i]);
+		cr_expect_eq(lstat(dest, &st), 0);
+		cr_expect(S_ISREG(st.st_mode) && st.st_size > 0);
+	}
+	cr_expect_eq(hidden_entries(dir), 0, "temporary files left behind");
+	dhat_profile__free(p);
 }

@@ -506,7 +506,8 @@ int dhat__dest_check(const char *path, uid_t euid, uid_t sudo_uid)
 }
 
 /*
- * Safe creation, for a tracer that runs as root and may be pointed at a world-writable
+ * Safe creation (dhat__safe_open/finish, used for profiles and every export), for a tracer
+ * that runs as root and may be pointed at a world-writable
  * sticky directory such as /tmp:
  *  - the profile is written to a fresh temporary file in the destination's directory,
  *    created by mkostemp (O_CREAT|O_EXCL: never an existing file, never through a symlink),
@@ -521,49 +522,70 @@ int dhat__dest_check(const char *path, uid_t euid, uid_t sudo_uid)
  * Residual race, harmless by construction: a file planted at the destination between the
  * check and the rename is replaced (its name is unlinked), never written into.
  */
-int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn frames, void *ctx,
-		     const struct dhat_meta *meta)
+int dhat__safe_open(const char *path, char **tmp_out)
 {
-	cookie_io_functions_t io = { .write = gz_cookie_write, .close = gz_cookie_close };
 	uid_t euid = geteuid();
 	id_t sudo_uid = euid == 0 ? env_id("SUDO_UID") : (id_t)-1;
 	id_t sudo_gid = euid == 0 ? env_id("SUDO_GID") : (id_t)-1;
 	const char *slash = strrchr(path, '/');
 	char *tmp = NULL;
-	gzFile gz = NULL;
-	FILE *f = NULL;
-	int fd = -1, err;
+	mode_t um;
+	int fd, err;
 
+	*tmp_out = NULL;
 	err = dhat__dest_check(path, euid, (uid_t)sudo_uid);
 	if (err)
 		return err;
 	/* DIR/.BASE.XXXXXX next to the destination, so the rename stays on one filesystem. */
 	if (asprintf(&tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
-		     slash ? slash + 1 : path) < 0) {
-		tmp = NULL;
+		     slash ? slash + 1 : path) < 0)
 		return -ENOMEM;
-	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		free(tmp);
 		return err;
 	}
-	/* mkostemp creates 0600: give the profile the usual 0644 (less the umask). */
-	{
-		mode_t um = umask(0);
-
-		umask(um);
-		if (fchmod(fd, 0644 & ~um)) {
-			err = -errno;
-			goto cleanup;
-		}
-	}
-	if (sudo_uid != (id_t)-1 && sudo_gid != (id_t)-1 &&
-	    fchown(fd, (uid_t)sudo_uid, (gid_t)sudo_gid)) {
+	/* mkostemp creates 0600: give the file the usual 0644 (less the umask). */
+	um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0644 & ~um) ||
+	    (sudo_uid != (id_t)-1 && sudo_gid != (id_t)-1 &&
+	     fchown(fd, (uid_t)sudo_uid, (gid_t)sudo_gid))) {
 		err = -errno;
-		goto cleanup;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return err;
 	}
+	*tmp_out = tmp;
+	return fd;
+}
+
+int dhat__safe_finish(const char *path, char *tmp, int err)
+{
+	if (!tmp)
+		return err;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp); /* never leave a truncated file behind; an older one stays intact */
+	free(tmp);
+	return err;
+}
+
+int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn frames, void *ctx,
+		     const struct dhat_meta *meta)
+{
+	cookie_io_functions_t io = { .write = gz_cookie_write, .close = gz_cookie_close };
+	char *tmp = NULL;
+	gzFile gz = NULL;
+	FILE *f = NULL;
+	int fd, err = 0;
+
+	fd = dhat__safe_open(path, &tmp);
+	if (fd < 0)
+		return fd;
 
 	if (has_gz_suffix(path)) {
 		gz = gzdopen(fd, "wb");
@@ -592,8 +614,6 @@ int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn f
 	if (fclose(f) && !err)
 		err = errno > 0 ? -errno : -EIO;
 	f = NULL;
-	if (!err && rename(tmp, path))
-		err = -errno;
 
 cleanup:
 	if (f)
@@ -602,8 +622,5 @@ cleanup:
 		gzclose(gz);
 	if (fd >= 0)
 		close(fd);
-	if (err)
-		unlink(tmp); /* never leave a truncated profile behind; the old one stays */
-	free(tmp);
-	return err;
+	return dhat__safe_finish(path, tmp, err);
 }

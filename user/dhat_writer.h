@@ -51,6 +51,17 @@ int dhat__write(FILE *f, const struct collector *c, pp_frames_fn frames, void *c
  */
 int dhat__dest_check(const char *path, uid_t euid, uid_t sudo_uid);
 
+/*
+ * Safe creation of any output file (profiles, exports, charts): checks path with
+ * dhat__dest_check, then returns a descriptor open for writing on a fresh temporary file next
+ * to path (its name in *tmp, malloc'd), mode 0644 less the umask, owned by the invoking user
+ * under sudo. Returns the fd or -errno. Always finish with dhat__safe_finish().
+ */
+int dhat__safe_open(const char *path, char **tmp);
+/* err == 0: rename tmp over path; otherwise (or if the rename fails) remove tmp. Frees tmp
+ * (NULL allowed). Returns err, or the rename's -errno. The caller has closed the fd. */
+int dhat__safe_finish(const char *path, char *tmp, int err);
+
 int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn frames, void *ctx,
 		     const struct dhat_meta *meta);
 

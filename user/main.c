@@ -349,8 +349,9 @@ static int write_timeline(const char *json_path, const struct collector *c, cons
 				    .tg_us = t->tg_ns / 1000, .te_us = t->te_ns / 1000,
 				    .peak_bytes = t->max_bytes };
 	char *path = cli_export_path(json_path, ".timeline.svg");
+	char *tmp = NULL;
 	FILE *f;
-	int err;
+	int err, fd;
 
 	if (!path)
 		return -ENOMEM;
@@ -358,14 +359,19 @@ static int write_timeline(const char *json_path, const struct collector *c, cons
 		t_us[i] = tl->t_ns[i] / 1000;
 		bytes[i] = tl->bytes[i];
 	}
-	f = fopen(path, "we");
+	fd = dhat__safe_open(path, &tmp); /* never through a symlink, see dhat_writer.c */
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		err = -errno;
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		err = dhat__safe_finish(path, tmp, err);
 		goto cleanup;
 	}
 	err = export__timeline_svg(&ht, f, title);
 	if (fclose(f) && !err)
 		err = -EIO;
+	err = dhat__safe_finish(path, tmp, err);
 	if (!err)
 		ilog("wrote %s\n", path);
 cleanup:
