@@ -31,6 +31,7 @@ static char *slurp(const char *path, size_t *len)
 	buf = malloc((size_t)n + 1);
 	cr_assert_not_null(buf);
 	*len = fread(buf, 1, (size_t)n, f);
+	buf[*len] = '\0';
 	fclose(f);
 	return buf;
 }

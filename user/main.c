@@ -765,8 +765,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		 * 4, as in the other modes (the warning above says why). */
 		if (ret == TRACER_EXIT_OK && pc.dropped)
 			ret = TRACER_EXIT_INCOMPLETE;
-	}
-	else if (r->target_is_child && (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
+	} else if (r->target_is_child && (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
 		if (!stop_requested)
 			elog("workload driver failed (status %d)\n", wait_status);
 		ret = TRACER_EXIT_FAILURE;

@@ -18,13 +18,15 @@ int kaish_fuzz_parse_one(const uint8_t *data, size_t size);
 int kaish_fuzz_parse_one(const uint8_t *data, size_t size)
 {
 	/* The public API takes a C string: a script ends at its first NUL. */
-	char *src = kstrndup((const char *)data, size);
+	char *src = malloc(size + 1); /* not strndup: the input is not NUL-terminated */
 	size_t len;
 	struct toklist tl = { 0 };
 	char *err = NULL;
 
 	if (!src)
 		return 0;
+	memcpy(src, data, size);
+	src[size] = '\0';
 	len = strlen(src);
 
 	if (lex_tokenize(src, len, 1, &tl, &err) == 0)
