@@ -659,7 +659,7 @@ static int exec_andor(kaish_kernel *k, struct node *n, struct io *io)
 	int cnt = 0, st;
 	for (struct node *x = n; x->type == N_AND || x->type == N_OR; x = x->a)
 		cnt++;
-	struct node **spine = malloc((size_t)cnt * sizeof(*spine));
+	struct node **spine = calloc((size_t)cnt, sizeof(*spine));
 	if (!spine) {
 		sb_adds(io->err, "kaish: out of memory\n");
 		return 1;

@@ -198,7 +198,7 @@ static void check_node(struct vctx *v, struct node *n)
 		int cnt = 0;
 		for (struct node *x = n; x->type == N_AND || x->type == N_OR; x = x->a)
 			cnt++;
-		struct node **spine = malloc((size_t)cnt * sizeof(*spine));
+		struct node **spine = calloc((size_t)cnt, sizeof(*spine));
 		if (!spine) {
 			verr(v, n->line, "out of memory", "&&");
 			break;
