@@ -17,8 +17,9 @@ set_target_properties(bpf_e2e_allocs PROPERTIES OUTPUT_NAME allocs
 
 # A statically linked target: no libc in its maps (loader__new must fail with ENOENT).
 add_executable(bpf_e2e_static ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/static_target.c)
-target_compile_options(bpf_e2e_static PRIVATE ${TRACER_WARNINGS})
-target_link_options(bpf_e2e_static PRIVATE -static)
+# -fno-sanitize=all: with TRACER_SANITIZE the sanitizer runtimes cannot be linked statically.
+target_compile_options(bpf_e2e_static PRIVATE ${TRACER_WARNINGS} -fno-sanitize=all)
+target_link_options(bpf_e2e_static PRIVATE -static -fno-sanitize=all)
 set_target_properties(bpf_e2e_static PROPERTIES OUTPUT_NAME static_target
 	RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/e2e)
 

@@ -344,9 +344,14 @@ Test(dhat_writer, write_path_plain_gzip_and_errors)
 	free(a);
 	cr_expect_eq(lstat(link, &st), 0);
 
-	/* A failing frames callback: its error comes back and no partial file remains. */
+	/* A failing frames callback: its error comes back, no partial file remains and the
+	 * profile written before stays intact (temporary file + rename). */
+	a = tu_slurp(plain, &alen);
 	cr_expect_eq(dhat__write_path(plain, c, failing_frames, NULL, &META), -EIO);
-	cr_expect_neq(access(plain, F_OK), 0);
+	b = tu_slurp(plain, &blen);
+	cr_expect(alen == blen && !memcmp(a, b, alen), "the earlier profile was damaged");
+	free(a);
+	free(b);
 
 	cr_expect_eq(dhat__write_path("/nonexistent-dir/x.json", c, NULL, NULL, NULL), -ENOENT);
 	collector__free(c);

@@ -43,6 +43,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -471,17 +472,120 @@ static bool has_gz_suffix(const char *path)
 	return n > 3 && !strcmp(path + n - 3, ".gz");
 }
 
+/* An id from the environment (SUDO_UID, SUDO_GID), or (id_t)-1 when unset or malformed. */
+static id_t env_id(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return (id_t)-1;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n >= (id_t)-1)
+		return (id_t)-1;
+	return (id_t)n;
+}
+
+int dhat__dest_check(const char *path, uid_t euid, uid_t sudo_uid)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP; /* never through, nor over, a symlink someone else may have planted */
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EPERM; /* devices, fifos, sockets */
+	if (st.st_uid != euid && st.st_uid != 0 && (sudo_uid == (uid_t)-1 || st.st_uid != sudo_uid))
+		return -EPERM; /* someone else's file: not ours to replace */
+	return 0;
+}
+
+/*
+ * Safe creation (dhat__safe_open/finish, used for profiles and every export), for a tracer
+ * that runs as root and may be pointed at a world-writable
+ * sticky directory such as /tmp:
+ *  - the profile is written to a fresh temporary file in the destination's directory,
+ *    created by mkostemp (O_CREAT|O_EXCL: never an existing file, never through a symlink),
+ *    then renamed over the destination. rename() replaces a directory entry; it never
+ *    follows a symlink and never writes into a file someone else created. Readers see the
+ *    old complete profile or the new complete one, never a truncated one;
+ *  - an existing destination is replaced only if it is a regular file owned by the effective
+ *    user, by root, or (under sudo) by the invoking user (dhat__dest_check);
+ *  - under sudo (euid 0 with SUDO_UID/SUDO_GID set) the file is handed to the invoking user
+ *    with fchown() on the open descriptor before the rename, so users can read and delete
+ *    their profiles; a path-based chown could be redirected by a symlink swap.
+ * Residual race, harmless by construction: a file planted at the destination between the
+ * check and the rename is replaced (its name is unlinked), never written into.
+ */
+int dhat__safe_open(const char *path, char **tmp_out)
+{
+	uid_t euid = geteuid();
+	id_t sudo_uid = euid == 0 ? env_id("SUDO_UID") : (id_t)-1;
+	id_t sudo_gid = euid == 0 ? env_id("SUDO_GID") : (id_t)-1;
+	const char *slash = strrchr(path, '/');
+	char *tmp = NULL;
+	mode_t um;
+	int fd, err;
+
+	*tmp_out = NULL;
+	err = dhat__dest_check(path, euid, (uid_t)sudo_uid);
+	if (err)
+		return err;
+	/* DIR/.BASE.XXXXXX next to the destination, so the rename stays on one filesystem. */
+	if (asprintf(&tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
+		     slash ? slash + 1 : path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		free(tmp);
+		return err;
+	}
+	/* mkostemp creates 0600: give the file the usual 0644 (less the umask). */
+	um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0644 & ~um) ||
+	    (sudo_uid != (id_t)-1 && sudo_gid != (id_t)-1 &&
+	     fchown(fd, (uid_t)sudo_uid, (gid_t)sudo_gid))) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return err;
+	}
+	*tmp_out = tmp;
+	return fd;
+}
+
+int dhat__safe_finish(const char *path, char *tmp, int err)
+{
+	if (!tmp)
+		return err;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp); /* never leave a truncated file behind; an older one stays intact */
+	free(tmp);
+	return err;
+}
+
 int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn frames, void *ctx,
 		     const struct dhat_meta *meta)
 {
 	cookie_io_functions_t io = { .write = gz_cookie_write, .close = gz_cookie_close };
+	char *tmp = NULL;
 	gzFile gz = NULL;
 	FILE *f = NULL;
-	int fd, err;
+	int fd, err = 0;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = dhat__safe_open(path, &tmp);
 	if (fd < 0)
-		return -errno;
+		return fd;
 
 	if (has_gz_suffix(path)) {
 		gz = gzdopen(fd, "wb");
@@ -518,7 +622,5 @@ cleanup:
 		gzclose(gz);
 	if (fd >= 0)
 		close(fd);
-	if (err)
-		unlink(path); /* never leave a truncated profile behind */
-	return err;
+	return dhat__safe_finish(path, tmp, err);
 }

@@ -42,6 +42,7 @@
 #include "export_int.h"
 
 #include "dhat_reader.h"
+#include "dhat_writer.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -446,6 +447,7 @@ int export__pprof(const struct dhat_profile *p, const char *path)
 	uint8_t *buf = NULL;
 	size_t len = 0, off = 0;
 	gzFile gz = NULL;
+	char *tmp = NULL;
 	int err, fd;
 
 	err = export__pprof_encode(p, &buf, &len);
@@ -462,7 +464,15 @@ int export__pprof(const struct dhat_profile *p, const char *path)
 		if (!gz)
 			close(fd);
 	} else {
-		gz = gzopen(path, "wb");
+		/* A temporary file renamed over path: never through a symlink (see dhat_writer). */
+		fd = dhat__safe_open(path, &tmp);
+		if (fd < 0) {
+			err = fd;
+			goto cleanup;
+		}
+		gz = gzdopen(fd, "wb");
+		if (!gz)
+			close(fd);
 	}
 	if (!gz) {
 		err = errno ? -errno : -ENOMEM; /* zlib leaves errno 0 when out of memory */
@@ -483,5 +493,5 @@ cleanup:
 	if (gz && gzclose(gz) != Z_OK && !err)
 		err = -EIO;
 	free(buf);
-	return err;
+	return dhat__safe_finish(path, tmp, err);
 }

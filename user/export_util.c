@@ -7,12 +7,14 @@
 #include "export_int.h"
 
 #include "dhat_reader.h"
+#include "dhat_writer.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int hexval(char c)
 {
@@ -529,22 +531,36 @@ int export__to_path(const struct dhat_profile *p, enum export_format fmt, const 
 {
 	bool std = !strcmp(path, "-");
 	FILE *out = NULL;
-	int err;
+	char *tmp = NULL;
+	int err, fd;
 
 	if (fmt == EXPORT_FMT_PPROF)
 		return export__pprof(p, path); /* gzip does its own I/O */
 	if (fmt != EXPORT_FMT_FOLDED && fmt != EXPORT_FMT_SVG)
 		return -EINVAL;
-	out = std ? stdout : fopen(path, "w");
-	if (!out)
-		return -errno;
+	if (std) {
+		out = stdout;
+	} else {
+		/* A temporary file renamed over path: never through a symlink (see dhat_writer). */
+		fd = dhat__safe_open(path, &tmp);
+		if (fd < 0)
+			return fd;
+		out = fdopen(fd, "w");
+		if (!out) {
+			err = -errno;
+			close(fd);
+			return dhat__safe_finish(path, tmp, err);
+		}
+	}
 	err = fmt == EXPORT_FMT_FOLDED ? export__folded_opts(p, out, opts)
 				       : export__flamegraph_svg_opts(p, out, opts);
 	if (std) {
 		if (fflush(out) && !err)
 			err = -errno;
-	} else if (fclose(out) && !err) {
-		err = -errno;
+	} else {
+		if (fclose(out) && !err)
+			err = -errno;
+		err = dhat__safe_finish(path, tmp, err);
 	}
 	return err;
 }

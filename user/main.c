@@ -101,7 +101,9 @@ static const char usage_text[] =
 	"Exit status:\n"
 	"  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes\n"
 	"  1  tracing or writing failed   4  profile written, but records were dropped\n"
-	"  2  bad arguments or input      with -- CMD: the command's own exit status\n";
+	"  2  bad arguments or input      with -- CMD: the command's own exit status\n"
+	"                                 (128+N if killed by signal N), or 4 if it\n"
+	"                                 exited 0 but records were dropped\n";
 
 struct workload_info {
 	char name[WINDOW_NAME_LEN + 1];
@@ -349,15 +351,6 @@ static void profile_path(const struct run *r, const char *name, char *path, size
 		snprintf(path, sz, "%s/dhat-heap-%d.json", dir, (int)r->target);
 }
 
-/* Hand the written file to its owner when run through sudo, so users can delete it. */
-static void chown_to_sudo_user(const char *path)
-{
-	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
-
-	if (uid_s && gid_s && geteuid() == 0)
-		(void)!chown(path, (uid_t)strtoul(uid_s, NULL, 10), (gid_t)strtoul(gid_s, NULL, 10));
-}
-
 /* Write the heap-over-time chart of c next to the profile: PATH.timeline.svg. */
 static int write_timeline(const char *json_path, const struct collector *c, const char *title)
 {
@@ -368,8 +361,9 @@ static int write_timeline(const char *json_path, const struct collector *c, cons
 				    .tg_us = t->tg_ns / 1000, .te_us = t->te_ns / 1000,
 				    .peak_bytes = t->max_bytes };
 	char *path = cli_export_path(json_path, ".timeline.svg");
+	char *tmp = NULL;
 	FILE *f;
-	int err;
+	int err, fd;
 
 	if (!path)
 		return -ENOMEM;
@@ -377,14 +371,19 @@ static int write_timeline(const char *json_path, const struct collector *c, cons
 		t_us[i] = tl->t_ns[i] / 1000;
 		bytes[i] = tl->bytes[i];
 	}
-	f = fopen(path, "we");
+	fd = dhat__safe_open(path, &tmp); /* never through a symlink, see dhat_writer.c */
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		err = -errno;
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		err = dhat__safe_finish(path, tmp, err);
 		goto cleanup;
 	}
 	err = export__timeline_svg(&ht, f, title);
 	if (fclose(f) && !err)
 		err = -EIO;
+	err = dhat__safe_finish(path, tmp, err);
 	if (!err)
 		ilog("wrote %s\n", path);
 cleanup:
@@ -451,7 +450,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 		r->write_failures++;
 		return 0; /* keep tracing: later windows may still be written */
 	}
-	chown_to_sudo_user(path);
+	/* Under sudo the writer has already handed the file to the invoking user. */
 	r->profiles_written++;
 	ilog("wrote %s\n", path);
 	if (r->args->formats && write_exports(r, path, c, name ? name : r->cmdline))
@@ -858,7 +857,15 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	r->loader = loader__new(&lopts);
 	if (!r->loader) {
 		err = errno;
-		elog("cannot attach to pid %d: %s\n", (int)r->target, strerror(err));
+		/* An attached process that exited (or became a zombie) while we attached is gone,
+		 * whatever the loader tripped over (a zombie has no maps: "no libc"). */
+		if (!argv && err != ESRCH && !target_alive(r, &wait_status))
+			err = ESRCH;
+		if (!argv && err == ESRCH)
+			elog("cannot attach to pid %d: it exited before the probes were attached\n",
+			     (int)r->target);
+		else
+			elog("cannot attach to pid %d: %s\n", (int)r->target, strerror(err));
 		if (go_fd >= 0) {
 			close(go_fd); /* the held child exits 127 */
 			close(err_fd);
@@ -909,10 +916,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 
 	if (err || r->write_failures)
 		ret = TRACER_EXIT_FAILURE;
-	else if (r->target_is_child && !windowed)
+	else if (r->target_is_child && !windowed) {
 		ret = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) :
 		      WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : TRACER_EXIT_FAILURE;
-	else if (r->target_is_child && (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
+		/* -- CMD: the command's status, but a success with dropped records is not one:
+		 * 4, as in the other modes (the warning above says why). */
+		if (ret == TRACER_EXIT_OK && pc.dropped)
+			ret = TRACER_EXIT_INCOMPLETE;
+	} else if (r->target_is_child && (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
 		if (!stop_requested)
 			elog("workload driver failed (status %d)\n", wait_status);
 		ret = TRACER_EXIT_FAILURE;

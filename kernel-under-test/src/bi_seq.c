@@ -126,6 +126,14 @@ int bi_seq(struct bi_ctx *c, int argc, char **argv)
 		double v = a.first + (double)i * a.inc;
 		if ((a.inc > 0 && v > a.last + 1e-9) || (a.inc < 0 && v < a.last - 1e-9))
 			break;
+		/* `seq 1 1e57` never ends (found by fuzzing): honour cancellation and the request
+		 * deadline every 4096 values, and stop when memory runs out. */
+		if (i && !(i & 4095) && kernel_interrupted(c->k, c->io->err)) {
+			sb_free(&data);
+			return c->k->exit_code;
+		}
+		if (out->oom || data.oom)
+			break;
 		char t[64];
 		if (integral)
 			snprintf(t, sizeof(t), "%0*.0f", width, v);
@@ -144,8 +152,9 @@ int bi_seq(struct bi_ctx *c, int argc, char **argv)
 	if (count)
 		sb_addc(out, '\n');
 	sb_addc(&data, ']');
-	if (data.oom) {
+	if (data.oom || out->oom) {
 		sb_free(&data);
+		bi_err(c, "out of memory");
 		return 1;
 	}
 	kernel_set_data(c->k, sb_detach(&data), false);

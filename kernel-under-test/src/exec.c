@@ -425,6 +425,8 @@ static void set_pipestatus(kaish_kernel *k, const int *codes, int n)
  */
 int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 {
+	if (n <= 0) /* an empty pipeline: nothing runs, success (defensive; callers avoid it) */
+		return set_last(k, 0);
 	if (n == 1) {
 		int st = exec_node(k, stages[0], io);
 		set_pipestatus(k, &st, 1);
@@ -646,6 +648,40 @@ static int exec_list(kaish_kernel *k, struct node *n, struct io *io)
 	return st;
 }
 
+/*
+ * andor: ((a && b) || c) && d is a left-deep tree. Walk its spine bottom-up in a loop, so a
+ * 100 000-operand chain does not recurse 100 000 deep (a stack overflow found under ASan).
+ * Same rules as the recursive form: every operand but the last is a left side (set -e is
+ * suppressed there), a pending break/return/exit stops the chain.
+ */
+static int exec_andor(kaish_kernel *k, struct node *n, struct io *io)
+{
+	int cnt = 0, st;
+	for (struct node *x = n; x->type == N_AND || x->type == N_OR; x = x->a)
+		cnt++;
+	struct node **spine = calloc((size_t)cnt, sizeof(*spine));
+	if (!spine) {
+		sb_adds(io->err, "kaish: out of memory\n");
+		return 1;
+	}
+	int i = cnt;
+	for (struct node *x = n; i > 0; x = x->a)
+		spine[--i] = x; /* spine[0]: the innermost operator, whose a is the first operand */
+	k->errexit_suppress++;
+	st = exec_node(k, spine[0]->a, io);
+	k->errexit_suppress--;
+	for (i = 0; i < cnt && k->flow == FL_NONE; i++) {
+		if ((spine[i]->type == N_AND) != (st == 0))
+			continue;
+		bool left_side = i < cnt - 1;
+		k->errexit_suppress += left_side;
+		st = exec_node(k, spine[i]->b, io);
+		k->errexit_suppress -= left_side;
+	}
+	free(spine);
+	return st;
+}
+
 /* Dispatch on the node type (redirects of compound statements are already applied). */
 static int exec_inner(kaish_kernel *k, struct node *n, struct io *io)
 {
@@ -659,28 +695,28 @@ static int exec_inner(kaish_kernel *k, struct node *n, struct io *io)
 		return exec_pipeline(k, n, io);
 	case N_AND:
 	case N_OR:
-		k->errexit_suppress++;
-		st = exec_node(k, n->a, io);
-		k->errexit_suppress--;
-		if (k->flow != FL_NONE)
-			return st;
-		if ((n->type == N_AND) == (st == 0))
-			st = exec_node(k, n->b, io);
-		return st;
+		return exec_andor(k, n, io);
 	case N_NOT:
 		k->errexit_suppress++;
 		st = exec_node(k, n->a, io);
 		k->errexit_suppress--;
 		return st == 0 ? 1 : 0;
 	case N_IF:
-		k->errexit_suppress++;
-		st = exec_node(k, n->a, io);
-		k->errexit_suppress--;
-		if (k->flow != FL_NONE)
-			return st;
-		if (st == 0)
-			return exec_node(k, n->b, io);
-		return n->c ? exec_node(k, n->c, io) : 0;
+		/* elif chains in a loop (each elif is an N_IF in c): no recursion per branch. */
+		for (;;) {
+			k->errexit_suppress++;
+			st = exec_node(k, n->a, io);
+			k->errexit_suppress--;
+			if (k->flow != FL_NONE)
+				return st;
+			if (st == 0)
+				return exec_node(k, n->b, io);
+			if (!n->c)
+				return 0;
+			if (n->c->type != N_IF || n->c->redirs)
+				return exec_node(k, n->c, io);
+			n = n->c;
+		}
 	case N_FOR:
 		return exec_for(k, n, io);
 	case N_WHILE:

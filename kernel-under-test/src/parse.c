@@ -141,10 +141,28 @@ static void word_free(struct word *w)
 	free(w);
 }
 
+static void node_free_one(struct node *n);
+
 void node_free(struct node *n)
 {
-	if (!n)
-		return;
+	/* A long && / || chain (left-deep: the chain continues in a) or elif chain (in c) is a
+	 * deep tree: walk that spine in a loop, so 100 000 operands never recurse 100 000 deep. */
+	while (n) {
+		struct node *spine = NULL;
+		if (n->type == N_AND || n->type == N_OR) {
+			spine = n->a;
+			n->a = NULL;
+		} else if (n->type == N_IF) {
+			spine = n->c;
+			n->c = NULL;
+		}
+		node_free_one(n);
+		n = spine;
+	}
+}
+
+static void node_free_one(struct node *n)
+{
 	node_free(n->a);
 	node_free(n->b);
 	node_free(n->c);
@@ -587,17 +605,22 @@ static struct node *parse_if(struct parser *p)
 	struct node *n = node_new(p, N_IF, next(p)->line);
 	if (!n)
 		return NULL;
-	if (!(n->a = parse_list(p, stop_then)) || !expect_kw(p, "then") ||
-	    !(n->b = parse_list(p, stop_else)))
-		goto fail;
-	if (is_kw(peek(p), "elif")) {
-		if (!(n->c = parse_if(p))) /* consumes through 'fi' */
+	/* Each elif is one more N_IF in the c of the previous one, built in a loop: a script
+	 * with 100 000 elif branches must not recurse 100 000 deep. */
+	struct node *cur = n;
+	for (;;) {
+		if (!(cur->a = parse_list(p, stop_then)) || !expect_kw(p, "then") ||
+		    !(cur->b = parse_list(p, stop_else)))
 			goto fail;
-		return n;
+		if (!is_kw(peek(p), "elif"))
+			break;
+		if (!(cur->c = node_new(p, N_IF, next(p)->line)))
+			goto fail;
+		cur = cur->c;
 	}
 	if (is_kw(peek(p), "else")) {
 		next(p);
-		if (!(n->c = parse_list(p, stop_fi)))
+		if (!(cur->c = parse_list(p, stop_fi)))
 			goto fail;
 	}
 	if (!expect_kw(p, "fi"))

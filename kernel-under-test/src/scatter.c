@@ -154,18 +154,18 @@ static int sg_parse(struct strv *sa, struct strv *ga, struct sg_opts *o, struct 
 			v = sa->v[++i];
 		if (!kl || (a[kl] && a[kl] != '=') || !v) {
 			sb_printf(err, "scatter: %s '%s'\n", kl ? "missing value for" : "unknown option", a);
-			return KAISH_EXIT_USAGE;
+			goto usage;
 		}
 		if (is_as) {
 			if (!is_name(v, strlen(v))) {
 				sb_printf(err, "scatter: invalid variable name '%s'\n", v);
-				return KAISH_EXIT_USAGE;
+				goto usage;
 			}
 			free(o->var);
 			o->var = strdup(v);
 		} else if (!bi_parse_long(v, &o->limit)) {
 			sb_printf(err, "scatter: invalid --limit '%s'\n", v);
-			return KAISH_EXIT_USAGE;
+			goto usage;
 		} else if (o->limit < 1 || o->limit > 10000) {
 			/* kaish clamps with a warning; the warning goes to the trace only. */
 			o->limit = o->limit < 1 ? 1 : 10000;
@@ -178,12 +178,17 @@ static int sg_parse(struct strv *sa, struct strv *ga, struct sg_opts *o, struct 
 			o->json = true;
 		else {
 			sb_printf(err, "gather: unknown option '%s'\n", ga->v[i]);
-			return KAISH_EXIT_USAGE;
+			goto usage;
 		}
 	}
 	if (!o->var)
 		o->var = strdup("ITEM");
 	return o->var ? 0 : 1;
+usage:
+	/* An earlier --as may have set the variable: nothing of o survives a usage error. */
+	free(o->var);
+	o->var = NULL;
+	return KAISH_EXIT_USAGE;
 }
 
 static void *worker_main(void *arg)
@@ -321,6 +326,12 @@ static int run_workers(kaish_kernel *d, struct node **par, int npar, struct item
 
 int exec_scatter(kaish_kernel *k, struct node **stages, int n, int s, int g, struct io *io)
 {
+	if (g == s + 1) {
+		/* `scatter | gather`: no parallel segment for the workers to run (found by
+		 * fuzzing: workers used to run an empty pipeline and read past its end). */
+		sb_adds(io->err, "scatter: no command between scatter and gather\n");
+		return KAISH_EXIT_USAGE;
+	}
 	for (int i = 0; i < n; i++) {
 		if (stages[i]->type != N_CMD) {
 			sb_adds(io->err, "scatter: a compound statement cannot be a stage of a "

@@ -45,19 +45,26 @@ static void collect_parts(struct vctx *v, struct wpart *wp)
 
 static void collect_funcs(struct vctx *v, struct node *n)
 {
-	if (!n)
-		return;
-	if (n->type == N_FUNC)
-		strv_pushdup(&v->funcs, n->name);
-	collect_funcs(v, n->a);
-	collect_funcs(v, n->b);
-	collect_funcs(v, n->c);
-	for (int i = 0; i < n->nkids; i++)
-		collect_funcs(v, n->kids[i]);
-	for (int i = 0; i < n->nwords; i++)
-		collect_parts(v, n->words[i]->parts);
-	for (struct case_arm *a = n->arms; a; a = a->next)
-		collect_funcs(v, a->body);
+	/* A set of names, so order does not matter: follow the deep spine of && / || chains
+	 * (in a) and elif chains (in c) in a loop instead of recursing along it. */
+	while (n) {
+		bool andor = n->type == N_AND || n->type == N_OR;
+		struct node *spine = andor ? n->a : n->type == N_IF ? n->c : NULL;
+		if (n->type == N_FUNC)
+			strv_pushdup(&v->funcs, n->name);
+		if (!andor)
+			collect_funcs(v, n->a);
+		collect_funcs(v, n->b);
+		if (n->type != N_IF)
+			collect_funcs(v, n->c);
+		for (int i = 0; i < n->nkids; i++)
+			collect_funcs(v, n->kids[i]);
+		for (int i = 0; i < n->nwords; i++)
+			collect_parts(v, n->words[i]->parts);
+		for (struct case_arm *a = n->arms; a; a = a->next)
+			collect_funcs(v, a->body);
+		n = spine;
+	}
 }
 
 /* $( ) bodies are validated too; they start outside any loop. */
@@ -183,6 +190,40 @@ static void check_node(struct vctx *v, struct node *n)
 		check_parts(v, n->words[0]->parts);
 		for (struct case_arm *a = n->arms; a; a = a->next)
 			check_node(v, a->body);
+		break;
+	case N_AND:
+	case N_OR: {
+		/* A left-deep chain: walk its spine in a loop (100 000 operands must not recurse
+		 * 100 000 deep), checking operands in source order. */
+		int cnt = 0;
+		for (struct node *x = n; x->type == N_AND || x->type == N_OR; x = x->a)
+			cnt++;
+		struct node **spine = calloc((size_t)cnt, sizeof(*spine));
+		if (!spine) {
+			verr(v, n->line, "out of memory", "&&");
+			break;
+		}
+		int i = cnt;
+		for (struct node *x = n; i > 0; x = x->a)
+			spine[--i] = x;
+		check_node(v, spine[0]->a);
+		for (i = 0; i < cnt; i++)
+			check_node(v, spine[i]->b);
+		free(spine);
+		break;
+	}
+	case N_IF:
+		/* elif chains in a loop, as the executor runs them. */
+		for (struct node *x = n; x && !v->err;) {
+			check_node(v, x->a);
+			check_node(v, x->b);
+			if (x->c && x->c->type == N_IF && !x->c->redirs) {
+				x = x->c;
+				continue;
+			}
+			check_node(v, x->c);
+			break;
+		}
 		break;
 	default:
 		check_node(v, n->a);

@@ -15,19 +15,26 @@
  *  - lstat/unlink/rm canonicalize only the parent, so `rm link` removes the link and never
  *    reaches its target;
  *  - the isolated preset has no local filesystem: every call fails with VFS_ENOFS.
- * Known gap: the check-then-open is not atomic (no openat2/RESOLVE_BENEATH), so a racing
- * process that swaps a directory for a symlink between the two steps is not stopped.
+ *
+ * Check, then use without re-resolving: the canonical host path is only used through
+ * open_beneath()/parent_beneath(), which resolve it again relative to an O_PATH descriptor of
+ * the root with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS). A
+ * canonical path has no symlinks, so a symlink met there was planted after the check (a race):
+ * the kernel refuses it ("path escapes root") instead of following it, and no resolution can
+ * climb above the root. Kernels without openat2 (before 5.6) fall back to the check followed
+ * by open(O_NOFOLLOW), which only protects the last component.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kaish_int.h"
@@ -56,6 +63,73 @@ static bool under_root(const char *root, const char *p)
 	if (n == 1 && root[0] == '/')
 		return true;
 	return !strncmp(p, root, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+/* The part of a checked host path below the root ("." for the root itself). */
+static const char *below_root(const char *root, const char *host)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return host[1] ? host + 1 : ".";
+	return host[n] ? host + n + 1 : ".";
+}
+
+/*
+ * Open host, a path vfs_resolve() returned (canonical, under the root), so that no symlink
+ * is followed on any component and resolution cannot leave the root, whatever changed since
+ * the check. Returns an fd or -errno; EXDEV and ELOOP (a component was swapped for a
+ * symlink, or leads out) become -VFS_EESCAPE.
+ */
+static int open_beneath(kaish_kernel *k, const char *host, int flags, mode_t mode)
+{
+	const char *root = k->sh->root;
+	if (!strcmp(host, "/dev/null") || !under_root(root, host)) {
+		int fd = open(host, flags | O_CLOEXEC, mode);
+		return fd < 0 ? -errno : fd;
+	}
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -errno;
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+	do
+		fd = (int)syscall(SYS_openat2, rfd, below_root(root, host), &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN); /* a concurrent rename: retry, as the man page says */
+	int e = fd < 0 ? errno : 0;
+	close(rfd);
+	if (fd >= 0)
+		return fd;
+	if (e == ENOSYS || e == EPERM /* seccomp */) {
+		/* No openat2: the check already happened; protect at least the last component. */
+		fd = open(host, flags | O_CLOEXEC | O_NOFOLLOW, mode);
+		return fd < 0 ? (errno == ELOOP ? -VFS_EESCAPE : -errno) : fd;
+	}
+	return (e == EXDEV || e == ELOOP) ? -VFS_EESCAPE : -e;
+}
+
+/*
+ * The parent directory of host opened beneath the root (O_PATH), and host's last component
+ * in *base (pointing into host), for the *at() calls that must not follow the last
+ * component (lstat, mkdir, unlink). Returns an fd or -errno.
+ */
+static int parent_beneath(kaish_kernel *k, const char *host, const char **base)
+{
+	char *dir = strdup(host);
+	if (!dir)
+		return -ENOMEM;
+	char *slash = strrchr(dir, '/');
+	*base = strrchr(host, '/') + 1;
+	if (slash == dir)
+		slash[1] = '\0'; /* parent is "/" */
+	else
+		*slash = '\0';
+	int fd = open_beneath(k, dir, O_PATH | O_DIRECTORY, 0);
+	free(dir);
+	return fd;
 }
 
 static char *join(const char *a, const char *b)
@@ -182,10 +256,10 @@ int vfs_read_all(kaish_kernel *k, const char *path, char **buf, size_t *len)
 	int e = vfs_resolve(k, path, true, &host);
 	if (e < 0)
 		return e;
-	int fd = open(host, O_RDONLY | O_CLOEXEC);
+	int fd = open_beneath(k, host, O_RDONLY, 0);
 	free(host);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
 		e = S_ISDIR(st.st_mode) ? -EISDIR : -errno;
@@ -229,10 +303,10 @@ int vfs_write_all(kaish_kernel *k, const char *path, const char *buf, size_t len
 		free(host);
 		return 0;
 	}
-	int fd = open(host, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	int fd = open_beneath(k, host, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
 	free(host);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (len) {
 		ssize_t n = write(fd, buf, len);
 		if (n < 0 && errno == EINTR)
@@ -254,7 +328,20 @@ int vfs_stat(kaish_kernel *k, const char *path, struct stat *st, bool follow)
 	int e = vfs_resolve(k, path, follow, &host);
 	if (e < 0)
 		return e;
-	e = (follow ? stat(host, st) : lstat(host, st)) < 0 ? -errno : 0;
+	if (!strcmp(host, "/dev/null")) {
+		e = stat(host, st) < 0 ? -errno : 0;
+	} else if (follow || !strcmp(host, k->sh->root)) {
+		int fd = open_beneath(k, host, O_PATH, 0);
+		e = fd < 0 ? fd : fstat(fd, st) < 0 ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+	} else {
+		const char *base;
+		int pfd = parent_beneath(k, host, &base);
+		e = pfd < 0 ? pfd : fstatat(pfd, base, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+		if (pfd >= 0)
+			close(pfd);
+	}
 	free(host);
 	return e;
 }
@@ -264,11 +351,17 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_host(const char *host, struct strv *names)
+static int list_host(kaish_kernel *k, const char *host, struct strv *names)
 {
-	DIR *d = opendir(host);
-	if (!d)
-		return -errno;
+	int fd = open_beneath(k, host, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -290,8 +383,22 @@ int vfs_list(kaish_kernel *k, const char *path, struct strv *names)
 	int e = vfs_resolve(k, path, true, &host);
 	if (e < 0)
 		return e;
-	e = list_host(host, names);
+	e = list_host(k, host, names);
 	free(host);
+	return e;
+}
+
+/* mkdir host, its parent opened beneath the root. */
+static int mkdir_beneath(kaish_kernel *k, const char *host)
+{
+	if (!strcmp(host, k->sh->root))
+		return -EEXIST;
+	const char *base;
+	int pfd = parent_beneath(k, host, &base);
+	if (pfd < 0)
+		return pfd;
+	int e = mkdirat(pfd, base, 0755) < 0 ? -errno : 0;
+	close(pfd);
 	return e;
 }
 
@@ -302,7 +409,7 @@ int vfs_mkdir(kaish_kernel *k, const char *path, bool parents)
 	if (!parents) {
 		if ((e = vfs_resolve(k, path, true, &host)) < 0)
 			return e;
-		e = mkdir(host, 0755) < 0 ? -errno : 0;
+		e = mkdir_beneath(k, host);
 		free(host);
 		return e;
 	}
@@ -318,8 +425,9 @@ int vfs_mkdir(kaish_kernel *k, const char *path, bool parents)
 		char c = dup[i];
 		dup[i] = '\0';
 		if ((e = vfs_resolve(k, dup, true, &host)) == 0) {
-			if (mkdir(host, 0755) < 0 && errno != EEXIST)
-				e = -errno;
+			e = mkdir_beneath(k, host);
+			if (e == -EEXIST)
+				e = 0;
 			free(host);
 		}
 		dup[i] = c;
@@ -328,9 +436,42 @@ int vfs_mkdir(kaish_kernel *k, const char *path, bool parents)
 	return e;
 }
 
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+/*
+ * Remove name in dfd and, for a directory, everything below it, through descriptors only
+ * (openat O_NOFOLLOW | O_DIRECTORY, unlinkat): a symlink is unlinked, never followed, and
+ * swapping a directory for a symlink mid-way cannot redirect the removal.
+ */
+static int rm_tree_at(int dfd, const char *name, int depth)
 {
-	return (flag == FTW_DP ? rmdir(p) : unlink(p)) < 0 ? -1 : 0;
+	if (unlinkat(dfd, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR)
+		return -errno;
+	if (depth > WALK_MAX_DEPTH * 4)
+		return -ELOOP;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	struct strv names;
+	strv_init(&names);
+	struct dirent *de;
+	int e = 0;
+	while (!e && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			e = strv_pushdup(&names, de->d_name) < 0 ? -ENOMEM : 0;
+	for (int i = 0; !e && i < names.n; i++)
+		e = rm_tree_at(dirfd(d), names.v[i], depth + 1);
+	strv_free(&names);
+	closedir(d);
+	if (!e && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+		e = -errno;
+	return e;
 }
 
 /* Move host to <root>/.Trash/files with a freedesktop-style .trashinfo record. */
@@ -408,20 +549,24 @@ int vfs_remove(kaish_kernel *k, const char *path, bool recursive, bool trash)
 		free(host);
 		return -EPERM; /* never remove the sandbox root itself */
 	}
-	if (lstat(host, &st) < 0) {
+	const char *base;
+	int pfd = parent_beneath(k, host, &base);
+	if (pfd < 0) {
+		e = pfd;
+	} else if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		e = -errno;
 	} else if (S_ISLNK(st.st_mode)) {
-		e = unlink(host) < 0 ? -errno : 0; /* symlinks are unlinked, never followed */
+		/* symlinks are unlinked, never followed */
+		e = unlinkat(pfd, base, 0) < 0 ? -errno : 0;
 	} else if (S_ISDIR(st.st_mode) && !recursive) {
 		e = -EISDIR;
 	} else if (trash && (S_ISDIR(st.st_mode) || st.st_size <= TRASH_MAX_SIZE)) {
 		e = trash_move(k, host);
-	} else if (S_ISDIR(st.st_mode)) {
-		/* FTW_PHYS: never follow symlinks while deleting a tree. */
-		e = nftw(host, rm_cb, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
 	} else {
-		e = unlink(host) < 0 ? -errno : 0;
+		e = rm_tree_at(pfd, base, 0);
 	}
+	if (pfd >= 0)
+		close(pfd);
 	free(host);
 	return e;
 }
@@ -432,9 +577,9 @@ int vfs_touch(kaish_kernel *k, const char *path)
 	int e = vfs_resolve(k, path, true, &host);
 	if (e < 0)
 		return e;
-	int fd = open(host, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open_beneath(k, host, O_WRONLY | O_CREAT, 0644);
 	if (fd < 0) {
-		e = -errno;
+		e = fd;
 	} else {
 		e = futimens(fd, NULL) < 0 ? -errno : 0;
 		close(fd);
@@ -450,11 +595,15 @@ int vfs_chdir(kaish_kernel *k, const char *path)
 	int e = vfs_resolve(k, path, true, &host);
 	if (e < 0)
 		return e;
-	if (stat(host, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		e = S_ISDIR(st.st_mode) ? -errno : -ENOTDIR;
+	int fd = open_beneath(k, host, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		e = fd < 0 ? fd : -ENOTDIR;
+		if (fd >= 0)
+			close(fd);
 		free(host);
 		return e;
 	}
+	close(fd);
 	free(k->cwd);
 	k->cwd = host;
 	scope_set(&k->scope, "PWD", host);
@@ -469,6 +618,7 @@ struct ignore_set {
 };
 
 struct walk {
+	kaish_kernel *k;
 	vfs_walk_fn cb;
 	void *ctx;
 	struct ignore_set sets[WALK_MAX_DEPTH + 1];
@@ -561,7 +711,7 @@ static int walk_dir(struct walk *w, const char *host, const char *display, const
 		load_gitignore(w, host, rel);
 	struct strv names;
 	strv_init(&names);
-	int rc = list_host(host, &names);
+	int rc = list_host(w->k, host, &names);
 	for (int i = 0; rc >= 0 && i < names.n; i++) {
 		const char *name = names.v[i];
 		if (name[0] == '.')
@@ -614,6 +764,7 @@ int vfs_walk(kaish_kernel *k, const char *path, vfs_walk_fn cb, void *ctx)
 		free(host);
 		return -ENOMEM;
 	}
+	w->k = k;
 	w->cb = cb;
 	w->ctx = ctx;
 	/* Display paths keep the user's spelling: "." gives "./pkg0/file0.txt". */

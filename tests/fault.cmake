@@ -1,0 +1,19 @@
+# Fault injection against the tracer binary (root + BTF: label bpf): a tiny ring buffer,
+# killed targets and tracers, SIGTERM/SIGINT, attach races, two tracers, exec, and no probes
+# left behind by a SIGKILLed tracer. See docs/RELIABILITY.md.
+add_executable(fault_alloc_spin ${CMAKE_CURRENT_SOURCE_DIR}/data/fault/alloc_spin.c)
+target_compile_options(fault_alloc_spin PRIVATE ${TRACER_WARNINGS} -O1 -g)
+set_target_properties(fault_alloc_spin PROPERTIES OUTPUT_NAME alloc_spin
+	RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fault)
+
+add_criterion_test(fault_e2e_test
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fault_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+	LIBS tracer_core
+	LABELS bpf)
+target_compile_definitions(fault_e2e_test PRIVATE
+	TRACER_BIN="$<TARGET_FILE:tracer>"
+	EMBEDDER_BIN="$<TARGET_FILE:kaish-embedder>"
+	SPIN_BIN="$<TARGET_FILE:fault_alloc_spin>"
+	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
+add_dependencies(fault_e2e_test tracer kaish-embedder fault_alloc_spin)
+set_tests_properties(fault_e2e_test PROPERTIES TIMEOUT 1800)

@@ -1,0 +1,520 @@
+/*
+ * End-to-end fault injection (root + BTF, label bpf). Each case states the behaviour that
+ * docs/RELIABILITY.md documents:
+ *  - a ring buffer too small for the event rate (--ringbuf-size 4096): drops are counted and
+ *    reported, exit 4 (--pid; -- CMD when the command exited 0; a failing command's status
+ *    wins), and the profile is still valid;
+ *  - the target SIGKILLed mid-trace: the tracer ends (--pid: 0; -- CMD: 137), profile valid;
+ *  - SIGTERM (and SIGINT for -- CMD) to the tracer: profile valid (--pid: 0; -- CMD: the
+ *    command is stopped with SIGTERM and its status 143 comes through);
+ *  - the pid exits before attach completes: a clear error (2) or a valid profile, never a
+ *    hang or a crash;
+ *  - two tracers on one process: both write valid profiles;
+ *  - a target that execs another program: traced across the exec, symbolized as the new one;
+ *  - the tracer SIGKILLed: none of its BPF programs or links survive it, and the target runs
+ *    at full speed again.
+ */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e_util.h"
+
+/* Run `exec CMD` in the background with stdout to out_path (or /dev/null), stderr to
+ * err_path (or /dev/null). */
+static pid_t start_bg(const char *cmd, const char *out_path, const char *err_path)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char sh[4096];
+
+		setpgid(0, 0); /* keep the test's own signals away from it */
+		snprintf(sh, sizeof(sh), "exec %s >%s 2>%s", cmd, out_path ? out_path : "/dev/null",
+			 err_path ? err_path : "/dev/null");
+		execl("/bin/sh", "sh", "-c", sh, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* waitpid with a deadline; on timeout the process is SIGKILLed and false returned. */
+static bool wait_for(pid_t pid, int secs, int *status)
+{
+	for (int i = 0; i < secs * 100; i++) {
+		pid_t p = waitpid(pid, status, WNOHANG);
+
+		if (p == pid)
+			return true;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	return false;
+}
+
+static char *slurp(const char *path)
+{
+	char cmd[1200], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "cat %s 2>/dev/null", path);
+	e2e_run(cmd, &out);
+	return out;
+}
+
+/* Start the embedder in the background and wait until every worker has served a request. */
+static pid_t start_embedder(const char *dir, const char *extra)
+{
+	char cmd[2048], ready[1024];
+	pid_t pid;
+
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	snprintf(cmd, sizeof(cmd), "%s --threads 2 --ready-file %s %s", EMBEDDER_BIN, ready, extra);
+	pid = start_bg(cmd, NULL, NULL);
+	for (int i = 0; i < 500 && access(ready, F_OK); i++)
+		usleep(10000);
+	cr_assert_eq(access(ready, F_OK), 0, "embedder did not become ready");
+	return pid;
+}
+
+static void stop(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+/* Invariants, optional non-emptiness, an optional frame name, and the real dh_view. */
+static void check_profile(const char *path, bool nonempty, const char *must_name)
+{
+	char err[512], cmd[1200], *out = NULL;
+	struct dhat_profile *p = dhat_profile__load(path, err, sizeof(err));
+	const char *bad;
+	bool named = false;
+
+	cr_assert_not_null(p, "%s: %s", path, err);
+	bad = e2e_invariants(p);
+	cr_assert_null(bad, "%s: %s", path, bad);
+	if (nonempty)
+		cr_expect_gt(p->total_blocks, 0, "%s: no allocations traced", path);
+	for (size_t i = 0; must_name && i < p->ftbl_cnt; i++)
+		if (strstr(p->ftbl[i], must_name))
+			named = true;
+	cr_expect(!must_name || named, "%s: no frame names %s", path, must_name);
+	dhat_profile__free(p);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
+	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", path, out);
+	free(out);
+}
+
+/* First child of pid (from /proc/PID/task/PID/children), or 0. */
+static pid_t first_child(pid_t pid)
+{
+	char path[128], *txt;
+	pid_t c = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	for (int i = 0; i < 500 && !c; i++) {
+		txt = slurp(path);
+		c = (pid_t)atoi(txt);
+		free(txt);
+		if (!c)
+			usleep(10000);
+	}
+	return c;
+}
+
+/* --- a ring buffer too small for the event rate ---------------------------------------------- */
+
+Test(fault_e2e, tiny_ringbuf_pid_mode_reports_drops_exit_4, .timeout = 300)
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	pid_t pid;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("rb-pid");
+	pid = start_embedder(dir, "");
+	snprintf(path, sizeof(path), "%s/rb.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s --pid %d --duration 2 --ringbuf-size 4096 -o %s 2>&1",
+		 TRACER_BIN, (int)pid, path);
+	rc = e2e_run(cmd, &out);
+	stop(pid);
+	cr_expect_eq(rc, 4, "dropped records must give exit 4, got %d:\n%s", rc, out);
+	cr_expect(strstr(out, "records dropped (ring buffer full)"), "no drop warning:\n%s", out);
+	cr_expect(!strstr(out, "dropped 0,"), "no drops counted:\n%s", out);
+	check_profile(path, true, NULL);
+	free(out);
+	free(dir);
+}
+
+Test(fault_e2e, tiny_ringbuf_command_mode_rule, .timeout = 300)
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("rb-cmd");
+	/* The command succeeds: its 0 becomes 4, with the warning. */
+	snprintf(path, sizeof(path), "%s/ok.json", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -q --ringbuf-size 4096 -o %s -- %s --threads 2 --requests 20 2>&1",
+		 TRACER_BIN, path, EMBEDDER_BIN);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 4, "-- CMD exiting 0 with drops must give 4, got %d:\n%s", rc, out);
+	cr_expect(strstr(out, "records dropped (ring buffer full)"), "%s", out);
+	check_profile(path, true, NULL);
+	free(out);
+
+	/* The command fails: its own status wins; the warning is still printed. */
+	snprintf(path, sizeof(path), "%s/fail.json", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -q --ringbuf-size 4096 -o %s -- %s --threads 2 --requests 20 --exit-code 5 2>&1",
+		 TRACER_BIN, path, EMBEDDER_BIN);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 5, "the command's failure status must win, got %d:\n%s", rc, out);
+	cr_expect(strstr(out, "records dropped (ring buffer full)"), "%s", out);
+	check_profile(path, true, NULL);
+	free(out);
+	free(dir);
+}
+
+/* --- the target dies ----------------------------------------------------------------------- */
+
+Test(fault_e2e, target_sigkilled_mid_trace, .timeout = 300)
+{
+	char *dir, cmd[2048], path[1024], log[1024], *txt;
+	pid_t tracer, target;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("kill9");
+	/* -- CMD: the tracer reports the command's death by SIGKILL as 128+9. */
+	snprintf(path, sizeof(path), "%s/cmd.json", dir);
+	snprintf(log, sizeof(log), "%s/cmd.log", dir);
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s", TRACER_BIN, path, SPIN_BIN);
+	tracer = start_bg(cmd, NULL, log);
+	target = first_child(tracer);
+	cr_assert_gt(target, 0, "no traced child");
+	sleep(2);
+	kill(target, SIGKILL);
+	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after its target was killed");
+	txt = slurp(log);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 137, "status %d:\n%s", st, txt);
+	free(txt);
+	check_profile(path, true, NULL);
+
+	/* --pid: the tracer notices the exit and writes what it saw, exit 0. */
+	snprintf(path, sizeof(path), "%s/pid.json", dir);
+	snprintf(log, sizeof(log), "%s/pid.log", dir);
+	target = start_embedder(dir, "");
+	snprintf(cmd, sizeof(cmd), "%s -q --pid %d -o %s", TRACER_BIN, (int)target, path);
+	tracer = start_bg(cmd, NULL, log);
+	sleep(3);
+	stop(target);
+	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after its target was killed");
+	txt = slurp(log);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d:\n%s", st, txt);
+	free(txt);
+	check_profile(path, true, NULL);
+	free(dir);
+}
+
+/* --- the tracer is asked to stop ---------------------------------------------------------------- */
+
+Test(fault_e2e, sigterm_to_the_tracer, .timeout = 300)
+{
+	char *dir, cmd[2048], path[1024], log[1024], *txt;
+	pid_t tracer, target;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("sigterm");
+	/* --pid: like SIGINT, a clean stop with a valid profile and exit 0. */
+	target = start_embedder(dir, "");
+	snprintf(path, sizeof(path), "%s/pid.json", dir);
+	snprintf(log, sizeof(log), "%s/pid.log", dir);
+	snprintf(cmd, sizeof(cmd), "%s --pid %d -o %s", TRACER_BIN, (int)target, path);
+	tracer = start_bg(cmd, NULL, log);
+	sleep(3);
+	kill(tracer, SIGTERM);
+	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after SIGTERM");
+	stop(target);
+	txt = slurp(log);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d after SIGTERM:\n%s", st, txt);
+	free(txt);
+	check_profile(path, true, "kaish_");
+
+	/* -- CMD: the tracer stops its command with SIGTERM; 128+15 comes through. SIGINT too. */
+	for (int i = 0; i < 2; i++) {
+		int sig = i ? SIGINT : SIGTERM;
+
+		snprintf(path, sizeof(path), "%s/cmd%d.json", dir, i);
+		snprintf(log, sizeof(log), "%s/cmd%d.log", dir, i);
+		snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s", TRACER_BIN, path, SPIN_BIN);
+		tracer = start_bg(cmd, NULL, log);
+		cr_assert_gt(first_child(tracer), 0);
+		sleep(2);
+		kill(tracer, sig);
+		cr_assert(wait_for(tracer, 60, &st), "the tracer hung after signal %d", sig);
+		txt = slurp(log);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM,
+			  "signal %d: status %d, want exit %d:\n%s", sig, st, 128 + SIGTERM, txt);
+		free(txt);
+		check_profile(path, true, NULL);
+	}
+	free(dir);
+}
+
+/* --- races around attaching ---------------------------------------------------------------- */
+
+Test(fault_e2e, pid_exits_before_attach_completes, .timeout = 600)
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	int zeros = 0, twos = 0;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("early");
+	snprintf(path, sizeof(path), "%s/early.json", dir);
+	/* Rounds 0-5: the target lives 0..30 ms, gone before the loader starts (a zombie, or
+	 * already reaped); rounds 6-13: 0.25..2 s, dying while the probes are being attached
+	 * or just after. */
+	for (int i = 0; i < 14; i++) {
+		pid_t child = fork();
+		int rc, st;
+
+		cr_assert_geq(child, 0);
+		if (child == 0) {
+			usleep(i < 6 ? (useconds_t)(i % 4) * 10000 : (useconds_t)(i - 5) * 250000);
+			_exit(0);
+		}
+		unlink(path);
+		snprintf(cmd, sizeof(cmd), "timeout -s KILL 60 %s -q --pid %d -o %s 2>&1",
+			 TRACER_BIN, (int)child, path);
+		if (i % 3 == 2)
+			waitpid(child, &st, 0); /* already reaped: ESRCH up front */
+		rc = e2e_run(cmd, &out);
+		if (i % 3 != 2)
+			waitpid(child, &st, 0);
+		cr_expect(rc == 0 || rc == 2, "round %d: exit %d (hang, crash or unclear):\n%s", i,
+			  rc, out);
+		if (rc == 2) {
+			twos++;
+			cr_expect(strstr(out, "no such process") || strstr(out, "exited before"),
+				  "round %d: unclear error:\n%s", i, out);
+			cr_expect_neq(access(path, F_OK), 0, "round %d: a profile with exit 2", i);
+		} else if (rc == 0) {
+			zeros++;
+			check_profile(path, false, NULL);
+		}
+		free(out);
+	}
+	cr_log_info("early exit: %d clean errors, %d (empty) profiles", twos, zeros);
+	free(dir);
+}
+
+Test(fault_e2e, two_tracers_on_one_process, .timeout = 300)
+{
+	char *dir, cmd[2048], path[2][1024], log[2][1024], *txt;
+	pid_t tracer[2], target;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("two");
+	target = start_embedder(dir, "");
+	for (int i = 0; i < 2; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/t%d.json", dir, i);
+		snprintf(log[i], sizeof(log[i]), "%s/t%d.log", dir, i);
+		snprintf(cmd, sizeof(cmd), "%s --pid %d --duration 3 -o %s", TRACER_BIN, (int)target,
+			 path[i]);
+		tracer[i] = start_bg(cmd, NULL, log[i]);
+	}
+	for (int i = 0; i < 2; i++) {
+		cr_assert(wait_for(tracer[i], 120, &st), "tracer %d hung", i);
+		txt = slurp(log[i]);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tracer %d: status %d:\n%s", i, st,
+			  txt);
+		free(txt);
+	}
+	stop(target);
+	for (int i = 0; i < 2; i++)
+		check_profile(path[i], true, "kaish_kernel_new");
+	free(dir);
+}
+
+/* --- exec ------------------------------------------------------------------------------------- */
+
+Test(fault_e2e, target_that_execs_is_traced_as_the_new_program, .timeout = 300)
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("exec");
+	snprintf(path, sizeof(path), "%s/exec.json", dir);
+	/* The probes follow the process (pid) and libc (inode), not the image: after exec the
+	 * new program's allocations are traced, and symbolized from its maps. */
+	snprintf(cmd, sizeof(cmd),
+		 "%s -q -o %s -- sh -c 'exec %s --threads 1 --requests 10 --exit-code 6' 2>&1",
+		 TRACER_BIN, path, EMBEDDER_BIN);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 6, "the exec'd program's status must come through, got %d:\n%s", rc, out);
+	check_profile(path, true, "kaish_kernel_new");
+	free(out);
+	free(dir);
+}
+
+/* --- the tracer SIGKILLed: nothing left behind ------------------------------------------------- */
+
+/* BPF prog and link ids held by pid's descriptors (fdinfo prog_id / link_id). */
+static size_t bpf_ids(pid_t pid, const char *key, unsigned *ids, size_t max)
+{
+	char dpath[64], fpath[320], line[256];
+	size_t n = 0, kl = strlen(key);
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dpath, sizeof(dpath), "/proc/%d/fdinfo", (int)pid);
+	d = opendir(dpath);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		FILE *f;
+
+		snprintf(fpath, sizeof(fpath), "%s/%s", dpath, de->d_name);
+		f = fopen(fpath, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f) && n < max) {
+			unsigned id;
+
+			if (!strncmp(line, key, kl) && line[kl] == ':' &&
+			    sscanf(line + kl + 1, "%u", &id) == 1) {
+				bool dup = false;
+
+				for (size_t i = 0; i < n; i++)
+					dup |= ids[i] == id;
+				if (!dup)
+					ids[n++] = id;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Median of the last k rates alloc_spin printed. */
+static double spin_rate(const char *out_path, int k)
+{
+	char *txt = slurp(out_path), *save = NULL, *tok;
+	double v[4096];
+	int n = 0;
+
+	for (tok = strtok_r(txt, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
+		if (n == 4096)
+			memmove(v, v + 1, sizeof(v[0]) * --n);
+		v[n++] = atof(tok);
+	}
+	free(txt);
+	if (n == 0)
+		return 0;
+	if (k > n)
+		k = n;
+	double w[4096];
+
+	memcpy(w, v + n - k, sizeof(w[0]) * (size_t)k);
+	for (int i = 0; i < k; i++)
+		for (int j = i + 1; j < k; j++)
+			if (w[j] < w[i]) {
+				double t = w[i];
+				w[i] = w[j];
+				w[j] = t;
+			}
+	return w[k / 2];
+}
+
+static bool bpftool_has(const char *what, unsigned id)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "bpftool %s show id %u >/dev/null 2>&1", what, id);
+	return e2e_run(cmd, NULL) == 0;
+}
+
+Test(fault_e2e, sigkilled_tracer_leaves_no_probes_behind, .timeout = 300)
+{
+	char *dir, cmd[2048], spin_out[1024], path[1024];
+	unsigned progs[256], links[256];
+	size_t nprogs = 0, nlinks = 0;
+	double base, traced, after = 0;
+	pid_t spin, tracer;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert_eq(e2e_run("bpftool version >/dev/null 2>&1", NULL), 0, "bpftool is missing");
+	dir = e2e_tmpdir("nokeep");
+	snprintf(spin_out, sizeof(spin_out), "%s/spin.txt", dir);
+	snprintf(path, sizeof(path), "%s/p.json", dir);
+	spin = start_bg(SPIN_BIN, spin_out, NULL);
+	sleep(2);
+	base = spin_rate(spin_out, 9);
+	cr_assert_gt(base, 0, "alloc_spin reports nothing");
+
+	snprintf(cmd, sizeof(cmd), "%s -q --pid %d -o %s", TRACER_BIN, (int)spin, path);
+	tracer = start_bg(cmd, NULL, NULL);
+	/* Attached once its descriptors hold programs and links; then let it trace a while. */
+	for (int i = 0; i < 1000 && (!nprogs || !nlinks); i++) {
+		usleep(20000);
+		nprogs = bpf_ids(tracer, "prog_id", progs, 256);
+		nlinks = bpf_ids(tracer, "link_id", links, 256);
+	}
+	cr_assert_gt(nprogs, 0, "the tracer never loaded its programs");
+	sleep(2);
+	nprogs = bpf_ids(tracer, "prog_id", progs, 256);
+	nlinks = bpf_ids(tracer, "link_id", links, 256);
+	traced = spin_rate(spin_out, 9);
+	for (size_t i = 0; i < nprogs; i++)
+		cr_assert(bpftool_has("prog", progs[i]), "prog %u not visible to bpftool", progs[i]);
+
+	kill(tracer, SIGKILL);
+	waitpid(tracer, &st, 0);
+	/* The kernel frees programs and links once their last reference (fd, link) is gone;
+	 * allow it a moment (RCU). */
+	for (int i = 0; i < 100; i++) {
+		bool any = false;
+
+		for (size_t j = 0; j < nprogs; j++)
+			any |= bpftool_has("prog", progs[j]);
+		for (size_t j = 0; j < nlinks; j++)
+			any |= bpftool_has("link", links[j]);
+		if (!any)
+			break;
+		usleep(50000);
+	}
+	for (size_t j = 0; j < nprogs; j++)
+		cr_expect(!bpftool_has("prog", progs[j]), "prog id %u survived the tracer", progs[j]);
+	for (size_t j = 0; j < nlinks; j++)
+		cr_expect(!bpftool_has("link", links[j]), "link id %u survived the tracer", links[j]);
+	sleep(2);
+	after = spin_rate(spin_out, 9);
+	stop(spin);
+	cr_log_info("alloc_spin pairs/s: %.0f before, %.0f traced, %.0f after the kill (%zu progs, "
+		    "%zu links)", base, traced, after, nprogs, nlinks);
+	cr_expect_lt(traced, base * 0.5, "the probes did not slow the target (%.0f vs %.0f): "
+		     "is the measurement meaningful?", traced, base);
+	cr_expect_gt(after, base * 0.5, "the target stays slow after the tracer died: %.0f vs %.0f",
+		     after, base);
+	free(dir);
+}

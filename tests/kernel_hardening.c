@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel_hardening.c - the shell kernel under hostile input:
+ *  - limits: recursion, deep nesting (parser, $( ), [[ ]], arithmetic), huge scripts, words,
+ *    heredocs and outputs, runaway loops under a request timeout. Table-driven: each case
+ *    ends with its documented status and exit code, never a crash;
+ *  - the sandbox against a racing attacker: a directory inside the root is swapped for a
+ *    symlink to the outside (renameat2 RENAME_EXCHANGE, in a loop on another thread) while
+ *    the kernel reads, lists, writes and creates through it. Outside content must never
+ *    appear in any output, and nothing outside may ever be written.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kaish.h"
+
+/* kernel_harness.c */
+char *kh_mkfixture(bool with_files);
+void kh_rmtree(const char *dir);
+kaish_kernel *kh_kernel(const char *root);
+enum kaish_status kh_exec(kaish_kernel *k, const char *script, kaish_result *r);
+int kh_write(const char *dir, const char *rel, const char *text);
+
+/* prefix + unit*n + middle + unit2*n + suffix, malloc'd. */
+static char *rep(const char *prefix, const char *unit, size_t n, const char *middle,
+		 const char *unit2, const char *suffix)
+{
+	size_t lu = strlen(unit), lu2 = strlen(unit2);
+	size_t len = strlen(prefix) + n * (lu + lu2) + strlen(middle) + strlen(suffix) + 1;
+	char *s = malloc(len), *p = s;
+
+	cr_assert_not_null(s);
+	p = stpcpy(p, prefix);
+	for (size_t i = 0; i < n; i++)
+		p = stpcpy(p, unit);
+	p = stpcpy(p, middle);
+	for (size_t i = 0; i < n; i++)
+		p = stpcpy(p, unit2);
+	stpcpy(p, suffix);
+	return s;
+}
+
+struct limit_case {
+	const char *name;
+	char *script;	  /* built by the test (rep) */
+	unsigned long timeout_ms;
+	int status;	  /* enum kaish_status */
+	int code;	  /* exit code */
+	const char *out;  /* prefix of out, or NULL */
+	const char *err;  /* substring of err, or NULL */
+	bool spill;	  /* did_spill expected */
+};
+
+static void run_limit_cases(struct limit_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct limit_case *c = &cases[i];
+		char *dir = kh_mkfixture(false);
+		kaish_config *cfg = kaish_config_agent_with_root(dir);
+		kaish_kernel *k;
+		kaish_result r;
+		enum kaish_status st;
+
+		cr_assert_not_null(cfg);
+		kaish_config_set_trash(cfg, false);
+		kaish_config_set_request_timeout(cfg, c->timeout_ms);
+		k = kaish_kernel_new(cfg, NULL);
+		kaish_config_free(cfg);
+		cr_assert_not_null(k);
+		st = kh_exec(k, c->script, &r);
+		cr_expect_eq(st, c->status, "%s: status %d, want %d (err=%.200s)", c->name, st,
+			     c->status, r.err);
+		cr_expect_eq(r.code, c->code, "%s: code %d, want %d (err=%.200s)", c->name, r.code,
+			     c->code, r.err);
+		if (c->out)
+			cr_expect(!strncmp(r.out, c->out, strlen(c->out)), "%s: out [%.100s]",
+				  c->name, r.out);
+		if (c->err)
+			cr_expect(strstr(r.err, c->err), "%s: err [%.200s] lacks [%s]", c->name,
+				  r.err, c->err);
+		cr_expect_eq(r.did_spill, c->spill, "%s: did_spill %d", c->name, r.did_spill);
+		if (c->spill)
+			cr_expect_eq(r.original_code, 0, "%s: original_code %d", c->name,
+				     r.original_code);
+		kaish_result_free(&r);
+		kaish_kernel_free(k);
+		kh_rmtree(dir);
+		free(dir);
+		free(c->script);
+	}
+}
+
+#define OK KAISH_OK
+#define PARSE KAISH_ERR_PARSE
+#define VALID KAISH_ERR_VALIDATION
+
+Test(limits, recursion_nesting_huge_inputs_and_output_limits, .timeout = 120)
+{
+	struct limit_case cases[] = {
+		{ "function recursion", strdup("f() { f; }; f"), 0, OK, 1, "",
+		  "maximum recursion depth (48) exceeded in function 'f'", false },
+		{ "mutual recursion", strdup("a() { b; }; b() { a; }; a; echo never"), 0, OK, 1,
+		  "", "maximum recursion depth (48) exceeded", false },
+		{ "recursion through $( )", strdup("g() { echo $(g); }; g; echo after"), 0, OK, 0,
+		  "after", NULL, false },
+		{ "300 nested braces", rep("", "{ ", 300, "echo x", "; }", ""), 0, PARSE, 2, "",
+		  "nesting too deep", false },
+		{ "150 nested ifs run", rep("", "if true; then ", 150, "echo deep", "; fi", ""),
+		  0, OK, 0, "deep\n", "", false },
+		{ "300 nested $( )", rep("echo ", "$(", 300, "echo x", ")", ""), 0, PARSE, 2, "",
+		  "too deeply nested", false },
+		{ "300 nested $( ) in quotes", rep("echo \"", "$(echo \"", 300, "x", "\")", "\""),
+		  0, PARSE, 2, "", "nesting too deep", false },
+		{ "10000 nested parens in a word", rep("echo ", "(", 10000, "x", ")", ""), 0,
+		  PARSE, 2, "", NULL, false },
+		{ "5000 nested parens in $(( ))", rep("echo $((", "(", 5000, "1", ")", "))"), 0,
+		  PARSE, 2, "", NULL, false },
+		{ "100000 unary minus in $(( ))", rep("X=$((", "-", 100000, "1", "", ")); echo $X"),
+		  0, OK, 0, NULL, "expression too deep", false },
+		{ "5000 nested ( ) in [[ ]]", rep("[[ ", "( ", 5000, "a == a", " )", " ]]"), 0,
+		  OK, 2, "", "expression too deep", false },
+		{ "100000-long && chain (was a stack overflow)", rep("", "true && ", 100000,
+		  "echo x", "", ""), 0, OK, 0, "x\n", "", false },
+		{ "100000-long || chain", rep("", "false || ", 100000, "echo y", "", ""), 0, OK, 0,
+		  "y\n", "", false },
+		{ "mixed chain keeps left associativity", strdup("false && echo no || echo yes && "
+		  "false || echo again"), 0, OK, 0, "yes\nagain\n", "", false },
+		/* As before the iterative rewrite: a failing && / || list never triggers set -e,
+		 * even through its last operand (bash would exit there). */
+		{ "set -e: && / || lists do not exit", strdup("set -e; false && true; "
+		  "false || true; echo reached; false && true || false; echo after"), 0, OK, 0,
+		  "reached\nafter\n", "", false },
+		{ "100000 elif branches (was a stack overflow)", rep("if false; then :; ",
+		  "elif false; then :; ", 100000, "elif true; then echo z; fi", "", ""), 0, OK, 0,
+		  "z\n", "", false },
+		{ "100000 elif branches, else", rep("if false; then :; ", "elif false; then :; ",
+		  100000, "else echo e; fi", "", ""), 0, OK, 0, "e\n", "", false },
+		{ "2000-stage pipeline", rep("", "true | ", 2000, "echo x", "", ""), 0, OK, 0,
+		  "x\n", "", false },
+		{ "20000-arm case", rep("case x in ", "y) echo;; ", 20000, "x) echo hit;; esac", "",
+		  ""), 0, OK, 0, "hit\n", "", false },
+		{ "100000 statements over the limit", rep("", "echo x; ", 100000, "", "", ""), 0, OK,
+		  3, "x\nx\n", "", true },
+		{ "1 MB word", rep("echo ", "x", 1 << 20, "", "", ""), 0, OK, 3, "xxxx", "", true },
+		{ "4 MB quoted string through a pipe", rep("echo \"", "a", 4 << 20, "\" | wc -c",
+		  "", ""), 0, OK, 0, "4194305", "", false },
+		{ "200000-line heredoc", rep("cat <<EOF\n", "line\n", 200000, "EOF\n", "", ""), 0,
+		  OK, 3, "line\n", "", true },
+		{ "100000-char variable", rep("X=", "a", 100000, "; echo ${#X}", "", ""), 0, OK, 0,
+		  "100000\n", "", false },
+		{ "seq over the output limit", strdup("seq 1 100000"), 0, OK, 3, "1\n2\n",
+		  "", true },
+		{ "scatter | gather, no segment (fuzz)", strdup("seq 1 2 | scatter --as N | gather"),
+		  0, OK, 2, "", "no command between scatter and gather", false },
+		{ "scatter --as then a bad option (fuzz)",
+		  strdup("seq 1 2 | scatter --as X --bogus | echo $X | gather"), 0, OK, 2, "",
+		  "unknown option", false },
+		{ "endless seq, request timeout (fuzz)", strdup("seq 1 1e57 | wc -l"), 200, OK, 124,
+		  "", "kaish: timed out", false },
+		{ "runaway loop, request timeout", strdup("while true; do :; done"), 200, OK, 124,
+		  "", "kaish: timed out", false },
+		{ "runaway $( ) in a loop, timeout", strdup("while true; do X=$(echo y); done"),
+		  200, OK, 124, NULL, "kaish: timed out", false },
+	};
+
+	run_limit_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* --- the symlink-swap race ------------------------------------------------------------- */
+
+#define SECRET "OUTSIDE-SECRET-CONTENT"
+
+struct swapper {
+	char dir[4200];	 /* root/d: the directory the kernel uses */
+	char link[4200]; /* root/x: a symlink to the outside directory */
+	atomic_bool stop;
+	atomic_long swaps;
+};
+
+static void *swap_loop(void *arg)
+{
+	struct swapper *s = arg;
+
+	while (!atomic_load(&s->stop)) {
+		/* Atomically exchange the real directory and the symlink, back and forth. */
+		if (renameat2(AT_FDCWD, s->dir, AT_FDCWD, s->link, RENAME_EXCHANGE) == 0)
+			atomic_fetch_add(&s->swaps, 1);
+	}
+	return NULL;
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+	char p[4300];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = 300)
+{
+	char *base = kh_mkfixture(false), root[4096], outside[4096], p[4300];
+	struct swapper s = { 0 };
+	kaish_config *cfg;
+	kaish_kernel *k;
+	pthread_t tid;
+	long inside_seen = 0, refused = 0;
+
+	snprintf(root, sizeof(root), "%s/root", base);
+	snprintf(outside, sizeof(outside), "%s/outside", base);
+	cr_assert_eq(mkdir(root, 0755), 0);
+	cr_assert_eq(mkdir(outside, 0755), 0);
+	snprintf(p, sizeof(p), "%s/d", root);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	cr_assert_eq(kh_write(root, "d/f", "inside\n"), 0);
+	cr_assert_eq(kh_write(outside, "f", SECRET "\n"), 0);
+	cr_assert_eq(kh_write(outside, "only-outside", SECRET "\n"), 0);
+	snprintf(s.dir, sizeof(s.dir), "%s/d", root);
+	snprintf(s.link, sizeof(s.link), "%s/x", root);
+	cr_assert_eq(symlink(outside, s.link), 0);
+
+	cfg = kaish_config_agent_with_root(root);
+	kaish_config_set_trash(cfg, false);
+	kaish_config_set_output_limit(cfg, 0);
+	k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	cr_assert_not_null(k);
+	cr_assert_eq(pthread_create(&tid, NULL, swap_loop, &s), 0);
+
+	/* Each round: read, list, grep, redirect in and out, create, make a directory. */
+	static const char script[] =
+		"cat d/f; ls d; grep -r SECRET d; cat < d/f; echo pwned > d/f; echo new > d/planted;"
+		" touch d/touched; mkdir d/newdir; cat d/only-outside; head -n 1 d/f; echo done";
+	for (int round = 0; round < 400; round++) {
+		kaish_result r;
+
+		cr_assert_eq(kh_exec(k, script, &r), KAISH_OK, "%s", r.err);
+		cr_assert(!strstr(r.out, "SECRET") && !strstr(r.out, "only-outside"),
+			  "round %d: outside content leaked into the sandbox:\n%s", round, r.out);
+		cr_assert(!strstr(r.err, "SECRET"), "round %d: %s", round, r.err);
+		if (strstr(r.out, "inside") || strstr(r.out, "pwned"))
+			inside_seen++;
+		if (strstr(r.err, "path escapes root"))
+			refused++;
+		kaish_result_free(&r);
+		/* Nothing written outside: the secret intact, no new entry. */
+		cr_assert(!file_exists(outside, "planted") && !file_exists(outside, "touched") &&
+				  !file_exists(outside, "newdir"),
+			  "round %d: the kernel wrote outside the root", round);
+		snprintf(p, sizeof(p), "%s/f", outside);
+		{
+			char buf[128] = { 0 };
+			FILE *f = fopen(p, "r");
+
+			cr_assert_not_null(f);
+			fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+			cr_assert_str_eq(buf, SECRET "\n", "round %d: outside file overwritten",
+					 round);
+		}
+	}
+	atomic_store(&s.stop, true);
+	pthread_join(tid, NULL);
+	kaish_kernel_free(k);
+	cr_log_info("%ld swaps, %ld rounds saw the inside, %ld refused", (long)s.swaps,
+		    inside_seen, refused);
+	cr_expect_gt(atomic_load(&s.swaps), 100, "the race did not run");
+	cr_expect_gt(inside_seen, 0, "the inside directory was never used");
+	cr_expect_gt(refused, 0, "a swapped-in symlink was never refused");
+	kh_rmtree(base);
+	free(base);
+}
