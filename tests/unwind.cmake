@@ -1,0 +1,58 @@
+# Unwinder tests: fixtures built without frame pointers, then one Criterion binary.
+#
+# unwfix/ in the build dir:
+#   unwfix    C fixture, -g -O2 -fomit-frame-pointer (main -> fix_a -> fix_b -> fix_c, a
+#             qsort comparator called from libc, a signal handler, a dlopen()ed library)
+#   libunwfix.so  the library it dlopen()s, same flags
+#   rsfix     Rust fixture, rustc -O without frame pointers (only if rustc is found; the
+#             Rust test skips with the reason otherwise)
+set(UNWFIX_SRC ${CMAKE_CURRENT_SOURCE_DIR}/data/unwind)
+set(UNWFIX_DIR ${CMAKE_CURRENT_BINARY_DIR}/unwfix)
+
+# The top-level -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer come first on the
+# command line; these later options win. -fno-optimize-sibling-calls keeps every call the
+# test expects to see as a frame; -fasynchronous-unwind-tables is x86_64's default, stated
+# because the fixture is useless without .eh_frame.
+# -fno-sanitize=all: under TRACER_SANITIZE, ASan would put frame pointers back (and
+# intercept qsort), and the fixture must look like ordinary release code.
+set(UNWFIX_CFLAGS -g -O2 -fomit-frame-pointer -momit-leaf-frame-pointer
+	-fno-optimize-sibling-calls -fasynchronous-unwind-tables -fno-sanitize=all
+	-Wall -Wextra -Werror)
+add_executable(unwfix ${UNWFIX_SRC}/fixture.c)
+target_compile_options(unwfix PRIVATE ${UNWFIX_CFLAGS})
+target_link_options(unwfix PRIVATE -fno-sanitize=all)
+target_link_libraries(unwfix PRIVATE ${CMAKE_DL_LIBS})
+set_target_properties(unwfix PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${UNWFIX_DIR})
+
+add_library(unwfix_lib MODULE ${UNWFIX_SRC}/fixture_lib.c)
+target_compile_options(unwfix_lib PRIVATE ${UNWFIX_CFLAGS} -fPIC)
+target_link_options(unwfix_lib PRIVATE -fno-sanitize=all)
+set_target_properties(unwfix_lib PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${UNWFIX_DIR}
+	OUTPUT_NAME unwfix PREFIX "lib")
+
+# rustup installs into ~/.cargo/bin, which is not always on PATH.
+find_program(RUSTC_EXECUTABLE rustc HINTS $ENV{HOME}/.cargo/bin /root/.cargo/bin)
+set(UNWFIX_RUST_DEPS)
+if(RUSTC_EXECUTABLE)
+	add_custom_command(
+		OUTPUT ${UNWFIX_DIR}/rsfix
+		COMMAND ${CMAKE_COMMAND} -E make_directory ${UNWFIX_DIR}
+		# MAKEFLAGS: rustc would warn that it cannot join make's jobserver.
+		COMMAND ${CMAKE_COMMAND} -E env --unset=MAKEFLAGS --unset=MFLAGS
+			${RUSTC_EXECUTABLE} -O -C force-frame-pointers=no -C debuginfo=1
+			--crate-name rsfix -o ${UNWFIX_DIR}/rsfix ${UNWFIX_SRC}/rsfix.rs
+		DEPENDS ${UNWFIX_SRC}/rsfix.rs
+		COMMENT "Unwinder fixture: rustc -O rsfix"
+		VERBATIM)
+	add_custom_target(unwfix_rust DEPENDS ${UNWFIX_DIR}/rsfix)
+	set(UNWFIX_RUST_DEPS unwfix_rust)
+else()
+	message(STATUS "rustc not found: the Rust unwinder test will skip")
+endif()
+
+add_criterion_test(test_unwind
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unwind_test.c
+	LIBS tracer_core
+	LABELS unit)
+target_compile_definitions(test_unwind PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
+add_dependencies(test_unwind unwfix unwfix_lib ${UNWFIX_RUST_DEPS})
