@@ -25,6 +25,8 @@
 #include "cli.h"
 #include "collector.h"
 #include "dhat_writer.h"
+#include "dwarf_stacks.h"
+#include "fp_detect.h"
 #include "frames.h"
 #include "loader.h"
 #include "log.h"
@@ -64,8 +66,14 @@ static const char usage_text[] =
 	"  -o, --output PATH       profile path (default dhat-heap-<workload|pid>.json in\n"
 	"                          $KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
 	"                          a .gz suffix writes gzip\n"
-	"      --ringbuf-size N    ring buffer bytes, a power of two (default 16777216)\n"
+	"      --ringbuf-size N    ring buffer bytes, a power of two (default 16777216;\n"
+	"                          67108864 with --unwind dwarf)\n"
 	"      --lib PATH          allocator library to probe (default: the target's libc)\n"
+	"      --unwind MODE       how stacks are taken: fp (frame pointers, in BPF), dwarf\n"
+	"                          (stack copies unwound with the modules' CFI), auto (default:\n"
+	"                          dwarf unless the target executable has frame pointers)\n"
+	"      --stack-size BYTES  dwarf: stack bytes copied per allocation (default 8192,\n"
+	"                          at most 65536); deeper frames are cut (partial stacks)\n"
 	"      --as-root           with -- CMD under sudo: do not drop to the invoking user\n"
 	"  -t, --top N             rows per report table (default 12)\n"
 	"  -q, --quiet             no progress or summary on stderr\n"
@@ -78,6 +86,7 @@ static const char usage_text[] =
 	"  sudo KAISH_PROFILE_OUT=/tmp/prof tracer --workload all\n"
 	"  sudo tracer -o app.json -- ./my-embedder --serve\n"
 	"  sudo tracer --pid 4242 --duration 10\n"
+	"  sudo tracer --unwind dwarf -o app.json -- ./release-build-without-frame-pointers\n"
 	"  tracer report dhat-heap-grep-pipeline.json --top 20\n"
 	"\n"
 	"Exit status:\n"
@@ -91,6 +100,13 @@ struct workload_info {
 	char unit[128];
 };
 
+/* --unwind */
+enum unwind_mode {
+	UNWIND_AUTO = 0,
+	UNWIND_FP,
+	UNWIND_DWARF,
+};
+
 struct tracer_args {
 	const char *workload;
 	pid_t pid;
@@ -101,6 +117,8 @@ struct tracer_args {
 	const char *lib;
 	bool as_root;
 	size_t top;
+	enum unwind_mode unwind; /* as given; run.dwarf says what was chosen */
+	__u32 stack_sz;		 /* --stack-size, 0: default */
 };
 
 /* Everything one tracing run owns. */
@@ -109,6 +127,8 @@ struct run {
 	struct loader *loader;
 	struct symbolizer *sym;
 	struct session *session;
+	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
+	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
 	pid_t target;
 	bool target_is_child;
 	char cmdline[1024];
@@ -294,14 +314,20 @@ static int release_child(int go_fd, int err_fd)
 
 /* --- writing profiles -------------------------------------------------------------------------- */
 
-static int loader_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
+/* stack_source callbacks, ctx = struct run: stack ids are BPF's, or the resolver's in
+ * dwarf mode (one kind per run). */
+static int run_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
 {
-	return loader__stack(ctx, id, ips, max);
+	struct run *r = ctx;
+
+	if (r->dwarf)
+		return r->stacks ? dwarf_stacks__stack(r->stacks, id, ips, max) : -ENOENT;
+	return loader__stack(r->loader, id, ips, max);
 }
 
-static __u64 loader_fn_addr_cb(void *ctx, __u32 fn)
+static __u64 run_fn_addr_cb(void *ctx, __u32 fn)
 {
-	return loader__fn_addr(ctx, fn);
+	return loader__fn_addr(((struct run *)ctx)->loader, fn);
 }
 
 static void profile_path(const struct run *r, const char *name, char *path, size_t sz)
@@ -337,8 +363,7 @@ static void chown_to_sudo_user(const char *path)
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
 	struct run *r = ctx;
-	struct stack_source src = { loader_stack_cb, loader_fn_addr_cb, r->loader,
-				    loader__libc_path(r->loader) };
+	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader) };
 	struct frames_ctx fc = { .sym = r->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = r->cmdline, .pid = r->target };
 	const struct workload_info *w = name ? find_workload(r, name) : NULL;
@@ -381,6 +406,16 @@ static int on_record(void *ctx, const void *data, size_t sz)
 	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
 		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
 		     (unsigned long long)w->iterations);
+	if (sz >= sizeof(__u32) && w->type == EV_STACK_SNAPSHOT) {
+		struct alloc_event ev;
+
+		/* Unwound here, before the session: it only ever sees plain records. A
+		 * malformed snapshot goes on as is and is counted as a bad record. */
+		if (!r->stacks && r->dwarf)
+			r->stacks = dwarf_stacks__new(r->target);
+		if (r->stacks && !dwarf_stacks__resolve(r->stacks, data, sz, &ev))
+			return session__handle(r->session, &ev, sizeof(ev));
+	}
 	return session__handle(r->session, data, sz);
 }
 
@@ -407,6 +442,8 @@ static void handle_child_stop(struct run *r, int status)
 			r->sym = symbolizer__new(r->target);
 		else
 			symbolizer__refresh_maps(r->sym);
+		if (r->stacks)
+			dwarf_stacks__refresh_maps(r->stacks);
 		ptrace(PTRACE_CONT, r->target, 0, 0);
 	} else if (event == PTRACE_EVENT_STOP) {
 		ptrace(PTRACE_LISTEN, r->target, 0, 0); /* group stop: stay stopped */
@@ -481,6 +518,8 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
 		if (alive && r->sym && now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
 			symbolizer__refresh_maps(r->sym);
+			if (r->stacks)
+				dwarf_stacks__refresh_maps(r->stacks);
 			last_maps_ns = now_ns();
 		}
 		if (progress)
@@ -516,6 +555,25 @@ static void print_counters(struct run *r)
 	     (unsigned long long)pc.stack_failures, (unsigned long long)pc.unmatched_returns,
 	     (unsigned long long)ss->unknown_frees, (unsigned long long)r->truncated_stacks,
 	     (unsigned long long)pc.nested_calls);
+	if (r->dwarf) {
+		struct snapshot_counters sc;
+		struct dwarf_stacks_stats ds = { 0 };
+
+		loader__snapshot_counters(r->loader, &sc);
+		dwarf_stacks__stats(r->stacks, &ds);
+		/* unwind failures: no stack at all (BPF copy or userspace unwind); partial: the
+		 * unwind stopped on an error before the outermost frame. */
+		ilog("dwarf: snapshots %llu, unwound %llu, unwind failures %llu, partial stacks "
+		     "%llu, short copies %llu, scratch busy %llu, distinct stacks %zu, "
+		     "avg %.1f us/unwind (max %.1f), avg %.0f stack bytes\n",
+		     (unsigned long long)sc.snapshots, (unsigned long long)ds.unwound,
+		     (unsigned long long)(ds.failures + sc.copy_failures + sc.scratch_busy),
+		     (unsigned long long)ds.partial, (unsigned long long)sc.short_copies,
+		     (unsigned long long)sc.scratch_busy, ds.distinct,
+		     ds.snapshots ? (double)ds.unwind_ns / 1e3 / (double)ds.snapshots : 0.0,
+		     (double)ds.max_unwind_ns / 1e3,
+		     ds.snapshots ? (double)ds.stack_bytes / (double)ds.snapshots : 0.0);
+	}
 	if (pc.dropped)
 		elog("warning: %llu records dropped (ring buffer full): the profile is incomplete; "
 		     "try a larger --ringbuf-size\n",
@@ -553,6 +611,60 @@ static void join_cmdline(char *buf, size_t sz, char *const argv[])
 		off += snprintf(buf + off, sz - off, "%s%s", i ? " " : "", argv[i]);
 }
 
+/* --- --unwind ---------------------------------------------------------------------------------- */
+
+/* The executable argv will run (execvp's PATH search), or the running target's. */
+static int target_exe(const struct run *r, char *const argv[], char *path, size_t sz)
+{
+	const char *dirs = getenv("PATH");
+
+	if (!argv) {
+		snprintf(path, sz, "/proc/%d/exe", (int)r->target);
+		return 0;
+	}
+	if (strchr(argv[0], '/')) {
+		snprintf(path, sz, "%s", argv[0]);
+		return 0;
+	}
+	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; *d;) {
+		size_t n = strcspn(d, ":");
+
+		snprintf(path, sz, "%.*s/%s", (int)n, n ? d : ".", argv[0]);
+		if (!access(path, X_OK))
+			return 0;
+		d += n + (d[n] == ':');
+	}
+	return -ENOENT;
+}
+
+/*
+ * fp or dwarf for this run (one kind of stack id per run). auto: DWARF unwinding unless the
+ * target executable keeps frame pointers (fp_detect.h), where BPF's frame-pointer walk is
+ * complete and cheaper. Allocations made by libc on the program's behalf (strdup, getline,
+ * ...) are charged to their caller in both modes; only code without frame pointers between
+ * the allocator and main (callbacks from qsort, -O2 builds, Rust) needs dwarf.
+ */
+static bool choose_unwind(const struct run *r, char *const argv[])
+{
+	struct fp_census c;
+	char exe[PATH_MAX];
+	int err;
+
+	if (r->args->unwind != UNWIND_AUTO)
+		return r->args->unwind == UNWIND_DWARF;
+	err = target_exe(r, argv, exe, sizeof(exe));
+	if (!err)
+		err = fp_detect__census(exe, &c);
+	if (err) {
+		vlog("--unwind auto: cannot read the target executable's code (%s): dwarf\n",
+		     strerror(-err));
+		return true;
+	}
+	vlog("--unwind auto: %zu of %zu functions of %s keep frame pointers: %s\n", c.with_fp,
+	     c.funcs, exe, fp_detect__has_fp(&c) ? "fp" : "dwarf");
+	return !fp_detect__has_fp(&c);
+}
+
 /* Trace one process: spawned from argv (held until attached), or the running pid. */
 static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
 {
@@ -562,6 +674,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.window_gated = windowed,
 		.ringbuf_sz = r->args->ringbuf_sz,
 		.verbose = tracer_verbosity,
+		.stack_copy_sz = r->args->stack_sz,
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
 	struct probe_counters pc;
@@ -607,6 +720,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 
 	lopts.pid = r->target;
+	r->dwarf = choose_unwind(r, argv);
+	lopts.unwind_dwarf = r->dwarf;
 	r->loader = loader__new(&lopts);
 	if (!r->loader) {
 		err = errno;
@@ -638,6 +753,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	if (argv && !r->sym)
 		r->sym = symbolizer__new(r->target); /* exec done: the executable is mapped */
+	if (r->dwarf && !r->stacks)
+		r->stacks = dwarf_stacks__new(r->target); /* after exec, like the symbolizer */
 	vlog("attached to pid %d\n", (int)r->target);
 
 	err = trace_loop(r, &wait_status,
@@ -734,6 +851,8 @@ int main(int argc, char **argv)
 		{ "lib", required_argument, NULL, 'L' },
 		{ "as-root", no_argument, NULL, 'A' },
 		{ "top", required_argument, NULL, 't' },
+		{ "unwind", required_argument, NULL, 'U' },
+		{ "stack-size", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -789,6 +908,29 @@ int main(int argc, char **argv)
 		case 'A':
 			args.as_root = true;
 			break;
+		case 'U':
+			if (!strcmp(optarg, "fp")) {
+				args.unwind = UNWIND_FP;
+			} else if (!strcmp(optarg, "dwarf")) {
+				args.unwind = UNWIND_DWARF;
+			} else if (!strcmp(optarg, "auto")) {
+				args.unwind = UNWIND_AUTO;
+			} else {
+				elog("--unwind takes fp, dwarf or auto, not '%s'\n", optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			break;
+		case 'S': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || n < 64 || n > SNAPSHOT_STACK_MAX) {
+				elog("--stack-size needs a byte count from 64 to %u, not '%s'\n",
+				     SNAPSHOT_STACK_MAX, optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			args.stack_sz = (__u32)n;
+			break;
+		}
 		case 't': {
 			long n = strtol(optarg, &end, 10);
 
@@ -838,6 +980,7 @@ int main(int argc, char **argv)
 	}
 	session__free(r.session);
 	loader__free(r.loader);
+	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);
 	return ret;
 }
