@@ -10,32 +10,36 @@
 #include <unistd.h>
 
 #define FP_MIN_FUNC_SZ 16 /* smaller ones are stubs and thunks */
+#define FP_SCAN_SZ	32 /* prologue bytes searched */
 
 /* crt objects the toolchain links into every executable: not the program's own code. */
 static bool is_crt(const char *name)
 {
-	static const char *const crt[] = { "deregister_tm_clones", "register_tm_clones",
-					   "frame_dummy" };
+	static const char *const crt[] = {
+		"_start",	       "_init",		 "_fini",	 "__libc_csu_init",
+		"__libc_csu_fini",     "_dl_relocate_static_pie", "deregister_tm_clones",
+		"register_tm_clones", "__do_global_dtors_aux",	 "frame_dummy",
+	};
 
-	if (name[0] == '_' || !name[0])
-		return true;
 	for (size_t i = 0; i < sizeof(crt) / sizeof(crt[0]); i++)
 		if (!strcmp(name, crt[i]))
 			return true;
-	return false;
+	return !name[0];
 }
 
-/* endbr64? push %rbp; mov %rsp,%rbp (48 89 e5 or 48 8b ec). */
+/*
+ * push %rbp; mov %rsp,%rbp (48 89 e5 or 48 8b ec) within the first bytes: at the entry, or
+ * after a shrink-wrapped early exit (GCC -O2 may test an argument and return before setting
+ * up the frame). Code without frame pointers uses rbp as a plain register and never copies
+ * rsp into it.
+ */
 static bool has_fp_prologue(const unsigned char *p, size_t n)
 {
-	static const unsigned char endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-
-	if (n >= 4 && !memcmp(p, endbr64, 4)) {
-		p += 4;
-		n -= 4;
-	}
-	return n >= 4 && p[0] == 0x55 && p[1] == 0x48 &&
-	       ((p[2] == 0x89 && p[3] == 0xe5) || (p[2] == 0x8b && p[3] == 0xec));
+	for (size_t i = 0; i + 4 <= n; i++)
+		if (p[i] == 0x55 && p[i + 1] == 0x48 &&
+		    ((p[i + 2] == 0x89 && p[i + 3] == 0xe5) || (p[i + 2] == 0x8b && p[i + 3] == 0xec)))
+			return true;
+	return false;
 }
 
 /* Census over one symbol table section. */
@@ -45,7 +49,8 @@ static void census_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct fp
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
 
 	for (size_t i = 0; data && i < n; i++) {
-		unsigned char code[8];
+		unsigned char code[FP_SCAN_SZ];
+		size_t len;
 		Elf_Data *text_data;
 		GElf_Shdr tsh;
 		GElf_Sym sym;
@@ -62,15 +67,19 @@ static void census_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct fp
 			continue;
 		text = elf_getscn(elf, sym.st_shndx);
 		if (!text || !gelf_getshdr(text, &tsh) || tsh.sh_type != SHT_PROGBITS ||
-		    sym.st_value < tsh.sh_addr || sym.st_value + sizeof(code) > tsh.sh_addr + tsh.sh_size)
+		    sym.st_value < tsh.sh_addr)
 			continue;
 		text_data = elf_getdata(text, NULL);
 		off = sym.st_value - tsh.sh_addr;
-		if (!text_data || !text_data->d_buf || off + sizeof(code) > text_data->d_size)
+		len = sym.st_size < sizeof(code) ? sym.st_size : sizeof(code);
+		if (!text_data || !text_data->d_buf || off + len > text_data->d_size)
 			continue;
-		memcpy(code, (const char *)text_data->d_buf + off, sizeof(code));
+		memcpy(code, (const char *)text_data->d_buf + off, len);
 		c->funcs++;
-		c->with_fp += has_fp_prologue(code, sizeof(code));
+		c->with_fp += has_fp_prologue(code, len);
+		if (!c->rust && (!strcmp(name, "__rust_alloc") || !strcmp(name, "rust_begin_unwind") ||
+				 strstr(name, "__rust_")))
+			c->rust = true;
 	}
 }
 

@@ -5,20 +5,27 @@
  * that keeps them, so a target executable built without them is traced with DWARF
  * unwinding.
  *
- * The heuristic reads the prologue of the file's own functions (.symtab, else .dynsym;
- * defined STT_FUNC of at least 16 bytes, skipping the toolchain's crt helpers, whose names
- * start with '_' or are crt's fixed set): a function keeps its frame pointer when it starts
- * with `push %rbp; mov %rsp,%rbp` (after an optional endbr64). GCC and Clang with
- * -fno-omit-frame-pointer emit exactly that first; without it almost no function does.
+ * The heuristic reads the prologues of the file's functions (.symtab, else .dynsym; defined
+ * STT_FUNC of at least 16 bytes, skipping the toolchain's crt helpers such as _start): a
+ * function keeps its frame pointer when `push %rbp; mov %rsp,%rbp` appears in its first 32
+ * bytes (at the entry, or after a shrink-wrapped early return). GCC and Clang with
+ * -fno-omit-frame-pointer emit it in most functions, without it in none.
+ *
+ * Rust is the exception the census cannot see: rustup's prebuilt std keeps frame pointers
+ * (it makes up most functions of a small binary) while crates compiled by `rustc -O` omit
+ * them. A Rust executable (it defines __rust_alloc, rust_begin_unwind, ...) therefore never
+ * counts as keeping frame pointers.
  */
 #ifndef TRACER_FP_DETECT_H
 #define TRACER_FP_DETECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct fp_census {
 	size_t funcs;	 /* functions examined */
-	size_t with_fp;	 /* of those, starting with push %rbp; mov %rsp,%rbp */
+	size_t with_fp;	 /* of those, setting up %rbp as a frame pointer */
+	bool rust;	 /* a Rust program (std's runtime symbols are defined) */
 };
 
 /*
@@ -27,10 +34,14 @@ struct fp_census {
  */
 int fp_detect__census(const char *path, struct fp_census *out);
 
-/* The verdict for a census: true when at least half of the functions keep frame pointers. */
-static inline int fp_detect__has_fp(const struct fp_census *c)
+/*
+ * The verdict: not Rust, and at least half of the functions keep frame pointers. Builds
+ * with frame pointers score 75-100% (tiny leaf functions and tail-call wrappers need no
+ * frame even there), builds without them 0%.
+ */
+static inline bool fp_detect__has_fp(const struct fp_census *c)
 {
-	return c->funcs && 2 * c->with_fp >= c->funcs;
+	return !c->rust && c->funcs && 2 * c->with_fp >= c->funcs;
 }
 
 #endif

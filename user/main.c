@@ -660,8 +660,9 @@ static bool choose_unwind(const struct run *r, char *const argv[])
 		     strerror(-err));
 		return true;
 	}
-	vlog("--unwind auto: %zu of %zu functions of %s keep frame pointers: %s\n", c.with_fp,
-	     c.funcs, exe, fp_detect__has_fp(&c) ? "fp" : "dwarf");
+	vlog("--unwind auto: %zu of %zu functions of %s%s keep frame pointers: %s\n", c.with_fp,
+	     c.funcs, exe, c.rust ? " (Rust: its crates do not)" : "",
+	     fp_detect__has_fp(&c) ? "fp" : "dwarf");
 	return !fp_detect__has_fp(&c);
 }
 
