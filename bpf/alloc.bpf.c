@@ -227,11 +227,12 @@ static __always_inline __u64 submit_flags(void)
  * of the mapping (a shallow thread near the top of its stack), the copy goes page by page
  * and stops at the first unreadable page (SNAP_F_SHORT).
  *
- * The slot is per CPU (uprobe programs run with migration disabled) and marked busy while a
- * probe owns it, from take_snapshot() to the end of on_return(): a probe preempted there and
- * a second one on the same CPU would otherwise mix two stacks. The second one then sends
- * its records with stack_id -EBUSY (counted). The mark is a plain store (BPF v1 has no
- * xchg): only a preemption between its load and store could slip through.
+ * The slot is per CPU (uprobe programs run with migration disabled) and owned by one thread
+ * (its tid in `owner`) from take_snapshot() to the end of that thread's on_return(): a
+ * probe preempted there and a second one on the same CPU would otherwise mix two stacks.
+ * The second one then sends its records with stack_id -EBUSY (counted) and leaves the slot
+ * alone. The mark is a plain store (BPF v1 has no xchg): only a preemption between its load
+ * and store could slip through.
  */
 const volatile __u32 unwind_dwarf = 0;	    /* send snapshots instead of BPF stack ids */
 const volatile __u32 stack_copy_sz = 8192; /* bytes of stack copied from SP (<= STACK_COPY_MAX) */
@@ -247,7 +248,7 @@ struct snap_slot {
 	struct alloc_event ev;
 	struct stack_snapshot snap;
 	__u8 stack[STACK_COPY_MAX + SNAP_PAGE]; /* + a page: lets the verifier bound a copy */
-	__u32 busy;				/* owned by a probe between snapshot and return */
+	__u32 owner;				/* tid using the slot, 0 when free */
 	__u32 pad;
 };
 
@@ -293,16 +294,17 @@ __noinline int take_snapshot(struct pt_regs *ctx)
 {
 	struct snap_slot *s = snap_slot();
 	__u64 sp = PT_REGS_SP(ctx), want = stack_copy_sz, top, len = 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	if (!s) {
 		count(&snap_counters.copy_failures);
 		return -ENOENT;
 	}
-	if (s->busy) {
+	if (s->owner && s->owner != tid) {
 		count(&snap_counters.scratch_busy);
 		return -EBUSY;
 	}
-	s->busy = 1;
+	s->owner = tid;
 
 	s->snap.ip = PT_REGS_IP(ctx);
 	s->snap.sp = sp;
@@ -341,7 +343,7 @@ __noinline int take_snapshot(struct pt_regs *ctx)
 		count(&snap_counters.short_copies);
 		if (!len) {
 			count(&snap_counters.copy_failures);
-			s->busy = 0;
+			s->owner = 0;
 			return -EFAULT;
 		}
 	}
@@ -383,16 +385,16 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	return 0;
 }
 
-/* The probe is done with its snapshot (end of on_return). */
-static __always_inline void snapshot_release(void)
+/* The probe is done with its snapshot, if it took one (end of on_return). */
+static __always_inline void snapshot_release(__u32 tid)
 {
 	struct snap_slot *s;
 
 	if (!unwind_dwarf)
 		return;
 	s = snap_slot();
-	if (s)
-		s->busy = 0;
+	if (s && s->owner == tid)
+		s->owner = 0;
 }
 
 static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __u64 old_addr,
@@ -798,7 +800,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 		else
 			net_emit(ctx, st, tid);
 	}
-	snapshot_release();
+	snapshot_release(tid);
 	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }
