@@ -547,32 +547,41 @@ static void print_counters(struct run *r)
 {
 	struct probe_counters pc;
 	const struct session_stats *ss = session__stats(r->session);
+	struct snapshot_counters sc = { 0 };
+	struct dwarf_stacks_stats ds = { 0 };
+	char unwind[128] = "";
+	__u64 unwind_failures = 0;
 
 	loader__counters(r->loader, &pc);
+	if (r->dwarf) {
+		/* unwind failures: events left with no stack at all (BPF could not copy, or the
+		 * unwinder could not run); partial: the unwind stopped on an error (copy too
+		 * short, no CFI) before the outermost frame. */
+		loader__snapshot_counters(r->loader, &sc);
+		dwarf_stacks__stats(r->stacks, &ds);
+		unwind_failures = ds.failures + sc.copy_failures + sc.scratch_busy;
+		snprintf(unwind, sizeof(unwind), ", unwind failures %llu, partial stacks %llu",
+			 (unsigned long long)unwind_failures, (unsigned long long)ds.partial);
+	}
 	ilog("events %llu, dropped %llu, stack failures %llu, unmatched returns %llu, "
-	     "unknown frees %llu, truncated stacks %llu, nested calls %llu\n",
+	     "unknown frees %llu, truncated stacks %llu, nested calls %llu%s\n",
 	     (unsigned long long)pc.events, (unsigned long long)pc.dropped,
 	     (unsigned long long)pc.stack_failures, (unsigned long long)pc.unmatched_returns,
 	     (unsigned long long)ss->unknown_frees, (unsigned long long)r->truncated_stacks,
-	     (unsigned long long)pc.nested_calls);
+	     (unsigned long long)pc.nested_calls, unwind);
 	if (r->dwarf) {
-		struct snapshot_counters sc;
-		struct dwarf_stacks_stats ds = { 0 };
-
-		loader__snapshot_counters(r->loader, &sc);
-		dwarf_stacks__stats(r->stacks, &ds);
-		/* unwind failures: no stack at all (BPF copy or userspace unwind); partial: the
-		 * unwind stopped on an error before the outermost frame. */
-		ilog("dwarf: snapshots %llu, unwound %llu, unwind failures %llu, partial stacks "
-		     "%llu, short copies %llu, scratch busy %llu, distinct stacks %zu, "
-		     "avg %.1f us/unwind (max %.1f), avg %.0f stack bytes\n",
+		vlog("dwarf: snapshots %llu, unwound %llu, short copies %llu, scratch busy %llu, "
+		     "distinct stacks %zu, %.1f us/unwind (max %.1f), %.0f stack bytes/event\n",
 		     (unsigned long long)sc.snapshots, (unsigned long long)ds.unwound,
-		     (unsigned long long)(ds.failures + sc.copy_failures + sc.scratch_busy),
-		     (unsigned long long)ds.partial, (unsigned long long)sc.short_copies,
-		     (unsigned long long)sc.scratch_busy, ds.distinct,
+		     (unsigned long long)sc.short_copies, (unsigned long long)sc.scratch_busy,
+		     ds.distinct,
 		     ds.snapshots ? (double)ds.unwind_ns / 1e3 / (double)ds.snapshots : 0.0,
 		     (double)ds.max_unwind_ns / 1e3,
 		     ds.snapshots ? (double)ds.stack_bytes / (double)ds.snapshots : 0.0);
+		if (ds.partial)
+			ilog("note: %llu stacks end early (a frame beyond the copied stack or "
+			     "without CFI); a larger --stack-size may complete them\n",
+			     (unsigned long long)ds.partial);
 	}
 	if (pc.dropped)
 		elog("warning: %llu records dropped (ring buffer full): the profile is incomplete; "
