@@ -234,10 +234,10 @@ static __always_inline __u64 submit_flags(void)
  * alone. The mark is a plain store (BPF v1 has no xchg): only a preemption between its load
  * and store could slip through.
  */
-const volatile __u32 unwind_dwarf = 0;	    /* send snapshots instead of BPF stack ids */
+const volatile __u32 unwind_dwarf = 0;	   /* send snapshots instead of BPF stack ids */
 const volatile __u32 stack_copy_sz = 8192; /* bytes of stack copied from SP (<= STACK_COPY_MAX) */
 
-#define STACK_COPY_MAX SNAPSHOT_STACK_MAX
+#define STACK_COPY_MAX	SNAPSHOT_STACK_MAX
 #define SNAP_PAGE	4096u
 #define SNAP_MAIN_SLACK 64u /* copied above mm->start_stack: argc and argv[0..6] */
 
@@ -373,8 +373,7 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	s->ev.stack_id = STACK_ID_SNAPSHOT;
 	s->ev.fn = fn;
 	s->snap.ev_type = type;
-	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len,
-				 submit_flags());
+	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len, submit_flags());
 	if (err) {
 		count(&counters.dropped);
 		return (int)err;

@@ -83,12 +83,12 @@ struct alloc_event {
  * The registers are the CALLER's (the probe is the allocator's return): ip is the return
  * address into the caller, like ips[0] of a frame-pointer stack.
  */
-#define STACK_ID_SNAPSHOT (-0x7ffffff0) /* alloc_event.stack_id of an EV_STACK_SNAPSHOT */
-#define SNAPSHOT_STACK_MAX (64u << 10)	/* largest stack copy (tracer --stack-size) */
+#define STACK_ID_SNAPSHOT  (-0x7ffffff0) /* alloc_event.stack_id of an EV_STACK_SNAPSHOT */
+#define SNAPSHOT_STACK_MAX (64u << 10)	 /* largest stack copy (tracer --stack-size) */
 
-/* stack_snapshot.flags */
-#define SNAP_F_SHORT	 0x1 /* the copy stopped at the end of the readable stack before the
-			      * requested size (normal for the main thread: see alloc.bpf.c) */
+/* stack_snapshot.flags. SNAP_F_SHORT: the copy stopped at the end of the readable stack
+ * (a thread stack's mapping) before the requested size. */
+#define SNAP_F_SHORT	    0x1
 #define SNAP_F_CALLEE_SAVED 0x2 /* rbx and r12-r15 hold the probe's values */
 
 struct stack_snapshot {
@@ -96,9 +96,9 @@ struct stack_snapshot {
 	__u32 stack_len; /* bytes of stack following this header, copied from sp */
 	__u32 flags;	 /* SNAP_F_* */
 	__u32 pad;
-	__u64 ip;	 /* pt_regs ip: return address into the allocator's caller */
-	__u64 sp;	 /* pt_regs sp: address of the first copied byte */
-	__u64 bp;	 /* rbp (frame pointer or plain register) */
+	__u64 ip;		       /* pt_regs ip: return address into the allocator's caller */
+	__u64 sp;		       /* pt_regs sp: address of the first copied byte */
+	__u64 bp;		       /* rbp (frame pointer or plain register) */
 	__u64 rbx, r12, r13, r14, r15; /* callee-saved registers (SNAP_F_CALLEE_SAVED) */
 };
 
@@ -129,11 +129,11 @@ struct probe_counters {
  * --unwind dwarf counters, a separate BPF global so struct probe_counters stays as it is.
  */
 struct snapshot_counters {
-	__u64 snapshots;	/* EV_STACK_SNAPSHOT records submitted */
-	__u64 copy_failures;	/* no byte of the stack could be read: sent with stack_id < 0 */
-	__u64 short_copies;	/* copies cut by the end of the readable stack (SNAP_F_SHORT) */
-	__u64 scratch_busy;	/* per-CPU scratch in use by a preempted probe: stack_id < 0 */
-	__u64 copied_bytes;	/* stack bytes sent, summed */
+	__u64 snapshots;     /* EV_STACK_SNAPSHOT records submitted */
+	__u64 copy_failures; /* no byte of the stack could be read: sent with stack_id < 0 */
+	__u64 short_copies;  /* copies cut by the end of the readable stack (SNAP_F_SHORT) */
+	__u64 scratch_busy;  /* per-CPU scratch in use by a preempted probe: stack_id < 0 */
+	__u64 copied_bytes;  /* stack bytes sent, summed */
 };
 
 #endif /* ALLOC_EVENTS_H */

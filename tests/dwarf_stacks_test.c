@@ -91,7 +91,7 @@ static NOINLINE void caller_a(struct snap_rec *r, size_t *len)
 static char *describe(struct dwarf_stacks *ds, __s32 id)
 {
 	struct symbolizer *sym = symbolizer__new(getpid());
-	struct strvec out = { 0 };
+	struct strvec out = {0};
 	__u64 ips[DWARF_STACKS_MAX_DEPTH];
 	char *s = calloc(1, 1);
 	size_t len = 0;
@@ -119,7 +119,7 @@ Test(dwarf_stacks, own_stack_unwinds_to_its_callers)
 	struct dwarf_stacks *ds = dwarf_stacks__new(getpid());
 	size_t lens[2];
 	struct dwarf_stacks_stats st;
-	struct alloc_event ev = { 0 }, ev2 = { 0 };
+	struct alloc_event ev = {0}, ev2 = {0};
 	size_t len = 0, len2 = 0;
 	char *frames;
 
@@ -164,7 +164,8 @@ Test(dwarf_stacks, own_stack_unwinds_to_its_callers)
 	cr_expect_eq(st.snapshots, 2);
 	cr_expect_eq(st.unwound, 2);
 	cr_expect_eq(st.failures, 0);
-	cr_expect_eq(st.distinct, 1, "distinct %zu, ids %d %d", st.distinct, ev.stack_id, ev2.stack_id);
+	cr_expect_eq(st.distinct, 1, "distinct %zu, ids %d %d", st.distinct, ev.stack_id,
+		     ev2.stack_id);
 	cr_expect_geq(st.frames, 6);
 	dwarf_stacks__free(ds);
 }
@@ -186,7 +187,7 @@ Test(dwarf_stacks, malformed_records_are_refused)
 	r.snap.ev_type = EV_ALLOC;
 	r.ev.type = EV_ALLOC;
 	cr_expect_eq(dwarf_stacks__resolve(ds, &r, HDR_SZ + len, &ev), -EINVAL, "not a snapshot");
-	cr_expect_eq(dwarf_stacks__stack(ds, 0, (__u64[4]){ 0 }, 4), -ENOENT, "no id yet");
+	cr_expect_eq(dwarf_stacks__stack(ds, 0, (__u64[4]){0}, 4), -ENOENT, "no id yet");
 	dwarf_stacks__free(ds);
 }
 

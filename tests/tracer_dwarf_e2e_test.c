@@ -148,7 +148,8 @@ static void assert_no_frame_pointers(const char *bin, const char *const *fns)
 
 	for (size_t i = 0; fns[i]; i++) {
 		snprintf(cmd, sizeof(cmd),
-			 "objdump -d --no-show-raw-insn --disassemble=%s %s | grep -c 'mov *%%rsp,%%rbp'",
+			 "objdump -d --no-show-raw-insn --disassemble=%s %s | grep -c 'mov "
+			 "*%%rsp,%%rbp'",
 			 fns[i], bin);
 		e2e_run(cmd, &out);
 		cr_assert_eq(atoi(out), 0, "%s sets up a frame pointer in %s", fns[i], bin);
@@ -161,7 +162,7 @@ static void assert_no_frame_pointers(const char *bin, const char *const *fns)
 
 Test(tracer_dwarf_e2e, c_without_frame_pointers_matches_valgrind, .timeout = 300)
 {
-	static const char *const fns[] = { "level1", "level2", "level3", "main", NULL };
+	static const char *const fns[] = {"level1", "level2", "level3", "main", NULL};
 	struct dhat_profile *po, *pv, *pf;
 	char *dir, *log = NULL, *fp_log = NULL;
 	const char *bad;
@@ -185,8 +186,8 @@ Test(tracer_dwarf_e2e, c_without_frame_pointers_matches_valgrind, .timeout = 300
 	for (size_t i = 0; i < po->pp_cnt; i++) {
 		char *callers = e2e_callers(po, &po->pps[i]);
 
-		cr_expect_eq(strcmp(callers, "level3 <- level2 <- level1 <- main"), 0,
-			     "pp %zu: %s", i, callers);
+		cr_expect_eq(strcmp(callers, "level3 <- level2 <- level1 <- main"), 0, "pp %zu: %s",
+			     i, callers);
 		free(callers);
 	}
 
@@ -210,7 +211,7 @@ Test(tracer_dwarf_e2e, c_without_frame_pointers_matches_valgrind, .timeout = 300
 /* The Rust functions of one PP, in order: "inner <- ... <- rs_allocs::main <- main". */
 static bool rust_chain_complete(const char *callers, const char *inner)
 {
-	static const char *const chain[] = { "rs_middle", "rs_outer", "9rs_allocs4main", NULL };
+	static const char *const chain[] = {"rs_middle", "rs_outer", "9rs_allocs4main", NULL};
 	const char *at = strstr(callers, inner), *end;
 
 	if (!at)
@@ -271,9 +272,9 @@ Test(tracer_dwarf_e2e, rust_release_build_stacks_reach_main, .timeout = 300)
 
 Test(tracer_dwarf_e2e, libc_callers_strdup_qsort_getline_reach_main, .timeout = 300)
 {
-	static const char *const exact[] = { "cmp_alloc", "sort_site", "dup_site", NULL };
-	static const char *const sites[] = { "dup_site <- main", "cmp_alloc <- msort_with_tmp",
-					     "qsort_r <- sort_site <- main", "line_site", NULL };
+	static const char *const exact[] = {"cmp_alloc", "sort_site", "dup_site", NULL};
+	static const char *const sites[] = {"dup_site <- main", "cmp_alloc <- msort_with_tmp",
+					    "qsort_r <- sort_site <- main", "line_site", NULL};
 	struct dhat_profile *po, *pv;
 	char *dir, *log = NULL;
 	size_t qsort_pps = 0;
@@ -290,7 +291,7 @@ Test(tracer_dwarf_e2e, libc_callers_strdup_qsort_getline_reach_main, .timeout = 
 		size_t n = strlen(callers);
 
 		cr_expect(n >= 4 && !strcmp(callers + n - 4, "main") &&
-				  (n == 4 || !strcmp(callers + n - 8, " <- main")),
+			      (n == 4 || !strcmp(callers + n - 8, " <- main")),
 			  "pp %zu does not reach main: %s", i, callers);
 		qsort_pps += strstr(callers, "cmp_alloc <- msort_with_tmp") != NULL;
 		free(callers);

@@ -19,10 +19,10 @@
 #include "unwind.h"
 
 struct dwarf_stacks {
-	pid_t pid;		    /* target */
-	struct unwinder *u;	    /* NULL until the target's maps could be read */
-	bool gone;		    /* creating the unwinder failed with ESRCH: stop trying */
-	struct stack_table *table;  /* interned PC lists: the stack ids */
+	pid_t pid;		   /* target */
+	struct unwinder *u;	   /* NULL until the target's maps could be read */
+	bool gone;		   /* creating the unwinder failed with ESRCH: stop trying */
+	struct stack_table *table; /* interned PC lists: the stack ids */
 	struct dwarf_stacks_stats st;
 };
 
@@ -97,15 +97,15 @@ static __s32 dwarf_stacks__unwind(struct dwarf_stacks *ds, const struct stack_sn
 				  const void *stack)
 {
 	struct unwind_regs regs = {
-		.ip = snap->ip - 1, /* see the header comment */
-		.sp = snap->sp,
-		.bp = snap->bp,
-		.rbx = snap->rbx,
-		.r12 = snap->r12,
-		.r13 = snap->r13,
-		.r14 = snap->r14,
-		.r15 = snap->r15,
-		.has_callee_saved = snap->flags & SNAP_F_CALLEE_SAVED,
+	    .ip = snap->ip - 1, /* see the header comment */
+	    .sp = snap->sp,
+	    .bp = snap->bp,
+	    .rbx = snap->rbx,
+	    .r12 = snap->r12,
+	    .r13 = snap->r13,
+	    .r14 = snap->r14,
+	    .r15 = snap->r15,
+	    .has_callee_saved = snap->flags & SNAP_F_CALLEE_SAVED,
 	};
 	__u64 ips[DWARF_STACKS_MAX_DEPTH];
 	struct unwind_stats before, after;

@@ -27,18 +27,18 @@
 struct dwarf_stacks;
 
 struct dwarf_stacks_stats {
-	__u64 snapshots;      /* EV_STACK_SNAPSHOT records resolved */
-	__u64 unwound;	      /* of those, unwound into a stack id */
-	__u64 partial;	      /* unwinds that stopped on an error (copy too short, no CFI,
-			       * unknown code) rather than at the outermost frame */
-	__u64 short_copies;   /* snapshots whose copy ended at the end of readable stack */
-	__u64 failures;	      /* no stack id: no unwinder (target gone before the first
-			       * snapshot), unwind or intern error; record sent with -errno */
-	__u64 frames;	      /* PCs produced, summed */
-	__u64 unwind_ns;      /* time spent unwinding and interning, summed */
-	__u64 max_unwind_ns;  /* slowest single snapshot */
-	__u64 stack_bytes;    /* stack bytes received, summed */
-	size_t distinct;      /* distinct stacks interned */
+	__u64 snapshots;     /* EV_STACK_SNAPSHOT records resolved */
+	__u64 unwound;	     /* of those, unwound into a stack id */
+	__u64 partial;	     /* unwinds that stopped on an error (copy too short, no CFI,
+			      * unknown code) rather than at the outermost frame */
+	__u64 short_copies;  /* snapshots whose copy ended at the end of readable stack */
+	__u64 failures;	     /* no stack id: no unwinder (target gone before the first
+			      * snapshot), unwind or intern error; record sent with -errno */
+	__u64 frames;	     /* PCs produced, summed */
+	__u64 unwind_ns;     /* time spent unwinding and interning, summed */
+	__u64 max_unwind_ns; /* slowest single snapshot */
+	__u64 stack_bytes;   /* stack bytes received, summed */
+	size_t distinct;     /* distinct stacks interned */
 };
 
 /*

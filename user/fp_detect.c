@@ -10,15 +10,22 @@
 #include <unistd.h>
 
 #define FP_MIN_FUNC_SZ 16 /* smaller ones are stubs and thunks */
-#define FP_SCAN_SZ	32 /* prologue bytes searched */
+#define FP_SCAN_SZ     32 /* prologue bytes searched */
 
 /* crt objects the toolchain links into every executable: not the program's own code. */
 static bool is_crt(const char *name)
 {
 	static const char *const crt[] = {
-		"_start",	       "_init",		 "_fini",	 "__libc_csu_init",
-		"__libc_csu_fini",     "_dl_relocate_static_pie", "deregister_tm_clones",
-		"register_tm_clones", "__do_global_dtors_aux",	 "frame_dummy",
+	    "_start",
+	    "_init",
+	    "_fini",
+	    "__libc_csu_init",
+	    "__libc_csu_fini",
+	    "_dl_relocate_static_pie",
+	    "deregister_tm_clones",
+	    "register_tm_clones",
+	    "__do_global_dtors_aux",
+	    "frame_dummy",
 	};
 
 	for (size_t i = 0; i < sizeof(crt) / sizeof(crt[0]); i++)
@@ -37,7 +44,8 @@ static bool has_fp_prologue(const unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i + 4 <= n; i++)
 		if (p[i] == 0x55 && p[i + 1] == 0x48 &&
-		    ((p[i + 2] == 0x89 && p[i + 3] == 0xe5) || (p[i + 2] == 0x8b && p[i + 3] == 0xec)))
+		    ((p[i + 2] == 0x89 && p[i + 3] == 0xe5) ||
+		     (p[i + 2] == 0x8b && p[i + 3] == 0xec)))
 			return true;
 	return false;
 }
@@ -77,8 +85,8 @@ static void census_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct fp
 		memcpy(code, (const char *)text_data->d_buf + off, len);
 		c->funcs++;
 		c->with_fp += has_fp_prologue(code, len);
-		if (!c->rust && (!strcmp(name, "__rust_alloc") || !strcmp(name, "rust_begin_unwind") ||
-				 strstr(name, "__rust_")))
+		if (!c->rust && (!strcmp(name, "__rust_alloc") ||
+				 !strcmp(name, "rust_begin_unwind") || strstr(name, "__rust_")))
 			c->rust = true;
 	}
 }

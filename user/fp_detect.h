@@ -23,9 +23,9 @@
 #include <stddef.h>
 
 struct fp_census {
-	size_t funcs;	 /* functions examined */
-	size_t with_fp;	 /* of those, setting up %rbp as a frame pointer */
-	bool rust;	 /* a Rust program (std's runtime symbols are defined) */
+	size_t funcs;	/* functions examined */
+	size_t with_fp; /* of those, setting up %rbp as a frame pointer */
+	bool rust;	/* a Rust program (std's runtime symbols are defined) */
 };
 
 /*

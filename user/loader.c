@@ -429,9 +429,7 @@ static int on_sample(void *ctx, void *data, size_t sz)
 
 struct loader *loader__new(const struct loader_opts *opts)
 {
-	size_t rb_sz = opts && opts->ringbuf_sz	  ? opts->ringbuf_sz :
-		       opts && opts->unwind_dwarf ? LOADER_DEFAULT_DWARF_RINGBUF_SZ :
-						    LOADER_DEFAULT_RINGBUF_SZ;
+	size_t rb_sz = opts && opts->ringbuf_sz ? opts->ringbuf_sz : LOADER_DEFAULT_RINGBUF_SZ;
 	long page = sysconf(_SC_PAGESIZE);
 	struct loader *l = NULL;
 	double t0 = mono_ms(), t1;
@@ -444,6 +442,8 @@ struct loader *loader__new(const struct loader_opts *opts)
 	}
 	loader_verbose = opts->verbose;
 	libbpf_set_print(libbpf_print);
+	if (!opts->ringbuf_sz && opts->unwind_dwarf)
+		rb_sz = LOADER_DEFAULT_DWARF_RINGBUF_SZ; /* records carry stack copies */
 	if (rb_sz < (size_t)page || (rb_sz & (rb_sz - 1)) || rb_sz > (1u << 30)) {
 		elog("ring buffer size %zu: must be a power of two, %ld..%u bytes\n", rb_sz, page,
 		     1u << 30);

@@ -27,7 +27,7 @@ struct loader_opts {
 #define LOADER_DEFAULT_RINGBUF_SZ (16u << 20)
 /* unwind_dwarf: records carry stack copies (hundreds of bytes to stack_copy_sz each). */
 #define LOADER_DEFAULT_DWARF_RINGBUF_SZ (64u << 20)
-#define LOADER_DEFAULT_STACK_COPY_SZ 8192u
+#define LOADER_DEFAULT_STACK_COPY_SZ	8192u
 
 /* Called for every ring-buffer record; data is borrowed for the call only.
  * A negative return stops the current poll and is returned by loader__poll(). */
