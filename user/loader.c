@@ -395,16 +395,25 @@ static int attach_usdt(struct loader *l, pid_t pid, const char *binary)
 
 /* --- DWARF snapshots ---------------------------------------------------------------------- */
 
+/* Largest snapshot records a ring must hold at once, at the least. */
+#define DWARF_MIN_RING_RECORDS 64
+
 /* unwind_dwarf: the rodata switch, the copy size and one scratch slot per possible CPU. */
-static int configure_dwarf(struct loader *l, const struct loader_opts *opts)
+static int configure_dwarf(struct loader *l, const struct loader_opts *opts, size_t rb_sz)
 {
 	__u32 sz = opts->stack_copy_sz ? opts->stack_copy_sz : LOADER_DEFAULT_STACK_COPY_SZ;
+	size_t rec_max = sizeof(struct alloc_event) + sizeof(struct stack_snapshot) + sz;
 	int cpus;
 
 	if (!opts->unwind_dwarf)
 		return 0; /* the scratch map keeps its one slot */
 	if (sz > SNAPSHOT_STACK_MAX) {
 		elog("stack copy size %u: at most %u bytes\n", sz, SNAPSHOT_STACK_MAX);
+		return -EINVAL;
+	}
+	if (rb_sz < DWARF_MIN_RING_RECORDS * rec_max) {
+		elog("ring buffer of %zu bytes: too small for %u-byte stack copies (at least %zu)\n",
+		     rb_sz, sz, DWARF_MIN_RING_RECORDS * rec_max);
 		return -EINVAL;
 	}
 	cpus = libbpf_num_possible_cpus();
@@ -487,7 +496,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);
 	if (err)
 		goto cleanup;
-	err = configure_dwarf(l, opts);
+	err = configure_dwarf(l, opts, rb_sz);
 	if (err)
 		goto cleanup;
 

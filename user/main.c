@@ -638,7 +638,10 @@ static int target_exe(const struct run *r, char *const argv[], char *path, size_
 	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; *d;) {
 		size_t n = strcspn(d, ":");
 
-		snprintf(path, sz, "%.*s/%s", (int)n, n ? d : ".", argv[0]);
+		if (n)
+			snprintf(path, sz, "%.*s/%s", (int)n, d, argv[0]);
+		else
+			snprintf(path, sz, "./%s", argv[0]); /* an empty entry is the cwd */
 		if (!access(path, X_OK))
 			return 0;
 		d += n + (d[n] == ':');
