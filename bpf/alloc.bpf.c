@@ -72,6 +72,11 @@
  * stack_id is a key of the `stacks` hash map below (deduplicated by content), read back by
  * loader__stack(); it is not a BPF_MAP_TYPE_STACK_TRACE id.
  *
+ * With the rodata flag unwind_dwarf (tracer --unwind dwarf) the same return path sends a
+ * stack SNAPSHOT instead (see "DWARF snapshots" below): the caller's registers and a copy
+ * of the user stack from SP, unwound by userspace with the modules' CFI, so frames of code
+ * without frame pointers (libc's qsort, -O2 C, Rust) are not lost.
+ *
  * What glibc 2.36 itself makes visible (not bugs here, the collector must tolerate them):
  *  - memalign and aligned_alloc are one function: the loader attaches one probe pair and
  *    both report FN_ALIGNED_ALLOC (loader__fn_owner());
@@ -207,11 +212,199 @@ static __always_inline __u64 submit_flags(void)
 	return BPF_RB_NO_WAKEUP;
 }
 
+/* ---- DWARF snapshots (unwind_dwarf) -------------------------------------------------------
+ *
+ * take_stack() hands over to take_snapshot(): it stores the caller's registers and a copy of
+ * the user stack in this CPU's slot of snap_scratch and returns STACK_ID_SNAPSHOT; emit()
+ * sees that id and sends the slot with emit_snapshot() (bpf_ringbuf_output of the header
+ * plus the bytes actually copied, so records are as long as the stack that was there, not
+ * stack_copy_sz). A helper's several records (open_memstream) reuse one copy.
+ *
+ * How much is copied: stack_copy_sz bytes from SP, but never past the main thread's stack
+ * origin (mm->start_stack, where _start found argc): every frame lies below it and above it
+ * are only argv/envp strings, so allocations near main() copy a few hundred bytes. A thread
+ * stack (or any SP outside the main stack) gets the full size; when that runs past the end
+ * of the mapping (a shallow thread near the top of its stack), the copy goes page by page
+ * and stops at the first unreadable page (SNAP_F_SHORT).
+ *
+ * The slot is per CPU (uprobe programs run with migration disabled) and owned by one thread
+ * (its tid in `owner`) from take_snapshot() to the end of that thread's on_return(): a
+ * probe preempted there and a second one on the same CPU would otherwise mix two stacks.
+ * The second one then sends its records with stack_id -EBUSY (counted) and leaves the slot
+ * alone. The mark is a plain store (BPF v1 has no xchg): only a preemption between its load
+ * and store could slip through.
+ */
+const volatile __u32 unwind_dwarf = 0;	   /* send snapshots instead of BPF stack ids */
+const volatile __u32 stack_copy_sz = 8192; /* bytes of stack copied from SP (<= STACK_COPY_MAX) */
+
+#define STACK_COPY_MAX	SNAPSHOT_STACK_MAX
+#define SNAP_PAGE	4096u
+#define SNAP_MAIN_SLACK 64u /* copied above mm->start_stack: argc and argv[0..6] */
+
+struct snapshot_counters snap_counters = {};
+
+struct snap_slot {
+	/* The record, contiguous: header, snapshot, bytes. */
+	struct alloc_event ev;
+	struct stack_snapshot snap;
+	__u8 stack[STACK_COPY_MAX + SNAP_PAGE]; /* + a page: lets the verifier bound a copy */
+	__u32 owner;				/* tid using the slot, 0 when free */
+	__u32 pad;
+};
+
+/* One slot per possible CPU, indexed by CPU (a per-CPU array's values are capped at 32 KiB). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set to the number of possible CPUs by the loader */
+	__type(key, __u32);
+	__type(value, struct snap_slot);
+} snap_scratch SEC(".maps");
+
+/* Just the fields read, relocated by libbpf against the kernel's BTF (CO-RE). */
+struct mm_struct___snap {
+	unsigned long start_stack;
+} __attribute__((preserve_access_index));
+
+struct task_struct___snap {
+	struct mm_struct___snap *mm;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 main_stack_top(void)
+{
+	struct task_struct___snap *t = (void *)bpf_get_current_task();
+	struct mm_struct___snap *mm = NULL;
+	__u64 top = 0;
+
+	if (bpf_probe_read_kernel(&mm, sizeof(mm), &t->mm) || !mm)
+		return 0;
+	if (bpf_probe_read_kernel(&top, sizeof(top), &mm->start_stack))
+		return 0;
+	return top;
+}
+
+static __always_inline struct snap_slot *snap_slot(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&snap_scratch, &cpu);
+}
+
+/* Registers and stack into this CPU's slot: STACK_ID_SNAPSHOT, or -errno (counted). */
+__noinline int take_snapshot(struct pt_regs *ctx)
+{
+	struct snap_slot *s = snap_slot();
+	__u64 sp = PT_REGS_SP(ctx), want = stack_copy_sz, top, len = 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!s) {
+		count(&snap_counters.copy_failures);
+		return -ENOENT;
+	}
+	if (s->owner && s->owner != tid) {
+		count(&snap_counters.scratch_busy);
+		return -EBUSY;
+	}
+	s->owner = tid;
+
+	s->snap.ip = PT_REGS_IP(ctx);
+	s->snap.sp = sp;
+	s->snap.bp = ctx->rbp;
+	s->snap.rbx = ctx->rbx;
+	s->snap.r12 = ctx->r12;
+	s->snap.r13 = ctx->r13;
+	s->snap.r14 = ctx->r14;
+	s->snap.r15 = ctx->r15;
+	s->snap.flags = SNAP_F_CALLEE_SAVED;
+	s->snap.pad = 0;
+
+	if (want > STACK_COPY_MAX)
+		want = STACK_COPY_MAX;
+	top = main_stack_top();
+	if (top > sp && top - sp + SNAP_MAIN_SLACK < want)
+		want = top - sp + SNAP_MAIN_SLACK;
+	if (!want || !bpf_probe_read_user(s->stack, want, (void *)sp)) {
+		len = want;
+	} else {
+		/* Past the end of the mapping: page by page up to the first hole. */
+		for (int i = 0; i < STACK_COPY_MAX / SNAP_PAGE + 1; i++) {
+			__u64 chunk = SNAP_PAGE - ((sp + len) & (SNAP_PAGE - 1));
+
+			if (len >= want || len >= STACK_COPY_MAX)
+				break;
+			if (chunk > want - len)
+				chunk = want - len;
+			if (chunk > SNAP_PAGE)
+				break;
+			if (bpf_probe_read_user(s->stack + len, chunk, (void *)(sp + len)))
+				break;
+			len += chunk;
+		}
+		s->snap.flags |= SNAP_F_SHORT;
+		count(&snap_counters.short_copies);
+		if (!len) {
+			count(&snap_counters.copy_failures);
+			s->owner = 0;
+			return -EFAULT;
+		}
+	}
+	s->snap.stack_len = (__u32)len;
+	return STACK_ID_SNAPSHOT;
+}
+
+/* Send the slot filled by take_snapshot() as one EV_STACK_SNAPSHOT standing for
+ * EV_ALLOC/EV_REALLOC type. Returns 0 or -errno. */
+__noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, __u64 size)
+{
+	struct snap_slot *s = snap_slot();
+	__u64 len;
+	long err;
+
+	if (!s)
+		return -ENOENT;
+	len = s->snap.stack_len;
+	if (len > STACK_COPY_MAX)
+		return -EINVAL;
+	s->ev.type = EV_STACK_SNAPSHOT;
+	s->ev.tid = (__u32)bpf_get_current_pid_tgid();
+	s->ev.ts_ns = bpf_ktime_get_ns();
+	s->ev.addr = addr;
+	s->ev.old_addr = old_addr;
+	s->ev.size = size;
+	s->ev.stack_id = STACK_ID_SNAPSHOT;
+	s->ev.fn = fn;
+	s->snap.ev_type = type;
+	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len, submit_flags());
+	if (err) {
+		count(&counters.dropped);
+		return (int)err;
+	}
+	count(&counters.events);
+	count(&snap_counters.snapshots);
+	__sync_fetch_and_add(&snap_counters.copied_bytes, len);
+	return 0;
+}
+
+/* The probe is done with its snapshot, if it took one (end of on_return). */
+static __always_inline void snapshot_release(__u32 tid)
+{
+	struct snap_slot *s;
+
+	if (!unwind_dwarf)
+		return;
+	s = snap_slot();
+	if (s && s->owner == tid)
+		s->owner = 0;
+}
+
 static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __u64 old_addr,
 				 __u64 size, __s32 stack_id)
 {
 	struct alloc_event *e;
 
+	if (stack_id == STACK_ID_SNAPSHOT) { /* take_snapshot() filled this CPU's slot */
+		emit_snapshot(type, fn, addr, old_addr, size);
+		return;
+	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(&counters.dropped);
@@ -252,6 +445,8 @@ __noinline int take_stack(struct pt_regs *ctx)
 	__u64 h;
 	long n;
 
+	if (unwind_dwarf)
+		return take_snapshot(ctx);
 	s = bpf_map_lookup_elem(&stack_scratch, &zero);
 	if (!s)
 		goto fail_noent;
@@ -604,6 +799,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 		else
 			net_emit(ctx, st, tid);
 	}
+	snapshot_release(tid);
 	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }

@@ -51,6 +51,8 @@ enum event_type {
 	EV_REALLOC = 3,	     /* old_addr -> addr, new size; old_addr != 0 and size != 0 */
 	EV_WINDOW_BEGIN = 4, /* struct window_event: the measurement window opens */
 	EV_WINDOW_END = 5,   /* struct window_event: the measurement window closes */
+	EV_STACK_SNAPSHOT = 6, /* --unwind dwarf: an EV_ALLOC/EV_REALLOC carrying a stack copy
+				* to unwind in userspace (struct stack_snapshot, below) */
 };
 
 /* EV_ALLOC, EV_FREE, EV_REALLOC. */
@@ -63,6 +65,41 @@ struct alloc_event {
 	__u64 size;	 /* requested bytes (calloc: nmemb*size); 0 for FREE */
 	__s32 stack_id;	 /* STACK_TRACE map id of the user stack, or -errno on capture failure */
 	__u32 fn;	 /* enum alloc_fn: the outermost allocator function called */
+};
+
+/*
+ * EV_STACK_SNAPSHOT (only with the rodata flag unwind_dwarf): one variable-length record,
+ *
+ *	struct alloc_event	type = EV_STACK_SNAPSHOT, stack_id = STACK_ID_SNAPSHOT,
+ *				every other field as in the EV_ALLOC/EV_REALLOC it stands for
+ *	struct stack_snapshot	the real type, the user registers at the return probe
+ *	__u8 stack[stack_len]	a copy of the user stack from sp upwards
+ *
+ * sent with bpf_ringbuf_output() of exactly that length (never a fixed maximum). Userspace
+ * unwinds the copy with the modules' CFI (user/unwind.h), interns the PC list and hands the
+ * collector a plain alloc_event of type ev_type whose stack_id is the interned id, so
+ * nothing after the record callback knows how the stack was taken.
+ *
+ * The registers are the CALLER's (the probe is the allocator's return): ip is the return
+ * address into the caller, like ips[0] of a frame-pointer stack.
+ */
+#define STACK_ID_SNAPSHOT  (-0x7ffffff0) /* alloc_event.stack_id of an EV_STACK_SNAPSHOT */
+#define SNAPSHOT_STACK_MAX (64u << 10)	 /* largest stack copy (tracer --stack-size) */
+
+/* stack_snapshot.flags. SNAP_F_SHORT: the copy stopped at the end of the readable stack
+ * (a thread stack's mapping) before the requested size. */
+#define SNAP_F_SHORT	    0x1
+#define SNAP_F_CALLEE_SAVED 0x2 /* rbx and r12-r15 hold the probe's values */
+
+struct stack_snapshot {
+	__u32 ev_type;	 /* EV_ALLOC or EV_REALLOC: the record's type once unwound */
+	__u32 stack_len; /* bytes of stack following this header, copied from sp */
+	__u32 flags;	 /* SNAP_F_* */
+	__u32 pad;
+	__u64 ip;		       /* pt_regs ip: return address into the allocator's caller */
+	__u64 sp;		       /* pt_regs sp: address of the first copied byte */
+	__u64 bp;		       /* rbp (frame pointer or plain register) */
+	__u64 rbx, r12, r13, r14, r15; /* callee-saved registers (SNAP_F_CALLEE_SAVED) */
 };
 
 /* EV_WINDOW_BEGIN, EV_WINDOW_END: from the workload driver's USDT probes or from
@@ -86,6 +123,17 @@ struct probe_counters {
 	__u64 unmatched_returns;  /* a uretprobe fired with no entry recorded for its thread */
 	__u64 entry_overflow;	  /* entry could not be stored (inflight map full) */
 	__u64 nested_calls;	  /* allocator calls made by another allocator call: not counted */
+};
+
+/*
+ * --unwind dwarf counters, a separate BPF global so struct probe_counters stays as it is.
+ */
+struct snapshot_counters {
+	__u64 snapshots;     /* EV_STACK_SNAPSHOT records submitted */
+	__u64 copy_failures; /* no byte of the stack could be read: sent with stack_id < 0 */
+	__u64 short_copies;  /* copies cut by the end of the readable stack (SNAP_F_SHORT) */
+	__u64 scratch_busy;  /* per-CPU scratch in use by a preempted probe: stack_id < 0 */
+	__u64 copied_bytes;  /* stack bytes sent, summed */
 };
 
 #endif /* ALLOC_EVENTS_H */

@@ -7,6 +7,7 @@
 #   tracer_loader_e2e   user/loader.c built for the test (user/CMakeLists.txt builds it only
 #                       into the tracer executable)
 #   bpf_probe_test      forks e2e/allocs, attaches the loader, checks the record stream
+#                       (frame-pointer stacks, and once with --unwind dwarf snapshots)
 add_executable(bpf_e2e_allocs ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/allocs.c)
 target_compile_options(bpf_e2e_allocs PRIVATE ${TRACER_WARNINGS} -O0 -g -fno-omit-frame-pointer
 	-fno-builtin) # -fno-builtin: gcc folds realloc(NULL, n) into malloc(n) even at -O0

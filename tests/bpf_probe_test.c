@@ -8,6 +8,8 @@
  * of a block never allocated under the probes (glibc frees the thread's tcache at exit).
  * Every allocation record must carry a user stack whose first frame is in allocs itself
  * (the caller of the outermost allocator call, captured at its return).
+ * The same run in --unwind dwarf mode: EV_STACK_SNAPSHOT records, resolved by dwarf_stacks
+ * as the tracer does, must give the very same record stream and stacks.
  *
  * Needs root and BTF. Off-root it skips with the reason; under CI=true it fails.
  */
@@ -26,6 +28,7 @@
 
 #include <criterion/criterion.h>
 
+#include "dwarf_stacks.h"
 #include "events.h"
 #include "loader.h"
 
@@ -75,11 +78,39 @@ static void require_bpf(void)
 	cr_skip_test("BPF end-to-end test skipped: %s", why);
 }
 
+/* Dwarf mode: snapshots are resolved here, as main.c does, before they are stored. */
+static struct dwarf_stacks *dwarf;
+static int snapshot_bad;
+
+/* The user stack of a stored record, from BPF or from the resolver. */
+static int record_stack(struct loader *l, __s32 id, __u64 *ips, size_t max)
+{
+	return dwarf ? dwarf_stacks__stack(dwarf, id, ips, max) : loader__stack(l, id, ips, max);
+}
+
 static int on_record(void *ctx, const void *data, size_t sz)
 {
 	struct recs *r = ctx;
 	const union rec *in = data;
-	size_t want = in->type == EV_WINDOW_BEGIN || in->type == EV_WINDOW_END
+	static union rec resolved; /* copied below: only valid during the call */
+	size_t want;
+
+	if (sz >= sizeof(in->type) && in->type == EV_STACK_SNAPSHOT) {
+		const struct stack_snapshot *snap =
+		    (const void *)((const char *)data + sizeof(struct alloc_event));
+
+		if (!dwarf || sz < sizeof(struct alloc_event) + sizeof(*snap) ||
+		    sz != sizeof(struct alloc_event) + sizeof(*snap) + snap->stack_len ||
+		    snap->stack_len > LOADER_DEFAULT_STACK_COPY_SZ ||
+		    dwarf_stacks__resolve(dwarf, data, sz, &resolved.a)) {
+			snapshot_bad++;
+			return 0;
+		}
+		data = &resolved;
+		sz = sizeof(resolved.a);
+		in = data;
+	}
+	want = in->type == EV_WINDOW_BEGIN || in->type == EV_WINDOW_END
 			  ? sizeof(struct window_event)
 			  : sizeof(struct alloc_event);
 
@@ -390,7 +421,7 @@ static void check_run(struct loader *l, struct child *c, struct recs *r, int sta
 
 				cr_assert_geq(a->stack_id, 0, "%s: stack_id %d",
 					      alloc_fn_name(a->fn), a->stack_id);
-				nips = loader__stack(l, a->stack_id, ips, MAX_STACK);
+				nips = record_stack(l, a->stack_id, ips, MAX_STACK);
 				cr_assert_gt(nips, 0, "%s: stack of id %d: %d",
 					     alloc_fn_name(a->fn), a->stack_id, nips);
 				/* The caller of the outermost call, not libc: complete at return
@@ -476,6 +507,43 @@ Test(bpf_probe, attach_running_process, .timeout = 120)
 	/* fclose(fmemopen stream) after the window: its frees are traced (not gated). */
 	cr_expect_gt(outside, 0, "ungated: the frees after window_end are traced");
 	finish(l, &c, &r);
+}
+
+/* attach_running_process with --unwind dwarf: snapshots resolved into the same stream. */
+Test(bpf_probe, dwarf_snapshots_same_records, .timeout = 120)
+{
+	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .verbose = 1, .unwind_dwarf = true};
+	struct snapshot_counters sc;
+	struct dwarf_stacks_stats st;
+	struct recs r = {};
+	struct child c;
+	struct loader *l;
+	size_t begin, end;
+	int status;
+
+	require_bpf();
+	spawn(&c, false);
+	wait_log(&c, "READY");
+	read_exe_maps(&c);
+	o.pid = c.pid;
+	dwarf = dwarf_stacks__new(c.pid);
+	cr_assert_not_null(dwarf);
+	l = loader__new(&o);
+	cr_assert_not_null(l, "loader__new: %s", strerror(errno));
+	cr_assert_eq(write(c.in_fd, "g", 1), 1);
+	status = collect(l, &c, &r);
+	check_run(l, &c, &r, status, &begin, &end);
+	cr_expect_eq(snapshot_bad, 0, "malformed snapshot records");
+	loader__snapshot_counters(l, &sc);
+	dwarf_stacks__stats(dwarf, &st);
+	cr_expect_gt(sc.snapshots, 0);
+	cr_expect_eq(st.snapshots, sc.snapshots, "resolved %llu of %llu snapshots",
+		     (unsigned long long)st.snapshots, (unsigned long long)sc.snapshots);
+	cr_expect_eq(st.failures + sc.copy_failures + sc.scratch_busy, 0, "unwind failures");
+	cr_expect_eq(st.unwound, st.snapshots);
+	finish(l, &c, &r);
+	dwarf_stacks__free(dwarf);
+	dwarf = NULL;
 }
 
 /* The tracer's way: attach to a forked child before it execs allocs; window-gated. */

@@ -140,6 +140,30 @@ const struct site_total *e2e_site_find(const struct site_total *s, size_t n, con
 	return NULL;
 }
 
+char *e2e_callers(const struct dhat_profile *p, const struct dhat_pp *pp)
+{
+	size_t first = 0, len = 0;
+	char *out;
+
+	for (size_t j = 0; j < pp->fs_cnt; j++)
+		if (is_plumbing(strip_addr(dhat_profile__frame(p, pp->fs[j]))))
+			first = j + 1;
+	out = calloc(1, 1);
+	for (size_t j = first; out && j < pp->fs_cnt; j++) {
+		const char *f = strip_addr(dhat_profile__frame(p, pp->fs[j]));
+		size_t n = strcspn(f, " @");
+		char *grown = realloc(out, len + n + 5);
+
+		if (!grown)
+			abort();
+		out = grown;
+		len += (size_t)sprintf(out + len, "%s%.*s", len ? " <- " : "", (int)n, f);
+	}
+	if (!out)
+		abort();
+	return out;
+}
+
 const char *e2e_invariants(const struct dhat_profile *p)
 {
 	if (!p->bklt)

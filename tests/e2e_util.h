@@ -43,6 +43,14 @@ size_t e2e_sites(const struct dhat_profile *p, struct site_total **out);
 void e2e_sites_free(struct site_total *s, size_t n);
 const struct site_total *e2e_site_find(const struct site_total *s, size_t n, const char *site);
 
+/*
+ * The callers of a PP as function names, innermost first, joined by " <- " (malloc'd): the
+ * frames after the last allocator frame (so libc's internals between a helper such as
+ * getdelim and the allocator do not count), each cut to its function name (no address,
+ * file:line, library or @@GLIBC version). For comparing call chains across tools.
+ */
+char *e2e_callers(const struct dhat_profile *p, const struct dhat_pp *pp);
+
 /* Check the DHAT invariants of a profile; returns NULL or a static description of the
  * first violation. */
 const char *e2e_invariants(const struct dhat_profile *p);

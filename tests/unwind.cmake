@@ -56,3 +56,12 @@ add_criterion_test(test_unwind
 	LABELS unit)
 target_compile_definitions(test_unwind PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
 add_dependencies(test_unwind unwfix unwfix_lib ${UNWFIX_RUST_DEPS})
+
+# dwarf_stacks (snapshot records -> stack ids) and fp_detect (--unwind auto's census): the
+# census reads the fixtures above.
+add_criterion_test(test_dwarf_stacks
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/dwarf_stacks_test.c
+	LIBS tracer_core
+	LABELS unit)
+target_compile_definitions(test_dwarf_stacks PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
+add_dependencies(test_dwarf_stacks unwfix ${UNWFIX_RUST_DEPS})

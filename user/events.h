@@ -8,6 +8,8 @@
 _Static_assert(sizeof(struct alloc_event) == 48, "alloc_event layout changed: update both sides");
 _Static_assert(sizeof(struct window_event) == 56, "window_event layout changed: update both sides");
 _Static_assert(sizeof(struct probe_counters) == 48, "probe_counters layout changed");
+_Static_assert(sizeof(struct stack_snapshot) == 80, "stack_snapshot layout changed");
+_Static_assert(sizeof(struct snapshot_counters) == 40, "snapshot_counters layout changed");
 
 /* The C name of each enum alloc_fn value, e.g. alloc_fn_name(FN_CALLOC) == "calloc". */
 const char *alloc_fn_name(__u32 fn);

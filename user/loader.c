@@ -393,6 +393,40 @@ static int attach_usdt(struct loader *l, pid_t pid, const char *binary)
 	return 0;
 }
 
+/* --- DWARF snapshots ---------------------------------------------------------------------- */
+
+/* Largest snapshot records a ring must hold at once, at the least. */
+#define DWARF_MIN_RING_RECORDS 64
+
+/* unwind_dwarf: the rodata switch, the copy size and one scratch slot per possible CPU. */
+static int configure_dwarf(struct loader *l, const struct loader_opts *opts, size_t rb_sz)
+{
+	__u32 sz = opts->stack_copy_sz ? opts->stack_copy_sz : LOADER_DEFAULT_STACK_COPY_SZ;
+	size_t rec_max = sizeof(struct alloc_event) + sizeof(struct stack_snapshot) + sz;
+	int cpus;
+
+	if (!opts->unwind_dwarf)
+		return 0; /* the scratch map keeps its one slot */
+	if (sz > SNAPSHOT_STACK_MAX) {
+		elog("stack copy size %u: at most %u bytes\n", sz, SNAPSHOT_STACK_MAX);
+		return -EINVAL;
+	}
+	if (rb_sz < DWARF_MIN_RING_RECORDS * rec_max) {
+		elog("ring buffer of %zu bytes: too small for %u-byte stack copies (at least %zu)\n",
+		     rb_sz, sz, DWARF_MIN_RING_RECORDS * rec_max);
+		return -EINVAL;
+	}
+	cpus = libbpf_num_possible_cpus();
+	if (cpus <= 0) {
+		elog("cannot count the possible CPUs: %s\n", strerror(-cpus));
+		return cpus ? cpus : -EINVAL;
+	}
+	l->skel->rodata->unwind_dwarf = 1;
+	l->skel->rodata->stack_copy_sz = sz;
+	vlog("DWARF unwinding: %u bytes of stack per event, %d scratch slots\n", sz, cpus);
+	return bpf_map__set_max_entries(l->skel->maps.snap_scratch, (__u32)cpus);
+}
+
 /* --- public API ------------------------------------------------------------------------- */
 
 static int on_sample(void *ctx, void *data, size_t sz)
@@ -417,6 +451,8 @@ struct loader *loader__new(const struct loader_opts *opts)
 	}
 	loader_verbose = opts->verbose;
 	libbpf_set_print(libbpf_print);
+	if (!opts->ringbuf_sz && opts->unwind_dwarf)
+		rb_sz = LOADER_DEFAULT_DWARF_RINGBUF_SZ; /* records carry stack copies */
 	if (rb_sz < (size_t)page || (rb_sz & (rb_sz - 1)) || rb_sz > (1u << 30)) {
 		elog("ring buffer size %zu: must be a power of two, %ld..%u bytes\n", rb_sz, page,
 		     1u << 30);
@@ -458,6 +494,9 @@ struct loader *loader__new(const struct loader_opts *opts)
 	/* Wake the consumer early only when a quarter of the ring is waiting. */
 	l->skel->rodata->wakeup_threshold = rb_sz / 4;
 	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);
+	if (err)
+		goto cleanup;
+	err = configure_dwarf(l, opts, rb_sz);
 	if (err)
 		goto cleanup;
 
@@ -532,6 +571,15 @@ void loader__counters(struct loader *l, struct probe_counters *out)
 	}
 	/* Plain loads of the mmap'ed .bss: each counter is read atomically (aligned u64). */
 	*out = *(volatile struct probe_counters *)&l->skel->bss->counters;
+}
+
+void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out)
+{
+	if (!l) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	*out = *(volatile struct snapshot_counters *)&l->skel->bss->snap_counters;
 }
 
 /* Mirrors struct stack_val in alloc.bpf.c (checked against the map's value size). */

@@ -20,9 +20,14 @@ struct loader_opts {
 	bool window_gated;	 /* BPF drops allocator events while no window is open */
 	size_t ringbuf_sz;	 /* ring buffer bytes (power of two, >= page size); 0: default */
 	int verbose;		 /* 0..3; 3 forwards libbpf's debug log */
+	bool unwind_dwarf;	 /* send EV_STACK_SNAPSHOT records instead of BPF stack ids */
+	__u32 stack_copy_sz;	 /* unwind_dwarf: stack bytes copied per event; 0: default */
 };
 
 #define LOADER_DEFAULT_RINGBUF_SZ (16u << 20)
+/* unwind_dwarf: records carry stack copies (hundreds of bytes to stack_copy_sz each). */
+#define LOADER_DEFAULT_DWARF_RINGBUF_SZ (64u << 20)
+#define LOADER_DEFAULT_STACK_COPY_SZ	8192u
 
 /* Called for every ring-buffer record; data is borrowed for the call only.
  * A negative return stops the current poll and is returned by loader__poll(). */
@@ -39,6 +44,9 @@ int loader__poll(struct loader *l, int timeout_ms, loader_record_fn fn, void *ct
 
 /* Snapshot of the BPF-side counters. */
 void loader__counters(struct loader *l, struct probe_counters *out);
+
+/* Snapshot of the unwind_dwarf counters (all zero in frame-pointer mode). */
+void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out);
 
 /* Copy the user stack of stack_id (innermost first: raw return addresses) into ips.
  * Returns the number of frames, or -errno (-ENOENT: unknown id). */

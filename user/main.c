@@ -30,6 +30,8 @@
 #include "dhat_reader.h"
 #include "dhat_writer.h"
 #include "export.h"
+#include "dwarf_stacks.h"
+#include "fp_detect.h"
 #include "frames.h"
 #include "loader.h"
 #include "loader_window.h"
@@ -73,10 +75,16 @@ static const char usage_text[] =
 	"  -o, --output PATH       profile path (default dhat-heap-<workload|pid>.json in\n"
 	"                          $KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
 	"                          a .gz suffix writes gzip\n"
-	"      --ringbuf-size N    ring buffer bytes, a power of two (default 16777216)\n"
+	"      --ringbuf-size N    ring buffer bytes, a power of two (default 16777216;\n"
+	"                          67108864 with --unwind dwarf)\n"
 	"      --lib PATH          allocator library to probe (default: detected: jemalloc,\n"
 	"                          tcmalloc or mimalloc if loaded, the executable if static,\n"
 	"                          else the target's libc)\n"
+	"      --unwind MODE       how stacks are taken: fp (frame pointers, in BPF), dwarf\n"
+	"                          (stack copies unwound with the modules' CFI), auto (default:\n"
+	"                          dwarf unless the target executable has frame pointers)\n"
+	"      --stack-size BYTES  dwarf: stack bytes copied per allocation (default 8192,\n"
+	"                          at most 65536); deeper frames are cut (partial stacks)\n"
 	"      --start-at SYMBOL   open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
 	"                          NAME alone is looked up in the target's executable)\n"
 	"      --stop-at SYMBOL    close it at the next call of SYMBOL (default: at the end)\n"
@@ -94,6 +102,7 @@ static const char usage_text[] =
 	"  sudo KAISH_PROFILE_OUT=/tmp/prof tracer --workload all\n"
 	"  sudo tracer -o app.json -- ./my-embedder --serve\n"
 	"  sudo tracer --pid 4242 --duration 10\n"
+	"  sudo tracer --unwind dwarf -o app.json -- ./release-build-without-frame-pointers\n"
 	"  tracer report dhat-heap-grep-pipeline.json --top 20\n"
 	"  tracer diff before/dhat-heap-grep-pipeline.json after/dhat-heap-grep-pipeline.json\n"
 	"  tracer export dhat-heap-cmdsubst.json --format svg\n"
@@ -111,6 +120,13 @@ struct workload_info {
 	char unit[128];
 };
 
+/* --unwind */
+enum unwind_mode {
+	UNWIND_AUTO = 0,
+	UNWIND_FP,
+	UNWIND_DWARF,
+};
+
 struct tracer_args {
 	const char *workload;
 	pid_t pid;
@@ -123,6 +139,8 @@ struct tracer_args {
 	size_t top;
 	unsigned formats; /* extra outputs: bits (1 << enum export_format), FORMAT_TIMELINE */
 	const char *start_at, *stop_at; /* window symbols (--start-at/--stop-at) */
+	enum unwind_mode unwind; /* as given; run.dwarf says what was chosen */
+	__u32 stack_sz;		 /* --stack-size, 0: default */
 };
 
 /* --format timeline: not a DHAT conversion but the collector's live-bytes series. */
@@ -135,6 +153,8 @@ struct run {
 	struct window_probes *window; /* --start-at/--stop-at */
 	struct symbolizer *sym;
 	struct session *session;
+	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
+	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
 	pid_t target;
 	bool target_is_child;
 	char cmdline[1024];
@@ -321,14 +341,20 @@ static int release_child(int go_fd, int err_fd)
 
 /* --- writing profiles -------------------------------------------------------------------------- */
 
-static int loader_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
+/* stack_source callbacks, ctx = struct run: stack ids are BPF's, or the resolver's in
+ * dwarf mode (one kind per run). */
+static int run_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
 {
-	return loader__stack(ctx, id, ips, max);
+	struct run *r = ctx;
+
+	if (r->dwarf)
+		return r->stacks ? dwarf_stacks__stack(r->stacks, id, ips, max) : -ENOENT;
+	return loader__stack(r->loader, id, ips, max);
 }
 
-static __u64 loader_fn_addr_cb(void *ctx, __u32 fn)
+static __u64 run_fn_addr_cb(void *ctx, __u32 fn)
 {
-	return loader__fn_addr(ctx, fn);
+	return loader__fn_addr(((struct run *)ctx)->loader, fn);
 }
 
 static void profile_path(const struct run *r, const char *name, char *path, size_t sz)
@@ -431,8 +457,7 @@ static int write_exports(const struct run *r, const char *json_path, const struc
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
 	struct run *r = ctx;
-	struct stack_source src = { loader_stack_cb, loader_fn_addr_cb, r->loader,
-				    loader__libc_path(r->loader) };
+	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader) };
 	struct frames_ctx fc = { .sym = r->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = r->cmdline, .pid = r->target };
 	const struct workload_info *w = name ? find_workload(r, name) : NULL;
@@ -479,6 +504,16 @@ static int on_record(void *ctx, const void *data, size_t sz)
 		     (unsigned long long)w->iterations);
 	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
 		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
+	if (sz >= sizeof(__u32) && w->type == EV_STACK_SNAPSHOT) {
+		struct alloc_event ev;
+
+		/* Unwound here, before the session: it only ever sees plain records. A
+		 * malformed snapshot goes on as is and is counted as a bad record. */
+		if (!r->stacks && r->dwarf)
+			r->stacks = dwarf_stacks__new(r->target);
+		if (r->stacks && !dwarf_stacks__resolve(r->stacks, data, sz, &ev))
+			return session__handle(r->session, &ev, sizeof(ev));
+	}
 	return session__handle(r->session, data, sz);
 }
 
@@ -505,6 +540,8 @@ static void handle_child_stop(struct run *r, int status)
 			r->sym = symbolizer__new(r->target);
 		else
 			symbolizer__refresh_maps(r->sym);
+		if (r->stacks)
+			dwarf_stacks__refresh_maps(r->stacks);
 		ptrace(PTRACE_CONT, r->target, 0, 0);
 	} else if (event == PTRACE_EVENT_STOP) {
 		ptrace(PTRACE_LISTEN, r->target, 0, 0); /* group stop: stay stopped */
@@ -593,6 +630,8 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
 		if (alive && r->sym && now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
 			symbolizer__refresh_maps(r->sym);
+			if (r->stacks)
+				dwarf_stacks__refresh_maps(r->stacks);
 			last_maps_ns = now_ns();
 		}
 		if (progress)
@@ -620,14 +659,42 @@ static void print_counters(struct run *r)
 {
 	struct probe_counters pc;
 	const struct session_stats *ss = session__stats(r->session);
+	struct snapshot_counters sc = { 0 };
+	struct dwarf_stacks_stats ds = { 0 };
+	char unwind[128] = "";
+	__u64 unwind_failures = 0;
 
 	loader__counters(r->loader, &pc);
+	if (r->dwarf) {
+		/* unwind failures: events left with no stack at all (BPF could not copy, or the
+		 * unwinder could not run); partial: the unwind stopped on an error (copy too
+		 * short, no CFI) before the outermost frame. */
+		loader__snapshot_counters(r->loader, &sc);
+		dwarf_stacks__stats(r->stacks, &ds);
+		unwind_failures = ds.failures + sc.copy_failures + sc.scratch_busy;
+		snprintf(unwind, sizeof(unwind), ", unwind failures %llu, partial stacks %llu",
+			 (unsigned long long)unwind_failures, (unsigned long long)ds.partial);
+	}
 	ilog("events %llu, dropped %llu, stack failures %llu, unmatched returns %llu, "
-	     "unknown frees %llu, truncated stacks %llu, nested calls %llu\n",
+	     "unknown frees %llu, truncated stacks %llu, nested calls %llu%s\n",
 	     (unsigned long long)pc.events, (unsigned long long)pc.dropped,
 	     (unsigned long long)pc.stack_failures, (unsigned long long)pc.unmatched_returns,
 	     (unsigned long long)ss->unknown_frees, (unsigned long long)r->truncated_stacks,
-	     (unsigned long long)pc.nested_calls);
+	     (unsigned long long)pc.nested_calls, unwind);
+	if (r->dwarf) {
+		vlog("dwarf: snapshots %llu, unwound %llu, short copies %llu, scratch busy %llu, "
+		     "distinct stacks %zu, %.1f us/unwind (max %.1f), %.0f stack bytes/event\n",
+		     (unsigned long long)sc.snapshots, (unsigned long long)ds.unwound,
+		     (unsigned long long)sc.short_copies, (unsigned long long)sc.scratch_busy,
+		     ds.distinct,
+		     ds.snapshots ? (double)ds.unwind_ns / 1e3 / (double)ds.snapshots : 0.0,
+		     (double)ds.max_unwind_ns / 1e3,
+		     ds.snapshots ? (double)ds.stack_bytes / (double)ds.snapshots : 0.0);
+		if (ds.partial)
+			ilog("note: %llu stacks end early (a frame beyond the copied stack or "
+			     "without CFI); a larger --stack-size may complete them\n",
+			     (unsigned long long)ds.partial);
+	}
 	if (pc.dropped)
 		elog("warning: %llu records dropped (ring buffer full): the profile is incomplete; "
 		     "try a larger --ringbuf-size\n",
@@ -665,25 +732,31 @@ static void join_cmdline(char *buf, size_t sz, char *const argv[])
 		off += snprintf(buf + off, sz - off, "%s%s", i ? " " : "", argv[i]);
 }
 
-/* The file a command name runs: itself if it has a '/', else the first match on PATH. */
-static void resolve_command(const char *cmd, char *out, size_t sz)
+/* The executable argv will run (execvp's PATH search), or the running target's. */
+static int target_exe(const struct run *r, char *const argv[], char *path, size_t sz)
 {
-	const char *path = getenv("PATH");
-	char *copy, *save = NULL, *dir;
+	const char *dirs = getenv("PATH");
 
-	snprintf(out, sz, "%s", cmd);
-	if (strchr(cmd, '/') || !path || !(copy = strdup(path)))
-		return;
-	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-		char candidate[PATH_MAX];
-
-		snprintf(candidate, sizeof(candidate), "%s/%s", *dir ? dir : ".", cmd);
-		if (!access(candidate, X_OK)) {
-			snprintf(out, sz, "%s", candidate);
-			break;
-		}
+	if (!argv) {
+		snprintf(path, sz, "/proc/%d/exe", (int)r->target);
+		return 0;
 	}
-	free(copy);
+	if (strchr(argv[0], '/')) {
+		snprintf(path, sz, "%s", argv[0]);
+		return 0;
+	}
+	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; *d;) {
+		size_t n = strcspn(d, ":");
+
+		if (n)
+			snprintf(path, sz, "%.*s/%s", (int)n, d, argv[0]);
+		else
+			snprintf(path, sz, "./%s", argv[0]); /* an empty entry is the cwd */
+		if (!access(path, X_OK))
+			return 0;
+		d += n + (d[n] == ':');
+	}
+	return -ENOENT;
 }
 
 /* True if path is an ELF executable without an interpreter, i.e. statically linked. */
@@ -777,13 +850,40 @@ static int attach_window_symbols(struct run *r, char *const argv[])
 	};
 	char exe[PATH_MAX];
 
-	if (argv)
-		resolve_command(argv[0], exe, sizeof(exe));
-	else
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)r->target);
+	if (target_exe(r, argv, exe, sizeof(exe)))
+		snprintf(exe, sizeof(exe), "%s", argv[0]); /* let the attach report it */
 	wopts.executable = exe;
 	r->window = window_probes__new(&wopts);
 	return r->window ? 0 : -errno;
+/* --- --unwind ---------------------------------------------------------------------------------- */
+
+/*
+ * fp or dwarf for this run (one kind of stack id per run). auto: DWARF unwinding unless the
+ * target executable keeps frame pointers (fp_detect.h), where BPF's frame-pointer walk is
+ * complete and cheaper. Allocations made by libc on the program's behalf (strdup, getline,
+ * ...) are charged to their caller in both modes; only code without frame pointers between
+ * the allocator and main (callbacks from qsort, -O2 builds, Rust) needs dwarf.
+ */
+static bool choose_unwind(const struct run *r, char *const argv[])
+{
+	struct fp_census c;
+	char exe[PATH_MAX];
+	int err;
+
+	if (r->args->unwind != UNWIND_AUTO)
+		return r->args->unwind == UNWIND_DWARF;
+	err = target_exe(r, argv, exe, sizeof(exe));
+	if (!err)
+		err = fp_detect__census(exe, &c);
+	if (err) {
+		vlog("--unwind auto: cannot read the target executable's code (%s): dwarf\n",
+		     strerror(-err));
+		return true;
+	}
+	vlog("--unwind auto: %zu of %zu functions of %s%s keep frame pointers: %s\n", c.with_fp,
+	     c.funcs, exe, c.rust ? " (Rust: its crates do not)" : "",
+	     fp_detect__has_fp(&c) ? "fp" : "dwarf");
+	return !fp_detect__has_fp(&c);
 }
 
 /* Trace one process: spawned from argv (held until attached), or the running pid. */
@@ -795,6 +895,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.window_gated = windowed,
 		.ringbuf_sz = r->args->ringbuf_sz,
 		.verbose = tracer_verbosity,
+		.stack_copy_sz = r->args->stack_sz,
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
 	struct probe_counters pc;
@@ -842,14 +943,13 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 
 	lopts.pid = r->target;
+	r->dwarf = choose_unwind(r, argv);
+	lopts.unwind_dwarf = r->dwarf;
 	if (!lopts.libc_path) {
 		char exe[PATH_MAX];
 
-		if (argv)
-			resolve_command(argv[0], exe, sizeof(exe));
-		else
-			snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)r->target);
-		if (detect_allocator(r, exe, alloc_lib, sizeof(alloc_lib))) {
+		if (!target_exe(r, argv, exe, sizeof(exe)) &&
+		    detect_allocator(r, exe, alloc_lib, sizeof(alloc_lib))) {
 			lopts.libc_path = alloc_lib;
 			ilog("probing the allocator in %s\n", alloc_lib);
 		}
@@ -903,6 +1003,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	if (argv && !r->sym)
 		r->sym = symbolizer__new(r->target); /* exec done: the executable is mapped */
+	if (r->dwarf && !r->stacks)
+		r->stacks = dwarf_stacks__new(r->target); /* after exec, like the symbolizer */
 	vlog("attached to pid %d\n", (int)r->target);
 
 	err = trace_loop(r, &wait_status,
@@ -1055,8 +1157,10 @@ int main(int argc, char **argv)
 		{ "as-root", no_argument, NULL, 'A' },
 		{ "top", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "start-at", required_argument, NULL, 'S' },
+		{ "start-at", required_argument, NULL, 'B' },
 		{ "stop-at", required_argument, NULL, 'E' },
+		{ "unwind", required_argument, NULL, 'U' },
+		{ "stack-size", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1116,6 +1220,29 @@ int main(int argc, char **argv)
 		case 'A':
 			args.as_root = true;
 			break;
+		case 'U':
+			if (!strcmp(optarg, "fp")) {
+				args.unwind = UNWIND_FP;
+			} else if (!strcmp(optarg, "dwarf")) {
+				args.unwind = UNWIND_DWARF;
+			} else if (!strcmp(optarg, "auto")) {
+				args.unwind = UNWIND_AUTO;
+			} else {
+				elog("--unwind takes fp, dwarf or auto, not '%s'\n", optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			break;
+		case 'S': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || n < 64 || n > SNAPSHOT_STACK_MAX) {
+				elog("--stack-size needs a byte count from 64 to %u, not '%s'\n",
+				     SNAPSHOT_STACK_MAX, optarg);
+				return TRACER_EXIT_USAGE;
+			}
+			args.stack_sz = (__u32)n;
+			break;
+		}
 		case 't': {
 			long n = strtol(optarg, &end, 10);
 
@@ -1133,7 +1260,7 @@ int main(int argc, char **argv)
 				return TRACER_EXIT_USAGE;
 			}
 			break;
-		case 'S':
+		case 'B':
 			args.start_at = optarg;
 			break;
 		case 'E':
@@ -1185,6 +1312,7 @@ int main(int argc, char **argv)
 	session__free(r.session);
 	window_probes__free(r.window);
 	loader__free(r.loader);
+	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);
 	if (r.pidfd >= 0)
 		close(r.pidfd);

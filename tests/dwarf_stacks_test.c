@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dwarf_stacks and fp_detect without BPF.
+ *  - dwarf_stacks: EV_STACK_SNAPSHOT records built from this very process, captured the way
+ *    the uretprobe sees a caller (ip = return address, sp just above it), are unwound,
+ *    interned and handed on as plain EV_ALLOC/EV_REALLOC; malformed records are refused;
+ *    a target that is gone gives a counted failure, not a lost event.
+ *  - fp_detect: the census that `--unwind auto` uses, on binaries built with and without
+ *    frame pointers and on a Rust one.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dwarf_stacks.h"
+#include "fp_detect.h"
+#include "strvec.h"
+#include "symbolizer.h"
+
+#define NOINLINE __attribute__((noinline))
+#define HDR_SZ	 (sizeof(struct alloc_event) + sizeof(struct stack_snapshot))
+
+/* A record as BPF sends it: header, snapshot, up to 8 KiB of stack. */
+struct snap_rec {
+	struct alloc_event ev;
+	struct stack_snapshot snap;
+	unsigned char stack[8192];
+};
+
+/* End of this process's main stack mapping ([stack] in maps). */
+static __u64 stack_end(void)
+{
+	unsigned long long lo, hi, end = 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2)
+			end = hi;
+	fclose(f);
+	return end;
+}
+
+/* memcpy of live stack memory, invisible to ASan (TRACER_SANITIZE): the copy covers other
+ * frames' redzones, as BPF's copy does. */
+__attribute__((no_sanitize_address)) static void copy_stack(unsigned char *dst, __u64 src,
+							    size_t len)
+{
+	const volatile unsigned char *p = (const volatile unsigned char *)src;
+
+	for (size_t i = 0; i < len; i++)
+		dst[i] = p[i];
+}
+
+/*
+ * Fill r as the return probe of this function would: the registers are the caller's after
+ * the return (ip = return address, sp = our CFA, rbp = the caller's, restored from our
+ * frame: this test is built with frame pointers), the stack copied from that sp.
+ */
+static NOINLINE void capture(struct snap_rec *r, size_t *len)
+{
+	__u64 *fp = __builtin_frame_address(0), sp = (__u64)(fp + 2), end = stack_end();
+
+	memset(r, 0, sizeof(*r));
+	r->ev.type = EV_STACK_SNAPSHOT;
+	r->ev.tid = (__u32)gettid();
+	r->ev.addr = 0x1000;
+	r->ev.size = 24;
+	r->ev.stack_id = STACK_ID_SNAPSHOT;
+	r->snap.ev_type = EV_ALLOC;
+	r->snap.ip = (__u64)__builtin_return_address(0);
+	r->snap.sp = sp;
+	r->snap.bp = fp[0];
+	*len = sizeof(r->stack);
+	if (end > sp && end - sp < *len)
+		*len = end - sp;
+	copy_stack(r->stack, sp, *len);
+	r->snap.stack_len = (__u32)*len;
+	__asm__ volatile("" ::: "memory");
+}
+
+static volatile int depth_sink;
+
+static NOINLINE void caller_b(struct snap_rec *r, size_t *len)
+{
+	capture(r, len);
+	depth_sink++;
+}
+
+static NOINLINE void caller_a(struct snap_rec *r, size_t *len)
+{
+	caller_b(r, len);
+	depth_sink++;
+}
+
+/* Symbolized frames of stack id (innermost first), joined by '|'. */
+static char *describe(struct dwarf_stacks *ds, __s32 id)
+{
+	struct symbolizer *sym = symbolizer__new(getpid());
+	struct strvec out = {0};
+	__u64 ips[DWARF_STACKS_MAX_DEPTH];
+	char *s = calloc(1, 1);
+	size_t len = 0;
+	int n;
+
+	cr_assert_not_null(sym);
+	n = dwarf_stacks__stack(ds, id, ips, DWARF_STACKS_MAX_DEPTH);
+	cr_assert_gt(n, 0, "stack %d: %d", id, n);
+	for (int i = 0; i < n; i++)
+		cr_assert_geq(symbolizer__frames(sym, ips[i], true, &out), 0);
+	for (size_t i = 0; i < out.cnt; i++) {
+		s = realloc(s, len + strlen(out.items[i]) + 2);
+		len += (size_t)sprintf(s + len, "%s|", out.items[i]);
+	}
+	strvec__clear(&out);
+	free(out.items);
+	symbolizer__free(sym);
+	return s;
+}
+
+Test(dwarf_stacks, own_stack_unwinds_to_its_callers)
+{
+	static struct snap_rec recs[2];
+	struct snap_rec *const r1p = &recs[0], *const r2p = &recs[1];
+	struct dwarf_stacks *ds = dwarf_stacks__new(getpid());
+	size_t lens[2];
+	struct dwarf_stacks_stats st;
+	struct alloc_event ev = {0}, ev2 = {0};
+	size_t len = 0, len2 = 0;
+	char *frames;
+
+	cr_assert_not_null(ds);
+	/* Twice from one call site (a volatile bound: the loop is neither unrolled nor
+	 * peeled into two sites), so both chains of return addresses are equal. */
+	for (volatile int i = 0; i < 2; i++)
+		caller_a(&recs[i], &lens[i]);
+	len = lens[0];
+	len2 = lens[1];
+	cr_assert_eq(dwarf_stacks__resolve(ds, r1p, HDR_SZ + len, &ev), 0);
+	cr_expect_eq(ev.type, EV_ALLOC);
+	cr_expect_eq(ev.addr, 0x1000);
+	cr_expect_eq(ev.size, 24);
+	cr_assert_geq(ev.stack_id, 0, "no stack: %d", ev.stack_id);
+
+	frames = describe(ds, ev.stack_id);
+	/* ips[0] is caller_b's return address (a return address like every other entry). */
+	cr_expect(strstr(frames, "caller_b"), "%s", frames);
+	cr_expect(strstr(frames, "caller_a"), "%s", frames);
+	cr_expect(strstr(frames, "caller_b") < strstr(frames, "caller_a"), "%s", frames);
+	cr_expect_null(strstr(frames, ": capture"), "the probed function is not a frame: %s",
+		       frames);
+	free(frames);
+
+	/* The same call chain again: the same id; as a realloc, the realloc type. */
+	r2p->snap.ev_type = EV_REALLOC;
+	r2p->ev.old_addr = 0x1000;
+	cr_assert_eq(dwarf_stacks__resolve(ds, r2p, HDR_SZ + len2, &ev2), 0);
+	cr_expect_eq(ev2.type, EV_REALLOC);
+	cr_expect_eq(ev2.old_addr, 0x1000);
+	cr_expect_eq(ev2.stack_id, ev.stack_id);
+
+	if (ev2.stack_id != ev.stack_id) {
+		char *f1 = describe(ds, ev.stack_id), *f2 = describe(ds, ev2.stack_id);
+
+		cr_expect_fail("different stacks:\n%s\n%s", f1, f2);
+		free(f1);
+		free(f2);
+	}
+	dwarf_stacks__stats(ds, &st);
+	cr_expect_eq(st.snapshots, 2);
+	cr_expect_eq(st.unwound, 2);
+	cr_expect_eq(st.failures, 0);
+	cr_expect_eq(st.distinct, 1, "distinct %zu, ids %d %d", st.distinct, ev.stack_id,
+		     ev2.stack_id);
+	cr_expect_geq(st.frames, 6);
+	dwarf_stacks__free(ds);
+}
+
+Test(dwarf_stacks, malformed_records_are_refused)
+{
+	static struct snap_rec r;
+	struct dwarf_stacks *ds = dwarf_stacks__new(getpid());
+	struct alloc_event ev;
+	size_t len;
+
+	cr_assert_not_null(ds);
+	caller_a(&r, &len);
+	cr_expect_eq(dwarf_stacks__resolve(ds, &r, HDR_SZ - 1, &ev), -EINVAL, "short header");
+	cr_expect_eq(dwarf_stacks__resolve(ds, &r, HDR_SZ + len - 8, &ev), -EINVAL,
+		     "stack_len beyond the record");
+	r.snap.ev_type = EV_FREE;
+	cr_expect_eq(dwarf_stacks__resolve(ds, &r, HDR_SZ + len, &ev), -EINVAL, "free");
+	r.snap.ev_type = EV_ALLOC;
+	r.ev.type = EV_ALLOC;
+	cr_expect_eq(dwarf_stacks__resolve(ds, &r, HDR_SZ + len, &ev), -EINVAL, "not a snapshot");
+	cr_expect_eq(dwarf_stacks__stack(ds, 0, (__u64[4]){0}, 4), -ENOENT, "no id yet");
+	dwarf_stacks__free(ds);
+}
+
+Test(dwarf_stacks, gone_target_is_a_counted_failure_not_a_lost_event)
+{
+	static struct snap_rec r;
+	struct dwarf_stacks_stats st;
+	struct alloc_event ev;
+	struct dwarf_stacks *ds;
+	size_t len;
+	pid_t pid = fork();
+	int status;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	ds = dwarf_stacks__new(pid); /* reaped: no /proc entry */
+	cr_assert_not_null(ds);
+	caller_a(&r, &len);
+	cr_assert_eq(dwarf_stacks__resolve(ds, &r, HDR_SZ + len, &ev), 0);
+	cr_expect_eq(ev.type, EV_ALLOC);
+	cr_expect_lt(ev.stack_id, 0);
+	dwarf_stacks__stats(ds, &st);
+	cr_expect_eq(st.failures, 1);
+	cr_expect_eq(st.unwound, 0);
+	dwarf_stacks__free(ds);
+}
+
+Test(fp_detect, census_tells_builds_apart)
+{
+	struct fp_census c;
+
+	/* This test binary: the tree's -fno-omit-frame-pointer. */
+	cr_assert_eq(fp_detect__census("/proc/self/exe", &c), 0);
+	cr_expect(fp_detect__has_fp(&c), "%zu of %zu", c.with_fp, c.funcs);
+	cr_expect_not(c.rust);
+
+	/* The unwinder fixture: -O2 -fomit-frame-pointer. */
+	cr_assert_eq(fp_detect__census(UNWFIX_DIR "/unwfix", &c), 0);
+	cr_expect_not(fp_detect__has_fp(&c), "%zu of %zu", c.with_fp, c.funcs);
+	cr_expect_eq(c.with_fp, 0, "%zu of %zu", c.with_fp, c.funcs);
+
+	cr_expect_eq(fp_detect__census(TESTS_SRC_DIR "/dwarf_stacks_test.c", &c), -ENOEXEC);
+	cr_expect_eq(fp_detect__census("/nonexistent/exe", &c), -ENOENT);
+}
+
+Test(fp_detect, rust_never_counts_as_keeping_frame_pointers)
+{
+	struct fp_census c;
+
+	if (access(UNWFIX_DIR "/rsfix", R_OK))
+		cr_skip_test("no Rust fixture (rustc not found at configure time)");
+	cr_assert_eq(fp_detect__census(UNWFIX_DIR "/rsfix", &c), 0);
+	cr_expect(c.rust);
+	cr_expect_not(fp_detect__has_fp(&c));
+}

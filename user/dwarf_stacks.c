@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dwarf_stacks: EV_STACK_SNAPSHOT -> unwinder -> stack_table -> alloc_event.
+ *
+ * The registers arrive as the uretprobe saw them: ip is a return address. The unwinder
+ * treats its first PC as exact (an activation) and looks up the CFI row at ip itself, which
+ * after a call may already belong to the next row or even the next function (a call as a
+ * function's last instruction). So it is handed ip - 1, inside the call instruction, the
+ * same lookup it does for every later return address; ips[0] is put back to ip afterwards
+ * so all PCs of a list are return addresses, as frames__describe expects.
+ */
+#include "dwarf_stacks.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "unwind.h"
+
+struct dwarf_stacks {
+	pid_t pid;		   /* target */
+	struct unwinder *u;	   /* NULL until the target's maps could be read */
+	bool gone;		   /* creating the unwinder failed with ESRCH: stop trying */
+	struct stack_table *table; /* interned PC lists: the stack ids */
+	struct dwarf_stacks_stats st;
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* Create the unwinder if there is none yet; false if the target cannot be read. */
+static bool dwarf_stacks__ensure(struct dwarf_stacks *ds)
+{
+	if (ds->u)
+		return true;
+	if (ds->gone)
+		return false;
+	ds->u = unwinder__new(ds->pid);
+	if (!ds->u && errno == ESRCH)
+		ds->gone = true;
+	return ds->u != NULL;
+}
+
+struct dwarf_stacks *dwarf_stacks__new(pid_t pid)
+{
+	struct dwarf_stacks *ds;
+
+	if (pid <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ds = calloc(1, sizeof(*ds));
+	if (!ds)
+		goto fail;
+	ds->pid = pid;
+	ds->table = stack_table__new();
+	if (!ds->table)
+		goto fail;
+	/* Best effort now (the process may not have exec'd yet); retried at first use. */
+	dwarf_stacks__ensure(ds);
+	ds->gone = false;
+	return ds;
+fail:
+	dwarf_stacks__free(ds);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void dwarf_stacks__free(struct dwarf_stacks *ds)
+{
+	if (!ds)
+		return;
+	unwinder__free(ds->u);
+	stack_table__free(ds->table);
+	free(ds);
+}
+
+int dwarf_stacks__refresh_maps(struct dwarf_stacks *ds)
+{
+	if (!ds)
+		return -EINVAL;
+	if (!ds->u) {
+		ds->gone = false;
+		return dwarf_stacks__ensure(ds) ? 0 : -errno;
+	}
+	return unwinder__refresh_maps(ds->u);
+}
+
+/* Unwind and intern one snapshot: the stack id or -errno. */
+static __s32 dwarf_stacks__unwind(struct dwarf_stacks *ds, const struct stack_snapshot *snap,
+				  const void *stack)
+{
+	struct unwind_regs regs = {
+	    .ip = snap->ip - 1, /* see the header comment */
+	    .sp = snap->sp,
+	    .bp = snap->bp,
+	    .rbx = snap->rbx,
+	    .r12 = snap->r12,
+	    .r13 = snap->r13,
+	    .r14 = snap->r14,
+	    .r15 = snap->r15,
+	    .has_callee_saved = snap->flags & SNAP_F_CALLEE_SAVED,
+	};
+	__u64 ips[DWARF_STACKS_MAX_DEPTH];
+	struct unwind_stats before, after;
+	int n;
+
+	if (!snap->ip)
+		return -EINVAL;
+	if (!dwarf_stacks__ensure(ds))
+		return errno ? -errno : -ESRCH;
+	unwinder__stats(ds->u, &before);
+	n = unwinder__unwind(ds->u, &regs, stack, snap->stack_len, ips, DWARF_STACKS_MAX_DEPTH);
+	if (n < 0)
+		return n;
+	unwinder__stats(ds->u, &after);
+	if (after.partial_cnt != before.partial_cnt)
+		ds->st.partial++;
+	ips[0] = snap->ip;
+	ds->st.frames += (__u64)n;
+	return stack_table__intern(ds->table, ips, (size_t)n);
+}
+
+int dwarf_stacks__resolve(struct dwarf_stacks *ds, const void *data, size_t sz,
+			  struct alloc_event *out)
+{
+	const size_t hdr = sizeof(struct alloc_event) + sizeof(struct stack_snapshot);
+	struct stack_snapshot snap;
+	struct alloc_event ev;
+	__u64 t0, dt;
+	__s32 id;
+
+	if (!ds || !data || !out || sz < hdr)
+		return -EINVAL;
+	memcpy(&ev, data, sizeof(ev));
+	memcpy(&snap, (const char *)data + sizeof(ev), sizeof(snap));
+	if (ev.type != EV_STACK_SNAPSHOT || snap.stack_len > sz - hdr ||
+	    (snap.ev_type != EV_ALLOC && snap.ev_type != EV_REALLOC))
+		return -EINVAL;
+
+	ds->st.snapshots++;
+	ds->st.stack_bytes += snap.stack_len;
+	if (snap.flags & SNAP_F_SHORT)
+		ds->st.short_copies++;
+	t0 = mono_ns();
+	id = dwarf_stacks__unwind(ds, &snap, (const char *)data + hdr);
+	dt = mono_ns() - t0;
+	ds->st.unwind_ns += dt;
+	if (dt > ds->st.max_unwind_ns)
+		ds->st.max_unwind_ns = dt;
+	if (id >= 0)
+		ds->st.unwound++;
+	else
+		ds->st.failures++;
+
+	*out = ev;
+	out->type = snap.ev_type;
+	out->stack_id = id;
+	return 0;
+}
+
+int dwarf_stacks__stack(void *ctx, __s32 stack_id, __u64 *ips, size_t max)
+{
+	struct dwarf_stacks *ds = ctx;
+	const __u64 *have;
+	size_t n;
+	int err;
+
+	if (!ds || (!ips && max))
+		return -EINVAL;
+	err = stack_table__get(ds->table, stack_id, &have, &n);
+	if (err)
+		return err;
+	if (n > max)
+		n = max;
+	memcpy(ips, have, n * sizeof(*ips));
+	return (int)n;
+}
+
+void dwarf_stacks__stats(const struct dwarf_stacks *ds, struct dwarf_stacks_stats *st)
+{
+	if (!ds || !st)
+		return;
+	*st = ds->st;
+	st->distinct = stack_table__cnt(ds->table);
+}
