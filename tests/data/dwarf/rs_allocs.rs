@@ -3,7 +3,14 @@
 //! Built with plain `rustc -O` (no frame pointers, no crates): a Vec grown in
 //! rs_fill_vec and a String built in rs_make_string, both called through rs_outer and
 //! rs_middle from main. Exit status 0.
-use std::hint::black_box;
+/// An optimization barrier that works on every stable rustc (std::hint::black_box needs
+/// 1.66; Debian 12 ships 1.63): a volatile read the compiler must assume observes x.
+#[inline(never)]
+fn black_box<T>(x: T) -> T {
+    let r = unsafe { std::ptr::read_volatile(&x) };
+    std::mem::forget(x);
+    r
+}
 
 /// A Vec<u64> pushed past its capacity: the allocation and its reallocs.
 #[inline(never)]

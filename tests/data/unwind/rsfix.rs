@@ -2,7 +2,14 @@
 //! Rust fixture for the unwinder tests: rustc -O, no frame pointers. Nested functions that
 //! allocate (Vec, String) stop on an int3 in the innermost one, where the ptrace parent
 //! takes the registers and a copy of the stack. Runs the probe once, then exits 0.
-use std::hint::black_box;
+/// An optimization barrier that works on every stable rustc (std::hint::black_box needs
+/// 1.66; Debian 12 ships 1.63): a volatile read the compiler must assume observes x.
+#[inline(never)]
+fn black_box<T>(x: T) -> T {
+    let r = unsafe { std::ptr::read_volatile(&x) };
+    std::mem::forget(x);
+    r
+}
 
 static mut PROBED: bool = false;
 
