@@ -855,6 +855,8 @@ static int attach_window_symbols(struct run *r, char *const argv[])
 	wopts.executable = exe;
 	r->window = window_probes__new(&wopts);
 	return r->window ? 0 : -errno;
+}
+
 /* --- --unwind ---------------------------------------------------------------------------------- */
 
 /*
