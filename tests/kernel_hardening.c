@@ -165,6 +165,15 @@ Test(limits, recursion_nesting_huge_inputs_and_output_limits, .timeout = 120)
 		  "unknown option", false },
 		{ "endless seq, request timeout (fuzz)", strdup("seq 1 1e57 | wc -l"), 200, OK, 124,
 		  "", "kaish: timed out", false },
+		{ "stacked quantifiers, literal: validation error (fuzz: 2.9 GB regcomp)",
+		  rep("echo a | grep -E 'a", "+", 80, "'", "", ""), 0, VALID, 2, "",
+		  "regex too complex", false },
+		{ "nested repetition bounds, literal", strdup("echo x | sed -E "
+		  "'s/((a{1,1000}){1,1000})/y/'"), 0, VALID, 2, "", "regex too complex", false },
+		{ "stacked quantifiers at run time", strdup("P='x**'; echo a | grep -E \"$P\""), 0,
+		  OK, 2, "", "regex too complex", false },
+		{ "ordinary bounds still work", strdup("echo aab | grep -E '(a|b){2}b'; echo aaa | "
+		  "grep -E 'a{1,3}'"), 0, OK, 0, "aab\naaa\n", "", false },
 		{ "runaway loop, request timeout", strdup("while true; do :; done"), 200, OK, 124,
 		  "", "kaish: timed out", false },
 		{ "runaway $( ) in a loop, timeout", strdup("while true; do X=$(echo y); done"),
