@@ -165,6 +165,15 @@ Test(limits, recursion_nesting_huge_inputs_and_output_limits, .timeout = 120)
 		  "unknown option", false },
 		{ "endless seq, request timeout (fuzz)", strdup("seq 1 1e57 | wc -l"), 200, OK, 124,
 		  "", "kaish: timed out", false },
+		{ "stacked quantifiers, literal: validation error (fuzz: 2.9 GB regcomp)",
+		  rep("echo a | grep -E 'a", "+", 80, "'", "", ""), 0, VALID, 2, "",
+		  "regex too complex", false },
+		{ "nested repetition bounds, literal", strdup("echo x | sed -E "
+		  "'s/((a{1,1000}){1,1000})/y/'"), 0, VALID, 2, "", "regex too complex", false },
+		{ "stacked quantifiers at run time", strdup("P='x**'; echo a | grep -E \"$P\""), 0,
+		  OK, 2, "", "regex too complex", false },
+		{ "ordinary bounds still work", strdup("echo aab | grep -E '(a|b){2}b'; echo aaa | "
+		  "grep -E 'a{1,3}'"), 0, OK, 0, "aab\naaa\n", "", false },
 		{ "runaway loop, request timeout", strdup("while true; do :; done"), 200, OK, 124,
 		  "", "kaish: timed out", false },
 		{ "runaway $( ) in a loop, timeout", strdup("while true; do X=$(echo y); done"),
@@ -278,3 +287,38 @@ Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = 300)
 	kh_rmtree(base);
 	free(base);
 }
+
+/* Scatter workers share the parsed tree read-only. Globbing a word used to cut the word's
+ * part list in place for a moment, and concurrent workers restored each other's cuts: parts
+ * were lost (wrong matches, failed workers) and leaked (found by fuzzing under ASan). */
+Test(sandbox_race, scatter_workers_glob_the_same_word, .timeout = 300)
+{
+	char *dir = kh_mkfixture(false), name[64];
+	struct { char *s; size_t len; } want = { NULL, 0 };
+	FILE *m = open_memstream(&want.s, &want.len);
+	kaish_kernel *k;
+
+	for (int i = 1; i <= 64; i++) {
+		snprintf(name, sizeof(name), "a%dx", i);
+		cr_assert_eq(kh_write(dir, name, ""), 0);
+		fprintf(m, "a%dx\n", i);
+	}
+	fclose(m);
+	want.s[--want.len] = '\0'; /* gather --lines: no newline after the last row */
+	k = kh_kernel(dir);
+	cr_assert_not_null(k);
+	for (int round = 0; round < 40; round++) {
+		kaish_result r;
+
+		cr_assert_eq(kh_exec(k, "seq 1 64 | scatter --limit 16 | echo ?\"$ITEM\"x | "
+					"gather --lines", &r), KAISH_OK);
+		cr_assert_eq(r.code, 0, "round %d: code %d: %s", round, r.code, r.err);
+		cr_assert(!strncmp(r.out, want.s, want.len), "round %d: out [%.200s]", round, r.out);
+		kaish_result_free(&r);
+	}
+	free(want.s);
+	kaish_kernel_free(k);
+	kh_rmtree(dir);
+	free(dir);
+}
+

@@ -960,9 +960,15 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	if (!r->loader) {
 		err = errno;
 		/* An attached process that exited (or became a zombie) while we attached is gone,
-		 * whatever the loader tripped over (a zombie has no maps: "no libc"). */
-		if (!argv && err != ESRCH && !target_alive(r, &wait_status))
-			err = ESRCH;
+		 * whatever the loader tripped over (a zombie has no maps: "no libc"; a process
+		 * between releasing its memory and its exit notification fails the uprobe attach
+		 * with EINVAL): give its pidfd 200 ms to say so. */
+		if (!argv && err != ESRCH) {
+			struct pollfd pfd = { .fd = r->pidfd, .events = POLLIN };
+
+			if (r->pidfd >= 0 ? poll(&pfd, 1, 200) == 1 : !target_alive(r, &wait_status))
+				err = ESRCH;
+		}
 		if (!argv && err == ESRCH)
 			elog("cannot attach to pid %d: it exited before the probes were attached\n",
 			     (int)r->target);

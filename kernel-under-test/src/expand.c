@@ -200,10 +200,12 @@ static int glob_pattern(kaish_kernel *k, struct wpart *wp, struct io *io, struct
 			sb_adds(pat, wp->text);
 			continue;
 		}
-		struct wpart *nx = wp->next;
-		wp->next = NULL; /* expand just this part */
-		int rc = expand_parts(k, wp, io, &v);
-		wp->next = nx;
+		/* Expand just this part, through a copy: the tree is shared read-only by scatter
+		 * workers, and cutting wp->next in place raced between them (found by fuzzing: a
+		 * worker restored another's NULL and the rest of the word was lost, and leaked). */
+		struct wpart one = *wp;
+		one.next = NULL;
+		int rc = expand_parts(k, &one, io, &v);
 		for (size_t i = 0; i < v.len; i++) {
 			if (strchr("*?[]\\", v.s[i]))
 				sb_addc(pat, '\\');
