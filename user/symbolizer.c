@@ -16,24 +16,20 @@
 #include "symbolizer.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libelf.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "procmaps.h"
 #include "symbolizer_module.h"
 
 /* Auto-refreshes (address in no mapping) allowed back to back before throttling kicks in. */
 #define AUTO_REFRESH_BURST 64
 /* After the burst, at most one auto-refresh per this many nanoseconds. */
 #define AUTO_REFRESH_GAP_NS 10000000ULL
-#define DELETED_SUFFIX	    " (deleted)"
 
 /* One executable mapping of the target. */
 struct sym_map {
@@ -74,62 +70,19 @@ struct symbolizer {
 	__u64 last_refresh_ns;	       /* CLOCK_MONOTONIC of the last refresh */
 };
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* Field 22 of /proc/PID/stat (start time in clock ticks); 0 if unreadable. */
-static unsigned long long proc_start_time(pid_t pid)
-{
-	unsigned long long start = 0;
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* comm may contain spaces and parens: count fields from the last ')'. */
-	p = strrchr(buf, ')');
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		start = strtoull(p + 1, NULL, 10);
-	return start;
-}
-
 /* Copy the vdso: from the target's memory, else our own (same kernel, same image). */
 static void *vdso__copy(pid_t pid, __u64 start, __u64 end, size_t *sz)
 {
 	size_t len = end - start;
-	char path[64];
 	void *img = NULL;
-	int fd;
 
 	if (len && len <= (64u << 20))
 		img = malloc(len);
 	if (!img)
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t n = pread(fd, img, len, (off_t)start);
-
-		close(fd);
-		if (n == (ssize_t)len) {
-			*sz = len;
-			return img;
-		}
+	if (!procmaps__read_mem(pid, start, img, len)) {
+		*sz = len;
+		return img;
 	}
 	/* Ours: the ELF image ends with its section headers. */
 	{
@@ -151,60 +104,24 @@ fail:
 	return NULL;
 }
 
-/* Open a mapped file; prefer a candidate whose inode matches maps. -1 if none opens. */
-static int module__open(pid_t pid, const char *path, bool deleted, __u64 ino, __u64 start,
-			__u64 end)
-{
-	char cand[3][4200];
-	int n = 0, i, fd, first = -1;
-	struct stat st;
-
-	/* Deleted files and memfds are only reachable through the mapping itself (root only). */
-	if (deleted || path[0] != '/')
-		snprintf(cand[n++], sizeof(cand[0]), "/proc/%d/map_files/%llx-%llx", pid,
-			 (unsigned long long)start, (unsigned long long)end);
-	if (path[0] == '/') {
-		snprintf(cand[n++], sizeof(cand[0]), "/proc/%d/root%s", pid, path);
-		snprintf(cand[n++], sizeof(cand[0]), "%s", path);
-	}
-	for (i = 0; i < n; i++) {
-		fd = open(cand[i], O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!ino || (fstat(fd, &st) == 0 && st.st_ino == ino)) {
-			if (first >= 0)
-				close(first);
-			return fd;
-		}
-		/* Inode differs (replaced file, overlayfs): keep as a last resort. */
-		if (first < 0)
-			first = fd;
-		else
-			close(fd);
-	}
-	return first;
-}
-
 /* The module for a maps entry, created (and its file opened) on first sight. */
-static int symbolizer__module(struct symbolizer *s, const char *maps_path, __u64 ino, __u64 start,
-			      __u64 end, struct sym_module **out)
+static int symbolizer__module(struct symbolizer *s, const struct proc_mapping *m,
+			      struct sym_module **out)
 {
-	size_t len = strlen(maps_path), suffix = strlen(DELETED_SUFFIX), i;
-	bool deleted = len > suffix && !strcmp(maps_path + len - suffix, DELETED_SUFFIX);
 	struct sym_module *mod = NULL;
 	char *path = NULL;
 	void *img = NULL;
-	size_t img_sz = 0;
+	size_t img_sz = 0, i;
 	int fd = -1, err = 0;
 
 	*out = NULL;
-	if (!len)
-		return 0;
-	path = strndup(maps_path, deleted ? len - suffix : len);
+	if (!m->path[0])
+		return 0; /* anonymous executable memory (JIT) */
+	path = strdup(m->path);
 	if (!path)
 		return -ENOMEM;
 	for (i = 0; i < s->mod_cnt; i++) {
-		if (s->mods[i].ino == ino && !strcmp(s->mods[i].path, path)) {
+		if (s->mods[i].ino == m->ino && !strcmp(s->mods[i].path, path)) {
 			*out = s->mods[i].mod;
 			goto cleanup;
 		}
@@ -220,17 +137,20 @@ static int symbolizer__module(struct symbolizer *s, const char *maps_path, __u64
 		s->mods = n;
 		s->mod_cap = cap;
 	}
-	if (!strcmp(path, "[vdso]"))
-		img = vdso__copy(s->pid, start, end, &img_sz);
-	else if (path[0] != '[')
-		fd = module__open(s->pid, path, deleted, ino, start, end);
+	if (!strcmp(path, "[vdso]")) {
+		img = vdso__copy(s->pid, m->start, m->end, &img_sz);
+	} else if (path[0] != '[') {
+		fd = procmaps__open_file(s->pid, m);
+		if (fd < 0)
+			fd = -1; /* sym_module__new: -1 is "no file" */
+	}
 	/* Other pseudo paths ([vsyscall], ...) only get a name. */
 	mod = sym_module__new(path, fd, img, img_sz, &s->debug_dirs);
 	if (!mod) {
 		err = -errno;
 		goto cleanup;
 	}
-	s->mods[s->mod_cnt++] = (struct mod_slot){path, ino, mod};
+	s->mods[s->mod_cnt++] = (struct mod_slot){path, m->ino, mod};
 	path = NULL;
 	*out = mod;
 cleanup:
@@ -241,55 +161,36 @@ cleanup:
 /* Read the executable mappings of the target into a new sorted array. 0 or -errno. */
 static int symbolizer__read_maps(struct symbolizer *s, struct sym_map **maps, size_t *cnt)
 {
+	struct proc_mapping *pm = NULL;
 	struct sym_map *arr = NULL;
-	size_t n = 0, cap = 0, line_sz = 0;
-	char path[64], *line = NULL;
-	FILE *f;
-	int err = 0;
+	size_t pm_cnt = 0, n = 0;
+	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", s->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (getline(&line, &line_sz, f) > 0) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8], *p;
-		int pos = 0;
+	err = procmaps__read(s->pid, true, &pm, &pm_cnt);
+	if (err)
+		return err;
+	if (pm_cnt) {
+		arr = malloc(pm_cnt * sizeof(*arr));
+		if (!arr) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
+	for (n = 0; n < pm_cnt; n++) {
 		struct sym_module *mod;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
-			   &maj, &min, &ino, &pos) < 7 ||
-		    !pos)
-			continue;
-		if (strlen(perms) < 3 || perms[2] != 'x')
-			continue;
-		p = line + pos;
-		p[strcspn(p, "\n")] = '\0';
-		err = symbolizer__module(s, p, ino, start, end, &mod);
+		err = symbolizer__module(s, &pm[n], &mod);
 		if (err)
 			goto cleanup;
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 32;
-			struct sym_map *na = realloc(arr, ncap * sizeof(*na));
-
-			if (!na) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			arr = na;
-			cap = ncap;
-		}
-		arr[n++] = (struct sym_map){start, end, off, mod};
+		arr[n] = (struct sym_map){pm[n].start, pm[n].end, pm[n].off, mod};
 	}
 	/* maps is sorted by address already. */
 	*maps = arr;
 	*cnt = n;
 	arr = NULL;
 cleanup:
-	free(line);
 	free(arr);
-	fclose(f);
+	procmaps__free(pm, pm_cnt);
 	return err;
 }
 
@@ -319,7 +220,7 @@ int symbolizer__refresh_maps(struct symbolizer *s)
 
 	if (!s)
 		return -EINVAL;
-	s->last_refresh_ns = now_ns();
+	s->last_refresh_ns = mono_now_ns();
 	if (s->gone)
 		return -ESRCH;
 	if (s->start_time && proc_start_time(s->pid) != s->start_time) {
@@ -540,7 +441,7 @@ int symbolizer__frames(struct symbolizer *s, __u64 ip, bool is_return, struct st
 	map = symbolizer__find_map(s, addr);
 	if (!map && !s->gone &&
 	    (s->auto_refresh_cnt < AUTO_REFRESH_BURST ||
-	     now_ns() - s->last_refresh_ns >= AUTO_REFRESH_GAP_NS)) {
+	     mono_now_ns() - s->last_refresh_ns >= AUTO_REFRESH_GAP_NS)) {
 		/* Unknown address: maybe a dlopen since the last read. */
 		s->auto_refresh_cnt++;
 		symbolizer__refresh_maps(s);

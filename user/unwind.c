@@ -28,18 +28,16 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#define DELETED_SUFFIX " (deleted)"
+#include "procmaps.h"
+
 /* DWARF register numbers of x86_64 (System V psABI, figure 3.36). */
 #define X86_RBX 3
 #define X86_RBP 6
@@ -133,40 +131,6 @@ static const Dwfl_Callbacks unw_dwfl_callbacks = {
     .find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* Field 22 of /proc/PID/stat (start time in clock ticks); 0 if unreadable. */
-static unsigned long long proc_start_time(pid_t pid)
-{
-	unsigned long long start = 0;
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* comm may contain spaces and parens: count fields from the last ')'. */
-	p = strrchr(buf, ')');
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		start = strtoull(p + 1, NULL, 10);
-	return start;
-}
-
 /* ---- dwfl thread callbacks: the snapshot stands in for the live thread ---- */
 
 static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -225,60 +189,21 @@ static const Dwfl_Thread_Callbacks unw_thread_callbacks = {
 
 /* ---- modules ---- */
 
-/* Open a mapped file; prefer a candidate whose inode matches maps. -1 if none opens. */
-static int unw_open_file(pid_t pid, const char *path, bool deleted, __u64 ino, __u64 start,
-			 __u64 end)
-{
-	char cand[3][4200];
-	int n = 0, i, fd, first = -1;
-	struct stat st;
-
-	/* Deleted files and memfds are only reachable through the mapping itself (root only). */
-	if (deleted || path[0] != '/')
-		snprintf(cand[n++], sizeof(cand[0]), "/proc/%d/map_files/%llx-%llx", pid,
-			 (unsigned long long)start, (unsigned long long)end);
-	if (path[0] == '/') {
-		snprintf(cand[n++], sizeof(cand[0]), "/proc/%d/root%s", pid, path);
-		snprintf(cand[n++], sizeof(cand[0]), "%s", path);
-	}
-	for (i = 0; i < n; i++) {
-		fd = open(cand[i], O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!ino || (fstat(fd, &st) == 0 && st.st_ino == ino)) {
-			if (first >= 0)
-				close(first);
-			return fd;
-		}
-		/* Inode differs (replaced file, overlayfs): keep as a last resort. */
-		if (first < 0)
-			first = fd;
-		else
-			close(fd);
-	}
-	return first;
-}
-
 /* The vdso image in a memfd (dwfl_report_elf wants a file): the target's, else ours. */
 static int unw_vdso_fd(pid_t pid, __u64 start, __u64 end)
 {
 	size_t len = end - start;
 	const void *src = NULL;
-	char path[64];
 	void *img = NULL;
-	int fd = -1, mfd = -1;
+	int mfd = -1;
 
 	if (!len || len > (64u << 20))
 		return -1;
 	img = malloc(len);
 	if (!img)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && pread(fd, img, len, (off_t)start) == (ssize_t)len)
+	if (!procmaps__read_mem(pid, start, img, len))
 		src = img;
-	if (fd >= 0)
-		close(fd);
 	if (!src) {
 		/* Same kernel, same vdso: the mapping size is the image size. */
 		src = (const void *)getauxval(AT_SYSINFO_EHDR);
@@ -327,20 +252,21 @@ cleanup:
 
 /* Open and report one executable mapping as a dwfl module; m->mod stays NULL on failure
  * (that mapping's frames then end the unwind, as with no CFI). */
-static void unwinder__report_new(struct unwinder *u, struct unw_mod *m, bool deleted, __u64 off)
+static void unwinder__report_new(struct unwinder *u, struct unw_mod *m,
+				 const struct proc_mapping *pm)
 {
 	__u64 bias = 0;
 	int fd;
 
 	if (!strcmp(m->path, "[vdso]"))
 		fd = unw_vdso_fd(u->pid, m->start, m->end);
-	else if (m->path[0] == '/' || deleted)
-		fd = unw_open_file(u->pid, m->path, deleted, m->ino, m->start, m->end);
+	else if (m->path[0] == '/' || pm->deleted)
+		fd = procmaps__open_file(u->pid, pm);
 	else
 		return; /* [vsyscall], anonymous JIT code: nothing to read CFI from */
 	if (fd < 0)
 		return;
-	if (unw_load_bias(fd, m->start, off, &bias)) {
+	if (unw_load_bias(fd, m->start, pm->off, &bias)) {
 		close(fd);
 		return;
 	}
@@ -362,15 +288,14 @@ static void unw_mods_free(struct unw_mod *mods, size_t cnt)
 /* Re-read maps and re-report modules; *changed: the module set differs. 0 or -errno. */
 static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 {
+	struct proc_mapping *pm = NULL;
 	struct unw_mod *nm = NULL;
-	size_t n = 0, cap = 0, line_sz = 0, i, j;
-	char path[64], *line = NULL;
+	size_t pm_cnt = 0, k, n = 0, cap = 0, i, j;
 	bool changed = false;
-	FILE *f = NULL;
 	int err = 0;
 
 	*changed_out = false;
-	u->last_refresh_ns = now_ns();
+	u->last_refresh_ns = mono_now_ns();
 	if (u->gone)
 		return -ESRCH;
 	if (u->start_time && proc_start_time(u->pid) != u->start_time) {
@@ -378,38 +303,20 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 		u->gone = true;
 		return -ESRCH;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/maps", u->pid);
-	f = fopen(path, "re");
-	if (!f) {
-		err = errno == ENOENT ? -ESRCH : -errno;
+	err = procmaps__read(u->pid, true, &pm, &pm_cnt);
+	if (err) {
 		if (err == -ESRCH)
 			u->gone = true;
 		return err;
 	}
 	/* Every module is re-reported below: old ones by name and range, new ones by fd. */
 	dwfl_report_begin(u->dwfl);
-	while (getline(&line, &line_sz, f) > 0) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8], *p;
-		size_t len, sfx = strlen(DELETED_SUFFIX);
-		bool deleted, known = false;
-		int pos = 0;
+	for (k = 0; k < pm_cnt; k++) {
+		const struct proc_mapping *p = &pm[k];
+		bool known = false;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
-			   &maj, &min, &ino, &pos) < 7 ||
-		    !pos)
-			continue;
-		if (strlen(perms) < 3 || perms[2] != 'x')
-			continue;
-		p = line + pos;
-		p[strcspn(p, "\n")] = '\0';
-		len = strlen(p);
-		if (!len)
+		if (!p->path[0])
 			continue; /* anonymous executable memory (JIT): no CFI */
-		deleted = len > sfx && !strcmp(p + len - sfx, DELETED_SUFFIX);
-		if (deleted)
-			p[len - sfx] = '\0';
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 32;
 			struct unw_mod *na = realloc(nm, ncap * sizeof(*na));
@@ -421,8 +328,8 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 			nm = na;
 			cap = ncap;
 		}
-		nm[n] = (struct unw_mod){.ino = ino, .start = start, .end = end};
-		nm[n].path = strdup(p);
+		nm[n] = (struct unw_mod){.ino = p->ino, .start = p->start, .end = p->end};
+		nm[n].path = strdup(p->path);
 		if (!nm[n].path) {
 			err = -ENOMEM;
 			goto cleanup;
@@ -430,7 +337,7 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 		for (j = 0; j < u->mod_cnt && !known; j++) {
 			struct unw_mod *o = &u->mods[j];
 
-			if (o->start == start && o->end == end && o->ino == ino &&
+			if (o->start == p->start && o->end == p->end && o->ino == p->ino &&
 			    !strcmp(o->path, nm[n].path)) {
 				Dwarf_Addr lo, hi;
 
@@ -449,14 +356,14 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 			/* A second executable mapping of a file reported in this round: one
 			 * module covers all its segments (reporting it twice would make dwfl
 			 * drop it as overlapping). */
-			if (nm[j].mod && nm[j].ino == ino && !strcmp(nm[j].path, nm[n].path)) {
+			if (nm[j].mod && nm[j].ino == p->ino && !strcmp(nm[j].path, nm[n].path)) {
 				known = true;
 				nm[n].mod = nm[j].mod;
 			}
 		}
 		if (!known) {
 			changed = true;
-			unwinder__report_new(u, &nm[n], deleted, off);
+			unwinder__report_new(u, &nm[n], p);
 		}
 		n++;
 	}
@@ -507,8 +414,7 @@ cleanup:
 	if (changed && u->rules)
 		memset(u->rules, 0, RULE_CACHE_CAP * sizeof(*u->rules));
 	*changed_out = changed;
-	free(line);
-	fclose(f);
+	procmaps__free(pm, pm_cnt);
 	return err;
 }
 
@@ -893,7 +799,7 @@ int unwinder__unwind(struct unwinder *u, const struct unwind_regs *regs, const v
 	n = unwinder__unwind_once(u, regs, stack, stack_len, ips, max);
 	if (u->snap.unknown && !u->gone &&
 	    (u->auto_refresh_cnt < AUTO_REFRESH_BURST ||
-	     now_ns() - u->last_refresh_ns >= AUTO_REFRESH_GAP_NS)) {
+	     mono_now_ns() - u->last_refresh_ns >= AUTO_REFRESH_GAP_NS)) {
 		/* Maybe a dlopen since the maps were read: look again, and retry if so. */
 		u->auto_refresh_cnt++;
 		if (!unwinder__refresh(u, &changed) && changed)

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * procmaps: /proc/PID/{stat,maps,map_files,root,mem} for the symbolizer and the unwinder.
+ *
+ * Both read the target while it may be exiting, so every reader here turns a vanished
+ * /proc entry into an error the caller can recognise (-ESRCH or a 0 start time) rather
+ * than a partial result that looks valid.
+ */
+#include "procmaps.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DELETED_SUFFIX " (deleted)"
+
+__u64 mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+unsigned long long proc_start_time(pid_t pid)
+{
+	unsigned long long start = 0;
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may contain spaces and parens: count fields from the last ')'. */
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	return start;
+}
+
+void procmaps__free(struct proc_mapping *maps, size_t cnt)
+{
+	size_t i;
+
+	for (i = 0; maps && i < cnt; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+int procmaps__read(pid_t pid, bool exec_only, struct proc_mapping **out, size_t *cnt)
+{
+	struct proc_mapping *arr = NULL;
+	size_t n = 0, cap = 0, line_sz = 0, sfx = strlen(DELETED_SUFFIX);
+	char path[64], *line = NULL;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (getline(&line, &line_sz, f) > 0) {
+		unsigned long long start, end, off, ino;
+		unsigned int maj, min;
+		char perms[8], *p;
+		size_t len;
+		bool deleted;
+		int pos = 0;
+
+		/* %n after the trailing space: pos is where the path starts (or the line end). */
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &pos) < 7 ||
+		    !pos)
+			continue;
+		if (exec_only && (strlen(perms) < 3 || perms[2] != 'x'))
+			continue;
+		p = line + pos;
+		p[strcspn(p, "\n")] = '\0';
+		len = strlen(p);
+		deleted = len > sfx && !strcmp(p + len - sfx, DELETED_SUFFIX);
+		if (deleted)
+			p[len - sfx] = '\0';
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 32;
+			struct proc_mapping *na = realloc(arr, ncap * sizeof(*na));
+
+			if (!na) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			arr = na;
+			cap = ncap;
+		}
+		arr[n] = (struct proc_mapping){start, end, off, ino, strdup(p), deleted};
+		if (!arr[n].path) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		n++;
+	}
+	*out = arr;
+	*cnt = n;
+	arr = NULL;
+	n = 0;
+cleanup:
+	procmaps__free(arr, n);
+	free(line);
+	fclose(f);
+	return err;
+}
+
+int procmaps__open_file(pid_t pid, const struct proc_mapping *m)
+{
+	char cand[3][4200];
+	int n = 0, i, fd, first = -1, err = -ENOENT;
+	struct stat st;
+
+	/* Deleted files and memfds are only reachable through the mapping itself (root only). */
+	if (m->deleted || m->path[0] != '/')
+		snprintf(cand[n++], sizeof(cand[0]), "/proc/%d/map_files/%llx-%llx", pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+	/* Through the target's root first: it may live in another mount namespace. */
+	if (m->path[0] == '/') {
+		snprintf(cand[n++], sizeof(cand[0]), "/proc/%d/root%s", pid, m->path);
+		snprintf(cand[n++], sizeof(cand[0]), "%s", m->path);
+	}
+	for (i = 0; i < n; i++) {
+		fd = open(cand[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			continue;
+		}
+		if (!m->ino || (fstat(fd, &st) == 0 && st.st_ino == m->ino)) {
+			if (first >= 0)
+				close(first);
+			return fd;
+		}
+		/* Inode differs (replaced file, overlayfs): keep as a last resort. */
+		if (first < 0)
+			first = fd;
+		else
+			close(fd);
+	}
+	return first >= 0 ? first : err;
+}
+
+int procmaps__read_mem(pid_t pid, __u64 addr, void *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, (off_t)addr);
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (!err && n != (ssize_t)len)
+		err = -EIO;
+	return err;
+}
