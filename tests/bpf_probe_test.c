@@ -647,3 +647,81 @@ Test(bpf_probe, errors, .timeout = 60)
 	cr_assert_null(l);
 	cr_assert_eq(errno, EINVAL);
 }
+
+/* Kernels without uprobe-multi links: the same checks through one link per probe. */
+Test(bpf_probe, per_probe_links, .timeout = 120)
+{
+	struct loader_opts o = {
+	    .usdt_binary = ALLOCS_BIN, .window_gated = true, .verbose = 1, .per_probe_links = true};
+	struct recs r = {};
+	struct child c;
+	struct loader *l;
+	size_t begin, end;
+	int status;
+
+	require_bpf();
+	spawn(&c, true);
+	o.pid = c.pid;
+	l = loader__new(&o);
+	cr_assert_not_null(l, "loader__new: %s", strerror(errno));
+	cr_assert_eq(write(c.in_fd, "g", 1), 1);
+	wait_log(&c, "FNADDR");
+	read_exe_maps(&c);
+	status = collect(l, &c, &r);
+	check_run(l, &c, &r, status, &begin, &end);
+	finish(l, &c, &r);
+}
+
+/* Probe sites: table of prologues (name, fn, bytes, expected site, expected SP adjustment). */
+Test(bpf_probe, probe_sites)
+{
+	static const struct {
+		const char *name;
+		__u32 fn;
+		__u8 code[16];
+		size_t len, site;
+		__u32 sp_adj;
+	} cases[] = {
+	    /* glibc 2.36 free: test %rdi,%rdi; je rel32; push %rbp */
+	    {"free 2.36",
+	     FN_FREE,
+	     {0x48, 0x85, 0xff, 0x0f, 0x84, 0xbf, 0, 0, 0, 0x55, 0x48},
+	     11,
+	     9,
+	     0},
+	    /* the same with je rel8 and an endbr64 first */
+	    {"endbr free",
+	     FN_FREE,
+	     {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x85, 0xff, 0x74, 0x10, 0x53},
+	     10,
+	     9,
+	     0},
+	    /* a push first: the entry is already emulated */
+	    {"push first", FN_FREE, {0x41, 0x54, 0x55}, 3, 0, 0},
+	    /* jne after the test: the NULL path is the fall-through, not skippable */
+	    {"jne", FN_FREE, {0x48, 0x85, 0xff, 0x75, 0x10, 0x55}, 6, 0, 0},
+	    /* je after testing another register */
+	    {"test rsi", FN_FREE, {0x48, 0x85, 0xf6, 0x74, 0x10, 0x55}, 6, 0, 0},
+	    /* je is only skippable for free */
+	    {"malloc je", FN_MALLOC, {0x48, 0x85, 0xff, 0x74, 0x10, 0x55}, 6, 0, 0},
+	    /* mov %rdi,%rbx keeps the argument; mov %rax,%rdi clobbers it */
+	    {"mov keeps", FN_FREE, {0x48, 0x89, 0xfb, 0x53}, 4, 3, 0},
+	    {"mov clobbers", FN_FREE, {0x48, 0x89, 0xc7, 0x53}, 4, 0, 0},
+	    /* sub $0x18,%rsp before the push: the entry SP is 0x18 above */
+	    {"sub rsp", FN_FREE, {0x48, 0x83, 0xec, 0x18, 0x53}, 5, 4, 0x18},
+	    /* an instruction outside the table (cmpb $0, rip-relative): the entry */
+	    {"unknown", FN_FREE, {0x80, 0x3d, 0x01, 0x02, 0x03, 0x04, 0x00, 0x55}, 8, 0, 0},
+	    /* truncated code */
+	    {"short", FN_FREE, {0x48, 0x85}, 2, 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		__u32 adj = 99;
+		size_t site = loader__probe_site(cases[i].fn, cases[i].code, cases[i].len, &adj);
+
+		cr_expect_eq(site, cases[i].site, "%s: site +%zu, expected +%zu", cases[i].name,
+			     site, cases[i].site);
+		cr_expect_eq(adj, cases[i].sp_adj, "%s: sp adjustment %u, expected %u",
+			     cases[i].name, adj, cases[i].sp_adj);
+	}
+}

@@ -8,6 +8,17 @@
  * first name in enum alloc_fn order owns it and records carry that fn; loader__fn_addr()
  * answers for both names.
  *
+ * Two programs serve every function: alloc_entry and alloc_return, told apart by the attach
+ * cookie (function, probe-site offset, SP adjustment: COOKIE_* in alloc.bpf.c). They are
+ * attached as TWO uprobe-multi links (BPF_TRACE_UPROBE_MULTI, kernel >= 6.6, created with a
+ * raw BPF_LINK_CREATE: libbpf 1.1 has no API for it), or, when the kernel refuses them, as
+ * one link per probe after reloading the programs as plain uprobes. Tearing down a uprobe
+ * link waits for RCU grace periods: 33 per-probe links took 3.5 s to detach, the two multi
+ * links take 50-80 ms, closed in parallel.
+ *
+ * free has no return probe, so its entry probe moves to the first instruction past its NULL
+ * test that the kernel emulates (loader__probe_site()): free+9 on glibc 2.36.
+ *
  * Return probes are attached before entry probes: a call entering between the two would
  * otherwise leave an entry that never sees its return.
  */
@@ -15,6 +26,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +34,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,7 +52,11 @@ struct loader {
 	struct ring_buffer *rb;
 	loader_record_fn cb; /* the current loader__poll() callback */
 	void *cb_ctx;
-	__u32 owner[FN_COUNT]; /* fn whose probe serves fn (itself unless aliased) */
+	__u32 owner[FN_COUNT];	  /* fn whose probe serves fn (itself unless aliased) */
+	__u32 site_off[FN_COUNT]; /* entry probe site - function entry (free: past its NULL test) */
+	int multi_fd[2];	  /* uprobe-multi links: returns, entries (-1: none) */
+	struct bpf_link *links[2 * FN_COUNT]; /* per-probe links (kernels without uprobe-multi) */
+	size_t link_cnt;
 	char libc_path[PATH_MAX];
 };
 
@@ -252,50 +269,292 @@ cleanup:
 	return err;
 }
 
-/* --- probes ------------------------------------------------------------------------------ */
+/* --- probe sites ---------------------------------------------------------------------------- */
 
-struct probe_def {
-	struct bpf_program *entry, *ret; /* ret: NULL for free */
-	struct bpf_link **entry_link, **ret_link;
+/*
+ * A uprobe costs what the kernel does with the instruction under the breakpoint: one it
+ * emulates (push reg, jumps) is ~5.7 us per hit here (kernel 6.18), one it must single-step
+ * out of line (test, mov, cmp, ...) ~20 us. glibc 2.36's free starts with
+ * `test %rdi,%rdi; je; push %rbp`: probing the push at free+9 halves a malloc/free pair.
+ *
+ * Only entry-only probes move (free): a function with a uretprobe has a breakpoint on its
+ * first instruction anyway, and a second site would add a hit. loader__probe_site() walks the
+ * prologue with the small decoder below over the few forms that occur, and stops at the
+ * first push whose reaching path leaves the argument registers intact; a conditional jump
+ * may be stepped over only when it is the `test arg0,arg0; je` of a function for which a
+ * NULL first argument is a no-op (free(NULL): dropped anyway). Anything else: the entry.
+ */
+enum insn_kind {
+	INSN_OTHER = 0, /* not decoded: the walk stops */
+	INSN_ENDBR,	/* endbr64 */
+	INSN_PUSH,	/* push r64: emulated */
+	INSN_MOV_RR,	/* mov r64, r64 (reg: destination) */
+	INSN_TEST_RR,	/* test r, r (reg, reg2) */
+	INSN_JE,	/* je rel8 / rel32 */
+	INSN_JNE,	/* jne rel8 / rel32 */
+	INSN_SUB_RSP,	/* sub $imm, %rsp (imm) */
 };
 
-#define PROBE(name)                                                                                \
-	{                                                                                          \
-		s->progs.name##_entry, s->progs.name##_return, &s->links.name##_entry,             \
-		    &s->links.name##_return                                                        \
-	}
+struct insn {
+	enum insn_kind kind;
+	int len;
+	int reg, reg2; /* x86 register numbers: rax 0, rcx 1, rdx 2, rbx 3, rsp 4, ... rdi 7 */
+	long imm;
+};
 
-static void probe_defs(struct alloc_bpf *s, struct probe_def defs[FN_COUNT])
+/* Forms: bytes & mask == match; REX bits and ModRM give the registers. */
+static const struct insn_form {
+	__u8 match[4], mask[4];
+	int len; /* plus the immediate below */
+	int imm_sz;
+	enum insn_kind kind;
+	int modrm_at; /* index of a ModRM byte that must be register-direct, or -1 */
+} insn_forms[] = {
+    {{0xf3, 0x0f, 0x1e, 0xfa}, {0xff, 0xff, 0xff, 0xff}, 4, 0, INSN_ENDBR, -1},
+    {{0x50}, {0xf8}, 1, 0, INSN_PUSH, -1},		 /* push rax..rdi */
+    {{0x41, 0x50}, {0xff, 0xf8}, 2, 0, INSN_PUSH, -1},	 /* push r8..r15 */
+    {{0x48, 0x89}, {0xfa, 0xff}, 3, 0, INSN_MOV_RR, 2},	 /* REX.W(+R/B) 89 /r */
+    {{0x48, 0x85}, {0xfa, 0xff}, 3, 0, INSN_TEST_RR, 2}, /* REX.W(+R/B) 85 /r */
+    {{0x85}, {0xff}, 2, 0, INSN_TEST_RR, 1},		 /* 85 /r (32-bit) */
+    {{0x74}, {0xff}, 2, 0, INSN_JE, -1},
+    {{0x75}, {0xff}, 2, 0, INSN_JNE, -1},
+    {{0x0f, 0x84}, {0xff, 0xff}, 6, 0, INSN_JE, -1},
+    {{0x0f, 0x85}, {0xff, 0xff}, 6, 0, INSN_JNE, -1},
+    {{0x48, 0x83, 0xec}, {0xff, 0xff, 0xff}, 3, 1, INSN_SUB_RSP, -1},
+    {{0x48, 0x81, 0xec}, {0xff, 0xff, 0xff}, 3, 4, INSN_SUB_RSP, -1},
+};
+
+/* Decode the instruction at code[0..avail). */
+static struct insn decode_insn(const __u8 *code, size_t avail)
 {
-	const struct probe_def d[FN_COUNT] = {
-	    [FN_MALLOC] = PROBE(malloc),
-	    [FN_CALLOC] = PROBE(calloc),
-	    [FN_REALLOC] = PROBE(realloc),
-	    [FN_REALLOCARRAY] = PROBE(reallocarray),
-	    [FN_FREE] = {s->progs.free_entry, NULL, &s->links.free_entry, NULL},
-	    [FN_POSIX_MEMALIGN] = PROBE(posix_memalign),
-	    [FN_ALIGNED_ALLOC] = PROBE(aligned_alloc),
-	    [FN_MEMALIGN] = PROBE(memalign),
-	    [FN_VALLOC] = PROBE(valloc),
-	    [FN_PVALLOC] = PROBE(pvalloc),
-	    [FN_STRDUP] = PROBE(strdup),
-	    [FN_STRNDUP] = PROBE(strndup),
-	    [FN_ASPRINTF] = PROBE(asprintf),
-	    [FN_VASPRINTF] = PROBE(vasprintf),
-	    [FN_GETLINE] = PROBE(getline),
-	    [FN_GETDELIM] = PROBE(getdelim),
-	    [FN_OPEN_MEMSTREAM] = PROBE(open_memstream),
-	};
+	struct insn in = {INSN_OTHER, 0, -1, -1, 0};
 
-	memcpy(defs, d, sizeof(d));
+	for (size_t f = 0; f < sizeof(insn_forms) / sizeof(insn_forms[0]); f++) {
+		const struct insn_form *d = &insn_forms[f];
+		int n = d->len + d->imm_sz, k, mlen = d->modrm_at >= 0 ? d->modrm_at : d->len;
+		bool ok = (size_t)n <= avail;
+
+		for (k = 0; ok && k < mlen && k < 4; k++)
+			ok = (code[k] & d->mask[k]) == d->match[k];
+		if (!ok)
+			continue;
+		in.kind = d->kind;
+		in.len = n;
+		if (d->kind == INSN_PUSH) {
+			in.reg = (code[n - 1] & 7) | (n == 2 ? 8 : 0);
+		} else if (d->modrm_at >= 0) {
+			__u8 modrm = code[d->modrm_at], rex = d->modrm_at == 2 ? code[0] : 0;
+
+			if ((modrm >> 6) != 3) /* a memory operand: not ours */
+				return (struct insn){INSN_OTHER, 0, -1, -1, 0};
+			in.reg = (modrm & 7) | ((rex & 1) << 3);	 /* r/m */
+			in.reg2 = ((modrm >> 3) & 7) | ((rex & 4) << 1); /* reg */
+		} else if (d->imm_sz == 1) {
+			in.imm = (__s8)code[d->len];
+		} else if (d->imm_sz == 4) {
+			__s32 v;
+
+			memcpy(&v, code + d->len, sizeof(v));
+			in.imm = v;
+		}
+		return in;
+	}
+	return in;
+}
+
+#define X86_RSP 4
+#define X86_RDI 7
+
+/* Argument registers of each function (SysV: rdi, rsi, rdx) as a bit mask. */
+static unsigned arg_regs(__u32 fn)
+{
+	switch (fn) {
+	case FN_FREE:
+	case FN_MALLOC:
+	case FN_VALLOC:
+	case FN_PVALLOC:
+	case FN_STRDUP:
+		return 1u << 7;
+	case FN_CALLOC:
+	case FN_REALLOC:
+	case FN_ALIGNED_ALLOC:
+	case FN_MEMALIGN:
+	case FN_STRNDUP:
+		return 1u << 7 | 1u << 6;
+	default:
+		return 1u << 7 | 1u << 6 | 1u << 2;
+	}
+}
+
+/*
+ * The probe site of an entry-only probe of fn, as an offset from its entry, given the first
+ * bytes of the function; *sp_adj gets the bytes pushed before it. 0: the entry itself.
+ * (loader.h)
+ */
+size_t loader__probe_site(__u32 fn, const __u8 *code, size_t len, __u32 *sp_adj)
+{
+	unsigned args = arg_regs(fn);
+	int tested = -1; /* register the previous instruction tested against itself */
+	size_t off = 0;
+
+	*sp_adj = 0;
+	for (int n = 0; n < 8 && off < len; n++) {
+		struct insn in = decode_insn(code + off, len - off);
+
+		switch (in.kind) {
+		case INSN_PUSH:
+			return off; /* the kernel emulates it */
+		case INSN_ENDBR:
+			break;
+		case INSN_TEST_RR:
+			tested = in.reg == in.reg2 ? in.reg : -1;
+			off += in.len;
+			continue;
+		case INSN_MOV_RR:
+			if (in.reg == X86_RSP || (args & (1u << in.reg)))
+				goto entry;
+			break;
+		case INSN_JE:
+			/* `test %rdi,%rdi; je`: taken only for fn(NULL), a no-op for free. */
+			if (fn != FN_FREE || tested != X86_RDI)
+				goto entry;
+			break;
+		case INSN_SUB_RSP:
+			if (in.imm < 0 || *sp_adj + in.imm > 0xff)
+				goto entry;
+			*sp_adj += (__u32)in.imm;
+			break;
+		default:
+			goto entry;
+		}
+		tested = -1;
+		off += in.len;
+	}
+entry:
+	*sp_adj = 0;
+	return 0;
+}
+
+/* --- probes ------------------------------------------------------------------------------ */
+
+#ifndef BPF_TRACE_UPROBE_MULTI
+#define BPF_TRACE_UPROBE_MULTI 48 /* enum bpf_attach_type, kernel >= 6.6 */
+#endif
+#define UPROBE_MULTI_RETURN 1u /* BPF_F_UPROBE_MULTI_RETURN */
+
+/* BPF_LINK_CREATE's attr for BPF_TRACE_UPROBE_MULTI (kernel >= 6.6; libbpf 1.1 and the
+ * Debian 12 uapi headers predate it): link_create's common head, then uprobe_multi. */
+struct uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 multi_flags;
+	__u32 pid;
+	__u32 pad;
+};
+
+/* One function's probes: entry site and cookies. */
+struct probe_plan {
+	__u32 fns[FN_COUNT];
+	size_t entry_off[FN_COUNT], ret_off[FN_COUNT];
+	__u64 entry_cookie[FN_COUNT], ret_cookie[FN_COUNT];
+	size_t entry_cnt, ret_cnt;
+	__u32 ret_fns[FN_COUNT];
+};
+
+static int uprobe_multi_link(int prog_fd, const char *path, const size_t *offs,
+			     const __u64 *cookies, size_t cnt, bool retprobe, pid_t pid)
+{
+	unsigned long offsets[FN_COUNT];
+	struct uprobe_multi_attr a;
+	int fd;
+
+	for (size_t i = 0; i < cnt; i++)
+		offsets[i] = offs[i];
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (__u32)prog_fd;
+	a.attach_type = BPF_TRACE_UPROBE_MULTI;
+	a.path = (__u64)(unsigned long)path;
+	a.offsets = (__u64)(unsigned long)offsets;
+	a.cookies = (__u64)(unsigned long)cookies;
+	a.cnt = (__u32)cnt;
+	a.multi_flags = retprobe ? UPROBE_MULTI_RETURN : 0;
+	a.pid = (__u32)pid;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	return fd < 0 ? -errno : fd;
+}
+
+/* Where each function is probed: entry offsets (free: its emulated site), return offsets
+ * (the entries), and the cookies the programs decode (COOKIE_* in alloc.bpf.c). */
+static int plan_probes(struct loader *l, const size_t offs[FN_COUNT], struct probe_plan *p)
+{
+	int fd = open(l->libc_path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0) {
+		err = -errno;
+		elog("cannot open %s: %s\n", l->libc_path, strerror(-err));
+		return err;
+	}
+	memset(p, 0, sizeof(*p));
+	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
+		__u32 sp_adj = 0;
+		size_t site = 0;
+		__u8 code[32];
+		ssize_t n;
+
+		if (!offs[fn] || l->owner[fn] != fn)
+			continue;
+		if (fn == FN_FREE) { /* the only entry-only probe */
+			n = pread(fd, code, sizeof(code), (off_t)offs[fn]);
+			if (n > 0)
+				site = loader__probe_site(fn, code, (size_t)n, &sp_adj);
+		}
+		l->site_off[fn] = (__u32)site;
+		dlog("%s: entry probe at +%zu (sp +%u)\n", alloc_fn_name(fn), site, sp_adj);
+		p->fns[p->entry_cnt] = fn;
+		p->entry_off[p->entry_cnt] = offs[fn] + site;
+		p->entry_cookie[p->entry_cnt++] = fn | (__u64)sp_adj << 8 | (__u64)site << 16;
+		if (fn != FN_FREE) {
+			p->ret_fns[p->ret_cnt] = fn;
+			p->ret_off[p->ret_cnt] = offs[fn];
+			p->ret_cookie[p->ret_cnt++] = fn;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* Two uprobe-multi links: returns, then entries. -errno when the kernel refuses. */
+static int attach_multi(struct loader *l, const struct probe_plan *p, pid_t pid)
+{
+	int fd;
+
+	fd = uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_return), l->libc_path,
+			       p->ret_off, p->ret_cookie, p->ret_cnt, true, pid);
+	if (fd < 0)
+		return fd;
+	l->multi_fd[0] = fd;
+	fd = uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_entry), l->libc_path,
+			       p->entry_off, p->entry_cookie, p->entry_cnt, false, pid);
+	if (fd < 0)
+		return fd;
+	l->multi_fd[1] = fd;
+	return 0;
 }
 
 static int attach_one(struct bpf_program *prog, struct bpf_link **link, bool retprobe, pid_t pid,
-		      const char *path, size_t off, __u32 fn)
+		      const char *path, size_t off, __u64 cookie, __u32 fn)
 {
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = retprobe, .bpf_cookie = cookie);
 	int err;
 
-	*link = bpf_program__attach_uprobe(prog, retprobe, pid, path, off);
+	*link = bpf_program__attach_uprobe_opts(prog, pid, path, off, &o);
 	if (*link)
 		return 0;
 	err = -errno;
@@ -308,14 +567,30 @@ static int attach_one(struct bpf_program *prog, struct bpf_link **link, bool ret
 	return err;
 }
 
-/* Returns first, then entries (see the header comment). */
-static int attach_allocators(struct loader *l, pid_t pid)
+/* One link per probe (kernels without uprobe-multi): returns first, then entries. */
+static int attach_each(struct loader *l, const struct probe_plan *p, pid_t pid)
 {
-	struct probe_def defs[FN_COUNT];
-	size_t offs[FN_COUNT];
-	int err, probes = 0;
+	int err;
 
-	err = resolve_offsets(l->libc_path, offs);
+	for (size_t i = 0; i < p->ret_cnt; i++) {
+		err = attach_one(l->skel->progs.alloc_return, &l->links[l->link_cnt++], true, pid,
+				 l->libc_path, p->ret_off[i], p->ret_cookie[i], p->ret_fns[i]);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < p->entry_cnt; i++) {
+		err = attach_one(l->skel->progs.alloc_entry, &l->links[l->link_cnt++], false, pid,
+				 l->libc_path, p->entry_off[i], p->entry_cookie[i], p->fns[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int resolve_allocators(struct loader *l, size_t offs[FN_COUNT])
+{
+	int err = resolve_offsets(l->libc_path, offs);
+
 	if (err)
 		return err;
 	if (!offs[FN_MALLOC] || !offs[FN_FREE] || !offs[FN_REALLOC] || !offs[FN_CALLOC]) {
@@ -335,23 +610,6 @@ static int attach_allocators(struct loader *l, pid_t pid)
 		if (!offs[fn])
 			vlog("%s: no %s: not probed\n", l->libc_path, alloc_fn_name(fn));
 	}
-	probe_defs(l->skel, defs);
-	for (int pass = 0; pass < 2; pass++) {
-		bool ret = pass == 0;
-
-		for (__u32 fn = 0; fn < FN_COUNT; fn++) {
-			struct bpf_program *prog = ret ? defs[fn].ret : defs[fn].entry;
-			struct bpf_link **link = ret ? defs[fn].ret_link : defs[fn].entry_link;
-
-			if (!prog || !offs[fn] || l->owner[fn] != fn)
-				continue;
-			err = attach_one(prog, link, ret, pid, l->libc_path, offs[fn], fn);
-			if (err)
-				return err;
-			probes++;
-		}
-	}
-	dlog("%d allocator probes on %s for pid %d\n", probes, l->libc_path, (int)pid);
 	return 0;
 }
 
@@ -427,6 +685,101 @@ static int configure_dwarf(struct loader *l, const struct loader_opts *opts, siz
 	return bpf_map__set_max_entries(l->skel->maps.snap_scratch, (__u32)cpus);
 }
 
+/* One link to tear down: a raw link fd or a libbpf link. */
+struct detach_job {
+	int fd;
+	struct bpf_link *link;
+	pthread_t thread;
+	bool threaded;
+};
+
+static void *detach_one(void *arg)
+{
+	struct detach_job *j = arg;
+
+	if (j->fd >= 0)
+		close(j->fd);
+	bpf_link__destroy(j->link);
+	return NULL;
+}
+
+/*
+ * Tear down every uprobe link: the allocator links, and the USDT links when usdt is set.
+ * Closing a uprobe link waits for RCU grace periods (50-130 ms here), so the links are
+ * closed in parallel, one thread each: the waits overlap instead of adding up (33 per-probe
+ * links took 3.5 s one after the other).
+ */
+static void detach_links(struct loader *l, bool usdt)
+{
+	struct detach_job jobs[2 + 2 * FN_COUNT + 2];
+	size_t n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (l->multi_fd[i] >= 0)
+			jobs[n++] = (struct detach_job){.fd = l->multi_fd[i]};
+		l->multi_fd[i] = -1;
+	}
+	for (size_t i = 0; i < l->link_cnt; i++)
+		jobs[n++] = (struct detach_job){.fd = -1, .link = l->links[i]};
+	l->link_cnt = 0;
+	if (usdt && l->skel) {
+		jobs[n++] = (struct detach_job){.fd = -1, .link = l->skel->links.window_begin};
+		jobs[n++] = (struct detach_job){.fd = -1, .link = l->skel->links.window_end};
+		l->skel->links.window_begin = l->skel->links.window_end = NULL;
+	}
+	for (size_t i = 1; i < n; i++)
+		jobs[i].threaded = !pthread_create(&jobs[i].thread, NULL, detach_one, &jobs[i]);
+	if (n)
+		detach_one(&jobs[0]);
+	for (size_t i = 1; i < n; i++) {
+		if (jobs[i].threaded)
+			pthread_join(jobs[i].thread, NULL);
+		else
+			detach_one(&jobs[i]); /* no thread: close it here */
+	}
+}
+
+static void detach_allocators(struct loader *l)
+{
+	detach_links(l, false);
+}
+
+/* Open the skeleton, set rodata and map sizes, load. multi: load the allocator programs for
+ * uprobe-multi links (expected_attach_type must be set before load). */
+static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb_sz, bool multi)
+{
+	int err;
+
+	l->skel = alloc_bpf__open();
+	if (!l->skel) {
+		err = -errno;
+		elog("cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	l->skel->rodata->target_tgid = (__u32)opts->pid;
+	l->skel->rodata->window_gated = opts->window_gated;
+	l->skel->rodata->noop = opts->noop;
+	/* Wake the consumer early only when a quarter of the ring is waiting. */
+	l->skel->rodata->wakeup_threshold = rb_sz / 4;
+	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);
+	if (err)
+		return err;
+	err = configure_dwarf(l, opts, rb_sz);
+	if (err)
+		return err;
+	if (multi) {
+		bpf_program__set_expected_attach_type(l->skel->progs.alloc_entry,
+						      (enum bpf_attach_type)BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(l->skel->progs.alloc_return,
+						      (enum bpf_attach_type)BPF_TRACE_UPROBE_MULTI);
+	}
+	err = alloc_bpf__load(l->skel);
+	if (err && !multi)
+		elog("cannot load the BPF programs: %s%s\n", strerror(-err),
+		     loader_verbose < 3 ? " (-vvv shows the verifier log)" : "");
+	return err;
+}
+
 /* --- public API ------------------------------------------------------------------------- */
 
 static int on_sample(void *ctx, void *data, size_t sz)
@@ -441,7 +794,9 @@ struct loader *loader__new(const struct loader_opts *opts)
 	size_t rb_sz = opts && opts->ringbuf_sz ? opts->ringbuf_sz : LOADER_DEFAULT_RINGBUF_SZ;
 	long page = sysconf(_SC_PAGESIZE);
 	struct loader *l = NULL;
-	double t0 = mono_ms(), t1;
+	double t0 = mono_ms(), t1 = 0;
+	struct probe_plan plan;
+	size_t offs[FN_COUNT];
 	int err;
 
 	if (!opts || opts->pid <= 0) {
@@ -468,6 +823,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	l->multi_fd[0] = l->multi_fd[1] = -1;
 	if (opts->libc_path) {
 		if (access(opts->libc_path, R_OK)) {
 			err = -errno;
@@ -482,42 +838,40 @@ struct loader *loader__new(const struct loader_opts *opts)
 	}
 	vlog("probing %s in pid %d\n", l->libc_path, (int)opts->pid);
 
-	/* open -> configure -> load -> attach */
-	l->skel = alloc_bpf__open();
-	if (!l->skel) {
-		err = -errno;
-		elog("cannot open the BPF object: %s\n", strerror(-err));
-		goto cleanup;
-	}
-	l->skel->rodata->target_tgid = (__u32)opts->pid;
-	l->skel->rodata->window_gated = opts->window_gated;
-	/* Wake the consumer early only when a quarter of the ring is waiting. */
-	l->skel->rodata->wakeup_threshold = rb_sz / 4;
-	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);
+	err = resolve_allocators(l, offs);
 	if (err)
 		goto cleanup;
-	err = configure_dwarf(l, opts, rb_sz);
+	err = plan_probes(l, offs, &plan);
 	if (err)
 		goto cleanup;
 
-	err = alloc_bpf__load(l->skel);
-	if (err) {
-		elog("cannot load the BPF programs: %s%s\n", strerror(-err),
-		     loader_verbose < 3 ? " (-vvv shows the verifier log)" : "");
-		goto cleanup;
+	/* open -> configure -> load -> attach; uprobe-multi first, per-probe links if the
+	 * kernel refuses them (the programs must then be reloaded as plain uprobes). */
+	for (int multi = !opts->per_probe_links; multi >= 0; multi--) {
+		err = open_load(l, opts, rb_sz, multi);
+		t1 = mono_ms();
+		if (!err) {
+			dlog("BPF object loaded in %.1f ms\n", t1 - t0);
+			err = multi ? attach_multi(l, &plan, opts->pid)
+				    : attach_each(l, &plan, opts->pid);
+		}
+		if (!err || !multi || err == -ESRCH)
+			break;
+		vlog("no uprobe-multi links (%s): one link per probe\n", strerror(-err));
+		detach_allocators(l);
+		alloc_bpf__destroy(l->skel);
+		l->skel = NULL;
 	}
-	t1 = mono_ms();
-	dlog("BPF object loaded in %.1f ms\n", t1 - t0);
+	if (err)
+		goto cleanup;
+	vlog("%zu allocator probes as %s\n", plan.entry_cnt + plan.ret_cnt,
+	     l->multi_fd[0] >= 0 ? "2 uprobe-multi links" : "one link each");
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), on_sample, l, NULL);
 	if (!l->rb) {
 		err = -errno;
 		elog("cannot map the ring buffer: %s\n", strerror(-err));
 		goto cleanup;
 	}
-
-	err = attach_allocators(l, opts->pid);
-	if (err)
-		goto cleanup;
 	if (opts->usdt_binary) {
 		err = attach_usdt(l, opts->pid, opts->usdt_binary);
 		if (err)
@@ -534,10 +888,16 @@ cleanup:
 
 void loader__free(struct loader *l)
 {
+	double t0 = mono_ms(), t1, t2;
+
 	if (!l)
 		return;
 	ring_buffer__free(l->rb);
-	alloc_bpf__destroy(l->skel); /* detaches every link stored in skel->links */
+	detach_links(l, true);
+	t1 = mono_ms();
+	alloc_bpf__destroy(l->skel); /* detaches the USDT links stored in skel->links */
+	t2 = mono_ms();
+	dlog("detached in %.1f ms, BPF object freed in %.1f ms\n", t1 - t0, t2 - t1);
 	free(l);
 }
 

@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# run.sh - overhead, throughput and accuracy of the tracer, side by side with a no-op probe
+# set, bcc memleak, a bpftrace memleak-style script, heaptrack and Valgrind DHAT.
+# Kept out of the test suite. Needs root (BPF) and installs its own tools with apt-get.
+#
+#   workloads/bench/run.sh [-b BUILD_DIR] [-r REPS] [-n PAIRS] [-t TOOLS] [-o OUT.md] [--no-install]
+#
+#   -b BUILD_DIR  CMake build dir holding user/tracer, workloads/... (default: ./build)
+#   -r REPS       runs per cell; the median is reported (default 3)
+#   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
+#   -t TOOLS      comma list of untraced,tracer,noop,memleak,bpftrace,heaptrack,dhat
+#   -o OUT.md     also write the tables there (default: stdout only)
+#   -x PATH       also run another tracer binary (e.g. an older build) as column "tracer_x"
+#
+# Every cell is the TARGET's own wall time (bench_timer.so, LD_PRELOAD'ed, measures from its
+# constructor to exit) divided by the untraced run's, all measured in this one run. The
+# tools' start-up (bcc compiles for seconds) and tear-down (symbolization, JSON) are
+# reported separately. memleak and bpftrace attach with -p to a process held before exec
+# (memleak -c starts the command before compiling its program, so it would miss it).
+set -euo pipefail
+
+BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X=
+TOOLS=untraced,tracer,noop,memleak,bpftrace,heaptrack,dhat
+while [ $# -gt 0 ]; do
+	case $1 in
+	-b) BUILD=$2; shift 2 ;;
+	-r) REPS=$2; shift 2 ;;
+	-n) PAIRS=$2; shift 2 ;;
+	-t) TOOLS=$2; shift 2 ;;
+	-o) OUT=$2; shift 2 ;;
+	-x) TRACER_X=$2; shift 2 ;;
+	--no-install) INSTALL=0; shift ;;
+	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -z "$TRACER_X" ] || TOOLS=$TOOLS,tracer_x
+BUILD=$(cd "$BUILD" && pwd)
+[ "$(id -u)" = 0 ] || { echo "run.sh: needs root" >&2; exit 1; }
+
+TRACER=$BUILD/user/tracer
+DRIVER=$BUILD/workloads/kaish-workloads
+ABENCH=$BUILD/workloads/bench/alloc_bench
+BTRACE=$BUILD/workloads/bench/bench-trace
+TIMER=$BUILD/workloads/bench/bench_timer.so
+for f in "$TRACER" "$DRIVER" "$ABENCH" "$BTRACE" "$TIMER"; do
+	[ -e "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 1; }
+done
+
+# --- benchmark-only dependencies ---------------------------------------------------------------
+if [ $INSTALL = 1 ]; then
+	need=()
+	command -v memleak-bpfcc >/dev/null || need+=(bpfcc-tools)
+	command -v bpftrace >/dev/null || need+=(bpftrace)
+	command -v heaptrack >/dev/null || need+=(heaptrack)
+	command -v valgrind >/dev/null || need+=(valgrind)
+	ls -d /usr/src/linux-headers-*-amd64 >/dev/null 2>&1 || need+=(linux-headers-amd64)
+	command -v /usr/bin/time >/dev/null || need+=(time)
+	if [ ${#need[@]} -gt 0 ]; then
+		apt-get update -q >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null
+	fi
+fi
+WORK=$(mktemp -d /tmp/tracer-bench.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+# bcc needs kernel headers. Debian 12 ships 6.1's (they build memleak for newer kernels too),
+# split in an -amd64 tree (generated files) and a -common tree: bcc wants them as one tree.
+if [ -z "${BCC_KERNEL_SOURCE:-}" ] && [ ! -d /lib/modules/$(uname -r)/build ]; then
+	kh=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
+	if [ -n "$kh" ]; then
+		cp -rs "${kh%-amd64}-common" "$WORK/kheaders"
+		cp -rsf "$kh/." "$WORK/kheaders/"
+		export BCC_KERNEL_SOURCE=$WORK/kheaders
+	fi
+fi
+LIBC=$(ldd "$ABENCH" | awk '/libc.so/ {print $3}')
+
+# --- rows ------------------------------------------------------------------------------------
+ROWS=(pairs mt realloc workloads)
+declare -A CMD EXE EVENTS
+CMD[pairs]="$ABENCH pairs $PAIRS"
+CMD[mt]="$ABENCH mt 2 $((PAIRS / 2))"
+CMD[realloc]="$ABENCH realloc $((PAIRS / 10))"
+CMD[workloads]="$DRIVER --quiet all"
+EXE[pairs]=alloc_bench EXE[mt]=alloc_bench EXE[realloc]=alloc_bench EXE[workloads]=kaish-workloads
+EVENTS[pairs]=$((2 * PAIRS)) EVENTS[mt]=$((2 * PAIRS)) EVENTS[realloc]=$PAIRS
+
+BPFT_SCRIPT=$WORK/memleak.bt
+cat >"$BPFT_SCRIPT" <<BT
+BEGIN { printf("READY\\n"); }
+uprobe:$LIBC:malloc { @size[tid] = arg0; }
+uretprobe:$LIBC:malloc /@size[tid]/ {
+	@live[retval] = @size[tid];
+	@bytes_by_stack[ustack] = sum(@size[tid]);
+	delete(@size[tid]);
+}
+uprobe:$LIBC:free { delete(@live[arg0]); }
+BT
+
+# wait_for FILE PATTERN SECONDS PID: until FILE shows PATTERN; fails if PID dies first.
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$4" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# gated ROW READY TOOL-ARGV... : the target starts held (bash reading a FIFO, then exec), the
+# tool attaches with -p PID, the target is released once the tool says it is attached
+# (READY: a line the tool prints only after attaching all its probes).
+# Debian 12's bcc 0.26 sometimes passes a garbage uprobe ref_ctr_offset to perf_event_open
+# (EINVAL, then a tracefs fallback that does not exist here): such a failed attach is retried.
+gated() {
+	local row=$1 ready=$2; shift 2
+	local fifo=$WORK/gate log=$WORK/tool.log tpid tool try
+	for try in 1 2 3 4 5 6 7 8; do
+		rm -f "$fifo"; mkfifo "$fifo"
+		bash -c 'read -r _ <"$0"; exec "$@"' "$fifo" ${CMD[$row]} >/dev/null 2>&1 &
+		tpid=$!
+		"$@" -p $tpid >"$log" 2>&1 &
+		tool=$!
+		if wait_for "$log" "$ready" 120 $tool; then
+			sleep 0.5
+			kill -0 $tool 2>/dev/null && break
+		fi
+		echo "run.sh: $1 did not attach (try $try): $(grep -m1 -i 'exception\|error' "$log")" >&2
+		kill $tool 2>/dev/null; wait $tool 2>/dev/null
+		echo x >"$fifo" & # release the held shell into a run nobody times
+		wait $tpid 2>/dev/null; rm -f "$BENCH_TIME_FILE"
+		tool=
+	done
+	[ -n "$tool" ] || return 1
+	echo go >"$fifo"
+	wait $tpid || true
+	kill -TERM $tool 2>/dev/null || true # background jobs ignore SIGINT
+	wait $tool 2>/dev/null || true
+}
+
+# one ROW TOOL: run once, append the target's "wall user sys maxrss" to $WORK/t.ROW.TOOL and
+# the tool's own figures to $WORK/x.ROW.TOOL.
+one() {
+	local row=$1 tool=$2 tf=$WORK/t.$1.$2 xf=$WORK/x.$1.$2 st rc=0
+	export BENCH_TIME_FILE=$tf.cur BENCH_TIME_EXE=${EXE[$row]} LD_PRELOAD=$TIMER
+	rm -f "$tf.cur"
+	case $tool in
+	untraced) ${CMD[$row]} >/dev/null ;;
+	tracer)
+		st=$(date +%s.%N)
+		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
+			"$TRACER" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>"$WORK/tracer.err" || rc=$?
+		echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
+			"time=$(tr ' ' , <"$WORK/time")" >>"$xf"
+		;;
+	tracer_x)
+		"$TRACER_X" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
+		echo "rc=$rc" >>"$xf"
+		;;
+	noop) "$BTRACE" --noop -- ${CMD[$row]} >>"$xf" ;;
+	full) "$BTRACE" -- ${CMD[$row]} >>"$xf" ;;
+	# memleak prints its first report one interval after ALL its probes are attached;
+	# bpftrace runs BEGIN after attaching.
+	memleak) gated "$row" "Top 10 stacks" memleak-bpfcc 3 ;;
+	bpftrace) gated "$row" "READY" bpftrace "$BPFT_SCRIPT" ;;
+	heaptrack) heaptrack -o "$WORK/ht" ${CMD[$row]} >/dev/null 2>&1; rm -f "$WORK"/ht* ;;
+	dhat) valgrind -q --tool=dhat --dhat-out-file="$WORK/dhat.json" ${CMD[$row]} >/dev/null 2>&1 ;;
+	esac
+	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE
+	[ -s "$tf.cur" ] && tail -1 "$tf.cur" >>"$tf" || echo "run.sh: no timing for $row/$tool" >&2
+}
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
+col() { if [ -s "$2" ]; then awk -v c=$1 '{print $c}' "$2" | median; else echo nan; fi; }
+
+IFS=, read -r -a TOOLV <<<"$TOOLS"
+for rep in $(seq 1 "$REPS"); do
+	for row in "${ROWS[@]}"; do
+		for tool in "${TOOLV[@]}"; do
+			echo "run.sh: rep $rep/$REPS $row $tool" >&2
+			one "$row" "$tool" || echo "run.sh: $row/$tool failed" >&2
+		done
+	done
+done
+
+# --- the loader alone: rates, drops, attach/detach, raw stream and offline replay ----------
+for row in pairs mt realloc workloads; do
+	"$BTRACE" --record "$WORK/rec.$row" -- ${CMD[$row]} >"$WORK/rec.$row.txt"
+	"$BTRACE" --replay "$WORK/rec.$row" >>"$WORK/rec.$row.txt"
+done
+
+# --- report ------------------------------------------------------------------------------------
+report() {
+	local base row tool t
+	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
+		"kernel $(uname -r), $(. /etc/os-release; echo "$PRETTY_NAME")"
+	echo "Versions: $(ldd --version | head -1 | sed 's/.*) //') glibc; libbpf $(pkg-config --modversion libbpf);"\
+		"$(bpftrace --version); bcc $(dpkg-query -W -f '${Version}' bpfcc-tools 2>/dev/null);"\
+		"heaptrack $(dpkg-query -W -f '${Version}' heaptrack 2>/dev/null); $(valgrind --version)"
+	echo "Command: workloads/bench/run.sh -r $REPS -n $PAIRS -t $TOOLS ($(date -u +%FT%TZ))"
+	echo
+	echo "Target wall time / untraced (median of $REPS; untraced column in seconds):"
+	echo
+	printf '| row |'; for tool in "${TOOLV[@]}"; do printf ' %s |' "$tool"; done; echo
+	printf '|---|'; for tool in "${TOOLV[@]}"; do printf -- '---:|'; done; echo
+	for row in "${ROWS[@]}"; do
+		base=$(col 1 "$WORK/t.$row.untraced")
+		printf '| %s |' "$row"
+		for tool in "${TOOLV[@]}"; do
+			t=$(col 1 "$WORK/t.$row.$tool")
+			if [ "$tool" = untraced ]; then printf ' %.3f s |' "$base"
+			else awk -v t="$t" -v b="$base" 'BEGIN {if (t == "nan" || b <= 0) printf " - |"; else printf " %.2f |", t / b}'
+			fi
+		done
+		echo
+	done
+	echo
+	echo "Cost per event (target time over untraced / events, µs) on the micro-benchmarks:"
+	echo
+	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
+	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
+	for row in pairs mt realloc; do
+		base=$(col 1 "$WORK/t.$row.untraced")
+		printf '| %s | %d |' "$row" "${EVENTS[$row]}"
+		for tool in "${TOOLV[@]}"; do
+			[ $tool = untraced ] && continue
+			t=$(col 1 "$WORK/t.$row.$tool")
+			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]}" \
+				'BEGIN {if (t == "nan") printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
+		done
+		echo
+	done
+	echo
+	echo "tracer runs (last rep): exit status, JSON size, /usr/bin/time 'wall user sys maxrss_kb' of tracer+target; target's own 'wall user sys maxrss_kb':"
+	echo
+	for row in "${ROWS[@]}"; do
+		echo "- $row: $(tail -1 "$WORK/x.$row.tracer" 2>/dev/null) target=$(tail -1 "$WORK/t.$row.tracer" 2>/dev/null | tr ' ' ,)"
+	done
+	echo
+	echo "Loader alone (bench-trace: full probes, records consumed and saved raw; then collector replay on one core):"
+	echo
+	for row in pairs mt realloc workloads; do
+		echo "- $row: $(tr '\n' ' ' <"$WORK/rec.$row.txt")"
+	done
+}
+if [ -n "$OUT" ]; then report | tee "$OUT"; else report; fi
