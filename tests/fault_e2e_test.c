@@ -79,7 +79,9 @@ static pid_t start_embedder(const char *dir, const char *extra)
 	pid_t pid;
 
 	snprintf(ready, sizeof(ready), "%s/ready", dir);
-	snprintf(cmd, sizeof(cmd), "%s --threads 2 --ready-file %s %s", EMBEDDER_BIN, ready, extra);
+	/* --seconds: a failed assertion must not leave it running forever. */
+	snprintf(cmd, sizeof(cmd), "%s --threads 2 --ready-file %s --seconds 120 %s", EMBEDDER_BIN,
+		 ready, extra);
 	pid = start_bg(cmd, NULL, NULL);
 	for (int i = 0; i < 500 && access(ready, F_OK); i++)
 		usleep(10000);
@@ -203,7 +205,7 @@ Test(fault_e2e, target_sigkilled_mid_trace, .timeout = 300)
 	/* -- CMD: the tracer reports the command's death by SIGKILL as 128+9. */
 	snprintf(path, sizeof(path), "%s/cmd.json", dir);
 	snprintf(log, sizeof(log), "%s/cmd.log", dir);
-	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s", TRACER_BIN, path, SPIN_BIN);
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s 120", TRACER_BIN, path, SPIN_BIN);
 	tracer = start_bg(cmd, NULL, log);
 	target = first_child(tracer);
 	cr_assert_gt(target, 0, "no traced child");
@@ -262,7 +264,7 @@ Test(fault_e2e, sigterm_to_the_tracer, .timeout = 300)
 
 		snprintf(path, sizeof(path), "%s/cmd%d.json", dir, i);
 		snprintf(log, sizeof(log), "%s/cmd%d.log", dir, i);
-		snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s", TRACER_BIN, path, SPIN_BIN);
+		snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s 120", TRACER_BIN, path, SPIN_BIN);
 		tracer = start_bg(cmd, NULL, log);
 		cr_assert_gt(first_child(tracer), 0);
 		sleep(2);
@@ -471,7 +473,8 @@ Test(fault_e2e, sigkilled_tracer_leaves_no_probes_behind, .timeout = 300)
 	dir = e2e_tmpdir("nokeep");
 	snprintf(spin_out, sizeof(spin_out), "%s/spin.txt", dir);
 	snprintf(path, sizeof(path), "%s/p.json", dir);
-	spin = start_bg(SPIN_BIN, spin_out, NULL);
+	/* A bounded lifetime: a failed assertion below must not leave it spinning. */
+	spin = start_bg(SPIN_BIN " 120", spin_out, NULL);
 	sleep(2);
 	base = spin_rate(spin_out, 9);
 	cr_assert_gt(base, 0, "alloc_spin reports nothing");
