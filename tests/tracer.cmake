@@ -31,8 +31,9 @@ set_tests_properties(attach_e2e_test PROPERTIES TIMEOUT 1200)
 
 # The same program linked statically: malloc lives in the executable (allocator detection).
 add_executable(known_allocs_static ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/known_allocs.c)
-target_compile_options(known_allocs_static PRIVATE -O0 -g)
-target_link_options(known_allocs_static PRIVATE -static)
+# -fno-sanitize=all: with TRACER_SANITIZE the sanitizer runtimes cannot be linked statically.
+target_compile_options(known_allocs_static PRIVATE -O0 -g -fno-sanitize=all)
+target_link_options(known_allocs_static PRIVATE -static -fno-sanitize=all)
 target_link_libraries(known_allocs_static PRIVATE Threads::Threads)
 add_dependencies(tracer_e2e_test known_allocs_static)
 target_compile_definitions(tracer_e2e_test PRIVATE
