@@ -39,41 +39,6 @@ static int run_diff(const char *old, const char *new, const struct diff_opts *op
 	return ret;
 }
 
-/* Run cli_diff with argv (NULL-terminated), capturing stdout and stderr. */
-static int run_cli(const char *const *argv, char **out, char **errs)
-{
-	char dir[512], po[700], pe[700];
-	int argc = 0, so, se, fo, fe, ret;
-
-	while (argv[argc])
-		argc++;
-	tu_scratch(dir, sizeof(dir), "cli-diff");
-	snprintf(po, sizeof(po), "%s/stdout", dir);
-	snprintf(pe, sizeof(pe), "%s/stderr", dir);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	ret = cli_diff(argc, (char **)argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fo);
-	close(fe);
-	*out = tu_slurp(po, NULL);
-	*errs = tu_slurp(pe, NULL);
-	cr_assert(*out && *errs);
-	return ret;
-}
-
 static cJSON *get(cJSON *o, const char *path)
 {
 	char buf[128], *save, *k;
@@ -259,7 +224,7 @@ Test(diff, cli_exit_codes)
 
 	const char *ok_argv[] = {
 	    "diff", DATA "diff_old.json", DATA "diff_new.json", "--top=1", "--sort", "end", NULL};
-	cr_expect_eq(run_cli(ok_argv, &out, &errs), 0, "%s", errs);
+	cr_expect_eq(tu_run_cli(cli_diff, ok_argv, &out, &errs), 0, "%s", errs);
 	cr_expect(strstr(out, "program points by change in END BYTES"), "%s", out);
 	cr_expect(strstr(out, "read_config (conf.c:20)"), "%s", out);
 	cr_expect_str_eq(errs, "");
@@ -268,7 +233,7 @@ Test(diff, cli_exit_codes)
 
 	const char *json_argv[] = {
 	    "diff", "-j", DATA "diff_old.json", DATA "diff_new.json", "--skip", "parse_", NULL};
-	cr_expect_eq(run_cli(json_argv, &out, &errs), 0, "%s", errs);
+	cr_expect_eq(tu_run_cli(cli_diff, json_argv, &out, &errs), 0, "%s", errs);
 	cJSON *j = cJSON_Parse(out);
 	cr_expect_not_null(j, "%s", out);
 	cr_expect(strstr(out, "\"site\":\t\"main (main.c:5)\""), "%s", out);
@@ -277,7 +242,7 @@ Test(diff, cli_exit_codes)
 	free(errs);
 
 	const char *bad_argv[] = {"diff", DATA "diff_old.json", DATA "vg_diff_prog.c", NULL};
-	cr_expect_eq(run_cli(bad_argv, &out, &errs), 2);
+	cr_expect_eq(tu_run_cli(cli_diff, bad_argv, &out, &errs), 2);
 	cr_expect_str_eq(out, "");
 	cr_expect(!strncmp(errs, "tracer: ", 8) && strstr(errs, "vg_diff_prog.c:1:1: not valid "
 								"JSON"),
@@ -296,14 +261,14 @@ Test(diff, cli_exit_codes)
 	    {"diff", DATA "diff_old.json", DATA "nope.json", NULL},
 	};
 	for (size_t i = 0; i < sizeof(usage_cases) / sizeof(usage_cases[0]); i++) {
-		cr_expect_eq(run_cli(usage_cases[i], &out, &errs), 2, "case %zu", i);
+		cr_expect_eq(tu_run_cli(cli_diff, usage_cases[i], &out, &errs), 2, "case %zu", i);
 		cr_expect_str_eq(out, "", "case %zu", i);
 		cr_expect(*errs, "case %zu: silent", i);
 		free(out);
 		free(errs);
 	}
 	const char *help_argv[] = {"diff", "-h", NULL};
-	cr_expect_eq(run_cli(help_argv, &out, &errs), 0);
+	cr_expect_eq(tu_run_cli(cli_diff, help_argv, &out, &errs), 0);
 	cr_expect(strstr(out, "Usage: tracer diff OLD NEW"), "%s", out);
 	free(out);
 	free(errs);

@@ -41,41 +41,6 @@ static int run_report(const char *path, const struct report_opts *opts, char **o
 	return ret;
 }
 
-/* Run a cli_* entry point with argv (NULL-terminated), capturing stdout and stderr. */
-static int run_cli(int (*fn)(int, char **), const char *const *argv, char **out, char **errs)
-{
-	char dir[512], po[700], pe[700];
-	int argc = 0, so, se, fo, fe, ret;
-
-	while (argv[argc])
-		argc++;
-	tu_scratch(dir, sizeof(dir), "cli");
-	snprintf(po, sizeof(po), "%s/stdout", dir);
-	snprintf(pe, sizeof(pe), "%s/stderr", dir);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	ret = fn(argc, (char **)argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fo);
-	close(fe);
-	*out = tu_slurp(po, NULL);
-	*errs = tu_slurp(pe, NULL);
-	cr_assert(*out && *errs);
-	return ret;
-}
-
 /* Write text to a scratch file named name; returns its path (static buffer). */
 static const char *put(const char *name, const char *text)
 {
@@ -739,14 +704,14 @@ Test(report, cli_report_exit_codes)
 
 	snprintf(bad_path, sizeof(bad_path), "%s", bad);
 	const char *ok_argv[] = { "report", DATA "vg_adhoc.json", "--top", "2", NULL };
-	cr_expect_eq(run_cli(cli_report, ok_argv, &out, &errs), 0);
+	cr_expect_eq(tu_run_cli(cli_report, ok_argv, &out, &errs), 0);
 	cr_expect(strstr(out, "  total events      :            3\n"), "%s", out);
 	cr_expect_str_eq(errs, "");
 	free(out);
 	free(errs);
 
 	const char *bad_argv[] = { "report", bad_path, NULL };
-	cr_expect_eq(run_cli(cli_report, bad_argv, &out, &errs), 2);
+	cr_expect_eq(tu_run_cli(cli_report, bad_argv, &out, &errs), 2);
 	cr_expect_str_eq(out, "");
 	cr_expect(!strncmp(errs, "tracer: ", 8) && strstr(errs, "cli_bad.json:1:") &&
 		  strstr(errs, "pps[0]: missing field \"tbk\"\n"), "%s", errs);
@@ -756,7 +721,7 @@ Test(report, cli_report_exit_codes)
 
 	const char *json_argv[] = { "report", "--json", "-s", "lifetime",
 				    TESTS_SRC_DIR "/data/dhat_rs_sample.json", NULL };
-	cr_expect_eq(run_cli(cli_report, json_argv, &out, &errs), 0, "%s", errs);
+	cr_expect_eq(tu_run_cli(cli_report, json_argv, &out, &errs), 0, "%s", errs);
 	j = cJSON_Parse(out);
 	cr_expect_not_null(j, "%s", out);
 	cr_expect_str_eq(cJSON_GetObjectItem(j, "sort")->valuestring, "lifetime");
@@ -767,7 +732,7 @@ Test(report, cli_report_exit_codes)
 
 	const char *skip_argv[] = { "report", DATA "vg_adhoc.json", "--skip", "g ", "--skip=f",
 				    NULL };
-	cr_expect_eq(run_cli(cli_report, skip_argv, &out, &errs), 0, "%s", errs);
+	cr_expect_eq(tu_run_cli(cli_report, skip_argv, &out, &errs), 0, "%s", errs);
 	cr_expect(strstr(out, "   main (adhoc.c:4)\n"), "%s", out);
 	free(out);
 	free(errs);
@@ -783,14 +748,14 @@ Test(report, cli_report_exit_codes)
 		{ "report", DATA "does-not-exist.json", NULL },
 	};
 	for (size_t i = 0; i < sizeof(usage_cases) / sizeof(usage_cases[0]); i++) {
-		cr_expect_eq(run_cli(cli_report, usage_cases[i], &out, &errs), 2, "case %zu", i);
+		cr_expect_eq(tu_run_cli(cli_report, usage_cases[i], &out, &errs), 2, "case %zu", i);
 		cr_expect_str_eq(out, "", "case %zu", i);
 		cr_expect(*errs, "case %zu: silent", i);
 		free(out);
 		free(errs);
 	}
 	const char *help_argv[] = { "report", "--help", NULL };
-	cr_expect_eq(run_cli(cli_report, help_argv, &out, &errs), 0);
+	cr_expect_eq(tu_run_cli(cli_report, help_argv, &out, &errs), 0);
 	cr_expect(strstr(out, "Usage: tracer report FILE"), "%s", out);
 	free(out);
 	free(errs);

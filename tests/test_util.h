@@ -3,6 +3,7 @@
 #ifndef TESTS_TEST_UTIL_H
 #define TESTS_TEST_UTIL_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,41 @@ static inline int tu_golden(const char *golden_path, const char *text, size_t le
 	same = glen == len && !memcmp(g, text, len);
 	free(g);
 	return same ? 0 : -1;
+}
+
+/* Run a cli_* entry point (needs <criterion/criterion.h>) with argv (NULL-terminated), capturing stdout and stderr. */
+static inline int tu_run_cli(int (*fn)(int, char **), const char *const *argv, char **out, char **errs)
+{
+	char dir[512], po[700], pe[700];
+	int argc = 0, so, se, fo, fe, ret;
+
+	while (argv[argc])
+		argc++;
+	tu_scratch(dir, sizeof(dir), "cli");
+	snprintf(po, sizeof(po), "%s/stdout", dir);
+	snprintf(pe, sizeof(pe), "%s/stderr", dir);
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	ret = fn(argc, (char **)argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	*out = tu_slurp(po, NULL);
+	*errs = tu_slurp(pe, NULL);
+	cr_assert(*out && *errs);
+	return ret;
 }
 
 #endif
