@@ -164,3 +164,51 @@ Test(frames, allocator_first_then_callers)
 	cr_expect(strstr(out.items[1], "stack capture failed"));
 	strvec__release(&out);
 }
+
+/* --- timeline ------------------------------------------------------------------------------- */
+
+#include "timeline.h"
+
+Test(timeline, bounded_and_keeps_the_peak)
+{
+	static struct timeline tl;
+	__u64 peak_t = 3000000, max_seen = 0;
+
+	timeline__init(&tl, 0);
+	/* 10 s of samples every µs-ish: far more than the series holds. */
+	for (__u64 t = 0; t < 10000000; t += 997) {
+		__u64 live = t == peak_t / 997 * 997 ? 1000000 : t % 5000;
+
+		timeline__note(&tl, t, live);
+	}
+	cr_assert_leq(tl.cnt, TIMELINE_MAX_POINTS);
+	cr_assert_gt(tl.cnt, TIMELINE_MAX_POINTS / 4, "compaction lost too much: %zu", tl.cnt);
+	for (size_t i = 0; i < tl.cnt; i++) {
+		if (i)
+			cr_assert_gt(tl.t_ns[i], tl.t_ns[i - 1], "times must ascend");
+		if (tl.bytes[i] > max_seen)
+			max_seen = tl.bytes[i];
+	}
+	/* Each point keeps its bucket's maximum, so the single spike survives compaction. */
+	cr_expect_eq(max_seen, 1000000);
+}
+
+Test(timeline, collector_feeds_it)
+{
+	struct collector *c = collector__new(0, NULL);
+	struct alloc_event e = { .type = EV_ALLOC, .ts_ns = 10, .addr = 0x10, .size = 100,
+				 .stack_id = 1, .fn = FN_MALLOC };
+	const struct timeline *tl;
+
+	cr_assert_not_null(c);
+	cr_assert_eq(collector__handle(c, &e), 0);
+	e.type = EV_FREE;
+	e.ts_ns = 5000;
+	cr_assert_eq(collector__handle(c, &e), 0);
+	collector__finish(c, 9000);
+	tl = collector__timeline(c);
+	cr_assert_geq(tl->cnt, 2);
+	cr_expect_eq(tl->bytes[0], 100, "the first bucket holds the 100-byte block");
+	cr_expect_eq(tl->bytes[tl->cnt - 1], 0, "nothing live at the end");
+	collector__free(c);
+}
