@@ -888,6 +888,19 @@ static bool choose_unwind(const struct run *r, char *const argv[])
 	return !fp_detect__has_fp(&c);
 }
 
+/* A held child we will not trace: closing its pipe makes it exit 127 before exec; reap it. */
+static void abandon_child(struct run *r, int go_fd, int err_fd)
+{
+	int status;
+
+	if (go_fd < 0)
+		return;
+	close(go_fd);
+	close(err_fd);
+	while (wait_child(r, &status, true))
+		;
+}
+
 /* Trace one process: spawned from argv (held until attached), or the running pid. */
 static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
 {
@@ -974,18 +987,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 			     (int)r->target);
 		else
 			elog("cannot attach to pid %d: %s\n", (int)r->target, strerror(err));
-		if (go_fd >= 0) {
-			close(go_fd); /* the held child exits 127 */
-			close(err_fd);
-			while (wait_child(r, &wait_status, true))
-				;
-		}
+		abandon_child(r, go_fd, err_fd);
 		return err == ESRCH ? TRACER_EXIT_USAGE :
 		       err == EPERM ? TRACER_EXIT_UNSUPPORTED : TRACER_EXIT_FAILURE;
 	}
 	if (r->args->start_at || r->args->stop_at) {
 		err = attach_window_symbols(r, argv);
 		if (err) {
+			abandon_child(r, go_fd, err_fd);
 			ret = err == -ENOENT || err == -ESRCH ? TRACER_EXIT_USAGE : TRACER_EXIT_FAILURE;
 			goto cleanup;
 		}
@@ -997,6 +1006,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	r->session = session__new(&sopts);
 	if (!r->session) {
 		elog("out of memory\n");
+		abandon_child(r, go_fd, err_fd);
 		goto cleanup;
 	}
 	if (argv) {
