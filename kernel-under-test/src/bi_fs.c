@@ -30,31 +30,6 @@ const char bi_cd_usage[] =
 	"Usage: cd [DIR]\n"
 	"Change the working directory (default: $HOME if set, else the sandbox root).\n";
 
-/* Parse a cluster of single-letter flags into the bools named by letters. */
-static int flags(struct bi_ctx *c, int argc, char **argv, const char *letters, bool *set,
-		 struct strv *ops)
-{
-	bool done = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!done && !strcmp(a, "--")) {
-			done = true;
-		} else if (!done && a[0] == '-' && a[1]) {
-			for (const char *f = a + 1; *f; f++) {
-				const char *p = strchr(letters, *f);
-				if (!p) {
-					bi_err(c, "unknown option '-%c'", *f);
-					return -1;
-				}
-				set[p - letters] = true;
-			}
-		} else {
-			strv_pushdup(ops, a);
-		}
-	}
-	return 0;
-}
-
 /* ls -l mode column: type letter plus rwx triplets. */
 static void mode_str(mode_t m, char *s)
 {
@@ -86,7 +61,7 @@ int bi_ls(struct bi_ctx *c, int argc, char **argv)
 	struct strv ops;
 	int rc = 0;
 	strv_init(&ops);
-	if (flags(c, argc, argv, "al1", f, &ops) < 0) {
+	if (bi_flags(c, argc, argv, "al1", f, &ops) < 0) {
 		strv_free(&ops);
 		return KAISH_EXIT_USAGE;
 	}
@@ -134,7 +109,7 @@ int bi_mkdir(struct bi_ctx *c, int argc, char **argv)
 	struct strv ops;
 	int rc = 0;
 	strv_init(&ops);
-	if (flags(c, argc, argv, "p", f, &ops) < 0 || !ops.n) {
+	if (bi_flags(c, argc, argv, "p", f, &ops) < 0 || !ops.n) {
 		if (!ops.n)
 			bi_err(c, "missing operand");
 		strv_free(&ops);
@@ -158,7 +133,7 @@ int bi_rm(struct bi_ctx *c, int argc, char **argv)
 	struct strv ops;
 	int rc = 0;
 	strv_init(&ops);
-	if (flags(c, argc, argv, "rRf", f, &ops) < 0) {
+	if (bi_flags(c, argc, argv, "rRf", f, &ops) < 0) {
 		strv_free(&ops);
 		return KAISH_EXIT_USAGE;
 	}

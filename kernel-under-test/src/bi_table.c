@@ -245,3 +245,27 @@ int bi_regex_compile(void *rep, const char *pat, int flags, char **msg)
 	}
 	return 0;
 }
+
+int bi_flags(struct bi_ctx *c, int argc, char **argv, const char *letters, bool *set,
+	     struct strv *ops)
+{
+	bool done = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!done && !strcmp(a, "--")) {
+			done = true;
+		} else if (!done && a[0] == '-' && a[1]) {
+			for (const char *f = a + 1; *f; f++) {
+				const char *p = strchr(letters, *f);
+				if (!p) {
+					bi_err(c, "unknown option '-%c'", *f);
+					return -1;
+				}
+				set[p - letters] = true;
+			}
+		} else {
+			strv_pushdup(ops, a);
+		}
+	}
+	return 0;
+}

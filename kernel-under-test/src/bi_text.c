@@ -202,28 +202,17 @@ static int cmp_num(const void *a, const void *b)
 /* -u drops lines equal (under the active comparison) to their predecessor. */
 int bi_sort(struct bi_ctx *c, int argc, char **argv)
 {
-	bool rev = false, num = false, uniq = false;
+	bool f[3] = { false }; /* -r -n -u */
 	struct strv files, lines;
 	struct sbuf b;
 	strv_init(&files);
 	strv_init(&lines);
 	sb_init(&b);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (a[0] == '-' && a[1]) {
-			for (const char *f = a + 1; *f; f++) {
-				if (*f == 'r') rev = true;
-				else if (*f == 'n') num = true;
-				else if (*f == 'u') uniq = true;
-				else {
-					bi_err(c, "unknown option '-%c'", *f);
-					strv_free(&files);
-					return KAISH_EXIT_USAGE;
-				}
-			}
-		} else
-			strv_pushdup(&files, a);
+	if (bi_flags(c, argc, argv, "rnu", f, &files) < 0) {
+		strv_free(&files);
+		return KAISH_EXIT_USAGE;
 	}
+	bool rev = f[0], num = f[1], uniq = f[2];
 	int rc = read_inputs(c, &files, &b);
 	bi_split_lines(sb_str(&b), b.len, &lines);
 	if (lines.n)
@@ -247,28 +236,17 @@ int bi_sort(struct bi_ctx *c, int argc, char **argv)
 /* Only adjacent duplicates collapse, as POSIX uniq. */
 int bi_uniq(struct bi_ctx *c, int argc, char **argv)
 {
-	bool count = false, dup = false, uni = false;
+	bool f[3] = { false }; /* -c -d -u */
 	struct strv files, lines;
 	struct sbuf b;
 	strv_init(&files);
 	strv_init(&lines);
 	sb_init(&b);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (a[0] == '-' && a[1]) {
-			for (const char *f = a + 1; *f; f++) {
-				if (*f == 'c') count = true;
-				else if (*f == 'd') dup = true;
-				else if (*f == 'u') uni = true;
-				else {
-					bi_err(c, "unknown option '-%c'", *f);
-					strv_free(&files);
-					return KAISH_EXIT_USAGE;
-				}
-			}
-		} else
-			strv_pushdup(&files, a);
+	if (bi_flags(c, argc, argv, "cdu", f, &files) < 0) {
+		strv_free(&files);
+		return KAISH_EXIT_USAGE;
 	}
+	bool count = f[0], dup = f[1], uni = f[2];
 	int rc = read_inputs(c, &files, &b);
 	bi_split_lines(sb_str(&b), b.len, &lines);
 	for (int i = 0; i < lines.n;) {

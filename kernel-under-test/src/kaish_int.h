@@ -406,6 +406,11 @@ int bi_read_input(struct bi_ctx *c, const char *path, char **buf, size_t *len);
 const char *bi_stdin(struct bi_ctx *c, size_t *len);
 /* Split buffer into lines without the '\n' (pointers into a copy held by lines). */
 int bi_split_lines(const char *buf, size_t len, struct strv *lines);
+/* Parse argv[1..] as clusters of single-letter flags ("-rn") until "--": set[i] becomes true
+ * for each letters[i] seen; other words are pushed to ops. On an unknown letter writes
+ * "unknown option '-X'" to err and returns -1 (ops keeps what was pushed). */
+int bi_flags(struct bi_ctx *c, int argc, char **argv, const char *letters, bool *set,
+	     struct strv *ops);
 /* Parse a non-negative integer option value. */
 bool bi_parse_long(const char *s, long *v);
 
