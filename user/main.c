@@ -1066,6 +1066,12 @@ static int cmd_workload(struct run *r)
 	char *argv[5];
 	int argc = 0, err;
 
+	/* Privileges first: an unprivileged user may not even see the driver's directory. */
+	if (strcmp(name, "list")) {
+		err = check_environment();
+		if (err)
+			return err;
+	}
 	err = find_driver(driver, sizeof(driver));
 	if (err) {
 		elog("cannot find the workload driver kaish-workloads next to the tracer\n");
@@ -1086,9 +1092,6 @@ static int cmd_workload(struct run *r)
 		elog("unknown workload: %s (try --workload list)\n", name);
 		return TRACER_EXIT_USAGE;
 	}
-	err = check_environment();
-	if (err)
-		return err;
 	argv[argc++] = driver;
 	argv[argc++] = "--quiet";
 	if (tracer_verbosity >= 0 && isatty(STDERR_FILENO))
