@@ -26,7 +26,9 @@ struct stack_source {
 struct frames_ctx {
 	struct symbolizer *sym;
 	const struct stack_source *src;
-	__u64 truncated; /* stacks that ended without reaching main (counted, reported) */
+	__u64 truncated;   /* stacks that ended without reaching main (counted, reported) */
+	__u64 describe_ns; /* time spent in frames__describe (stack fetch + symbolization) */
+	__u64 frames;	   /* frames described */
 };
 
 /* A pp_frames_fn (dhat_writer.h): ctx is a struct frames_ctx. */

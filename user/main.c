@@ -453,6 +453,22 @@ static int write_exports(const struct run *r, const char *json_path, const struc
 	return ret;
 }
 
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* -1 if it cannot be stat'ed (only used in a -v line). */
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
 /* session_profile_fn: symbolize, write the DHAT file, print the seed's report from it. */
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
@@ -463,18 +479,29 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	const struct workload_info *w = name ? find_workload(r, name) : NULL;
 	struct report_opts ropts = { .top = r->args->top };
 	char path[PATH_MAX], err[512];
+	double t0, write_ms;
+	size_t npps;
 	int ret;
 
 	if (r->sym)
 		symbolizer__refresh_maps(r->sym);
 	profile_path(r, r->args->workload ? name : NULL, path, sizeof(path));
+	t0 = mono_ms();
 	ret = dhat__write_path(path, c, frames__describe, &fc, &meta);
+	write_ms = mono_ms() - t0;
 	r->truncated_stacks += fc.truncated;
 	if (ret) {
 		elog("cannot write %s: %s\n", path, strerror(-ret));
 		r->write_failures++;
 		return 0; /* keep tracing: later windows may still be written */
 	}
+	/* Symbolization runs inside the writer (frames__describe per program point): the
+	 * JSON's own cost is the rest. One line for the benchmark (workloads/bench/run.sh). */
+	collector__pps(c, &npps);
+	vlog("timing: %s: %zu program points, %llu frames: stacks+symbols %.1f ms, "
+	     "JSON %.1f ms, %lld bytes\n",
+	     path, npps, (unsigned long long)fc.frames, (double)fc.describe_ns / 1e6,
+	     write_ms - (double)fc.describe_ns / 1e6, file_size(path));
 	/* Under sudo the writer has already handed the file to the invoking user. */
 	r->profiles_written++;
 	ilog("wrote %s\n", path);

@@ -153,9 +153,12 @@ one() {
 	tracer)
 		st=$(date +%s.%N)
 		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
-			"$TRACER" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>"$WORK/tracer.err" || rc=$?
+			"$TRACER" -v -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>"$WORK/tracer.err" || rc=$?
+		# -v adds the "timing:" line: symbolization and JSON write times (the report on
+		# stdout is discarded, the summary on stderr only goes to tracer.err).
 		echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
-			"time=$(tr ' ' , <"$WORK/time")" >>"$xf"
+			"time=$(tr ' ' , <"$WORK/time")" \
+			"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"
 		;;
 	tracer_x)
 		"$TRACER_X" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
