@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "e2e_util.h"
 
@@ -369,6 +370,41 @@ Test(tracer_e2e, static_executable_allocator_detected, .timeout = 300)
 		cr_expect(found, "%s missing in the static profile", known_sites[k].fn);
 	}
 	e2e_sites_free(s, n);
+	dhat_profile__free(p);
+	free(out);
+	free(dir);
+}
+
+/* -v prints one "timing:" line per profile (run.sh keeps it): its counts are the file's. */
+Test(tracer_e2e, verbose_timing_line_describes_the_profile, .timeout = 300)
+{
+	char *dir, cmd[2048], path[1024], *out = NULL, *line;
+	unsigned long long frames, bytes;
+	double sym_ms, json_ms;
+	struct dhat_profile *p;
+	struct stat st;
+	size_t npps;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("timing");
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -v -o %s -- %s 2>&1 >/dev/null", TRACER_BIN, path,
+		 KNOWN_ALLOCS_BIN);
+	cr_assert_eq(e2e_run(cmd, &out), 3, "%s", out);
+	line = strstr(out, "timing: ");
+	cr_assert_not_null(line, "no timing line:\n%s", out);
+	line += strlen("timing: ") + strlen(path) + 2;
+	cr_assert_eq(sscanf(line,
+			    "%zu program points, %llu frames: stacks+symbols %lf ms, JSON %lf ms, "
+			    "%llu bytes",
+			    &npps, &frames, &sym_ms, &json_ms, &bytes),
+		     5, "unparsed timing line: %s", line);
+	p = load_or_die(path);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(npps, p->pp_cnt, "program points: line %zu, file %zu", npps, p->pp_cnt);
+	cr_expect_eq(bytes, (unsigned long long)st.st_size);
+	cr_expect_geq(frames, npps, "each program point has at least its allocator frame");
+	cr_expect(sym_ms >= 0 && json_ms >= 0, "%f %f", sym_ms, json_ms);
 	dhat_profile__free(p);
 	free(out);
 	free(dir);
