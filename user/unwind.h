@@ -2,8 +2,8 @@
 /*
  * unwind - DWARF CFI unwinding of user stacks captured by BPF, out of process.
  *
- * BPF's frame-pointer walker (bpf_get_stackid) loses every caller of code built without
- * frame pointers (Rust release builds, Debian's libc). Instead the probe captures the user
+ * The frame-pointer walk in BPF (fp_walk() in alloc.bpf.c) loses every caller of code built
+ * without frame pointers (Rust release builds, Debian's libc). Instead the probe captures the user
  * registers and a bounded copy of the user stack starting at SP; this module unwinds that
  * snapshot later with the .eh_frame / .debug_frame of each mapped module, through libdw's
  * dwfl frame API (dwfl_attach_state + dwfl_getthread_frames), the way perf does.
