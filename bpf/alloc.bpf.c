@@ -109,6 +109,8 @@ const volatile __u64 wakeup_threshold = 0; /* unconsumed bytes above which recor
 /* Benchmark only: every program returns 0 at once (the verifier prunes the rest), giving
  * the cost floor of the probe sites themselves. */
 const volatile __u32 noop = 0;
+/* Benchmark only: enum bench_cut, the parts of the work left out (bench-trace --cut). */
+const volatile __u32 bench_cut = BENCH_CUT_NONE;
 
 /*
  * The attach cookie of every allocator probe (set by the loader):
@@ -418,6 +420,8 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 {
 	struct alloc_event *e;
 
+	if (bench_cut == BENCH_CUT_RECORDS)
+		return;
 	if (stack_id == STACK_ID_SNAPSHOT) { /* take_snapshot() filled this CPU's slot */
 		emit_snapshot(type, fn, addr, old_addr, size);
 		return;
@@ -525,6 +529,8 @@ __noinline int take_stack(struct pt_regs *ctx)
 	__u64 h;
 	long n;
 
+	if (bench_cut != BENCH_CUT_NONE)
+		return -ENOENT;
 	if (unwind_dwarf)
 		return take_snapshot(ctx);
 	s = bpf_map_lookup_elem(&stack_scratch, &zero);

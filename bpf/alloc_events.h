@@ -126,6 +126,16 @@ struct probe_counters {
 };
 
 /*
+ * Benchmark only (bench-trace --cut): parts of the probes' work left out, to measure what
+ * each costs against the no-op floor (workloads/bench/run.sh, "Where the time goes").
+ */
+enum bench_cut {
+	BENCH_CUT_NONE = 0,    /* the tracer's full work */
+	BENCH_CUT_STACKS = 1,  /* records sent without a stack walk (stack_id -ENOENT) */
+	BENCH_CUT_RECORDS = 2, /* per-thread call state only: no stack, no record */
+};
+
+/*
  * --unwind dwarf counters, a separate BPF global so struct probe_counters stays as it is.
  */
 struct snapshot_counters {

@@ -759,6 +759,7 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 	l->skel->rodata->target_tgid = (__u32)opts->pid;
 	l->skel->rodata->window_gated = opts->window_gated;
 	l->skel->rodata->noop = opts->noop;
+	l->skel->rodata->bench_cut = opts->bench_cut;
 	/* Wake the consumer early only when a quarter of the ring is waiting. */
 	l->skel->rodata->wakeup_threshold = rb_sz / 4;
 	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);

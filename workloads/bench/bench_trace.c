@@ -2,10 +2,13 @@
 /*
  * bench-trace - the tracer's probes without the rest of the tracer, for the benchmark.
  *
- *   bench-trace [--noop] [--per-probe-links] [--record FILE] [--ringbuf BYTES] -- CMD [ARG...]
+ *   bench-trace [--noop | --cut stacks|records] [--per-probe-links] [--record FILE]
+ *               [--ringbuf BYTES] -- CMD [ARG...]
  *	Spawns CMD held before exec, attaches the loader's probes to it, releases it, consumes
  *	the ring buffer until it exits. --noop loads the same programs on the same probe sites
- *	with bodies that only return 0 (the probe floor). --record saves every raw record as
+ *	with bodies that only return 0 (the probe floor). --cut leaves part of the work out:
+ *	"stacks" sends records without stacks, "records" keeps only the per-thread call state
+ *	(what each part costs: run.sh's "Where the time goes"). --record saves every raw record as
  *	<u32 size><bytes> for --replay. --per-probe-links: one link per probe, as on kernels
  *	without uprobe-multi. BENCH_TRACE_VERBOSE=N: loader verbosity. Prints one line of
  *	key=value figures on stdout.
@@ -54,7 +57,8 @@ static int on_record(void *ctx, const void *data, size_t sz)
 	return 0;
 }
 
-static int run_traced(char **argv, bool noop, bool per_probe, const char *record, size_t rb_sz)
+static int run_traced(char **argv, bool noop, __u32 cut, bool per_probe, const char *record,
+		      size_t rb_sz)
 {
 	struct loader_opts opts = {0};
 	struct sink sink = {0};
@@ -91,6 +95,7 @@ static int run_traced(char **argv, bool noop, bool per_probe, const char *record
 	opts.pid = pid;
 	opts.ringbuf_sz = rb_sz;
 	opts.noop = noop;
+	opts.bench_cut = cut;
 	opts.per_probe_links = per_probe;
 	opts.verbose = getenv("BENCH_TRACE_VERBOSE") ? atoi(getenv("BENCH_TRACE_VERBOSE")) : 0;
 	t0 = mono_s();
@@ -199,11 +204,20 @@ int main(int argc, char **argv)
 	const char *record = NULL, *replay_path = NULL;
 	size_t rb_sz = 0;
 	bool noop = false, per_probe = false;
+	__u32 cut = BENCH_CUT_NONE;
 	int passes = 5, i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--noop"))
 			noop = true;
+		else if (!strcmp(argv[i], "--cut") && i + 1 < argc && !strcmp(argv[i + 1], "stacks"))
+			cut = BENCH_CUT_STACKS, i++;
+		else if (!strcmp(argv[i], "--cut") && i + 1 < argc && !strcmp(argv[i + 1], "records"))
+			cut = BENCH_CUT_RECORDS, i++;
+		else if (!strcmp(argv[i], "--cut")) {
+			fprintf(stderr, "bench-trace: --cut takes stacks or records\n");
+			return 2;
+		}
 		else if (!strcmp(argv[i], "--per-probe-links"))
 			per_probe = true;
 		else if (!strcmp(argv[i], "--record") && i + 1 < argc)
@@ -223,10 +237,11 @@ int main(int argc, char **argv)
 	if (replay_path)
 		return replay(replay_path, passes > 0 ? passes : 1);
 	if (i >= argc) {
-		fprintf(stderr, "usage: bench-trace [--noop] [--per-probe-links] [--record FILE] "
+		fprintf(stderr, "usage: bench-trace [--noop | --cut stacks|records] "
+				"[--per-probe-links] [--record FILE] "
 				"[--ringbuf BYTES] -- "
 				"CMD [ARG...]\n       bench-trace --replay FILE [--passes N]\n");
 		return 2;
 	}
-	return run_traced(argv + i, noop, per_probe, record, rb_sz);
+	return run_traced(argv + i, noop, cut, per_probe, record, rb_sz);
 }

@@ -10,7 +10,8 @@
 #   -b BUILD_DIR  CMake build dir holding user/tracer, workloads/... (default: ./build)
 #   -r REPS       runs per cell; the median is reported (default 3)
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
-#   -t TOOLS      comma list of untraced,tracer,noop,memleak,bpftrace,heaptrack,dhat
+#   -t TOOLS      comma list of untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,
+#                 bpftrace_realloc,heaptrack,dhat (full, cut_*: bench-trace, the loader alone)
 #   -o OUT.md     also write the tables there (default: stdout only)
 #   -x PATH       also run another tracer binary (e.g. an older build) as column "tracer_x"
 #
@@ -22,7 +23,7 @@
 set -euo pipefail
 
 BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X=
-TOOLS=untraced,tracer,noop,memleak,bpftrace,heaptrack,dhat
+TOOLS=untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat
 while [ $# -gt 0 ]; do
 	case $1 in
 	-b) BUILD=$2; shift 2 ;;
@@ -99,6 +100,21 @@ uretprobe:$LIBC:malloc /@size[tid]/ {
 }
 uprobe:$LIBC:free { delete(@live[arg0]); }
 BT
+# The same script with realloc traced too (a memleak-style script that sees realloc'd blocks): the
+# issue's script above does not see the realloc row's reallocs at all.
+BPFT_REALLOC_SCRIPT=$WORK/memleak-realloc.bt
+{ sed '/^uprobe:.*:free/d' "$BPFT_SCRIPT"; cat <<BT
+uprobe:$LIBC:realloc { @rold[tid] = arg0; @rsize[tid] = arg1; }
+uretprobe:$LIBC:realloc /@rsize[tid]/ {
+	delete(@live[@rold[tid]]);
+	@live[retval] = @rsize[tid];
+	@bytes_by_stack[ustack] = sum(@rsize[tid]);
+	delete(@rold[tid]);
+	delete(@rsize[tid]);
+}
+uprobe:$LIBC:free { delete(@live[arg0]); }
+BT
+} >"$BPFT_REALLOC_SCRIPT"
 
 # wait_for FILE PATTERN SECONDS PID: until FILE shows PATTERN; fails if PID dies first.
 wait_for() {
@@ -166,10 +182,14 @@ one() {
 		;;
 	noop) "$BTRACE" --noop -- ${CMD[$row]} >>"$xf" ;;
 	full) "$BTRACE" -- ${CMD[$row]} >>"$xf" ;;
+	# where the time goes: the tracer's probes with part of the work left out
+	cut_records) "$BTRACE" --cut records -- ${CMD[$row]} >>"$xf" ;;
+	cut_stacks) "$BTRACE" --cut stacks -- ${CMD[$row]} >>"$xf" ;;
 	# memleak prints its first report one interval after ALL its probes are attached;
 	# bpftrace runs BEGIN after attaching.
 	memleak) gated "$row" "Top 10 stacks" memleak-bpfcc 3 ;;
 	bpftrace) gated "$row" "READY" bpftrace "$BPFT_SCRIPT" ;;
+	bpftrace_realloc) gated "$row" "READY" bpftrace "$BPFT_REALLOC_SCRIPT" ;;
 	heaptrack) heaptrack -o "$WORK/ht" ${CMD[$row]} >/dev/null 2>&1; rm -f "$WORK"/ht* ;;
 	dhat) valgrind -q --tool=dhat --dhat-out-file="$WORK/dhat.json" ${CMD[$row]} >/dev/null 2>&1 ;;
 	esac
