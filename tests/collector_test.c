@@ -624,8 +624,7 @@ Test(collector, many_program_points)
  */
 #define MEM_BASE 0x7f0000000000ull
 
-static unsigned steady_stream(struct collector *c, __u64 first, __u64 last, __u64 live,
-			      __u64 npp)
+static unsigned steady_stream(struct collector *c, __u64 first, __u64 last, __u64 live, __u64 npp)
 {
 	unsigned bad = 0;
 
@@ -635,12 +634,13 @@ static unsigned steady_stream(struct collector *c, __u64 first, __u64 last, __u6
 		if (e < live) {
 			ev = ev_alloc(e, MEM_BASE + e * 16, 48, (__s32)(e % npp), FN_MALLOC);
 		} else {
-			__u64 step = (e - live) / 2, k = live + step; /* k: block allocated now */
+			__u64 k = live + (e - live) / 2; /* the block allocated at this step */
+			__s32 pp = (__s32)(k % npp);
 
 			if ((e - live) % 2 == 0)
 				ev = ev_free(e, MEM_BASE + (k - live) * 16);
 			else
-				ev = ev_alloc(e, MEM_BASE + k * 16, 48, (__s32)(k % npp), FN_MALLOC);
+				ev = ev_alloc(e, MEM_BASE + k * 16, 48, pp, FN_MALLOC);
 		}
 		bad += collector__handle(c, &ev) != 0;
 	}
@@ -675,9 +675,8 @@ static bool heap_counters_work(void)
 
 static void log_mem(const char *what, const struct collector_mem *m)
 {
-	cr_log_info("%s: blocks %zu + pps %zu + timeline %zu + base %zu = %zu B, peak %zu B",
-		    what, m->blocks_sz, m->pps_sz, m->timeline_sz, m->base_sz, m->total_sz,
-		    m->peak_sz);
+	cr_log_info("%s: blocks %zu + pps %zu + timeline %zu + base %zu = %zu B, peak %zu B", what,
+		    m->blocks_sz, m->pps_sz, m->timeline_sz, m->base_sz, m->total_sz, m->peak_sz);
 }
 
 /* 100k events and 2M events of the same steady state: the same bytes, to the byte, and
@@ -705,8 +704,9 @@ Test(collector, memory_independent_of_event_count)
 	cr_assert_eq(collector__totals(c)->live_blocks, LIVE);
 	cr_assert_eq(pp_count(c), NPP);
 
-	cr_expect_eq(m_long.total_sz, m_short.total_sz, "held %zu B after 2M events, %zu after 100k",
-		     m_long.total_sz, m_short.total_sz);
+	cr_expect_eq(m_long.total_sz, m_short.total_sz,
+		     "held %zu B after 2M events, %zu after 100k", m_long.total_sz,
+		     m_short.total_sz);
 	cr_expect_eq(m_long.peak_sz, m_short.peak_sz);
 	cr_expect_eq(m_long.total_sz,
 		     m_long.blocks_sz + m_long.pps_sz + m_long.timeline_sz + m_long.base_sz);
