@@ -15,6 +15,9 @@
  * live figures are about to change first copies them into gb/gbk if it has not done so since
  * the latest snapshot (its figures cannot have changed since then), and finish() settles the
  * PPs that were never touched again. The result is exactly Valgrind's, at O(1) per event.
+ *
+ * Memory accounting (collector__memory) is derived from the capacities, so it costs nothing
+ * per event; only the resizes, which hold an old and a new table at once, note a peak.
  */
 #include "collector.h"
 
@@ -59,6 +62,7 @@ struct collector {
 
 	struct collector_totals t;
 	struct timeline timeline; /* live bytes over time, bounded */
+	size_t mem_peak;	  /* highest bytes held, resizes included (collector_mem) */
 };
 
 static inline __u64 hash64(__u64 x)
@@ -81,6 +85,31 @@ static size_t pow2_at_least(size_t n, size_t min)
 	while (cap < n)
 		cap <<= 1;
 	return cap;
+}
+
+/* ---- memory accounting --------------------------------------------------------------- */
+
+static size_t pps_bytes(size_t pps_cap, size_t slots_cap)
+{
+	return pps_cap * (sizeof(struct pp_stats) + sizeof(struct pp_priv)) +
+	       slots_cap * sizeof(__u32);
+}
+
+/* Bytes held now: the object (the timeline is inside it) and every table's capacity. */
+static size_t collector__held(const struct collector *c)
+{
+	return sizeof(*c) + c->blocks_cap * sizeof(struct block) +
+	       pps_bytes(c->pps_cap, c->pp_slots_cap);
+}
+
+/* Called inside a resize, while the old table (still counted by the capacities) and the new
+ * one (extra_sz, not counted yet) are both allocated: that moment is a candidate peak. */
+static void mem__note_resize(struct collector *c, size_t extra_sz)
+{
+	size_t sz = collector__held(c) + extra_sz;
+
+	if (sz > c->mem_peak)
+		c->mem_peak = sz;
 }
 
 /* ---- live-block table ---------------------------------------------------------------- */
@@ -118,6 +147,7 @@ static int blocks__grow(struct collector *c)
 
 	if (!tab)
 		return -ENOMEM;
+	mem__note_resize(c, cap * sizeof(*tab));
 	for (size_t i = 0; i < c->blocks_cap; i++)
 		if (c->blocks[i].addr)
 			blocks__place(tab, cap, &c->blocks[i]);
@@ -179,6 +209,7 @@ static int pps__rehash(struct collector *c, size_t cap)
 
 	if (!slots)
 		return -ENOMEM;
+	mem__note_resize(c, cap * sizeof(*slots));
 	for (size_t k = 0; k < c->pps_cnt; k++) {
 		size_t i = slot_of(pp_key_hash(c->pps[k].stack_id, c->pps[k].fn), cap);
 
@@ -217,10 +248,14 @@ static int pps__get(struct collector *c, __s32 stack_id, __u32 fn, __u32 *idx)
 
 		if (!pps)
 			return -ENOMEM;
+		/* realloc may have copied: old and new arrays at once (an upper bound). */
+		mem__note_resize(c, cap * sizeof(*pps));
 		c->pps = pps;
 		ppx = realloc(c->ppx, cap * sizeof(*ppx));
 		if (!ppx)
 			return -ENOMEM;
+		/* Now: pps at its new size (counted at the old one), old and new ppx. */
+		mem__note_resize(c, (cap - c->pps_cap) * sizeof(*pps) + cap * sizeof(*ppx));
 		c->ppx = ppx;
 		c->pps_cap = cap;
 	}
@@ -393,6 +428,7 @@ struct collector *collector__new(__u64 start_ns, const struct collector_opts *op
 	c->pp_slots = calloc(c->pp_slots_cap, sizeof(*c->pp_slots));
 	if (!c->blocks || !c->pps || !c->ppx || !c->pp_slots)
 		goto cleanup;
+	c->mem_peak = collector__held(c);
 	return c;
 
 cleanup:
@@ -511,6 +547,17 @@ void collector__finish(struct collector *c, __u64 end_ns)
 const struct timeline *collector__timeline(const struct collector *c)
 {
 	return &c->timeline;
+}
+
+void collector__memory(const struct collector *c, struct collector_mem *m)
+{
+	m->blocks_sz = c->blocks_cap * sizeof(struct block);
+	m->pps_sz = pps_bytes(c->pps_cap, c->pp_slots_cap);
+	m->timeline_sz = sizeof(c->timeline);
+	m->base_sz = sizeof(*c) - sizeof(c->timeline);
+	m->total_sz = collector__held(c);
+	/* Every resize noted a peak at least as large as what it left held. */
+	m->peak_sz = c->mem_peak > m->total_sz ? c->mem_peak : m->total_sz;
 }
 
 const struct collector_totals *collector__totals(const struct collector *c)

@@ -19,6 +19,11 @@
  *
  * Program points are keyed by (stack_id, fn): the same stack through a different allocator
  * entry point is a different PP, because its first frame (the allocator) differs.
+ *
+ * Memory is O(peak live blocks + PPs), never O(events): the live-block table deletes without
+ * tombstones and grows only when the live blocks outgrow half of it; PPs are deduplicated;
+ * the timeline is a fixed array. No table shrinks, so a profile holds what its peak needed.
+ * collector__memory() reports it.
  */
 #ifndef TRACER_COLLECTOR_H
 #define TRACER_COLLECTOR_H
@@ -56,6 +61,19 @@ struct collector_totals {
 					  * lost): the stale block was retired as freed */
 };
 
+/* Bytes held by one collector, by table: allocated capacities (what malloc was asked for),
+ * not the entries in use. malloc's own per-chunk overhead is not included. */
+struct collector_mem {
+	size_t blocks_sz;   /* live-block table: 32 B a slot; 1024 slots at least, else 2 to 4
+			     * slots per live block at the peak (the table never shrinks) */
+	size_t pps_sz;	    /* PP array, its private twin and its hash table */
+	size_t timeline_sz; /* the bounded live-bytes series (fixed size) */
+	size_t base_sz;	    /* the collector object itself, timeline excluded */
+	size_t total_sz;    /* sum of the above: held now */
+	size_t peak_sz;	    /* highest total_sz so far, counting old and new table during a
+			     * resize (both are allocated while the entries move) */
+};
+
 struct collector_opts {
 	size_t expected_blocks; /* sizing hint for the live-block table (0 = default) */
 };
@@ -78,6 +96,9 @@ const struct collector_totals *collector__totals(const struct collector *c);
 /* Program points, in no particular order; valid until the next collector call.
  * gb/gbk/eb/ebk and the lifetimes of live blocks are final only after collector__finish. */
 const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt);
+
+/* The collector's own memory now and at its peak. O(1): no table is walked. */
+void collector__memory(const struct collector *c, struct collector_mem *m);
 
 /* Live bytes over the window (bounded series; see timeline.h). */
 const struct timeline *collector__timeline(const struct collector *c);

@@ -197,6 +197,8 @@ one() {
 	[ -s "$tf.cur" ] && tail -1 "$tf.cur" >>"$tf" || echo "run.sh: no timing for $row/$tool" >&2
 }
 
+# kv KEY FILE: the last KEY=value of FILE's key=value lines ("-" when absent).
+kv() { grep -oE "(^| )$1=[^ ]*" "$2" 2>/dev/null | tail -1 | cut -d= -f2 | grep . || echo -; }
 median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
 col() { if [ -s "$2" ]; then awk -v c=$1 '{print $c}' "$2" | median; else echo nan; fi; }
 
@@ -215,6 +217,10 @@ for row in pairs mt realloc workloads; do
 	"$BTRACE" --record "$WORK/rec.$row" -- ${CMD[$row]} >"$WORK/rec.$row.txt"
 	"$BTRACE" --replay "$WORK/rec.$row" >>"$WORK/rec.$row.txt"
 done
+# The pairs row again at half the records: the collector's memory must not follow them.
+CMD[pairs_half]="$ABENCH pairs $((PAIRS / 2))"
+"$BTRACE" --record "$WORK/rec.pairs_half" -- ${CMD[pairs_half]} >"$WORK/rec.pairs_half.txt"
+"$BTRACE" --replay "$WORK/rec.pairs_half" --passes 1 >>"$WORK/rec.pairs_half.txt"
 
 # --- report ------------------------------------------------------------------------------------
 report() {
@@ -268,6 +274,19 @@ report() {
 	echo
 	for row in pairs mt realloc workloads; do
 		echo "- $row: $(tr '\n' ' ' <"$WORK/rec.$row.txt")"
+	done
+	echo
+	echo "Collector memory (KiB): the collector's own accounting (collector__memory, peak) in a"\
+		"streamed replay of the recorded stream, that replay's maxrss before and after it, and"\
+		"the tracer's peak RSS (tracer+target, last rep; ring buffer and symbolizer included):"
+	echo
+	echo "| row | records | collector peak | replay maxrss before | after | tracer peak RSS |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	for row in pairs_half pairs mt realloc workloads; do
+		t=$WORK/rec.$row.txt
+		echo "| $row | $(kv replay_records "$t") | $(kv collector_peak_kb "$t") |"\
+			"$(kv stream_base_maxrss_kb "$t") | $(kv stream_maxrss_kb "$t") |"\
+			"$(kv time "$WORK/x.$row.tracer" | cut -d, -f4) |"
 	done
 }
 if [ -n "$OUT" ]; then report | tee "$OUT"; else report; fi
