@@ -3,6 +3,8 @@
  *  - --pid on a multi-threaded embedder that builds a kernel per request, for --duration;
  *  - --pid on a process that exits mid-trace: the tracer ends with it and writes a profile;
  *  - SIGINT to the tracer: it stops cleanly and writes a profile;
+ *  - --pid --duration on a target that keeps allocating: probing stops before the profile
+ *    is written, so records the target makes meanwhile are not dropped records;
  *  - -- CMD ARGS with a non-zero exit status, passed through;
  *  - clear errors: no such pid (2), not root (3), missing command (2).
  * Every profile must satisfy the DHAT invariants and load in the real dh_view.
@@ -82,6 +84,40 @@ Test(attach_e2e, pid_multithreaded_embedder_for_a_duration, .timeout = 300)
 	cr_expect(strstr(out, "dropped 0,"), "%s", out);
 	/* Kernels are built per request: construction is in the profile, named. */
 	check_profile(path, "kaish_kernel_new");
+	free(out);
+	free(dir);
+}
+
+/*
+ * The target outlives the trace and allocates ~0.5M times a second. The profile takes tens of
+ * ms to write (its thread stacks name start_thread: libc's debug info is read), long enough
+ * to fill a 1 MiB ring if the probes stayed attached meanwhile: the tracer then reported
+ * tens of thousands of "dropped" records and exit 4 for a complete profile.
+ */
+Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = 300)
+{
+	char *dir = NULL, cmd[2048], path[1024], *out = NULL;
+	pid_t pid;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("busy");
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execl(ALLOC_BENCH_BIN, "alloc_bench", "mt", "2", "1000000000", (char *)NULL);
+		_exit(127);
+	}
+	usleep(300000); /* past its start: both threads allocating */
+	snprintf(path, sizeof(path), "%s/busy.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s --pid %d --duration 1 --ringbuf-size 1048576 -o %s 2>&1",
+		 TRACER_BIN, (int)pid, path);
+	st = e2e_run(cmd, &out);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_eq(st, 0, "tracer --pid on a busy target failed (%d):\n%s", st, out);
+	cr_expect(strstr(out, "dropped 0,"), "%s", out);
+	check_profile(path, "bench_alloc");
 	free(out);
 	free(dir);
 }

@@ -887,6 +887,25 @@ cleanup:
 	return NULL;
 }
 
+int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
+{
+	double t0 = mono_ms();
+	int n, total = 0;
+
+	if (!l)
+		return -EINVAL;
+	detach_links(l, true);
+	if (!l->rb)
+		return 0;
+	/* Detached: nothing new can be submitted, so one pass until empty sees the rest. */
+	while ((n = loader__poll(l, 0, fn, ctx)) > 0)
+		total += n;
+	ring_buffer__free(l->rb);
+	l->rb = NULL;
+	dlog("stopped in %.1f ms: %d last records\n", mono_ms() - t0, total);
+	return n < 0 ? n : total;
+}
+
 void loader__free(struct loader *l)
 {
 	double t0 = mono_ms(), t1, t2;
@@ -909,6 +928,8 @@ int loader__poll(struct loader *l, int timeout_ms, loader_record_fn fn, void *ct
 
 	if (!l || !fn)
 		return -EINVAL;
+	if (!l->rb) /* stopped */
+		return 0;
 	/* Records are submitted without wakeups: the epoll wait returns early only for window
 	 * marks or a filling ring; either way everything available is consumed after it. */
 	if (timeout_ms != 0) {

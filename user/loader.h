@@ -41,8 +41,15 @@ struct loader *loader__new(const struct loader_opts *opts);
 /* Detach everything and free. Accepts NULL. */
 void loader__free(struct loader *l);
 
+/* End of tracing: detach every probe (the target stops paying for them at once), hand the
+ * records submitted before that to fn, and unmap the ring buffer. The stacks map, counters
+ * and function addresses stay readable for symbolization; loader__poll then returns 0.
+ * Records emitted into the ring by other objects (window_probes) must be stopped first.
+ * Returns the number of records consumed, or -errno. Idempotent. */
+int loader__stop(struct loader *l, loader_record_fn fn, void *ctx);
+
 /* Wait up to timeout_ms for records, then consume every available record in order.
- * Returns the number of records consumed, or -errno. */
+ * Returns the number of records consumed (0 after loader__stop), or -errno. */
 int loader__poll(struct loader *l, int timeout_ms, loader_record_fn fn, void *ctx);
 
 /* Snapshot of the BPF-side counters. */

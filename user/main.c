@@ -942,7 +942,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
 	struct probe_counters pc;
 	char alloc_lib[PATH_MAX];
-	int go_fd = -1, err_fd = -1, wait_status = 0, err, ret = TRACER_EXIT_FAILURE;
+	int go_fd = -1, err_fd = -1, wait_status = 0, err, stop_err, ret = TRACER_EXIT_FAILURE;
 
 	if (argv) {
 		r->target = spawn_held(argv, !r->args->as_root, &go_fd, &err_fd);
@@ -1054,6 +1054,17 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 
 	err = trace_loop(r, &wait_status,
 			 !windowed && tracer_verbosity >= 0 && isatty(STDERR_FILENO));
+	/* Stop probing before symbolizing and writing: a live target (--pid, --duration)
+	 * would otherwise keep paying for probes, and could fill the ring with records nobody
+	 * reads (counted as dropped) while the profile is written. The window probes share the
+	 * ring, so they go first. Unmapping the ring also lowers the peak RSS. */
+	window_probes__free(r->window);
+	r->window = NULL;
+	stop_err = loader__stop(r->loader, on_record, r);
+	if (stop_err < 0) {
+		elog("reading the last events: %s\n", strerror(-stop_err));
+		err = err ?: stop_err;
+	}
 	if (session__in_profile(r->session))
 		vlog("closing the open profile (%s)\n",
 		     stop_requested ? "interrupted" : "target ended");
