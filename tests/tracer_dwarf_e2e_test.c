@@ -4,7 +4,8 @@
  *    level3 <- level2 <- level1 <- main, with the same bytes and blocks as Valgrind DHAT;
  *    in fp mode the same binary loses them (the fixture really has no frame pointers);
  *  - rs_allocs (rustc -O): the Vec and String allocations name the Rust functions down to
- *    main;
+ *    main, demangled (rs_allocs::rs_middle; std's alloc:: frames, v0-mangled in rustc's
+ *    own std since 1.8x, legacy in older ones), with no frame name left mangled;
  *  - libc_paths (strdup, a qsort comparator that allocates, getline): every stack runs
  *    through libc back to main, with Valgrind's call chains.
  * Every run must report no dropped record, no unwind failure and no partial stack.
@@ -211,7 +212,8 @@ Test(tracer_dwarf_e2e, c_without_frame_pointers_matches_valgrind, .timeout = 300
 /* The Rust functions of one PP, in order: "inner <- ... <- rs_allocs::main <- main". */
 static bool rust_chain_complete(const char *callers, const char *inner)
 {
-	static const char *const chain[] = {"rs_middle", "rs_outer", "9rs_allocs4main", NULL};
+	static const char *const chain[] = {"rs_allocs::rs_middle", "rs_allocs::rs_outer",
+					    "rs_allocs::main", NULL};
 	const char *at = strstr(callers, inner), *end;
 
 	if (!at)
@@ -223,6 +225,28 @@ static bool rust_chain_complete(const char *callers, const char *inner)
 	}
 	end = strrchr(callers, ' ');
 	return end && !strcmp(end + 1, "main");
+}
+
+/*
+ * Every frame name of the written profile is demangled: none starts like a Rust mangling
+ * (_ZN..., _R<uppercase>...), and std's allocation path reads as Rust paths (alloc::...,
+ * <alloc::...>), which no mangled name does.
+ */
+static void assert_rust_names_demangled(const struct dhat_profile *p)
+{
+	size_t alloc_paths = 0;
+
+	for (size_t i = 0; i < p->ftbl_cnt; i++) {
+		const char *f = p->ftbl[i], *name = strstr(f, ": ");
+
+		name = name ? name + 2 : f;
+		cr_expect(strncmp(name, "_ZN", 3) && !(name[0] == '_' && name[1] == 'R' &&
+						       name[2] >= 'A' && name[2] <= 'Z'),
+			  "frame %zu left mangled: %s", i, f);
+		if (!strncmp(name, "alloc::", 7) || !strncmp(name, "<alloc::", 8))
+			alloc_paths++;
+	}
+	cr_expect_gt(alloc_paths, 0, "no frame reads alloc::... (std's Vec/String growth)");
 }
 
 Test(tracer_dwarf_e2e, rust_release_build_stacks_reach_main, .timeout = 300)
@@ -256,6 +280,7 @@ Test(tracer_dwarf_e2e, rust_release_build_stacks_reach_main, .timeout = 300)
 	}
 	cr_expect(vec, "no program point names rs_fill_vec:\n%s", log);
 	cr_expect(string, "no program point names rs_make_string:\n%s", log);
+	assert_rust_names_demangled(p);
 	/* auto chooses dwarf for it too (a Rust program, though std keeps frame pointers). */
 	{
 		struct fp_census c;

@@ -6,6 +6,7 @@
 #   libunwfix.so  the library it dlopen()s, same flags
 #   rsfix     Rust fixture, rustc -O without frame pointers (only if rustc is found; the
 #             Rust test skips with the reason otherwise)
+#   rsfix_v0  the same with -C symbol-mangling-version=v0
 set(UNWFIX_SRC ${CMAKE_CURRENT_SOURCE_DIR}/data/unwind)
 set(UNWFIX_DIR ${CMAKE_CURRENT_BINARY_DIR}/unwfix)
 
@@ -44,7 +45,18 @@ if(RUSTC_EXECUTABLE)
 		DEPENDS ${UNWFIX_SRC}/rsfix.rs
 		COMMENT "Unwinder fixture: rustc -O rsfix"
 		VERBATIM)
-	add_custom_target(unwfix_rust DEPENDS ${UNWFIX_DIR}/rsfix)
+	# The same crate with v0 symbol mangling (stable since rustc 1.59), for the demangler.
+	add_custom_command(
+		OUTPUT ${UNWFIX_DIR}/rsfix_v0
+		COMMAND ${CMAKE_COMMAND} -E make_directory ${UNWFIX_DIR}
+		COMMAND ${CMAKE_COMMAND} -E env --unset=MAKEFLAGS --unset=MFLAGS
+			${RUSTC_EXECUTABLE} -O -C force-frame-pointers=no -C debuginfo=1
+			-C symbol-mangling-version=v0
+			--crate-name rsfix -o ${UNWFIX_DIR}/rsfix_v0 ${UNWFIX_SRC}/rsfix.rs
+		DEPENDS ${UNWFIX_SRC}/rsfix.rs
+		COMMENT "Unwinder fixture: rustc -O rsfix, v0 mangling"
+		VERBATIM)
+	add_custom_target(unwfix_rust DEPENDS ${UNWFIX_DIR}/rsfix ${UNWFIX_DIR}/rsfix_v0)
 	set(UNWFIX_RUST_DEPS unwfix_rust)
 else()
 	message(STATUS "rustc not found: the Rust unwinder test will skip")

@@ -462,9 +462,14 @@ Test(unwind, after_the_process_exited)
 	free(s);
 }
 
-Test(unwind, rust_release_build)
+/*
+ * Unwind and symbolize the Rust fixture fix (built as crate "rsfix"): the Rust frames read
+ * demangled, in order, and no frame name is left mangled (_ZN..., _R<uppercase>...).
+ */
+static void check_rust_release_build(const char *fix)
 {
-	static const char *const want[] = {"rs_inner", "rs_middle", "rs_outer", "rsfix4main"};
+	static const char *const want[] = {FN("rsfix::rs_inner"), FN("rsfix::rs_middle"),
+					   FN("rsfix::rs_outer"), FN("rsfix::main")};
 	struct strvec names = {0};
 	struct symbolizer *sym;
 	struct unwinder *u;
@@ -472,25 +477,42 @@ Test(unwind, rust_release_build)
 	struct snap *s;
 	int n;
 
-	if (access(FIX("rsfix"), X_OK))
+	if (access(fix, X_OK))
 		cr_skip_test("no Rust fixture (rustc not found when configuring)");
 	s = calloc(1, sizeof(*s));
 	cr_assert_not_null(s);
 	/* int3 inside rs_inner: rip is already an instruction of rs_inner. */
-	snap_take(s, FIX("rsfix"), "x", false);
+	snap_take(s, fix, "x", false);
 	u = unwinder__new(s->pid);
 	sym = symbolizer__new(s->pid);
 	cr_assert(u && sym);
 	n = unwind_both(u, s, s->len, ips, MAX_FRAMES);
 	symbolize(sym, ips, n, &names);
-	/* Mangled names (_ZN5rsfix8rs_inner17h<hash>E or _R...) contain the plain ones. */
 	expect_order(&names, want, 4, true);
 	cr_assert_geq(find_frame(&names, 0, FN("main")), 0, "C main below Rust's runtime");
+	for (size_t i = 0; i < names.cnt; i++) {
+		const char *name = strstr(names.items[i], ": ") + 2;
+
+		cr_expect(strncmp(name, "_ZN", 3) && strncmp(name, "_R", 2), "mangled: %s",
+			  names.items[i]);
+	}
 	unwinder__free(u);
 	symbolizer__free(sym);
 	strvec__release(&names);
 	snap_kill(s);
 	free(s);
+}
+
+/* rustc's default (legacy) mangling: _ZN5rsfix8rs_inner17h<hash>E. */
+Test(unwind, rust_release_build)
+{
+	check_rust_release_build(FIX("rsfix"));
+}
+
+/* The same program with -C symbol-mangling-version=v0: _RNvCs<hash>_5rsfix8rs_inner. */
+Test(unwind, rust_release_build_v0_mangling)
+{
+	check_rust_release_build(FIX("rsfix_v0"));
 }
 
 Test(unwind, new_errors)

@@ -9,6 +9,7 @@
  * again when an unknown address appears); modules are opened through /proc/PID/root.
  * ELF .symtab/.dynsym, build-id debug files under /usr/lib/debug, and libdw line tables;
  * inlined calls expand to several frames sharing one address. Cached per module.
+ * Rust (legacy and v0) and C++ names are shown demangled (demangle.h).
  */
 #ifndef TRACER_SYMBOLIZER_H
 #define TRACER_SYMBOLIZER_H

@@ -10,6 +10,7 @@
  * the module's .dynsym. DWARF comes from the module if it has .debug_info, else from the
  * debug file. The CU range table is built from the CUs themselves (DW_AT_ranges/low_pc), not
  * from .debug_aranges, which clang does not emit and libdw 0.188 would then not find.
+ * Rust and C++ names are demangled (user/demangle.c) as each frame string is made.
  */
 #include "symbolizer_module.h"
 
@@ -24,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "demangle.h"
 
 /* A function symbol. name points into the (still open) ELF's string table. */
 struct sym_entry {
@@ -701,16 +704,30 @@ static const char *path__basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Push one frame: "0x%llX: name (file:line)" or "0x%llX: name (in module)". */
+/*
+ * Push one frame: "0x%llX: name (file:line)" or "0x%llX: name (in module)". Every name of a
+ * frame passes here, whether from .symtab/.dynsym (Rust and C++ symbols are mangled) or
+ * from DWARF (a DW_AT_linkage_name fallback is mangled too), so this is where it is
+ * demangled. A name demangle__name cannot read is shown as it is.
+ */
 static int sym_module__push(const struct sym_module *m, struct strvec *out, __u64 addr,
 			    const char *name, const char *file, int line)
 {
-	if (!name)
+	char *readable = name ? demangle__name(name) : NULL;
+	int err;
+
+	if (readable)
+		name = readable;
+	else if (!name)
 		name = "???";
 	if (file && line > 0)
-		return strvec__pushf(out, "0x%llX: %s (%s:%d)", (unsigned long long)addr, name,
-				     path__basename(file), line);
-	return strvec__pushf(out, "0x%llX: %s (in %s)", (unsigned long long)addr, name, m->name);
+		err = strvec__pushf(out, "0x%llX: %s (%s:%d)", (unsigned long long)addr, name,
+				    path__basename(file), line);
+	else
+		err = strvec__pushf(out, "0x%llX: %s (in %s)", (unsigned long long)addr, name,
+				    m->name);
+	free(readable);
+	return err;
 }
 
 /* The call site (DW_AT_call_file / DW_AT_call_line) of an inlined_subroutine DIE. */

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Build the libFuzzer targets with clang in a separate build dir and run each one for a
 # bounded time. Exits non-zero if any target crashed (the crashing input is kept as
-# BUILD/fuzz-artifacts/TARGET-crash-*: copy it into tests/fuzz/corpus/dhat_reader/ once
-# fixed, so that report_unit replays it forever).
+# BUILD/fuzz-artifacts/TARGET-crash-*: copy it into the target's seed directory once fixed,
+# tests/fuzz/corpus/dhat_reader/ (replayed by report_unit) or corpus/fuzz_demangle/
+# (replayed by test_demangle), so that the unit suite replays it forever).
 #
 # usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_TARGET]     (default 60; or FUZZ_SECONDS)
 #        FUZZ_BUILD_DIR=... to build elsewhere than ./build-fuzz
@@ -11,7 +12,7 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-${FUZZ_SECONDS:-60}}
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
-targets="fuzz_dhat_reader fuzz_dhat_diff"
+targets="fuzz_dhat_reader fuzz_dhat_diff fuzz_demangle"
 
 CC=clang cmake -S "$root" -B "$build" -DTRACER_FUZZ=ON -DTRACER_TESTS=OFF \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.cmake.log" 2>&1 ||
@@ -19,10 +20,13 @@ CC=clang cmake -S "$root" -B "$build" -DTRACER_FUZZ=ON -DTRACER_TESTS=OFF \
 # shellcheck disable=SC2086
 cmake --build "$build" -j2 --target $targets
 
-seeds=$root/tests/fuzz/corpus/dhat_reader
 mkdir -p "$build/fuzz-artifacts"
 status=0
 for t in $targets; do
+	case $t in
+	fuzz_demangle) seeds=$root/tests/fuzz/corpus/fuzz_demangle ;;
+	*) seeds=$root/tests/fuzz/corpus/dhat_reader ;;
+	esac
 	# New inputs go to a scratch corpus in the build dir, never into the source tree.
 	work=$build/fuzz-corpus/$t
 	mkdir -p "$work"
