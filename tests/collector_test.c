@@ -720,7 +720,8 @@ Test(collector, memory_independent_of_event_count)
 		cr_expect_geq(h_short - h0, m_short.total_sz);
 		cr_expect_leq(h_short - h0, m_short.total_sz + 16 * 1024);
 	} else {
-		cr_log_warn("malloc counters unavailable (sanitizer?): heap cross-check skipped");
+		/* cr_log_info, not cr_log_warn: Criterion 2.4 exits 1 when a warning is logged. */
+		cr_log_info("malloc counters unavailable (sanitizer?): heap cross-check skipped");
 	}
 	collector__free(c);
 }
