@@ -8,6 +8,7 @@
 #   symfix_stripped       symfix_pie after strip --strip-all (no .symtab, no DWARF)
 #   symfix_nodebug        symfix_pie after objcopy --strip-debug (.symtab only)
 #   symfix_split          stripped, with .gnu_debuglink to symfix_split.debug next to it
+#   symfix_cxx            C++ (g++ -g -O2): std::vector / std::string members inlined into it
 set(SYMFIX_SRC ${CMAKE_CURRENT_SOURCE_DIR}/data/symbolizer)
 set(SYMFIX_DIR ${CMAKE_CURRENT_BINARY_DIR}/symfix)
 # -fno-optimize-sibling-calls: keep the calls whose return addresses the tests look up.
@@ -34,6 +35,14 @@ target_link_options(symfix_nopie PRIVATE -no-pie)
 target_link_libraries(symfix_nopie PRIVATE symfix ${CMAKE_DL_LIBS})
 set_target_properties(symfix_nopie PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${SYMFIX_DIR})
 
+# -fno-sanitize=all: under TRACER_SANITIZE, ASan would bring its own operator new, which the
+# fixture replaces; like every fixture it must look like ordinary release code.
+add_executable(symfix_cxx ${SYMFIX_SRC}/fixture_cxx.cc)
+target_compile_options(symfix_cxx PRIVATE ${SYMFIX_CFLAGS} -fno-sanitize=all)
+target_link_options(symfix_cxx PRIVATE -fno-sanitize=all)
+target_link_libraries(symfix_cxx PRIVATE ${CMAKE_DL_LIBS})
+set_target_properties(symfix_cxx PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${SYMFIX_DIR})
+
 add_custom_command(
 	OUTPUT ${SYMFIX_DIR}/symfix_stripped ${SYMFIX_DIR}/symfix_nodebug
 		${SYMFIX_DIR}/symfix_split ${SYMFIX_DIR}/symfix_split.debug
@@ -59,4 +68,4 @@ add_criterion_test(test_symbolizer
 	LIBS tracer_core
 	LABELS unit)
 target_compile_definitions(test_symbolizer PRIVATE SYMFIX_DIR="${SYMFIX_DIR}")
-add_dependencies(test_symbolizer symfix_pie symfix_nopie symfix_dl symfix_copies)
+add_dependencies(test_symbolizer symfix_pie symfix_nopie symfix_dl symfix_copies symfix_cxx)

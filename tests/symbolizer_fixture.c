@@ -154,7 +154,8 @@ int addr2line__frames(const char *file, __u64 vaddr, __u64 print_addr, struct st
 	int cnt = 0, err = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "addr2line -f -i -e '%s' 0x%llx", file,
+	/* -C: demangled, as the symbolizer shows names (C names are left alone). */
+	snprintf(cmd, sizeof(cmd), "addr2line -C -f -i -e '%s' 0x%llx", file,
 		 (unsigned long long)vaddr);
 	p = popen(cmd, "r");
 	if (!p)

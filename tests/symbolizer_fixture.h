@@ -45,8 +45,9 @@ int symfix__module_path(const struct symfix *f, __u64 addr, char *buf, size_t sz
 int symfix__stop(struct symfix *f);
 
 /*
- * Run `addr2line -f -i -e file vaddr` and append its answer as frame strings printed at
+ * Run `addr2line -C -f -i -e file vaddr` and append its answer as frame strings printed at
  * print_addr ("0x%llX: func (file:line)", "(in file)" when no line, "???" for "??").
+ * Names are demangled; binutils names inlined C++ frames by their linkage names too.
  * Returns frames appended or -errno.
  */
 int addr2line__frames(const char *file, __u64 vaddr, __u64 print_addr, struct strvec *out);

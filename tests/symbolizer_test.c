@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "symbolizer.h"
 #include "symbolizer_fixture.h"
 
@@ -475,4 +476,77 @@ Test(symbolizer, build_id_debug_dir)
 	strvec__release(&got);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* Frame "0xADDR: NAME (FILE:LINE)" has exactly this name and file. */
+static void expect_frame_name(const char *frame, const char *name, const char *file)
+{
+	const char *at = strstr(frame, ": ");
+	size_t len = strlen(name), flen = strlen(file);
+
+	cr_assert_not_null(at, "no name in '%s'", frame);
+	at += 2;
+	cr_assert(!strncmp(at, name, len) && !strncmp(at + len, " (", 2) &&
+		      !strncmp(at + len + 2, file, flen) && at[len + 2 + flen] == ':',
+		  "frame '%s' is not '%s (%s:...)'", frame, name, file);
+}
+
+/* The site `tracer report` names for a stack of frames (innermost first) starts with want. */
+static void expect_site(const struct strvec *stack, const char *want)
+{
+	const char *cleaned[32];
+	char *site;
+
+	cr_assert_leq(stack->cnt, 32);
+	for (size_t i = 0; i < stack->cnt; i++)
+		cleaned[i] = report__clean_frame(stack->items[i]);
+	site = report__site(cleaned, stack->cnt, NULL);
+	cr_assert_not_null(site);
+	cr_assert(!strncmp(site, want, strlen(want)), "site '%s' does not start with '%s'", site,
+		  want);
+	free(site);
+}
+
+#define VECTOR_INT "std::vector<int, std::allocator<int> >"
+#define STRING	   "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
+
+/*
+ * g++ -O2 inlines libstdc++'s members into their callers. Inlined frames are named by the
+ * demangled linkage name of their DIE's abstract origin, as addr2line -C names them and as
+ * the same function's ELF symbol reads when it is not inlined (c++filt's output, Valgrind's
+ * for non-inlined frames), not by DWARF's bare DW_AT_name ("push_back", "_M_allocate"). So
+ * `tracer report` sees them as std:: plumbing and names the site by the user's function.
+ */
+Test(symbolizer, cxx_inlined_frames_are_qualified)
+{
+	struct strvec vec_new = {0}, vec_push = {0}, str_new = {0};
+
+	start(FIX("symfix_cxx"));
+	/* operator new <- _M_realloc_insert (allocate levels inlined) <- push_back (inlined) in
+	 * grow_vector: names, files and lines as addr2line -C has them. */
+	expect_addr2line(sym, FIX("symfix_cxx"), symfix__get(&fix, "vec_new_ra"), true, &vec_new);
+	expect_addr2line(sym, FIX("symfix_cxx"), symfix__get(&fix, "vec_push_ra"), true, &vec_push);
+	expect_addr2line(sym, FIX("symfix_cxx"), symfix__get(&fix, "str_new_ra"), true, &str_new);
+	cr_assert_geq(vec_new.cnt, 2, "no inlined allocate levels in _M_realloc_insert");
+	cr_assert_eq(vec_push.cnt, 2, "push_back not inlined into grow_vector");
+	expect_frame_name(vec_push.items[0], VECTOR_INT "::push_back(int const&)", "stl_vector.h");
+	expect_frame_name(vec_push.items[1], "grow_vector(int)", "fixture_cxx.cc");
+	cr_assert_eq(str_new.cnt, 3, "std::string's constructor not inlined into make_string");
+	expect_frame_name(str_new.items[1],
+			  STRING "::basic_string<std::allocator<char> >(char const*, "
+				 "std::allocator<char> const&)",
+			  "basic_string.h");
+	/* Every inlined frame of the vector's growth is a std:: member. */
+	for (size_t i = 0; i + 1 < vec_new.cnt; i++)
+		cr_assert(strstr(vec_new.items[i], ": std::"), "not qualified: %s",
+			  vec_new.items[i]);
+
+	/* What `tracer report` makes of the allocation stacks. */
+	for (size_t i = 0; i < vec_push.cnt; i++)
+		cr_assert_eq(strvec__push(&vec_new, vec_push.items[i]), 0);
+	expect_site(&vec_new, "grow_vector(int) (fixture_cxx.cc:");
+	expect_site(&str_new, "make_string[abi:cxx11]() (fixture_cxx.cc:");
+	strvec__release(&vec_new);
+	strvec__release(&vec_push);
+	strvec__release(&str_new);
 }

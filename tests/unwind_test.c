@@ -463,8 +463,31 @@ Test(unwind, after_the_process_exited)
 }
 
 /*
+ * Frame "0xADDR: NAME (...)" names a Rust path: "a::b::c", "a::b::<T>", "<T as Trait>::f",
+ * not a bare identifier as DWARF's DW_AT_name has it ("call_once<fn(), ()>", "{closure#0}").
+ */
+static bool is_rust_path(const char *frame)
+{
+	const char *name = strstr(frame, ": ") + 2, *sep = strstr(name, "::"),
+		   *generic = strchr(name, '<');
+
+	return name[0] == '<' || (sep && (!generic || sep < generic));
+}
+
+/* The frames' "0xADDR:" prefixes are equal (inlined frames share their address). */
+static bool same_address(const char *a, const char *b)
+{
+	size_t n = strcspn(a, ":");
+
+	return n == strcspn(b, ":") && !strncmp(a, b, n);
+}
+
+/*
  * Unwind and symbolize the Rust fixture fix (built as crate "rsfix"): the Rust frames read
- * demangled, in order, and no frame name is left mangled (_ZN..., _R<uppercase>...).
+ * demangled, in order, and no frame name is left mangled (_ZN..., _R<uppercase>...). Rust's
+ * runtime between rsfix::main and C's main is std's code, much of it inlined (FnOnce::
+ * call_once into __rust_begin_short_backtrace, catch_unwind's levels into
+ * lang_start_internal): every frame of it, inlined ones too, reads as a qualified path.
  */
 static void check_rust_release_build(const char *fix)
 {
@@ -475,7 +498,7 @@ static void check_rust_release_build(const char *fix)
 	struct unwinder *u;
 	__u64 ips[MAX_FRAMES];
 	struct snap *s;
-	int n;
+	int n, first, c_main;
 
 	if (access(fix, X_OK))
 		cr_skip_test("no Rust fixture (rustc not found when configuring)");
@@ -489,7 +512,19 @@ static void check_rust_release_build(const char *fix)
 	n = unwind_both(u, s, s->len, ips, MAX_FRAMES);
 	symbolize(sym, ips, n, &names);
 	expect_order(&names, want, 4, true);
-	cr_assert_geq(find_frame(&names, 0, FN("main")), 0, "C main below Rust's runtime");
+	first = find_frame(&names, 0, FN("rsfix::main")) + 1;
+	c_main = find_frame(&names, first, FN("main"));
+	cr_assert_gt(c_main, first, "C main below Rust's runtime");
+	/* The first of them: core's FnOnce::call_once, inlined ("call_once<fn(), ()>" in
+	 * DWARF); legacy "core::ops::function::FnOnce::call_once", v0 "<fn() as core::ops::
+	 * function::FnOnce<()>>::call_once". */
+	cr_assert(same_address(names.items[first], names.items[first + 1]), "not inlined: %s",
+		  names.items[first]);
+	cr_assert(strstr(names.items[first], "core::ops::function::FnOnce") &&
+		      strstr(names.items[first], "::call_once ("),
+		  "inlined std frame: %s", names.items[first]);
+	for (int i = first; i < c_main; i++)
+		cr_expect(is_rust_path(names.items[i]), "not a Rust path: %s", names.items[i]);
 	for (size_t i = 0; i < names.cnt; i++) {
 		const char *name = strstr(names.items[i], ": ") + 2;
 

@@ -10,7 +10,9 @@
  * the module's .dynsym. DWARF comes from the module if it has .debug_info, else from the
  * debug file. The CU range table is built from the CUs themselves (DW_AT_ranges/low_pc), not
  * from .debug_aranges, which clang does not emit and libdw 0.188 would then not find.
- * Rust and C++ names are demangled (user/demangle.c) as each frame string is made.
+ * Rust and C++ names are demangled (user/demangle.c) as each frame string is made; a DWARF
+ * frame is named by its DIE's linkage name when that demangles (qualified, as the ELF symbol
+ * of the same function reads), else by DW_AT_name.
  */
 #include "symbolizer_module.h"
 
@@ -38,9 +40,11 @@ struct sym_entry {
 
 /* A subprogram or inlined_subroutine DIE with code, in a CU's scope index. */
 struct scope_node {
-	Dwarf_Die die; /* the DIE */
-	int tag;       /* DW_TAG_subprogram or DW_TAG_inlined_subroutine */
-	int parent;    /* enclosing node (index in the same CU), -1 if none */
+	Dwarf_Die die;	 /* the DIE */
+	int tag;	 /* DW_TAG_subprogram or DW_TAG_inlined_subroutine */
+	int parent;	 /* enclosing node (index in the same CU), -1 if none */
+	bool named;	 /* qualified was looked up */
+	char *qualified; /* its demangled linkage name, owned; NULL: none (or not looked up) */
 };
 
 /* One address range of a scope node. */
@@ -189,6 +193,8 @@ void sym_module__free(struct sym_module *m)
 	strvec__release(&m->names);
 	free(m->cus);
 	for (size_t i = 0; i < m->cu_info_cnt; i++) {
+		for (size_t j = 0; j < m->cu_infos[i].node_cnt; j++)
+			free(m->cu_infos[i].nodes[j].qualified);
 		free(m->cu_infos[i].nodes);
 		free(m->cu_infos[i].ranges);
 	}
@@ -477,7 +483,7 @@ static int cu_info__add_node(struct cu_info *cu, Dwarf_Die *die, int tag, int pa
 		cu->nodes = n;
 		cu->node_cap = ncap;
 	}
-	cu->nodes[cu->node_cnt] = (struct scope_node){*die, tag, parent};
+	cu->nodes[cu->node_cnt] = (struct scope_node){.die = *die, .tag = tag, .parent = parent};
 	*idx = (int)cu->node_cnt++;
 	return 0;
 }
@@ -704,28 +710,31 @@ static const char *path__basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* Push one frame, "0x%llX: name (file:line)" or "0x%llX: name (in module)", name as given. */
+static int sym_module__push_shown(const struct sym_module *m, struct strvec *out, __u64 addr,
+				  const char *name, const char *file, int line)
+{
+	if (file && line > 0)
+		return strvec__pushf(out, "0x%llX: %s (%s:%d)", (unsigned long long)addr, name,
+				     path__basename(file), line);
+	return strvec__pushf(out, "0x%llX: %s (in %s)", (unsigned long long)addr, name, m->name);
+}
+
 /*
- * Push one frame: "0x%llX: name (file:line)" or "0x%llX: name (in module)". Every name of a
- * frame passes here, whether from .symtab/.dynsym (Rust and C++ symbols are mangled) or
- * from DWARF (a DW_AT_linkage_name fallback is mangled too), so this is where it is
- * demangled. A name demangle__name cannot read is shown as it is.
+ * Push one frame named by a symbol or DWARF name (NULL: "???"). ELF symbols of Rust and C++
+ * code are mangled, and so is a DW_AT_linkage_name fallback, so the name is demangled here;
+ * a name demangle__name cannot read is shown as it is.
  */
 static int sym_module__push(const struct sym_module *m, struct strvec *out, __u64 addr,
 			    const char *name, const char *file, int line)
 {
-	char *readable = name ? demangle__name(name) : NULL;
+	char *readable;
 	int err;
 
-	if (readable)
-		name = readable;
-	else if (!name)
+	if (!name)
 		name = "???";
-	if (file && line > 0)
-		err = strvec__pushf(out, "0x%llX: %s (%s:%d)", (unsigned long long)addr, name,
-				    path__basename(file), line);
-	else
-		err = strvec__pushf(out, "0x%llX: %s (in %s)", (unsigned long long)addr, name,
-				    m->name);
+	readable = demangle__name(name);
+	err = sym_module__push_shown(m, out, addr, readable ? readable : name, file, line);
 	free(readable);
 	return err;
 }
@@ -751,7 +760,7 @@ static void inlined__call_site(Dwarf_Die *die, const char **file, int *line)
 		*file = dwarf_filesrc(files, idx, NULL, NULL);
 }
 
-/* Name of a subprogram/inlined DIE (following abstract_origin/specification). */
+/* DW_AT_name of a subprogram/inlined DIE, or its linkage name if it has none. */
 static const char *die__name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
@@ -764,6 +773,47 @@ static const char *die__name(Dwarf_Die *die)
 	if (!name)
 		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	return name;
+}
+
+/*
+ * The demangled linkage name of a subprogram/inlined DIE: a new string, or NULL when it has
+ * none or it does not demangle. dwarf_attr_integrate follows DW_AT_abstract_origin (an
+ * inlined copy -> its abstract subprogram) and DW_AT_specification (an out-of-class C++
+ * definition -> the declaration in its class), where the linkage name lives. C has no
+ * linkage names, and names that are not mangled give NULL.
+ */
+static char *die__demangled_linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	return name ? demangle__name(name) : NULL;
+}
+
+/*
+ * Push the frame of a scope node. DW_AT_name is only the bare identifier ("push_back",
+ * "alloc", "call_once<fn(), ()>"), while the demangled linkage name is the qualified one
+ * ("std::vector<int, std::allocator<int> >::push_back(int const&)", "alloc::alloc::alloc"),
+ * the same as that function's ELF symbol shows when it is not inlined, and what `tracer
+ * report` recognizes allocator plumbing by. So the linkage name wins when it demangles;
+ * otherwise the name is what it was. It is demangled once per node and kept: the nodes of
+ * std's small inlined functions are shared by many addresses.
+ */
+static int sym_module__push_node(const struct sym_module *m, struct strvec *out, __u64 addr,
+				 struct scope_node *n, const char *file, int line)
+{
+	if (!n->named) {
+		errno = 0;
+		n->qualified = die__demangled_linkage_name(&n->die);
+		/* Out of memory: unnamed, so the next address tries again. */
+		n->named = n->qualified || errno != ENOMEM;
+	}
+	if (!n->qualified)
+		return sym_module__push(m, out, addr, die__name(&n->die), file, line);
+	return sym_module__push_shown(m, out, addr, n->qualified, file, line);
 }
 
 /* Frames from DWARF for vaddr. Returns frames pushed (0: no DWARF for it) or -errno. */
@@ -794,7 +844,7 @@ static int sym_module__describe_dwarf(struct sym_module *m, __u64 vaddr, __u64 p
 		struct scope_node *n = &cu->nodes[node];
 
 		if (n->tag == DW_TAG_inlined_subroutine) {
-			err = sym_module__push(m, out, print_addr, die__name(&n->die), file, line);
+			err = sym_module__push_node(m, out, print_addr, n, file, line);
 			if (err)
 				return err;
 			cnt++;
@@ -803,8 +853,10 @@ static int sym_module__describe_dwarf(struct sym_module *m, __u64 vaddr, __u64 p
 			continue;
 		}
 		/* Valgrind names the function by its ELF symbol (foo.part.0, foo.cold, ...). */
-		err = sym_module__push(m, out, print_addr, sym ? sym->name : die__name(&n->die),
-				       file, line);
+		if (sym)
+			err = sym_module__push(m, out, print_addr, sym->name, file, line);
+		else
+			err = sym_module__push_node(m, out, print_addr, n, file, line);
 		return err ? err : cnt + 1;
 	}
 	/* No enclosing subprogram: what the line table says, named by the symbol. */
