@@ -377,6 +377,30 @@ Test(report, plumbing_cpp_and_rust_defaults)
 		{ "mallocator_new (m.c:1)", false },
 		{ "Parser::parse(std::string const&) (parser.cc:40)", false },
 		{ "kaish::lex::Lexer::next (src/lex.rs:1:1)", false },
+		/* Rust qualified paths (v0, legacy): std's by Self, or by a Self with no crate
+		 * (primitive, generic) and no trait or a std one; a user type or trait is not. */
+		{ "<u8 as <[_]>::to_vec_in::ConvertVec>::to_vec::<alloc::alloc::Global> "
+		  "(slice.rs:448)", true },
+		{ "<[u8]>::to_vec_in::<alloc::alloc::Global> (slice.rs:400)", true },
+		{ "<<alloc::boxed::Box<str> as core::convert::From<&str>>::from as "
+		  "core::ops::function::FnOnce<(&str,)>>::call_once (function.rs:250)", true },
+		{ "<fn() as core::ops::function::FnOnce<()>>::call_once (function.rs:250)", true },
+		{ "<&dyn core::ops::function::Fn<(), Output = i32> + core::marker::Sync as "
+		  "core::ops::function::FnOnce<()>>::call_once (function.rs:287)", true },
+		{ "<&'static str as core::convert::Into<alloc::string::String>>::into (a.rs:1)",
+		  true },
+		{ "<str>::to_owned (str.rs:1)", true },
+		{ "<fn() -> u8 as core::ops::function::FnOnce<()>>::call_once (f.rs:1)", true },
+		{ "<kaish::Node as core::clone::Clone>::clone (src/ast.rs:1:1)", false },
+		{ "<u8 as kaish::Encode>::encode (src/enc.rs:1:1)", false },
+		{ "<&mut [kaish::Token] as kaish::Parse>::parse (src/p.rs:1:1)", false },
+		{ "<kaish::Lexer>::next (src/lex.rs:1:1)", false },
+		{ "<T as alloc::slice::hack::ConvertVec>::to_vec (slice.rs:229)", true },
+		{ "<&str as alloc::ffi::c_str::CString::new::SpecNewImpl>::spec_new_impl "
+		  "(c_str.rs:306)", true },
+		{ "<T as kaish::Encode>::encode (src/enc.rs:1:1)", false },
+		{ "<<<<<<<<<<<<u8>>>>>>>>>>>>::f (deep.rs:1)", false },
+		{ "<u8 as core::clone::Clone (unbalanced.rs:1)", false },
 		{ "make_table (prog.c:21)", false },
 		{ "???", false },
 	};

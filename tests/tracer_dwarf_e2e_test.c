@@ -5,7 +5,8 @@
  *    in fp mode the same binary loses them (the fixture really has no frame pointers);
  *  - rs_allocs (rustc -O): the Vec and String allocations name the Rust functions down to
  *    main, demangled (rs_allocs::rs_middle; std's alloc:: frames, v0-mangled in rustc's
- *    own std since 1.8x, legacy in older ones), with no frame name left mangled;
+ *    own std since 1.8x, legacy in older ones), with no frame name left mangled, and
+ *    `tracer report` names each site that reaches them by them, not by std's inlined frames;
  *  - libc_paths (strdup, a qsort comparator that allocates, getline): every stack runs
  *    through libc back to main, with Valgrind's call chains.
  * Every run must report no dropped record, no unwind failure and no partial stack.
@@ -17,6 +18,7 @@
 
 #include "e2e_util.h"
 #include "fp_detect.h"
+#include "report.h"
 
 static struct dhat_profile *load_or_die(const char *path)
 {
@@ -249,6 +251,38 @@ static void assert_rust_names_demangled(const struct dhat_profile *p)
 	cr_expect_gt(alloc_paths, 0, "no frame reads alloc::... (std's Vec/String growth)");
 }
 
+/*
+ * `tracer report` names a program point by its first frame that is not allocation plumbing:
+ * each one whose stack reaches the program's own code is named by it (rs_allocs::main for
+ * std::env::args), not by one of std's inlined frames ("alloc (alloc.rs:95)" while inlined
+ * frames had DWARF's bare names, "<u8 as <[_]>::to_vec_in::ConvertVec>::to_vec" in v0).
+ */
+static void assert_report_sites_are_user_code(const struct dhat_profile *p)
+{
+	size_t user_sites = 0;
+
+	for (size_t i = 0; i < p->pp_cnt; i++) {
+		const struct dhat_pp *pp = &p->pps[i];
+		const char **frames = calloc(pp->fs_cnt + 1, sizeof(*frames));
+		bool user = false;
+		size_t head;
+
+		cr_assert_not_null(frames);
+		for (size_t j = 0; j < pp->fs_cnt; j++) {
+			frames[j] = report__clean_frame(dhat_profile__frame(p, pp->fs[j]));
+			user = user || !strncmp(frames[j], "rs_allocs::", 11);
+		}
+		head = report__site_head(frames, pp->fs_cnt, NULL);
+		if (user) {
+			cr_expect(!strncmp(frames[head], "rs_allocs::", 11),
+				  "site named by std, not the program: %s", frames[head]);
+			user_sites++;
+		}
+		free(frames);
+	}
+	cr_expect_gt(user_sites, 0, "no program point reaches rs_allocs' code");
+}
+
 Test(tracer_dwarf_e2e, rust_release_build_stacks_reach_main, .timeout = 300)
 {
 #ifndef DWARF_RS_ALLOCS_BIN
@@ -281,6 +315,7 @@ Test(tracer_dwarf_e2e, rust_release_build_stacks_reach_main, .timeout = 300)
 	cr_expect(vec, "no program point names rs_fill_vec:\n%s", log);
 	cr_expect(string, "no program point names rs_make_string:\n%s", log);
 	assert_rust_names_demangled(p);
+	assert_report_sites_are_user_code(p);
 	/* auto chooses dwarf for it too (a Rust program, though std keeps frame pointers). */
 	{
 		struct fp_census c;

@@ -181,11 +181,92 @@ static bool match_any(const char *sym, const struct report_opts *opts)
 	return false;
 }
 
+/* Who wrote the code of a Rust type or trait named in a qualified path (see below). */
+enum rust_owner {
+	RUST_USER,     /* a path that is not plumbing: the user's crate or a dependency */
+	RUST_NO_CRATE, /* no path: a primitive (u8, str, [T], fn()) or a generic parameter */
+	RUST_STD,      /* a path that is plumbing: alloc::, core::, std::, a --skip pattern */
+};
+
+/* Deepest "<<...>" nesting looked into (hostile-input guard). */
+#define RUST_MAX_NESTING 8
+
+static bool rust_qualified_is_std(const char *s, const struct report_opts *opts, int depth);
+
+/* Whose is the type or trait t (the text from its start; what follows it is ignored). */
+static enum rust_owner rust_owner_of(const char *t, const struct report_opts *opts, int depth)
+{
+	static const char *const sigils[] = {"&", "mut ", "*const ", "*mut ", "dyn ", "[", "("};
+	const char *id;
+	bool again = true;
+
+	/* &mut [T], *const dyn Trait, (A, B): the type they are built on. */
+	while (again) {
+		again = false;
+		for (size_t i = 0; i < sizeof(sigils) / sizeof(sigils[0]); i++) {
+			if (!strncmp(t, sigils[i], strlen(sigils[i]))) {
+				t += strlen(sigils[i]);
+				again = true;
+			}
+		}
+		if (*t == '\'') { /* a lifetime: &'a T */
+			t += strcspn(t, " ");
+			t += *t == ' ';
+			again = true;
+		}
+	}
+	if (*t == '<')
+		return rust_qualified_is_std(t, opts, depth + 1) ? RUST_STD : RUST_USER;
+	/* Demangled ADTs and traits always carry their crate: "kaish::Node", "core::clone". */
+	for (id = t; isalnum((unsigned char)*id) || *id == '_'; id++)
+		;
+	if (id == t || strncmp(id, "::", 2))
+		return RUST_NO_CRATE;
+	return match_any(t, opts) ? RUST_STD : RUST_USER;
+}
+
+/*
+ * Rust names a function of an impl by a qualified path: "<Self>::f" (inherent impl) or
+ * "<Self as Trait>::f", as v0 demangling prints much of std ("<u8 as <[_]>::to_vec_in::
+ * ConvertVec>::to_vec", "<<alloc::boxed::Box<str> as ...>::from as core::ops::function::
+ * FnOnce<(&str,)>>::call_once") and legacy its blanket impls ("<T as alloc::slice::hack::
+ * ConvertVec>::to_vec"). Rust's orphan rule puts an impl in Self's crate or Trait's. So it is
+ * std's code when Self is std's, or when Self has no crate of its own (a primitive, whose
+ * inherent methods only core/alloc/std write, or a generic parameter) and Trait, if any, is
+ * std's. A user type or trait makes it user code.
+ */
+static bool rust_qualified_is_std(const char *s, const struct report_opts *opts, int depth)
+{
+	const char *trait = NULL, *close = NULL;
+	enum rust_owner self;
+	int nest = 0;
+
+	if (depth > RUST_MAX_NESTING || *s != '<')
+		return false;
+	/* The '>' closing s[0], and " as " at its own level; "->" (fn() -> T) is no bracket. */
+	for (const char *c = s; *c && !close; c++) {
+		if (*c == '<')
+			nest++;
+		else if (*c == '>' && c[-1] != '-' && --nest == 0)
+			close = c;
+		else if (nest == 1 && !trait && !strncmp(c, " as ", 4))
+			trait = c + 4;
+	}
+	if (!close)
+		return false;
+	self = rust_owner_of(s + 1, opts, depth);
+	if (self != RUST_NO_CRATE)
+		return self == RUST_STD;
+	return !trait || rust_owner_of(trait, opts, depth) == RUST_STD;
+}
+
 bool report__is_plumbing(const char *frame, const struct report_opts *opts)
 {
 	const char *open, *sp = NULL;
 
 	if (match_any(frame, opts))
+		return true;
+	if (frame[0] == '<' && rust_qualified_is_std(frame, opts, 0))
 		return true;
 	/* A demangled C++ template function names its return type first ("void std::vector<
 	 * int>::_M_realloc_insert<int>(...)"): match again after it, i.e. after the last space
