@@ -62,6 +62,13 @@ else()
 	message(STATUS "rustc not found: the Rust unwinder test will skip")
 endif()
 
+# The symbolizer's benchmark (tests/symbolizer.cmake) also times Rust code, on rsfix.
+if(RUSTC_EXECUTABLE)
+	add_dependencies(test_symbolizer unwfix_rust)
+	target_compile_definitions(test_symbolizer PRIVATE
+		SYMBENCH_RUST_BIN="${UNWFIX_DIR}/rsfix")
+endif()
+
 add_criterion_test(test_unwind
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unwind_test.c
 	LIBS tracer_core
