@@ -99,7 +99,7 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define MAX_STACK_DEPTH 127 /* kernel.perf_event_max_stack default: the map may not exceed it */
+#define MAX_STACK_DEPTH 127 /* frames kept per stack, PC included (STACK_MAX_DEPTH in loader.c) */
 #define NET_SLOTS	4   /* live net-effect entries per helper call (getline uses 2) */
 
 /* Configuration, set by the loader before load. */
@@ -470,9 +470,11 @@ static __always_inline bool same_stack(const struct stack_val *a, const struct s
  * on a malloc/free pair. This walk stops first at a frame pointer that cannot be a caller's
  * frame: not above the previous frame, not 8-byte aligned, or past the top of the stack
  * (the main thread's stack top; other threads, whose stacks lie below it, get the same
- * bound, or SP + 64 MiB if SP is above it). Where the kernel's walk ends on a successful
- * read, the frames are the same: ips[0] is the caller's PC (this runs at the outermost
- * return), then the return address of each frame.
+ * bound, or SP + 64 MiB if SP is above it). Where the chain ends in a saved %rbp that
+ * cannot be read (NULL, a small number), the frames are the kernel's: ips[0] is the
+ * caller's PC (this runs at the outermost return), then the return address of each frame.
+ * Where it is readable but fails a test above (a frame-pointer-less caller's %rbp holding
+ * a heap address), the kernel goes on and records junk; this walk stops there.
  *
  * bpf_loop, not an unrolled loop: the verifier checks the step once (an open-coded
  * 127-frame loop took attach from 0.07 s to 0.25 s). The depth lives in the map value, not
