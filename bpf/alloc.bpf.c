@@ -99,7 +99,7 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define MAX_STACK_DEPTH 127 /* kernel.perf_event_max_stack default: the map may not exceed it */
+#define MAX_STACK_DEPTH 127 /* frames kept per stack, PC included (STACK_MAX_DEPTH in loader.c) */
 #define NET_SLOTS	4   /* live net-effect entries per helper call (getline uses 2) */
 
 /* Configuration, set by the loader before load. */
@@ -129,6 +129,11 @@ const volatile __u32 bench_cut = BENCH_CUT_NONE;
 struct probe_counters counters = {};
 __u64 fn_addrs[FN_COUNT] = {}; /* runtime entry address of each probed function */
 __u32 window_open = 0;	       /* set/cleared by the USDT window programs */
+/* Set by loader__stop() before it detaches: from then on every program returns at once. The
+ * links are closed in parallel and an entry link may go before its return link (returns
+ * without entries: counted as unmatched) or after it (frees of blocks whose allocation was
+ * never sent): without this, the tail of the stream and the counters would carry that. */
+__u32 probes_stopped = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -465,9 +470,11 @@ static __always_inline bool same_stack(const struct stack_val *a, const struct s
  * on a malloc/free pair. This walk stops first at a frame pointer that cannot be a caller's
  * frame: not above the previous frame, not 8-byte aligned, or past the top of the stack
  * (the main thread's stack top; other threads, whose stacks lie below it, get the same
- * bound, or SP + 64 MiB if SP is above it). Where the kernel's walk ends on a successful
- * read, the frames are the same: ips[0] is the caller's PC (this runs at the outermost
- * return), then the return address of each frame.
+ * bound, or SP + 64 MiB if SP is above it). Where the chain ends in a saved %rbp that
+ * cannot be read (NULL, a small number), the frames are the kernel's: ips[0] is the
+ * caller's PC (this runs at the outermost return), then the return address of each frame.
+ * Where it is readable but fails a test above (a frame-pointer-less caller's %rbp holding
+ * a heap address), the kernel goes on and records junk; this walk stops there.
  *
  * bpf_loop, not an unrolled loop: the verifier checks the step once (an open-coded
  * 127-frame loop took attach from 0.07 s to 0.25 s). The depth lives in the map value, not
@@ -904,7 +911,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 SEC("uprobe")
 int BPF_KPROBE(alloc_entry)
 {
-	if (noop)
+	if (noop || probes_stopped)
 		return 0;
 	return on_entry(ctx, bpf_get_attach_cookie(ctx), PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
 			PT_REGS_PARM3(ctx));
@@ -913,7 +920,7 @@ int BPF_KPROBE(alloc_entry)
 SEC("uprobe")
 int BPF_KRETPROBE(alloc_return)
 {
-	if (noop)
+	if (noop || probes_stopped)
 		return 0;
 	return on_return(ctx, COOKIE_FN(bpf_get_attach_cookie(ctx)));
 }
@@ -925,7 +932,7 @@ static __always_inline int window_mark(__u32 type, __u64 name, __u64 iterations)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct window_event *e;
 
-	if (noop || (__u32)(id >> 32) != target_tgid)
+	if (noop || probes_stopped || (__u32)(id >> 32) != target_tgid)
 		return 0;
 	if (type == EV_WINDOW_BEGIN)
 		window_open = 1;

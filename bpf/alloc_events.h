@@ -119,7 +119,8 @@ struct window_event {
 struct probe_counters {
 	__u64 events;		  /* records submitted to the ring buffer */
 	__u64 dropped;		  /* ring buffer full: record lost */
-	__u64 stack_failures;	  /* no stack id (stacks map full, scratch missing): stack_id < 0 */
+	__u64 stack_failures;	  /* no stack id (stacks map full, 4 ids taken by other stacks,
+				   * scratch missing): stack_id < 0 */
 	__u64 unmatched_returns;  /* a uretprobe fired with no entry recorded for its thread */
 	__u64 entry_overflow;	  /* entry could not be stored (inflight map full) */
 	__u64 nested_calls;	  /* allocator calls made by another allocator call: not counted */

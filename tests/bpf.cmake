@@ -7,7 +7,8 @@
 #   tracer_loader_e2e   user/loader.c built for the test (user/CMakeLists.txt builds it only
 #                       into the tracer executable)
 #   bpf_probe_test      forks e2e/allocs, attaches the loader, checks the record stream
-#                       (frame-pointer stacks, and once with --unwind dwarf snapshots)
+#                       (frame-pointer stacks, and once with --unwind dwarf snapshots);
+#                       loader__stop on alloc_bench (workloads/bench) while it allocates
 add_executable(bpf_e2e_allocs ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/allocs.c)
 target_compile_options(bpf_e2e_allocs PRIVATE ${TRACER_WARNINGS} -O0 -g -fno-omit-frame-pointer
 	-fno-builtin) # -fno-builtin: gcc folds realloc(NULL, n) into malloc(n) even at -O0
@@ -32,5 +33,5 @@ target_link_libraries(tracer_loader_e2e PUBLIC tracer_core alloc_skel PkgConfig:
 add_criterion_test(bpf_probe_test SOURCES bpf_probe_test.c LIBS tracer_loader_e2e tracer_core
 	LABELS bpf)
 target_compile_definitions(bpf_probe_test PRIVATE ALLOCS_BIN="$<TARGET_FILE:bpf_e2e_allocs>"
-	STATIC_BIN="$<TARGET_FILE:bpf_e2e_static>")
-add_dependencies(bpf_probe_test bpf_e2e_allocs bpf_e2e_static)
+	STATIC_BIN="$<TARGET_FILE:bpf_e2e_static>" ALLOC_BENCH_BIN="$<TARGET_FILE:alloc_bench>")
+add_dependencies(bpf_probe_test bpf_e2e_allocs bpf_e2e_static alloc_bench)

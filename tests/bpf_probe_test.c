@@ -725,3 +725,95 @@ Test(bpf_probe, probe_sites)
 			     cases[i].name, adj, cases[i].sp_adj);
 	}
 }
+
+/*
+ * loader__stop on a target that keeps allocating (alloc_bench mt: two threads of malloc/free
+ * pairs, probes attached before its exec): the stream must end as it would if the target
+ * had stopped. The links are closed in parallel, in no fixed order; without the programs
+ * silenced first, returns ran without their entry (unmatched) or frees were sent for blocks
+ * whose allocation was not. So: no unmatched return, every record submitted is received,
+ * each worker thread's records alternate ALLOC p / FREE p, and after the stop loader__poll
+ * gives nothing and loader__stop again is a no-op.
+ */
+Test(bpf_probe, stop_ends_the_stream_cleanly, .timeout = 120)
+{
+	struct loader_opts o = {.verbose = 1};
+	struct {
+		__u32 tid, last_type;
+		__u64 last_addr;
+	} th[8] = {};
+	struct probe_counters pc;
+	struct recs r = {};
+	struct timespec t0, t;
+	size_t worker_allocs = 0, broken = 0;
+	struct loader *l;
+	int hold[2], n;
+	pid_t pid;
+
+	require_bpf();
+	cr_assert_eq(pipe(hold), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char go;
+
+		close(hold[1]);
+		if (read(hold[0], &go, 1) != 1)
+			_exit(127);
+		execl(ALLOC_BENCH_BIN, "alloc_bench", "mt", "2", "1000000000", (char *)NULL);
+		_exit(127);
+	}
+	close(hold[0]);
+	o.pid = pid;
+	l = loader__new(&o);
+	if (!l) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		cr_assert_fail("loader__new: %s", strerror(errno));
+	}
+	cr_assert_eq(write(hold[1], "g", 1), 1);
+	close(hold[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = loader__poll(l, 5, on_record, &r);
+		cr_assert_geq(n, 0, "loader__poll: %s", strerror(-n));
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 300);
+
+	n = loader__stop(l, on_record, &r);
+	cr_assert_geq(n, 0, "loader__stop: %s", strerror(-n));
+	loader__counters(l, &pc);
+	cr_expect_eq(loader__poll(l, 0, on_record, &r), 0, "records after the stop");
+	cr_expect_eq(loader__stop(l, on_record, &r), 0, "a second stop consumed records");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+
+	fprintf(stderr, "stop: events %llu dropped %llu unmatched_returns %llu; received %zu\n",
+		(unsigned long long)pc.events, (unsigned long long)pc.dropped,
+		(unsigned long long)pc.unmatched_returns, r.n);
+	cr_expect_eq(r.bad_sizes, 0);
+	cr_expect_eq(pc.dropped, 0);
+	cr_expect_eq(pc.unmatched_returns, 0, "returns without their entry while detaching");
+	cr_expect_eq(pc.events, r.n, "every submitted record is received");
+	for (size_t i = 0; i < r.n; i++) {
+		const struct alloc_event *a = &r.v[i].a;
+		size_t k = 0;
+
+		if (a->tid == (__u32)pid || (a->type != EV_ALLOC && a->type != EV_FREE))
+			continue; /* the main thread: start-up and pthread_create allocate */
+		while (k < 8 && th[k].tid && th[k].tid != a->tid)
+			k++;
+		cr_assert_lt(k, 8, "more worker threads than alloc_bench starts");
+		th[k].tid = a->tid;
+		if (a->type == EV_FREE ? th[k].last_type != EV_ALLOC || th[k].last_addr != a->addr
+				       : th[k].last_type == EV_ALLOC)
+			broken++;
+		worker_allocs += a->type == EV_ALLOC;
+		th[k].last_type = a->type;
+		th[k].last_addr = a->addr;
+	}
+	cr_expect_gt(worker_allocs, 1000, "the worker threads were traced");
+	cr_expect_eq(broken, 0, "%zu worker records out of ALLOC p / FREE p order", broken);
+	loader__free(l);
+	free(r.v);
+}

@@ -352,6 +352,41 @@ Test(demangle, hostile_inputs_are_bounded, .timeout = 20)
 	free(big);
 }
 
+/*
+ * libstdc++ 12's __cxa_demangle never returns on these (an unresolved name whose qualifier
+ * chain reaches a C, D or U that starts nothing): they must not be handed to it. The
+ * timeout turns a regression into a failure instead of a hung suite. Real names with
+ * unresolved names, "sr" inside identifiers and SFINAE return types still demangle.
+ */
+Test(demangle, cxx_names_that_hang_libstdcxx_are_refused, .timeout = 10)
+{
+	static const struct dm_case cases[] = {
+	    {"_ZccDTsrrcD", NULL},
+	    {"_Z1fDTsr1aDxE", NULL},
+	    {"_Z1fDTsr1aDE", NULL},
+	    {"_Z1fDTsr1aCxE", NULL},
+	    {"_Z1fDTsr1aUxE", NULL},
+	    {"_Z1fDTsrUxE", NULL},
+	    {"_Z1fDTsrCxE", NULL},
+	    {"_Z1fDTsr1a1bUxE", NULL},
+	    {"_Z1fDTsr1aIiEDxE", NULL},
+	    {"_Z1fIiEDTsr1aDpT_ET_", NULL},
+	    {"_Z1aDTsrflDnplT_T0_pt", NULL},
+	    /* c++filt's output */
+	    {"_Z1fIiEDTsrDtfp_E1xET_", "decltype (decltype ({parm#1})::x) f<int>(int)"},
+	    {"_Z1gI1AEDTcl1fsrT_1xEES0_", "decltype (f(A::x)) g<A>(A)"},
+	    {"_Z1fI1AEDTsr1AE1xES0_", "decltype (A::x) f<A>(A)"},
+	    {"_ZN4util8copy_srcEv", "util::copy_src()"},
+	    {"_ZN4llvm4yaml7yamlizeI12SwiftVersionEENSt9enable_ifIXsr16has_ScalarTraitsIT_EE5"
+	     "valueEvE4typeERNS0_2IOERS4_bRNS0_12EmptyContextE",
+	     "std::enable_if<has_ScalarTraits<SwiftVersion>::value, void>::type "
+	     "llvm::yaml::yamlize<SwiftVersion>(llvm::yaml::IO&, SwiftVersion&, bool, "
+	     "llvm::yaml::EmptyContext&)"},
+	};
+
+	CHECK_ALL(cases);
+}
+
 /* Every file of the fuzzing corpus goes through without crashing and, when demangled, gives
  * non-empty text of at most DEMANGLE_MAX_OUT bytes without control characters. */
 Test(demangle, fuzz_corpus_replay)

@@ -14,7 +14,8 @@
  * trailing ".llvm.HEX" is dropped and other "."-suffixes are kept. A v0 feature this module
  * does not print (punycode identifiers, non-ASCII constants) makes it answer "cannot".
  * C++ names go to libstdc++'s __cxa_demangle (the demangler of c++filt and Valgrind) after a
- * size check that keeps its output bounded; see demangle.c.
+ * size check that keeps its output bounded and a check for names it never returns on; see
+ * demangle.c.
  *
  * Every input is treated as hostile: lengths, recursion depth, work and output are bounded.
  */

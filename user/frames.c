@@ -4,7 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "procmaps.h"
 
 /* The allocator's own frame, named by the public function that was called, as Debian's
  * Valgrind shows `malloc (in …vgpreload…)`: "0xADDR: malloc (in /…/libc.so.6)". The DWARF
@@ -16,14 +17,6 @@ static int frames__allocator(struct frames_ctx *fc, const struct pp_stats *pp, s
 
 	return strvec__pushf(out, "0x%llX: %s (in %s)", (unsigned long long)addr,
 			     alloc_fn_name(pp->fn), lib);
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
 static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct strvec *out)
@@ -72,10 +65,10 @@ int frames__describe(void *ctx, const struct pp_stats *pp, struct strvec *out)
 {
 	struct frames_ctx *fc = ctx;
 	size_t before = out->cnt;
-	__u64 t0 = mono_ns();
+	__u64 t0 = mono_now_ns();
 	int err = describe(fc, pp, out);
 
-	fc->describe_ns += mono_ns() - t0;
+	fc->describe_ns += mono_now_ns() - t0;
 	fc->frames += out->cnt - before;
 	return err;
 }

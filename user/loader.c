@@ -894,6 +894,11 @@ int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 
 	if (!l)
 		return -EINVAL;
+	/* First silence the programs, then detach: the links go in parallel, in no order, and
+	 * an entry link gone before its return link (or after it) would leave unmatched
+	 * returns (or frees of blocks never sent) at the end of the stream. */
+	l->skel->bss->probes_stopped = 1;
+	__sync_synchronize();
 	detach_links(l, true);
 	if (!l->rb)
 		return 0;

@@ -41,9 +41,11 @@ struct loader *loader__new(const struct loader_opts *opts);
 /* Detach everything and free. Accepts NULL. */
 void loader__free(struct loader *l);
 
-/* End of tracing: detach every probe (the target stops paying for them at once), hand the
- * records submitted before that to fn, and unmap the ring buffer. The stacks map, counters
- * and function addresses stay readable for symbolization; loader__poll then returns 0.
+/* End of tracing: stop every program (from then on they return at once, so the stream and
+ * the counters end consistently), detach every probe (the target stops paying for them),
+ * hand the records submitted before that to fn, and unmap the ring buffer. The stacks map,
+ * counters and function addresses stay readable for symbolization; loader__poll then
+ * returns 0.
  * Records emitted into the ring by other objects (window_probes) must be stopped first.
  * Returns the number of records consumed, or -errno. Idempotent. */
 int loader__stop(struct loader *l, loader_record_fn fn, void *ctx);

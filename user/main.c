@@ -453,14 +453,6 @@ static int write_exports(const struct run *r, const char *json_path, const struc
 	return ret;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* -1 if it cannot be stat'ed (only used in a -v line). */
 static long long file_size(const char *path)
 {
@@ -479,16 +471,17 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	const struct workload_info *w = name ? find_workload(r, name) : NULL;
 	struct report_opts ropts = { .top = r->args->top };
 	char path[PATH_MAX], err[512];
-	double t0, write_ms;
+	double write_ms;
+	__u64 t0;
 	size_t npps;
 	int ret;
 
 	if (r->sym)
 		symbolizer__refresh_maps(r->sym);
 	profile_path(r, r->args->workload ? name : NULL, path, sizeof(path));
-	t0 = mono_ms();
+	t0 = now_ns();
 	ret = dhat__write_path(path, c, frames__describe, &fc, &meta);
-	write_ms = mono_ms() - t0;
+	write_ms = (double)(now_ns() - t0) / 1e6;
 	r->truncated_stacks += fc.truncated;
 	if (ret) {
 		elog("cannot write %s: %s\n", path, strerror(-ret));
