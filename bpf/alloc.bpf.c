@@ -129,11 +129,14 @@ const volatile __u32 bench_cut = BENCH_CUT_NONE;
 struct probe_counters counters = {};
 __u64 fn_addrs[FN_COUNT] = {}; /* runtime entry address of each probed function */
 __u32 window_open = 0;	       /* set/cleared by the USDT window programs */
-/* Set by loader__stop() before it detaches: from then on every program returns at once. The
- * links are closed in parallel and an entry link may go before its return link (returns
- * without entries: counted as unmatched) or after it (frees of blocks whose allocation was
- * never sent): without this, the tail of the stream and the counters would carry that. */
-__u32 probes_stopped = 0;
+/* Set by the loader once EVERY link is attached, cleared by loader__stop() before it
+ * detaches; while 0, every program returns at once. Links go live one by one (and are closed
+ * in parallel, in no order): an entry link live without its return link would leave thread
+ * states waiting for a return that never comes (the next call at the same SP then looks
+ * nested and is dropped), a return link without its entry link counts unmatched returns,
+ * and at the end frees of blocks whose allocation was never sent. So the stream starts and
+ * ends as if the target had started and stopped at those two moments. */
+__u32 probes_live = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -911,7 +914,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 SEC("uprobe")
 int BPF_KPROBE(alloc_entry)
 {
-	if (noop || probes_stopped)
+	if (noop || !probes_live)
 		return 0;
 	return on_entry(ctx, bpf_get_attach_cookie(ctx), PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
 			PT_REGS_PARM3(ctx));
@@ -920,7 +923,7 @@ int BPF_KPROBE(alloc_entry)
 SEC("uprobe")
 int BPF_KRETPROBE(alloc_return)
 {
-	if (noop || probes_stopped)
+	if (noop || !probes_live)
 		return 0;
 	return on_return(ctx, COOKIE_FN(bpf_get_attach_cookie(ctx)));
 }
@@ -932,7 +935,7 @@ static __always_inline int window_mark(__u32 type, __u64 name, __u64 iterations)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct window_event *e;
 
-	if (noop || probes_stopped || (__u32)(id >> 32) != target_tgid)
+	if (noop || !probes_live || (__u32)(id >> 32) != target_tgid)
 		return 0;
 	if (type == EV_WINDOW_BEGIN)
 		window_open = 1;

@@ -375,7 +375,7 @@ Test(tracer_e2e, static_executable_allocator_detected, .timeout = 300)
 	free(dir);
 }
 
-/* -v prints one "timing:" line per profile (run.sh keeps it): its counts are the file's. */
+/* -v prints one "timing:" line per profile (run.sh keeps it), describing the file written. */
 Test(tracer_e2e, verbose_timing_line_describes_the_profile, .timeout = 300)
 {
 	char *dir, cmd[2048], path[1024], *out = NULL, *line;
@@ -401,7 +401,10 @@ Test(tracer_e2e, verbose_timing_line_describes_the_profile, .timeout = 300)
 		     5, "unparsed timing line: %s", line);
 	p = load_or_die(path);
 	cr_assert_eq(stat(path, &st), 0);
-	cr_expect_eq(npps, p->pp_cnt, "program points: line %zu, file %zu", npps, p->pp_cnt);
+	/* The line counts the collector's program points; the writer may merge those that
+	 * symbolize to the same frames, so the file can have fewer, never more. */
+	cr_expect_geq(npps, p->pp_cnt, "program points: line %zu, file %zu", npps, p->pp_cnt);
+	cr_expect_gt(p->pp_cnt, 0);
 	cr_expect_eq(bytes, (unsigned long long)st.st_size);
 	cr_expect_geq(frames, npps, "each program point has at least its allocator frame");
 	cr_expect(sym_ms >= 0 && json_ms >= 0, "%f %f", sym_ms, json_ms);

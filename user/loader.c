@@ -879,6 +879,9 @@ struct loader *loader__new(const struct loader_opts *opts)
 			goto cleanup;
 	}
 	dlog("probes attached in %.1f ms\n", mono_ms() - t1);
+	/* Every link is in place: let the programs work (see probes_live in alloc.bpf.c). */
+	__sync_synchronize();
+	l->skel->bss->probes_live = 1;
 	return l;
 
 cleanup:
@@ -892,12 +895,12 @@ int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 	double t0 = mono_ms();
 	int n, total = 0;
 
-	if (!l)
+	if (!l || !fn)
 		return -EINVAL;
 	/* First silence the programs, then detach: the links go in parallel, in no order, and
 	 * an entry link gone before its return link (or after it) would leave unmatched
 	 * returns (or frees of blocks never sent) at the end of the stream. */
-	l->skel->bss->probes_stopped = 1;
+	l->skel->bss->probes_live = 0;
 	__sync_synchronize();
 	detach_links(l, true);
 	if (!l->rb)
