@@ -659,20 +659,15 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 	}
 	if (r->progress_shown)
 		fputc('\n', stderr);
-	/* Drain what the target produced before it exited or we stopped. */
-	do {
-		n = loader__poll(r->loader, 0, on_record, r);
-	} while (n > 0);
 	if (alive && r->target_is_child) {
 		/* Interrupted: stop the child we started, and reap it. */
 		kill(r->target, SIGTERM);
 		while (wait_child(r, wait_status, true))
 			;
-		do {
-			n = loader__poll(r->loader, 0, on_record, r);
-		} while (n > 0);
 	}
-	return n < 0 && n != -EINTR ? n : 0;
+	/* What the target produced until now is drained by loader__stop (run_trace), after
+	 * the programs are silenced: a drain here could chase a live target forever. */
+	return 0;
 }
 
 static void print_counters(struct run *r)

@@ -193,15 +193,20 @@ static int replay_memory(const char *path)
 		return 1;
 	}
 	while (next_alloc_record(f, &ev)) {
-		if (!c && !(c = collector__new(ev.ts_ns, NULL)))
-			break;
-		if (collector__handle(c, &ev))
-			break;
+		if ((!c && !(c = collector__new(ev.ts_ns, NULL))) || collector__handle(c, &ev)) {
+			/* No figures from half a stream. */
+			fprintf(stderr, "bench-trace: %s: the collector failed\n", path);
+			collector__free(c);
+			fclose(f);
+			return 1;
+		}
 		last_ns = ev.ts_ns;
 	}
 	fclose(f);
-	if (!c)
+	if (!c) {
+		fprintf(stderr, "bench-trace: no allocator records in %s\n", path);
 		return 1;
+	}
 	collector__finish(c, last_ns);
 	collector__memory(c, &m);
 	printf("collector_kb=%zu collector_peak_kb=%zu stream_base_maxrss_kb=%ld "
