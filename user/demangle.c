@@ -1179,8 +1179,8 @@ static const char *cxx__skip_simple_args(const char *p, const char *end)
  * constructor, destructor, lambda or unnamed type: "_Z1fDTsr1aDxE", "_Z1fDTsrUxE" (found by
  * fuzzing; c++filt of binutils 2.40 returns at once). Every "sr" is checked: the chain's
  * source names, two-letter operators and simple template args are walked as the demangler
- * walks them, an E (or a name running past the end) ends the chain safely, and past anything
- * else any C, D or U later in sym counts as a hang. An overcount: of libLLVM 14/15's and
+ * walks them, an E ends the chain safely, and past anything else (a name running past the
+ * end included) any C, D or U later in sym counts as a hang. An overcount: of libLLVM 14/15's and
  * libstdc++'s 73,021 demangled names, 11 (SFINAE helpers) stay mangled.
  */
 static bool cxx_may_hang(const char *sym, size_t n)
@@ -1194,8 +1194,10 @@ static bool cxx_may_hang(const char *sym, size_t n)
 			continue; /* the old syntax: a type follows */
 		while (p && p < end && *p != 'E') {
 			if (is_digit(*p)) {
+				/* A length running past the end hangs it too:
+				 * "_Z1fDTsr1aIiE44D*xE". */
 				if (!cxx__skip_source_name(&p, end))
-					break;
+					p = NULL;
 			} else if (is_lower(*p) && p + 1 < end && !(p[0] == 'c' && p[1] == 'v')) {
 				/* An operator name, or not one (the demangler stops). */
 				p += 2;
