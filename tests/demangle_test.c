@@ -371,6 +371,7 @@ Test(demangle, cxx_names_that_hang_libstdcxx_are_refused, .timeout = 10)
 	    {"_Z1fDTsr1a1bUxE", NULL},
 	    {"_Z1fDTsr1aIiEDxE", NULL},
 	    {"_Z1fDTsr1aIiE44D*xE", NULL}, /* a source name running past the end */
+	    {"_Z1fDTsr2_RvC6_123foba3oraI0i2D*E", NULL}, /* no E ends the chain */
 	    {"_Z1fIiEDTsr1aDpT_ET_", NULL},
 	    {"_Z1aDTsrflDnplT_T0_pt", NULL},
 	    /* c++filt's output */

@@ -1140,7 +1140,7 @@ static bool cxx__skip_source_name(const char **p, const char *end)
 
 	while (*p < end && is_digit(**p) && len <= DEMANGLE_MAX_IN)
 		len = len * 10 + (size_t)(*(*p)++ - '0');
-	if (len > (size_t)(end - *p))
+	if (!len || len > (size_t)(end - *p)) /* no name is empty */
 		return false;
 	*p += len;
 	return true;
@@ -1180,7 +1180,7 @@ static const char *cxx__skip_simple_args(const char *p, const char *end)
  * fuzzing; c++filt of binutils 2.40 returns at once). Every "sr" is checked: the chain's
  * source names, two-letter operators and simple template args are walked as the demangler
  * walks them, an E ends the chain safely, and past anything else (a name running past the
- * end included) any C, D or U later in sym counts as a hang. An overcount: of libLLVM 14/15's and
+ * end or an empty one, or no E before the end) any C, D or U later in sym counts as a hang. An overcount: of libLLVM 14/15's and
  * libstdc++'s 73,021 demangled names, 11 (SFINAE helpers) stay mangled.
  */
 static bool cxx_may_hang(const char *sym, size_t n)
@@ -1209,7 +1209,8 @@ static bool cxx_may_hang(const char *sym, size_t n)
 				p = NULL;
 			}
 		}
-		if (!p && strpbrk(at + 2, "CDU"))
+		/* No chain-ending E (it ran out, or into something not walked): the worst. */
+		if ((!p || p >= end) && strpbrk(at + 2, "CDU"))
 			return true;
 	}
 	return false;
