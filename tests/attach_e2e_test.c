@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_timeout.h"
 #include "e2e_util.h"
 
 /* Start the embedder in the background and wait until every worker has served a request. */
@@ -37,7 +38,7 @@ static pid_t start_embedder(const char *dir, const char *extra)
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 500 && access(ready, F_OK); i++)
+	for (int i = 0; i < 6000 && access(ready, F_OK); i++)
 		usleep(10000);
 	cr_assert_eq(access(ready, F_OK), 0, "embedder did not become ready");
 	return pid;
@@ -66,7 +67,7 @@ static void check_profile(const char *path, const char *must_name)
 	free(out);
 }
 
-Test(attach_e2e, pid_multithreaded_embedder_for_a_duration, .timeout = 300)
+Test(attach_e2e, pid_multithreaded_embedder_for_a_duration, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir = NULL, cmd[2048], path[1024], *out = NULL;
 	pid_t pid;
@@ -95,7 +96,7 @@ Test(attach_e2e, pid_multithreaded_embedder_for_a_duration, .timeout = 300)
  * to fill a 1 MiB ring if the probes stayed attached meanwhile: the tracer then reported
  * tens of thousands of "dropped" records and exit 4 for a complete profile.
  */
-Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = 300)
+Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir = NULL, cmd[2048], path[1024], *out = NULL, *um;
 	pid_t pid;
@@ -129,7 +130,7 @@ Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = 300)
 	free(dir);
 }
 
-Test(attach_e2e, pid_that_exits_mid_trace, .timeout = 300)
+Test(attach_e2e, pid_that_exits_mid_trace, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir = NULL, cmd[2048], path[1024], *out = NULL;
 	pid_t pid;
@@ -150,7 +151,7 @@ Test(attach_e2e, pid_that_exits_mid_trace, .timeout = 300)
 	free(dir);
 }
 
-Test(attach_e2e, sigint_writes_a_valid_profile, .timeout = 300)
+Test(attach_e2e, sigint_writes_a_valid_profile, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir = NULL, path[1024], log[1024];
 	pid_t pid, tracer;
@@ -170,10 +171,13 @@ Test(attach_e2e, sigint_writes_a_valid_profile, .timeout = 300)
 		snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
 		freopen(log, "w", stderr);
 		freopen("/dev/null", "w", stdout);
-		execl(TRACER_BIN, TRACER_BIN, "--pid", pidarg, "-o", path, (char *)NULL);
+		execl(TRACER_BIN, TRACER_BIN, "-v", "--pid", pidarg, "-o", path, (char *)NULL);
 		_exit(127);
 	}
-	sleep(3); /* attached and tracing */
+	/* Attached and tracing: the tracer says so at -v; then the embedder allocates a while. */
+	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
+		  "the tracer never attached");
+	sleep(1);
 	kill(tracer, SIGINT);
 	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
 	kill(pid, SIGTERM);
@@ -184,7 +188,7 @@ Test(attach_e2e, sigint_writes_a_valid_profile, .timeout = 300)
 	free(dir);
 }
 
-Test(attach_e2e, command_with_arguments_and_exit_status, .timeout = 300)
+Test(attach_e2e, command_with_arguments_and_exit_status, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir = NULL, cmd[2048], path[1024], *out = NULL;
 	int st;

@@ -28,12 +28,13 @@
 
 #include <criterion/criterion.h>
 
+#include "test_timeout.h"
 #include "dwarf_stacks.h"
 #include "events.h"
 #include "loader.h"
 
 #define MAX_STACK 127
-#define TIMEOUT_S 30
+#define TIMEOUT_S ((int)TEST_TIMEOUT(30))
 
 union rec {
 	__u32 type;
@@ -482,7 +483,7 @@ static void finish(struct loader *l, struct child *c, struct recs *r)
 }
 
 /* allocs exec'd and waiting: attach, release, check. Not gated. */
-Test(bpf_probe, attach_running_process, .timeout = 120)
+Test(bpf_probe, attach_running_process, .timeout = TEST_TIMEOUT(120))
 {
 	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .verbose = 1};
 	struct recs r = {};
@@ -510,7 +511,7 @@ Test(bpf_probe, attach_running_process, .timeout = 120)
 }
 
 /* attach_running_process with --unwind dwarf: snapshots resolved into the same stream. */
-Test(bpf_probe, dwarf_snapshots_same_records, .timeout = 120)
+Test(bpf_probe, dwarf_snapshots_same_records, .timeout = TEST_TIMEOUT(120))
 {
 	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .verbose = 1, .unwind_dwarf = true};
 	struct snapshot_counters sc;
@@ -547,7 +548,7 @@ Test(bpf_probe, dwarf_snapshots_same_records, .timeout = 120)
 }
 
 /* The tracer's way: attach to a forked child before it execs allocs; window-gated. */
-Test(bpf_probe, attach_before_exec_gated, .timeout = 120)
+Test(bpf_probe, attach_before_exec_gated, .timeout = TEST_TIMEOUT(120))
 {
 	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .window_gated = true, .verbose = 1};
 	struct recs r = {};
@@ -572,7 +573,7 @@ Test(bpf_probe, attach_before_exec_gated, .timeout = 120)
 	finish(l, &c, &r);
 }
 
-Test(bpf_probe, errors, .timeout = 60)
+Test(bpf_probe, errors, .timeout = TEST_TIMEOUT(60))
 {
 	struct loader_opts o = {0};
 	struct loader *l;
@@ -649,7 +650,7 @@ Test(bpf_probe, errors, .timeout = 60)
 }
 
 /* Kernels without uprobe-multi links: the same checks through one link per probe. */
-Test(bpf_probe, per_probe_links, .timeout = 120)
+Test(bpf_probe, per_probe_links, .timeout = TEST_TIMEOUT(120))
 {
 	struct loader_opts o = {
 	    .usdt_binary = ALLOCS_BIN, .window_gated = true, .verbose = 1, .per_probe_links = true};
@@ -735,7 +736,7 @@ Test(bpf_probe, probe_sites)
  * each worker thread's records alternate ALLOC p / FREE p, and after the stop loader__poll
  * gives nothing and loader__stop again is a no-op.
  */
-Test(bpf_probe, stop_ends_the_stream_cleanly, .timeout = 120)
+Test(bpf_probe, stop_ends_the_stream_cleanly, .timeout = TEST_TIMEOUT(120))
 {
 	struct loader_opts o = {.verbose = 1};
 	struct {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "test_timeout.h"
 #include "demangle.h"
 
 struct dm_case {
@@ -305,7 +306,7 @@ Test(demangle, malformed)
 
 /* Deep nesting, long inputs and exponential expansions stay bounded in depth, output and
  * time (each of these would take seconds, gigabytes or the stack without the bounds). */
-Test(demangle, hostile_inputs_are_bounded, .timeout = 20)
+Test(demangle, hostile_inputs_are_bounded, .timeout = TEST_TIMEOUT(20))
 {
 	/* rustc-demangle's recursion_limit_backref_free_bypass, shortened to our input bound */
 	char deep[DEMANGLE_MAX_IN], *big;
@@ -358,7 +359,7 @@ Test(demangle, hostile_inputs_are_bounded, .timeout = 20)
  * timeout turns a regression into a failure instead of a hung suite. Real names with
  * unresolved names, "sr" inside identifiers and SFINAE return types still demangle.
  */
-Test(demangle, cxx_names_that_hang_libstdcxx_are_refused, .timeout = 10)
+Test(demangle, cxx_names_that_hang_libstdcxx_are_refused, .timeout = TEST_TIMEOUT(10))
 {
 	static const struct dm_case cases[] = {
 	    {"_ZccDTsrrcD", NULL},

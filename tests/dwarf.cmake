@@ -30,7 +30,7 @@ target_compile_definitions(tracer_dwarf_e2e_test PRIVATE
 	DWARF_LEVELS_BIN="$<TARGET_FILE:dwarf_levels>"
 	DWARF_LIBC_PATHS_BIN="$<TARGET_FILE:dwarf_libc_paths>")
 add_dependencies(tracer_dwarf_e2e_test tracer dwarf_levels dwarf_libc_paths)
-set_tests_properties(tracer_dwarf_e2e_test PROPERTIES TIMEOUT 900)
+tracer_test_timeout(tracer_dwarf_e2e_test 900)
 
 # rustup installs into ~/.cargo/bin, which is not always on PATH (same lookup as
 # tests/unwind.cmake; Debian's `rustc` package works too).

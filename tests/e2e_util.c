@@ -1,6 +1,9 @@
 #include "e2e_util.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,83 @@ char *e2e_tmpdir(const char *tag)
 	if (!mkdtemp(path))
 		abort();
 	return path;
+}
+
+bool e2e_wait_for_text(const char *path, const char *needle, int secs)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		char buf[65536];
+		ssize_t n = 0;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		if (n > 0) {
+			buf[n] = '\0';
+			if (strstr(buf, needle))
+				return true;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= secs)
+			return false;
+		usleep(20000);
+	}
+}
+
+/* Start of the mapping of file offset 0 of `file` in pid, or 0. */
+static uintptr_t map_base(pid_t pid, const char *file)
+{
+	char path[64], line[4352], name[4096];
+	uintptr_t base = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!base && fgets(line, sizeof(line), f)) {
+		unsigned long lo, off;
+
+		if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %4095s", &lo, &off, name) == 3 &&
+		    off == 0 && !strcmp(name, file))
+			base = lo;
+	}
+	fclose(f);
+	return base;
+}
+
+int e2e_libc_first_byte(pid_t pid, const char *fn)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *sym = libc ? dlsym(libc, fn) : NULL;
+	char real[4096], mem[64];
+	uintptr_t ours, theirs;
+	unsigned char byte;
+	Dl_info info;
+	int fd, ret = -1;
+
+	if (!sym || !dladdr(sym, &info) || !realpath(info.dli_fname, real))
+		goto out;
+	ours = (uintptr_t)info.dli_fbase;
+	theirs = map_base(pid, real);
+	if (!theirs)
+		goto out;
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)pid);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	if (pread(fd, &byte, 1, (off_t)(theirs + ((uintptr_t)sym - ours))) == 1)
+		ret = byte;
+	close(fd);
+out:
+	if (libc)
+		dlclose(libc);
+	return ret;
 }
 
 /* Allocator plumbing: frames that name the allocator rather than a call site. */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "dhat_reader.h"
 
@@ -30,6 +31,14 @@ int e2e_run(const char *cmd, char **out);
 
 /* A fresh temporary directory (malloc'd path) under TESTS_BIN_DIR. */
 char *e2e_tmpdir(const char *tag);
+
+/* Poll the file at path until it contains needle; false after secs seconds. Waits on what a
+ * process says it did (say, the tracer's "attached to pid" at -v), not on a guessed sleep. */
+bool e2e_wait_for_text(const char *path, const char *needle, int secs);
+
+/* The first byte of libc's fn in process pid (which must map the same libc as this one),
+ * read through /proc/PID/mem: 0xcc while a uprobe sits there. -1 if it cannot be read. */
+int e2e_libc_first_byte(pid_t pid, const char *fn);
 
 struct site_total {
 	char *site;	 /* first non-allocator frame, without its address */

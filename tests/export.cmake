@@ -11,4 +11,4 @@ add_criterion_test(test_export
 	LABELS unit)
 # Chromium runs (4-6 s each) and go tool pprof: more than ctest's default is not needed,
 # but leave headroom on a loaded 2-core machine.
-set_tests_properties(test_export PROPERTIES TIMEOUT 600)
+tracer_test_timeout(test_export 600)

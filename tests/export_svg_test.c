@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_timeout.h"
 #include "export_helpers.h"
 #include "test_util.h"
 
@@ -194,7 +195,7 @@ Test(export_svg, flame_blocks_and_empty)
 	free(svg);
 }
 
-Test(export_svg, flame_in_chromium, .timeout = 300)
+Test(export_svg, flame_in_chromium, .timeout = TEST_TIMEOUT(300))
 {
 	char path[4096], png[4200];
 	char *svg, *dom;
@@ -338,7 +339,7 @@ Test(export_timeline, seconds_kib_and_empty)
 	cr_expect_eq(export__timeline_svg(NULL, stdout, NULL), -EINVAL);
 }
 
-Test(export_timeline, in_chromium, .timeout = 300)
+Test(export_timeline, in_chromium, .timeout = TEST_TIMEOUT(300))
 {
 	char path[4096], png[4200];
 	char *svg, *dom;

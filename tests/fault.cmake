@@ -16,4 +16,4 @@ target_compile_definitions(fault_e2e_test PRIVATE
 	SPIN_BIN="$<TARGET_FILE:fault_alloc_spin>"
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
 add_dependencies(fault_e2e_test tracer kaish-embedder fault_alloc_spin)
-set_tests_properties(fault_e2e_test PROPERTIES TIMEOUT 1800)
+tracer_test_timeout(fault_e2e_test 1800)

@@ -4,4 +4,4 @@ add_criterion_test(kernel_hardening
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernel_hardening.c ${CMAKE_CURRENT_SOURCE_DIR}/kernel_harness.c
 	LIBS kaish Threads::Threads
 	LABELS unit)
-set_tests_properties(kernel_hardening PROPERTIES TIMEOUT 600)
+tracer_test_timeout(kernel_hardening 600)

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_timeout.h"
+
 int kaish_fuzz_parse_one(const uint8_t *data, size_t size);
 int kaish_fuzz_exec_one(const uint8_t *data, size_t size);
 
@@ -69,12 +71,12 @@ static size_t replay(one_fn fn)
 	return cnt;
 }
 
-Test(kaish_fuzz_regress, corpus_through_lexer_parser_validator, .timeout = 300)
+Test(kaish_fuzz_regress, corpus_through_lexer_parser_validator, .timeout = TEST_TIMEOUT(300))
 {
 	cr_expect_gt(replay(kaish_fuzz_parse_one), 100, "the seed corpus is missing");
 }
 
-Test(kaish_fuzz_regress, corpus_through_execute_in_a_sandbox, .timeout = 500)
+Test(kaish_fuzz_regress, corpus_through_execute_in_a_sandbox, .timeout = TEST_TIMEOUT(500))
 {
 	cr_expect_gt(replay(kaish_fuzz_exec_one), 100, "the seed corpus is missing");
 }

@@ -10,7 +10,7 @@ add_criterion_test(kaish_fuzz_regress
 target_compile_definitions(kaish_fuzz_regress PRIVATE KAISH_FUZZ_NO_MAIN
 	KAISH_FUZZ_CORPUS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus")
 target_include_directories(kaish_fuzz_regress PRIVATE ${PROJECT_SOURCE_DIR}/kernel-under-test/src)
-set_tests_properties(kaish_fuzz_regress PROPERTIES TIMEOUT 600)
+tracer_test_timeout(kaish_fuzz_regress 600)
 
 # The libFuzzer targets themselves (clang, -DTRACER_FUZZ=ON). include_guard() in the file
 # makes a second include from the top-level TRACER_FUZZ block harmless.

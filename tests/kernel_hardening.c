@@ -2,8 +2,8 @@
 /*
  * kernel_hardening.c - the shell kernel under hostile input:
  *  - limits: recursion, deep nesting (parser, $( ), [[ ]], arithmetic), huge scripts, words,
- *    heredocs and outputs, runaway loops under a request timeout. Table-driven: each case
- *    ends with its documented status and exit code, never a crash;
+ *    heredocs and outputs, runaway loops under a request timeout. One test per case (a
+ *    LIMIT_TEST line): each ends with its documented status and exit code, never a crash;
  *  - the sandbox against a racing attacker: a directory inside the root is swapped for a
  *    symlink to the outside (renameat2 RENAME_EXCHANGE, in a loop on another thread) while
  *    the kernel reads, lists, writes and creates through it. Outside content must never
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "kaish.h"
+#include "test_timeout.h"
 
 /* kernel_harness.c */
 char *kh_mkfixture(bool with_files);
@@ -59,129 +60,144 @@ struct limit_case {
 	bool spill;	  /* did_spill expected */
 };
 
-static void run_limit_cases(struct limit_case *cases, size_t n)
+/* One case: a fresh sandbox and kernel, the script run once, every expectation checked. */
+static void run_limit_case(const struct limit_case *c)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct limit_case *c = &cases[i];
-		char *dir = kh_mkfixture(false);
-		kaish_config *cfg = kaish_config_agent_with_root(dir);
-		kaish_kernel *k;
-		kaish_result r;
-		enum kaish_status st;
+	char *dir = kh_mkfixture(false);
+	kaish_config *cfg = kaish_config_agent_with_root(dir);
+	kaish_kernel *k;
+	kaish_result r;
+	enum kaish_status st;
 
-		cr_assert_not_null(cfg);
-		kaish_config_set_trash(cfg, false);
-		kaish_config_set_request_timeout(cfg, c->timeout_ms);
-		k = kaish_kernel_new(cfg, NULL);
-		kaish_config_free(cfg);
-		cr_assert_not_null(k);
-		st = kh_exec(k, c->script, &r);
-		cr_expect_eq(st, c->status, "%s: status %d, want %d (err=%.200s)", c->name, st,
-			     c->status, r.err);
-		cr_expect_eq(r.code, c->code, "%s: code %d, want %d (err=%.200s)", c->name, r.code,
-			     c->code, r.err);
-		if (c->out)
-			cr_expect(!strncmp(r.out, c->out, strlen(c->out)), "%s: out [%.100s]",
-				  c->name, r.out);
-		if (c->err)
-			cr_expect(strstr(r.err, c->err), "%s: err [%.200s] lacks [%s]", c->name,
-				  r.err, c->err);
-		cr_expect_eq(r.did_spill, c->spill, "%s: did_spill %d", c->name, r.did_spill);
-		if (c->spill)
-			cr_expect_eq(r.original_code, 0, "%s: original_code %d", c->name,
-				     r.original_code);
-		kaish_result_free(&r);
-		kaish_kernel_free(k);
-		kh_rmtree(dir);
-		free(dir);
-		free(c->script);
-	}
+	cr_assert_not_null(cfg);
+	kaish_config_set_trash(cfg, false);
+	kaish_config_set_request_timeout(cfg, c->timeout_ms);
+	k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	cr_assert_not_null(k);
+	st = kh_exec(k, c->script, &r);
+	cr_expect_eq(st, c->status, "%s: status %d, want %d (err=%.200s)", c->name, st, c->status,
+		     r.err);
+	cr_expect_eq(r.code, c->code, "%s: code %d, want %d (err=%.200s)", c->name, r.code,
+		     c->code, r.err);
+	if (c->out)
+		cr_expect(!strncmp(r.out, c->out, strlen(c->out)), "%s: out [%.100s]", c->name,
+			  r.out);
+	if (c->err)
+		cr_expect(strstr(r.err, c->err), "%s: err [%.200s] lacks [%s]", c->name, r.err,
+			  c->err);
+	cr_expect_eq(r.did_spill, c->spill, "%s: did_spill %d", c->name, r.did_spill);
+	if (c->spill)
+		cr_expect_eq(r.original_code, 0, "%s: original_code %d", c->name, r.original_code);
+	kaish_result_free(&r);
+	kaish_kernel_free(k);
+	kh_rmtree(dir);
+	free(dir);
+	free(c->script);
 }
 
 #define OK KAISH_OK
 #define PARSE KAISH_ERR_PARSE
 #define VALID KAISH_ERR_VALIDATION
 
-Test(limits, recursion_nesting_huge_inputs_and_output_limits, .timeout = 120)
-{
-	struct limit_case cases[] = {
-		{ "function recursion", strdup("f() { f; }; f"), 0, OK, 1, "",
-		  "maximum recursion depth (48) exceeded in function 'f'", false },
-		{ "mutual recursion", strdup("a() { b; }; b() { a; }; a; echo never"), 0, OK, 1,
-		  "", "maximum recursion depth (48) exceeded", false },
-		{ "recursion through $( )", strdup("g() { echo $(g); }; g; echo after"), 0, OK, 0,
-		  "after", NULL, false },
-		{ "300 nested braces", rep("", "{ ", 300, "echo x", "; }", ""), 0, PARSE, 2, "",
-		  "nesting too deep", false },
-		{ "150 nested ifs run", rep("", "if true; then ", 150, "echo deep", "; fi", ""),
-		  0, OK, 0, "deep\n", "", false },
-		{ "300 nested $( )", rep("echo ", "$(", 300, "echo x", ")", ""), 0, PARSE, 2, "",
-		  "too deeply nested", false },
-		{ "300 nested $( ) in quotes", rep("echo \"", "$(echo \"", 300, "x", "\")", "\""),
-		  0, PARSE, 2, "", "nesting too deep", false },
-		{ "10000 nested parens in a word", rep("echo ", "(", 10000, "x", ")", ""), 0,
-		  PARSE, 2, "", NULL, false },
-		{ "5000 nested parens in $(( ))", rep("echo $((", "(", 5000, "1", ")", "))"), 0,
-		  PARSE, 2, "", NULL, false },
-		{ "100000 unary minus in $(( ))", rep("X=$((", "-", 100000, "1", "", ")); echo $X"),
-		  0, OK, 0, NULL, "expression too deep", false },
-		{ "5000 nested ( ) in [[ ]]", rep("[[ ", "( ", 5000, "a == a", " )", " ]]"), 0,
-		  OK, 2, "", "expression too deep", false },
-		{ "100000-long && chain (was a stack overflow)", rep("", "true && ", 100000,
-		  "echo x", "", ""), 0, OK, 0, "x\n", "", false },
-		{ "100000-long || chain", rep("", "false || ", 100000, "echo y", "", ""), 0, OK, 0,
-		  "y\n", "", false },
-		{ "mixed chain keeps left associativity", strdup("false && echo no || echo yes && "
-		  "false || echo again"), 0, OK, 0, "yes\nagain\n", "", false },
-		/* As before the iterative rewrite: a failing && / || list never triggers set -e,
-		 * even through its last operand (bash would exit there). */
-		{ "set -e: && / || lists do not exit", strdup("set -e; false && true; "
-		  "false || true; echo reached; false && true || false; echo after"), 0, OK, 0,
-		  "reached\nafter\n", "", false },
-		{ "100000 elif branches (was a stack overflow)", rep("if false; then :; ",
-		  "elif false; then :; ", 100000, "elif true; then echo z; fi", "", ""), 0, OK, 0,
-		  "z\n", "", false },
-		{ "100000 elif branches, else", rep("if false; then :; ", "elif false; then :; ",
-		  100000, "else echo e; fi", "", ""), 0, OK, 0, "e\n", "", false },
-		{ "2000-stage pipeline", rep("", "true | ", 2000, "echo x", "", ""), 0, OK, 0,
-		  "x\n", "", false },
-		{ "20000-arm case", rep("case x in ", "y) echo;; ", 20000, "x) echo hit;; esac", "",
-		  ""), 0, OK, 0, "hit\n", "", false },
-		{ "100000 statements over the limit", rep("", "echo x; ", 100000, "", "", ""), 0, OK,
-		  3, "x\nx\n", "", true },
-		{ "1 MB word", rep("echo ", "x", 1 << 20, "", "", ""), 0, OK, 3, "xxxx", "", true },
-		{ "4 MB quoted string through a pipe", rep("echo \"", "a", 4 << 20, "\" | wc -c",
-		  "", ""), 0, OK, 0, "4194305", "", false },
-		{ "200000-line heredoc", rep("cat <<EOF\n", "line\n", 200000, "EOF\n", "", ""), 0,
-		  OK, 3, "line\n", "", true },
-		{ "100000-char variable", rep("X=", "a", 100000, "; echo ${#X}", "", ""), 0, OK, 0,
-		  "100000\n", "", false },
-		{ "seq over the output limit", strdup("seq 1 100000"), 0, OK, 3, "1\n2\n",
-		  "", true },
-		{ "scatter | gather, no segment (fuzz)", strdup("seq 1 2 | scatter --as N | gather"),
-		  0, OK, 2, "", "no command between scatter and gather", false },
-		{ "scatter --as then a bad option (fuzz)",
-		  strdup("seq 1 2 | scatter --as X --bogus | echo $X | gather"), 0, OK, 2, "",
-		  "unknown option", false },
-		{ "endless seq, request timeout (fuzz)", strdup("seq 1 1e57 | wc -l"), 200, OK, 124,
-		  "", "kaish: timed out", false },
-		{ "stacked quantifiers, literal: validation error (fuzz: 2.9 GB regcomp)",
-		  rep("echo a | grep -E 'a", "+", 80, "'", "", ""), 0, VALID, 2, "",
-		  "regex too complex", false },
-		{ "nested repetition bounds, literal", strdup("echo x | sed -E "
-		  "'s/((a{1,1000}){1,1000})/y/'"), 0, VALID, 2, "", "regex too complex", false },
-		{ "stacked quantifiers at run time", strdup("P='x**'; echo a | grep -E \"$P\""), 0,
-		  OK, 2, "", "regex too complex", false },
-		{ "ordinary bounds still work", strdup("echo aab | grep -E '(a|b){2}b'; echo aaa | "
-		  "grep -E 'a{1,3}'"), 0, OK, 0, "aab\naaa\n", "", false },
-		{ "runaway loop, request timeout", strdup("while true; do :; done"), 200, OK, 124,
-		  "", "kaish: timed out", false },
-		{ "runaway $( ) in a loop, timeout", strdup("while true; do X=$(echo y); done"),
-		  200, OK, 124, NULL, "kaish: timed out", false },
-	};
+/*
+ * One Criterion test per case, so a slow or failing case names itself. The input sizes are
+ * the point of these cases (each once overflowed a stack or ran away), so they stay; the
+ * timeout only guards against a hang (tests/test_timeout.h).
+ */
+#define LIMIT_TEST(id, desc, script_expr, tmo_ms, st, cd, out_, err_, spill_)                 \
+	Test(limits, id, .description = desc, .timeout = TEST_TIMEOUT(30))                   \
+	{                                                                                     \
+		struct limit_case c = { desc, script_expr, tmo_ms, st, cd, out_, err_, spill_ }; \
+		run_limit_case(&c);                                                           \
+	}
 
-	run_limit_cases(cases, sizeof(cases) / sizeof(cases[0]));
-}
+LIMIT_TEST(function_recursion, "function recursion", strdup("f() { f; }; f"), 0, OK, 1, "",
+	   "maximum recursion depth (48) exceeded in function 'f'", false)
+LIMIT_TEST(mutual_recursion, "mutual recursion", strdup("a() { b; }; b() { a; }; a; echo never"),
+	   0, OK, 1, "", "maximum recursion depth (48) exceeded", false)
+LIMIT_TEST(recursion_through_subst, "recursion through $( )",
+	   strdup("g() { echo $(g); }; g; echo after"), 0, OK, 0, "after", NULL, false)
+LIMIT_TEST(nested_braces_300, "300 nested braces", rep("", "{ ", 300, "echo x", "; }", ""), 0,
+	   PARSE, 2, "", "nesting too deep", false)
+LIMIT_TEST(nested_ifs_150_run, "150 nested ifs run",
+	   rep("", "if true; then ", 150, "echo deep", "; fi", ""), 0, OK, 0, "deep\n", "", false)
+LIMIT_TEST(nested_subst_300, "300 nested $( )", rep("echo ", "$(", 300, "echo x", ")", ""), 0,
+	   PARSE, 2, "", "too deeply nested", false)
+LIMIT_TEST(nested_subst_in_quotes_300, "300 nested $( ) in quotes",
+	   rep("echo \"", "$(echo \"", 300, "x", "\")", "\""), 0, PARSE, 2, "",
+	   "nesting too deep", false)
+LIMIT_TEST(nested_parens_in_word_10000, "10000 nested parens in a word",
+	   rep("echo ", "(", 10000, "x", ")", ""), 0, PARSE, 2, "", NULL, false)
+LIMIT_TEST(nested_parens_in_arith_5000, "5000 nested parens in $(( ))",
+	   rep("echo $((", "(", 5000, "1", ")", "))"), 0, PARSE, 2, "", NULL, false)
+LIMIT_TEST(unary_minus_100000, "100000 unary minus in $(( ))",
+	   rep("X=$((", "-", 100000, "1", "", ")); echo $X"), 0, OK, 0, NULL,
+	   "expression too deep", false)
+LIMIT_TEST(nested_parens_in_test_5000, "5000 nested ( ) in [[ ]]",
+	   rep("[[ ", "( ", 5000, "a == a", " )", " ]]"), 0, OK, 2, "", "expression too deep",
+	   false)
+LIMIT_TEST(and_chain_100000, "100000-long && chain (was a stack overflow)",
+	   rep("", "true && ", 100000, "echo x", "", ""), 0, OK, 0, "x\n", "", false)
+LIMIT_TEST(or_chain_100000, "100000-long || chain",
+	   rep("", "false || ", 100000, "echo y", "", ""), 0, OK, 0, "y\n", "", false)
+LIMIT_TEST(mixed_chain_left_associative, "mixed chain keeps left associativity",
+	   strdup("false && echo no || echo yes && false || echo again"), 0, OK, 0,
+	   "yes\nagain\n", "", false)
+/* As before the iterative rewrite: a failing && / || list never triggers set -e, even
+ * through its last operand (bash would exit there). */
+LIMIT_TEST(set_e_and_or_lists_do_not_exit, "set -e: && / || lists do not exit",
+	   strdup("set -e; false && true; false || true; echo reached; false && true || false; "
+		  "echo after"),
+	   0, OK, 0, "reached\nafter\n", "", false)
+LIMIT_TEST(elif_100000, "100000 elif branches (was a stack overflow)",
+	   rep("if false; then :; ", "elif false; then :; ", 100000,
+	       "elif true; then echo z; fi", "", ""),
+	   0, OK, 0, "z\n", "", false)
+LIMIT_TEST(elif_100000_else, "100000 elif branches, else",
+	   rep("if false; then :; ", "elif false; then :; ", 100000, "else echo e; fi", "", ""),
+	   0, OK, 0, "e\n", "", false)
+LIMIT_TEST(pipeline_2000_stages, "2000-stage pipeline", rep("", "true | ", 2000, "echo x", "", ""),
+	   0, OK, 0, "x\n", "", false)
+LIMIT_TEST(case_20000_arms, "20000-arm case",
+	   rep("case x in ", "y) echo;; ", 20000, "x) echo hit;; esac", "", ""), 0, OK, 0,
+	   "hit\n", "", false)
+LIMIT_TEST(statements_100000_over_output_limit, "100000 statements over the limit",
+	   rep("", "echo x; ", 100000, "", "", ""), 0, OK, 3, "x\nx\n", "", true)
+LIMIT_TEST(word_1mb, "1 MB word", rep("echo ", "x", 1 << 20, "", "", ""), 0, OK, 3, "xxxx", "",
+	   true)
+LIMIT_TEST(quoted_string_4mb_through_pipe, "4 MB quoted string through a pipe",
+	   rep("echo \"", "a", 4 << 20, "\" | wc -c", "", ""), 0, OK, 0, "4194305", "", false)
+LIMIT_TEST(heredoc_200000_lines, "200000-line heredoc",
+	   rep("cat <<EOF\n", "line\n", 200000, "EOF\n", "", ""), 0, OK, 3, "line\n", "", true)
+LIMIT_TEST(variable_100000_chars, "100000-char variable",
+	   rep("X=", "a", 100000, "; echo ${#X}", "", ""), 0, OK, 0, "100000\n", "", false)
+LIMIT_TEST(seq_over_output_limit, "seq over the output limit", strdup("seq 1 100000"), 0, OK, 3,
+	   "1\n2\n", "", true)
+LIMIT_TEST(scatter_gather_no_segment, "scatter | gather, no segment (fuzz)",
+	   strdup("seq 1 2 | scatter --as N | gather"), 0, OK, 2, "",
+	   "no command between scatter and gather", false)
+LIMIT_TEST(scatter_as_then_bad_option, "scatter --as then a bad option (fuzz)",
+	   strdup("seq 1 2 | scatter --as X --bogus | echo $X | gather"), 0, OK, 2, "",
+	   "unknown option", false)
+LIMIT_TEST(endless_seq_request_timeout, "endless seq, request timeout (fuzz)",
+	   strdup("seq 1 1e57 | wc -l"), 200, OK, 124, "", "kaish: timed out", false)
+LIMIT_TEST(stacked_quantifiers_literal, "stacked quantifiers, literal: validation error "
+	   "(fuzz: 2.9 GB regcomp)", rep("echo a | grep -E 'a", "+", 80, "'", "", ""), 0, VALID, 2,
+	   "", "regex too complex", false)
+LIMIT_TEST(nested_repetition_bounds_literal, "nested repetition bounds, literal",
+	   strdup("echo x | sed -E 's/((a{1,1000}){1,1000})/y/'"), 0, VALID, 2, "",
+	   "regex too complex", false)
+LIMIT_TEST(stacked_quantifiers_at_run_time, "stacked quantifiers at run time",
+	   strdup("P='x**'; echo a | grep -E \"$P\""), 0, OK, 2, "", "regex too complex", false)
+LIMIT_TEST(ordinary_bounds_still_work, "ordinary bounds still work",
+	   strdup("echo aab | grep -E '(a|b){2}b'; echo aaa | grep -E 'a{1,3}'"), 0, OK, 0,
+	   "aab\naaa\n", "", false)
+LIMIT_TEST(runaway_loop_request_timeout, "runaway loop, request timeout",
+	   strdup("while true; do :; done"), 200, OK, 124, "", "kaish: timed out", false)
+LIMIT_TEST(runaway_subst_in_loop_timeout, "runaway $( ) in a loop, timeout",
+	   strdup("while true; do X=$(echo y); done"), 200, OK, 124, NULL, "kaish: timed out",
+	   false)
 
 /* --- the symlink-swap race ------------------------------------------------------------- */
 
@@ -214,7 +230,7 @@ static bool file_exists(const char *dir, const char *name)
 	return access(p, F_OK) == 0;
 }
 
-Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = 300)
+Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = TEST_TIMEOUT(300))
 {
 	char *base = kh_mkfixture(false), root[4096], outside[4096], p[4300];
 	struct swapper s = { 0 };
@@ -291,7 +307,7 @@ Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = 300)
 /* Scatter workers share the parsed tree read-only. Globbing a word used to cut the word's
  * part list in place for a moment, and concurrent workers restored each other's cuts: parts
  * were lost (wrong matches, failed workers) and leaked (found by fuzzing under ASan). */
-Test(sandbox_race, scatter_workers_glob_the_same_word, .timeout = 300)
+Test(sandbox_race, scatter_workers_glob_the_same_word, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir = kh_mkfixture(false), name[64];
 	struct { char *s; size_t len; } want = { NULL, 0 };

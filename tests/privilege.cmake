@@ -11,4 +11,4 @@ add_criterion_test(privilege_e2e_test
 	LABELS bpf)
 target_compile_definitions(privilege_e2e_test PRIVATE TRACER_BIN="$<TARGET_FILE:tracer>")
 add_dependencies(privilege_e2e_test tracer)
-set_tests_properties(privilege_e2e_test PROPERTIES TIMEOUT 300)
+tracer_test_timeout(privilege_e2e_test 300)

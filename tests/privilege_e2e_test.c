@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_timeout.h"
 #include "e2e_util.h"
 
 /* Is there a line of out that is exactly want? */
@@ -25,7 +26,7 @@ static bool has_line(const char *out, const char *want)
 	return false;
 }
 
-Test(privilege_e2e, sudo_drops_the_command_to_the_invoking_user, .timeout = 120)
+Test(privilege_e2e, sudo_drops_the_command_to_the_invoking_user, .timeout = TEST_TIMEOUT(120))
 {
 	char *dir, cmd[2048], path[1024], *out = NULL;
 	struct stat st;
@@ -75,7 +76,7 @@ Test(privilege_e2e, sudo_drops_the_command_to_the_invoking_user, .timeout = 120)
 	free(dir);
 }
 
-Test(privilege_e2e, planted_symlink_in_a_sticky_dir_is_refused, .timeout = 120)
+Test(privilege_e2e, planted_symlink_in_a_sticky_dir_is_refused, .timeout = TEST_TIMEOUT(120))
 {
 	char *dir, cmd[2048], path[1024], victim[1024], *out = NULL, *text = NULL;
 	struct stat st;

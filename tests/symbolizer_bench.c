@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_timeout.h"
 #include "symbolizer.h"
 #include "symbolizer_fixture.h"
 
@@ -111,7 +112,7 @@ static void bench(const char *label, pid_t pid, const struct range *r, int n,
 	symbolizer__free(s);
 }
 
-Test(symbolizer_bench, distinct_addresses_100k, .timeout = 120)
+Test(symbolizer_bench, distinct_addresses_100k, .timeout = TEST_TIMEOUT(120))
 {
 	struct range r[64];
 	unsigned long long total;
@@ -128,7 +129,7 @@ Test(symbolizer_bench, distinct_addresses_100k, .timeout = 120)
  * The Rust fixture's own mapping only: std's code, where most frames are inlined ones. It
  * is only mapped, never run: a ptrace stop at its exec, killed once the symbolizer has it.
  */
-Test(symbolizer_bench, rust_distinct_addresses_100k, .timeout = 120)
+Test(symbolizer_bench, rust_distinct_addresses_100k, .timeout = TEST_TIMEOUT(120))
 {
 #ifndef SYMBENCH_RUST_BIN
 	cr_skip_test("no Rust fixture (rustc not found when configuring)");

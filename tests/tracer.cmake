@@ -16,7 +16,7 @@ target_compile_definitions(tracer_e2e_test PRIVATE
 	WORKLOADS_SRC_DIR="${PROJECT_SOURCE_DIR}/workloads"
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
 add_dependencies(tracer_e2e_test tracer known_allocs kaish-workloads)
-set_tests_properties(tracer_e2e_test PROPERTIES TIMEOUT 1200)
+tracer_test_timeout(tracer_e2e_test 1200)
 
 add_criterion_test(attach_e2e_test
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/attach_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
@@ -28,7 +28,7 @@ target_compile_definitions(attach_e2e_test PRIVATE
 	ALLOC_BENCH_BIN="$<TARGET_FILE:alloc_bench>"
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
 add_dependencies(attach_e2e_test tracer kaish-embedder alloc_bench)
-set_tests_properties(attach_e2e_test PROPERTIES TIMEOUT 1200)
+tracer_test_timeout(attach_e2e_test 1200)
 
 # The same program linked statically: malloc lives in the executable (allocator detection).
 add_executable(known_allocs_static ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/known_allocs.c)

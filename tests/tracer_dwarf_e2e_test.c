@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_timeout.h"
 #include "e2e_util.h"
 #include "fp_detect.h"
 #include "report.h"
@@ -163,7 +164,7 @@ static void assert_no_frame_pointers(const char *bin, const char *const *fns)
 		      c.with_fp, c.funcs);
 }
 
-Test(tracer_dwarf_e2e, c_without_frame_pointers_matches_valgrind, .timeout = 300)
+Test(tracer_dwarf_e2e, c_without_frame_pointers_matches_valgrind, .timeout = TEST_TIMEOUT(300))
 {
 	static const char *const fns[] = {"level1", "level2", "level3", "main", NULL};
 	struct dhat_profile *po, *pv, *pf;
@@ -283,7 +284,7 @@ static void assert_report_sites_are_user_code(const struct dhat_profile *p)
 	cr_expect_gt(user_sites, 0, "no program point reaches rs_allocs' code");
 }
 
-Test(tracer_dwarf_e2e, rust_release_build_stacks_reach_main, .timeout = 300)
+Test(tracer_dwarf_e2e, rust_release_build_stacks_reach_main, .timeout = TEST_TIMEOUT(300))
 {
 #ifndef DWARF_RS_ALLOCS_BIN
 	if (e2e_in_ci())
@@ -330,7 +331,7 @@ Test(tracer_dwarf_e2e, rust_release_build_stacks_reach_main, .timeout = 300)
 #endif
 }
 
-Test(tracer_dwarf_e2e, libc_callers_strdup_qsort_getline_reach_main, .timeout = 300)
+Test(tracer_dwarf_e2e, libc_callers_strdup_qsort_getline_reach_main, .timeout = TEST_TIMEOUT(300))
 {
 	static const char *const exact[] = {"cmp_alloc", "sort_site", "dup_site", NULL};
 	static const char *const sites[] = {"dup_site <- main", "cmp_alloc <- msort_with_tmp",

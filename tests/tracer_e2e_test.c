@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_timeout.h"
 #include "e2e_util.h"
 
 static struct dhat_profile *load_or_die(const char *path)
@@ -47,7 +48,7 @@ static const struct {
 	{ "site_leak", 777, 1 },
 };
 
-Test(tracer_e2e, known_program_matches_valgrind_per_site, .timeout = 300)
+Test(tracer_e2e, known_program_matches_valgrind_per_site, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir, cmd[2048], ours[1024], vg[1024], *out = NULL;
 	struct dhat_profile *po, *pv;
@@ -120,7 +121,7 @@ Test(tracer_e2e, known_program_matches_valgrind_per_site, .timeout = 300)
 	free(dir);
 }
 
-Test(tracer_e2e, workload_scatter_gather_profile_and_report, .timeout = 600)
+Test(tracer_e2e, workload_scatter_gather_profile_and_report, .timeout = TEST_TIMEOUT(600))
 {
 	char *dir, cmd[2048], path[1024], *out = NULL;
 	struct dhat_profile *p;
@@ -220,7 +221,7 @@ static size_t check_caller_lines(const struct dhat_profile *p)
 	return checked;
 }
 
-Test(tracer_e2e, all_workloads_zero_drops_and_correct_lines, .timeout = 900)
+Test(tracer_e2e, all_workloads_zero_drops_and_correct_lines, .timeout = TEST_TIMEOUT(900))
 {
 	static const char *const names[] = { "kernel-construct", "execute-call", "grep-pipeline",
 					     "cmdsubst", "loop-many-commands", "scatter-gather" };
@@ -254,7 +255,7 @@ Test(tracer_e2e, all_workloads_zero_drops_and_correct_lines, .timeout = 900)
 }
 
 /* The whole driver process, traced and under Valgrind: the same program, the same numbers. */
-Test(tracer_e2e, whole_driver_process_matches_valgrind, .timeout = 900)
+Test(tracer_e2e, whole_driver_process_matches_valgrind, .timeout = TEST_TIMEOUT(900))
 {
 	char *dir, cmd[2048], ours[1024], vg[1024], *out = NULL;
 	struct dhat_profile *po, *pv;
@@ -306,7 +307,7 @@ Test(tracer_e2e, whole_driver_process_matches_valgrind, .timeout = 900)
 }
 
 /* --start-at/--stop-at: the profile holds exactly the allocations between the two calls. */
-Test(tracer_e2e, start_and_stop_symbols_cut_the_window, .timeout = 300)
+Test(tracer_e2e, start_and_stop_symbols_cut_the_window, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir, cmd[2048], path[1024], *out = NULL;
 	struct dhat_profile *p;
@@ -339,7 +340,7 @@ Test(tracer_e2e, start_and_stop_symbols_cut_the_window, .timeout = 300)
 
 /* A statically linked target has no libc to probe: the tracer finds malloc in the
  * executable itself, and every call site of the program is counted as in the dynamic build. */
-Test(tracer_e2e, static_executable_allocator_detected, .timeout = 300)
+Test(tracer_e2e, static_executable_allocator_detected, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir, cmd[2048], path[1024], *out = NULL;
 	struct dhat_profile *p;
@@ -376,7 +377,7 @@ Test(tracer_e2e, static_executable_allocator_detected, .timeout = 300)
 }
 
 /* -v prints one "timing:" line per profile (run.sh keeps it), describing the file written. */
-Test(tracer_e2e, verbose_timing_line_describes_the_profile, .timeout = 300)
+Test(tracer_e2e, verbose_timing_line_describes_the_profile, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir, cmd[2048], path[1024], *out = NULL, *line;
 	unsigned long long frames, bytes;

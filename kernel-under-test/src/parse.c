@@ -95,22 +95,40 @@ static struct node *node_new(struct parser *p, enum node_type t, int line)
 	return n;
 }
 
+/*
+ * Room for element n of a vector that holds n: grown like a Rust Vec (4, then doubling), so
+ * the capacity is implied by n and needs no field. Growing by one element per push made a
+ * 100,000-statement script copy 40 GB (realloc moves the block once glibc cannot extend it
+ * in place, and always under ASan); kaish's parser pushes onto Vecs, so this also keeps the
+ * allocation pattern kaish's.
+ */
+static bool vec_room_for(void **v, int n, size_t elem)
+{
+	size_t cap;
+	void *nv;
+
+	if (n > 0 && (n < 4 || (n & (n - 1))))
+		return true; /* 1..3, or not a power of two: below the capacity */
+	cap = n ? (size_t)n * 2 : 4;
+	nv = realloc(*v, cap * elem);
+	if (!nv)
+		return false;
+	*v = nv;
+	return true;
+}
+
 static int add_kid(struct node *n, struct node *kid)
 {
-	struct node **k = realloc(n->kids, (size_t)(n->nkids + 1) * sizeof(*k));
-	if (!k)
+	if (!vec_room_for((void **)&n->kids, n->nkids, sizeof(*n->kids)))
 		return -1;
-	n->kids = k;
 	n->kids[n->nkids++] = kid;
 	return 0;
 }
 
 static int add_word(struct node *n, struct word *w)
 {
-	struct word **v = realloc(n->words, (size_t)(n->nwords + 1) * sizeof(*v));
-	if (!v)
+	if (!vec_room_for((void **)&n->words, n->nwords, sizeof(*n->words)))
 		return -1;
-	n->words = v;
 	n->words[n->nwords++] = w;
 	return 0;
 }
