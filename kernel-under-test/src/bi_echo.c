@@ -2,7 +2,9 @@
 /* bi_echo.c - echo: join the arguments with single spaces. */
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "exec.h"
+#include "util.h"
 
 const char bi_echo_usage[] =
 	"Usage: echo [-n] [ARG]...\n"

@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "exec.h"
+#include "kernel.h"
+#include "scope.h"
+#include "util.h"
+#include "vfs.h"
 
 const char bi_ls_usage[] =
 	"Usage: ls [-a] [-l] [-1] [PATH]...\n"

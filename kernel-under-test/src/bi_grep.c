@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "exec.h"
+#include "util.h"
+#include "vfs.h"
 
 const char bi_grep_usage[] =
 	"Usage: grep [OPTION]... PATTERN [FILE]...\n"

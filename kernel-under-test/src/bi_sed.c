@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "exec.h"
+#include "util.h"
+#include "vfs.h"
 
 const char bi_sed_usage[] =
 	"Usage: sed [-n] [-E] [-i] (-e SCRIPT)... | SCRIPT [FILE]...\n"
@@ -325,7 +329,7 @@ static void sed_run(struct sed_cmd *cmds, bool quiet, const char *buf, size_t le
 {
 	struct strv lines;
 	strv_init(&lines);
-	bi_split_lines(buf, len, &lines);
+	strv_split_lines(&lines, buf, len);
 	bool final_nl = len && buf[len - 1] == '\n';
 	for (int i = 0; i < lines.n; i++) {
 		char *line = lines.v[i];

@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "exec.h"
+#include "kernel.h"
+#include "util.h"
 
 const char bi_seq_usage[] =
 	"Usage: seq [-s SEP] [-w] [FIRST [INCREMENT]] LAST\n"

@@ -5,11 +5,16 @@
  */
 #include <errno.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "exec.h"
+#include "util.h"
+#include "vfs.h"
 
 /* Sorted by name (strcmp order): bi_lookup binary-searches it. */
 static const struct builtin builtins[] = {
@@ -107,19 +112,6 @@ int bi_read_input(struct bi_ctx *c, const char *path, char **buf, size_t *len)
 	if (e < 0) {
 		bi_err(c, "%s: %s", path, vfs_strerror(e));
 		return vfs_exit_code(e);
-	}
-	return 0;
-}
-
-int bi_split_lines(const char *buf, size_t len, struct strv *lines)
-{
-	size_t start = 0;
-	while (start < len) {
-		const char *nl = memchr(buf + start, '\n', len - start);
-		size_t end = nl ? (size_t)(nl - buf) : len;
-		if (strv_push(lines, kstrndup(buf + start, end - start)) < 0)
-			return -1;
-		start = end + 1;
 	}
 	return 0;
 }

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "vfs.h"
 
 const char bi_test_usage[] =
 	"Usage: test EXPR    or    [[ EXPR ]]\n"

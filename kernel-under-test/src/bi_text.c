@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "exec.h"
+#include "util.h"
 
 const char bi_cat_usage[] =
 	"Usage: cat [FILE]...\n"
@@ -214,7 +217,7 @@ int bi_sort(struct bi_ctx *c, int argc, char **argv)
 	}
 	bool rev = f[0], num = f[1], uniq = f[2];
 	int rc = read_inputs(c, &files, &b);
-	bi_split_lines(sb_str(&b), b.len, &lines);
+	strv_split_lines(&lines, sb_str(&b), b.len);
 	if (lines.n)
 		qsort(lines.v, (size_t)lines.n, sizeof(char *), num ? cmp_num : cmp_lines);
 	for (int k = 0; k < lines.n; k++) {
@@ -248,7 +251,7 @@ int bi_uniq(struct bi_ctx *c, int argc, char **argv)
 	}
 	bool count = f[0], dup = f[1], uni = f[2];
 	int rc = read_inputs(c, &files, &b);
-	bi_split_lines(sb_str(&b), b.len, &lines);
+	strv_split_lines(&lines, sb_str(&b), b.len);
 	for (int i = 0; i < lines.n;) {
 		int j = i + 1;
 		while (j < lines.n && !strcmp(lines.v[i], lines.v[j]))
@@ -343,7 +346,7 @@ int bi_cut(struct bi_ctx *c, int argc, char **argv)
 		return KAISH_EXIT_USAGE;
 	}
 	int rc = read_inputs(c, &files, &b);
-	bi_split_lines(sb_str(&b), b.len, &lines);
+	strv_split_lines(&lines, sb_str(&b), b.len);
 	for (int i = 0; i < lines.n; i++) {
 		const char *l = lines.v[i];
 		if (chars) {

@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "exec.h"
+#include "kernel.h"
+#include "scope.h"
+#include "util.h"
 
 const char bi_export_usage[] =
 	"Usage: export NAME[=VALUE]...\n"

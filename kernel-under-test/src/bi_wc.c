@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "exec.h"
+#include "util.h"
 
 const char bi_wc_usage[] =
 	"Usage: wc [-l] [-w] [-c] [-m] [FILE]...\n"

@@ -15,7 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "exec.h"
+#include "builtins.h"
+#include "expand.h"
+#include "kernel.h"
+#include "parse.h"
+#include "scope.h"
+#include "util.h"
+#include "vfs.h"
+
+static int exec_node(kaish_kernel *k, struct node *n, struct io *io);
 
 /* Record st as $? and return it, so call sites can `return set_last(k, st)`. */
 static int set_last(kaish_kernel *k, int st)
@@ -738,7 +747,7 @@ static int exec_inner(kaish_kernel *k, struct node *n, struct io *io)
 }
 
 /* Run one node. A simple command handles its own redirects (after expanding its words). */
-int exec_node(kaish_kernel *k, struct node *n, struct io *io)
+static int exec_node(kaish_kernel *k, struct node *n, struct io *io)
 {
 	if (n->type == N_CMD || !n->redirs)
 		return exec_inner(k, n, io);

@@ -13,7 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "expand.h"
+#include "exec.h"
+#include "kernel.h"
+#include "parse.h"
+#include "scope.h"
+#include "util.h"
+#include "vfs.h"
 
 /* Value of a variable reference: specials first, then the scope. Writes into b. */
 static void var_value(kaish_kernel *k, const char *name, struct sbuf *b, bool *set)
@@ -99,6 +105,7 @@ static int subst_items(const char *text, size_t len, const char *data, bool is_v
 /* Concatenate the expansion of a part list into b (one field). Returns -1 only when the
  * enclosing command must fail (arithmetic error); a failed $( ) expands to its output. */
 static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct sbuf *b);
+static int expand_arith(const char *expr, struct scope *s, long long *val, char **err);
 
 /* Run a $( ) and append its one-value result to b. */
 static int subst_value(kaish_kernel *k, struct wpart *wp, struct io *io, struct sbuf *b)
@@ -158,7 +165,7 @@ static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct
 			subst_value(k, wp, io, b);
 			break;
 		case W_ARITH: {
-			long long val;
+			long long val = 0;
 			char *err = NULL;
 			struct sbuf e;
 			sb_init(&e);
@@ -466,7 +473,8 @@ static long long ar_expr(struct arith *a)
 	return ar_level(a, 0);
 }
 
-int expand_arith(const char *expr, struct scope *s, long long *val, char **err)
+/* Integer arithmetic for $(( )): returns 0 or -1 with a message in *err (malloc'd). */
+static int expand_arith(const char *expr, struct scope *s, long long *val, char **err)
 {
 	struct arith a = { .p = expr, .s = s, .depth = 0, .err = NULL };
 	*val = ar_expr(&a);

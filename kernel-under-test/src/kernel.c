@@ -8,12 +8,27 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "kaish_int.h"
+#include "kernel.h"
+#include "exec.h"
+#include "parse.h"
+#include "scope.h"
+#include "util.h"
+#include "validate.h"
+
+struct kaish_config {
+	char *root;
+	char *name;
+	bool trash, skip_validation, errexit;
+	size_t output_limit, limit_head, limit_tail, vfs_budget;
+	unsigned long timeout_ms;
+	struct strv var_names, var_values;
+};
 
 /* --- configuration ----------------------------------------------------------------------------- */
 

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "lex.h"
+#include "util.h"
+
+#define KAISH_MAX_PAREN_DEPTH 256 /* paren depth inside one word, as kaish */
 
 struct heredoc {
 	int tok;     /* index of the TOK_REDIR token that receives the body */

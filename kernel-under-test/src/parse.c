@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "parse.h"
+#include "util.h"
+
+#define KAISH_MAX_PARSE_DEPTH 200 /* nesting of compound statements and $( ) */
 
 struct parser {
 	struct toklist tl;
@@ -136,6 +139,7 @@ static int add_word(struct node *n, struct word *w)
 /* --- freeing ---------------------------------------------------------------------------------- */
 
 static void word_free(struct word *w);
+static void node_free(struct node *n);
 
 static void parts_free(struct wpart *wp)
 {
@@ -161,7 +165,7 @@ static void word_free(struct word *w)
 
 static void node_free_one(struct node *n);
 
-void node_free(struct node *n)
+static void node_free(struct node *n)
 {
 	/* A long && / || chain (left-deep: the chain continues in a) or elif chain (in c) is a
 	 * deep tree: walk that spine in a loop, so 100 000 operands never recurse 100 000 deep. */

@@ -16,7 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "exec.h"
+#include "bi_table.h"
+#include "builtins.h"
+#include "expand.h"
+#include "kernel.h"
+#include "parse.h"
+#include "scope.h"
+#include "util.h"
 
 const char bi_scatter_usage[] =
 	"Usage: ... | scatter [--as VAR] [--limit N] | CMD... | gather [--lines|--json]\n"
@@ -111,7 +118,7 @@ static int extract_items(const char *data, const char *text, size_t len, struct 
 	}
 	struct strv lines;
 	strv_init(&lines);
-	bi_split_lines(text ? text : "", text ? len : 0, &lines);
+	strv_split_lines(&lines, text ? text : "", text ? len : 0);
 	struct item *it = calloc((size_t)lines.n + 1, sizeof(*it));
 	if (!it) {
 		strv_free(&lines);

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "scope.h"
+#include "util.h"
 
 static void frame_free(struct frame *f)
 {

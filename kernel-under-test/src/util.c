@@ -5,11 +5,12 @@
  * Every buffer is plain malloc/realloc: the tracer must see the real per-string traffic.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "util.h"
 
 void sb_init(struct sbuf *b)
 {
@@ -120,6 +121,19 @@ int strv_push(struct strv *sv, char *s)
 int strv_pushdup(struct strv *sv, const char *s)
 {
 	return strv_push(sv, strdup(s));
+}
+
+int strv_split_lines(struct strv *sv, const char *buf, size_t len)
+{
+	size_t start = 0;
+	while (start < len) {
+		const char *nl = memchr(buf + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		if (strv_push(sv, kstrndup(buf + start, end - start)) < 0)
+			return -1;
+		start = end + 1;
+	}
+	return 0;
 }
 
 void strv_free(struct strv *sv)

@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "validate.h"
+#include "builtins.h"
+#include "kernel.h"
+#include "parse.h"
+#include "util.h"
 
 struct vctx {
 	kaish_kernel *k;

@@ -37,7 +37,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kaish_int.h"
+#include "vfs.h"
+#include "kernel.h"
+#include "scope.h"
+#include "util.h"
 
 #define TRASH_DIR ".Trash"
 #define TRASH_MAX_SIZE (10 * 1024 * 1024) /* larger files are deleted, as kaish's default */
@@ -647,7 +650,7 @@ static void load_gitignore(struct walk *w, const char *host_dir, const char *rel
 	strv_init(&s->pats);
 	struct strv lines;
 	strv_init(&lines);
-	bi_split_lines(sb_str(&b), b.len, &lines);
+	strv_split_lines(&lines, sb_str(&b), b.len);
 	for (int i = 0; i < lines.n; i++) {
 		char *l = lines.v[i];
 		size_t len = strlen(l);

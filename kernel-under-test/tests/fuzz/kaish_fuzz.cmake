@@ -1,27 +1,25 @@
-# libFuzzer targets for the shell kernel (clang only): included when TRACER_FUZZ is ON.
+# libFuzzer targets for the shell kernel (clang only): included by kernel-under-test/
+# CMakeLists.txt when TRACER_FUZZ is ON.
 #
 #   fuzz_kaish_parse   lexer (lex_tokenize, lex_match) + parser + validator, nothing runs
 #   fuzz_kaish_exec    kaish_execute on a sandboxed agent kernel (2 KiB output limit,
 #                      200 ms request timeout), checking the result contract and the sandbox
 #
-# Seeds: tests/fuzz/corpus/<target>/ (tests/fuzz/make_seed_corpus.py); run them with
-# tests/fuzz/run_kaish_fuzzers.sh. The kernel is rebuilt here as kaish_fuzzlib with coverage
+# Seeds: corpus/<target>/ beside this file (make_seed_corpus.py); run them with
+# run_kaish_fuzzers.sh. The kernel is rebuilt here as kaish_fuzzlib with coverage
 # instrumentation (-fsanitize=fuzzer-no-link) plus ASan and UBSan.
-include_guard(GLOBAL)
-
 if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
 	message(STATUS "kaish fuzzers: need clang (CC=clang), skipped")
 	return()
 endif()
 
 set(KAISH_FUZZ_SAN -fsanitize=address,undefined -fno-sanitize-recover=undefined)
-set(KAISH_FUZZ_DIR ${PROJECT_SOURCE_DIR}/tests/fuzz)
+set(KAISH_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-file(GLOB KAISH_FUZZ_LIB_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernel-under-test/src/*.c)
-add_library(kaish_fuzzlib STATIC ${KAISH_FUZZ_LIB_SOURCES})
+add_library(kaish_fuzzlib STATIC ${KAISH_SOURCES})
 target_include_directories(kaish_fuzzlib PUBLIC ${PROJECT_SOURCE_DIR}/kernel-under-test/include
 	${PROJECT_SOURCE_DIR}/kernel-under-test/src)
-target_compile_options(kaish_fuzzlib PRIVATE ${TRACER_WARNINGS} -Wno-unknown-warning-option
+target_compile_options(kaish_fuzzlib PRIVATE ${KAISH_WARNINGS} -Wno-unknown-warning-option
 	PUBLIC -g -O1 -fsanitize=fuzzer-no-link ${KAISH_FUZZ_SAN})
 target_link_libraries(kaish_fuzzlib PUBLIC Threads::Threads m)
 

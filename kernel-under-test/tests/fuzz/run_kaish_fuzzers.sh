@@ -2,20 +2,21 @@
 # run_kaish_fuzzers.sh - build the kaish libFuzzer targets with clang and run each for a
 # bounded time on a copy of its seed corpus.
 #
-#   tests/fuzz/run_kaish_fuzzers.sh [SECONDS_PER_TARGET] [TARGET...]
+#   kernel-under-test/tests/fuzz/run_kaish_fuzzers.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Default 60 s per target; targets: fuzz_kaish_parse fuzz_kaish_exec. Exit status 0 when no
 # target crashed, 1 when one did (its reproducer is left as crash-*/leak-*/timeout-* in
 # $FUZZ_OUT/<target>/ and the command to replay it is printed); 2 on a build failure.
 # New corpus entries go to $FUZZ_OUT/<target>/corpus, never into the source tree: minimize and
-# copy interesting ones (and every crasher, after its fix) into tests/fuzz/corpus/<target>/,
-# where tests/kaish_fuzz_regress.c replays them in the unit suite.
+# copy interesting ones (and every crasher, after its fix) into corpus/<target>/ beside this
+# script, where ../kaish_fuzz_regress.c replays them in the unit suite.
 #
 # Environment: FUZZ_BUILD_DIR (default ./build-fuzz), FUZZ_OUT (default $FUZZ_BUILD_DIR/
 # fuzz-out), FUZZ_JOBS (parallel fuzzing processes per target, default 1).
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
+here=$(cd "$(dirname "$0")/../../.." && pwd)
+fuzz_dir=$here/kernel-under-test/tests/fuzz
 secs=${1:-60}
 shift || true
 targets=("$@")
@@ -41,7 +42,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 rc=0
 for t in "${targets[@]}"; do
 	bin=$(find "$build_dir" -type f -name "$t" -perm -u+x | head -n 1)
-	seeds=$here/tests/fuzz/corpus/$t
+	seeds=$fuzz_dir/corpus/$t
 	dir=$out/$t
 	mkdir -p "$dir/corpus"
 	cp -n "$seeds"/* "$dir/corpus/" 2>/dev/null || true
@@ -50,7 +51,7 @@ for t in "${targets[@]}"; do
 	# but a single builtin is not interruptible); -rss_limit_mb bounds `seq 1 1e9`-style inputs.
 	(cd "$dir" && "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-max_len=4096 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
-		-dict="$here/tests/fuzz/kaish.dict" corpus "$seeds") >"$dir/fuzz.log" 2>&1
+		-dict="$fuzz_dir/kaish.dict" corpus "$seeds") >"$dir/fuzz.log" 2>&1
 	st=$?
 	tail -n 20 "$dir/fuzz.log"
 	crashes=$(ls "$dir" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' || true)

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaish_int.h"
+#include "kaish.h"
+#include "lex.h"
+#include "parse.h"
+#include "validate.h"
 
 int kaish_fuzz_parse_one(const uint8_t *data, size_t size);
 

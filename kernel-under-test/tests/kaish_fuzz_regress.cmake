@@ -12,8 +12,3 @@ target_compile_definitions(kaish_fuzz_regress PRIVATE KAISH_FUZZ_NO_MAIN
 target_include_directories(kaish_fuzz_regress PRIVATE ${PROJECT_SOURCE_DIR}/kernel-under-test/src)
 tracer_test_timeout(kaish_fuzz_regress 600)
 
-# The libFuzzer targets themselves (clang, -DTRACER_FUZZ=ON). include_guard() in the file
-# makes a second include from the top-level TRACER_FUZZ block harmless.
-if(TRACER_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
-	include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/kaish_fuzz.cmake)
-endif()

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kaish_fuzz_regress.c - the kaish fuzz corpora as a unit test: every file under
- * tests/fuzz/corpus/fuzz_kaish_{parse,exec}/ (seeds from the kernel test tables, and every
+ * fuzz/corpus/fuzz_kaish_{parse,exec}/ (seeds from the kernel test tables, and every
  * input that once crashed a fuzzer, named crash-*) goes through the fuzzers' own entry
  * points, built without libFuzzer: lex/parse/validate, then kaish_execute in a sandbox with
  * the result-contract and sandbox checks. A crash, abort or sanitizer report fails the test.

@@ -2,12 +2,12 @@
 """make_seed_corpus.py - seed corpora for the kaish fuzzers from the kernel test tables.
 
 Every C string literal that is the script of a table row ({ "name", setup, "script", ...} in
-tests/kernel_lang.c and tests/kernel_builtins.c) or the argument of expect_run(...) in
-tests/kernel_vfs.c becomes one seed file, named seed-<sha1 prefix>, in both
+kernel_lang.c and kernel_builtins.c, in kernel-under-test/tests/) or the argument of
+expect_run(...) in kernel_vfs.c becomes one seed file, named seed-<sha1 prefix>, in both
 corpus/fuzz_kaish_parse/ and corpus/fuzz_kaish_exec/. Setup scripts are seeds too, and
 "setup; script" joined. Re-running is idempotent (content-addressed names).
 
-Usage: tests/fuzz/make_seed_corpus.py
+Usage: kernel-under-test/tests/fuzz/make_seed_corpus.py
 """
 import hashlib
 import os

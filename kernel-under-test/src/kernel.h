@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel.h - the kernel state every phase runs against. There is no global mutable state:
+ * everything lives in a kaish_kernel (one per execution context; forks are kernels too).
+ */
+#ifndef KAISH_KERNEL_H
+#define KAISH_KERNEL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kaish.h"
+#include "scope.h"
+
+struct node;
+struct program;
+struct sbuf;
+
+struct func {
+	int refs; /* atomic: forks share definitions across threads */
+	char *name;
+	struct node *body;
+	struct program *prog; /* keeps body alive */
+};
+
+/* State shared by a kernel and all its forks: read-only after construction. */
+struct kshared {
+	char *root;	     /* canonical sandbox root, NULL for the isolated preset */
+	char *name;
+	bool skip_validation;
+	size_t output_limit; /* 0 = unlimited */
+	size_t limit_head;
+	size_t limit_tail;
+	size_t vfs_budget;
+	unsigned long timeout_ms; /* default per-call deadline, 0 = none */
+	/* Per-call interruption, shared with every fork of the running execute(). */
+	int cancelled;		  /* atomic: set by kaish_cancel() */
+	long long deadline_ns;	  /* CLOCK_MONOTONIC deadline, 0 = none; set before forks exist */
+	pthread_mutex_t trace_lock; /* trace callbacks may come from scatter workers */
+	kaish_trace_fn trace;
+	void *trace_ctx;
+};
+
+enum flow { FL_NONE, FL_BREAK, FL_CONTINUE, FL_RETURN, FL_EXIT, FL_ABORT };
+
+struct kaish_kernel {
+	struct kshared *sh;   /* owned by the root kernel, borrowed by forks */
+	bool is_fork;
+	pthread_mutex_t lock; /* serializes kaish_execute on the root kernel */
+	struct scope scope;
+	char *cwd;	      /* VFS path of the working directory */
+	struct func **funcs;  /* user functions (shared, refcounted) */
+	int nfuncs;
+	int depth;	      /* re-entry depth: $( ), function calls */
+	int loop_depth;
+	int last_code;	      /* $? */
+	int subst_code;	      /* status of the last $( ), for the assignment rule */
+	bool errexit, pipefail, trash;
+	bool glob;	      /* set -o glob: bare globs expand (default on) */
+	int errexit_suppress; /* > 0 inside conditions, && / || left sides, ! */
+	enum flow flow;	      /* pending break/continue/return/exit/abort */
+	int flow_n;	      /* break/continue levels left */
+	int exit_code;	      /* code carried by return/exit/abort */
+	char *data;	      /* structured sideband of the last command (JSON), owned */
+	bool data_is_value;
+	long pid;	      /* $$: a per-kernel number, not the OS pid */
+	struct program *prog; /* program being executed (borrowed), for function definitions */
+};
+
+kaish_kernel *kernel_fork(kaish_kernel *k);
+void kernel_fork_free(kaish_kernel *f);
+void kernel_set_data(kaish_kernel *k, char *json, bool is_value); /* takes json */
+/* Cancelled or past the deadline? Then set flow to exit 130/124 and report it in err
+ * (once per stream). */
+bool kernel_interrupted(kaish_kernel *k, struct sbuf *err);
+void kernel_trace(kaish_kernel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct func *kernel_find_func(kaish_kernel *k, const char *name);
+/* Define (or replace) a user function; the body stays owned by prog (referenced). */
+int kernel_define_func(kaish_kernel *k, const char *name, struct node *body,
+		       struct program *prog);
+void func_ref(struct func *f);
+void func_unref(struct func *f);
+/* Output limit contract: truncate out to head+tail, remap code to 3. */
+void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, int *code, int *orig,
+			bool *spilled);
+
+#endif /* KAISH_KERNEL_H */
