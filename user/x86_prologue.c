@@ -26,7 +26,7 @@ enum insn_kind {
 
 struct insn {
 	enum insn_kind kind;
-	int len;
+	size_t len;
 	int reg, reg2; /* x86 register numbers: rax 0, rcx 1, rdx 2, rbx 3, rsp 4, ... rdi 7 */
 	long imm;
 };
@@ -74,7 +74,7 @@ static struct insn decode_insn(const __u8 *code, size_t avail)
 		if (!ok)
 			continue;
 		in.kind = d->kind;
-		in.len = n;
+		in.len = (size_t)n;
 		if (d->kind == INSN_PUSH) {
 			in.reg = (code[n - 1] & 7) | (n == 2 ? 8 : 0);
 		} else if (d->modrm_at >= 0) {
