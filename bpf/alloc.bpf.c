@@ -99,8 +99,7 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define MAX_STACK_DEPTH 127 /* frames kept per stack, PC included (STACK_MAX_DEPTH in loader.c) */
-#define NET_SLOTS	4   /* live net-effect entries per helper call (getline uses 2) */
+#define NET_SLOTS 4 /* live net-effect entries per helper call (getline uses 2) */
 
 /* Configuration, set by the loader before load. */
 const volatile __u32 target_tgid = 0;	   /* only this process is traced */
@@ -111,19 +110,6 @@ const volatile __u64 wakeup_threshold = 0; /* unconsumed bytes above which recor
 const volatile __u32 noop = 0;
 /* Benchmark only: enum bench_cut, the parts of the work left out (bench-trace --cut). */
 const volatile __u32 bench_cut = BENCH_CUT_NONE;
-
-/*
- * The attach cookie of every allocator probe (set by the loader):
- *   bits  0..7   enum alloc_fn
- *   bits  8..15  bytes the function pushed before the probe site (entry SP = SP + this)
- *   bits 16..31  offset of the probe site from the function's entry
- * Entry probes of functions without a return probe (free) sit on the first instruction
- * the kernel emulates rather than single-steps, after the prologue's NULL test: see
- * loader__probe_site() in user/loader.c.
- */
-#define COOKIE_FN(c)	   ((__u32)(c)&0xff)
-#define COOKIE_SP_ADJ(c)   (((c) >> 8) & 0xff)
-#define COOKIE_SITE_OFF(c) (((c) >> 16) & 0xffff)
 
 /* Shared with userspace through the skeleton's mmap'ed .bss. */
 struct probe_counters counters = {};
@@ -150,14 +136,8 @@ struct {
  * distinct stacks that is hundreds of lost stacks per run even at 64k buckets (the shell
  * workloads lost 216 of 65k). Here the id is a 31-bit hash of the frames, a hash collision
  * between different stacks probes the next ids, and memory grows with the distinct stacks
- * only (no preallocation). loader__stack() reads it; struct stack_val is mirrored there.
+ * only (no preallocation). loader__stack() reads it (struct stack_val: alloc_events.h).
  */
-struct stack_val {
-	__u32 depth; /* frames in ips */
-	__u32 pad;
-	__u64 ips[MAX_STACK_DEPTH]; /* innermost first */
-};
-
 #define STACK_PROBES 4 /* ids tried for one stack before giving up (-EEXIST) */
 
 struct {
@@ -455,7 +435,7 @@ static __always_inline bool same_stack(const struct stack_val *a, const struct s
 {
 	if (a->depth != b->depth)
 		return false;
-	for (int i = 0; i < MAX_STACK_DEPTH; i++) {
+	for (int i = 0; i < STACK_MAX_DEPTH; i++) {
 		if (i >= a->depth)
 			break;
 		if (a->ips[i] != b->ips[i])
@@ -501,7 +481,7 @@ static long fp_walk_step(__u64 i, void *data)
 	__u64 fp = w->fp;
 	__u32 d = s->depth;
 
-	if (fp < w->low || fp + sizeof(frame) > w->top || (fp & 7) || d >= MAX_STACK_DEPTH)
+	if (fp < w->low || fp + sizeof(frame) > w->top || (fp & 7) || d >= STACK_MAX_DEPTH)
 		return 1;
 	if (bpf_probe_read_user(&frame, sizeof(frame), (void *)fp))
 		return 1;
@@ -526,7 +506,7 @@ static __always_inline void fp_walk(struct pt_regs *ctx, struct stack_val *s)
 		w.top = w.low + (64ull << 20);
 	s->ips[0] = PT_REGS_IP(ctx);
 	s->depth = 1;
-	bpf_loop(MAX_STACK_DEPTH - 1, fp_walk_step, &w, 0);
+	bpf_loop(STACK_MAX_DEPTH - 1, fp_walk_step, &w, 0);
 }
 
 /* The stack id (>= 0) of the current user stack, or -errno (counted as a stack failure).
@@ -551,7 +531,7 @@ __noinline int take_stack(struct pt_regs *ctx)
 
 	/* 64-bit multiply-xorshift over the frames, folded to a non-negative s32. */
 	h = 0x9e3779b97f4a7c15ull ^ s->depth;
-	for (int i = 0; i < MAX_STACK_DEPTH; i++) {
+	for (int i = 0; i < STACK_MAX_DEPTH; i++) {
 		if (i >= s->depth)
 			break;
 		h = (h ^ s->ips[i]) * 0xff51afd7ed558ccdull;
@@ -908,7 +888,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
  * The loader attaches alloc_entry to each function's probe site and alloc_return to each
  * function's entry as a uretprobe (free: no return probe), either as ONE uprobe-multi link
  * each (kernel >= 6.6: a single detach instead of one per probe) or one link per function.
- * The attach cookie says which function fired and where the site is (COOKIE_* above).
+ * The attach cookie says which function fired and where the site is (COOKIE_*, alloc_events.h).
  * Arguments are read for every function: helpers ignore theirs.
  */
 SEC("uprobe")

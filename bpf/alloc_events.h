@@ -21,7 +21,40 @@
 
 #define WINDOW_NAME_LEN 32
 
-/* Which allocator entry point produced a record. Index into alloc_fn_names[] (user/events.h). */
+/*
+ * The attach cookie of every allocator probe, set by the loader and read by the programs:
+ *   bits  0..7   enum alloc_fn
+ *   bits  8..15  bytes the function pushed before the probe site (entry SP = SP + this)
+ *   bits 16..31  offset of the probe site from the function's entry
+ * Entry probes of functions without a return probe (free) sit on the first instruction the
+ * kernel emulates rather than single-steps, after the prologue's NULL test (user/x86_prologue.h).
+ */
+#define COOKIE_SP_ADJ_MAX   0xffu
+#define COOKIE_SITE_OFF_MAX 0xffffu
+#define COOKIE_ENCODE(fn, sp_adj, site_off)                                                        \
+	((__u64)((fn)&0xff) | (__u64)((sp_adj)&COOKIE_SP_ADJ_MAX) << 8 |                           \
+	 (__u64)((site_off)&COOKIE_SITE_OFF_MAX) << 16)
+#define COOKIE_FN(c)	   ((__u32)(c)&0xff)
+#define COOKIE_SP_ADJ(c)   (((c) >> 8) & COOKIE_SP_ADJ_MAX)
+#define COOKIE_SITE_OFF(c) (((c) >> 16) & COOKIE_SITE_OFF_MAX)
+
+/*
+ * Frames kept per user stack, PC included: the BPF frame-pointer walk, the DWARF unwinder
+ * and every userspace stack buffer stop here (deeper stacks are cut, counted as truncated).
+ */
+#define STACK_MAX_DEPTH 127
+
+/*
+ * A value of the BPF `stacks` hash map (frame-pointer mode), keyed by alloc_event.stack_id
+ * and read back by loader__stack(). 1 KiB: memory is paid per distinct stack.
+ */
+struct stack_val {
+	__u32 depth; /* frames in ips */
+	__u32 pad;
+	__u64 ips[STACK_MAX_DEPTH]; /* return addresses, innermost first */
+};
+
+/* Which allocator entry point produced a record (named by alloc_fn_name(), user/events.h). */
 enum alloc_fn {
 	FN_MALLOC = 0,
 	FN_CALLOC,
@@ -63,7 +96,7 @@ struct alloc_event {
 	__u64 addr;	 /* block address: new block (ALLOC/REALLOC) or freed block (FREE) */
 	__u64 old_addr;	 /* REALLOC: the block that was resized; 0 otherwise */
 	__u64 size;	 /* requested bytes (calloc: nmemb*size); 0 for FREE */
-	__s32 stack_id;	 /* STACK_TRACE map id of the user stack, or -errno on capture failure */
+	__s32 stack_id;	 /* `stacks` map key (struct stack_val), STACK_ID_SNAPSHOT, or -errno */
 	__u32 fn;	 /* enum alloc_fn: the outermost allocator function called */
 };
 

@@ -32,8 +32,8 @@
 #include "dwarf_stacks.h"
 #include "events.h"
 #include "loader.h"
+#include "log.h"
 
-#define MAX_STACK 127
 #define TIMEOUT_S ((int)TEST_TIMEOUT(30))
 
 union rec {
@@ -78,6 +78,14 @@ static void require_bpf(void)
 		cr_assert_fail("BPF test cannot run under CI=true: %s", why);
 	cr_skip_test("BPF end-to-end test skipped: %s", why);
 }
+
+/* The loader's -v lines go to the test log. */
+static void verbose_logs(void)
+{
+	tracer_verbosity = 1;
+}
+
+TestSuite(bpf_probe, .init = verbose_logs);
 
 /* Dwarf mode: snapshots are resolved here, as main.c does, before they are stored. */
 static struct dwarf_stacks *dwarf;
@@ -309,7 +317,7 @@ static void check_run(struct loader *l, struct child *c, struct recs *r, int sta
 	struct probe_counters pc;
 	struct expect *exp;
 	unsigned long main_tid;
-	__u64 ips[MAX_STACK];
+	__u64 ips[STACK_MAX_DEPTH];
 
 	if (getenv("BPF_TEST_DUMP")) { /* debugging aid: every record received */
 		for (size_t i = 0; i < r->n; i++) {
@@ -422,7 +430,7 @@ static void check_run(struct loader *l, struct child *c, struct recs *r, int sta
 
 				cr_assert_geq(a->stack_id, 0, "%s: stack_id %d",
 					      alloc_fn_name(a->fn), a->stack_id);
-				nips = record_stack(l, a->stack_id, ips, MAX_STACK);
+				nips = record_stack(l, a->stack_id, ips, STACK_MAX_DEPTH);
 				cr_assert_gt(nips, 0, "%s: stack of id %d: %d",
 					     alloc_fn_name(a->fn), a->stack_id, nips);
 				/* The caller of the outermost call, not libc: complete at return
@@ -485,7 +493,7 @@ static void finish(struct loader *l, struct child *c, struct recs *r)
 /* allocs exec'd and waiting: attach, release, check. Not gated. */
 Test(bpf_probe, attach_running_process, .timeout = TEST_TIMEOUT(120))
 {
-	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .verbose = 1};
+	struct loader_opts o = {.usdt_binary = ALLOCS_BIN};
 	struct recs r = {};
 	struct child c;
 	struct loader *l;
@@ -513,7 +521,7 @@ Test(bpf_probe, attach_running_process, .timeout = TEST_TIMEOUT(120))
 /* attach_running_process with --unwind dwarf: snapshots resolved into the same stream. */
 Test(bpf_probe, dwarf_snapshots_same_records, .timeout = TEST_TIMEOUT(120))
 {
-	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .verbose = 1, .unwind_dwarf = true};
+	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .unwind_dwarf = true};
 	struct snapshot_counters sc;
 	struct dwarf_stacks_stats st;
 	struct recs r = {};
@@ -550,7 +558,7 @@ Test(bpf_probe, dwarf_snapshots_same_records, .timeout = TEST_TIMEOUT(120))
 /* The tracer's way: attach to a forked child before it execs allocs; window-gated. */
 Test(bpf_probe, attach_before_exec_gated, .timeout = TEST_TIMEOUT(120))
 {
-	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .window_gated = true, .verbose = 1};
+	struct loader_opts o = {.usdt_binary = ALLOCS_BIN, .window_gated = true};
 	struct recs r = {};
 	struct child c;
 	struct loader *l;
@@ -653,7 +661,7 @@ Test(bpf_probe, errors, .timeout = TEST_TIMEOUT(60))
 Test(bpf_probe, per_probe_links, .timeout = TEST_TIMEOUT(120))
 {
 	struct loader_opts o = {
-	    .usdt_binary = ALLOCS_BIN, .window_gated = true, .verbose = 1, .per_probe_links = true};
+	    .usdt_binary = ALLOCS_BIN, .window_gated = true, .per_probe_links = true};
 	struct recs r = {};
 	struct child c;
 	struct loader *l;
@@ -673,60 +681,6 @@ Test(bpf_probe, per_probe_links, .timeout = TEST_TIMEOUT(120))
 	finish(l, &c, &r);
 }
 
-/* Probe sites: table of prologues (name, fn, bytes, expected site, expected SP adjustment). */
-Test(bpf_probe, probe_sites)
-{
-	static const struct {
-		const char *name;
-		__u32 fn;
-		__u8 code[16];
-		size_t len, site;
-		__u32 sp_adj;
-	} cases[] = {
-	    /* glibc 2.36 free: test %rdi,%rdi; je rel32; push %rbp */
-	    {"free 2.36",
-	     FN_FREE,
-	     {0x48, 0x85, 0xff, 0x0f, 0x84, 0xbf, 0, 0, 0, 0x55, 0x48},
-	     11,
-	     9,
-	     0},
-	    /* the same with je rel8 and an endbr64 first */
-	    {"endbr free",
-	     FN_FREE,
-	     {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x85, 0xff, 0x74, 0x10, 0x53},
-	     10,
-	     9,
-	     0},
-	    /* a push first: the entry is already emulated */
-	    {"push first", FN_FREE, {0x41, 0x54, 0x55}, 3, 0, 0},
-	    /* jne after the test: the NULL path is the fall-through, not skippable */
-	    {"jne", FN_FREE, {0x48, 0x85, 0xff, 0x75, 0x10, 0x55}, 6, 0, 0},
-	    /* je after testing another register */
-	    {"test rsi", FN_FREE, {0x48, 0x85, 0xf6, 0x74, 0x10, 0x55}, 6, 0, 0},
-	    /* je is only skippable for free */
-	    {"malloc je", FN_MALLOC, {0x48, 0x85, 0xff, 0x74, 0x10, 0x55}, 6, 0, 0},
-	    /* mov %rdi,%rbx keeps the argument; mov %rax,%rdi clobbers it */
-	    {"mov keeps", FN_FREE, {0x48, 0x89, 0xfb, 0x53}, 4, 3, 0},
-	    {"mov clobbers", FN_FREE, {0x48, 0x89, 0xc7, 0x53}, 4, 0, 0},
-	    /* sub $0x18,%rsp before the push: the entry SP is 0x18 above */
-	    {"sub rsp", FN_FREE, {0x48, 0x83, 0xec, 0x18, 0x53}, 5, 4, 0x18},
-	    /* an instruction outside the table (cmpb $0, rip-relative): the entry */
-	    {"unknown", FN_FREE, {0x80, 0x3d, 0x01, 0x02, 0x03, 0x04, 0x00, 0x55}, 8, 0, 0},
-	    /* truncated code */
-	    {"short", FN_FREE, {0x48, 0x85}, 2, 0, 0},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		__u32 adj = 99;
-		size_t site = loader__probe_site(cases[i].fn, cases[i].code, cases[i].len, &adj);
-
-		cr_expect_eq(site, cases[i].site, "%s: site +%zu, expected +%zu", cases[i].name,
-			     site, cases[i].site);
-		cr_expect_eq(adj, cases[i].sp_adj, "%s: sp adjustment %u, expected %u",
-			     cases[i].name, adj, cases[i].sp_adj);
-	}
-}
-
 /*
  * loader__stop on a target that keeps allocating (alloc_bench mt: two threads of malloc/free
  * pairs, probes attached before its exec): the stream must end as it would if the target
@@ -738,7 +692,7 @@ Test(bpf_probe, probe_sites)
  */
 Test(bpf_probe, stop_ends_the_stream_cleanly, .timeout = TEST_TIMEOUT(120))
 {
-	struct loader_opts o = {.verbose = 1};
+	struct loader_opts o = {0};
 	struct {
 		__u32 tid, last_type;
 		__u64 last_addr;

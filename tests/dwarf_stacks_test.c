@@ -103,13 +103,13 @@ static char *describe(struct dwarf_stacks *ds, __s32 id)
 {
 	struct symbolizer *sym = symbolizer__new(getpid());
 	struct strvec out = {0};
-	__u64 ips[DWARF_STACKS_MAX_DEPTH];
+	__u64 ips[STACK_MAX_DEPTH];
 	char *s = calloc(1, 1);
 	size_t len = 0;
 	int n;
 
 	cr_assert_not_null(sym);
-	n = dwarf_stacks__stack(ds, id, ips, DWARF_STACKS_MAX_DEPTH);
+	n = dwarf_stacks__stack(ds, id, ips, STACK_MAX_DEPTH);
 	cr_assert_gt(n, 0, "stack %d: %d", id, n);
 	for (int i = 0; i < n; i++)
 		cr_assert_geq(symbolizer__frames(sym, ips[i], true, &out), 0);

@@ -107,7 +107,7 @@ static __s32 dwarf_stacks__unwind(struct dwarf_stacks *ds, const struct stack_sn
 	    .r15 = snap->r15,
 	    .has_callee_saved = snap->flags & SNAP_F_CALLEE_SAVED,
 	};
-	__u64 ips[DWARF_STACKS_MAX_DEPTH];
+	__u64 ips[STACK_MAX_DEPTH];
 	struct unwind_stats before, after;
 	int n;
 
@@ -116,7 +116,7 @@ static __s32 dwarf_stacks__unwind(struct dwarf_stacks *ds, const struct stack_sn
 	if (!dwarf_stacks__ensure(ds))
 		return errno ? -errno : -ESRCH;
 	unwinder__stats(ds->u, &before);
-	n = unwinder__unwind(ds->u, &regs, stack, snap->stack_len, ips, DWARF_STACKS_MAX_DEPTH);
+	n = unwinder__unwind(ds->u, &regs, stack, snap->stack_len, ips, STACK_MAX_DEPTH);
 	if (n < 0)
 		return n;
 	unwinder__stats(ds->u, &after);

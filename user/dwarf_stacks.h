@@ -22,8 +22,6 @@
 
 #include "events.h"
 
-#define DWARF_STACKS_MAX_DEPTH 127 /* PCs kept per stack, as MAX_STACK_DEPTH in BPF */
-
 struct dwarf_stacks;
 
 struct dwarf_stacks_stats {

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "x86_prologue.h"
+
 #define FP_MIN_FUNC_SZ 16 /* smaller ones are stubs and thunks */
 #define FP_SCAN_SZ     32 /* prologue bytes searched */
 
@@ -32,22 +34,6 @@ static bool is_crt(const char *name)
 		if (!strcmp(name, crt[i]))
 			return true;
 	return !name[0];
-}
-
-/*
- * push %rbp; mov %rsp,%rbp (48 89 e5 or 48 8b ec) within the first bytes: at the entry, or
- * after a shrink-wrapped early exit (GCC -O2 may test an argument and return before setting
- * up the frame). Code without frame pointers uses rbp as a plain register and never copies
- * rsp into it.
- */
-static bool has_fp_prologue(const unsigned char *p, size_t n)
-{
-	for (size_t i = 0; i + 4 <= n; i++)
-		if (p[i] == 0x55 && p[i + 1] == 0x48 &&
-		    ((p[i + 2] == 0x89 && p[i + 3] == 0xe5) ||
-		     (p[i + 2] == 0x8b && p[i + 3] == 0xec)))
-			return true;
-	return false;
 }
 
 /* Census over one symbol table section. */
@@ -84,7 +70,7 @@ static void census_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct fp
 			continue;
 		memcpy(code, (const char *)text_data->d_buf + off, len);
 		c->funcs++;
-		c->with_fp += has_fp_prologue(code, len);
+		c->with_fp += x86_prologue__sets_fp(code, len);
 		if (!c->rust && (!strcmp(name, "__rust_alloc") ||
 				 !strcmp(name, "rust_begin_unwind") || strstr(name, "__rust_")))
 			c->rust = true;

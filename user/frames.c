@@ -21,7 +21,7 @@ static int frames__allocator(struct frames_ctx *fc, const struct pp_stats *pp, s
 
 static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct strvec *out)
 {
-	__u64 ips[FRAMES_MAX_DEPTH];
+	__u64 ips[STACK_MAX_DEPTH];
 	bool reached_main = false;
 	int n, err;
 
@@ -31,7 +31,7 @@ static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct str
 	if (pp->stack_id < 0)
 		return strvec__pushf(out, "0x0: [stack capture failed: error %d]", -pp->stack_id);
 
-	n = fc->src->stack(fc->src->ctx, pp->stack_id, ips, FRAMES_MAX_DEPTH);
+	n = fc->src->stack(fc->src->ctx, pp->stack_id, ips, STACK_MAX_DEPTH);
 	if (n < 0)
 		return strvec__pushf(out, "0x0: [stack %d unavailable: error %d]", pp->stack_id,
 				     -n);

@@ -12,8 +12,6 @@
 #include "strvec.h"
 #include "symbolizer.h"
 
-#define FRAMES_MAX_DEPTH 127
-
 struct stack_source {
 	/* Raw return addresses of stack_id, innermost first. Count or -errno. */
 	int (*stack)(void *ctx, __s32 stack_id, __u64 *ips, size_t max);

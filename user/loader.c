@@ -2,14 +2,11 @@
 /*
  * loader - open -> configure rodata/map sizes -> load -> attach, for one target process.
  *
- * Allocator symbols are resolved here from the libc ELF (.dynsym/.symtab, default versions,
- * file offsets), once, instead of letting libbpf re-parse libc for each of the 33 probes.
- * Two names at one address (glibc 2.36: memalign == aligned_alloc) get ONE probe pair: the
- * first name in enum alloc_fn order owns it and records carry that fn; loader__fn_addr()
- * answers for both names.
+ * The probed object and offsets come from alloc_symbols.h; aliased functions share one
+ * probe pair, and loader__fn_addr() answers for every name.
  *
  * Two programs serve every function: alloc_entry and alloc_return, told apart by the attach
- * cookie (function, probe-site offset, SP adjustment: COOKIE_* in alloc.bpf.c). They are
+ * cookie (function, probe-site offset, SP adjustment: COOKIE_* in alloc_events.h). They are
  * attached as TWO uprobe-multi links (BPF_TRACE_UPROBE_MULTI, kernel >= 6.6, created with a
  * raw BPF_LINK_CREATE: libbpf 1.1 has no API for it), or, when the kernel refuses them, as
  * one link per probe after reloading the programs as plain uprobes. Tearing down a uprobe
@@ -17,15 +14,13 @@
  * links take 50-80 ms, closed in parallel.
  *
  * free has no return probe, so its entry probe moves to the first instruction past its NULL
- * test that the kernel emulates (loader__probe_site()): free+9 on glibc 2.36.
+ * test that the kernel emulates (x86_prologue__probe_site()): free+9 on glibc 2.36.
  *
  * Return probes are attached before entry probes: a call entering between the two would
  * otherwise leave an entry that never sees its return.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,43 +37,33 @@
 
 #include "loader.h" /* first: the skeleton's .bss refers to struct probe_counters */
 #include "alloc.skel.h"
+#include "alloc_symbols.h"
+#include "environment.h"
+#include "x86_prologue.h"
 
-#define STACK_MAX_DEPTH 127 /* MAX_STACK_DEPTH in alloc.bpf.c */
-#define USDT_PROVIDER	"kaish_workload"
+#define LOG_TAG "loader: "
+#include "log.h"
+
+#define USDT_PROVIDER "kaish_workload"
 
 struct loader {
 	struct alloc_bpf *skel;
 	struct ring_buffer *rb;
 	loader_record_fn cb; /* the current loader__poll() callback */
 	void *cb_ctx;
-	__u32 owner[FN_COUNT];	  /* fn whose probe serves fn (itself unless aliased) */
+	struct alloc_symbols syms; /* the probed object, offsets and aliases */
 	__u32 site_off[FN_COUNT]; /* entry probe site - function entry (free: past its NULL test) */
 	int multi_fd[2];	  /* uprobe-multi links: returns, entries (-1: none) */
 	struct bpf_link *links[2 * FN_COUNT]; /* per-probe links (kernels without uprobe-multi) */
 	size_t link_cnt;
-	char libc_path[PATH_MAX];
 };
-
-static int loader_verbose;
-
-#define elog(...) fprintf(stderr, "tracer: loader: " __VA_ARGS__)
-#define vlog(...)                                                                                  \
-	do {                                                                                       \
-		if (loader_verbose >= 1)                                                           \
-			fprintf(stderr, "tracer: loader: " __VA_ARGS__);                           \
-	} while (0)
-#define dlog(...)                                                                                  \
-	do {                                                                                       \
-		if (loader_verbose >= 2)                                                           \
-			fprintf(stderr, "tracer: loader: " __VA_ARGS__);                           \
-	} while (0)
 
 /* libbpf's own log: warnings at -v, info at -vv, debug (verifier logs) only at -vvv. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if ((level == LIBBPF_WARN && loader_verbose < 1) ||
-	    (level == LIBBPF_INFO && loader_verbose < 2) ||
-	    (level == LIBBPF_DEBUG && loader_verbose < 3))
+	if ((level == LIBBPF_WARN && tracer_verbosity < 1) ||
+	    (level == LIBBPF_INFO && tracer_verbosity < 2) ||
+	    (level == LIBBPF_DEBUG && tracer_verbosity < 3))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -90,349 +74,6 @@ static double mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* --- environment checks ------------------------------------------------------------------ */
-
-static int check_environment(pid_t pid)
-{
-	if (geteuid() != 0) {
-		elog("must run as root (BPF programs and uprobes need CAP_BPF + CAP_PERFMON)\n");
-		return -EPERM;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		elog("the kernel has no BTF (/sys/kernel/btf/vmlinux): CONFIG_DEBUG_INFO_BTF=y "
-		     "is required\n");
-		return -EOPNOTSUPP;
-	}
-	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK) &&
-	    access("/sys/kernel/tracing/uprobe_events", F_OK) &&
-	    access("/sys/kernel/debug/tracing/uprobe_events", F_OK)) {
-		elog("the kernel has no uprobe support (CONFIG_UPROBE_EVENTS)\n");
-		return -EOPNOTSUPP;
-	}
-	if (kill(pid, 0) && errno == ESRCH) {
-		elog("process %d does not exist\n", (int)pid);
-		return -ESRCH;
-	}
-	return 0;
-}
-
-/* libc.so.6, libc.so, libc-2.31.so; not libcrypt.so or libc_malloc_debug.so. */
-static bool is_libc_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	if (!strncmp(base, "libc.so", 7))
-		return true;
-	if (!strncmp(base, "libc-", 5)) {
-		size_t n = strlen(base);
-
-		return n > 3 && !strcmp(base + n - 3, ".so");
-	}
-	return false;
-}
-
-/* The libc mapped by pid, as a path this process can open. */
-static int find_libc(pid_t pid, char *out, size_t out_sz)
-{
-	char maps[64], line[PATH_MAX + 256];
-	struct stat here, in_root;
-	int err = -ENOENT;
-	FILE *f;
-
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	f = fopen(maps, "re");
-	if (!f) {
-		err = errno == ENOENT ? -ESRCH : -errno;
-		elog("cannot read %s: %s\n", maps, strerror(-err));
-		return err;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
-
-		if (!path)
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		if (!is_libc_name(path) || strstr(path, " (deleted)"))
-			continue;
-		/* The target may live in another mount namespace: the plain path is used when it
-		 * is the very file the target mapped, else the target's root's view of it. */
-		if (snprintf(out, out_sz, "/proc/%d/root%s", (int)pid, path) >= (int)out_sz ||
-		    stat(out, &in_root) ||
-		    (!stat(path, &here) && here.st_dev == in_root.st_dev &&
-		     here.st_ino == in_root.st_ino))
-			snprintf(out, out_sz, "%s", path);
-		err = 0;
-		break;
-	}
-	fclose(f);
-	if (err)
-		elog("no libc in /proc/%d/maps (statically linked target?): use --lib PATH\n",
-		     (int)pid);
-	return err;
-}
-
-/* --- symbol resolution ---------------------------------------------------------------------- */
-
-/*
- * File offsets of the allocator functions in the ELF at path (0: absent). Defined STT_FUNC
- * symbols of .dynsym and .symtab; of several versions of one name, the default one.
- * An STT_GNU_IFUNC is skipped with a warning: probing its resolver would trace nothing.
- */
-static int resolve_offsets(const char *path, size_t offs[FN_COUNT])
-{
-	bool hidden_only[FN_COUNT] = {};
-	Elf_Scn *scn = NULL;
-	int fd, err = 0;
-	Elf *elf;
-
-	memset(offs, 0, sizeof(offs[0]) * FN_COUNT);
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		elog("cannot open %s: %s\n", path, strerror(-err));
-		return err;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elog("%s is not an ELF file\n", path);
-		err = -ENOEXEC;
-		goto cleanup;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data, *versym = NULL;
-		GElf_Shdr sh;
-		size_t n;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !sh.sh_entsize)
-			continue;
-		if (sh.sh_type == SHT_DYNSYM) {
-			Elf_Scn *vs = NULL;
-			GElf_Shdr vsh;
-
-			while ((vs = elf_nextscn(elf, vs)))
-				if (gelf_getshdr(vs, &vsh) && vsh.sh_type == SHT_GNU_versym)
-					versym = elf_getdata(vs, NULL);
-		}
-		n = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Versym ver = 0;
-			GElf_Shdr tsh;
-			GElf_Sym sym;
-			const char *name;
-			Elf_Scn *text;
-			size_t off;
-			__u32 fn;
-
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    !sym.st_value)
-				continue;
-			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
-			    GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			for (fn = 0; fn < FN_COUNT; fn++)
-				if (!strcmp(name, alloc_fn_name(fn)))
-					break;
-			if (fn == FN_COUNT)
-				continue;
-			if (GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC) {
-				vlog("%s: %s is an IFUNC: not probed\n", path, name);
-				continue;
-			}
-			if (versym)
-				gelf_getversym(versym, (int)i, &ver);
-			if (offs[fn] && (!hidden_only[fn] || (ver & 0x8000)))
-				continue; /* keep the first default version */
-			text = elf_getscn(elf, sym.st_shndx);
-			if (!text || !gelf_getshdr(text, &tsh) || sym.st_value < tsh.sh_addr)
-				continue;
-			off = sym.st_value - tsh.sh_addr + tsh.sh_offset;
-			offs[fn] = off;
-			hidden_only[fn] = ver & 0x8000;
-		}
-	}
-cleanup:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return err;
-}
-
-/* --- probe sites ---------------------------------------------------------------------------- */
-
-/*
- * A uprobe costs what the kernel does with the instruction under the breakpoint: one it
- * emulates (push reg, jumps) is ~5.7 us per hit here (kernel 6.18), one it must single-step
- * out of line (test, mov, cmp, ...) ~20 us. glibc 2.36's free starts with
- * `test %rdi,%rdi; je; push %rbp`: probing the push at free+9 halves a malloc/free pair.
- *
- * Only entry-only probes move (free): a function with a uretprobe has a breakpoint on its
- * first instruction anyway, and a second site would add a hit. loader__probe_site() walks the
- * prologue with the small decoder below over the few forms that occur, and stops at the
- * first push whose reaching path leaves the argument registers intact; a conditional jump
- * may be stepped over only when it is the `test arg0,arg0; je` of a function for which a
- * NULL first argument is a no-op (free(NULL): dropped anyway). Anything else: the entry.
- */
-enum insn_kind {
-	INSN_OTHER = 0, /* not decoded: the walk stops */
-	INSN_ENDBR,	/* endbr64 */
-	INSN_PUSH,	/* push r64: emulated */
-	INSN_MOV_RR,	/* mov r64, r64 (reg: destination) */
-	INSN_TEST_RR,	/* test r, r (reg, reg2) */
-	INSN_JE,	/* je rel8 / rel32 */
-	INSN_JNE,	/* jne rel8 / rel32 */
-	INSN_SUB_RSP,	/* sub $imm, %rsp (imm) */
-};
-
-struct insn {
-	enum insn_kind kind;
-	int len;
-	int reg, reg2; /* x86 register numbers: rax 0, rcx 1, rdx 2, rbx 3, rsp 4, ... rdi 7 */
-	long imm;
-};
-
-/* Forms: bytes & mask == match; REX bits and ModRM give the registers. */
-static const struct insn_form {
-	__u8 match[4], mask[4];
-	int len; /* plus the immediate below */
-	int imm_sz;
-	enum insn_kind kind;
-	int modrm_at; /* index of a ModRM byte that must be register-direct, or -1 */
-} insn_forms[] = {
-    {{0xf3, 0x0f, 0x1e, 0xfa}, {0xff, 0xff, 0xff, 0xff}, 4, 0, INSN_ENDBR, -1},
-    {{0x50}, {0xf8}, 1, 0, INSN_PUSH, -1},		 /* push rax..rdi */
-    {{0x41, 0x50}, {0xff, 0xf8}, 2, 0, INSN_PUSH, -1},	 /* push r8..r15 */
-    {{0x48, 0x89}, {0xfa, 0xff}, 3, 0, INSN_MOV_RR, 2},	 /* REX.W(+R/B) 89 /r */
-    {{0x48, 0x85}, {0xfa, 0xff}, 3, 0, INSN_TEST_RR, 2}, /* REX.W(+R/B) 85 /r */
-    {{0x85}, {0xff}, 2, 0, INSN_TEST_RR, 1},		 /* 85 /r (32-bit) */
-    {{0x74}, {0xff}, 2, 0, INSN_JE, -1},
-    {{0x75}, {0xff}, 2, 0, INSN_JNE, -1},
-    {{0x0f, 0x84}, {0xff, 0xff}, 6, 0, INSN_JE, -1},
-    {{0x0f, 0x85}, {0xff, 0xff}, 6, 0, INSN_JNE, -1},
-    {{0x48, 0x83, 0xec}, {0xff, 0xff, 0xff}, 3, 1, INSN_SUB_RSP, -1},
-    {{0x48, 0x81, 0xec}, {0xff, 0xff, 0xff}, 3, 4, INSN_SUB_RSP, -1},
-};
-
-/* Decode the instruction at code[0..avail). */
-static struct insn decode_insn(const __u8 *code, size_t avail)
-{
-	struct insn in = {INSN_OTHER, 0, -1, -1, 0};
-
-	for (size_t f = 0; f < sizeof(insn_forms) / sizeof(insn_forms[0]); f++) {
-		const struct insn_form *d = &insn_forms[f];
-		int n = d->len + d->imm_sz, k, mlen = d->modrm_at >= 0 ? d->modrm_at : d->len;
-		bool ok = (size_t)n <= avail;
-
-		for (k = 0; ok && k < mlen && k < 4; k++)
-			ok = (code[k] & d->mask[k]) == d->match[k];
-		if (!ok)
-			continue;
-		in.kind = d->kind;
-		in.len = n;
-		if (d->kind == INSN_PUSH) {
-			in.reg = (code[n - 1] & 7) | (n == 2 ? 8 : 0);
-		} else if (d->modrm_at >= 0) {
-			__u8 modrm = code[d->modrm_at], rex = d->modrm_at == 2 ? code[0] : 0;
-
-			if ((modrm >> 6) != 3) /* a memory operand: not ours */
-				return (struct insn){INSN_OTHER, 0, -1, -1, 0};
-			in.reg = (modrm & 7) | ((rex & 1) << 3);	 /* r/m */
-			in.reg2 = ((modrm >> 3) & 7) | ((rex & 4) << 1); /* reg */
-		} else if (d->imm_sz == 1) {
-			in.imm = (__s8)code[d->len];
-		} else if (d->imm_sz == 4) {
-			__s32 v;
-
-			memcpy(&v, code + d->len, sizeof(v));
-			in.imm = v;
-		}
-		return in;
-	}
-	return in;
-}
-
-#define X86_RSP 4
-#define X86_RDI 7
-
-/* Argument registers of each function (SysV: rdi, rsi, rdx) as a bit mask. */
-static unsigned arg_regs(__u32 fn)
-{
-	switch (fn) {
-	case FN_FREE:
-	case FN_MALLOC:
-	case FN_VALLOC:
-	case FN_PVALLOC:
-	case FN_STRDUP:
-		return 1u << 7;
-	case FN_CALLOC:
-	case FN_REALLOC:
-	case FN_ALIGNED_ALLOC:
-	case FN_MEMALIGN:
-	case FN_STRNDUP:
-		return 1u << 7 | 1u << 6;
-	default:
-		return 1u << 7 | 1u << 6 | 1u << 2;
-	}
-}
-
-/*
- * The probe site of an entry-only probe of fn, as an offset from its entry, given the first
- * bytes of the function; *sp_adj gets the bytes pushed before it. 0: the entry itself.
- * (loader.h)
- */
-size_t loader__probe_site(__u32 fn, const __u8 *code, size_t len, __u32 *sp_adj)
-{
-	unsigned args = arg_regs(fn);
-	int tested = -1; /* register the previous instruction tested against itself */
-	size_t off = 0;
-
-	*sp_adj = 0;
-	for (int n = 0; n < 8 && off < len; n++) {
-		struct insn in = decode_insn(code + off, len - off);
-
-		switch (in.kind) {
-		case INSN_PUSH:
-			return off; /* the kernel emulates it */
-		case INSN_ENDBR:
-			break;
-		case INSN_TEST_RR:
-			tested = in.reg == in.reg2 ? in.reg : -1;
-			off += in.len;
-			continue;
-		case INSN_MOV_RR:
-			if (in.reg == X86_RSP || (args & (1u << in.reg)))
-				goto entry;
-			break;
-		case INSN_JE:
-			/* `test %rdi,%rdi; je`: taken only for fn(NULL), a no-op for free. */
-			if (fn != FN_FREE || tested != X86_RDI)
-				goto entry;
-			break;
-		case INSN_SUB_RSP:
-			if (in.imm < 0 || *sp_adj + in.imm > 0xff)
-				goto entry;
-			*sp_adj += (__u32)in.imm;
-			break;
-		default:
-			goto entry;
-		}
-		tested = -1;
-		off += in.len;
-	}
-entry:
-	*sp_adj = 0;
-	return 0;
 }
 
 /* --- probes ------------------------------------------------------------------------------ */
@@ -491,14 +132,15 @@ static int uprobe_multi_link(int prog_fd, const char *path, const size_t *offs,
 }
 
 /* Where each function is probed: entry offsets (free: its emulated site), return offsets
- * (the entries), and the cookies the programs decode (COOKIE_* in alloc.bpf.c). */
-static int plan_probes(struct loader *l, const size_t offs[FN_COUNT], struct probe_plan *p)
+ * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h). */
+static int plan_probes(struct loader *l, struct probe_plan *p)
 {
-	int fd = open(l->libc_path, O_RDONLY | O_CLOEXEC), err = 0;
+	const size_t *offs = l->syms.off;
+	int fd = open(l->syms.path, O_RDONLY | O_CLOEXEC), err = 0;
 
 	if (fd < 0) {
 		err = -errno;
-		elog("cannot open %s: %s\n", l->libc_path, strerror(-err));
+		elog("cannot open %s: %s\n", l->syms.path, strerror(-err));
 		return err;
 	}
 	memset(p, 0, sizeof(*p));
@@ -508,22 +150,22 @@ static int plan_probes(struct loader *l, const size_t offs[FN_COUNT], struct pro
 		__u8 code[32];
 		ssize_t n;
 
-		if (!offs[fn] || l->owner[fn] != fn)
+		if (!offs[fn] || l->syms.owner[fn] != fn)
 			continue;
-		if (fn == FN_FREE) { /* the only entry-only probe */
+		if (fn == FN_FREE) { /* the only entry-only probe; free(NULL) is a no-op */
 			n = pread(fd, code, sizeof(code), (off_t)offs[fn]);
 			if (n > 0)
-				site = loader__probe_site(fn, code, (size_t)n, &sp_adj);
+				site = x86_prologue__probe_site(code, (size_t)n, 1, true, &sp_adj);
 		}
 		l->site_off[fn] = (__u32)site;
 		dlog("%s: entry probe at +%zu (sp +%u)\n", alloc_fn_name(fn), site, sp_adj);
 		p->fns[p->entry_cnt] = fn;
 		p->entry_off[p->entry_cnt] = offs[fn] + site;
-		p->entry_cookie[p->entry_cnt++] = fn | (__u64)sp_adj << 8 | (__u64)site << 16;
+		p->entry_cookie[p->entry_cnt++] = COOKIE_ENCODE(fn, sp_adj, site);
 		if (fn != FN_FREE) {
 			p->ret_fns[p->ret_cnt] = fn;
 			p->ret_off[p->ret_cnt] = offs[fn];
-			p->ret_cookie[p->ret_cnt++] = fn;
+			p->ret_cookie[p->ret_cnt++] = COOKIE_ENCODE(fn, 0, 0);
 		}
 	}
 	close(fd);
@@ -535,12 +177,12 @@ static int attach_multi(struct loader *l, const struct probe_plan *p, pid_t pid)
 {
 	int fd;
 
-	fd = uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_return), l->libc_path,
+	fd = uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_return), l->syms.path,
 			       p->ret_off, p->ret_cookie, p->ret_cnt, true, pid);
 	if (fd < 0)
 		return fd;
 	l->multi_fd[0] = fd;
-	fd = uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_entry), l->libc_path,
+	fd = uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_entry), l->syms.path,
 			       p->entry_off, p->entry_cookie, p->entry_cnt, false, pid);
 	if (fd < 0)
 		return fd;
@@ -574,41 +216,15 @@ static int attach_each(struct loader *l, const struct probe_plan *p, pid_t pid)
 
 	for (size_t i = 0; i < p->ret_cnt; i++) {
 		err = attach_one(l->skel->progs.alloc_return, &l->links[l->link_cnt++], true, pid,
-				 l->libc_path, p->ret_off[i], p->ret_cookie[i], p->ret_fns[i]);
+				 l->syms.path, p->ret_off[i], p->ret_cookie[i], p->ret_fns[i]);
 		if (err)
 			return err;
 	}
 	for (size_t i = 0; i < p->entry_cnt; i++) {
 		err = attach_one(l->skel->progs.alloc_entry, &l->links[l->link_cnt++], false, pid,
-				 l->libc_path, p->entry_off[i], p->entry_cookie[i], p->fns[i]);
+				 l->syms.path, p->entry_off[i], p->entry_cookie[i], p->fns[i]);
 		if (err)
 			return err;
-	}
-	return 0;
-}
-
-static int resolve_allocators(struct loader *l, size_t offs[FN_COUNT])
-{
-	int err = resolve_offsets(l->libc_path, offs);
-
-	if (err)
-		return err;
-	if (!offs[FN_MALLOC] || !offs[FN_FREE] || !offs[FN_REALLOC] || !offs[FN_CALLOC]) {
-		elog("%s does not define malloc, calloc, realloc and free\n", l->libc_path);
-		return -ENOENT;
-	}
-	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
-		l->owner[fn] = fn;
-		for (__u32 prev = 0; prev < fn; prev++) {
-			if (offs[fn] && offs[prev] == offs[fn]) {
-				l->owner[fn] = prev;
-				dlog("%s is an alias of %s: one probe\n", alloc_fn_name(fn),
-				     alloc_fn_name(prev));
-				break;
-			}
-		}
-		if (!offs[fn])
-			vlog("%s: no %s: not probed\n", l->libc_path, alloc_fn_name(fn));
 	}
 	return 0;
 }
@@ -777,7 +393,7 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 	err = alloc_bpf__load(l->skel);
 	if (err && !multi)
 		elog("cannot load the BPF programs: %s%s\n", strerror(-err),
-		     loader_verbose < 3 ? " (-vvv shows the verifier log)" : "");
+		     tracer_verbosity < 3 ? " (-vvv shows the verifier log)" : "");
 	return err;
 }
 
@@ -797,7 +413,6 @@ struct loader *loader__new(const struct loader_opts *opts)
 	struct loader *l = NULL;
 	double t0 = mono_ms(), t1 = 0;
 	struct probe_plan plan;
-	size_t offs[FN_COUNT];
 	int err;
 
 	if (!opts || opts->pid <= 0) {
@@ -805,7 +420,6 @@ struct loader *loader__new(const struct loader_opts *opts)
 		err = -EINVAL;
 		goto cleanup;
 	}
-	loader_verbose = opts->verbose;
 	libbpf_set_print(libbpf_print);
 	if (!opts->ringbuf_sz && opts->unwind_dwarf)
 		rb_sz = LOADER_DEFAULT_DWARF_RINGBUF_SZ; /* records carry stack copies */
@@ -815,7 +429,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 		err = -EINVAL;
 		goto cleanup;
 	}
-	err = check_environment(opts->pid);
+	err = env_check(opts->pid);
 	if (err)
 		goto cleanup;
 
@@ -825,24 +439,10 @@ struct loader *loader__new(const struct loader_opts *opts)
 		goto cleanup;
 	}
 	l->multi_fd[0] = l->multi_fd[1] = -1;
-	if (opts->libc_path) {
-		if (access(opts->libc_path, R_OK)) {
-			err = -errno;
-			elog("cannot read %s: %s\n", opts->libc_path, strerror(-err));
-			goto cleanup;
-		}
-		snprintf(l->libc_path, sizeof(l->libc_path), "%s", opts->libc_path);
-	} else {
-		err = find_libc(opts->pid, l->libc_path, sizeof(l->libc_path));
-		if (err)
-			goto cleanup;
-	}
-	vlog("probing %s in pid %d\n", l->libc_path, (int)opts->pid);
-
-	err = resolve_allocators(l, offs);
+	err = alloc_symbols__for_process(opts->pid, opts->libc_path, &l->syms);
 	if (err)
 		goto cleanup;
-	err = plan_probes(l, offs, &plan);
+	err = plan_probes(l, &plan);
 	if (err)
 		goto cleanup;
 
@@ -972,13 +572,6 @@ void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out)
 	*out = *(volatile struct snapshot_counters *)&l->skel->bss->snap_counters;
 }
 
-/* Mirrors struct stack_val in alloc.bpf.c (checked against the map's value size). */
-struct stack_val {
-	__u32 depth;
-	__u32 pad;
-	__u64 ips[STACK_MAX_DEPTH];
-};
-
 int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max)
 {
 	struct stack_val v;
@@ -1003,17 +596,17 @@ __u64 loader__fn_addr(struct loader *l, __u32 fn)
 {
 	if (!l || fn >= FN_COUNT)
 		return 0;
-	return ((volatile __u64 *)l->skel->bss->fn_addrs)[l->owner[fn]];
+	return ((volatile __u64 *)l->skel->bss->fn_addrs)[l->syms.owner[fn]];
 }
 
 const char *loader__libc_path(struct loader *l)
 {
-	return l ? l->libc_path : NULL;
+	return l ? l->syms.path : NULL;
 }
 
 __u32 loader__fn_owner(struct loader *l, __u32 fn)
 {
-	return l && fn < FN_COUNT ? l->owner[fn] : fn;
+	return l && fn < FN_COUNT ? l->syms.owner[fn] : fn;
 }
 
 int loader__ringbuf_fd(struct loader *l)

@@ -15,11 +15,11 @@
 
 struct loader_opts {
 	pid_t pid;		 /* target process (tgid); all of its threads are traced */
-	const char *libc_path;	 /* allocator library; NULL: find libc in /proc/PID/maps */
+	const char *libc_path;	 /* allocator library; NULL: its libc (alloc_symbols.h) */
 	const char *usdt_binary; /* binary carrying kaish_workload:window_* USDT probes, or NULL */
 	bool window_gated;	 /* BPF drops allocator events while no window is open */
 	size_t ringbuf_sz;	 /* ring buffer bytes (power of two, >= page size); 0: default */
-	int verbose;		 /* 0..3; 3 forwards libbpf's debug log */
+	int verbose;		 /* unused: the loader logs at tracer_verbosity (log.h) */
 	bool unwind_dwarf;	 /* send EV_STACK_SNAPSHOT records instead of BPF stack ids */
 	__u32 stack_copy_sz;	 /* unwind_dwarf: stack bytes copied per event; 0: default */
 	bool noop;		 /* benchmark only: same probes, programs that only return 0 */
@@ -79,14 +79,5 @@ __u32 loader__fn_owner(struct loader *l, __u32 fn);
 /* The ring buffer map's fd, for other BPF objects that emit records into the same stream
  * (bpf_map__reuse_fd before their load). Borrowed: valid until loader__free. */
 int loader__ringbuf_fd(struct loader *l);
-
-/*
- * Where the entry probe of an entry-only allocator function fn goes, given the first len
- * bytes of its code: the offset of the first instruction the kernel emulates (push) that
- * every call with a non-trivial argument reaches with its argument registers intact, or 0
- * (the entry). *sp_adj receives the bytes the function pushed before that site.
- * Exposed for tests.
- */
-size_t loader__probe_site(__u32 fn, const __u8 *code, size_t len, __u32 *sp_adj);
 
 #endif

@@ -8,7 +8,16 @@
 
 extern int tracer_verbosity; /* -1 quiet, 0 default, 1 -v, 2 -vv, 3 -vvv */
 
-#define elog(...) fprintf(stderr, "tracer: " __VA_ARGS__)
+/* A file may #define LOG_TAG "name: " before including this header: its elog/vlog/dlog
+ * lines then start "tracer: name: ", saying which part of the tracer speaks. */
+#ifdef LOG_TAG
+#define LOG_VPREFIX "tracer: " LOG_TAG
+#else
+#define LOG_TAG	    ""
+#define LOG_VPREFIX ""
+#endif
+
+#define elog(...) fprintf(stderr, "tracer: " LOG_TAG __VA_ARGS__)
 #define ilog(...)                                                                                   \
 	do {                                                                                       \
 		if (tracer_verbosity >= 0)                                                         \
@@ -17,12 +26,12 @@ extern int tracer_verbosity; /* -1 quiet, 0 default, 1 -v, 2 -vv, 3 -vvv */
 #define vlog(...)                                                                                  \
 	do {                                                                                       \
 		if (tracer_verbosity >= 1)                                                         \
-			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, LOG_VPREFIX __VA_ARGS__);                                  \
 	} while (0)
 #define dlog(...)                                                                                  \
 	do {                                                                                       \
 		if (tracer_verbosity >= 2)                                                         \
-			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, LOG_VPREFIX __VA_ARGS__);                                  \
 	} while (0)
 
 #endif

@@ -33,6 +33,7 @@
 
 #include "collector.h"
 #include "loader.h"
+#include "log.h"
 
 static double mono_s(void)
 {
@@ -100,7 +101,7 @@ static int run_traced(char **argv, bool noop, __u32 cut, bool per_probe, const c
 	opts.noop = noop;
 	opts.bench_cut = cut;
 	opts.per_probe_links = per_probe;
-	opts.verbose = getenv("BENCH_TRACE_VERBOSE") ? atoi(getenv("BENCH_TRACE_VERBOSE")) : 0;
+	tracer_verbosity = getenv("BENCH_TRACE_VERBOSE") ? atoi(getenv("BENCH_TRACE_VERBOSE")) : 0;
 	t0 = mono_s();
 	l = loader__new(&opts);
 	t_attached = mono_s();

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "x86_prologue.h"
+
+#include <string.h>
+
+#include "alloc_events.h"
+
+/*
+ * Why probe sites move: a uprobe costs what the kernel does with the instruction under the
+ * breakpoint. One it emulates (push reg, jumps) is ~5.7 us per hit here (kernel 6.18), one
+ * it must single-step out of line (test, mov, cmp, ...) ~20 us. glibc 2.36's free starts
+ * with `test %rdi,%rdi; je; push %rbp`: probing the push at free+9 halves a malloc/free
+ * pair. Only entry-only probes move: a function with a uretprobe has a breakpoint on its
+ * first instruction anyway, and a second site would add a hit.
+ */
+enum insn_kind {
+	INSN_OTHER = 0, /* not decoded: the walk stops */
+	INSN_ENDBR,	/* endbr64 */
+	INSN_PUSH,	/* push r64: emulated */
+	INSN_MOV_RR,	/* mov r64, r64 (reg: destination, reg2: source) */
+	INSN_TEST_RR,	/* test r, r (reg, reg2) */
+	INSN_JE,	/* je rel8 / rel32 */
+	INSN_JNE,	/* jne rel8 / rel32 */
+	INSN_SUB_RSP,	/* sub $imm, %rsp (imm) */
+};
+
+struct insn {
+	enum insn_kind kind;
+	size_t len;
+	int reg, reg2; /* x86 register numbers: rax 0, rcx 1, rdx 2, rbx 3, rsp 4, ... rdi 7 */
+	long imm;
+};
+
+#define X86_RSP 4
+#define X86_RBP 5
+#define X86_RDI 7
+
+/* Forms: bytes & mask == match; REX bits and ModRM give the registers. */
+static const struct insn_form {
+	__u8 match[4], mask[4];
+	int len; /* plus the immediate below */
+	int imm_sz;
+	enum insn_kind kind;
+	int modrm_at;	 /* index of a ModRM byte that must be register-direct, or -1 */
+	bool reg_is_dst; /* ModRM reg (not r/m) is the destination: mov 8b /r */
+} insn_forms[] = {
+    {{0xf3, 0x0f, 0x1e, 0xfa}, {0xff, 0xff, 0xff, 0xff}, 4, 0, INSN_ENDBR, -1, false},
+    {{0x50}, {0xf8}, 1, 0, INSN_PUSH, -1, false},		/* push rax..rdi */
+    {{0x41, 0x50}, {0xff, 0xf8}, 2, 0, INSN_PUSH, -1, false},	/* push r8..r15 */
+    {{0x48, 0x89}, {0xfa, 0xff}, 3, 0, INSN_MOV_RR, 2, false},	/* REX.W(+R/B) 89 /r */
+    {{0x48, 0x8b}, {0xfa, 0xff}, 3, 0, INSN_MOV_RR, 2, true},	/* REX.W(+R/B) 8b /r */
+    {{0x48, 0x85}, {0xfa, 0xff}, 3, 0, INSN_TEST_RR, 2, false}, /* REX.W(+R/B) 85 /r */
+    {{0x85}, {0xff}, 2, 0, INSN_TEST_RR, 1, false},		/* 85 /r (32-bit) */
+    {{0x74}, {0xff}, 2, 0, INSN_JE, -1, false},
+    {{0x75}, {0xff}, 2, 0, INSN_JNE, -1, false},
+    {{0x0f, 0x84}, {0xff, 0xff}, 6, 0, INSN_JE, -1, false},
+    {{0x0f, 0x85}, {0xff, 0xff}, 6, 0, INSN_JNE, -1, false},
+    {{0x48, 0x83, 0xec}, {0xff, 0xff, 0xff}, 3, 1, INSN_SUB_RSP, -1, false},
+    {{0x48, 0x81, 0xec}, {0xff, 0xff, 0xff}, 3, 4, INSN_SUB_RSP, -1, false},
+};
+
+/* Decode the instruction at code[0..avail). */
+static struct insn decode_insn(const __u8 *code, size_t avail)
+{
+	struct insn in = {INSN_OTHER, 0, -1, -1, 0};
+
+	for (size_t f = 0; f < sizeof(insn_forms) / sizeof(insn_forms[0]); f++) {
+		const struct insn_form *d = &insn_forms[f];
+		int n = d->len + d->imm_sz, k, mlen = d->modrm_at >= 0 ? d->modrm_at : d->len;
+		bool ok = (size_t)n <= avail;
+
+		for (k = 0; ok && k < mlen && k < 4; k++)
+			ok = (code[k] & d->mask[k]) == d->match[k];
+		if (!ok)
+			continue;
+		in.kind = d->kind;
+		in.len = (size_t)n;
+		if (d->kind == INSN_PUSH) {
+			in.reg = (code[n - 1] & 7) | (n == 2 ? 8 : 0);
+		} else if (d->modrm_at >= 0) {
+			__u8 modrm = code[d->modrm_at], rex = d->modrm_at == 2 ? code[0] : 0;
+			int rm = (modrm & 7) | ((rex & 1) << 3),
+			    reg = ((modrm >> 3) & 7) | ((rex & 4) << 1);
+
+			if ((modrm >> 6) != 3) /* a memory operand: not ours */
+				return (struct insn){INSN_OTHER, 0, -1, -1, 0};
+			in.reg = d->reg_is_dst ? reg : rm;
+			in.reg2 = d->reg_is_dst ? rm : reg;
+		} else if (d->imm_sz == 1) {
+			in.imm = (__s8)code[d->len];
+		} else if (d->imm_sz == 4) {
+			__s32 v;
+
+			memcpy(&v, code + d->len, sizeof(v));
+			in.imm = v;
+		}
+		return in;
+	}
+	return in;
+}
+
+/* The first arg_cnt SysV argument registers (rdi, rsi, rdx) as a bit mask. */
+static unsigned arg_regs(unsigned arg_cnt)
+{
+	static const int sysv[] = {7, 6, 2};
+	unsigned mask = 0;
+
+	for (unsigned i = 0; i < arg_cnt && i < sizeof(sysv) / sizeof(sysv[0]); i++)
+		mask |= 1u << sysv[i];
+	return mask;
+}
+
+/*
+ * Walk the prologue and stop at the first push whose reaching path leaves the argument
+ * registers intact; a conditional jump may be stepped over only when it is the
+ * `test arg0,arg0; je` of a function for which a NULL first argument is a no-op (free(NULL):
+ * dropped anyway). Anything else: the entry.
+ */
+size_t x86_prologue__probe_site(const __u8 *code, size_t len, unsigned arg_cnt, bool null_arg0_noop,
+				__u32 *sp_adj)
+{
+	unsigned args = arg_regs(arg_cnt);
+	int tested = -1; /* register the previous instruction tested against itself */
+	size_t off = 0;
+
+	*sp_adj = 0;
+	for (int n = 0; n < 8 && off < len; n++) {
+		struct insn in = decode_insn(code + off, len - off);
+
+		switch (in.kind) {
+		case INSN_PUSH:
+			return off; /* the kernel emulates it */
+		case INSN_ENDBR:
+			break;
+		case INSN_TEST_RR:
+			tested = in.reg == in.reg2 ? in.reg : -1;
+			off += in.len;
+			continue;
+		case INSN_MOV_RR:
+			if (in.reg == X86_RSP || (args & (1u << in.reg)))
+				goto entry;
+			break;
+		case INSN_JE:
+			/* `test %rdi,%rdi; je`: taken only for fn(NULL). */
+			if (!null_arg0_noop || tested != X86_RDI)
+				goto entry;
+			break;
+		case INSN_SUB_RSP:
+			if (in.imm < 0 || *sp_adj + in.imm > COOKIE_SP_ADJ_MAX)
+				goto entry;
+			*sp_adj += (__u32)in.imm;
+			break;
+		default:
+			goto entry;
+		}
+		tested = -1;
+		off += in.len;
+	}
+entry:
+	*sp_adj = 0;
+	return 0;
+}
+
+bool x86_prologue__sets_fp(const __u8 *code, size_t len)
+{
+	/* Every byte, not every instruction: the frame setup may follow code we cannot decode. */
+	for (size_t i = 0; i + 1 < len; i++) {
+		struct insn push = decode_insn(code + i, len - i), mov;
+
+		if (push.kind != INSN_PUSH || push.reg != X86_RBP)
+			continue;
+		mov = decode_insn(code + i + 1, len - i - 1);
+		if (mov.kind == INSN_MOV_RR && mov.reg == X86_RBP && mov.reg2 == X86_RSP)
+			return true;
+	}
+	return false;
+}
