@@ -42,14 +42,11 @@
 #include "export_int.h"
 
 #include "dhat_reader.h"
-#include "dhat_writer.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 enum { WT_VARINT = 0, WT_LEN = 2 };
 
@@ -442,56 +439,18 @@ cleanup:
 	return err;
 }
 
-int export__pprof(const struct dhat_profile *p, const char *path)
+int export__pprof_write(const struct dhat_profile *p, FILE *out)
 {
 	uint8_t *buf = NULL;
-	size_t len = 0, off = 0;
-	gzFile gz = NULL;
-	char *tmp = NULL;
-	int err, fd;
+	size_t len = 0;
+	int err;
 
 	err = export__pprof_encode(p, &buf, &len);
 	if (err)
-		goto cleanup;
-	if (!strcmp(path, "-")) {
-		/* gzclose closes the descriptor: give it a copy of stdout. */
-		fd = dup(STDOUT_FILENO);
-		if (fd < 0) {
-			err = -errno;
-			goto cleanup;
-		}
-		gz = gzdopen(fd, "wb");
-		if (!gz)
-			close(fd);
-	} else {
-		/* A temporary file renamed over path: never through a symlink (see dhat_writer). */
-		fd = dhat__safe_open(path, &tmp);
-		if (fd < 0) {
-			err = fd;
-			goto cleanup;
-		}
-		gz = gzdopen(fd, "wb");
-		if (!gz)
-			close(fd);
-	}
-	if (!gz) {
-		err = errno ? -errno : -ENOMEM; /* zlib leaves errno 0 when out of memory */
-		goto cleanup;
-	}
-	/* gzwrite takes an unsigned length: write in chunks. */
-	while (off < len) {
-		unsigned n = len - off > (1u << 30) ? (1u << 30) : (unsigned)(len - off);
-
-		if (gzwrite(gz, buf + off, n) != (int)n) {
-			err = -EIO;
-			goto cleanup;
-		}
-		off += n;
-	}
-	err = 0;
-cleanup:
-	if (gz && gzclose(gz) != Z_OK && !err)
-		err = -EIO;
+		return err;
+	errno = 0;
+	if (fwrite(buf, 1, len, out) != len)
+		err = errno > 0 ? -errno : -EIO;
 	free(buf);
-	return dhat__safe_finish(path, tmp, err);
+	return err;
 }

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * export_util - what the exporters share (see export_int.h): frame-string parsing, string
- * interning, the collapsed-stack set, XML escaping, number formatting; plus the small
- * public helpers of export.h that dispatch on a format or weight.
+ * interning, the collapsed-stack set, XML escaping, number formatting, and the weight
+ * helpers of export.h. A leaf: it calls no exporter (export.c dispatches to them).
  */
 #include "export_int.h"
 
 #include "dhat_reader.h"
-#include "dhat_writer.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int hexval(char c)
 {
@@ -479,21 +477,6 @@ char *export__fmt_u64(char *buf, uint64_t v)
 	return buf;
 }
 
-int export_format__parse(const char *s, enum export_format *fmt)
-{
-	if (!s)
-		return -EINVAL;
-	if (!strcmp(s, "pprof"))
-		*fmt = EXPORT_FMT_PPROF;
-	else if (!strcmp(s, "folded") || !strcmp(s, "collapsed"))
-		*fmt = EXPORT_FMT_FOLDED;
-	else if (!strcmp(s, "svg") || !strcmp(s, "flamegraph"))
-		*fmt = EXPORT_FMT_SVG;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 int export_weight__parse(const char *s, enum export_weight *w)
 {
 	if (!s)
@@ -524,43 +507,4 @@ const char *export_weight__name(enum export_weight w)
 		return "bytes at t-end";
 	}
 	return "?";
-}
-
-int export__to_path(const struct dhat_profile *p, enum export_format fmt, const char *path,
-		    const struct export_opts *opts)
-{
-	bool std = !strcmp(path, "-");
-	FILE *out = NULL;
-	char *tmp = NULL;
-	int err, fd;
-
-	if (fmt == EXPORT_FMT_PPROF)
-		return export__pprof(p, path); /* gzip does its own I/O */
-	if (fmt != EXPORT_FMT_FOLDED && fmt != EXPORT_FMT_SVG)
-		return -EINVAL;
-	if (std) {
-		out = stdout;
-	} else {
-		/* A temporary file renamed over path: never through a symlink (see dhat_writer). */
-		fd = dhat__safe_open(path, &tmp);
-		if (fd < 0)
-			return fd;
-		out = fdopen(fd, "w");
-		if (!out) {
-			err = -errno;
-			close(fd);
-			return dhat__safe_finish(path, tmp, err);
-		}
-	}
-	err = fmt == EXPORT_FMT_FOLDED ? export__folded_opts(p, out, opts)
-				       : export__flamegraph_svg_opts(p, out, opts);
-	if (std) {
-		if (fflush(out) && !err)
-			err = -errno;
-	} else {
-		if (fclose(out) && !err)
-			err = -errno;
-		err = dhat__safe_finish(path, tmp, err);
-	}
-	return err;
 }
