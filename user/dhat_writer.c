@@ -42,6 +42,7 @@
 #include "dhat_writer.h"
 
 #include "output.h"
+#include "strtab.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -51,13 +52,6 @@
 /* Frames used when a PP has no frames (no callback, or an empty list). */
 #define NO_STACK_FRAME "[no stack]"
 
-/* String -> index table for ftbl (open addressing, FNV-1a). */
-struct frame_tab {
-	struct strvec strs; /* ftbl, index 0 = "[root]" */
-	__u32 *slots;	    /* index + 1; 0 = empty */
-	size_t cap;	    /* power of two */
-};
-
 /* One written program point: the merge of every PP with the same fs. */
 struct out_pp {
 	__u64 tb, tbk, tl_ns, mb, mbk, gb, gbk, eb, ebk;
@@ -65,7 +59,7 @@ struct out_pp {
 };
 
 struct writer {
-	struct frame_tab ft;
+	struct strtab *ftbl; /* index 0 = "[root]" */
 	__u32 *pool; /* every group's fs, back to back */
 	size_t pool_cnt, pool_cap;
 	struct out_pp *grp;
@@ -95,53 +89,9 @@ static size_t pow2_at_least(size_t n)
 	return cap;
 }
 
-static int frame_tab__rehash(struct frame_tab *ft, size_t cap)
-{
-	__u32 *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t k = 0; k < ft->strs.cnt; k++) {
-		const char *s = ft->strs.items[k];
-		size_t i = fnv1a(s, strlen(s)) & (cap - 1);
-
-		while (slots[i])
-			i = (i + 1) & (cap - 1);
-		slots[i] = (__u32)k + 1;
-	}
-	free(ft->slots);
-	ft->slots = slots;
-	ft->cap = cap;
-	return 0;
-}
-
-/* Index of s in the frame table, adding it if new. */
-static int frame_tab__intern(struct frame_tab *ft, const char *s, __u32 *idx)
-{
-	size_t len = strlen(s);
-	size_t i = fnv1a(s, len) & (ft->cap - 1);
-	int err;
-
-	for (; ft->slots[i]; i = (i + 1) & (ft->cap - 1)) {
-		if (!strcmp(ft->strs.items[ft->slots[i] - 1], s)) {
-			*idx = ft->slots[i] - 1;
-			return 0;
-		}
-	}
-	err = strvec__push(&ft->strs, s);
-	if (err)
-		return err;
-	*idx = (__u32)(ft->strs.cnt - 1);
-	ft->slots[i] = *idx + 1;
-	if (ft->strs.cnt * 2 > ft->cap)
-		return frame_tab__rehash(ft, ft->cap * 2);
-	return 0;
-}
-
 static void writer__release(struct writer *w)
 {
-	strvec__release(&w->ft.strs);
-	free(w->ft.slots);
+	strtab__free(w->ftbl);
 	free(w->pool);
 	free(w->grp);
 	free(w->grp_slots);
@@ -149,15 +99,10 @@ static void writer__release(struct writer *w)
 
 static int writer__init(struct writer *w, size_t pp_cnt)
 {
-	int err;
-
 	memset(w, 0, sizeof(*w));
-	err = strvec__push(&w->ft.strs, "[root]");
-	if (err)
-		return err;
-	err = frame_tab__rehash(&w->ft, 256);
-	if (err)
-		return err;
+	w->ftbl = strtab__new();
+	if (!w->ftbl || strtab__intern_str(w->ftbl, "[root]") < 0)
+		return -ENOMEM;
 	w->grp_slots_cap = pow2_at_least(pp_cnt * 2 + 1);
 	w->grp_slots = calloc(w->grp_slots_cap, sizeof(*w->grp_slots));
 	w->grp_cap = pp_cnt ? pp_cnt : 1;
@@ -344,15 +289,17 @@ static int writer__build(struct writer *w, const struct collector *c, pp_frames_
 			goto cleanup;
 		for (size_t j = 0; j < sv.cnt; j++) {
 			char *fixed = utf8_fixed_copy(sv.items[j], &err);
+			int64_t idx;
 
 			if (err)
 				goto cleanup;
-			err = frame_tab__intern(&w->ft, fixed ? fixed : sv.items[j],
-						&w->pool[w->pool_cnt]);
+			idx = strtab__intern_str(w->ftbl, fixed ? fixed : sv.items[j]);
 			free(fixed);
-			if (err)
+			if (idx < 0) {
+				err = (int)idx;
 				goto cleanup;
-			w->pool_cnt++;
+			}
+			w->pool[w->pool_cnt++] = (__u32)idx;
 		}
 		writer__add(w, &pps[k], off, sv.cnt);
 	}
@@ -416,10 +363,10 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 		fputs("]\n  }", f);
 	}
 	fputs("\n ]\n,\"ftbl\":\n [", f);
-	for (size_t k = 0; k < w->ft.strs.cnt; k++) {
+	for (size_t k = 0; k < w->ftbl->cnt; k++) {
 		if (k)
 			fputs("\n ,", f);
-		json_str(f, w->ft.strs.items[k]);
+		json_str(f, w->ftbl->strs[k]);
 	}
 	fputs("\n ]\n}\n", f);
 }

@@ -39,27 +39,12 @@
 
 #include "dhat_reader.h"
 #include "report.h"
+#include "strtab.h"
 
 #define DEFAULT_TOP 12
 #define KEY_SEP	    '\x1f' /* between frames in a key: absent from real frame text */
 
 /* ---- matching ------------------------------------------------------------------------- */
-
-struct table {
-	size_t *slots; /* row index + 1 */
-	size_t mask;
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 /* The key of a PP: its cleaned frames joined by KEY_SEP. */
 static char *key_of(const struct dhat_profile *p, const struct dhat_pp *pp)
@@ -126,30 +111,26 @@ static void side_add(struct diff_side *s, const struct dhat_pp *pp)
 	s->pp_cnt++;
 }
 
-/* Add every PP of p to d's rows, on the old or the new side. */
-static int add_profile(struct diff *d, struct table *t, const struct dhat_profile *p, bool is_new)
+/* Add every PP of p to d's rows, on the old or the new side. Row i has key d->keys->strs[i]:
+ * a key seen first makes a new row. */
+static int add_profile(struct diff *d, const struct dhat_profile *p, bool is_new)
 {
 	for (size_t k = 0; k < p->pp_cnt; k++) {
 		char *key = key_of(p, &p->pps[k]);
-		struct diff_row *r = NULL;
-		size_t i;
+		int64_t i;
 
 		if (!key)
 			return -ENOMEM;
-		for (i = hash_str(key) & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
-			if (!strcmp(d->rows[t->slots[i] - 1].key, key)) {
-				r = &d->rows[t->slots[i] - 1];
-				free(key);
-				break;
-			}
+		i = strtab__intern_str(d->keys, key);
+		free(key);
+		if (i < 0)
+			return (int)i;
+		if ((size_t)i == d->row_cnt) {
+			memset(&d->rows[i], 0, sizeof(d->rows[i]));
+			d->rows[i].key = d->keys->strs[i];
+			d->row_cnt++;
 		}
-		if (!r) {
-			r = &d->rows[d->row_cnt];
-			memset(r, 0, sizeof(*r));
-			r->key = key;
-			t->slots[i] = ++d->row_cnt;
-		}
-		side_add(is_new ? &r->new : &r->old, &p->pps[k]);
+		side_add(is_new ? &d->rows[i].new : &d->rows[i].old, &p->pps[k]);
 	}
 	return 0;
 }
@@ -273,8 +254,7 @@ cleanup:
 struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile *new,
 		       const struct report_opts *attr)
 {
-	size_t n = old->pp_cnt + new->pp_cnt, cap = 16;
-	struct table t = {0};
+	size_t n = old->pp_cnt + new->pp_cnt;
 	struct diff *d;
 	int err = -ENOMEM;
 
@@ -284,13 +264,10 @@ struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile
 	d->old = old;
 	d->new = new;
 	d->rows = calloc(n ? n : 1, sizeof(*d->rows));
-	while (cap < 2 * n)
-		cap <<= 1;
-	t.slots = calloc(cap, sizeof(*t.slots));
-	t.mask = cap - 1;
-	if (!d->rows || !t.slots)
+	d->keys = strtab__new();
+	if (!d->rows || !d->keys)
 		goto cleanup;
-	if ((err = add_profile(d, &t, old, false)) || (err = add_profile(d, &t, new, true)))
+	if ((err = add_profile(d, old, false)) || (err = add_profile(d, new, true)))
 		goto cleanup;
 	err = -ENOMEM;
 	for (size_t i = 0; i < d->row_cnt; i++) {
@@ -311,7 +288,6 @@ struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile
 	}
 	err = disambiguate(d, attr);
 cleanup:
-	free(t.slots);
 	if (err) {
 		diff__free(d);
 		errno = -err;
@@ -324,10 +300,9 @@ void diff__free(struct diff *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->row_cnt; i++) {
-		free(d->rows[i].key);
+	for (size_t i = 0; i < d->row_cnt; i++)
 		free(d->rows[i].site);
-	}
+	strtab__free(d->keys);
 	free(d->rows);
 	free(d);
 }
