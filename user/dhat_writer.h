@@ -17,7 +17,6 @@
 #define TRACER_DHAT_WRITER_H
 
 #include <stdio.h>
-#include <sys/types.h>
 
 #include "collector.h"
 #include "output.h"
