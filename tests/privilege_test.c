@@ -18,6 +18,7 @@
 #include "dhat_reader.h"
 #include "dhat_writer.h"
 #include "export.h"
+#include "output.h"
 #include "test_util.h"
 
 static const struct dhat_meta META = { .cmd = "prog", .pid = 1 };
@@ -60,35 +61,35 @@ Test(privilege, dest_check_rules)
 
 	tu_scratch(dir, sizeof(dir), "destcheck");
 	snprintf(p, sizeof(p), "%s/missing.json", dir);
-	cr_expect_eq(dhat__dest_check(p, me, (uid_t)-1), 0, "a missing destination is fine");
+	cr_expect_eq(output__dest_check(p, me, (uid_t)-1), 0, "a missing destination is fine");
 	snprintf(p, sizeof(p), "%s/mine.json", dir);
 	tu_spit(p, "x", 1);
-	cr_expect_eq(dhat__dest_check(p, me, (uid_t)-1), 0, "our own regular file");
+	cr_expect_eq(output__dest_check(p, me, (uid_t)-1), 0, "our own regular file");
 	snprintf(p, sizeof(p), "%s/link.json", dir);
 	unlink(p);
 	cr_assert_eq(symlink("/etc/passwd", p), 0);
-	cr_expect_eq(dhat__dest_check(p, me, (uid_t)-1), -ELOOP);
+	cr_expect_eq(output__dest_check(p, me, (uid_t)-1), -ELOOP);
 	snprintf(p, sizeof(p), "%s/dir.json", dir);
 	mkdir(p, 0755);
-	cr_expect_eq(dhat__dest_check(p, me, (uid_t)-1), -EISDIR);
+	cr_expect_eq(output__dest_check(p, me, (uid_t)-1), -EISDIR);
 	snprintf(p, sizeof(p), "%s/fifo.json", dir);
 	unlink(p);
 	cr_assert_eq(mkfifo(p, 0644), 0);
-	cr_expect_eq(dhat__dest_check(p, me, (uid_t)-1), -EPERM);
-	cr_expect_eq(dhat__dest_check("/dev/null", me, (uid_t)-1), -EPERM, "a device");
+	cr_expect_eq(output__dest_check(p, me, (uid_t)-1), -EPERM);
+	cr_expect_eq(output__dest_check("/dev/null", me, (uid_t)-1), -EPERM, "a device");
 
 	/* Someone else's file: refused, unless it is the invoking user's (sudo) or root's. */
 	snprintf(p, sizeof(p), "%s/theirs.json", dir);
 	tu_spit(p, "x", 1);
 	if (me == 0) {
 		cr_assert_eq(chown(p, other, other), 0);
-		cr_expect_eq(dhat__dest_check(p, 0, (uid_t)-1), -EPERM);
-		cr_expect_eq(dhat__dest_check(p, 0, other), 0, "the sudo user's own file");
-		cr_expect_eq(dhat__dest_check(p, 0, other + 1), -EPERM);
+		cr_expect_eq(output__dest_check(p, 0, (uid_t)-1), -EPERM);
+		cr_expect_eq(output__dest_check(p, 0, other), 0, "the sudo user's own file");
+		cr_expect_eq(output__dest_check(p, 0, other + 1), -EPERM);
 	} else {
 		/* Not root: the file is ours (uid me); seen from another euid it is someone else's. */
-		cr_expect_eq(dhat__dest_check(p, other, (uid_t)-1), -EPERM);
-		cr_expect_eq(dhat__dest_check(p, other, me), 0);
+		cr_expect_eq(output__dest_check(p, other, (uid_t)-1), -EPERM);
+		cr_expect_eq(output__dest_check(p, other, me), 0);
 	}
 }
 

@@ -21,14 +21,7 @@ static const char export_usage[] =
 
 const char *cli_export_suffix(int fmt)
 {
-	switch (fmt) {
-	case EXPORT_FMT_PPROF:
-		return ".pb.gz";
-	case EXPORT_FMT_FOLDED:
-		return ".folded";
-	default:
-		return ".svg";
-	}
+	return export_format__suffix((enum export_format)fmt);
 }
 
 /* FILE.json[.gz] -> FILE<suffix>, malloc'd. */
@@ -59,7 +52,9 @@ int cli_export(int argc, char **argv)
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--format") && i + 1 < argc) {
-			if (export_format__parse(argv[++i], &fmt)) {
+			/* A timeline comes from a live trace, never from a DHAT file. */
+			if (export_format__parse(argv[++i], &fmt) ||
+			    !export_format__from_profile(fmt)) {
 				elog("export: unknown format '%s' (pprof, folded, svg)\n", argv[i]);
 				return CLI_EXIT_USAGE;
 			}

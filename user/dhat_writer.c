@@ -41,24 +41,16 @@
  */
 #include "dhat_writer.h"
 
+#include "output.h"
+#include "strtab.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
 /* Frames used when a PP has no frames (no callback, or an empty list). */
 #define NO_STACK_FRAME "[no stack]"
-
-/* String -> index table for ftbl (open addressing, FNV-1a). */
-struct frame_tab {
-	struct strvec strs; /* ftbl, index 0 = "[root]" */
-	__u32 *slots;	    /* index + 1; 0 = empty */
-	size_t cap;	    /* power of two */
-};
 
 /* One written program point: the merge of every PP with the same fs. */
 struct out_pp {
@@ -67,7 +59,7 @@ struct out_pp {
 };
 
 struct writer {
-	struct frame_tab ft;
+	struct strtab *ftbl; /* index 0 = "[root]" */
 	__u32 *pool; /* every group's fs, back to back */
 	size_t pool_cnt, pool_cap;
 	struct out_pp *grp;
@@ -97,53 +89,9 @@ static size_t pow2_at_least(size_t n)
 	return cap;
 }
 
-static int frame_tab__rehash(struct frame_tab *ft, size_t cap)
-{
-	__u32 *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t k = 0; k < ft->strs.cnt; k++) {
-		const char *s = ft->strs.items[k];
-		size_t i = fnv1a(s, strlen(s)) & (cap - 1);
-
-		while (slots[i])
-			i = (i + 1) & (cap - 1);
-		slots[i] = (__u32)k + 1;
-	}
-	free(ft->slots);
-	ft->slots = slots;
-	ft->cap = cap;
-	return 0;
-}
-
-/* Index of s in the frame table, adding it if new. */
-static int frame_tab__intern(struct frame_tab *ft, const char *s, __u32 *idx)
-{
-	size_t len = strlen(s);
-	size_t i = fnv1a(s, len) & (ft->cap - 1);
-	int err;
-
-	for (; ft->slots[i]; i = (i + 1) & (ft->cap - 1)) {
-		if (!strcmp(ft->strs.items[ft->slots[i] - 1], s)) {
-			*idx = ft->slots[i] - 1;
-			return 0;
-		}
-	}
-	err = strvec__push(&ft->strs, s);
-	if (err)
-		return err;
-	*idx = (__u32)(ft->strs.cnt - 1);
-	ft->slots[i] = *idx + 1;
-	if (ft->strs.cnt * 2 > ft->cap)
-		return frame_tab__rehash(ft, ft->cap * 2);
-	return 0;
-}
-
 static void writer__release(struct writer *w)
 {
-	strvec__release(&w->ft.strs);
-	free(w->ft.slots);
+	strtab__free(w->ftbl);
 	free(w->pool);
 	free(w->grp);
 	free(w->grp_slots);
@@ -151,15 +99,10 @@ static void writer__release(struct writer *w)
 
 static int writer__init(struct writer *w, size_t pp_cnt)
 {
-	int err;
-
 	memset(w, 0, sizeof(*w));
-	err = strvec__push(&w->ft.strs, "[root]");
-	if (err)
-		return err;
-	err = frame_tab__rehash(&w->ft, 256);
-	if (err)
-		return err;
+	w->ftbl = strtab__new();
+	if (!w->ftbl || strtab__intern_str(w->ftbl, "[root]") < 0)
+		return -ENOMEM;
 	w->grp_slots_cap = pow2_at_least(pp_cnt * 2 + 1);
 	w->grp_slots = calloc(w->grp_slots_cap, sizeof(*w->grp_slots));
 	w->grp_cap = pp_cnt ? pp_cnt : 1;
@@ -346,15 +289,17 @@ static int writer__build(struct writer *w, const struct collector *c, pp_frames_
 			goto cleanup;
 		for (size_t j = 0; j < sv.cnt; j++) {
 			char *fixed = utf8_fixed_copy(sv.items[j], &err);
+			int64_t idx;
 
 			if (err)
 				goto cleanup;
-			err = frame_tab__intern(&w->ft, fixed ? fixed : sv.items[j],
-						&w->pool[w->pool_cnt]);
+			idx = strtab__intern_str(w->ftbl, fixed ? fixed : sv.items[j]);
 			free(fixed);
-			if (err)
+			if (idx < 0) {
+				err = (int)idx;
 				goto cleanup;
-			w->pool_cnt++;
+			}
+			w->pool[w->pool_cnt++] = (__u32)idx;
 		}
 		writer__add(w, &pps[k], off, sv.cnt);
 	}
@@ -418,10 +363,10 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 		fputs("]\n  }", f);
 	}
 	fputs("\n ]\n,\"ftbl\":\n [", f);
-	for (size_t k = 0; k < w->ft.strs.cnt; k++) {
+	for (size_t k = 0; k < w->ftbl->cnt; k++) {
 		if (k)
 			fputs("\n ,", f);
-		json_str(f, w->ft.strs.items[k]);
+		json_str(f, w->ftbl->strs[k]);
 	}
 	fputs("\n ]\n}\n", f);
 }
@@ -449,178 +394,15 @@ cleanup:
 	return err;
 }
 
-/* fopencookie() glue: a FILE * that deflates into a gzFile. */
-static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t size)
-{
-	int n;
-
-	if (!size)
-		return 0;
-	n = gzwrite((gzFile)cookie, buf, (unsigned)size);
-	return n > 0 ? n : -1;
-}
-
-static int gz_cookie_close(void *cookie)
-{
-	return gzclose((gzFile)cookie) == Z_OK ? 0 : -1;
-}
-
-static bool has_gz_suffix(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n > 3 && !strcmp(path + n - 3, ".gz");
-}
-
-/* An id from the environment (SUDO_UID, SUDO_GID), or (id_t)-1 when unset or malformed. */
-static id_t env_id(const char *name)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long n;
-
-	if (!v || !*v)
-		return (id_t)-1;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || *end || n >= (id_t)-1)
-		return (id_t)-1;
-	return (id_t)n;
-}
-
-int dhat__dest_check(const char *path, uid_t euid, uid_t sudo_uid)
-{
-	struct stat st;
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (S_ISLNK(st.st_mode))
-		return -ELOOP; /* never through, nor over, a symlink someone else may have planted */
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EPERM; /* devices, fifos, sockets */
-	if (st.st_uid != euid && st.st_uid != 0 && (sudo_uid == (uid_t)-1 || st.st_uid != sudo_uid))
-		return -EPERM; /* someone else's file: not ours to replace */
-	return 0;
-}
-
-/*
- * Safe creation (dhat__safe_open/finish, used for profiles and every export), for a tracer
- * that runs as root and may be pointed at a world-writable
- * sticky directory such as /tmp:
- *  - the profile is written to a fresh temporary file in the destination's directory,
- *    created by mkostemp (O_CREAT|O_EXCL: never an existing file, never through a symlink),
- *    then renamed over the destination. rename() replaces a directory entry; it never
- *    follows a symlink and never writes into a file someone else created. Readers see the
- *    old complete profile or the new complete one, never a truncated one;
- *  - an existing destination is replaced only if it is a regular file owned by the effective
- *    user, by root, or (under sudo) by the invoking user (dhat__dest_check);
- *  - under sudo (euid 0 with SUDO_UID/SUDO_GID set) the file is handed to the invoking user
- *    with fchown() on the open descriptor before the rename, so users can read and delete
- *    their profiles; a path-based chown could be redirected by a symlink swap.
- * Residual race, harmless by construction: a file planted at the destination between the
- * check and the rename is replaced (its name is unlinked), never written into.
- */
-int dhat__safe_open(const char *path, char **tmp_out)
-{
-	uid_t euid = geteuid();
-	id_t sudo_uid = euid == 0 ? env_id("SUDO_UID") : (id_t)-1;
-	id_t sudo_gid = euid == 0 ? env_id("SUDO_GID") : (id_t)-1;
-	const char *slash = strrchr(path, '/');
-	char *tmp = NULL;
-	mode_t um;
-	int fd, err;
-
-	*tmp_out = NULL;
-	err = dhat__dest_check(path, euid, (uid_t)sudo_uid);
-	if (err)
-		return err;
-	/* DIR/.BASE.XXXXXX next to the destination, so the rename stays on one filesystem. */
-	if (asprintf(&tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
-		     slash ? slash + 1 : path) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		free(tmp);
-		return err;
-	}
-	/* mkostemp creates 0600: give the file the usual 0644 (less the umask). */
-	um = umask(0);
-	umask(um);
-	if (fchmod(fd, 0644 & ~um) ||
-	    (sudo_uid != (id_t)-1 && sudo_gid != (id_t)-1 &&
-	     fchown(fd, (uid_t)sudo_uid, (gid_t)sudo_gid))) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return err;
-	}
-	*tmp_out = tmp;
-	return fd;
-}
-
-int dhat__safe_finish(const char *path, char *tmp, int err)
-{
-	if (!tmp)
-		return err;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp); /* never leave a truncated file behind; an older one stays intact */
-	free(tmp);
-	return err;
-}
-
 int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn frames, void *ctx,
 		     const struct dhat_meta *meta)
 {
-	cookie_io_functions_t io = { .write = gz_cookie_write, .close = gz_cookie_close };
-	char *tmp = NULL;
-	gzFile gz = NULL;
-	FILE *f = NULL;
-	int fd, err = 0;
+	struct output o;
+	int err;
 
-	fd = dhat__safe_open(path, &tmp);
-	if (fd < 0)
-		return fd;
-
-	if (has_gz_suffix(path)) {
-		gz = gzdopen(fd, "wb");
-		if (!gz) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		fd = -1; /* owned by gz */
-		f = fopencookie(gz, "w", io);
-		if (!f) {
-			err = -errno;
-			goto cleanup;
-		}
-		gz = NULL; /* owned by f */
-	} else {
-		f = fdopen(fd, "w");
-		if (!f) {
-			err = -errno;
-			goto cleanup;
-		}
-		fd = -1; /* owned by f */
-	}
-
-	err = dhat__write(f, c, frames, ctx, meta);
-	errno = 0;
-	if (fclose(f) && !err)
-		err = errno > 0 ? -errno : -EIO;
-	f = NULL;
-
-cleanup:
-	if (f)
-		fclose(f);
-	if (gz)
-		gzclose(gz);
-	if (fd >= 0)
-		close(fd);
-	return dhat__safe_finish(path, tmp, err);
+	err = output__open(&o, path, OUTPUT_GZIP_SUFFIX);
+	if (err)
+		return err;
+	err = dhat__write(o.f, c, frames, ctx, meta);
+	return output__close(&o, err);
 }

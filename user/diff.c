@@ -35,31 +35,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "dhat_reader.h"
+#include "json_writer.h"
 #include "report.h"
+#include "strtab.h"
 
 #define DEFAULT_TOP 12
 #define KEY_SEP	    '\x1f' /* between frames in a key: absent from real frame text */
 
 /* ---- matching ------------------------------------------------------------------------- */
-
-struct table {
-	size_t *slots; /* row index + 1 */
-	size_t mask;
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 /* The key of a PP: its cleaned frames joined by KEY_SEP. */
 static char *key_of(const struct dhat_profile *p, const struct dhat_pp *pp)
@@ -126,30 +110,26 @@ static void side_add(struct diff_side *s, const struct dhat_pp *pp)
 	s->pp_cnt++;
 }
 
-/* Add every PP of p to d's rows, on the old or the new side. */
-static int add_profile(struct diff *d, struct table *t, const struct dhat_profile *p, bool is_new)
+/* Add every PP of p to d's rows, on the old or the new side. Row i has key d->keys->strs[i]:
+ * a key seen first makes a new row. */
+static int add_profile(struct diff *d, const struct dhat_profile *p, bool is_new)
 {
 	for (size_t k = 0; k < p->pp_cnt; k++) {
 		char *key = key_of(p, &p->pps[k]);
-		struct diff_row *r = NULL;
-		size_t i;
+		int64_t i;
 
 		if (!key)
 			return -ENOMEM;
-		for (i = hash_str(key) & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
-			if (!strcmp(d->rows[t->slots[i] - 1].key, key)) {
-				r = &d->rows[t->slots[i] - 1];
-				free(key);
-				break;
-			}
+		i = strtab__intern_str(d->keys, key);
+		free(key);
+		if (i < 0)
+			return (int)i;
+		if ((size_t)i == d->row_cnt) {
+			memset(&d->rows[i], 0, sizeof(d->rows[i]));
+			d->rows[i].key = d->keys->strs[i];
+			d->row_cnt++;
 		}
-		if (!r) {
-			r = &d->rows[d->row_cnt];
-			memset(r, 0, sizeof(*r));
-			r->key = key;
-			t->slots[i] = ++d->row_cnt;
-		}
-		side_add(is_new ? &r->new : &r->old, &p->pps[k]);
+		side_add(is_new ? &d->rows[i].new : &d->rows[i].old, &p->pps[k]);
 	}
 	return 0;
 }
@@ -273,8 +253,7 @@ cleanup:
 struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile *new,
 		       const struct report_opts *attr)
 {
-	size_t n = old->pp_cnt + new->pp_cnt, cap = 16;
-	struct table t = {0};
+	size_t n = old->pp_cnt + new->pp_cnt;
 	struct diff *d;
 	int err = -ENOMEM;
 
@@ -284,13 +263,10 @@ struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile
 	d->old = old;
 	d->new = new;
 	d->rows = calloc(n ? n : 1, sizeof(*d->rows));
-	while (cap < 2 * n)
-		cap <<= 1;
-	t.slots = calloc(cap, sizeof(*t.slots));
-	t.mask = cap - 1;
-	if (!d->rows || !t.slots)
+	d->keys = strtab__new();
+	if (!d->rows || !d->keys)
 		goto cleanup;
-	if ((err = add_profile(d, &t, old, false)) || (err = add_profile(d, &t, new, true)))
+	if ((err = add_profile(d, old, false)) || (err = add_profile(d, new, true)))
 		goto cleanup;
 	err = -ENOMEM;
 	for (size_t i = 0; i < d->row_cnt; i++) {
@@ -311,7 +287,6 @@ struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile
 	}
 	err = disambiguate(d, attr);
 cleanup:
-	free(t.slots);
 	if (err) {
 		diff__free(d);
 		errno = -err;
@@ -324,10 +299,9 @@ void diff__free(struct diff *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->row_cnt; i++) {
-		free(d->rows[i].key);
+	for (size_t i = 0; i < d->row_cnt; i++)
 		free(d->rows[i].site);
-	}
+	strtab__free(d->keys);
 	free(d->rows);
 	free(d);
 }
@@ -529,88 +503,84 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 
 /* ---- JSON ----------------------------------------------------------------------------- */
 
-static bool json_u64(cJSON *obj, const char *key, uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	return cJSON_AddRawToObject(obj, key, buf) != NULL;
-}
-
 /* new - old as an exact signed integer. */
-static bool json_delta(cJSON *obj, const char *key, uint64_t old, uint64_t new)
+static void json_delta(struct json_writer *jw, const char *key, uint64_t old, uint64_t new)
 {
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%s%llu", new < old ? "-" : "",
 		 (unsigned long long)absdiff(old, new));
-	return cJSON_AddRawToObject(obj, key, buf) != NULL;
-}
-
-static bool json_str(cJSON *obj, const char *key, const char *s)
-{
-	return cJSON_AddItemToObject(obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+	json_writer__raw(jw, key, buf);
 }
 
 /* {"old": o, "new": n, "delta": n - o} */
-static bool json_triple(cJSON *parent, const char *key, uint64_t o, uint64_t n)
+static void json_triple(struct json_writer *jw, const char *key, uint64_t o, uint64_t n)
 {
-	cJSON *t = cJSON_AddObjectToObject(parent, key);
-
-	return t && json_u64(t, "old", o) && json_u64(t, "new", n) && json_delta(t, "delta", o, n);
+	json_writer__begin_object(jw, key);
+	json_writer__uint(jw, "old", o);
+	json_writer__uint(jw, "new", n);
+	json_delta(jw, "delta", o, n);
+	json_writer__end_object(jw);
 }
 
-static bool json_file(cJSON *parent, const char *key, const struct dhat_profile *p)
+static void json_file(struct json_writer *jw, const char *key, const struct dhat_profile *p)
 {
-	cJSON *f = cJSON_AddObjectToObject(parent, key);
-
-	return f && json_str(f, "file", p->path) && json_str(f, "mode", p->mode) &&
-	       json_str(f, "cmd", p->cmd) && json_u64(f, "pp_count", p->pp_cnt) &&
-	       cJSON_AddBoolToObject(f, "bklt", p->bklt);
+	json_writer__begin_object(jw, key);
+	json_writer__string(jw, "file", p->path);
+	json_writer__string(jw, "mode", p->mode);
+	json_writer__string(jw, "cmd", p->cmd);
+	json_writer__uint(jw, "pp_count", p->pp_cnt);
+	json_writer__bool(jw, "bklt", p->bklt);
+	json_writer__end_object(jw);
 }
 
-static bool json_side(cJSON *parent, const char *key, const struct diff_side *s, bool lt)
+static void json_side(struct json_writer *jw, const char *key, const struct diff_side *s, bool lt)
 {
-	cJSON *o = cJSON_AddObjectToObject(parent, key);
-
-	return o && json_u64(o, "pps", s->pp_cnt) && json_u64(o, "tb", s->tb) &&
-	       json_u64(o, "tbk", s->tbk) &&
-	       (!lt || (json_u64(o, "tl", s->tl) && json_u64(o, "gb", s->gb) &&
-			json_u64(o, "gbk", s->gbk) && json_u64(o, "eb", s->eb) &&
-			json_u64(o, "ebk", s->ebk)));
+	json_writer__begin_object(jw, key);
+	json_writer__uint(jw, "pps", s->pp_cnt);
+	json_writer__uint(jw, "tb", s->tb);
+	json_writer__uint(jw, "tbk", s->tbk);
+	if (lt) {
+		json_writer__uint(jw, "tl", s->tl);
+		json_writer__uint(jw, "gb", s->gb);
+		json_writer__uint(jw, "gbk", s->gbk);
+		json_writer__uint(jw, "eb", s->eb);
+		json_writer__uint(jw, "ebk", s->ebk);
+	}
+	json_writer__end_object(jw);
 }
 
-static cJSON *json_row(const struct diff_row *r, bool lt)
+static int json_row(struct json_writer *jw, const struct diff_row *r, bool lt)
 {
 	static const char *const status[] = {"unchanged", "changed", "added", "removed"};
-	cJSON *o = cJSON_CreateObject(), *fr, *dl;
-	const char **frames = NULL;
+	const char **frames;
 	char *buf = NULL;
 	size_t cnt = 0;
-	bool ok;
 
-	ok = o && json_str(o, "status", status[r->status]) && json_str(o, "site", r->site) &&
-	     (fr = cJSON_AddArrayToObject(o, "frames")) && (frames = frames_of(r->key, &buf, &cnt));
-	for (size_t i = 0; ok && i < cnt; i++) {
-		cJSON *s = cJSON_CreateString(frames[i]);
-
-		ok = s && cJSON_AddItemToArray(fr, s);
-		if (!ok)
-			cJSON_Delete(s);
+	frames = frames_of(r->key, &buf, &cnt);
+	if (!frames)
+		return -ENOMEM;
+	json_writer__begin_object(jw, NULL);
+	json_writer__string(jw, "status", status[r->status]);
+	json_writer__string(jw, "site", r->site);
+	json_writer__begin_array(jw, "frames");
+	for (size_t i = 0; i < cnt; i++)
+		json_writer__string(jw, NULL, frames[i]);
+	json_writer__end_array(jw);
+	json_side(jw, "old", &r->old, lt);
+	json_side(jw, "new", &r->new, lt);
+	json_writer__begin_object(jw, "delta");
+	json_delta(jw, "tb", r->old.tb, r->new.tb);
+	json_delta(jw, "tbk", r->old.tbk, r->new.tbk);
+	if (lt) {
+		json_delta(jw, "gb", r->old.gb, r->new.gb);
+		json_delta(jw, "eb", r->old.eb, r->new.eb);
 	}
-	ok = ok && json_side(o, "old", &r->old, lt) && json_side(o, "new", &r->new, lt) &&
-	     (dl = cJSON_AddObjectToObject(o, "delta")) &&
-	     json_delta(dl, "tb", r->old.tb, r->new.tb) &&
-	     json_delta(dl, "tbk", r->old.tbk, r->new.tbk) &&
-	     (!lt || (json_delta(dl, "gb", r->old.gb, r->new.gb) &&
-		      json_delta(dl, "eb", r->old.eb, r->new.eb)));
+	json_writer__end_object(jw);
+	json_writer__end_object(jw);
 	free(frames);
 	free(buf);
-	if (!ok) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	return 0;
 }
 
 /*
@@ -621,54 +591,55 @@ static cJSON *json_row(const struct diff_row *r, bool lt)
  *  "rows": [{"status": "changed"|"added"|"removed", "site", "frames": [...],
  *            "old": {"pps", "tb", "tbk", "tl", "gb", "gbk", "eb", "ebk"}, "new": {...},
  *            "delta": {"tb", "tbk", "gb", "eb"}}]}
- * "changed" counts every listed row (added and removed included).
+ * "changed" counts every listed row (added and removed included). Laid out as cJSON_Print
+ * did (JSON_WRITER_PRETTY), rows streamed one at a time.
  */
-/* report__json_stream's item(): the i-th changed row. */
-struct rows_ctx {
-	const struct diff_row **rows;
-	bool lt;
-};
-
-static cJSON *json_row_at(void *ctx, size_t i)
-{
-	struct rows_ctx *rc = ctx;
-
-	return json_row(rc->rows[i], rc->lt);
-}
-
 static int print_json(FILE *out, const struct diff *d, const struct diff_opts *opts)
 {
 	static const char *const sort_names[] = {"bytes", "blocks", "peak", "end"};
 	const struct dhat_profile *o = d->old, *n = d->new;
 	enum diff_sort s = opts ? opts->sort : DIFF_SORT_BYTES;
 	bool lt = o->bklt && n->bklt;
-	cJSON *root = cJSON_CreateObject(), *t;
 	const struct diff_row **rows = NULL;
-	struct rows_ctx rc;
+	struct json_writer *jw = NULL;
 	size_t cnt = 0, shown;
 	int err = -ENOMEM;
-	bool ok;
 
 	rows = changed_rows(d, s, &cnt);
+	jw = json_writer__new(out, JSON_WRITER_PRETTY);
+	if (!rows || !jw)
+		goto cleanup;
 	shown = opts && opts->top && opts->top < cnt ? opts->top : cnt;
-	ok = root && rows && json_file(root, "old", o) && json_file(root, "new", n) &&
-	     (t = cJSON_AddObjectToObject(root, "totals")) &&
-	     json_triple(t, "blocks", o->total_blocks, n->total_blocks) &&
-	     json_triple(t, "bytes", o->total_bytes, n->total_bytes) &&
-	     (!lt || (json_triple(t, "peak_bytes", o->gmax_bytes, n->gmax_bytes) &&
-		      json_triple(t, "peak_blocks", o->gmax_blocks, n->gmax_blocks) &&
-		      json_triple(t, "end_bytes", o->end_bytes, n->end_bytes) &&
-		      json_triple(t, "end_blocks", o->end_blocks, n->end_blocks))) &&
-	     json_str(root, "sort", s < 4 ? sort_names[s] : "?") &&
-	     json_u64(root, "changed", cnt) && json_u64(root, "added", d->added_cnt) &&
-	     json_u64(root, "removed", d->removed_cnt) &&
-	     json_u64(root, "unchanged", d->unchanged_cnt) && cJSON_AddArrayToObject(root, "rows");
-	if (ok) {
-		rc = (struct rows_ctx){.rows = rows, .lt = lt};
-		err = report__json_stream(out, root, "rows", json_row_at, &rc, shown);
+	json_writer__begin_object(jw, NULL);
+	json_file(jw, "old", o);
+	json_file(jw, "new", n);
+	json_writer__begin_object(jw, "totals");
+	json_triple(jw, "blocks", o->total_blocks, n->total_blocks);
+	json_triple(jw, "bytes", o->total_bytes, n->total_bytes);
+	if (lt) {
+		json_triple(jw, "peak_bytes", o->gmax_bytes, n->gmax_bytes);
+		json_triple(jw, "peak_blocks", o->gmax_blocks, n->gmax_blocks);
+		json_triple(jw, "end_bytes", o->end_bytes, n->end_bytes);
+		json_triple(jw, "end_blocks", o->end_blocks, n->end_blocks);
 	}
+	json_writer__end_object(jw);
+	json_writer__string(jw, "sort", s < 4 ? sort_names[s] : "?");
+	json_writer__uint(jw, "changed", cnt);
+	json_writer__uint(jw, "added", d->added_cnt);
+	json_writer__uint(jw, "removed", d->removed_cnt);
+	json_writer__uint(jw, "unchanged", d->unchanged_cnt);
+	json_writer__begin_array(jw, "rows");
+	err = 0;
+	for (size_t i = 0; i < shown && !err; i++)
+		err = json_row(jw, rows[i], lt);
+	json_writer__end_array(jw);
+	json_writer__end_object(jw);
+	err = err ?: json_writer__error(jw);
+	if (!err)
+		err = fputc('\n', out) == EOF || fflush(out) || ferror(out) ? -EIO : 0;
+cleanup:
+	json_writer__free(jw);
 	free(rows);
-	cJSON_Delete(root);
 	return err;
 }
 

@@ -44,7 +44,7 @@ struct diff_side {
 enum diff_status { DIFF_UNCHANGED, DIFF_CHANGED, DIFF_ADDED, DIFF_REMOVED };
 
 struct diff_row {
-	char *key;  /* cleaned frames joined by '\x1f' (owned) */
+	const char *key; /* cleaned frames joined by '\x1f' (in the diff's keys) */
 	char *site; /* first non-plumbing frame + caller (owned) */
 	struct diff_side old, new;
 	enum diff_status status;
@@ -54,6 +54,7 @@ struct diff {
 	const struct dhat_profile *old, *new; /* borrowed: must outlive the diff */
 	struct diff_row *rows;		      /* every stack of either file, file order */
 	size_t row_cnt;
+	struct strtab *keys; /* row i's key is keys->strs[i] */
 	size_t changed_cnt, added_cnt, removed_cnt, unchanged_cnt; /* changed includes neither */
 };
 

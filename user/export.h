@@ -40,10 +40,13 @@ enum export_weight {
 	EXPORT_WEIGHT_END_BYTES,  /* eb: bytes still live at t-end, i.e. leaked (0 unless bklt) */
 };
 
+/* Every output format; export.c is the front door that dispatches on it. */
 enum export_format {
 	EXPORT_FMT_PPROF = 0, /* gzip'ed protobuf; binary */
 	EXPORT_FMT_FOLDED,    /* text, one stack a line */
 	EXPORT_FMT_SVG,	      /* flame graph */
+	EXPORT_FMT_TIMELINE,  /* live heap over time (SVG): from a collector, not a DHAT file */
+	EXPORT_FMT_CNT,
 };
 
 struct export_opts {
@@ -51,7 +54,18 @@ struct export_opts {
 	/* Folded and svg: keep each frame's " (file:line)" / " (in /obj)" suffix, so that one
 	 * function called from two lines becomes two frames. Default: function names only. */
 	bool location;
-	const char *title; /* svg heading; NULL: "Heap flame graph: <what the weight counts>" */
+	/* svg heading; NULL: "Heap flame graph: <what the weight counts>". Timeline: its
+	 * title; NULL: "Live heap". */
+	const char *title;
+};
+
+struct heap_timeline;
+
+/* What an export is made from: a DHAT profile for pprof, folded and svg, a heap timeline
+ * for timeline. Both borrowed. */
+struct export_src {
+	const struct dhat_profile *profile;
+	const struct heap_timeline *timeline;
 };
 
 /* Write p as a gzip-compressed pprof profile to path ("-": stdout). One sample per PP with
@@ -61,6 +75,10 @@ struct export_opts {
  * get a Mapping and /obj as their Function's file name. Returns 0 or -errno (-EIO for a
  * write or compression failure, -ENOMEM). */
 int export__pprof(const struct dhat_profile *p, const char *path);
+
+/* Write p's profile.proto, uncompressed, to out (the front door hands it a gzip stream).
+ * Returns 0, -ENOMEM or -EIO. */
+int export__pprof_write(const struct dhat_profile *p, FILE *out);
 
 /* The same profile as export__pprof writes, uncompressed, in a new malloc'ed buffer: on
  * success *buf (freed by the caller) and *len are set. Returns 0 or -ENOMEM. */
@@ -93,15 +111,26 @@ int export__flamegraph_svg(const struct dhat_profile *p, FILE *out, enum export_
 int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 				const struct export_opts *opts);
 
-/* Write p in format fmt to path ("-": stdout), creating or truncating the file. opts may be
- * NULL. Returns 0, -EINVAL (unknown format or weight) or a negative errno of the failed
+/* Write src in format fmt to path ("-": stdout) through output.h (a temporary file renamed
+ * over path, never through a symlink). opts may be NULL. Returns 0, -EINVAL (unknown
+ * format or weight, or src lacks what fmt is made from) or a negative errno of the failed
  * open/write/close. */
+int export__write(enum export_format fmt, const struct export_src *src, const char *path,
+		  const struct export_opts *opts);
+
+/* export__write of a DHAT profile (pprof, folded, svg). */
 int export__to_path(const struct dhat_profile *p, enum export_format fmt, const char *path,
 		    const struct export_opts *opts);
 
-/* Parse a --format value: "pprof", "folded" (or "collapsed"), "svg" (or "flamegraph").
- * Returns 0 or -EINVAL. */
+/* Parse a --format value: "pprof", "folded" (or "collapsed"), "svg" (or "flamegraph"),
+ * "timeline". Returns 0 or -EINVAL. */
 int export_format__parse(const char *s, enum export_format *fmt);
+
+/* The file suffix of fmt: ".pb.gz", ".folded", ".svg", ".timeline.svg"; NULL if unknown. */
+const char *export_format__suffix(enum export_format fmt);
+
+/* Is fmt made from a DHAT profile (pprof, folded, svg) rather than a heap timeline? */
+bool export_format__from_profile(enum export_format fmt);
 
 /* Parse a weight: "bytes", "blocks", "gmax" (bytes at t-gmax), "end" or "leaked" (bytes at
  * t-end). Returns 0 or -EINVAL. */

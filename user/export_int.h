@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * export_int - helpers shared by the exporters (export_*.c) only: frame-string parsing,
- * a string interning table, the collapsed-stack set behind both folded output and flame
- * graphs, XML escaping and number formatting. Not a public interface.
+ * the collapsed-stack set behind both folded output and flame graphs, XML escaping and
+ * number formatting. Not a public interface.
  */
 #ifndef TRACER_EXPORT_INT_H
 #define TRACER_EXPORT_INT_H
 
 #include "export.h"
+#include "strtab.h"
 
 /* One DHAT frame string split into its parts. Pointers are slices of the parsed text (not
  * NUL-terminated at *_len); absent parts are NULL with length 0. */
@@ -35,20 +36,6 @@ void export_frame__parse(const char *text, struct export_frame *f);
  * ':' and control characters '?'. Returns a new string or NULL (ENOMEM). */
 char *export_frame__name(const char *text, bool location);
 
-/* String interning: equal strings get one index, in first-seen order, and one stable
- * pointer, so interned strings compare equal by pointer. */
-struct export_strtab {
-	char **strs; /* strs[i]: string with index i (owned) */
-	size_t cnt, cap;
-	uint32_t *slots; /* open-addressing hash: index + 1, 0 = empty */
-	size_t slot_cnt; /* power of two */
-};
-
-struct export_strtab *export_strtab__new(void);
-void export_strtab__free(struct export_strtab *t);
-/* Index of s (len bytes, may contain NUL) in t, adding a copy if new; -ENOMEM on failure. */
-int64_t export_strtab__intern(struct export_strtab *t, const char *s, size_t len);
-
 /* A collapsed stack: interned names, outermost first, with its summed weights. */
 struct export_stack {
 	const char **names; /* borrowed from the set's name table */
@@ -62,7 +49,7 @@ struct export_stacks {
 	size_t cnt;
 	uint64_t total, total2;	  /* Σw, Σw2 over every PP (zero-weight ones included) */
 	const char *unit, *unit2; /* e.g. "bytes", "blocks" (the profile's bsu/bksu if set) */
-	struct export_strtab *names;
+	struct strtab *names;
 	const char **pool; /* backing store of every names array */
 };
 

@@ -42,14 +42,11 @@
 #include "export_int.h"
 
 #include "dhat_reader.h"
-#include "dhat_writer.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 enum { WT_VARINT = 0, WT_LEN = 2 };
 
@@ -136,10 +133,10 @@ struct frame_info {
 
 struct pprof_b {
 	const struct dhat_profile *p;
-	struct export_strtab *strs; /* string_table */
-	struct export_strtab *fns;  /* "name\x1ffile" -> Function id - 1 */
-	struct export_strtab *locs; /* frame index run -> Location id - 1 */
-	struct export_strtab *maps; /* object path -> Mapping id - 1 */
+	struct strtab *strs; /* string_table */
+	struct strtab *fns;  /* "name\x1ffile" -> Function id - 1 */
+	struct strtab *locs; /* frame index run -> Location id - 1 */
+	struct strtab *maps; /* object path -> Mapping id - 1 */
 	struct frame_info *fi;	    /* [ftbl_cnt + 1]: last slot: out-of-range indices */
 	struct pbuf out;	    /* Profile: sample types and samples */
 	/* Profile fields 3, 4, 5: built while the samples are, appended at the end. */
@@ -151,7 +148,7 @@ struct pprof_b {
 
 static int64_t str_idx(struct pprof_b *b, const char *s, size_t n)
 {
-	int64_t k = export_strtab__intern(b->strs, s, n);
+	int64_t k = strtab__intern(b->strs, s, n);
 
 	if (k < 0)
 		b->oom = true;
@@ -175,7 +172,7 @@ static void value_type(struct pprof_b *b, struct pbuf *dst, unsigned field, cons
 static uint64_t mapping_id(struct pprof_b *b, const char *obj, size_t n)
 {
 	size_t before = b->maps->cnt;
-	int64_t k = export_strtab__intern(b->maps, obj, n);
+	int64_t k = strtab__intern(b->maps, obj, n);
 
 	if (k < 0) {
 		b->oom = true;
@@ -206,7 +203,7 @@ static uint64_t function_id(struct pprof_b *b, const char *name, const char *fil
 		b->oom = true;
 		return 0;
 	}
-	k = export_strtab__intern(b->fns, key, (size_t)n);
+	k = strtab__intern(b->fns, key, (size_t)n);
 	free(key);
 	if (k < 0) {
 		b->oom = true;
@@ -269,7 +266,7 @@ static uint64_t location_id(struct pprof_b *b, const uint32_t *fs, size_t n)
 	 * buffer (never seen: inlining depth > 30) fall back to their first frames. */
 	for (size_t i = 0; i < n && kl + 12 < sizeof(key); i++)
 		kl += (size_t)snprintf(key + kl, sizeof(key) - kl, "%" PRIu32 ",", fs[i]);
-	k = export_strtab__intern(b->locs, key, kl);
+	k = strtab__intern(b->locs, key, kl);
 	if (k < 0) {
 		b->oom = true;
 		return 0;
@@ -300,7 +297,7 @@ static uint64_t unknown_location(struct pprof_b *b)
 {
 	if (!b->unknown_loc) {
 		uint64_t fn = function_id(b, "[unknown]", NULL, 0);
-		int64_t k = export_strtab__intern(b->locs, "[unknown]", 9);
+		int64_t k = strtab__intern(b->locs, "[unknown]", 9);
 
 		if (k < 0) {
 			b->oom = true;
@@ -374,10 +371,10 @@ int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *le
 
 	*buf = NULL;
 	*len = 0;
-	b.strs = export_strtab__new();
-	b.fns = export_strtab__new();
-	b.locs = export_strtab__new();
-	b.maps = export_strtab__new();
+	b.strs = strtab__new();
+	b.fns = strtab__new();
+	b.locs = strtab__new();
+	b.maps = strtab__new();
 	b.fi = calloc(p->ftbl_cnt + 1, sizeof(*b.fi));
 	if (!b.strs || !b.fns || !b.locs || !b.maps || !b.fi) {
 		err = -ENOMEM;
@@ -435,63 +432,25 @@ cleanup:
 	free(b.sub.d);
 	free(b.packed.d);
 	free(b.fi);
-	export_strtab__free(b.strs);
-	export_strtab__free(b.fns);
-	export_strtab__free(b.locs);
-	export_strtab__free(b.maps);
+	strtab__free(b.strs);
+	strtab__free(b.fns);
+	strtab__free(b.locs);
+	strtab__free(b.maps);
 	return err;
 }
 
-int export__pprof(const struct dhat_profile *p, const char *path)
+int export__pprof_write(const struct dhat_profile *p, FILE *out)
 {
 	uint8_t *buf = NULL;
-	size_t len = 0, off = 0;
-	gzFile gz = NULL;
-	char *tmp = NULL;
-	int err, fd;
+	size_t len = 0;
+	int err;
 
 	err = export__pprof_encode(p, &buf, &len);
 	if (err)
-		goto cleanup;
-	if (!strcmp(path, "-")) {
-		/* gzclose closes the descriptor: give it a copy of stdout. */
-		fd = dup(STDOUT_FILENO);
-		if (fd < 0) {
-			err = -errno;
-			goto cleanup;
-		}
-		gz = gzdopen(fd, "wb");
-		if (!gz)
-			close(fd);
-	} else {
-		/* A temporary file renamed over path: never through a symlink (see dhat_writer). */
-		fd = dhat__safe_open(path, &tmp);
-		if (fd < 0) {
-			err = fd;
-			goto cleanup;
-		}
-		gz = gzdopen(fd, "wb");
-		if (!gz)
-			close(fd);
-	}
-	if (!gz) {
-		err = errno ? -errno : -ENOMEM; /* zlib leaves errno 0 when out of memory */
-		goto cleanup;
-	}
-	/* gzwrite takes an unsigned length: write in chunks. */
-	while (off < len) {
-		unsigned n = len - off > (1u << 30) ? (1u << 30) : (unsigned)(len - off);
-
-		if (gzwrite(gz, buf + off, n) != (int)n) {
-			err = -EIO;
-			goto cleanup;
-		}
-		off += n;
-	}
-	err = 0;
-cleanup:
-	if (gz && gzclose(gz) != Z_OK && !err)
-		err = -EIO;
+		return err;
+	errno = 0;
+	if (fwrite(buf, 1, len, out) != len)
+		err = errno > 0 ? -errno : -EIO;
 	free(buf);
-	return dhat__safe_finish(path, tmp, err);
+	return err;
 }

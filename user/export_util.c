@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * export_util - what the exporters share (see export_int.h): frame-string parsing, string
- * interning, the collapsed-stack set, XML escaping, number formatting; plus the small
- * public helpers of export.h that dispatch on a format or weight.
+ * export_util - what the exporters share (see export_int.h): frame-string parsing, the
+ * collapsed-stack set, XML escaping, number formatting, and the weight helpers of
+ * export.h. A leaf: it calls no exporter (export.c dispatches to them).
  */
 #include "export_int.h"
 
 #include "dhat_reader.h"
-#include "dhat_writer.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int hexval(char c)
 {
@@ -147,103 +145,6 @@ char *export_frame__name(const char *text, bool location)
 	return name;
 }
 
-/* FNV-1a: short strings, no need for more. */
-static uint64_t hash_str(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-struct export_strtab *export_strtab__new(void)
-{
-	struct export_strtab *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	t->slot_cnt = 256;
-	t->slots = calloc(t->slot_cnt, sizeof(*t->slots));
-	if (!t->slots) {
-		free(t);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return t;
-}
-
-void export_strtab__free(struct export_strtab *t)
-{
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->cnt; i++)
-		free(t->strs[i]);
-	free(t->strs);
-	free(t->slots);
-	free(t);
-}
-
-static int strtab__grow(struct export_strtab *t)
-{
-	size_t n = t->slot_cnt * 2;
-	uint32_t *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cnt; i++) {
-		const char *s = t->strs[i];
-		size_t k = hash_str(s, strlen(s)) & (n - 1);
-
-		while (slots[k])
-			k = (k + 1) & (n - 1);
-		slots[k] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->slot_cnt = n;
-	return 0;
-}
-
-int64_t export_strtab__intern(struct export_strtab *t, const char *s, size_t len)
-{
-	size_t k;
-	char *copy;
-	int err;
-
-	/* Keep the load factor under 1/2 so probe runs stay short. */
-	if ((t->cnt + 1) * 2 > t->slot_cnt) {
-		err = strtab__grow(t);
-		if (err)
-			return err;
-	}
-	k = hash_str(s, len) & (t->slot_cnt - 1);
-	while (t->slots[k]) {
-		const char *o = t->strs[t->slots[k] - 1];
-
-		if (!strncmp(o, s, len) && o[len] == '\0')
-			return t->slots[k] - 1;
-		k = (k + 1) & (t->slot_cnt - 1);
-	}
-	if (t->cnt == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **strs = realloc(t->strs, cap * sizeof(*strs));
-
-		if (!strs)
-			return -ENOMEM;
-		t->strs = strs;
-		t->cap = cap;
-	}
-	copy = strndup(s, len);
-	if (!copy)
-		return -ENOMEM;
-	t->strs[t->cnt] = copy;
-	t->slots[k] = (uint32_t)++t->cnt;
-	return (int64_t)t->cnt - 1;
-}
-
 /* The weight w of pp and its companion count. */
 static void pp_weights(const struct dhat_pp *pp, enum export_weight w, uint64_t *v, uint64_t *v2)
 {
@@ -284,14 +185,14 @@ void export_stacks__free(struct export_stacks *s)
 {
 	if (!s)
 		return;
-	export_strtab__free(s->names);
+	strtab__free(s->names);
 	free(s->pool);
 	free(s->v);
 	free(s);
 }
 
 /* Interned display name of frame index fi, computed once per index. */
-static const char *frame_name(const struct dhat_profile *p, struct export_strtab *t,
+static const char *frame_name(const struct dhat_profile *p, struct strtab *t,
 			      const char **cache, uint32_t fi, bool location)
 {
 	const char *text = dhat_profile__frame(p, fi);
@@ -303,7 +204,7 @@ static const char *frame_name(const struct dhat_profile *p, struct export_strtab
 	name = export_frame__name(text, location);
 	if (!name)
 		return NULL;
-	k = export_strtab__intern(t, name, strlen(name));
+	k = strtab__intern(t, name, strlen(name));
 	free(name);
 	if (k < 0)
 		return NULL;
@@ -327,7 +228,7 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->names = export_strtab__new();
+	s->names = strtab__new();
 	cache = calloc(p->ftbl_cnt + 1, sizeof(*cache));
 	s->v = calloc(p->pp_cnt + 1, sizeof(*s->v));
 	if (!s->names || !cache || !s->v) {
@@ -337,7 +238,7 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	for (size_t i = 0; i < p->pp_cnt; i++)
 		frames += p->pps[i].fs_cnt ? p->pps[i].fs_cnt : 1;
 	s->pool = calloc(frames + 1, sizeof(*s->pool));
-	k = export_strtab__intern(s->names, "[unknown]", 9);
+	k = strtab__intern(s->names, "[unknown]", 9);
 	if (!s->pool || k < 0) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -479,21 +380,6 @@ char *export__fmt_u64(char *buf, uint64_t v)
 	return buf;
 }
 
-int export_format__parse(const char *s, enum export_format *fmt)
-{
-	if (!s)
-		return -EINVAL;
-	if (!strcmp(s, "pprof"))
-		*fmt = EXPORT_FMT_PPROF;
-	else if (!strcmp(s, "folded") || !strcmp(s, "collapsed"))
-		*fmt = EXPORT_FMT_FOLDED;
-	else if (!strcmp(s, "svg") || !strcmp(s, "flamegraph"))
-		*fmt = EXPORT_FMT_SVG;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 int export_weight__parse(const char *s, enum export_weight *w)
 {
 	if (!s)
@@ -524,43 +410,4 @@ const char *export_weight__name(enum export_weight w)
 		return "bytes at t-end";
 	}
 	return "?";
-}
-
-int export__to_path(const struct dhat_profile *p, enum export_format fmt, const char *path,
-		    const struct export_opts *opts)
-{
-	bool std = !strcmp(path, "-");
-	FILE *out = NULL;
-	char *tmp = NULL;
-	int err, fd;
-
-	if (fmt == EXPORT_FMT_PPROF)
-		return export__pprof(p, path); /* gzip does its own I/O */
-	if (fmt != EXPORT_FMT_FOLDED && fmt != EXPORT_FMT_SVG)
-		return -EINVAL;
-	if (std) {
-		out = stdout;
-	} else {
-		/* A temporary file renamed over path: never through a symlink (see dhat_writer). */
-		fd = dhat__safe_open(path, &tmp);
-		if (fd < 0)
-			return fd;
-		out = fdopen(fd, "w");
-		if (!out) {
-			err = -errno;
-			close(fd);
-			return dhat__safe_finish(path, tmp, err);
-		}
-	}
-	err = fmt == EXPORT_FMT_FOLDED ? export__folded_opts(p, out, opts)
-				       : export__flamegraph_svg_opts(p, out, opts);
-	if (std) {
-		if (fflush(out) && !err)
-			err = -errno;
-	} else {
-		if (fclose(out) && !err)
-			err = -errno;
-		err = dhat__safe_finish(path, tmp, err);
-	}
-	return err;
 }

@@ -45,9 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "dhat_reader.h"
+#include "json_writer.h"
 
 #define DEFAULT_TOP 12
 #define SITE_SEP    "  <-  "
@@ -560,18 +559,9 @@ cleanup:
 
 /* ---- JSON ----------------------------------------------------------------------------- */
 
-/* An exact unsigned integer (cJSON numbers are doubles, which lose digits above 2^53). */
-static bool json_u64(cJSON *obj, const char *key, uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	return cJSON_AddRawToObject(obj, key, buf) != NULL;
-}
-
 /* A ratio with at most 3 decimals, trailing zeros dropped: 1.75, 131.5, 928.667 (tl/tbk
- * and per-iteration figures are not worth cJSON's 17 digits). */
-static bool json_ratio(cJSON *obj, const char *key, double v)
+ * and per-iteration figures are not worth 17 digits). */
+static void json_ratio(struct json_writer *jw, const char *key, double v)
 {
 	char buf[48];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "%.3f", v);
@@ -580,57 +570,47 @@ static bool json_ratio(cJSON *obj, const char *key, double v)
 		buf[--n] = '\0';
 	if (n > 1 && buf[n - 1] == '.')
 		buf[--n] = '\0';
-	return cJSON_AddRawToObject(obj, key, buf) != NULL;
+	json_writer__raw(jw, key, buf);
 }
 
-static bool json_str(cJSON *obj, const char *key, const char *s)
-{
-	return cJSON_AddItemToObject(obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
-}
-
-/* Cleaned frames of pp as a JSON array of strings. */
-static cJSON *json_frames(const struct dhat_profile *p, const struct dhat_pp *pp)
-{
-	cJSON *a = cJSON_CreateArray();
-
-	for (size_t i = 0; a && i < pp->fs_cnt; i++) {
-		cJSON *s =
-		    cJSON_CreateString(report__clean_frame(dhat_profile__frame(p, pp->fs[i])));
-
-		if (!s || !cJSON_AddItemToArray(a, s)) {
-			cJSON_Delete(s);
-			cJSON_Delete(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
-static cJSON *json_row(const struct dhat_profile *p, const struct row *r)
+static void json_row(struct json_writer *jw, const struct dhat_profile *p, const struct row *r)
 {
 	const struct dhat_pp *pp = r->pp;
-	cJSON *o = cJSON_CreateObject(), *fr;
-	bool ok = o && json_str(o, "site", r->site) && json_u64(o, "tb", pp->tb) &&
-		  json_u64(o, "tbk", pp->tbk);
 
-	if (ok && p->bklt)
-		ok = json_u64(o, "tl", pp->tl) && json_ratio(o, "avg_lifetime", r->avg_lifetime) &&
-		     json_u64(o, "mb", pp->mb) && json_u64(o, "mbk", pp->mbk) &&
-		     json_u64(o, "gb", pp->gb) && json_u64(o, "gbk", pp->gbk) &&
-		     json_u64(o, "eb", pp->eb) && json_u64(o, "ebk", pp->ebk);
-	if (ok && p->bkacc)
-		ok = json_u64(o, "rb", pp->rb) && json_u64(o, "wb", pp->wb);
-	if (ok) {
-		fr = json_frames(p, pp);
-		ok = fr && cJSON_AddItemToObject(o, "frames", fr);
-		if (!ok)
-			cJSON_Delete(fr);
+	json_writer__begin_object(jw, NULL);
+	json_writer__string(jw, "site", r->site);
+	json_writer__uint(jw, "tb", pp->tb);
+	json_writer__uint(jw, "tbk", pp->tbk);
+	if (p->bklt) {
+		json_writer__uint(jw, "tl", pp->tl);
+		json_ratio(jw, "avg_lifetime", r->avg_lifetime);
+		json_writer__uint(jw, "mb", pp->mb);
+		json_writer__uint(jw, "mbk", pp->mbk);
+		json_writer__uint(jw, "gb", pp->gb);
+		json_writer__uint(jw, "gbk", pp->gbk);
+		json_writer__uint(jw, "eb", pp->eb);
+		json_writer__uint(jw, "ebk", pp->ebk);
 	}
-	if (!ok) {
-		cJSON_Delete(o);
-		return NULL;
+	if (p->bkacc) {
+		json_writer__uint(jw, "rb", pp->rb);
+		json_writer__uint(jw, "wb", pp->wb);
 	}
-	return o;
+	json_writer__begin_array(jw, "frames");
+	for (size_t i = 0; i < pp->fs_cnt; i++)
+		json_writer__string(jw, NULL,
+				    report__clean_frame(dhat_profile__frame(p, pp->fs[i])));
+	json_writer__end_array(jw);
+	json_writer__end_object(jw);
+}
+
+/* {"blocks": blocks, "bytes": bytes} as member key. */
+static void json_blocks_bytes(struct json_writer *jw, const char *key, uint64_t blocks,
+			      uint64_t bytes)
+{
+	json_writer__begin_object(jw, key);
+	json_writer__uint(jw, "blocks", blocks);
+	json_writer__uint(jw, "bytes", bytes);
+	json_writer__end_object(jw);
 }
 
 /*
@@ -644,121 +624,79 @@ static cJSON *json_row(const struct dhat_profile *p, const struct row *r)
  *  "pp_count": 3, "sort": "total-bytes",
  *  "rows": [{"site", "tb", "tbk", "tl", "avg_lifetime", "mb", "mbk", "gb", "gbk", "eb", "ebk",
  *            "rb", "wb", "frames": [cleaned frame text, innermost first]}]}
- * rows: the top N by the sort metric, all of them without --top.
+ * rows: the top N by the sort metric, all of them without --top. Laid out as cJSON_Print
+ * did (JSON_WRITER_PRETTY), rows streamed one at a time.
  */
-int report__json_stream(FILE *out, const cJSON *root, const char *key,
-			cJSON *(*item)(void *ctx, size_t i), void *ctx, size_t n)
-{
-	char *text = cJSON_Print(root), *pat = NULL, *at = NULL, *s;
-	int err = -ENOMEM;
-
-	if (!text || asprintf(&pat, "\"%s\":\t[]", key) < 0)
-		goto cleanup;
-	for (s = strstr(text, pat); s; s = strstr(s + 1, pat))
-		at = s;
-	err = -EINVAL; /* not an empty array of root: a caller's bug */
-	if (!at)
-		goto cleanup;
-	at += strlen(pat) - 1; /* the ']' */
-	fwrite(text, 1, (size_t)(at - text), out);
-	for (size_t i = 0; i < n; i++) {
-		cJSON *it = item(ctx, i);
-		char *t = it ? cJSON_Print(it) : NULL;
-
-		cJSON_Delete(it);
-		if (!t) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		/* The item printed at depth 0, re-indented to sit at depth 2. */
-		if (i)
-			fputs(", ", out);
-		for (const char *c = t; *c; c++) {
-			fputc(*c, out);
-			if (*c == '\n')
-				fputs("\t\t", out);
-		}
-		free(t);
-	}
-	fputs(at, out);
-	fputc('\n', out);
-	err = fflush(out) || ferror(out) ? -EIO : 0;
-cleanup:
-	free(pat);
-	free(text);
-	return err;
-}
-
-/* report__json_stream's item(): the i-th row in print order. */
-struct rows_ctx {
-	const struct dhat_profile *p;
-	struct row **order;
-};
-
-static cJSON *json_row_at(void *ctx, size_t i)
-{
-	struct rows_ctx *rc = ctx;
-
-	return json_row(rc->p, rc->order[i]);
-}
-
 static int print_json(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
 {
 	enum report_sort sort = opts && opts->sort ? opts->sort : REPORT_SORT_TOTAL_BYTES;
 	unsigned long iters = opts ? opts->iterations : 0;
 	struct row *rows = NULL, **order = NULL;
-	cJSON *root = cJSON_CreateObject(), *o;
 	size_t n = p->pp_cnt, shown = opts && opts->top && opts->top < n ? opts->top : n;
-	struct rows_ctx rc;
-	bool ok;
+	struct json_writer *jw = NULL;
 	int err;
 
 	err = build_rows(p, opts, &rows, &order);
-	if (err || !root)
-		goto nomem;
-	ok = json_str(root, "file", p->path) &&
-	     (!opts || !opts->title || json_str(root, "title", opts->title)) &&
-	     json_str(root, "mode", p->mode) && json_str(root, "verb", p->verb) &&
-	     json_str(root, "cmd", p->cmd) && json_u64(root, "pid", (uint64_t)p->pid) &&
-	     cJSON_AddBoolToObject(root, "bklt", p->bklt) &&
-	     cJSON_AddBoolToObject(root, "bkacc", p->bkacc);
-	if (!ok || !(o = cJSON_AddObjectToObject(root, "units")))
-		goto nomem;
-	ok = json_str(o, "time", p->tu) && json_str(o, "Mtime", p->mtu) &&
-	     json_str(o, "bytes", p->bsu ? p->bsu : "bytes") &&
-	     json_str(o, "blocks", p->bksu ? p->bksu : "blocks") && json_u64(root, "te", p->te) &&
-	     (!p->bklt || json_u64(root, "tg", p->tg));
-	if (!ok || !(o = cJSON_AddObjectToObject(root, "totals")))
-		goto nomem;
-	ok = json_u64(o, "blocks", p->total_blocks) && json_u64(o, "bytes", p->total_bytes) &&
-	     (!p->bkacc ||
-	      (json_u64(o, "reads", p->total_reads) && json_u64(o, "writes", p->total_writes)));
-	if (ok && iters) {
-		ok = json_u64(root, "iterations", iters) &&
-		     (!opts->unit || json_str(root, "unit", opts->unit)) &&
-		     (o = cJSON_AddObjectToObject(root, "per_iteration")) &&
-		     json_ratio(o, "blocks", (double)p->total_blocks / iters) &&
-		     json_ratio(o, "bytes", (double)p->total_bytes / iters);
+	if (err)
+		goto cleanup;
+	jw = json_writer__new(out, JSON_WRITER_PRETTY);
+	if (!jw) {
+		err = -ENOMEM;
+		goto cleanup;
 	}
-	if (ok && p->bklt) {
-		ok = (o = cJSON_AddObjectToObject(root, "peak")) &&
-		     json_u64(o, "blocks", p->gmax_blocks) && json_u64(o, "bytes", p->gmax_bytes) &&
-		     (o = cJSON_AddObjectToObject(root, "end")) &&
-		     json_u64(o, "blocks", p->end_blocks) && json_u64(o, "bytes", p->end_bytes);
+	json_writer__begin_object(jw, NULL);
+	json_writer__string(jw, "file", p->path);
+	if (opts && opts->title)
+		json_writer__string(jw, "title", opts->title);
+	json_writer__string(jw, "mode", p->mode);
+	json_writer__string(jw, "verb", p->verb);
+	json_writer__string(jw, "cmd", p->cmd);
+	json_writer__uint(jw, "pid", (uint64_t)p->pid);
+	json_writer__bool(jw, "bklt", p->bklt);
+	json_writer__bool(jw, "bkacc", p->bkacc);
+	json_writer__begin_object(jw, "units");
+	json_writer__string(jw, "time", p->tu);
+	json_writer__string(jw, "Mtime", p->mtu);
+	json_writer__string(jw, "bytes", p->bsu ? p->bsu : "bytes");
+	json_writer__string(jw, "blocks", p->bksu ? p->bksu : "blocks");
+	json_writer__end_object(jw);
+	json_writer__uint(jw, "te", p->te);
+	if (p->bklt)
+		json_writer__uint(jw, "tg", p->tg);
+	json_writer__begin_object(jw, "totals");
+	json_writer__uint(jw, "blocks", p->total_blocks);
+	json_writer__uint(jw, "bytes", p->total_bytes);
+	if (p->bkacc) {
+		json_writer__uint(jw, "reads", p->total_reads);
+		json_writer__uint(jw, "writes", p->total_writes);
 	}
-	ok = ok && json_u64(root, "pp_count", n) &&
-	     json_str(root, "sort", report__sort_name(sort)) &&
-	     cJSON_AddArrayToObject(root, "rows");
-	if (!ok)
-		goto nomem;
+	json_writer__end_object(jw);
+	if (iters) {
+		json_writer__uint(jw, "iterations", iters);
+		if (opts->unit)
+			json_writer__string(jw, "unit", opts->unit);
+		json_writer__begin_object(jw, "per_iteration");
+		json_ratio(jw, "blocks", (double)p->total_blocks / iters);
+		json_ratio(jw, "bytes", (double)p->total_bytes / iters);
+		json_writer__end_object(jw);
+	}
+	if (p->bklt) {
+		json_blocks_bytes(jw, "peak", p->gmax_blocks, p->gmax_bytes);
+		json_blocks_bytes(jw, "end", p->end_blocks, p->end_bytes);
+	}
+	json_writer__uint(jw, "pp_count", n);
+	json_writer__string(jw, "sort", report__sort_name(sort));
 	sort_rows(order, n, sort);
-	rc = (struct rows_ctx){.p = p, .order = order};
-	err = report__json_stream(out, root, "rows", json_row_at, &rc, shown);
-	goto cleanup;
-nomem:
-	err = -ENOMEM;
+	json_writer__begin_array(jw, "rows");
+	for (size_t i = 0; i < shown; i++)
+		json_row(jw, p, order[i]);
+	json_writer__end_array(jw);
+	json_writer__end_object(jw);
+	err = json_writer__error(jw);
+	if (!err)
+		err = fputc('\n', out) == EOF || fflush(out) || ferror(out) ? -EIO : 0;
 cleanup:
-	cJSON_Delete(root);
+	json_writer__free(jw);
 	free_rows(rows, order, n);
 	return err;
 }

@@ -74,15 +74,4 @@ char *report__site(const char *const *frames, size_t cnt, const struct report_op
 /* Index of the frame report__site starts with: the first non-plumbing one, or 0. */
 size_t report__site_head(const char *const *frames, size_t cnt, const struct report_opts *opts);
 
-/* ---- JSON output, shared with diff ---------------------------------------------------- */
-
-struct cJSON;
-
-/* Print root to out exactly as cJSON_Print would if root's LAST member, the empty array
- * named key, held item(ctx, 0..n-1): the items are built, printed and freed one at a time,
- * so that a profile with 500k PPs never has all its rows as a JSON tree. item returns a
- * new cJSON object or NULL (-ENOMEM). Returns 0 or -errno (-ENOMEM, -EIO). */
-int report__json_stream(FILE *out, const struct cJSON *root, const char *key,
-			struct cJSON *(*item)(void *ctx, size_t i), void *ctx, size_t n);
-
 #endif
