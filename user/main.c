@@ -61,9 +61,6 @@ static void on_signal(int sig)
 	stop_requested = sig;
 }
 
-/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share its origin. */
-#define now_ns mono_now_ns
-
 /* stack_source callbacks, ctx = struct run: stack ids are BPF's, or the resolver's in
  * dwarf mode (one kind per run). */
 static int run_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
@@ -156,7 +153,7 @@ static void show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
 {
 	const struct collector_totals *t = session__current(r->session);
 	struct probe_counters pc;
-	__u64 now = now_ns();
+	__u64 now = mono_now_ns();
 
 	if (now - *last_ns < 1000000000ull)
 		return;
@@ -175,13 +172,13 @@ static void show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
 static int trace_loop(struct run *r, int *wait_status, bool progress)
 {
 	__u64 deadline = r->args->duration_s > 0 ?
-				 now_ns() + (__u64)(r->args->duration_s * 1e9) : 0;
-	__u64 last_ns = now_ns(), last_events = 0, last_maps_ns = now_ns();
+				 mono_now_ns() + (__u64)(r->args->duration_s * 1e9) : 0;
+	__u64 last_ns = mono_now_ns(), last_events = 0, last_maps_ns = mono_now_ns();
 	bool alive = true;
 	int n;
 
 	*wait_status = 0;
-	while (alive && !stop_requested && (!deadline || now_ns() < deadline)) {
+	while (alive && !stop_requested && (!deadline || mono_now_ns() < deadline)) {
 		n = loader__poll(r->loader, POLL_INTERVAL_MS, on_record, r);
 		if (n < 0 && n != -EINTR) {
 			elog("reading events: %s\n", strerror(-n));
@@ -190,11 +187,11 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		alive = target__alive(r->target, wait_status);
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
-		if (alive && r->sym && now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
+		if (alive && r->sym && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
 			symbolizer__refresh_maps(r->sym);
 			if (r->stacks)
 				dwarf_stacks__refresh_maps(r->stacks);
-			last_maps_ns = now_ns();
+			last_maps_ns = mono_now_ns();
 		}
 		if (progress)
 			show_progress(r, &last_ns, &last_events);
@@ -220,26 +217,6 @@ static void print_counters(struct run *r)
 		dwarf_stacks__stats(r->stacks, &s.unwind);
 	}
 	trace_summary__print(&s);
-}
-
-/* Root, BTF and uprobes: TRACER_EXIT_OK or TRACER_EXIT_UNSUPPORTED (logged). */
-static int check_environment(void)
-{
-	if (geteuid() != 0) {
-		elog("must run as root: BPF uprobes need CAP_BPF and CAP_PERFMON "
-		     "(try: sudo tracer ...)\n");
-		return TRACER_EXIT_UNSUPPORTED;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		elog("this kernel has no BTF (/sys/kernel/btf/vmlinux missing): "
-		     "CONFIG_DEBUG_INFO_BTF is required\n");
-		return TRACER_EXIT_UNSUPPORTED;
-	}
-	if (access("/sys/bus/event_source/devices/uprobe", F_OK)) {
-		elog("this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)\n");
-		return TRACER_EXIT_UNSUPPORTED;
-	}
-	return TRACER_EXIT_OK;
 }
 
 /* Attach --start-at/--stop-at probes to the target's functions. */
@@ -359,6 +336,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.stack_copy_sz = r->args->stack_sz,
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
 	char exe[PATH_MAX], alloc_lib[PATH_MAX];
 	int wait_status = 0, err, stop_err, ret;
 	pid_t pid;
@@ -399,7 +377,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		sopts.single_window = true;
 		sopts.open_at_start = !r->args->start_at;
 	}
-	sopts.start_ns = now_ns();
+	sopts.start_ns = mono_now_ns();
 	r->session = session__new(&sopts);
 	if (!r->session) {
 		elog("out of memory\n");
@@ -432,7 +410,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	if (session__in_profile(r->session))
 		vlog("closing the open profile (%s)\n",
 		     stop_requested ? "interrupted" : "target ended");
-	err = session__finish(r->session, now_ns()) ?: err;
+	err = session__finish(r->session, mono_now_ns()) ?: err;
 	print_counters(r);
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
@@ -441,14 +419,11 @@ static int cmd_workload(struct run *r)
 {
 	const char *name = r->args->workload;
 	char *argv[5];
-	int argc = 0, err;
+	int argc = 0;
 
 	/* Privileges first: an unprivileged user may not even see the driver's directory. */
-	if (strcmp(name, "list")) {
-		err = check_environment();
-		if (err)
-			return err;
-	}
+	if (strcmp(name, "list") && target__check_environment())
+		return TRACER_EXIT_UNSUPPORTED;
 	if (workloads__load(&r->workloads))
 		return TRACER_EXIT_FAILURE;
 	if (!strcmp(name, "list")) {
@@ -501,9 +476,8 @@ int main(int argc, char **argv)
 	if (args.workload) {
 		ret = cmd_workload(&r);
 	} else {
-		ret = check_environment();
-		if (ret == TRACER_EXIT_OK)
-			ret = run_trace(&r, args.cmd, NULL, false);
+		ret = target__check_environment() ? TRACER_EXIT_UNSUPPORTED :
+						     run_trace(&r, args.cmd, NULL, false);
 	}
 	/* The target first: a held child's exit stop may still create the symbolizer. */
 	target__free(r.target);

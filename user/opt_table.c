@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Options, help, man page and completion from one table: see opt_table.h. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -249,8 +250,10 @@ static const char *synopsis_lines(const struct opt_cmd *cmd)
 {
 	const char *s = cmd->synopsis;
 
-	if (!strncmp(s, "Usage:", 6))
-		s += 6 + strspn(s + 6, " \n");
+	if (!strncmp(s, "Usage:", 6)) {
+		s += 6 + strspn(s + 6, " ");
+		s += *s == '\n';
+	}
 	return s;
 }
 
@@ -268,7 +271,10 @@ void opt__man(const struct opt_cmd *const *cmds, int n, const char *version, FIL
 	fputs(".SH OPTIONS\n", f);
 	for_each_group(cmds[0], f, man_group);
 	for (int i = 1; i < n; i++) {
-		fprintf(f, ".SH \"TRACER %s\"\n", cmds[i]->name);
+		fputs(".SH \"TRACER ", f);
+		for (const char *c = cmds[i]->name; *c; c++)
+			fputc(toupper((unsigned char)*c), f);
+		fputs("\"\n", f);
 		roff_block(f, synopsis_lines(cmds[i]));
 		if (cmds[i]->about) {
 			fputs(".PP\n", f);
@@ -276,11 +282,15 @@ void opt__man(const struct opt_cmd *const *cmds, int n, const char *version, FIL
 			fputc('\n', f);
 		}
 		for_each_group(cmds[i], f, man_group);
-	}
-	fputs(".SH EXAMPLES\n", f);
-	for (int i = 0; i < n; i++)
-		if (cmds[i]->examples)
+		if (cmds[i]->examples) {
+			fputs(".SS Examples\n", f);
 			roff_block(f, cmds[i]->examples);
+		}
+	}
+	if (cmds[0]->examples) {
+		fputs(".SH EXAMPLES\n", f);
+		roff_block(f, cmds[0]->examples);
+	}
 	fputs(".SH \"EXIT STATUS\"\n", f);
 	roff_block(f, cmds[0]->exit_status);
 }
@@ -303,19 +313,23 @@ void opt__bash_completion(const struct opt_cmd *const *cmds, int n, FILE *f)
 	      "_tracer()\n{\n"
 	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
 	      "\tlocal cmd=tracer opts args words i\n"
-	      "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
-	      "\t\tcase ${COMP_WORDS[i]} in\n"
-	      "\t\t--) [[ $cmd == tracer ]] || continue\n"
-	      "\t\t\t((i + 1 == COMP_CWORD)) && COMPREPLY=($(compgen -c -- \"$cur\")) ||\n"
-	      "\t\t\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
-	      "\t\t\treturn ;;\n"
-	      "\t\tesac\n"
-	      "\tdone\n"
 	      "\tcase ${COMP_WORDS[1]} in\n",
 	      f);
 	for (int i = 1; i < n; i++)
 		fprintf(f, "\t%s) ((COMP_CWORD > 1)) && cmd=%s ;;\n", cmds[i]->name, cmds[i]->name);
-	fputs("\tesac\n\tcase $cmd in\n", f);
+	/* After the tracer's "--": the command to run, then its arguments. */
+	fputs("\tesac\n"
+	      "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
+	      "\t\t[[ $cmd == tracer && ${COMP_WORDS[i]} == -- ]] || continue\n"
+	      "\t\tif ((i + 1 == COMP_CWORD)); then\n"
+	      "\t\t\tCOMPREPLY=($(compgen -c -- \"$cur\"))\n"
+	      "\t\telse\n"
+	      "\t\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+	      "\t\tfi\n"
+	      "\t\treturn\n"
+	      "\tdone\n"
+	      "\tcase $cmd in\n",
+	      f);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "\t%s)\n\t\topts=\"", cmds[i]->name);
 		option_words(cmds[i]->opts, false, f);
