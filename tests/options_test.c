@@ -190,31 +190,20 @@ Test(options, help_version_man_completion)
 	free(errs);
 }
 
-/* Bad usage: exit status 2 (documented in --help), one message on stderr, nothing on stdout. */
-Test(options, bad_usage)
+struct usage_case {
+	int (*fn)(int argc, char **argv);
+	const char *argv[6];
+	const char *says; /* in stderr */
+};
+
+/* Bad usage: exit status 2 (documented in --help), a message on stderr, nothing on stdout. */
+static void expect_usage_errors(const struct usage_case *cases, size_t n)
 {
-	static const struct {
-		const char *argv[6];
-		const char *says;
-	} cases[] = {
-		{ { "tracer", "--bogus", NULL }, "unrecognized option '--bogus'\ntry 'tracer --help'\n" },
-		{ { "tracer", "-x", NULL }, "invalid option -- 'x'\ntry 'tracer --help'\n" },
-		{ { "tracer", "-w", NULL }, "option requires an argument -- 'w'\ntry 'tracer --help'\n" },
-		{ { "tracer", NULL }, "give exactly one of --workload NAME, --pid PID or -- CMD" },
-		{ { "tracer", "-w", "all", "--pid", "3", NULL }, "give exactly one of" },
-		{ { "tracer", "--top", "0", "--", "ls", NULL }, "--top needs a positive number, not '0'" },
-		{ { "tracer", "--unwind", "x", "ls", NULL }, "--unwind takes fp, dwarf or auto" },
-		{ { "tracer", "--ringbuf-size", "5000", "ls", NULL }, "--ringbuf-size needs a power" },
-		{ { "tracer", "-f", "pprof,png", "ls", NULL }, "--format takes a list of" },
-		{ { "tracer", "--duration", "3", "ls", NULL }, "--duration goes with --pid" },
-		{ { "tracer", "-w", "all", "--stop-at", "f", NULL }, "--start-at/--stop-at go with" },
-		{ { "tracer", "--completion", "zsh", NULL }, "--completion takes bash, not 'zsh'" },
-	};
 	char *out, *errs;
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_expect_eq(tu_run_cli(parse, cases[i].argv, &out, &errs), TRACER_EXIT_USAGE,
-			     "case %zu", i);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_eq(tu_run_cli(cases[i].fn, cases[i].argv, &out, &errs),
+			     TRACER_EXIT_USAGE, "case %zu", i);
 		cr_expect_str_eq(out, "", "case %zu", i);
 		cr_expect(strstr(errs, cases[i].says), "case %zu: %s", i, errs);
 		free(out);
@@ -222,36 +211,51 @@ Test(options, bad_usage)
 	}
 }
 
+Test(options, bad_usage)
+{
+	static const struct usage_case cases[] = {
+		{ parse, { "tracer", "--bogus", NULL },
+		  "unrecognized option '--bogus'\ntry 'tracer --help'\n" },
+		{ parse, { "tracer", "-x", NULL }, "invalid option -- 'x'\ntry 'tracer --help'\n" },
+		{ parse, { "tracer", "-w", NULL },
+		  "option requires an argument -- 'w'\ntry 'tracer --help'\n" },
+		{ parse, { "tracer", NULL }, "give exactly one of --workload NAME, --pid PID or -- CMD" },
+		{ parse, { "tracer", "-w", "all", "--pid", "3", NULL }, "give exactly one of" },
+		{ parse, { "tracer", "--top", "0", "--", "ls", NULL },
+		  "--top needs a positive number, not '0'" },
+		{ parse, { "tracer", "--unwind", "x", "ls", NULL }, "--unwind takes fp, dwarf or auto" },
+		{ parse, { "tracer", "--ringbuf-size", "5000", "ls", NULL },
+		  "--ringbuf-size needs a power" },
+		{ parse, { "tracer", "-f", "pprof,png", "ls", NULL }, "--format takes a list of" },
+		{ parse, { "tracer", "--duration", "3", "ls", NULL }, "--duration goes with --pid" },
+		{ parse, { "tracer", "-w", "all", "--stop-at", "f", NULL },
+		  "--start-at/--stop-at go with" },
+		{ parse, { "tracer", "--completion", "zsh", NULL }, "--completion takes bash, not 'zsh'" },
+	};
+
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
 /* The subcommands parse with the same machinery: operands anywhere, long names in full. */
 Test(options, subcommand_parsing)
 {
-	static const struct {
-		const char *argv[6];
-		const char *says;
-	} cases[] = {
-		{ { "report", "a.json", "--bogus", NULL },
+	static const struct usage_case cases[] = {
+		{ cli_report, { "report", "a.json", "--bogus", NULL },
 		  "tracer: report: unknown option --bogus (see tracer report --help)\n" },
-		{ { "report", "a.json", "--to", "3", NULL }, "report: unknown option --to " },
-		{ { "report", "a.json", "--json=1", NULL }, "report: unknown option --json=1 " },
-		{ { "report", "a.json", "--top", NULL }, "tracer: --top needs a value\n" },
-		{ { "report", "a.json", "-t", NULL }, "tracer: -t needs a value\n" },
-		{ { "diff", "a", "b", "-s", NULL }, "tracer: -s needs a value\n" },
-		{ { "export", "a.json", "--nope", NULL }, "export: unknown option --nope" },
-		{ { "export", "a.json", "--format", "png", NULL }, "export: unknown format 'png'" },
+		{ cli_report, { "report", "a.json", "--to", "3", NULL }, "report: unknown option --to " },
+		{ cli_report, { "report", "a.json", "--json=1", NULL },
+		  "report: unknown option --json=1 " },
+		{ cli_report, { "report", "a.json", "--top", NULL }, "tracer: --top needs a value\n" },
+		{ cli_report, { "report", "a.json", "-t", NULL }, "tracer: -t needs a value\n" },
+		{ cli_diff, { "diff", "a", "b", "-s", NULL }, "tracer: -s needs a value\n" },
+		{ cli_export, { "export", "a.json", "--nope", NULL }, "export: unknown option --nope" },
+		{ cli_export, { "export", "a.json", "--format", "png", NULL },
+		  "export: unknown format 'png'" },
 	};
-	int (*const fns[])(int, char **) = { cli_report, cli_report, cli_report, cli_report,
-					     cli_report, cli_diff,   cli_export, cli_export };
 	const char *help[] = { "export", "a.json", "-h", NULL };
 	char *out, *errs;
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_expect_eq(tu_run_cli(fns[i], cases[i].argv, &out, &errs), TRACER_EXIT_USAGE,
-			     "case %zu", i);
-		cr_expect_str_eq(out, "", "case %zu", i);
-		cr_expect(strstr(errs, cases[i].says), "case %zu: %s", i, errs);
-		free(out);
-		free(errs);
-	}
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 	cr_expect_eq(tu_run_cli(cli_export, help, &out, &errs), TRACER_EXIT_OK);
 	cr_expect(!strncmp(out, "Usage: tracer export FILE", 25), "%s", out);
 	free(out);

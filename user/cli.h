@@ -27,6 +27,13 @@ char *cli_export_path(const char *json_path, const char *suffix);
  *                     [--no-default-skip] [--json] */
 int cli_diff(int argc, char **argv);
 
+/* --skip PATTERN of report and diff: one more pattern in o->skip (slots, CLI_MAX_SKIP of
+ * them). Returns OPT_GO_ON, or TRACER_EXIT_USAGE once they are full (logged as cmd's). */
+#define CLI_MAX_SKIP 64
+struct report_opts;
+int cli__add_skip(const char *cmd, struct report_opts *o, const char **slots,
+		  const char *pattern);
+
 /* The subcommands' option tables and help (options.h lists them for the man page). */
 extern const struct opt_cmd cli_report_cmd, cli_diff_cmd, cli_export_cmd;
 

@@ -10,8 +10,6 @@
 #include "log.h"
 #include "report.h"
 
-#define MAX_SKIP 64
-
 enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP };
 
 static const struct opt_spec diff_opts_table[] = {
@@ -53,7 +51,7 @@ const struct opt_cmd cli_diff_cmd = {
 struct diff_args {
 	struct diff_opts opts;
 	struct report_opts attr;
-	const char *skip[MAX_SKIP];
+	const char *skip[CLI_MAX_SKIP];
 	const char *files[2];
 	int nfiles;
 };
@@ -94,12 +92,7 @@ static int diff_arg(void *ctx, const struct opt_spec *o, const char *v)
 		}
 		break;
 	case OPT_SKIP:
-		if (a->attr.skip_cnt == MAX_SKIP) {
-			elog("diff: at most %d --skip patterns\n", MAX_SKIP);
-			return TRACER_EXIT_USAGE;
-		}
-		a->skip[a->attr.skip_cnt++] = v;
-		break;
+		return cli__add_skip("diff", &a->attr, a->skip, v);
 	}
 	return OPT_GO_ON;
 }

@@ -9,8 +9,6 @@
 #include "log.h"
 #include "report.h"
 
-#define MAX_SKIP 64
-
 enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE };
 
 static const struct opt_spec report_opts_table[] = {
@@ -50,7 +48,7 @@ const struct opt_cmd cli_report_cmd = {
 
 struct report_args {
 	struct report_opts opts;
-	const char *skip[MAX_SKIP];
+	const char *skip[CLI_MAX_SKIP];
 	const char *file;
 };
 
@@ -67,6 +65,17 @@ static int parse_count(const char *opt, const char *s, unsigned long *out)
 	}
 	*out = (unsigned long)n;
 	return 0;
+}
+
+int cli__add_skip(const char *cmd, struct report_opts *o, const char **slots,
+		  const char *pattern)
+{
+	if (o->skip_cnt == CLI_MAX_SKIP) {
+		elog("%s: at most %d --skip patterns\n", cmd, CLI_MAX_SKIP);
+		return TRACER_EXIT_USAGE;
+	}
+	slots[o->skip_cnt++] = pattern;
+	return OPT_GO_ON;
 }
 
 /* An opt_fn: one option or operand into struct report_args. */
@@ -103,12 +112,7 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 		}
 		break;
 	case OPT_SKIP:
-		if (a->opts.skip_cnt == MAX_SKIP) {
-			elog("report: at most %d --skip patterns\n", MAX_SKIP);
-			return TRACER_EXIT_USAGE;
-		}
-		a->skip[a->opts.skip_cnt++] = v;
-		break;
+		return cli__add_skip("report", &a->opts, a->skip, v);
 	case OPT_ITERATIONS:
 		if (parse_count("--iterations", v, &a->opts.iterations))
 			return TRACER_EXIT_USAGE;
