@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * cli - the offline subcommands of `tracer` (no root, no BPF): each takes the arguments
- * after the subcommand name (argv[0] is the subcommand) and returns the process exit status.
- * main.c dispatches `tracer report ...`, `tracer diff ...` and `tracer export ...` here.
+ * after the subcommand name (argv[0] is the subcommand) and returns the process exit status
+ * (tracer_exit.h: 0 ok, 1 the output could not be written, 2 bad arguments or bad input
+ * file, with one line on stderr). main.c dispatches `tracer report ...`, `tracer diff ...`
+ * and `tracer export ...` here.
  */
 #ifndef TRACER_CLI_H
 #define TRACER_CLI_H
 
-/* Exit statuses shared with main.c's tracing modes. */
-enum cli_exit {
-	CLI_EXIT_OK = 0,
-	CLI_EXIT_FAILURE = 1, /* the output could not be written */
-	CLI_EXIT_USAGE = 2,   /* bad arguments or bad input file (one line on stderr) */
-};
+#include "opt_table.h"
+#include "tracer_exit.h"
 
 /* tracer report FILE [--top N] [--sort KEY] [--skip PATTERN]... [--no-default-skip]
  *                    [--iterations N [--unit TEXT]] [--title TEXT] [--json] */
@@ -29,10 +27,14 @@ char *cli_export_path(const char *json_path, const char *suffix);
  *                     [--no-default-skip] [--json] */
 int cli_diff(int argc, char **argv);
 
-/* Option helper for the subcommands: if argv[*i] is the option long ("--top VALUE" or
- * "--top=VALUE") or short ("-t VALUE"), store VALUE in *val, step *i past it and return 1;
- * return 0 if argv[*i] is another argument, -1 (with a message) if VALUE is missing. */
-int cli__opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
-		   const char **val);
+/* --skip PATTERN of report and diff: one more pattern in o->skip (slots, CLI_MAX_SKIP of
+ * them). Returns OPT_GO_ON, or TRACER_EXIT_USAGE once they are full (logged as cmd's). */
+#define CLI_MAX_SKIP 64
+struct report_opts;
+int cli__add_skip(const char *cmd, struct report_opts *o, const char **slots,
+		  const char *pattern);
+
+/* The subcommands' option tables and help (options.h lists them for the man page). */
+extern const struct opt_cmd cli_report_cmd, cli_diff_cmd, cli_export_cmd;
 
 #endif

@@ -10,14 +10,77 @@
 #include "export.h"
 #include "log.h"
 
-static const char export_usage[] =
-	"usage: tracer export FILE [--format pprof|folded|svg] [--weight bytes|blocks|gmax|end]\n"
-	"                          [--location] [-o OUT]\n"
-	"  --format    pprof (gzip'ed protobuf, default), folded (flamegraph.pl input), svg\n"
-	"  --weight    folded/svg: bytes allocated (default), blocks, bytes at t-gmax, at t-end\n"
-	"  --location  folded/svg: keep file:line in frame names\n"
-	"  -o OUT      output path (default FILE with its .json[.gz] replaced by .pb.gz,\n"
-	"              .folded or .svg; - for stdout)\n";
+enum { OPT_FORMAT = 256, OPT_WEIGHT, OPT_LOCATION };
+
+static const struct opt_spec export_opts_table[] = {
+	{ "format", 0, "FMT", "pprof (gzip'ed protobuf, default), folded (flamegraph.pl input), svg",
+	  NULL, "pprof folded svg", OPT_FORMAT },
+	{ "weight", 0, "W", "folded/svg: bytes allocated (default), blocks, bytes at t-gmax, at t-end",
+	  NULL, "bytes blocks gmax end", OPT_WEIGHT },
+	{ "location", 0, NULL, "folded/svg: keep file:line in frame names", NULL, NULL,
+	  OPT_LOCATION },
+	{ "output", 'o', "OUT",
+	  "output path (default FILE with its .json[.gz] replaced by .pb.gz,\n"
+	  ".folded or .svg; - for stdout)",
+	  NULL, NULL, 'o' },
+	{ "help", 'h', NULL, "this help", NULL, NULL, OPT_HELP },
+	{ 0 },
+};
+
+const struct opt_cmd cli_export_cmd = {
+	.name = "export",
+	.subcommand = true,
+	.synopsis = "Usage: tracer export FILE [--format pprof|folded|svg] "
+		    "[--weight bytes|blocks|gmax|end]\n"
+		    "                          [--location] [-o OUT]\n",
+	.about = "Convert a DHAT heap file to pprof, folded stacks or an SVG flame graph.\n",
+	.opts = export_opts_table,
+	.examples = "  tracer export dhat-heap-cmdsubst.json --format svg\n"
+		    "  tracer export prof.json.gz --format folded --weight gmax -o - | less\n",
+	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file.\n",
+};
+
+struct export_args {
+	enum export_format fmt;
+	struct export_opts opts;
+	const char *file, *out;
+};
+
+/* An opt_fn: one option or operand into struct export_args. */
+static int export_arg(void *ctx, const struct opt_spec *o, const char *v)
+{
+	struct export_args *a = ctx;
+
+	switch (o ? o->id : 0) {
+	case 0:
+		if (a->file) {
+			elog("export: one FILE at a time\n");
+			return TRACER_EXIT_USAGE;
+		}
+		a->file = v;
+		break;
+	case OPT_FORMAT:
+		/* A timeline comes from a live trace, never from a DHAT file. */
+		if (export_format__parse(v, &a->fmt) || !export_format__from_profile(a->fmt)) {
+			elog("export: unknown format '%s' (pprof, folded, svg)\n", v);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
+	case OPT_WEIGHT:
+		if (export_weight__parse(v, &a->opts.weight)) {
+			elog("export: unknown weight '%s' (bytes, blocks, gmax, end)\n", v);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
+	case OPT_LOCATION:
+		a->opts.location = true;
+		break;
+	case 'o':
+		a->out = v;
+		break;
+	}
+	return OPT_GO_ON;
+}
 
 const char *cli_export_suffix(int fmt)
 {
@@ -41,67 +104,35 @@ char *cli_export_path(const char *json_path, const char *suffix)
 
 int cli_export(int argc, char **argv)
 {
-	enum export_format fmt = EXPORT_FMT_PPROF;
-	struct export_opts opts = { .weight = EXPORT_WEIGHT_BYTES };
-	const char *file = NULL, *out = NULL;
+	struct export_args a = { .fmt = EXPORT_FMT_PPROF, .opts = { .weight = EXPORT_WEIGHT_BYTES } };
 	struct dhat_profile *p;
 	char err[512], *path;
 	int ret;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--format") && i + 1 < argc) {
-			/* A timeline comes from a live trace, never from a DHAT file. */
-			if (export_format__parse(argv[++i], &fmt) ||
-			    !export_format__from_profile(fmt)) {
-				elog("export: unknown format '%s' (pprof, folded, svg)\n", argv[i]);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--weight") && i + 1 < argc) {
-			if (export_weight__parse(argv[++i], &opts.weight)) {
-				elog("export: unknown weight '%s' (bytes, blocks, gmax, end)\n",
-				     argv[i]);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--location")) {
-			opts.location = true;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(export_usage, stdout);
-			return CLI_EXIT_OK;
-		} else if (a[0] == '-' && a[1]) {
-			elog("export: unknown option %s\n%s", a, export_usage);
-			return CLI_EXIT_USAGE;
-		} else if (!file) {
-			file = a;
-		} else {
-			elog("export: one FILE at a time\n");
-			return CLI_EXIT_USAGE;
-		}
+	ret = opt__parse(&cli_export_cmd, argc, argv, export_arg, &a, NULL);
+	if (ret != OPT_GO_ON)
+		return ret;
+	if (!a.file) {
+		opt__help(&cli_export_cmd, stderr);
+		return TRACER_EXIT_USAGE;
 	}
-	if (!file) {
-		fputs(export_usage, stderr);
-		return CLI_EXIT_USAGE;
-	}
-	p = dhat_profile__load(file, err, sizeof(err));
+	p = dhat_profile__load(a.file, err, sizeof(err));
 	if (!p) {
 		elog("%s\n", err);
-		return CLI_EXIT_USAGE;
+		return TRACER_EXIT_USAGE;
 	}
-	path = out ? strdup(out) : cli_export_path(file, cli_export_suffix(fmt));
+	path = a.out ? strdup(a.out) : cli_export_path(a.file, cli_export_suffix(a.fmt));
 	if (!path) {
 		dhat_profile__free(p);
 		elog("out of memory\n");
-		return CLI_EXIT_FAILURE;
+		return TRACER_EXIT_FAILURE;
 	}
-	ret = export__to_path(p, fmt, path, &opts);
+	ret = export__to_path(p, a.fmt, path, &a.opts);
 	if (ret)
 		elog("export: cannot write %s: %s\n", path, strerror(-ret));
 	else if (strcmp(path, "-"))
 		fprintf(stderr, "wrote %s\n", path);
 	free(path);
 	dhat_profile__free(p);
-	return ret ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+	return ret ? TRACER_EXIT_FAILURE : TRACER_EXIT_OK;
 }

@@ -9,53 +9,48 @@
 #include "log.h"
 #include "report.h"
 
-#define MAX_SKIP 64
+enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE };
 
-static const char report_usage[] =
-    "Usage: tracer report FILE [options]\n"
-    "Summarize a DHAT v2 file (tracer, Valgrind --tool=dhat, dhat-rs; .gz too).\n"
-    "\n"
-    "Options:\n"
-    "  -t, --top N            rows per table (default 12; with --json: all rows)\n"
-    "  -s, --sort KEY         add a table sorted by KEY: peak (bytes live at t-gmax),\n"
-    "                         end (live at t-end), lifetime (average tl/tbk); total-bytes\n"
-    "                         and total-blocks are the two default tables. With --json:\n"
-    "                         the order of \"rows\" (default total-bytes)\n"
-    "      --skip PATTERN     also treat frames starting with PATTERN (or exactly\n"
-    "                         =NAME) as allocation plumbing; repeatable\n"
-    "      --no-default-skip  forget the built-in C/C++/Rust plumbing list\n"
-    "      --iterations N     print per-iteration figures (totals / N)\n"
-    "      --unit TEXT        what one iteration is (with --iterations)\n"
-    "      --title TEXT       heading (default: the file name)\n"
-    "  -j, --json             one JSON object instead of text\n"
-    "  -h, --help             this help\n"
-    "\n"
-    "Examples:\n"
-    "  tracer report dhat-heap-grep-pipeline.json --top 20\n"
-    "  tracer report dhat.out.1234 --sort peak --skip xmalloc --skip =my_alloc\n"
-    "  tracer report prof.json.gz --json | jq '.rows[0]'\n"
-    "\n"
-    "Exit status: 0 ok, 1 output error, 2 bad arguments or bad input file.\n";
+static const struct opt_spec report_opts_table[] = {
+	{ "top", 't', "N", "rows per table (default 12; with --json: all rows)", NULL, "", 't' },
+	{ "sort", 's', "KEY",
+	  "add a table sorted by KEY: peak (bytes live at t-gmax),\n"
+	  "end (live at t-end), lifetime (average tl/tbk); total-bytes\n"
+	  "and total-blocks are the two default tables. With --json:\n"
+	  "the order of \"rows\" (default total-bytes)",
+	  NULL, "total-bytes total-blocks peak end lifetime", 's' },
+	{ "skip", 0, "PATTERN",
+	  "also treat frames starting with PATTERN (or exactly\n"
+	  "=NAME) as allocation plumbing; repeatable",
+	  NULL, "", OPT_SKIP },
+	{ "no-default-skip", 0, NULL, "forget the built-in C/C++/Rust plumbing list", NULL, NULL,
+	  OPT_NO_DEFAULT_SKIP },
+	{ "iterations", 0, "N", "print per-iteration figures (totals / N)", NULL, "",
+	  OPT_ITERATIONS },
+	{ "unit", 0, "TEXT", "what one iteration is (with --iterations)", NULL, "", OPT_UNIT },
+	{ "title", 0, "TEXT", "heading (default: the file name)", NULL, "", OPT_TITLE },
+	{ "json", 'j', NULL, "one JSON object instead of text", NULL, NULL, 'j' },
+	{ "help", 'h', NULL, "this help", NULL, NULL, OPT_HELP },
+	{ 0 },
+};
 
-int cli__opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
-		   const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
+const struct opt_cmd cli_report_cmd = {
+	.name = "report",
+	.subcommand = true,
+	.synopsis = "Usage: tracer report FILE [options]\n",
+	.about = "Summarize a DHAT v2 file (tracer, Valgrind --tool=dhat, dhat-rs; .gz too).\n",
+	.opts = report_opts_table,
+	.examples = "  tracer report dhat-heap-grep-pipeline.json --top 20\n"
+		    "  tracer report dhat.out.1234 --sort peak --skip xmalloc --skip =my_alloc\n"
+		    "  tracer report prof.json.gz --json | jq '.rows[0]'\n",
+	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file.\n",
+};
 
-	if (!strncmp(a, lng, n) && a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (strcmp(a, lng) && (!shrt || strcmp(a, shrt)))
-		return 0;
-	if (*i + 1 >= argc) {
-		elog("%s needs a value\n", a);
-		return -1;
-	}
-	*val = argv[++*i];
-	return 1;
-}
+struct report_args {
+	struct report_opts opts;
+	const char *skip[CLI_MAX_SKIP];
+	const char *file;
+};
 
 static int parse_count(const char *opt, const char *s, unsigned long *out)
 {
@@ -72,78 +67,87 @@ static int parse_count(const char *opt, const char *s, unsigned long *out)
 	return 0;
 }
 
+int cli__add_skip(const char *cmd, struct report_opts *o, const char **slots,
+		  const char *pattern)
+{
+	if (o->skip_cnt == CLI_MAX_SKIP) {
+		elog("%s: at most %d --skip patterns\n", cmd, CLI_MAX_SKIP);
+		return TRACER_EXIT_USAGE;
+	}
+	slots[o->skip_cnt++] = pattern;
+	return OPT_GO_ON;
+}
+
+/* An opt_fn: one option or operand into struct report_args. */
+static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
+{
+	struct report_args *a = ctx;
+	unsigned long n;
+
+	switch (o ? o->id : 0) {
+	case 0:
+		if (a->file) {
+			elog("report: one FILE at a time\n");
+			return TRACER_EXIT_USAGE;
+		}
+		a->file = v;
+		break;
+	case 'j':
+		a->opts.json = true;
+		break;
+	case OPT_NO_DEFAULT_SKIP:
+		a->opts.no_default_skip = true;
+		break;
+	case 't':
+		if (parse_count("--top", v, &n))
+			return TRACER_EXIT_USAGE;
+		a->opts.top = n;
+		break;
+	case 's':
+		if (report__parse_sort(v, &a->opts.sort)) {
+			elog("report: --sort takes total-bytes, total-blocks, peak, end or "
+			     "lifetime, not '%s'\n",
+			     v);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
+	case OPT_SKIP:
+		return cli__add_skip("report", &a->opts, a->skip, v);
+	case OPT_ITERATIONS:
+		if (parse_count("--iterations", v, &a->opts.iterations))
+			return TRACER_EXIT_USAGE;
+		break;
+	case OPT_UNIT:
+		a->opts.unit = v;
+		break;
+	case OPT_TITLE:
+		a->opts.title = v;
+		break;
+	}
+	return OPT_GO_ON;
+}
+
 int cli_report(int argc, char **argv)
 {
-	const char *skip[MAX_SKIP], *file = NULL, *v;
-	struct report_opts opts = {.skip = skip};
-	unsigned long n;
+	struct report_args a = { .opts = { .skip = a.skip } };
 	char err[1024];
-	int r, ret;
+	int ret;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(report_usage, stdout);
-			return CLI_EXIT_OK;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			opts.json = true;
-		} else if (!strcmp(a, "--no-default-skip")) {
-			opts.no_default_skip = true;
-		} else if ((r = cli__opt_value(argc, argv, &i, "--top", "-t", &v))) {
-			if (r < 0 || parse_count("--top", v, &n))
-				return CLI_EXIT_USAGE;
-			opts.top = n;
-		} else if ((r = cli__opt_value(argc, argv, &i, "--sort", "-s", &v))) {
-			if (r < 0)
-				return CLI_EXIT_USAGE;
-			if (report__parse_sort(v, &opts.sort)) {
-				elog("report: --sort takes total-bytes, total-blocks, peak, end or "
-				     "lifetime, not '%s'\n",
-				     v);
-				return CLI_EXIT_USAGE;
-			}
-		} else if ((r = cli__opt_value(argc, argv, &i, "--skip", NULL, &v))) {
-			if (r < 0)
-				return CLI_EXIT_USAGE;
-			if (opts.skip_cnt == MAX_SKIP) {
-				elog("report: at most %d --skip patterns\n", MAX_SKIP);
-				return CLI_EXIT_USAGE;
-			}
-			skip[opts.skip_cnt++] = v;
-		} else if ((r = cli__opt_value(argc, argv, &i, "--iterations", NULL, &v))) {
-			if (r < 0 || parse_count("--iterations", v, &opts.iterations))
-				return CLI_EXIT_USAGE;
-		} else if ((r = cli__opt_value(argc, argv, &i, "--unit", NULL, &v))) {
-			if (r < 0)
-				return CLI_EXIT_USAGE;
-			opts.unit = v;
-		} else if ((r = cli__opt_value(argc, argv, &i, "--title", NULL, &v))) {
-			if (r < 0)
-				return CLI_EXIT_USAGE;
-			opts.title = v;
-		} else if (a[0] == '-' && a[1]) {
-			elog("report: unknown option %s (see tracer report --help)\n", a);
-			return CLI_EXIT_USAGE;
-		} else if (!file) {
-			file = a;
-		} else {
-			elog("report: one FILE at a time\n");
-			return CLI_EXIT_USAGE;
-		}
+	ret = opt__parse(&cli_report_cmd, argc, argv, report_arg, &a, NULL);
+	if (ret != OPT_GO_ON)
+		return ret;
+	if (!a.file) {
+		opt__help(&cli_report_cmd, stderr);
+		return TRACER_EXIT_USAGE;
 	}
-	if (!file) {
-		fputs(report_usage, stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if (opts.unit && !opts.iterations) {
+	if (a.opts.unit && !a.opts.iterations) {
 		elog("report: --unit needs --iterations\n");
-		return CLI_EXIT_USAGE;
+		return TRACER_EXIT_USAGE;
 	}
-	ret = report__print_file(stdout, file, &opts, err, sizeof(err));
+	ret = report__print_file(stdout, a.file, &a.opts, err, sizeof(err));
 	if (ret) {
 		elog("%s\n", err);
-		return ret == -EIO || ret == -ENOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
+		return ret == -EIO || ret == -ENOMEM ? TRACER_EXIT_FAILURE : TRACER_EXIT_USAGE;
 	}
-	return CLI_EXIT_OK;
+	return TRACER_EXIT_OK;
 }

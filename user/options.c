@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The tracer's command line: see options.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "events.h"
+#include "export.h"
+#include "log.h"
+#include "options.h"
+#include "profile_output.h"
+#include "tracer_exit.h"
+
+#ifndef TRACER_VERSION
+#define TRACER_VERSION "0.0.0"
+#endif
+
+/* ids of the long-only options */
+enum {
+	OPT_RINGBUF = 256,
+	OPT_LIB,
+	OPT_AS_ROOT,
+	OPT_START_AT,
+	OPT_STOP_AT,
+	OPT_UNWIND,
+	OPT_STACK_SIZE,
+	OPT_HELP_MAN,
+	OPT_COMPLETION,
+};
+
+#define G_TARGET "What to trace"
+#define G_PROBES "Probes"
+#define G_OUTPUT "Output"
+#define G_OTHER "Other"
+
+static const struct opt_spec tracer_opts_table[] = {
+	{ "workload", 'w', "NAME", "a workload of kaish-workloads, `all` or `list`", G_TARGET,
+	  "all list", 'w' },
+	{ "pid", 'p', "PID", "trace a running process (all of its threads)", G_TARGET, "", 'p' },
+	{ "duration", 'd', "SECONDS",
+	  "with --pid: stop after this long (default: until Ctrl-C or exit)", G_TARGET, "", 'd' },
+	{ "as-root", 0, NULL, "with -- CMD under sudo: do not drop to the invoking user",
+	  G_TARGET, NULL, OPT_AS_ROOT },
+	{ "lib", 0, "PATH",
+	  "allocator library to probe (default: detected: jemalloc,\n"
+	  "tcmalloc or mimalloc if loaded, the executable if static,\n"
+	  "else the target's libc)",
+	  G_PROBES, NULL, OPT_LIB },
+	{ "unwind", 0, "MODE",
+	  "how stacks are taken: fp (frame pointers, in BPF), dwarf\n"
+	  "(stack copies unwound with the modules' CFI), auto (default:\n"
+	  "dwarf unless the target executable has frame pointers)",
+	  G_PROBES, "fp dwarf auto", OPT_UNWIND },
+	{ "stack-size", 0, "BYTES",
+	  "dwarf: stack bytes copied per allocation (default 8192,\n"
+	  "at most 65536); deeper frames are cut (partial stacks)",
+	  G_PROBES, "", OPT_STACK_SIZE },
+	{ "start-at", 0, "SYMBOL",
+	  "open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
+	  "NAME alone is looked up in the target's executable)",
+	  G_PROBES, "", OPT_START_AT },
+	{ "stop-at", 0, "SYMBOL", "close it at the next call of SYMBOL (default: at the end)",
+	  G_PROBES, "", OPT_STOP_AT },
+	{ "ringbuf-size", 0, "N",
+	  "ring buffer bytes, a power of two (default 16777216;\n"
+	  "67108864 with --unwind dwarf)",
+	  G_PROBES, "", OPT_RINGBUF },
+	{ "output", 'o', "PATH",
+	  "profile path (default dhat-heap-<workload|pid>.json in\n"
+	  "$KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
+	  "a .gz suffix writes gzip",
+	  G_OUTPUT, NULL, 'o' },
+	{ "format", 'f', "LIST",
+	  "also write, next to each profile: pprof (.pb.gz), folded,\n"
+	  "svg (flame graph), timeline (live heap over time, .svg)",
+	  G_OUTPUT, "pprof folded svg timeline", 'f' },
+	{ "top", 't', "N", "rows per report table (default 12)", G_OUTPUT, "", 't' },
+	{ "quiet", 'q', NULL, "no progress or summary on stderr", G_OUTPUT, NULL, 'q' },
+	{ "verbose", 'v', NULL, "more detail (-vv, -vvv: libbpf debug output)", G_OUTPUT, NULL,
+	  'v' },
+	{ "version", 'V', NULL, "print the version", G_OTHER, NULL, 'V' },
+	{ "help", 'h', NULL, "this help", G_OTHER, NULL, OPT_HELP },
+	{ "help-man", 0, NULL, "print this help as a man page (roff)", G_OTHER, NULL,
+	  OPT_HELP_MAN },
+	{ "completion", 0, "SHELL", "print a completion script for SHELL (bash)", G_OTHER,
+	  "bash", OPT_COMPLETION },
+	{ 0 },
+};
+
+const struct opt_cmd tracer_cmd = {
+	.name = "tracer",
+	.synopsis =
+		"Usage:\n"
+		"  tracer --workload NAME|all|list [options]   trace the seed's shell-kernel "
+		"workloads\n"
+		"  tracer --pid PID [--duration SECONDS] [options]\n"
+		"                                              attach to a running process\n"
+		"  tracer [options] -- CMD [ARGS...]           start CMD traced, exit with its "
+		"status\n"
+		"  tracer report FILE [--top N] [--sort KEY] [--json]   summarize any DHAT file\n"
+		"  tracer diff OLD NEW [--top N] [--json]      compare two DHAT files per stack\n"
+		"  tracer export FILE [--format pprof|folded|svg] [-o OUT]\n"
+		"                                              convert a DHAT file for other "
+		"tools\n",
+	.opts = tracer_opts_table,
+	.examples = "  sudo tracer --workload scatter-gather\n"
+		    "  sudo KAISH_PROFILE_OUT=/tmp/prof tracer --workload all\n"
+		    "  sudo tracer -o app.json -- ./my-embedder --serve\n"
+		    "  sudo tracer --pid 4242 --duration 10\n"
+		    "  sudo tracer --unwind dwarf -o app.json -- "
+		    "./release-build-without-frame-pointers\n"
+		    "  tracer report dhat-heap-grep-pipeline.json --top 20\n"
+		    "  tracer diff before/dhat-heap-grep-pipeline.json "
+		    "after/dhat-heap-grep-pipeline.json\n"
+		    "  tracer export dhat-heap-cmdsubst.json --format svg\n",
+	.exit_status = "  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes\n"
+		       "  1  tracing or writing failed   4  profile written, but records were "
+		       "dropped\n"
+		       "  2  bad arguments or input      with -- CMD: the command's own exit "
+		       "status\n"
+		       "                                 (128+N if killed by signal N), or 4 if it\n"
+		       "                                 exited 0 but records were dropped\n",
+};
+
+const struct opt_cmd *const tracer_cmds[] = { &tracer_cmd, &cli_report_cmd, &cli_diff_cmd,
+					      &cli_export_cmd };
+const int tracer_cmd_cnt = sizeof(tracer_cmds) / sizeof(tracer_cmds[0]);
+
+/* "pprof,svg,timeline" -> bits of enum export_format and OUTPUT_FORMAT_TIMELINE. */
+static int parse_formats(const char *list, unsigned *out)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		enum export_format fmt;
+
+		if (!strcmp(tok, "timeline"))
+			*out |= OUTPUT_FORMAT_TIMELINE;
+		else if (!export_format__parse(tok, &fmt))
+			*out |= 1u << fmt;
+		else
+			err = -EINVAL;
+	}
+	free(copy);
+	return err;
+}
+
+/* A power of two >= 4096. */
+static int parse_ringbuf_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < 4096 || (v & (v - 1)))
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
+/* One option's value into o; an opt_fn. */
+static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
+{
+	struct tracer_opts *o = ctx;
+	char *end;
+
+	switch (opt->id) {
+	case 'w':
+		o->workload = arg;
+		break;
+	case 'p': {
+		long pid = strtol(arg, &end, 10);
+
+		if (*end || pid <= 0 || pid > INT_MAX) {
+			elog("--pid needs a process id, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
+		o->pid = (pid_t)pid;
+		break;
+	}
+	case 'd':
+		o->duration_s = strtod(arg, &end);
+		if (*end || o->duration_s <= 0) {
+			elog("--duration needs a positive number of seconds, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_RINGBUF:
+		if (parse_ringbuf_size(arg, &o->ringbuf_sz)) {
+			elog("--ringbuf-size needs a power of two >= 4096, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
+	case OPT_LIB:
+		o->lib = arg;
+		break;
+	case OPT_AS_ROOT:
+		o->as_root = true;
+		break;
+	case OPT_UNWIND:
+		if (!strcmp(arg, "fp")) {
+			o->unwind = UNWIND_FP;
+		} else if (!strcmp(arg, "dwarf")) {
+			o->unwind = UNWIND_DWARF;
+		} else if (!strcmp(arg, "auto")) {
+			o->unwind = UNWIND_AUTO;
+		} else {
+			elog("--unwind takes fp, dwarf or auto, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
+	case OPT_STACK_SIZE: {
+		unsigned long n = strtoul(arg, &end, 10);
+
+		if (*end || !*arg || n < 64 || n > SNAPSHOT_STACK_MAX) {
+			elog("--stack-size needs a byte count from 64 to %u, not '%s'\n",
+			     SNAPSHOT_STACK_MAX, arg);
+			return TRACER_EXIT_USAGE;
+		}
+		o->stack_sz = (__u32)n;
+		break;
+	}
+	case 't': {
+		long n = strtol(arg, &end, 10);
+
+		if (*end || n <= 0) {
+			elog("--top needs a positive number, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
+		o->top = (size_t)n;
+		break;
+	}
+	case 'f':
+		if (parse_formats(arg, &o->formats)) {
+			elog("--format takes a list of pprof, folded, svg, timeline, not '%s'\n",
+			     arg);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
+	case OPT_START_AT:
+		o->start_at = arg;
+		break;
+	case OPT_STOP_AT:
+		o->stop_at = arg;
+		break;
+	case 'q':
+		o->verbosity = -1;
+		break;
+	case 'v':
+		o->verbosity = o->verbosity < 0 ? 1 : o->verbosity + 1;
+		break;
+	case 'V':
+		printf("tracer %s\n", TRACER_VERSION);
+		return TRACER_EXIT_OK;
+	case OPT_HELP_MAN:
+		opt__man(tracer_cmds, tracer_cmd_cnt, TRACER_VERSION, stdout);
+		return TRACER_EXIT_OK;
+	case OPT_COMPLETION:
+		if (strcmp(arg, "bash")) {
+			elog("--completion takes bash, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
+		opt__bash_completion(tracer_cmds, tracer_cmd_cnt, stdout);
+		return TRACER_EXIT_OK;
+	}
+	return OPT_GO_ON;
+}
+
+int options__parse(int argc, char **argv, struct tracer_opts *o)
+{
+	int ret, operand;
+
+	*o = (struct tracer_opts){ 0 };
+	ret = opt__parse(&tracer_cmd, argc, argv, set_option, o, &operand);
+	if (ret != OPT_GO_ON)
+		return ret;
+	if (operand < argc)
+		o->cmd = &argv[operand];
+	if (!!o->workload + !!o->pid + !!o->cmd != 1) {
+		elog("give exactly one of --workload NAME, --pid PID or -- CMD (see --help)\n");
+		return TRACER_EXIT_USAGE;
+	}
+	if ((o->start_at || o->stop_at) && o->workload) {
+		elog("--start-at/--stop-at go with --pid or -- CMD (workloads mark their own windows)\n");
+		return TRACER_EXIT_USAGE;
+	}
+	if (o->duration_s > 0 && !o->pid) {
+		elog("--duration goes with --pid\n");
+		return TRACER_EXIT_USAGE;
+	}
+	return OPT_GO_ON;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * options - the tracer's command line: one option table (opt_table.h) that parses argv into
+ * struct tracer_opts and prints --help, the man page (--help-man) and the bash completion
+ * (--completion bash) of the tracer and its subcommands.
+ */
+#ifndef TRACER_OPTIONS_H
+#define TRACER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "opt_table.h"
+
+/* --unwind */
+enum unwind_mode {
+	UNWIND_AUTO = 0,
+	UNWIND_FP,
+	UNWIND_DWARF,
+};
+
+struct tracer_opts {
+	const char *workload;		/* --workload NAME, "all" or "list" */
+	pid_t pid;			/* --pid */
+	double duration_s;		/* --duration, 0: until the target ends or Ctrl-C */
+	char **cmd;			/* the command after the options (`--`), NULL-terminated */
+	const char *output;		/* -o */
+	size_t ringbuf_sz;		/* --ringbuf-size, bytes; 0: the loader's default */
+	const char *lib;		/* --lib */
+	bool as_root;			/* --as-root */
+	size_t top;			/* --top, rows; 0: the report's default */
+	unsigned formats;		/* --format: bits of profile_output.h */
+	const char *start_at, *stop_at; /* window symbols (--start-at/--stop-at) */
+	enum unwind_mode unwind;	/* as given; the run decides what auto means */
+	__u32 stack_sz;			/* --stack-size, bytes; 0: default */
+	int verbosity;			/* -q: -1, default 0, -v: 1, -vv: 2, -vvv: 3 */
+};
+
+/*
+ * Parse the tracer's argv (not a subcommand's) into o, zeroed first. --help, --version,
+ * --help-man and --completion print on stdout. Returns OPT_GO_ON to trace, else the exit
+ * status: TRACER_EXIT_OK after printing, TRACER_EXIT_USAGE (message on stderr) on bad usage.
+ * o->cmd points into argv.
+ */
+int options__parse(int argc, char **argv, struct tracer_opts *o);
+
+/* The tracer's table and help, for the tests and the generators. */
+extern const struct opt_cmd tracer_cmd;
+
+/* The tracer and its subcommands: tracer_cmd first. */
+extern const struct opt_cmd *const tracer_cmds[];
+extern const int tracer_cmd_cnt;
+
+#endif

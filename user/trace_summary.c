@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The closing lines of a trace: see trace_summary.h. */
+#include <stdio.h>
+
+#include "log.h"
+#include "trace_summary.h"
+
+void trace_summary__print(const struct trace_summary *s)
+{
+	const struct probe_counters *pc = &s->probes;
+	const struct snapshot_counters *sc = &s->snapshots;
+	const struct dwarf_stacks_stats *ds = &s->unwind;
+	const struct session_stats *ss = s->session;
+	char unwind[128] = "";
+
+	if (s->dwarf) {
+		/* unwind failures: events left with no stack at all (BPF could not copy, or the
+		 * unwinder could not run); partial: the unwind stopped on an error (copy too
+		 * short, no CFI) before the outermost frame. */
+		__u64 failures = ds->failures + sc->copy_failures +
+				 sc->scratch_busy;
+
+		snprintf(unwind, sizeof(unwind), ", unwind failures %llu, partial stacks %llu",
+			 (unsigned long long)failures, (unsigned long long)ds->partial);
+	}
+	ilog("events %llu, dropped %llu, stack failures %llu, unmatched returns %llu, "
+	     "unknown frees %llu, truncated stacks %llu, nested calls %llu%s\n",
+	     (unsigned long long)pc->events, (unsigned long long)pc->dropped,
+	     (unsigned long long)pc->stack_failures, (unsigned long long)pc->unmatched_returns,
+	     (unsigned long long)ss->unknown_frees, (unsigned long long)s->truncated_stacks,
+	     (unsigned long long)pc->nested_calls, unwind);
+	if (s->dwarf) {
+		vlog("dwarf: snapshots %llu, unwound %llu, short copies %llu, scratch busy %llu, "
+		     "distinct stacks %zu, %.1f us/unwind (max %.1f), %.0f stack bytes/event\n",
+		     (unsigned long long)sc->snapshots, (unsigned long long)ds->unwound,
+		     (unsigned long long)sc->short_copies, (unsigned long long)sc->scratch_busy,
+		     ds->distinct,
+		     ds->snapshots ? (double)ds->unwind_ns / 1e3 / (double)ds->snapshots : 0.0,
+		     (double)ds->max_unwind_ns / 1e3,
+		     ds->snapshots ? (double)ds->stack_bytes / (double)ds->snapshots : 0.0);
+		if (ds->partial)
+			ilog("note: %llu stacks end early (a frame beyond the copied stack or "
+			     "without CFI); a larger --stack-size may complete them\n",
+			     (unsigned long long)ds->partial);
+	}
+	if (pc->dropped)
+		elog("warning: %llu records dropped (ring buffer full): the profile is incomplete; "
+		     "try a larger --ringbuf-size\n",
+		     (unsigned long long)pc->dropped);
+	if (ss->bad_records)
+		elog("warning: %llu malformed records ignored\n",
+		     (unsigned long long)ss->bad_records);
+}

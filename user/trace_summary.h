@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* trace_summary - the closing lines of a trace on stderr: what the probes, the session and
+ * the unwinder counted, and warnings when the profile is incomplete. */
+#ifndef TRACER_TRACE_SUMMARY_H
+#define TRACER_TRACE_SUMMARY_H
+
+#include <stdbool.h>
+
+#include "dwarf_stacks.h"
+#include "events.h"
+#include "session.h"
+
+struct trace_summary {
+	struct probe_counters probes;	    /* the BPF counters (loader__counters) */
+	bool dwarf;			    /* --unwind dwarf: the next two are set */
+	struct snapshot_counters snapshots; /* loader__snapshot_counters */
+	struct dwarf_stacks_stats unwind;   /* dwarf_stacks__stats */
+	const struct session_stats *session;
+	__u64 truncated_stacks;		    /* stacks that did not reach main (frames_ctx) */
+};
+
+void trace_summary__print(const struct trace_summary *s);
+
+#endif

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The workload driver: see workloads.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "workloads.h"
+
+/* Path of kaish-workloads: next to the tracer, in the build tree, or as configured. */
+static int find_driver(char *path, size_t sz)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sz, "%s/kaish-workloads", self);
+			if (!access(path, X_OK))
+				return 0;
+			snprintf(path, sz, "%s/../workloads/kaish-workloads", self);
+			if (!access(path, X_OK))
+				return 0;
+		}
+	}
+#ifdef WORKLOAD_DRIVER_BUILD_PATH
+	snprintf(path, sz, "%s", WORKLOAD_DRIVER_BUILD_PATH);
+	if (!access(path, X_OK))
+		return 0;
+#endif
+	return -ENOENT;
+}
+
+/* Read the driver's workload table (`--describe`: name TAB iterations TAB unit). */
+static int read_table(struct workloads *ws)
+{
+	char cmd[PATH_MAX + 32], line[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --describe", ws->driver);
+	p = popen(cmd, "r");
+	if (!p)
+		return -errno;
+	while (fgets(line, sizeof(line), p) && ws->cnt < WORKLOADS_MAX) {
+		struct workload_info *w = &ws->list[ws->cnt];
+		char *name = strtok(line, "\t"), *iters = strtok(NULL, "\t"),
+		     *unit = strtok(NULL, "\n");
+
+		if (!name || !iters || !unit)
+			continue;
+		snprintf(w->name, sizeof(w->name), "%s", name);
+		w->iterations = strtoul(iters, NULL, 10);
+		snprintf(w->unit, sizeof(w->unit), "%s", unit);
+		ws->cnt++;
+	}
+	if (pclose(p) != 0 || !ws->cnt)
+		return -EIO;
+	return 0;
+}
+
+int workloads__load(struct workloads *ws)
+{
+	int err;
+
+	ws->cnt = 0;
+	err = find_driver(ws->driver, sizeof(ws->driver));
+	if (err) {
+		elog("cannot find the workload driver kaish-workloads next to the tracer\n");
+		return err;
+	}
+	err = read_table(ws);
+	if (err)
+		elog("cannot read the workload list from %s\n", ws->driver);
+	return err;
+}
+
+const struct workload_info *workloads__find(const struct workloads *ws, const char *name)
+{
+	for (size_t i = 0; i < ws->cnt; i++)
+		if (!strcmp(ws->list[i].name, name))
+			return &ws->list[i];
+	return NULL;
+}
+
+void workloads__print(const struct workloads *ws, FILE *f)
+{
+	for (size_t i = 0; i < ws->cnt; i++)
+		fprintf(f, "%-20s %4lu x %s\n", ws->list[i].name, ws->list[i].iterations,
+			ws->list[i].unit);
+}
