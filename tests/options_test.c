@@ -122,7 +122,7 @@ Test(options, argv_vectors)
 	cr_assert_eq(tu_run_cli(parse, workload, &out, &errs), OPT_GO_ON, "%s", errs);
 	cr_expect_str_eq(parsed.workload, "all");
 	cr_expect_str_eq(parsed.output, "/tmp");
-	cr_expect_eq(parsed.formats, (1u << EXPORT_FMT_PPROF) | OUTPUT_FORMAT_TIMELINE);
+	cr_expect_eq(parsed.formats, (1u << EXPORT_FMT_PPROF) | (1u << EXPORT_FMT_TIMELINE));
 	cr_expect_eq(parsed.verbosity, 2);
 	cr_expect_eq(parsed.top, 20);
 	cr_expect_null(parsed.cmd);

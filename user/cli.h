@@ -18,8 +18,6 @@ int cli_report(int argc, char **argv);
 
 /* tracer export FILE [--format pprof|folded|svg] [--weight W] [--location] [-o OUT] */
 int cli_export(int argc, char **argv);
-/* The file suffix of an export format (enum export_format): ".pb.gz", ".folded", ".svg". */
-const char *cli_export_suffix(int fmt);
 /* json_path with its .json or .json.gz suffix replaced by suffix (malloc'd, NULL on ENOMEM). */
 char *cli_export_path(const char *json_path, const char *suffix);
 

@@ -82,11 +82,6 @@ static int export_arg(void *ctx, const struct opt_spec *o, const char *v)
 	return OPT_GO_ON;
 }
 
-const char *cli_export_suffix(int fmt)
-{
-	return export_format__suffix((enum export_format)fmt);
-}
-
 /* FILE.json[.gz] -> FILE<suffix>, malloc'd. */
 char *cli_export_path(const char *json_path, const char *suffix)
 {
@@ -121,7 +116,7 @@ int cli_export(int argc, char **argv)
 		elog("%s\n", err);
 		return TRACER_EXIT_USAGE;
 	}
-	path = a.out ? strdup(a.out) : cli_export_path(a.file, cli_export_suffix(a.fmt));
+	path = a.out ? strdup(a.out) : cli_export_path(a.file, export_format__suffix(a.fmt));
 	if (!path) {
 		dhat_profile__free(p);
 		elog("out of memory\n");

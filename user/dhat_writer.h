@@ -19,7 +19,6 @@
 #include <stdio.h>
 
 #include "collector.h"
-#include "output.h"
 #include "strvec.h"
 
 /* Fill out with pp's frames, innermost first, as DHAT frame strings
@@ -43,17 +42,5 @@ int dhat__write(FILE *f, const struct collector *c, pp_frames_fn frames, void *c
  * someone else), or the error of the failed step. */
 int dhat__write_path(const char *path, const struct collector *c, pp_frames_fn frames, void *ctx,
 		     const struct dhat_meta *meta);
-
-/* Transitional names for main.c's write_timeline, which predates output.h: remove once it
- * writes through export__write(EXPORT_FMT_TIMELINE, ...). */
-static inline int dhat__safe_open(const char *path, char **tmp)
-{
-	return output__open_fd(path, tmp);
-}
-
-static inline int dhat__safe_finish(const char *path, char *tmp, int err)
-{
-	return output__finish_fd(path, tmp, err);
-}
 
 #endif

@@ -19,7 +19,6 @@ struct loader_opts {
 	const char *usdt_binary; /* binary carrying kaish_workload:window_* USDT probes, or NULL */
 	bool window_gated;	 /* BPF drops allocator events while no window is open */
 	size_t ringbuf_sz;	 /* ring buffer bytes (power of two, >= page size); 0: default */
-	int verbose;		 /* unused: the loader logs at tracer_verbosity (log.h) */
 	bool unwind_dwarf;	 /* send EV_STACK_SNAPSHOT records instead of BPF stack ids */
 	__u32 stack_copy_sz;	 /* unwind_dwarf: stack bytes copied per event; 0: default */
 	bool noop;		 /* benchmark only: same probes, programs that only return 0 */

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "collector.h"
 #include "dwarf_stacks.h"
+#include "environment.h"
 #include "fp_detect.h"
 #include "frames.h"
 #include "loader.h"
@@ -332,7 +333,6 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.usdt_binary = usdt_binary,
 		.window_gated = windowed,
 		.ringbuf_sz = r->args->ringbuf_sz,
-		.verbose = tracer_verbosity,
 		.stack_copy_sz = r->args->stack_sz,
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
@@ -422,7 +422,7 @@ static int cmd_workload(struct run *r)
 	int argc = 0;
 
 	/* Privileges first: an unprivileged user may not even see the driver's directory. */
-	if (strcmp(name, "list") && target__check_environment())
+	if (strcmp(name, "list") && env_check(0))
 		return TRACER_EXIT_UNSUPPORTED;
 	if (workloads__load(&r->workloads))
 		return TRACER_EXIT_FAILURE;
@@ -476,7 +476,7 @@ int main(int argc, char **argv)
 	if (args.workload) {
 		ret = cmd_workload(&r);
 	} else {
-		ret = target__check_environment() ? TRACER_EXIT_UNSUPPORTED :
+		ret = env_check(0) ? TRACER_EXIT_UNSUPPORTED :
 						     run_trace(&r, args.cmd, NULL, false);
 	}
 	/* The target first: a held child's exit stop may still create the symbolizer. */

@@ -129,7 +129,7 @@ const struct opt_cmd *const tracer_cmds[] = { &tracer_cmd, &cli_report_cmd, &cli
 					      &cli_export_cmd };
 const int tracer_cmd_cnt = sizeof(tracer_cmds) / sizeof(tracer_cmds[0]);
 
-/* "pprof,svg,timeline" -> bits of enum export_format and OUTPUT_FORMAT_TIMELINE. */
+/* "pprof,svg,timeline" -> bits (1 << enum export_format). */
 static int parse_formats(const char *list, unsigned *out)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
@@ -140,9 +140,7 @@ static int parse_formats(const char *list, unsigned *out)
 	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
 		enum export_format fmt;
 
-		if (!strcmp(tok, "timeline"))
-			*out |= OUTPUT_FORMAT_TIMELINE;
-		else if (!export_format__parse(tok, &fmt))
+		if (!export_format__parse(tok, &fmt))
 			*out |= 1u << fmt;
 		else
 			err = -EINVAL;

@@ -62,71 +62,53 @@ static void profile_path(const struct profile_output_opts *o, const char *name, 
 		snprintf(path, sz, "%s/dhat-heap-%d.json", dir, pid);
 }
 
-/* Write the heap-over-time chart of c next to the profile: PATH.timeline.svg. */
-static int write_timeline(const char *json_path, const struct collector *c, const char *title)
+/* The heap-over-time series of c, in the units of a timeline export (µs). */
+static void heap_timeline_of(const struct collector *c, uint64_t *t_us, uint64_t *bytes,
+			     struct heap_timeline *ht)
 {
 	const struct timeline *tl = collector__timeline(c);
 	const struct collector_totals *t = collector__totals(c);
-	uint64_t t_us[TIMELINE_MAX_POINTS], bytes[TIMELINE_MAX_POINTS];
-	struct heap_timeline ht = { .t_us = t_us, .live_bytes = bytes, .cnt = tl->cnt,
-				    .tg_us = t->tg_ns / 1000, .te_us = t->te_ns / 1000,
-				    .peak_bytes = t->max_bytes };
-	char *path = cli_export_path(json_path, ".timeline.svg");
-	char *tmp = NULL;
-	FILE *f;
-	int err, fd;
 
-	if (!path)
-		return -ENOMEM;
 	for (size_t i = 0; i < tl->cnt; i++) {
 		t_us[i] = tl->t_ns[i] / 1000;
 		bytes[i] = tl->bytes[i];
 	}
-	fd = dhat__safe_open(path, &tmp); /* never through a symlink, see dhat_writer.c */
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		err = fd < 0 ? fd : -errno;
-		if (fd >= 0)
-			close(fd);
-		err = dhat__safe_finish(path, tmp, err);
-		goto cleanup;
-	}
-	err = export__timeline_svg(&ht, f, title);
-	if (fclose(f) && !err)
-		err = -EIO;
-	err = dhat__safe_finish(path, tmp, err);
-	if (!err)
-		ilog("wrote %s\n", path);
-cleanup:
-	if (err)
-		elog("cannot write %s: %s\n", path, strerror(-err));
-	free(path);
-	return err;
+	*ht = (struct heap_timeline){ .t_us = t_us, .live_bytes = bytes, .cnt = tl->cnt,
+				      .tg_us = t->tg_ns / 1000, .te_us = t->te_ns / 1000,
+				      .peak_bytes = t->max_bytes };
 }
 
-/* The conversions asked for with --format, from the DHAT file just written. */
+/* The conversions asked for with --format, next to the DHAT file just written: the timeline
+ * from the collector, the others from the file itself. */
 static int write_exports(const struct profile_output_opts *o, const char *json_path,
 			 const struct collector *c, const char *title)
 {
-	struct dhat_profile *p = NULL;
+	uint64_t t_us[TIMELINE_MAX_POINTS], bytes[TIMELINE_MAX_POINTS];
+	struct heap_timeline ht;
+	struct export_src src = { .timeline = &ht };
 	char err[512];
 	int ret = 0;
 
-	if (o->formats & OUTPUT_FORMAT_TIMELINE)
-		ret = write_timeline(json_path, c, title);
-	for (int fmt = EXPORT_FMT_PPROF; fmt <= EXPORT_FMT_SVG; fmt++) {
-		struct export_opts opts = { .weight = EXPORT_WEIGHT_BYTES };
+	heap_timeline_of(c, t_us, bytes, &ht);
+	/* The timeline first: its "wrote" line has always come before the others. */
+	static const enum export_format order[] = { EXPORT_FMT_TIMELINE, EXPORT_FMT_PPROF,
+						    EXPORT_FMT_FOLDED, EXPORT_FMT_SVG };
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		enum export_format fmt = order[i];
+		struct export_opts opts = { .weight = EXPORT_WEIGHT_BYTES,
+					    .title = fmt == EXPORT_FMT_TIMELINE ? title : NULL };
 		char *path;
 		int e;
 
 		if (!(o->formats & (1u << fmt)))
 			continue;
-		if (!p && !(p = dhat_profile__load(json_path, err, sizeof(err)))) {
+		if (export_format__from_profile(fmt) && !src.profile &&
+		    !(src.profile = dhat_profile__load(json_path, err, sizeof(err)))) {
 			elog("%s\n", err);
 			return -EINVAL;
 		}
-		path = cli_export_path(json_path, cli_export_suffix(fmt));
-		e = path ? export__to_path(p, fmt, path, &opts) : -ENOMEM;
+		path = cli_export_path(json_path, export_format__suffix(fmt));
+		e = path ? export__write(fmt, &src, path, &opts) : -ENOMEM;
 		if (e)
 			elog("cannot write %s: %s\n", path ? path : json_path, strerror(-e));
 		else
@@ -134,7 +116,7 @@ static int write_exports(const struct profile_output_opts *o, const char *json_p
 		ret = ret ?: e;
 		free(path);
 	}
-	dhat_profile__free(p);
+	dhat_profile__free((struct dhat_profile *)src.profile);
 	return ret;
 }
 

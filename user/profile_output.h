@@ -13,15 +13,11 @@
 #include "dhat_writer.h"
 #include "frames.h"
 
-/* --format timeline: not a DHAT conversion but the collector's live-bytes series. Other
- * bits are 1 << enum export_format. */
-#define OUTPUT_FORMAT_TIMELINE (1u << 8)
-
 struct profile_output_opts {
 	const char *output; /* -o: the file, or with all_workloads the directory; NULL: default */
 	bool workloads;	    /* profiles are named after their workload, not the pid */
 	bool all_workloads; /* --workload all: output is a directory */
-	unsigned formats;   /* extra outputs: bits (1 << enum export_format), OUTPUT_FORMAT_TIMELINE */
+	unsigned formats;   /* extra outputs: bits (1 << enum export_format) */
 };
 
 /* Fail before tracing, not after, when profiles could not be written where asked: logs and

@@ -27,25 +27,6 @@ struct target {
 	char cmdline[1024];
 };
 
-int target__check_environment(void)
-{
-	if (geteuid() != 0) {
-		elog("must run as root: BPF uprobes need CAP_BPF and CAP_PERFMON "
-		     "(try: sudo tracer ...)\n");
-		return -EPERM;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		elog("this kernel has no BTF (/sys/kernel/btf/vmlinux missing): "
-		     "CONFIG_DEBUG_INFO_BTF is required\n");
-		return -ENOTSUP;
-	}
-	if (access("/sys/bus/event_source/devices/uprobe", F_OK)) {
-		elog("this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)\n");
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
 /* Drop to the invoking user when run through sudo, so the traced program does not run as root. */
 static int drop_to_sudo_user(void)
 {

@@ -13,10 +13,6 @@
 
 struct target;
 
-/* Can a target be traced here: root, a kernel with BTF and uprobes. 0, or -EPERM / -ENOTSUP
- * with the reason logged. */
-int target__check_environment(void);
-
 /* Called at a spawned child's exit stop: the last moment its /proc/PID/maps can be read. */
 typedef void (*target_exit_fn)(void *ctx);
 
