@@ -206,8 +206,9 @@ static bool in_exe(const struct child *c, __u64 ip)
 
 /*
  * Start allocs. held: fork a child that waits on a pipe BEFORE exec (the tracer's way of
- * spawning: probes attach to a pid that has not exec'd yet) and runs allocs --no-wait.
- * Otherwise allocs prints READY and waits for a byte on stdin.
+ * spawning: probes attach to a pid that has not exec'd yet), then execs allocs on the same
+ * pipe. Either way allocs prints READY and waits for a byte on stdin before its window, so
+ * its maps can be read while it lives (held: a second "g", see release()).
  */
 static void spawn(struct child *c, bool held)
 {
@@ -225,16 +226,11 @@ static void spawn(struct child *c, bool held)
 		close(out[0]);
 		close(out[1]);
 		close(in[1]);
-		if (held) {
-			if (read(in[0], &go, 1) != 1)
-				_exit(127);
-			close(in[0]);
-			execl(ALLOCS_BIN, ALLOCS_BIN, "--no-wait", (char *)NULL);
-		} else {
-			dup2(in[0], STDIN_FILENO);
-			close(in[0]);
-			execl(ALLOCS_BIN, ALLOCS_BIN, (char *)NULL);
-		}
+		if (held && read(in[0], &go, 1) != 1)
+			_exit(127);
+		dup2(in[0], STDIN_FILENO);
+		close(in[0]);
+		execl(ALLOCS_BIN, ALLOCS_BIN, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -570,9 +566,10 @@ Test(bpf_probe, attach_before_exec_gated, .timeout = TEST_TIMEOUT(120))
 	o.pid = c.pid;
 	l = loader__new(&o);
 	cr_assert_not_null(l, "loader__new: %s", strerror(errno));
-	cr_assert_eq(write(c.in_fd, "g", 1), 1);
-	wait_log(&c, "FNADDR");
+	cr_assert_eq(write(c.in_fd, "g", 1), 1); /* exec */
+	wait_log(&c, "READY");
 	read_exe_maps(&c);
+	cr_assert_eq(write(c.in_fd, "g", 1), 1); /* run the window */
 	status = collect(l, &c, &r);
 	check_run(l, &c, &r, status, &begin, &end);
 	for (size_t i = 0; i < r.n; i++)
@@ -673,9 +670,10 @@ Test(bpf_probe, per_probe_links, .timeout = TEST_TIMEOUT(120))
 	o.pid = c.pid;
 	l = loader__new(&o);
 	cr_assert_not_null(l, "loader__new: %s", strerror(errno));
-	cr_assert_eq(write(c.in_fd, "g", 1), 1);
-	wait_log(&c, "FNADDR");
+	cr_assert_eq(write(c.in_fd, "g", 1), 1); /* exec */
+	wait_log(&c, "READY");
 	read_exe_maps(&c);
+	cr_assert_eq(write(c.in_fd, "g", 1), 1); /* run the window */
 	status = collect(l, &c, &r);
 	check_run(l, &c, &r, status, &begin, &end);
 	finish(l, &c, &r);
