@@ -152,7 +152,7 @@ static void vfail(struct ps *ps, const struct pos *at, const char *fmt, va_list 
 		n = snprintf(ps->err, ps->errsz, "%s: ", ps->name);
 	if (n < 0 || (size_t)n >= ps->errsz)
 		return;
-	vsnprintf(ps->err + n, ps->errsz - n, fmt, ap);
+	vsnprintf(ps->err + n, ps->errsz - (size_t)n, fmt, ap);
 	for (char *c = ps->err; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
