@@ -798,7 +798,7 @@ static int parse_pp(struct ps *ps, size_t k)
 			bad = true;
 		}
 		if (key >= 0)
-			meta.have |= 1u << key;
+			meta.have = (uint16_t)(meta.have | 1u << key);
 		if ((key == F_FS || key == F_ACC) && !bad && skip_ws(ps) == '[') {
 			err = key == F_FS ? parse_fs(ps, k, &pp.fs_cnt, &bad)
 					  : parse_acc(ps, k, &bad);
