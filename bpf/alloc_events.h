@@ -5,7 +5,7 @@
  * Rules (see STYLE.md, "The BPF/user ABI"):
  *  - fixed-width types only, no pointers, no bool/long, explicit padding;
  *  - every ring-buffer record begins with a __u32 `type` (enum event_type);
- *  - userspace _Static_asserts each record's size (user/events.h).
+ *  - userspace _Static_asserts each record's size (user/util/events.h).
  *
  * Records arrive in one ring buffer, so the collector sees them in the order they were
  * reserved: allocations, frees, reallocs and window marks interleave exactly as they happened.
@@ -54,7 +54,7 @@ struct stack_val {
 	__u64 ips[STACK_MAX_DEPTH]; /* return addresses, innermost first */
 };
 
-/* Which allocator entry point produced a record (named by alloc_fn_name(), user/events.h). */
+/* Which allocator entry point produced a record (named by alloc_fn_name(), user/util/events.h). */
 enum alloc_fn {
 	FN_MALLOC = 0,
 	FN_CALLOC,
@@ -109,7 +109,7 @@ struct alloc_event {
  *	__u8 stack[stack_len]	a copy of the user stack from sp upwards
  *
  * sent with bpf_ringbuf_output() of exactly that length (never a fixed maximum). Userspace
- * unwinds the copy with the modules' CFI (user/unwind.h), interns the PC list and hands the
+ * unwinds the copy with the modules' CFI (user/stacks/unwind.h), interns the PC list and hands the
  * collector a plain alloc_event of type ev_type whose stack_id is the interned id, so
  * nothing after the record callback knows how the stack was taken.
  *

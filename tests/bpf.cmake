@@ -4,8 +4,6 @@
 #                       lazy binding inside the measured window): known allocations through
 #                       every probed allocator entry point, between USDT window marks
 #   e2e/static_target   a statically linked process (no libc mapping) for the error test
-#   tracer_loader_e2e   user/loader.c built for the test (user/CMakeLists.txt builds it only
-#                       into the tracer executable)
 #   bpf_probe_test      forks e2e/allocs, attaches the loader, checks the record stream
 #                       (frame-pointer stacks, and once with --unwind dwarf snapshots);
 #                       loader__stop on alloc_bench (workloads/bench) while it allocates
@@ -25,12 +23,7 @@ target_link_options(bpf_e2e_static PRIVATE -static -fno-sanitize=all)
 set_target_properties(bpf_e2e_static PROPERTIES OUTPUT_NAME static_target
 	RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/e2e)
 
-add_library(tracer_loader_e2e STATIC ${PROJECT_SOURCE_DIR}/user/loader.c)
-target_compile_options(tracer_loader_e2e PRIVATE ${TRACER_WARNINGS})
-target_link_libraries(tracer_loader_e2e PUBLIC tracer_core alloc_skel PkgConfig::LIBBPF
-	PkgConfig::LIBELF)
-
-add_criterion_test(bpf_probe_test SOURCES bpf_probe_test.c LIBS tracer_loader_e2e tracer_core
+add_criterion_test(bpf_probe_test SOURCES bpf_probe_test.c LIBS tracer_loader tracer_core
 	LABELS bpf)
 target_compile_definitions(bpf_probe_test PRIVATE ALLOCS_BIN="$<TARGET_FILE:bpf_e2e_allocs>"
 	STATIC_BIN="$<TARGET_FILE:bpf_e2e_static>" ALLOC_BENCH_BIN="$<TARGET_FILE:alloc_bench>")

@@ -1,4 +1,4 @@
-# Exporter tests (user/export*.c): pprof, folded stacks, SVG flame graph, heap timeline.
+# Exporter tests (user/export/export*.c): pprof, folded stacks, SVG flame graph, heap timeline.
 # Fixtures in tests/data/export/; outputs and Chromium screenshots are kept in
 # <build>/tests/artifacts/. Optional tools: go (go tool pprof), xmllint, chromium: a
 # visible skip without them, a failure under CI=true.

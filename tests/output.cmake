@@ -1,4 +1,4 @@
-# The output module (user/output.c): safe create/replace, gzip, -o path checks. Unit; the
+# The output module (user/util/output.c): safe create/replace, gzip, -o path checks. Unit; the
 # sudo ownership cases are in privilege.cmake.
 add_criterion_test(output_unit
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/output_test.c

@@ -23,9 +23,11 @@ target_compile_options(kaish_fuzzlib PRIVATE ${KAISH_WARNINGS} -Wno-unknown-warn
 	PUBLIC -g -O1 -fsanitize=fuzzer-no-link ${KAISH_FUZZ_SAN})
 target_link_libraries(kaish_fuzzlib PUBLIC Threads::Threads m)
 
+# -Wno-missing-prototypes: libFuzzer's LLVMFuzzerTestOneInput has no header to declare it.
+set(FUZZ_HARNESS_WARNINGS -Wno-unknown-warning-option -Wno-missing-prototypes)
 foreach(target fuzz_kaish_parse fuzz_kaish_exec)
 	add_executable(${target} ${KAISH_FUZZ_DIR}/${target}.c)
-	target_compile_options(${target} PRIVATE ${TRACER_WARNINGS} -Wno-unknown-warning-option
+	target_compile_options(${target} PRIVATE ${TRACER_WARNINGS} ${FUZZ_HARNESS_WARNINGS}
 		-fsanitize=fuzzer)
 	target_link_options(${target} PRIVATE -fsanitize=fuzzer ${KAISH_FUZZ_SAN})
 	target_link_libraries(${target} PRIVATE kaish_fuzzlib)

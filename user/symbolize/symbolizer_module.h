@@ -3,7 +3,7 @@
  * symbolizer_module - one mapped object (executable, shared library, vdso) as the symbolizer
  * sees it: its ELF file or in-memory image, PT_LOAD segments, a sorted function-symbol table
  * and DWARF (its own or a separate debug file found by build-id / .gnu_debuglink).
- * Private to the symbolizer (user/symbolizer.c). Everything heavy is loaded lazily, on the
+ * Private to the symbolizer (symbolizer.c). Everything heavy is loaded lazily, on the
  * first address that falls in the module, and kept until the module is freed.
  */
 #ifndef TRACER_SYMBOLIZER_MODULE_H

@@ -4,7 +4,7 @@
  * plain alloc_events the session and collector already take.
  *
  * Each snapshot (registers + stack copy, bpf/alloc_events.h) is unwound with the target's
- * CFI (user/unwind.h), the PC list is interned in a stack_table, and the record leaves as an
+ * CFI (unwind.h), the PC list is interned in a stack_table, and the record leaves as an
  * EV_ALLOC/EV_REALLOC whose stack_id is the interned id. Program points, merge rules and the
  * DHAT output therefore work exactly as with BPF frame-pointer stack ids; only the
  * stack_source handed to frames__describe changes (dwarf_stacks__stack).

@@ -113,7 +113,7 @@ static void join_cmdline(char *buf, size_t sz, char *const argv[])
 
 	buf[0] = '\0';
 	for (int i = 0; argv[i] && off < sz; i++)
-		off += snprintf(buf + off, sz - off, "%s%s", i ? " " : "", argv[i]);
+		off += (size_t)snprintf(buf + off, sz - off, "%s%s", i ? " " : "", argv[i]);
 }
 
 struct target *target__spawn(char *const argv[], const struct target_opts *opts)

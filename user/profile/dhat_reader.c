@@ -152,7 +152,7 @@ static void vfail(struct ps *ps, const struct pos *at, const char *fmt, va_list 
 		n = snprintf(ps->err, ps->errsz, "%s: ", ps->name);
 	if (n < 0 || (size_t)n >= ps->errsz)
 		return;
-	vsnprintf(ps->err + n, ps->errsz - n, fmt, ap);
+	vsnprintf(ps->err + n, ps->errsz - (size_t)n, fmt, ap);
 	for (char *c = ps->err; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
@@ -798,7 +798,7 @@ static int parse_pp(struct ps *ps, size_t k)
 			bad = true;
 		}
 		if (key >= 0)
-			meta.have |= 1u << key;
+			meta.have = (uint16_t)(meta.have | 1u << key);
 		if ((key == F_FS || key == F_ACC) && !bad && skip_ws(ps) == '[') {
 			err = key == F_FS ? parse_fs(ps, k, &pp.fs_cnt, &bad)
 					  : parse_acc(ps, k, &bad);

@@ -7,7 +7,7 @@
  * (and on refresh), and every executable file-backed mapping's file is opened right away
  * (through /proc/PID/map_files for deleted files, /proc/PID/root for other mount namespaces)
  * and the vdso is copied out of /proc/PID/mem. Parsing ELF/DWARF is left to the first
- * address that needs it (user/symbolizer_module.c).
+ * address that needs it (symbolizer_module.c).
  *
  * Caches: modules are shared by (path, inode) across refreshes; frame strings are cached per
  * looked-up address in an open-addressing hash table (flushed when the maps change).

@@ -10,7 +10,7 @@
  * the module's .dynsym. DWARF comes from the module if it has .debug_info, else from the
  * debug file. The CU range table is built from the CUs themselves (DW_AT_ranges/low_pc), not
  * from .debug_aranges, which clang does not emit and libdw 0.188 would then not find.
- * Rust and C++ names are demangled (user/demangle.c) as each frame string is made; a DWARF
+ * Rust and C++ names are demangled (demangle.c) as each frame string is made; a DWARF
  * frame is named by its DIE's linkage name when that demangles (qualified, as the ELF symbol
  * of the same function reads), else by DW_AT_name.
  */

@@ -676,8 +676,8 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 		if (opts->unit)
 			json_writer__string(jw, "unit", opts->unit);
 		json_writer__begin_object(jw, "per_iteration");
-		json_ratio(jw, "blocks", (double)p->total_blocks / iters);
-		json_ratio(jw, "bytes", (double)p->total_bytes / iters);
+		json_ratio(jw, "blocks", (double)p->total_blocks / (double)iters);
+		json_ratio(jw, "bytes", (double)p->total_bytes / (double)iters);
 		json_writer__end_object(jw);
 	}
 	if (p->bklt) {
