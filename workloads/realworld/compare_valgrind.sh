@@ -68,15 +68,14 @@ is_elf() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' 
 resolve() {
 	local p
 	p=$(command -v "$1") || return 1
+	# A launcher (rustup's proxy is an ELF, a pyenv shim a script): ask it which binary it execs.
+	case $p in
+	*/.pyenv/shims/*) p=$(pyenv which "$1" 2>/dev/null) ;;
+	esac
 	p=$(readlink -f "$p")
-	if ! is_elf "$p"; then # a launcher script or proxy: ask the launcher which binary it execs
-		case $p in
-		*/rustup) p=$(rustup which "$1" 2>/dev/null) ;;
-		*/pyenv/shims/* | */.pyenv/shims/*) p=$(pyenv which "$1" 2>/dev/null) ;;
-		*) return 1 ;;
-		esac
-		[ -n "$p" ] && p=$(readlink -f "$p")
-	fi
+	case $p in
+	*/rustup) p=$(rustup which "$1" 2>/dev/null) && p=$(readlink -f "$p") ;;
+	esac
 	is_elf "$p" && echo "$p"
 }
 
