@@ -20,9 +20,17 @@
 # of them (peaks and ends of separate processes do not add: "-") and a second row compares the
 # first process alone.
 #
-# Usage (as root):  workloads/realworld/compare_valgrind.sh [-t TRACER] [-l LOGDIR] [NAME...]
+# Usage (as root):
+#   workloads/realworld/compare_valgrind.sh [-t TRACER] [-l LOGDIR] [-x VGOPT]... [NAME...]
 #   -t TRACER  tracer binary (default build/user/tracer)
 #   -l LOGDIR  per-program logs, profiles and `tracer diff` outputs (default ./compare-logs)
+#   -x VGOPT   one more Valgrind option, repeatable; e.g. `-x --run-libc-freeres=no
+#              -x --run-cxx-freeres=no` keeps Valgrind from freeing libc's and libstdc++'s
+#              internal blocks at exit, which the tracer's t-end counts as live
+#   -e         give the tracer's run the variables Valgrind adds to the environment (its
+#              wrapper's LD_LIBRARY_PATH and PWD, GLIBCXX_FORCE_NEW, GLIBCPP_FORCE_NEW; its
+#              LD_PRELOAD as XX_PRELOAD, same size, not loaded), so programs that copy or
+#              parse their environment allocate the same
 #   NAME...    a subset of: python3 sqlite3 jq xz sort mawk sed perl git gcc cmake cargo rustc
 # Exit status: 0 table printed (whatever it shows), 2 bad arguments or missing tracer/valgrind.
 set -u
@@ -30,12 +38,16 @@ set -u
 ALL_PROGS="python3 sqlite3 jq xz sort mawk sed perl git gcc cmake cargo rustc"
 TRACER=build/user/tracer
 LOGDIR=./compare-logs
+VGEXTRA=()
+MIMIC_ENV=0
 TIMEOUT_S=600 # hang guard per run; every command here finishes in seconds natively
 
-while getopts "t:l:h" opt; do
+while getopts "t:l:x:eh" opt; do
 	case $opt in
 	t) TRACER=$OPTARG ;;
 	l) LOGDIR=$OPTARG ;;
+	x) VGEXTRA+=("$OPTARG") ;;
+	e) MIMIC_ENV=1 ;;
 	h) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) exit 2 ;;
 	esac
@@ -60,6 +72,12 @@ run_env() { # DIR
 		GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@example.org \
 		GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
 		CARGO_HOME="$1/.cargo" RUSTUP_HOME=/nonexistent
+}
+
+# vg_env DIR: the variables Valgrind adds to run_env's, asked of Valgrind itself.
+vg_env() {
+	(cd "$1" && env -i $(run_env "$1") "$VALGRIND" -q --tool=dhat --dhat-out-file=/dev/null /usr/bin/env) |
+		grep -v -x -F -f <(run_env "$1" | tr ' ' '\n') | sed 's/^LD_PRELOAD=/XX_PRELOAD=/'
 }
 
 is_elf() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ]; }
@@ -163,20 +181,22 @@ for name in $PROGS; do
 		[ "$(type -t "setup_$name")" = function ] && "setup_$name" "$d"
 	done
 	cmd_for "$name" "$bin"
-	vgopts=(--tool=dhat)
+	vgopts=(--tool=dhat "${VGEXTRA[@]}")
 	[ "$name" = gcc ] && vgopts+=(--trace-children=yes)
 	rm -f "$LOGDIR/$name".*
 
-	(cd "$WORK/t" && exec env -i $(run_env "$WORK/t") timeout $TIMEOUT_S \
+	tenv=$(run_env "$WORK/t")
+	[ $MIMIC_ENV = 1 ] && tenv+=" $(vg_env "$WORK/t" | tr '\n' ' ')"
+	(cd "$WORK/t" && exec env -i $tenv timeout $TIMEOUT_S \
 		"$TRACER" -o "$LOGDIR/$name.tracer.json" -- "${CMD[@]}") \
 		>"$LOGDIR/$name.tracer.log" 2>&1
 	trc=$?
 	(cd "$WORK/v" && exec env -i $(run_env "$WORK/v") timeout $TIMEOUT_S \
 		"$VALGRIND" "${vgopts[@]}" --dhat-out-file="$LOGDIR/$name.vg.%p.json" "${CMD[@]}") \
-		>"$LOGDIR/$name.valgrind.log" 2>&1
+		>"$LOGDIR/$name.valgrind.stdout" 2>"$LOGDIR/$name.valgrind.log"
 	vrc=$?
 	# The first process is the one whose pid Valgrind printed first in its log.
-	vpid=$(grep -m1 -o '^==[0-9]*==' "$LOGDIR/$name.valgrind.log" | tr -d =)
+	vpid=$(grep -a -m1 -o '^==[0-9]*==' "$LOGDIR/$name.valgrind.log" | tr -d =)
 	vfiles=("$LOGDIR/$name".vg.*.json)
 	counters=$(tr '\r' '\n' <"$LOGDIR/$name.tracer.log" | grep -a -o 'events [0-9]*, dropped.*' | tail -1)
 	if [ ! -s "$LOGDIR/$name.tracer.json" ] || [ ! -s "${vfiles[0]}" ]; then
