@@ -20,6 +20,9 @@
 # of them (peaks and ends of separate processes do not add: "-") and a second row compares the
 # first process alone.
 #
+# Per program, LOGDIR holds NAME.tracer.{json,log}, NAME.vg.PID.json, NAME.valgrind.{log,stdout},
+# NAME.diff.txt (`tracer diff`) and NAME.sites.txt (site_totals.py: totals per allocation site).
+#
 # Usage (as root):
 #   workloads/realworld/compare_valgrind.sh [-t TRACER] [-l LOGDIR] [-x VGOPT]... [NAME...]
 #   -t TRACER  tracer binary (default build/user/tracer)
@@ -54,6 +57,9 @@ while getopts "t:l:x:eh" opt; do
 done
 shift $((OPTIND - 1))
 PROGS=${*:-$ALL_PROGS}
+for name in $PROGS; do
+	case " $ALL_PROGS " in *" $name "*) ;; *) echo "compare_valgrind: unknown program $name" >&2; exit 2 ;; esac
+done
 
 [ -x "$TRACER" ] || { echo "compare_valgrind: no tracer at $TRACER (-t)" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "compare_valgrind: valgrind not installed" >&2; exit 2; }
@@ -172,7 +178,6 @@ echo "| Program | Binary | Blocks | Bytes | t-gmax blocks | t-gmax bytes | t-end
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 skipped=""
 for name in $PROGS; do
-	case " $ALL_PROGS " in *" $name "*) ;; *) echo "compare_valgrind: unknown program $name" >&2; exit 2 ;; esac
 	if ! bin=$(resolve "$name"); then skipped+=" $name"; continue; fi
 	# Same-length directory names, so paths in argv and in the environment have equal sizes.
 	rm -rf "$WORK/t" "$WORK/v" && mkdir -p "$WORK/t" "$WORK/v"
@@ -212,9 +217,12 @@ for name in $PROGS; do
 	else
 		row "$name" "$bin" "$tt" "$vt" "$counters" "$trc / $vrc"
 	fi
-	# Per-call-site differences, for the investigation of every mismatch.
+	# Per-call-site differences, for the investigation of every mismatch: whole stacks (`tracer
+	# diff`) and groups by the first function below the allocator (site_totals.py).
 	"$TRACER" diff "$LOGDIR/$name.tracer.json" "$LOGDIR/$name.vg.$vpid.json" --top 40 \
 		>"$LOGDIR/$name.diff.txt" 2>&1
+	python3 "$(dirname "$0")/site_totals.py" "$LOGDIR/$name.tracer.json" \
+		"$LOGDIR/$name.vg.$vpid.json" 1 40 >"$LOGDIR/$name.sites.txt" 2>&1
 done
 echo
 echo "Cells: equal figures once, else **tracer / valgrind**. Match: exact = all six figures equal;"
