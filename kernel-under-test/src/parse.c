@@ -865,6 +865,9 @@ fail:
  * trailing redirects */
 static struct node *parse_command(struct parser *p)
 {
+	/* Words that only close or continue a compound: never a command name. */
+	static const char *const reserved[] = { "then", "elif", "else", "fi", "do", "done",
+						"esac", "}", "]]", NULL };
 	struct token *t = peek(p);
 	struct node *n = NULL;
 	if (!enter(p))
@@ -887,6 +890,8 @@ static struct node *parse_command(struct parser *p)
 		n = parse_func(p, true);
 	else if (t->type == TOK_WORD && p->tl.t[p->pos + 1].type == TOK_LPAREN)
 		n = parse_func(p, false);
+	else if (in_set(t, reserved))
+		n = parse_error(p, "unexpected keyword"); /* kaish lexes these as keyword tokens */
 	else if (t->type == TOK_WORD || t->type == TOK_REDIR) {
 		p->depth--;
 		return parse_simple(p);
