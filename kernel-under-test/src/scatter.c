@@ -396,15 +396,18 @@ int exec_scatter(kaish_kernel *k, struct node **stages, int n, int s, int g, str
 	code = run_workers(d, stages + s + 1, g - s - 1, items, nitems, &o, &text, &rows, io->err);
 
 	if (code == 0 && g + 1 < n) {
-		/* post-gather runs with gather's text and data as its stdin. */
-		struct io post = { .in = sb_str(&text), .in_len = text.len, .in_data = sb_str(&rows),
-				   .out = io->out, .err = io->err };
+		/* post-gather runs with gather's text and data as its stdin; --lines is plain
+		 * text in kaish, with no row data behind it. */
+		struct io post = { .in = sb_str(&text), .in_len = text.len,
+				   .in_data = o.lines ? NULL : sb_str(&rows), .out = io->out,
+				   .err = io->err };
 		code = exec_stages(d, stages + g + 1, n - g - 1, &post);
 		kernel_set_data(k, d->data, d->data_is_value);
 		d->data = NULL;
 	} else {
 		sb_add(io->out, sb_str(&text), text.len);
-		kernel_set_data(k, sb_detach(&rows), true);
+		/* The rows are the value of $( ), except for --lines: its text is the value. */
+		kernel_set_data(k, o.lines ? NULL : sb_detach(&rows), !o.lines);
 	}
 out:
 	items_free(items, nitems);

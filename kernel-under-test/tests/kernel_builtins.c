@@ -195,6 +195,8 @@ static const struct kcase scatter_cases[] = {
 	{ "scatter worker scope", NULL, "X=outer; seq 1 2 | scatter | echo $X$ITEM | gather --lines; echo $X", "outer1\nouter2outer\n", 0, OK, "" },
 	{ "scatter cmdsubst binds rows", NULL, "for r in $(seq 1 2 | scatter | echo $ITEM | gather); do echo \"$r\" | cut -c 1-6; done",
 	  "{\"i\":0\n{\"i\":1\n", 0, OK, "" },
+	{ "gather --lines in $( ) is text (§3.3 6)", NULL, "x=$(seq 1 2 | scatter | echo \"o$ITEM\" | gather --lines); echo \"$x\"", "o1\no2\n", 0, OK, "" },
+	{ "for over gather --lines: lines (§2.1, §3.3 6)", NULL, "for l in $(seq 1 2 | scatter | echo \"o$ITEM\" | gather --lines); do echo \"[$l]\"; done", "[o1]\n[o2]\n", 0, OK, "" },
 	{ "scatter bad as", NULL, "seq 1 2 | scatter --as 1x | echo | gather", "", 2, OK, "invalid variable" },
 	{ "scatter bad limit", NULL, "seq 1 2 | scatter --limit x | echo | gather", "", 2, OK, "limit" },
 	{ "scatter compound stage", NULL, "seq 1 2 | scatter | { echo a; } | gather", "", 2, OK, "compound" },
