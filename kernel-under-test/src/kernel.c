@@ -409,22 +409,23 @@ int kernel_define_func(kaish_kernel *k, const char *name, struct node *body,
 
 /* --- execute ------------------------------------------------------------------------------------ */
 
-void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, int *code, int *orig,
-			bool *spilled)
+void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, size_t from, int *code,
+			int *orig, bool *spilled)
 {
+	size_t len = out->len - from; /* the result being limited: out[from..] */
 	*orig = *code;
-	if (!sh->output_limit || out->len <= sh->output_limit)
+	if (!sh->output_limit || len <= sh->output_limit)
 		return;
 	size_t head = sh->limit_head, tail = sh->limit_tail;
-	if (head + tail > out->len) {
-		head = out->len;
+	if (head + tail > len) {
+		head = len;
 		tail = 0;
 	}
 	struct sbuf b;
 	sb_init(&b);
-	sb_add(&b, out->s, head);
+	sb_add(&b, out->s, from + head);
 	sb_printf(&b, "\n... [output truncated: %zu of %zu bytes omitted] ...\n",
-		  out->len - head - tail, out->len);
+		  len - head - tail, len);
 	sb_add(&b, out->s + out->len - tail, tail);
 	sb_free(out);
 	*out = b;
@@ -484,9 +485,15 @@ enum kaish_status kaish_execute(kaish_kernel *k, const char *script, kaish_resul
 	__atomic_store_n(&k->sh->cancelled, 0, __ATOMIC_RELAXED);
 	k->sh->deadline_ns = k->sh->timeout_ms ? now_ns() + (long long)k->sh->timeout_ms * 1000000LL : 0;
 	struct io io = { .in = NULL, .in_len = 0, .in_data = NULL, .out = &out, .err = &err };
+	/* The output limit applies per statement (exec.c); the result says if any spilled. */
+	k->top_out = &out;
+	k->spilled = false;
+	k->spill_orig = -1;
 	int code = exec_program(k, prog, &io);
 	k->prog = NULL;
-	kernel_apply_limit(k->sh, &out, &code, &res->original_code, &res->did_spill);
+	k->top_out = NULL;
+	res->did_spill = k->spilled;
+	res->original_code = code == KAISH_EXIT_TRUNCATED && k->spill_orig >= 0 ? k->spill_orig : code;
 	res->code = code;
 	if (k->data) {
 		res->data = strdup(k->data);

@@ -66,6 +66,9 @@ struct kaish_kernel {
 	bool data_is_value;
 	long pid;	      /* $$: a per-kernel number, not the OS pid */
 	struct program *prog; /* program being executed (borrowed), for function definitions */
+	struct sbuf *top_out; /* the execute() result's out (root kernel, during a call) */
+	bool spilled;	      /* a statement's output into top_out was truncated */
+	int spill_orig;	      /* real code of the last truncated top-level statement, or -1 */
 };
 
 kaish_kernel *kernel_fork(kaish_kernel *k);
@@ -81,8 +84,9 @@ int kernel_define_func(kaish_kernel *k, const char *name, struct node *body,
 		       struct program *prog);
 void func_ref(struct func *f);
 void func_unref(struct func *f);
-/* Output limit contract: truncate out to head+tail, remap code to 3. */
-void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, int *code, int *orig,
-			bool *spilled);
+/* Output limit contract on the result out[from..]: over the limit, cut it to head+tail
+ * around a marker line and remap code to 3 (*orig keeps the real code). */
+void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, size_t from, int *code,
+			int *orig, bool *spilled);
 
 #endif /* KAISH_KERNEL_H */

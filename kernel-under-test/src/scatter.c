@@ -208,7 +208,7 @@ static void *worker_main(void *arg)
 	w->fork->flow = FL_NONE;
 	int orig;
 	bool spilled;
-	kernel_apply_limit(w->fork->sh, &w->out, &w->code, &orig, &spilled);
+	kernel_apply_limit(w->fork->sh, &w->out, 0, &w->code, &orig, &spilled);
 	w->data = w->fork->data;
 	w->fork->data = NULL;
 	sem_post(w->sem);
@@ -377,7 +377,7 @@ int exec_scatter(kaish_kernel *k, struct node **stages, int n, int s, int g, str
 		code = exec_stages(d, stages, s, &pio);
 		int orig;
 		bool spilled;
-		kernel_apply_limit(k->sh, &pre, &code, &orig, &spilled);
+		kernel_apply_limit(k->sh, &pre, 0, &code, &orig, &spilled);
 		if (code) { /* a failing pre-scatter segment returns early */
 			sb_add(io->out, sb_str(&pre), pre.len);
 			goto out;

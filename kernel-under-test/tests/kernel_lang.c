@@ -184,6 +184,57 @@ Test(lang, functions) { RUN(funcs); }
 Test(lang, pipelines_and_redirects) { RUN(pipes_redirs); }
 Test(lang, parse_and_validation_errors) { RUN(errors); }
 
+/* --- output limit (agent preset: 8 KiB per result) ------------------------------------------ */
+
+struct limit_case {
+	const char *name;
+	const char *script;
+	size_t out_len;	  /* exact length of out */
+	const char *tail; /* suffix of out */
+	int code, orig;	  /* code and original_code */
+	bool spill;	  /* did_spill */
+};
+
+/* `seq 1 1500` prints 6,393 B, under the limit; `seq 1 3000` 13,893 B, over it: cut to
+ * 1 KiB head + the 58 B marker line + 512 B tail. */
+static const struct limit_case limits[] = {
+	{ "two statements under the limit each (§2.3 6, §4.2)", "seq 1 1500; seq 1 1500", 12786,
+	  "1499\n1500\n", 0, 0, false },
+	{ "loop body statements (§2.3 6)", "for i in 1 2 3; do seq 1 1500; done", 19179,
+	  "1500\n", 0, 0, false },
+	{ "one statement over, then more (§4.2)", "seq 1 3000; echo after", 1024 + 58 + 512 + 6,
+	  "3000\nafter\n", 0, 0, true },
+	{ "last statement over: code 3 (§1.4, §4.2)", "echo a; seq 1 3000", 2 + 1024 + 58 + 512,
+	  "2999\n3000\n", 3, 0, true },
+	{ "pipeline result, not its stages (§2.3 6)", "seq 1 3000 | wc -l", 5, "3000\n", 0, 0,
+	  false },
+};
+
+Test(lang, output_limit_per_statement)
+{
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		const struct limit_case *c = &limits[i];
+		char *dir = kh_mkfixture(false);
+		kaish_kernel *k = kh_kernel(dir);
+		kaish_result r;
+		cr_assert_eq(kh_exec(k, c->script, &r), KAISH_OK, "%s", c->name);
+		cr_expect_eq(r.out_len, c->out_len, "%s: %zu bytes, want %zu", c->name, r.out_len,
+			     c->out_len);
+		size_t tl = strlen(c->tail);
+		cr_expect(r.out_len >= tl && !strcmp(r.out + r.out_len - tl, c->tail),
+			  "%s: out ends [%s]", c->name, r.out_len > 20 ? r.out + r.out_len - 20 : r.out);
+		cr_expect_eq(r.code, c->code, "%s: code %d", c->name, r.code);
+		cr_expect_eq(r.original_code, c->orig, "%s: original_code %d", c->name,
+			     r.original_code);
+		cr_expect_eq(r.did_spill, c->spill, "%s: did_spill %d", c->name, r.did_spill);
+		cr_expect_eq(strstr(r.out, "[output truncated:") != NULL, c->spill, "%s", c->name);
+		kaish_result_free(&r);
+		kaish_kernel_free(k);
+		kh_rmtree(dir);
+		free(dir);
+	}
+}
+
 /* --- API ------------------------------------------------------------------------------------ */
 
 static void count_trace(void *ctx, const char *ev)
