@@ -147,6 +147,7 @@ static void parts_free(struct wpart *wp)
 		struct wpart *nx = wp->next;
 		free(wp->text);
 		word_free(wp->alt);
+		word_free(wp->key);
 		node_free(wp->sub);
 		parts_free(wp->kids);
 		free(wp);
@@ -248,7 +249,8 @@ static struct word *word_from(struct parser *p, const char *s, size_t len, int l
 }
 
 /*
- * dollar := '$(' program ')' | '$((' arith '))' | '${' ['#'] NAME [':-' word] '}'
+ * dollar := '$(' program ')' | '$((' arith '))'
+ *         | '${' ['#'] NAME ['[' key ']'] [':-' word] '}'
  *         | '$' (NAME | DIGIT | '?' | '#' | '@' | '*' | '$')
  * Returns the part and stores the consumed length in *used (0 = a literal '$').
  */
@@ -310,7 +312,7 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 			n--;
 		}
 		size_t nl = 0;
-		while (nl < n && in[nl] != ':' && in[nl] != '}')
+		while (nl < n && in[nl] != ':' && in[nl] != '}' && in[nl] != '[')
 			nl++;
 		bool special = nl == 1 && strchr("?#@*$", in[0]);
 		bool digits = nl > 0 && strspn(in, "0123456789") >= nl;
@@ -319,6 +321,22 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 			return parse_error(p, "bad substitution");
 		}
 		wp->text = kstrndup(in, nl);
+		if (nl < n && in[nl] == '[') {
+			/* ${NAME[key]}: the key is a word of its own ($i allowed), up to ']' */
+			const char *close = memchr(in + nl, ']', n - nl);
+			if (!close || close == in + nl + 1 || !is_name(in, nl)) {
+				parts_free(wp);
+				return parse_error(p, "bad substitution");
+			}
+			wp->key = word_from(p, in + nl + 1, (size_t)(close - in - nl - 1), line, true);
+			if (!wp->key) {
+				parts_free(wp);
+				return NULL;
+			}
+			size_t skip = (size_t)(close - in) + 1 - nl;
+			in += skip;
+			n -= skip;
+		}
 		if (nl < n) {
 			if (wp->op == V_LENGTH || n < nl + 2 || in[nl + 1] != '-') {
 				parts_free(wp);

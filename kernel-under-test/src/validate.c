@@ -84,6 +84,8 @@ static void check_parts(struct vctx *v, struct wpart *wp)
 		}
 		if (wp->alt)
 			check_parts(v, wp->alt->parts);
+		if (wp->key)
+			check_parts(v, wp->key->parts);
 		check_parts(v, wp->kids);
 	}
 }

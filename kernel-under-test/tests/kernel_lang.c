@@ -40,6 +40,13 @@ static const struct kcase quoting[] = {
 	{ "arith div zero", NULL, "echo $((1/0))", "", 1, OK, "division by zero" },
 	{ "tilde with HOME", NULL, "HOME=/h; echo ~ ~/x", "/h /h/x\n", 0, OK, "" },
 	{ "tilde without HOME", NULL, "echo ~", "~\n", 0, OK, "" },
+	{ "subscript PIPESTATUS (§2.1 ${u[k]})", NULL, "false | true | false; echo ${PIPESTATUS[1]} ${PIPESTATUS[2]}", "0 1\n", 0, OK, "" },
+	{ "subscript key from a var (§2.1)", NULL, "i=0; false | true; echo ${PIPESTATUS[$i]}", "1\n", 0, OK, "" },
+	{ "subscript out of range is unset (§2.1)", NULL, "true | true; echo \"[${PIPESTATUS[7]}]\" ${PIPESTATUS[7]:-none}", "[] none\n", 0, OK, "" },
+	{ "subscript record field (§2.1, §3.3 6)", NULL, "for r in $(seq 1 2 | scatter | echo \"o$ITEM\" | gather); do echo ${r[out]} ${r[item]} ${r[ok]}; done", "o1 1 true\no2 2 true\n", 0, OK, "" },
+	{ "slice (§2.1 ${xs[0:2]})", NULL, "true | false | true; echo ${PIPESTATUS[0:2]} ${PIPESTATUS[1:]}", "[0,1] [1,0]\n", 0, OK, "" },
+	{ "subscript length (§2.1)", NULL, "for r in $(echo x | scatter | echo hello | gather); do echo ${#r[out]}; done", "5\n", 0, OK, "" },
+	{ "unclosed subscript (§2.1)", NULL, "echo ${PIPESTATUS[0}", "", 2, KAISH_ERR_PARSE, "bad substitution" },
 	{ "echo empty prints nothing", NULL, "echo; echo ''; echo -n a; echo b", "ab\n", 0, OK, "" },
 };
 
