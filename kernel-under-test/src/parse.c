@@ -516,10 +516,46 @@ char *word_literal(const struct word *w)
 
 /* --- statements ------------------------------------------------------------------------------- */
 
+static bool is_expansion(const struct wpart *wp)
+{
+	return !wp->quoted && (wp->type == W_VAR || wp->type == W_SUBST || wp->type == W_ARITH);
+}
+
+/*
+ * Token pasting (§2.1): unquoted text glued to an unquoted expansion ($d/f, x$y, ${a}b)
+ * is a parse error in kaish; "$d/f" is the way to write it. A leading NAME= or --name=
+ * is not pasting: kaish parses those as an assignment or a named argument whose value
+ * is the expansion.
+ */
+static bool pasted(const struct word *w)
+{
+	const struct wpart *wp = w->parts;
+	if (wp && wp->type == W_LIT && !wp->quoted) {
+		const char *t = wp->text + strspn(wp->text, "-");
+		const char *eq = strchr(t, '=');
+		if (eq && !eq[1] && eq > t && (t == wp->text ? is_name(t, (size_t)(eq - t)) :
+						   t - wp->text <= 2))
+			wp = wp->next; /* the value after NAME= / --name= */
+	}
+	for (; wp && wp->next; wp = wp->next) {
+		const struct wpart *nx = wp->next;
+		bool lit = wp->type == W_LIT && !wp->quoted, nlit = nx->type == W_LIT && !nx->quoted;
+		if ((lit && is_expansion(nx)) || (is_expansion(wp) && nlit))
+			return true;
+	}
+	return false;
+}
+
 static struct word *parse_word_tok(struct parser *p)
 {
-	struct token *t = next(p);
-	return word_from(p, t->text, strlen(t->text), t->line, false);
+	struct token *t = peek(p);
+	struct word *w = word_from(p, t->text, strlen(t->text), t->line, false);
+	if (w && pasted(w)) {
+		word_free(w);
+		return parse_error(p, "text glued to an expansion, quote the word (\"$d/f\")");
+	}
+	next(p);
+	return w;
 }
 
 static bool enter(struct parser *p)

@@ -186,7 +186,7 @@ static const struct kcase scatter_cases[] = {
 	{ "scatter typed items", NULL, "seq 1 2 | scatter --as N | echo $N | gather",
 	  "{\"i\":0,\"item\":1,\"ok\":true,\"code\":0,\"out\":\"1\",\"err\":\"\"}\n"
 	  "{\"i\":1,\"item\":2,\"ok\":true,\"code\":0,\"out\":\"2\",\"err\":\"\"}", 0, OK, "" },
-	{ "scatter --as=", NULL, "seq 1 2 | scatter --as=V --limit=1 | echo v$V | gather --lines", "v1\nv2", 0, OK, "" },
+	{ "scatter --as=", NULL, "seq 1 2 | scatter --as=V --limit=1 | echo \"v$V\" | gather --lines", "v1\nv2", 0, OK, "" },
 	{ "scatter limit 1 order", NULL, "seq 1 5 | scatter --limit 1 | echo $ITEM | gather --lines", "1\n2\n3\n4\n5", 0, OK, "" },
 	{ "scatter many in order", NULL, "seq 1 40 | scatter | echo $ITEM | gather --lines | tail -n 2", "39\n40", 0, OK, "" },
 	{ "scatter failure", NULL, "echo 'a\nb\nc' | scatter | test $ITEM != b | gather",
