@@ -287,6 +287,7 @@ kaish_kernel *kernel_fork(kaish_kernel *k)
 	f->errexit_suppress = k->errexit_suppress;
 	f->pid = k->pid;
 	f->prog = k->prog;
+	f->deadline_ns = k->deadline_ns; /* stages of a scatter worker share its timeout */
 	return f;
 }
 
@@ -321,15 +322,24 @@ bool kernel_interrupted(kaish_kernel *k, struct sbuf *err)
 		code = KAISH_EXIT_CANCELLED;
 	else if (sh->deadline_ns && now_ns() >= sh->deadline_ns)
 		code = KAISH_EXIT_TIMEOUT;
+	else if (k->deadline_ns && now_ns() >= k->deadline_ns)
+		code = KAISH_EXIT_TIMEOUT, k->timed_out = true;
 	if (!code)
 		return false;
 	/* Report once per err stream: stages and $( ) share their caller's stream. */
-	const char *msg = code == KAISH_EXIT_CANCELLED ? "kaish: cancelled\n" : "kaish: timed out\n";
+	const char *msg = code == KAISH_EXIT_CANCELLED ? "kaish: cancelled\n" :
+			  k->timed_out		       ? "scatter: worker timed out\n" :
+							 "kaish: timed out\n";
 	if (err && !strstr(sb_str(err), msg))
 		sb_adds(err, msg);
 	k->flow = FL_EXIT;
 	k->exit_code = code;
 	return true;
+}
+
+void kernel_set_fork_deadline(kaish_kernel *f, long long ms)
+{
+	f->deadline_ns = now_ns() + ms * 1000000LL;
 }
 
 void kaish_cancel(kaish_kernel *k)

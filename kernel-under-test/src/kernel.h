@@ -66,6 +66,8 @@ struct kaish_kernel {
 	bool data_is_value;
 	long pid;	      /* $$: a per-kernel number, not the OS pid */
 	struct program *prog; /* program being executed (borrowed), for function definitions */
+	long long deadline_ns; /* this fork's own deadline (scatter --timeout), 0 = none */
+	bool timed_out;	      /* deadline_ns passed: the fork unwound with 124 */
 	struct sbuf *top_out; /* the execute() result's out (root kernel, during a call) */
 	bool spilled;	      /* a statement's output into top_out was truncated */
 	int spill_orig;	      /* real code of the last truncated top-level statement, or -1 */
@@ -74,9 +76,12 @@ struct kaish_kernel {
 kaish_kernel *kernel_fork(kaish_kernel *k);
 void kernel_fork_free(kaish_kernel *f);
 void kernel_set_data(kaish_kernel *k, char *json, bool is_value); /* takes json */
-/* Cancelled or past the deadline? Then set flow to exit 130/124 and report it in err
- * (once per stream). */
+/* Cancelled or past the call's or the fork's own deadline? Then set flow to exit 130/124
+ * and report it in err (once per stream). */
 bool kernel_interrupted(kaish_kernel *k, struct sbuf *err);
+/* Give fork f its own deadline, ms from now (a scatter worker's --timeout); its forks
+ * inherit it. */
+void kernel_set_fork_deadline(kaish_kernel *f, long long ms);
 void kernel_trace(kaish_kernel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct func *kernel_find_func(kaish_kernel *k, const char *name);
 /* Define (or replace) a user function; the body stays owned by prog (referenced). */
