@@ -176,6 +176,7 @@ kaish_kernel *kaish_kernel_new(const kaish_config *cfg, char **errmsg)
 		return NULL;
 	}
 	k->sh = sh;
+	memfs_init(&sh->mem, cfg->vfs_budget); /* no allocation until something is written */
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_mutex_init(&sh->trace_lock, NULL);
 	if (scope_init(&k->scope) < 0)
@@ -189,6 +190,7 @@ kaish_kernel *kaish_kernel_new(const kaish_config *cfg, char **errmsg)
 			return NULL;
 		}
 		k->cwd = strdup(sh->root);
+		sh->mem.mount = sh->root;
 	} else {
 		k->cwd = strdup("/");
 	}
@@ -239,6 +241,7 @@ void kaish_kernel_free(kaish_kernel *k)
 	if (k->sh) {
 		free(k->sh->root);
 		free(k->sh->name);
+		memfs_destroy(&k->sh->mem);
 		pthread_mutex_destroy(&k->sh->trace_lock);
 		free(k->sh);
 	}

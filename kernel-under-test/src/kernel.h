@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "kaish.h"
+#include "memfs.h"
 #include "scope.h"
 
 struct node;
@@ -24,7 +25,8 @@ struct func {
 	struct program *prog; /* keeps body alive */
 };
 
-/* State shared by a kernel and all its forks: read-only after construction. */
+/* State shared by a kernel and all its forks: read-only after construction, but for the
+ * memory filesystem (its own lock) and the per-call interruption fields. */
 struct kshared {
 	char *root;	     /* canonical sandbox root, NULL for the isolated preset */
 	char *name;
@@ -33,6 +35,7 @@ struct kshared {
 	size_t limit_head;
 	size_t limit_tail;
 	size_t vfs_budget;
+	struct memfs mem;    /* the in-memory `/`: every path outside the root (§4.2) */
 	unsigned long timeout_ms; /* default per-call deadline, 0 = none */
 	/* Per-call interruption, shared with every fork of the running execute(). */
 	int cancelled;		  /* atomic: set by kaish_cancel() */

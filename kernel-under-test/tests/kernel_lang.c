@@ -318,10 +318,11 @@ Test(api, bad_root_and_isolated)
 	kaish_config_free(cfg);
 	cr_assert_not_null(k);
 	kaish_result r;
-	cr_assert_eq(kh_exec(k, "echo hi; cat f", &r), KAISH_OK);
-	cr_expect_str_eq(r.out, "hi\n");
+	/* §4.2 other modes: NoLocal is a memory filesystem at `/` (and /tmp). */
+	cr_assert_eq(kh_exec(k, "pwd; echo hi > f; cat /f; ls /; cat nosuch", &r), KAISH_OK);
+	cr_expect_str_eq(r.out, "/\nhi\nf\ntmp\n");
 	cr_expect_eq(r.code, 1);
-	cr_expect(strstr(r.err, "no local filesystem") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "nosuch: No such file") != NULL, "%s", r.err);
 	kaish_result_free(&r);
 	kaish_kernel_free(k);
 	kaish_result_free(NULL);
