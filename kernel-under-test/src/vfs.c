@@ -532,44 +532,62 @@ static int rm_tree_at(int dfd, const char *name, int depth)
 	return e;
 }
 
-/* Move host to <root>/.Trash/files with a freedesktop-style .trashinfo record. */
-static int trash_move(kaish_kernel *k, const char *host)
+/* <root>/.Trash/<sub>, created (0700) if missing, opened beneath the root (O_PATH). */
+static int trash_dir(kaish_kernel *k, const char *sub)
 {
-	const char *root = k->sh->root;
-	char *tdir = join(root, TRASH_DIR), *files = join(root, TRASH_DIR "/files"),
-	     *info = join(root, TRASH_DIR "/info");
-	char *dst = NULL, *ipath = NULL;
-	int e = -ENOMEM;
-	if (!tdir || !files || !info)
-		goto out;
-	if ((mkdir(tdir, 0700) < 0 && errno != EEXIST) || (mkdir(files, 0700) < 0 && errno != EEXIST) ||
-	    (mkdir(info, 0700) < 0 && errno != EEXIST)) {
-		e = -errno;
-		goto out;
+	const char *base;
+	char *p = join(k->sh->root, sub);
+	if (!p)
+		return -ENOMEM;
+	int fd = parent_beneath(k, p, &base);
+	if (fd >= 0) {
+		int e = mkdirat(fd, base, 0700) < 0 && errno != EEXIST ? -errno : 0;
+		close(fd);
+		fd = e ? e : open_beneath(k, p, O_PATH | O_DIRECTORY, 0);
 	}
-	const char *base = strrchr(host, '/') ? strrchr(host, '/') + 1 : host;
+	free(p);
+	return fd;
+}
+
+/*
+ * Move base (in pfd, the checked parent opened beneath the root) to <root>/.Trash/files with
+ * a freedesktop-style .trashinfo record. Every step goes through descriptors opened beneath
+ * the root (renameat, fstatat and openat relative to them, O_NOFOLLOW), so a path swapped
+ * for a symlink after the check cannot move or overwrite anything outside the root.
+ */
+static int trash_move(kaish_kernel *k, int pfd, const char *base, const char *host)
+{
+	int tfd = trash_dir(k, TRASH_DIR), ffd = -1, ifd = -1;
+	char *name = NULL;
+	int e = tfd;
+	if (tfd < 0)
+		goto out;
+	ffd = trash_dir(k, TRASH_DIR "/files");
+	ifd = trash_dir(k, TRASH_DIR "/info");
+	if ((e = ffd < 0 ? ffd : ifd) < 0)
+		goto out;
 	struct stat st;
 	for (int i = 0; i < 10000; i++) {
 		struct sbuf b;
 		sb_init(&b);
-		sb_printf(&b, "%s/%s", files, base);
+		sb_adds(&b, base);
 		if (i)
 			sb_printf(&b, ".%d", i);
-		free(dst);
-		dst = sb_detach(&b);
-		if (!dst || lstat(dst, &st) < 0)
+		free(name);
+		name = sb_detach(&b);
+		if (!name || fstatat(ffd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			break;
 	}
-	if (!dst)
+	e = -ENOMEM;
+	if (!name)
 		goto out;
-	if (rename(host, dst) < 0) {
+	if (renameat(pfd, base, ffd, name) < 0) {
 		e = -errno; /* never fall through to destroying the data */
 		goto out;
 	}
 	struct sbuf b;
 	sb_init(&b);
-	sb_printf(&b, "%s/%s.trashinfo", info, strrchr(dst, '/') + 1);
-	ipath = sb_detach(&b);
+	sb_printf(&b, "%s.trashinfo", name);
 	char date[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -578,21 +596,25 @@ static int trash_move(kaish_kernel *k, const char *host)
 	struct sbuf body;
 	sb_init(&body);
 	sb_printf(&body, "[Trash Info]\nPath=%s\nDeletionDate=%s\n", host, date);
-	int fd = ipath ? open(ipath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+	int fl = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC;
+	int fd = b.oom ? -1 : openat(ifd, sb_str(&b), fl, 0600);
 	if (fd >= 0) {
 		if (write(fd, sb_str(&body), body.len) < 0) {
 			/* the data is safe in files/; a missing info record only loses metadata */
 		}
 		close(fd);
 	}
+	sb_free(&b);
 	sb_free(&body);
 	e = 0;
 out:
-	free(tdir);
-	free(files);
-	free(info);
-	free(dst);
-	free(ipath);
+	if (tfd >= 0)
+		close(tfd);
+	if (ffd >= 0)
+		close(ffd);
+	if (ifd >= 0)
+		close(ifd);
+	free(name);
 	return e;
 }
 
@@ -625,7 +647,7 @@ int vfs_remove(kaish_kernel *k, const char *path, bool recursive, bool trash)
 	} else if (S_ISDIR(st.st_mode) && !recursive) {
 		e = -EISDIR;
 	} else if (trash && (S_ISDIR(st.st_mode) || st.st_size <= TRASH_MAX_SIZE)) {
-		e = trash_move(k, host);
+		e = trash_move(k, pfd, base, host);
 	} else {
 		e = rm_tree_at(pfd, base, 0);
 	}

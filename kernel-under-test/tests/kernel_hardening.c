@@ -304,6 +304,59 @@ Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = TEST_TIMEOUT(3
 	free(base);
 }
 
+/* The trash move, raced the same way: `rm` with trash on renames through descriptors opened
+ * beneath the root, so a directory swapped for a symlink to the outside after the check
+ * never lets it move an outside file into .Trash (README: Sandbox / VFS, Trash). */
+Test(sandbox_race, trash_move_never_takes_outside_files, .timeout = TEST_TIMEOUT(300))
+{
+	char *base = kh_mkfixture(false), root[4096], outside[4096], p[4300];
+	struct swapper s = { 0 };
+	kaish_kernel *k;
+	kaish_config *cfg;
+	pthread_t tid;
+	long trashed = 0, refused = 0;
+
+	snprintf(root, sizeof(root), "%s/root", base);
+	snprintf(outside, sizeof(outside), "%s/outside", base);
+	cr_assert_eq(mkdir(root, 0755), 0);
+	cr_assert_eq(mkdir(outside, 0755), 0);
+	snprintf(s.dir, sizeof(s.dir), "%s/d", root);
+	cr_assert_eq(mkdir(s.dir, 0755), 0);
+	cr_assert_eq(kh_write(outside, "f", SECRET "\n"), 0);
+	snprintf(s.link, sizeof(s.link), "%s/x", root);
+	cr_assert_eq(symlink(outside, s.link), 0);
+	cfg = kaish_config_agent_with_root(root);
+	kaish_config_set_trash(cfg, true);
+	kaish_config_set_output_limit(cfg, 0);
+	k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	cr_assert_not_null(k);
+	cr_assert_eq(pthread_create(&tid, NULL, swap_loop, &s), 0);
+	for (int round = 0; round < 400; round++) {
+		kaish_result r;
+
+		cr_assert_eq(kh_exec(k, "echo inside > d/f; rm d/f; x=$?; echo rm=$x", &r),
+			     KAISH_OK, "%s", r.err);
+		trashed += strstr(r.out, "rm=0") != NULL;
+		refused += strstr(r.err, "path escapes root") != NULL;
+		kaish_result_free(&r);
+		cr_assert(file_exists(outside, "f"), "round %d: the outside file was moved", round);
+		cr_assert_eq(kh_exec(k, "grep -rl SECRET .Trash/files; echo", &r), KAISH_OK);
+		cr_assert(!strstr(r.out, "/"), "round %d: outside content in the trash: %s", round,
+			  r.out);
+		kaish_result_free(&r);
+	}
+	atomic_store(&s.stop, true);
+	pthread_join(tid, NULL);
+	kaish_kernel_free(k);
+	snprintf(p, sizeof(p), "%s/f", outside);
+	cr_log_info("%ld swaps, %ld trashed, %ld refused", (long)s.swaps, trashed, refused);
+	cr_expect_gt(atomic_load(&s.swaps), 100, "the race did not run");
+	cr_expect_gt(trashed, 0, "rm never moved a file to the trash");
+	kh_rmtree(base);
+	free(base);
+}
+
 /* Scatter workers share the parsed tree read-only. Globbing a word used to cut the word's
  * part list in place for a moment, and concurrent workers restored each other's cuts: parts
  * were lost (wrong matches, failed workers) and leaked (found by fuzzing under ASan). */
