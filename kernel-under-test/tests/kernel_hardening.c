@@ -230,34 +230,48 @@ static bool file_exists(const char *dir, const char *name)
 	return access(p, F_OK) == 0;
 }
 
-Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = TEST_TIMEOUT(300))
+/* base/root (the sandbox) with root/d a directory and root/x a symlink to base/outside,
+ * which holds f with the secret: the swapper exchanges d and x. */
+static void race_fixture(const char *base, char *root, char *outside, struct swapper *s)
 {
-	char *base = kh_mkfixture(false), root[4096], outside[4096], p[4300];
-	struct swapper s = { 0 };
-	kaish_config *cfg;
-	kaish_kernel *k;
-	pthread_t tid;
-	long inside_seen = 0, refused = 0;
-
-	snprintf(root, sizeof(root), "%s/root", base);
-	snprintf(outside, sizeof(outside), "%s/outside", base);
+	snprintf(root, 4096, "%s/root", base);
+	snprintf(outside, 4096, "%s/outside", base);
 	cr_assert_eq(mkdir(root, 0755), 0);
 	cr_assert_eq(mkdir(outside, 0755), 0);
-	snprintf(p, sizeof(p), "%s/d", root);
-	cr_assert_eq(mkdir(p, 0755), 0);
-	cr_assert_eq(kh_write(root, "d/f", "inside\n"), 0);
+	snprintf(s->dir, sizeof(s->dir), "%s/d", root);
+	cr_assert_eq(mkdir(s->dir, 0755), 0);
 	cr_assert_eq(kh_write(outside, "f", SECRET "\n"), 0);
-	cr_assert_eq(kh_write(outside, "only-outside", SECRET "\n"), 0);
-	snprintf(s.dir, sizeof(s.dir), "%s/d", root);
-	snprintf(s.link, sizeof(s.link), "%s/x", root);
-	cr_assert_eq(symlink(outside, s.link), 0);
+	snprintf(s->link, sizeof(s->link), "%s/x", root);
+	cr_assert_eq(symlink(outside, s->link), 0);
+}
 
-	cfg = kaish_config_agent_with_root(root);
-	kaish_config_set_trash(cfg, false);
+/* An agent kernel on root with no output limit (the race scripts print a lot). */
+static kaish_kernel *race_kernel(const char *root, bool trash)
+{
+	kaish_config *cfg = kaish_config_agent_with_root(root);
+	kaish_kernel *k;
+
+	kaish_config_set_trash(cfg, trash);
 	kaish_config_set_output_limit(cfg, 0);
 	k = kaish_kernel_new(cfg, NULL);
 	kaish_config_free(cfg);
 	cr_assert_not_null(k);
+	return k;
+}
+
+Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = TEST_TIMEOUT(300))
+{
+	char *base = kh_mkfixture(false), root[4096], outside[4096], p[4300];
+	struct swapper s = { 0 };
+	kaish_kernel *k;
+	pthread_t tid;
+	long inside_seen = 0, refused = 0;
+
+	race_fixture(base, root, outside, &s);
+	cr_assert_eq(kh_write(root, "d/f", "inside\n"), 0);
+	cr_assert_eq(kh_write(outside, "only-outside", SECRET "\n"), 0);
+
+	k = race_kernel(root, false);
 	cr_assert_eq(pthread_create(&tid, NULL, swap_loop, &s), 0);
 
 	/* Each round: read, list, grep, redirect in and out, create, make a directory. */
@@ -309,28 +323,14 @@ Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = TEST_TIMEOUT(3
  * never lets it move an outside file into .Trash (README: Sandbox / VFS, Trash). */
 Test(sandbox_race, trash_move_never_takes_outside_files, .timeout = TEST_TIMEOUT(300))
 {
-	char *base = kh_mkfixture(false), root[4096], outside[4096], p[4300];
+	char *base = kh_mkfixture(false), root[4096], outside[4096];
 	struct swapper s = { 0 };
 	kaish_kernel *k;
-	kaish_config *cfg;
 	pthread_t tid;
 	long trashed = 0, refused = 0;
 
-	snprintf(root, sizeof(root), "%s/root", base);
-	snprintf(outside, sizeof(outside), "%s/outside", base);
-	cr_assert_eq(mkdir(root, 0755), 0);
-	cr_assert_eq(mkdir(outside, 0755), 0);
-	snprintf(s.dir, sizeof(s.dir), "%s/d", root);
-	cr_assert_eq(mkdir(s.dir, 0755), 0);
-	cr_assert_eq(kh_write(outside, "f", SECRET "\n"), 0);
-	snprintf(s.link, sizeof(s.link), "%s/x", root);
-	cr_assert_eq(symlink(outside, s.link), 0);
-	cfg = kaish_config_agent_with_root(root);
-	kaish_config_set_trash(cfg, true);
-	kaish_config_set_output_limit(cfg, 0);
-	k = kaish_kernel_new(cfg, NULL);
-	kaish_config_free(cfg);
-	cr_assert_not_null(k);
+	race_fixture(base, root, outside, &s);
+	k = race_kernel(root, true);
 	cr_assert_eq(pthread_create(&tid, NULL, swap_loop, &s), 0);
 	for (int round = 0; round < 400; round++) {
 		kaish_result r;
@@ -349,7 +349,6 @@ Test(sandbox_race, trash_move_never_takes_outside_files, .timeout = TEST_TIMEOUT
 	atomic_store(&s.stop, true);
 	pthread_join(tid, NULL);
 	kaish_kernel_free(k);
-	snprintf(p, sizeof(p), "%s/f", outside);
 	cr_log_info("%ld swaps, %ld trashed, %ld refused", (long)s.swaps, trashed, refused);
 	cr_expect_gt(atomic_load(&s.swaps), 100, "the race did not run");
 	cr_expect_gt(trashed, 0, "rm never moved a file to the trash");

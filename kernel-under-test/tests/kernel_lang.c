@@ -50,7 +50,6 @@ static const struct kcase quoting[] = {
 	{ "pasting inside $( ) (§2.1)", NULL, "echo $(echo $HOME/x)", "", 2, KAISH_ERR_PARSE, "glued" },
 	{ "quoted word is one token (§2.1)", NULL, "d=dir; echo \"$d/f\" \"x$d\"", "dir/f xdir\n", 0, OK, "" },
 	{ "quoted expansion then glob (§2.1)", "mkdir d; touch d/a.txt", "d=d; echo \"$d\"/*.txt", "d/a.txt\n", 0, OK, "" },
-	{ "expansions side by side (§2.1)", NULL, "a=1; b=2; echo $a$b", "12\n", 0, OK, "" },
 	{ "NAME=$v word (§2.2 WordAssign)", NULL, "f() { local a=$1; echo $a; }; f z", "z\n", 0, OK, "" },
 	{ "--name=$v word (§2.2 Named)", NULL, "V=x; f() { echo $1; }; f --k=$V", "--k=x\n", 0, OK, "" },
 	{ "subscript PIPESTATUS (§2.1 ${u[k]})", NULL, "false | true | false; echo ${PIPESTATUS[1]} ${PIPESTATUS[2]}", "0 1\n", 0, OK, "" },
