@@ -325,8 +325,10 @@ bool kernel_interrupted(kaish_kernel *k, struct sbuf *err)
 		code = KAISH_EXIT_CANCELLED;
 	else if (sh->deadline_ns && now_ns() >= sh->deadline_ns)
 		code = KAISH_EXIT_TIMEOUT;
-	else if (k->deadline_ns && now_ns() >= k->deadline_ns)
-		code = KAISH_EXIT_TIMEOUT, k->timed_out = true;
+	else if (k->deadline_ns && now_ns() >= k->deadline_ns) {
+		code = KAISH_EXIT_TIMEOUT;
+		k->timed_out = true; /* the fork's own deadline (scatter --timeout), not the call's */
+	}
 	if (!code)
 		return false;
 	/* Report once per err stream: stages and $( ) share their caller's stream. */
