@@ -355,7 +355,9 @@ static bool addr_match(struct sed_cmd *c, long lineno, bool last, const char *li
 		return addr_hit(&c->a1, lineno, last, line);
 	if (c->in_range) {
 		/* A line-number end closes on or after its line; others when they match. */
-		if (c->a2.type == A_LINE ? lineno >= c->a2.line : addr_hit(&c->a2, lineno, last, line))
+		bool end = c->a2.type == A_LINE ? lineno >= c->a2.line :
+						  addr_hit(&c->a2, lineno, last, line);
+		if (end)
 			c->in_range = false;
 		return true;
 	}

@@ -327,7 +327,7 @@ bool kernel_interrupted(kaish_kernel *k, struct sbuf *err)
 		code = KAISH_EXIT_TIMEOUT;
 	else if (k->deadline_ns && now_ns() >= k->deadline_ns) {
 		code = KAISH_EXIT_TIMEOUT;
-		k->timed_out = true; /* the fork's own deadline (scatter --timeout), not the call's */
+		k->timed_out = true; /* the fork's own deadline (scatter --timeout) */
 	}
 	if (!code)
 		return false;
@@ -508,7 +508,8 @@ enum kaish_status kaish_execute(kaish_kernel *k, const char *script, kaish_resul
 	k->prog = NULL;
 	k->top_out = NULL;
 	res->did_spill = k->spilled;
-	res->original_code = code == KAISH_EXIT_TRUNCATED && k->spill_orig >= 0 ? k->spill_orig : code;
+	res->original_code =
+		code == KAISH_EXIT_TRUNCATED && k->spill_orig >= 0 ? k->spill_orig : code;
 	res->code = code;
 	if (k->data) {
 		res->data = strdup(k->data);

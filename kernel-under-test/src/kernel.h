@@ -73,7 +73,7 @@ struct kaish_kernel {
 	bool timed_out;	      /* deadline_ns passed: the fork unwound with 124 */
 	struct sbuf *top_out; /* the execute() result's out (root kernel, during a call) */
 	bool spilled;	      /* a statement's output into top_out was truncated */
-	int spill_orig;	      /* real code of the last truncated top-level statement, or -1 */
+	int spill_orig;	      /* real code of the last cut top-level statement, or -1 */
 };
 
 kaish_kernel *kernel_fork(kaish_kernel *k);

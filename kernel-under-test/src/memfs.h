@@ -7,8 +7,9 @@
  *
  * Paths are absolute and lexically normal (no ".", "..", "//"; vfs.c normalizes them).
  * `/`, `/tmp` and the directories above the sandbox root (its mount point) always exist as
- * directories, and a listing of the root's parent shows the root. Errors are -errno: ENOENT, ENOTDIR, EISDIR,
- * EEXIST, ENOTEMPTY, EPERM (removing `/` or `/tmp`), ENOSPC (over the budget), ENOMEM.
+ * directories, and a listing of the root's parent shows the root. Errors are -errno:
+ * ENOENT, ENOTDIR, EISDIR, EEXIST, EPERM (removing `/` or `/tmp`), ENOSPC (over the
+ * budget), ENOMEM.
  */
 #ifndef KAISH_MEMFS_H
 #define KAISH_MEMFS_H

@@ -328,7 +328,8 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 				parts_free(wp);
 				return parse_error(p, "bad substitution");
 			}
-			wp->key = word_from(p, in + nl + 1, (size_t)(close - in - nl - 1), line, true);
+			size_t kl = (size_t)(close - in - nl - 1);
+			wp->key = word_from(p, in + nl + 1, kl, line, true);
 			if (!wp->key) {
 				parts_free(wp);
 				return NULL;
@@ -539,7 +540,8 @@ static bool pasted(const struct word *w)
 	}
 	for (; wp && wp->next; wp = wp->next) {
 		const struct wpart *nx = wp->next;
-		bool lit = wp->type == W_LIT && !wp->quoted, nlit = nx->type == W_LIT && !nx->quoted;
+		bool lit = wp->type == W_LIT && !wp->quoted;
+		bool nlit = nx->type == W_LIT && !nx->quoted;
 		if ((lit && is_expansion(nx)) || (is_expansion(wp) && nlit))
 			return true;
 	}

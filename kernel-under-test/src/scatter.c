@@ -28,7 +28,8 @@
 #include "util.h"
 
 const char bi_scatter_usage[] =
-	"Usage: ... | scatter [--as VAR] [--limit N] [--timeout DUR] | CMD... | gather [--lines|--json]\n"
+	"Usage: ... | scatter [--as VAR] [--limit N] [--timeout DUR] | CMD...\n"
+	"         | gather [--lines|--json]\n"
 	"Run the commands between scatter and gather once per input item, in parallel\n"
 	"(at most N at a time, default 8), with $VAR (default ITEM) set to the item.\n"
 	"--timeout stops each worker after DUR (30 = 30s, 5s, 500ms, 2m, 1h): exit 124.\n"

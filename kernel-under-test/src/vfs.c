@@ -212,7 +212,9 @@ static bool is_normal(const char *p)
 			continue;
 		if (c[1] == '/' || (c[1] == '\0' && c != p))
 			return false;
-		if (c[1] == '.' && (c[2] == '/' || !c[2] || (c[2] == '.' && (c[3] == '/' || !c[3]))))
+		bool dot = c[1] == '.' && (c[2] == '/' || !c[2]);
+		bool dotdot = c[1] == '.' && c[2] == '.' && (c[3] == '/' || !c[3]);
+		if (dot || dotdot)
 			return false;
 	}
 	return true;
@@ -247,7 +249,7 @@ static int resolve(kaish_kernel *k, const char *path, bool follow, char **host, 
 			free(full);
 			full = lex;
 		} else {
-			free(lex); /* a sandbox path resolves from full: symlinks before a ".." count */
+			free(lex); /* a sandbox path resolves from full (symlinks before ..) */
 		}
 	}
 	if (!root || !under_root(root, full)) {
@@ -864,7 +866,8 @@ static int walk_mem(struct walk *w, const char *mpath, const char *display, int 
 		struct stat st;
 		if (m && d && name[0] != '.' && !ignored(w, name, name, true) &&
 		    memfs_stat(&w->k->sh->mem, m, &st) == 0)
-			rc = S_ISDIR(st.st_mode) ? walk_mem(w, m, d, depth + 1) : w->cb(w->ctx, d, m);
+			rc = S_ISDIR(st.st_mode) ? walk_mem(w, m, d, depth + 1) :
+						   w->cb(w->ctx, d, m);
 		free(m);
 		free(d);
 		if (rc > 0)
