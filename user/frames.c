@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dhat_writer.h"
 #include "procmaps.h"
 
 /* The allocator's own frame, named by the public function that was called, as Debian's
@@ -118,9 +119,10 @@ static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct str
 		entry = err;
 	}
 	fc->stacks++;
-	if (!entry)
-		fc->cut_short++;
-	return 0;
+	if (entry)
+		return 0;
+	fc->cut_short++;
+	return DHAT_FRAMES_CUT_SHORT;
 }
 
 /* Timed, so the benchmark can tell symbolization from JSON writing (they interleave). */

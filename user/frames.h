@@ -32,7 +32,8 @@ struct frames_ctx {
 	__u64 frames;	   /* frames described */
 };
 
-/* A pp_frames_fn (dhat_writer.h): ctx is a struct frames_ctx. */
+/* A pp_frames_fn (dhat_writer.h): ctx is a struct frames_ctx. Returns 0,
+ * DHAT_FRAMES_CUT_SHORT (a symbolized stack that stops before the thread's entry) or -errno. */
 int frames__describe(void *ctx, const struct pp_stats *pp, struct strvec *out);
 
 #endif

@@ -51,6 +51,7 @@ struct run {
 	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
 	struct workloads workloads;   /* --workload: the driver's table */
 	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
+	__u64 dropped_written;		/* records dropped before the last profile was written */
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */
@@ -90,6 +91,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader) };
 	struct frames_ctx fc = { .sym = r->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = cmdline, .pid = target__pid(r->target) };
+	struct probe_counters pc;
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
 	struct report_opts ropts = { .top = r->args->top };
 	char path[PATH_MAX], err[512];
@@ -97,6 +99,10 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 
 	if (r->sym)
 		symbolizer__refresh_maps(r->sym);
+	/* A dropped record's profile is unknown: charge it to the one open when it was lost. */
+	loader__counters(r->loader, &pc);
+	meta.lost.n[DHAT_LOST_DROPPED] = pc.dropped - r->dropped_written;
+	r->dropped_written = pc.dropped;
 	if (profile_output__write(&r->out, c, name, &fc, &meta, name ? name : cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;
