@@ -906,7 +906,8 @@ Test(report, cli_report_warns_about_what_was_lost)
 	snprintf(lost_path, sizeof(lost_path), "%s", path);
 	const char *argv[] = { "report", lost_path, NULL };
 	cr_expect_eq(tu_run_cli(cli_report, argv, &out, &errs), 0, "%s", errs);
-	cr_expect(strstr(errs, "tracer: warning: ") && strstr(errs, "lost.json is incomplete: ") &&
+	cr_expect(strstr(errs, "tracer: warning: ") &&
+		  strstr(errs, "lost.json records what its trace missed: ") &&
 		  strstr(errs, "4 ring-buffer records dropped, 2 program points whose stack "
 			       "stops before the thread's entry, 1 processes seen but not traced\n"),
 		  "%s", errs);

@@ -737,7 +737,7 @@ int report__print_file(FILE *out, const char *path, const struct report_opts *op
 
 		dhat_lost__describe(&p->lost, what, sizeof(what));
 		fflush(out); /* the warning comes first, also when both go to a terminal */
-		elog("warning: %s is incomplete: %s\n", path, what);
+		elog("warning: %s records what its trace missed: %s\n", path, what);
 	}
 	ret = report__print(out, p, opts);
 	if (ret && err && errsz)

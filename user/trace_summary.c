@@ -35,10 +35,12 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 		/* fp: a function without frame pointers ends the walk; dwarf says why below. */
 		if (s->cut_short && !s->dwarf)
 			fprintf(out,
-				"note: the stacks of %llu program points stop before the "
-				"thread's entry (code without frame pointers); --unwind dwarf "
-				"may complete them\n",
-				(unsigned long long)s->cut_short);
+				"note: %llu program point%s stop%s before the thread's "
+				"entry (code without frame pointers); --unwind dwarf may "
+				"complete %s\n",
+				(unsigned long long)s->cut_short,
+				s->cut_short == 1 ? "'s stack" : "s' stacks",
+				s->cut_short == 1 ? "s" : "", s->cut_short == 1 ? "it" : "them");
 		if (s->dwarf && ds->partial)
 			fprintf(out,
 				"note: %llu unwinds ended early (a frame beyond the copied stack "
