@@ -78,7 +78,8 @@ Test(honest_e2e, command_output_is_its_own, .timeout = TEST_TIMEOUT(120))
 	err = slurp(in(dir, "err"));
 	cr_expect_str_eq(out, "a\nb\n");
 	cr_expect(!strncmp(err, "e\n", 2), "the command's stderr first:\n%s", err);
-	cr_expect(strstr(err, "top program points by TOTAL BYTES"), "no report on stderr:\n%s", err);
+	cr_expect(strstr(err, "top program points by TOTAL BYTES"), "no report on stderr:\n%s",
+		  err);
 	cr_expect(strstr(err, "\nevents "), "no counters on stderr:\n%s", err);
 	free(out);
 	free(err);
@@ -178,7 +179,8 @@ Test(honest_e2e, stripped_program_stacks_are_not_cut_short, .timeout = TEST_TIME
 		p = load_or_die(in(dir, "s.json"));
 		cr_expect(!p->has_lost, "--unwind %s: the file records a loss", modes[m]);
 		for (size_t i = 0; i < p->ftbl_cnt; i++) {
-			cr_expect_null(strstr(p->ftbl[i], " main ("), "stripped, yet: %s", p->ftbl[i]);
+			cr_expect_null(strstr(p->ftbl[i], " main ("), "stripped, yet: %s",
+				       p->ftbl[i]);
 			entry = entry || strstr(p->ftbl[i], "__libc_start_call_main");
 		}
 		cr_expect(entry, "--unwind %s: no stack reaches __libc_start_call_main", modes[m]);
