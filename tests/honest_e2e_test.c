@@ -14,8 +14,11 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "dhat_reader.h"
 #include "e2e_util.h"
@@ -96,6 +99,36 @@ Test(honest_e2e, command_output_is_its_own, .timeout = TEST_TIMEOUT(120))
 		  strlen(want));
 	free(out);
 	free(want);
+	free(dir);
+}
+
+/* --pid: the tracer's stdout is not the target's, but it stays empty all the same: the
+ * report and the counters are on stderr. */
+Test(honest_e2e, pid_mode_report_on_stderr, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, *out, *err;
+	pid_t target;
+
+	E2E_REQUIRE_ROOT();
+	target = fork();
+	cr_assert_geq(target, 0);
+	if (target == 0) {
+		execlp("sleep", "sleep", "600", (char *)NULL);
+		_exit(127);
+	}
+	dir = e2e_tmpdir("pid-out");
+	/* --duration is the tracer's own deadline: the test waits for the tracer to end. */
+	cr_expect_eq(run("%s --pid %d --duration 1 -o %s >%s 2>%s", TRACER_BIN, (int)target,
+			 in(dir, "p.json"), in(dir, "out"), in(dir, "err")),
+		     0);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	out = slurp(in(dir, "out"));
+	err = slurp(in(dir, "err"));
+	cr_expect_str_eq(out, "");
+	cr_expect(strstr(err, "total allocations :") && strstr(err, "\nevents "), "%s", err);
+	free(out);
+	free(err);
 	free(dir);
 }
 
