@@ -114,8 +114,8 @@ Test(options, argv_vectors)
 				   "-vv",    "-t", "20", NULL };
 	const char *pid[] = { "tracer", "--pid", "42", "--duration", "1.5", "--unwind", "dwarf",
 			      "--stack-size", "4096", "--ringbuf-size", "65536", "-q", NULL };
-	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/l.so", "--",
-			      "ls", "-l", NULL };
+	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/l.so",
+			      "--summary", "s.txt", "--", "ls", "-l", NULL };
 	const char *bare_cmd[] = { "tracer", "-v", "ls", "-q", NULL };
 	char *out, *errs;
 
@@ -137,6 +137,7 @@ Test(options, argv_vectors)
 	cr_expect_eq(parsed.ringbuf_sz, 65536);
 	cr_expect_eq(parsed.verbosity, -1);
 	cr_expect_null(parsed.workload);
+	cr_expect_null(parsed.summary, "default: stderr, chosen by the run");
 	free(out);
 	free(errs);
 
@@ -148,6 +149,7 @@ Test(options, argv_vectors)
 	cr_expect_str_eq(parsed.start_at, "f");
 	cr_expect(parsed.as_root);
 	cr_expect_str_eq(parsed.lib, "/l.so");
+	cr_expect_str_eq(parsed.summary, "s.txt");
 	free(out);
 	free(errs);
 
