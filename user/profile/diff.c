@@ -976,7 +976,8 @@ int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err,
 {
 	const char *gt = strchr(text, '>'), *v;
 	size_t mlen;
-	char *end;
+	char *end = NULL;
+	double pct;
 	int i = -1;
 
 	memset(t, 0, sizeof(*t));
@@ -1000,9 +1001,10 @@ int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err,
 	}
 	t->metric = (enum diff_metric)i;
 	v = gt + 1 + (gt[1] == '+');
-	if (isdigit((unsigned char)*v) && (t->pct_limit = strtod(v, &end), *end == '%') &&
-	    !end[1]) {
+	pct = isdigit((unsigned char)*v) ? strtod(v, &end) : 0;
+	if (isdigit((unsigned char)*v) && *end == '%' && !end[1]) {
 		t->pct = true;
+		t->pct_limit = pct;
 		return 0;
 	}
 	if (!parse_size(v, t->metric == DIFF_M_BLOCKS, &t->abs_limit))
