@@ -75,11 +75,11 @@ Test(diff_ci_e2e, fail_if_passes_a_rebuild_and_fails_a_regression, .timeout = TE
 	free(err);
 
 	/* The lines did move in the traces: matched by line, the same gate fails. */
-	cr_expect_eq(diff(dir, "base", "moved", "--match line --fail-if 'site-total-bytes>+5%'",
-			  &out, &err),
-		     1, "%s%s", out, err);
+	cr_expect_eq(
+	    diff(dir, "base", "moved", "--match line --fail-if 'site-total-bytes>+5%'", &out, &err),
+	    1, "%s%s", out, err);
 	cr_expect(strstr(out, "load_table (diff_prog.c:22)") &&
-			  strstr(out, "load_table (diff_prog.c:21)"),
+		      strstr(out, "load_table (diff_prog.c:21)"),
 		  "%s", out);
 	free(out);
 	free(err);

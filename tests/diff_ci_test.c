@@ -27,7 +27,7 @@
 #include "test_timeout.h"
 #include "test_util.h"
 
-#define DATA TESTS_SRC_DIR "/data/report/"
+#define DATA  TESTS_SRC_DIR "/data/report/"
 #define VG_LS TESTS_SRC_DIR "/data/export/valgrind_ls.json"
 
 /* `tracer diff OLD NEW EXTRA...`: its exit status; stdout and stderr in *out, *errs. */
@@ -56,9 +56,9 @@ static size_t lines(const char *s)
 
 Test(diff_ci, rebuilt_program_with_moved_lines_passes)
 {
-	static const char *const gate[] = {"--fail-if", "total-bytes>+5%", "--fail-if",
-					   "site-total-bytes>+1%", "--fail-if", "site-end-bytes>+0",
-					   NULL};
+	static const char *const gate[] = {
+	    "--fail-if", "total-bytes>+5%",   "--fail-if", "site-total-bytes>+1%",
+	    "--fail-if", "site-end-bytes>+0", NULL};
 	static const char *const by_line[] = {"--match", "line", "--fail-if",
 					      "site-total-bytes>+1%", NULL};
 	char *out, *errs;
@@ -90,20 +90,21 @@ Test(diff_ci, planted_regression_fails_the_gate)
 		const char *expr;
 		int status;
 	} cases[] = {
-		{"total-bytes>+5%", 1},	      {"total-bytes>+10%", 0}, /* +10.0% is not more */
-		{"total-bytes>+9.9%", 1},     {"total-bytes>12000", 0},
-		{"total-bytes>+11999", 1},    {"total-bytes>+11KiB", 1},
-		{"total-bytes>+12KiB", 0},    {"total-bytes>+1MiB", 0},
-		{"total-blocks>+0", 0},	      {"peak-bytes>+5%", 1}, /* 55,000 -> 61,000 */
-		{"end-bytes>+0", 0},	      {"site-total-bytes>+10%", 1},
-		{"site-total-bytes>+12%", 0}, {"site-peak-bytes>+5999", 1},
-		{"site-peak-bytes>+6000", 0}, {"site-total-blocks>+0", 0},
+	    {"total-bytes>+5%", 1},	  {"total-bytes>+10%", 0}, /* +10.0% is not more */
+	    {"total-bytes>+9.9%", 1},	  {"total-bytes>12000", 0},
+	    {"total-bytes>+11999", 1},	  {"total-bytes>+11KiB", 1},
+	    {"total-bytes>+12KiB", 0},	  {"total-bytes>+1MiB", 0},
+	    {"total-blocks>+0", 0},	  {"peak-bytes>+5%", 1}, /* 55,000 -> 61,000 */
+	    {"end-bytes>+0", 0},	  {"site-total-bytes>+10%", 1},
+	    {"site-total-bytes>+12%", 0}, {"site-peak-bytes>+5999", 1},
+	    {"site-peak-bytes>+6000", 0}, {"site-total-blocks>+0", 0},
 	};
 	char *out, *errs;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *extra[] = {"--fail-if", cases[i].expr, NULL};
-		int st = diff_cli(DATA "ci_base.json", DATA "ci_regressed.json", extra, &out, &errs);
+		int st =
+		    diff_cli(DATA "ci_base.json", DATA "ci_regressed.json", extra, &out, &errs);
 
 		cr_expect_eq(st, cases[i].status, "%s: exit %d\n%s", cases[i].expr, st, errs);
 		/* the exceeded threshold is named, on one line; nothing otherwise */
@@ -118,8 +119,9 @@ Test(diff_ci, planted_regression_fails_the_gate)
 	}
 
 	/* several gates: one line per exceeded one, status 1 */
-	const char *two[] = {"--fail-if", "total-bytes>+5%", "--fail-if", "total-blocks>+1",
-			     "--fail-if", "site-total-bytes>+10%", "--format", "json", NULL};
+	const char *two[] = {"--fail-if", "total-bytes>+5%",	   "--fail-if", "total-blocks>+1",
+			     "--fail-if", "site-total-bytes>+10%", "--format",	"json",
+			     NULL};
 	cr_expect_eq(diff_cli(DATA "ci_base.json", DATA "ci_regressed.json", two, &out, &errs), 1);
 	cr_expect_str_eq(errs,
 			 "tracer: diff: --fail-if 'total-bytes>+5%' exceeded: 120,000 -> 132,000 "
@@ -137,29 +139,29 @@ Test(diff_ci, planted_regression_fails_the_gate)
 Test(diff_ci, bad_fail_if_is_a_usage_error)
 {
 	static const char *const bad[] = {
-		"",
-		"total-bytes",
-		"total-bytes>",
-		"bytes>+5%",
-		"site-total>+1%",
-		"total-bytes>+5%%",
-		"total-bytes>+x",
-		"total-bytes>-5%",
-		"total-blocks>+1MiB",
-		"total-bytes>+5 %",
-		"total-bytes>+1XiB",
-		"site-site-end-bytes>+1",
-		"Total-Bytes>+5%",
-		"total-bytes<+5%",
+	    "",
+	    "total-bytes",
+	    "total-bytes>",
+	    "bytes>+5%",
+	    "site-total>+1%",
+	    "total-bytes>+5%%",
+	    "total-bytes>+x",
+	    "total-bytes>-5%",
+	    "total-blocks>+1MiB",
+	    "total-bytes>+5 %",
+	    "total-bytes>+1XiB",
+	    "site-site-end-bytes>+1",
+	    "Total-Bytes>+5%",
+	    "total-bytes<+5%",
 	};
 	char *out, *errs;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *extra[] = {"--fail-if", bad[i], NULL};
 
-		cr_expect_eq(diff_cli(DATA "ci_base.json", DATA "ci_regressed.json", extra, &out,
-				      &errs),
-			     2, "'%s'", bad[i]);
+		cr_expect_eq(
+		    diff_cli(DATA "ci_base.json", DATA "ci_regressed.json", extra, &out, &errs), 2,
+		    "'%s'", bad[i]);
 		cr_expect_str_eq(out, "", "'%s'", bad[i]);
 		cr_expect_eq(lines(errs), 1, "'%s': one line: %s", bad[i], errs);
 		cr_expect(strstr(errs, "--fail-if"), "'%s': %s", bad[i], errs);
@@ -184,23 +186,23 @@ Test(diff_ci, threshold_parsing)
 		double pct_limit;
 		uint64_t abs_limit;
 	} cases[] = {
-		{"total-bytes>+5%", DIFF_M_BYTES, false, true, 5, 0},
-		{"site-end-bytes>+2.5%", DIFF_M_END, true, true, 2.5, 0},
-		{"peak-bytes>+1MiB", DIFF_M_PEAK, false, false, 0, 1048576},
-		{"peak-bytes>+512KiB", DIFF_M_PEAK, false, false, 0, 524288},
-		{"total-bytes>+1000", DIFF_M_BYTES, false, false, 0, 1000},
-		{"total-bytes>+1.5M", DIFF_M_BYTES, false, false, 0, 1572864},
-		{"total-bytes>+2GB", DIFF_M_BYTES, false, false, 0, 2000000000},
-		{"total-bytes>+3kB", DIFF_M_BYTES, false, false, 0, 3000},
-		{"site-total-blocks>100", DIFF_M_BLOCKS, true, false, 0, 100},
-		{"end-bytes>+0B", DIFF_M_END, false, false, 0, 0},
+	    {"total-bytes>+5%", DIFF_M_BYTES, false, true, 5, 0},
+	    {"site-end-bytes>+2.5%", DIFF_M_END, true, true, 2.5, 0},
+	    {"peak-bytes>+1MiB", DIFF_M_PEAK, false, false, 0, 1048576},
+	    {"peak-bytes>+512KiB", DIFF_M_PEAK, false, false, 0, 524288},
+	    {"total-bytes>+1000", DIFF_M_BYTES, false, false, 0, 1000},
+	    {"total-bytes>+1.5M", DIFF_M_BYTES, false, false, 0, 1572864},
+	    {"total-bytes>+2GB", DIFF_M_BYTES, false, false, 0, 2000000000},
+	    {"total-bytes>+3kB", DIFF_M_BYTES, false, false, 0, 3000},
+	    {"site-total-blocks>100", DIFF_M_BLOCKS, true, false, 0, 100},
+	    {"end-bytes>+0B", DIFF_M_END, false, false, 0, 0},
 	};
 	struct diff_threshold t;
 	char err[256];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_assert_eq(diff_threshold__parse(cases[i].text, &t, err, sizeof(err)), 0, "%s: %s",
-			     cases[i].text, err);
+		cr_assert_eq(diff_threshold__parse(cases[i].text, &t, err, sizeof(err)), 0,
+			     "%s: %s", cases[i].text, err);
 		cr_expect_eq(t.metric, cases[i].m, "%s", cases[i].text);
 		cr_expect_eq(t.site, cases[i].site, "%s", cases[i].text);
 		cr_expect_eq(t.pct, cases[i].pct, "%s", cases[i].text);
@@ -249,7 +251,7 @@ static void deepen_valgrind_file(const char *path, size_t *limit)
 	base = cJSON_GetArraySize(ftbl);
 	cJSON_AddItemToArray(ftbl, cJSON_CreateString("0x10a3f0: main (ls.c:5400)"));
 	cJSON_AddItemToArray(ftbl, cJSON_CreateString("0x4a2fd90: __libc_start_call_main "
-						       "(libc_start_call_main.h:58)"));
+						      "(libc_start_call_main.h:58)"));
 	cJSON_AddItemToArray(ftbl, cJSON_CreateString("0x10a5e4: _start (in /usr/bin/ls)"));
 	cJSON_ArrayForEach(pp, pps)
 	{
@@ -326,10 +328,10 @@ Test(diff_ci, markdown_golden)
 Test(diff_ci, markdown_escapes_pipes)
 {
 	static const char text[] =
-		"{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
-		"\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,\"te\":1,"
-		"\"pps\":[{\"tb\":%d,\"tbk\":1,\"fs\":[1,2]}],"
-		"\"ftbl\":[\"[root]\",\"0x1: operator|(Set, Set) (set.cc:3)\",\"0x2: main (m.c:1)\"]}";
+	    "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
+	    "\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,\"te\":1,"
+	    "\"pps\":[{\"tb\":%d,\"tbk\":1,\"fs\":[1,2]}],"
+	    "\"ftbl\":[\"[root]\",\"0x1: operator|(Set, Set) (set.cc:3)\",\"0x2: main (m.c:1)\"]}";
 	char a[1024], b[1024], *out = NULL;
 	size_t n = 0;
 	struct dhat_profile *p, *q;
@@ -382,8 +384,8 @@ Test(diff_ci, differential_flame_graph, .timeout = TEST_TIMEOUT(300))
 	int r, g, b;
 	struct stat st;
 
-	cr_assert_eq(diff_cli(DATA "ci_base.json", DATA "ci_shift.json", svg_args, &svg, &errs),
-		     0, "%s", errs);
+	cr_assert_eq(diff_cli(DATA "ci_base.json", DATA "ci_shift.json", svg_args, &svg, &errs), 0,
+		     "%s", errs);
 	snprintf(path, sizeof(path), "%s/ci_shift.diff.svg", ex_artifacts());
 	ex_write_file(path, svg, strlen(svg));
 	/* load_table grew 100,000 -> 110,000: red; parse shrank 20,000 -> 10,000: blue; both

@@ -58,12 +58,10 @@ const struct opt_cmd cli_diff_cmd = {
 	.name = "diff",
 	.subcommand = true,
 	.synopsis = "Usage: tracer diff OLD NEW [options]\n",
-	.about = "Compare two DHAT v2 files (tracer, Valgrind --tool=dhat, dhat-rs; .gz too): "
-		 "blocks,\n"
-		 "bytes, peak and end bytes per stack and in total. Stacks are matched by frame "
-		 "text\n"
-		 "without the 0xADDR: prefixes (addresses change between runs) and, by default,\n"
-		 "without file:line; stacks that only one file has are shown as [added] or\n"
+	.about = "Compare two DHAT v2 files (tracer, Valgrind --tool=dhat, dhat-rs; .gz too):\n"
+		 "blocks, bytes, peak and end bytes per stack and in total. Stacks are matched\n"
+		 "by their function names (or with --match line, by function and file:line),\n"
+		 "never by address; stacks that only one file has are shown as [added] or\n"
 		 "[removed]. With --fail-if, a CI gate on heap growth.\n",
 	.opts = diff_opts_table,
 	.examples = "  tracer diff before/dhat-heap-cmdsubst.json after/dhat-heap-cmdsubst.json\n"
@@ -73,11 +71,9 @@ const struct opt_cmd cli_diff_cmd = {
 		    "'peak-bytes>+1MiB'\n"
 		    "  tracer diff base.json pr.json --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n"
 		    "  tracer diff base.json pr.json --format svg > diff.svg\n",
-	.exit_status = "  0 ok (no --fail-if threshold exceeded), 1 a --fail-if threshold exceeded "
-		       "(each\n"
-		       "  named on stderr) or an output error, 2 bad arguments, a bad --fail-if "
-		       "expression\n"
-		       "  or a bad input file.\n",
+	.exit_status = "  0 ok (no --fail-if threshold exceeded); 1 a --fail-if threshold exceeded\n"
+		       "  (each one named on stderr) or an output error; 2 bad arguments, a bad\n"
+		       "  --fail-if expression or a bad input file.\n",
 };
 
 struct diff_args {

@@ -49,8 +49,11 @@ static void diff_look(void *ctx, const struct flame_node *nd, const struct expor
 			 ((double)w - (double)nd->w2) * 100.0 / (double)nd->w2);
 	snprintf(look->tip, sizeof(look->tip), "new %s %s (%.2f%%), old %s %s, %s%s%s",
 		 export__fmt_u64(n1, w), dl->unit,
-		 s->total ? 100.0 * (double)w / (double)s->total : 0.0,
-		 export__fmt_u64(n2, nd->w2), dl->unit, !ch ? "unchanged" : w > nd->w2 ? "+" : "-",
+		 s->total ? 100.0 * (double)w / (double)s->total : 0.0, export__fmt_u64(n2, nd->w2),
+		 dl->unit,
+		 !ch	      ? "unchanged"
+		 : w > nd->w2 ? "+"
+			      : "-",
 		 ch ? export__fmt_u64(n3, ch) : "", pct);
 }
 

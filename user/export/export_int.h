@@ -79,8 +79,8 @@ struct flame_look {
 };
 
 /* Fills *look for nd; NULL in a style: the "mem" palette by name, "W unit (P%), W2 unit2". */
-typedef void (*flame_look_fn)(void *ctx, const struct flame_node *nd,
-			      const struct export_stacks *s, struct flame_look *look);
+typedef void (*flame_look_fn)(void *ctx, const struct flame_node *nd, const struct export_stacks *s,
+			      struct flame_look *look);
 
 struct flame_style {
 	const char *title, *subtitle; /* plain text (escaped when written) */

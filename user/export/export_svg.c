@@ -103,7 +103,8 @@ int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size
 		/* ...and open this one's. */
 		for (size_t d = common + 1; d <= st->cnt; d++) {
 			open[d] = n;
-			v[n++] = (struct flame_node){.name = st->names[d - 1], .depth = d, .start = x};
+			v[n++] =
+			    (struct flame_node){.name = st->names[d - 1], .depth = d, .start = x};
 		}
 		for (size_t d = 1; d <= st->cnt; d++)
 			v[open[d]].w2 += st->w2;

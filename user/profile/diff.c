@@ -861,7 +861,8 @@ static int json_row(struct json_writer *jw, const struct diff_row *r, bool lt)
  * {"old": {"file", "mode", "cmd", "pp_count", "bklt"}, "new": {...},
  *  "totals": {"blocks": {"old", "new", "delta"}, "bytes": {...},
  *             "peak_bytes", "peak_blocks", "end_bytes", "end_blocks"  (both bklt)},
- *  "sort": "bytes", "match": "function"|"line", "depth": N (0: whole stacks), "changed": N, "added": N, "removed": N, "unchanged": N,
+ *  "sort": "bytes", "match": "function"|"line", "depth": N (0: whole stacks),
+ *  "changed": N, "added": N, "removed": N, "unchanged": N,
  *  "rows": [{"status": "changed"|"added"|"removed", "site", "frames": [...],
  *            "old": {"pps", "tb", "tbk", "tl", "gb", "gbk", "eb", "ebk"}, "new": {...},
  *            "delta": {"tb", "tbk", "gb", "eb"}}]}
@@ -950,9 +951,9 @@ static int parse_size(const char *s, bool blocks, uint64_t *out)
 		const char *unit;
 		double mul;
 	} units[] = {
-		{"", 1},	{"B", 1},	 {"K", 1024.0},	 {"KiB", 1024.0},
-		{"M", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GiB", 1073741824.0},
-		{"kB", 1e3},	{"KB", 1e3},	 {"MB", 1e6},	 {"GB", 1e9},
+	    {"", 1},	      {"B", 1},		  {"K", 1024.0},       {"KiB", 1024.0},
+	    {"M", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GiB", 1073741824.0},
+	    {"kB", 1e3},      {"KB", 1e3},	  {"MB", 1e6},	       {"GB", 1e9},
 	};
 	char *end;
 	double v;
@@ -989,8 +990,8 @@ int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err,
 	t->site = !strncmp(text, "site-", 5);
 	mlen = (size_t)(gt - text) - (t->site ? 5 : 0);
 	for (size_t k = 0; k < 4; k++)
-		if (strlen(metric_names[k]) == mlen && !strncmp(text + (t->site ? 5 : 0),
-								 metric_names[k], mlen))
+		if (strlen(metric_names[k]) == mlen &&
+		    !strncmp(text + (t->site ? 5 : 0), metric_names[k], mlen))
 			i = (int)k;
 	if (i < 0) {
 		snprintf(err, errsz,
@@ -1080,7 +1081,8 @@ int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, 
 				continue;
 			change_text(what, sizeof(what), o, w);
 			if (msgs)
-				fprintf(msgs, "tracer: diff: --fail-if '%s' exceeded: %s\n", c->text, what);
+				fprintf(msgs, "tracer: diff: --fail-if '%s' exceeded: %s\n",
+					c->text, what);
 			(*exceeded)++;
 			continue;
 		}
@@ -1102,9 +1104,9 @@ int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, 
 			    diff_side__value(&worst->new, c->metric));
 		if (msgs)
 			fprintf(msgs,
-			"tracer: diff: --fail-if '%s' exceeded at %zu program point%s; the largest: "
-			"%s: %s\n",
-			c->text, hits, hits == 1 ? "" : "s", worst->site, what);
+				"tracer: diff: --fail-if '%s' exceeded at %zu program point%s; the "
+				"largest: %s: %s\n",
+				c->text, hits, hits == 1 ? "" : "s", worst->site, what);
 		(*exceeded)++;
 	}
 	return msgs && (fflush(msgs) || ferror(msgs)) ? -EIO : 0;

@@ -75,7 +75,7 @@ enum diff_status { DIFF_UNCHANGED, DIFF_CHANGED, DIFF_ADDED, DIFF_REMOVED };
 struct diff_row {
 	const char *key; /* matched frames joined by '\x1f' (in the diff's keys) */
 	char *frames;	 /* a representative PP's cleaned frames, same count, '\x1f' (owned) */
-	char *site; /* first non-plumbing frame + caller (owned) */
+	char *site;	 /* first non-plumbing frame + caller (owned) */
 	struct diff_side old, new;
 	enum diff_status status;
 };
@@ -87,7 +87,7 @@ struct diff {
 	struct strtab *keys; /* row i's key is keys->strs[i] */
 	size_t changed_cnt, added_cnt, removed_cnt, unchanged_cnt; /* changed includes neither */
 	enum diff_match match;
-	size_t depth;	     /* frames compared; 0: all */
+	size_t depth;	      /* frames compared; 0: all */
 	bool depth_defaulted; /* depth chosen by diff__default_depth, not given */
 };
 
@@ -134,7 +134,7 @@ int diff__parse_format(const char *name, enum diff_format *out);
 enum diff_metric { DIFF_M_BYTES = 0, DIFF_M_BLOCKS, DIFF_M_PEAK, DIFF_M_END };
 
 struct diff_threshold {
-	const char *text;   /* as given (borrowed) */
+	const char *text; /* as given (borrowed) */
 	enum diff_metric metric;
 	bool site;	    /* per program point, not the totals */
 	bool pct;	    /* limit is a percentage of OLD */
@@ -149,9 +149,9 @@ uint64_t diff_side__value(const struct diff_side *s, enum diff_metric m);
 int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err, size_t errsz);
 
 /* Check n thresholds against d. For each one exceeded writes a line to msgs unless it is
- * NULL (what, old -> new, and for site-* the worst site), and counts it in *exceeded. Peak and end metrics
- * need block lifetimes in both files: -EINVAL and one line in err otherwise. Returns 0 or
- * -errno. */
+ * NULL (what, old -> new, and for site-* the worst site), and counts it in *exceeded. Peak
+ * and end metrics need block lifetimes in both files: -EINVAL and one line in err
+ * otherwise. Returns 0 or -errno. */
 int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, FILE *msgs,
 		size_t *exceeded, char *err, size_t errsz);
 
