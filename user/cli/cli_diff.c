@@ -86,12 +86,25 @@ struct diff_args {
 	int nfiles;
 };
 
+/* v as a positive number into *out: OPT_GO_ON, or a usage error naming opt. */
+static int positive(const char *opt, const char *v, size_t *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (!*v || *end || n <= 0) {
+		elog("%s needs a positive number, not '%s'\n", opt, v);
+		return TRACER_EXIT_USAGE;
+	}
+	*out = (size_t)n;
+	return OPT_GO_ON;
+}
+
 /* An opt_fn: one option or operand into struct diff_args. */
 static int diff_arg(void *ctx, const struct opt_spec *o, const char *v)
 {
 	struct diff_args *a = ctx;
-	char *end, msg[256];
-	long n;
+	char msg[256];
 
 	switch (o ? o->id : 0) {
 	case 0:
@@ -109,13 +122,7 @@ static int diff_arg(void *ctx, const struct opt_spec *o, const char *v)
 		a->attr.no_default_skip = true;
 		break;
 	case 't':
-		n = strtol(v, &end, 10);
-		if (!*v || *end || n <= 0) {
-			elog("--top needs a positive number, not '%s'\n", v);
-			return TRACER_EXIT_USAGE;
-		}
-		a->opts.top = (size_t)n;
-		break;
+		return positive("--top", v, &a->opts.top);
 	case 's':
 		if (diff__parse_sort(v, &a->opts.sort)) {
 			elog("diff: --sort takes bytes, blocks, peak or end, not '%s'\n", v);
@@ -138,13 +145,7 @@ static int diff_arg(void *ctx, const struct opt_spec *o, const char *v)
 		a->opts.json = a->opts.format == DIFF_FMT_JSON;
 		break;
 	case OPT_DEPTH:
-		n = strtol(v, &end, 10);
-		if (!*v || *end || n <= 0) {
-			elog("--depth needs a positive number, not '%s'\n", v);
-			return TRACER_EXIT_USAGE;
-		}
-		a->opts.depth = (size_t)n;
-		break;
+		return positive("--depth", v, &a->opts.depth);
 	case OPT_FAIL_IF:
 		if (a->fail_if_cnt == MAX_FAIL_IF) {
 			elog("diff: at most %d --fail-if\n", MAX_FAIL_IF);

@@ -440,10 +440,8 @@ int diff__parse_sort(const char *name, enum diff_sort *out)
 	static const char *const names[] = {"bytes", "blocks", "peak", "end"};
 	int i = name_index(name, names, 4);
 
-	if (i < 0)
-		return i;
-	*out = (enum diff_sort)i;
-	return 0;
+	*out = i < 0 ? *out : (enum diff_sort)i;
+	return i < 0 ? i : 0;
 }
 
 int diff__parse_match(const char *name, enum diff_match *out)
@@ -451,10 +449,8 @@ int diff__parse_match(const char *name, enum diff_match *out)
 	static const char *const names[] = {"function", "line"};
 	int i = name_index(name, names, 2);
 
-	if (i < 0)
-		return i;
-	*out = (enum diff_match)i;
-	return 0;
+	*out = i < 0 ? *out : (enum diff_match)i;
+	return i < 0 ? i : 0;
 }
 
 int diff__parse_format(const char *name, enum diff_format *out)
@@ -462,10 +458,8 @@ int diff__parse_format(const char *name, enum diff_format *out)
 	static const char *const names[] = {"text", "json", "markdown", "svg"};
 	int i = name_index(name, names, 4);
 
-	if (i < 0)
-		return i;
-	*out = (enum diff_format)i;
-	return 0;
+	*out = i < 0 ? *out : (enum diff_format)i;
+	return i < 0 ? i : 0;
 }
 
 /* ---- ordering ------------------------------------------------------------------------- */
@@ -610,6 +604,33 @@ static const char *status_tag(const struct diff_row *r)
 	return r->status == DIFF_ADDED ? "added" : r->status == DIFF_REMOVED ? "removed" : "";
 }
 
+/* The total lines, each by line(out, label, old, new): blocks, bytes, and with both files'
+ * block lifetimes, peak and end bytes. */
+static void totals(FILE *out, const struct diff *d,
+		   void (*line)(FILE *, const char *, uint64_t, uint64_t))
+{
+	const struct dhat_profile *o = d->old, *n = d->new;
+	char label[64];
+
+	snprintf(label, sizeof(label), "total %s", allocs(n) ? "allocations" : blocks_unit(n));
+	line(out, label, o->total_blocks, n->total_blocks);
+	snprintf(label, sizeof(label), "total %s", bytes_unit(n));
+	line(out, label, o->total_bytes, n->total_bytes);
+	if (o->bklt && n->bklt) {
+		line(out, "peak live bytes", o->gmax_bytes, n->gmax_bytes);
+		line(out, "end live bytes", o->end_bytes, n->end_bytes);
+	}
+}
+
+/* A row's changes of bytes, blocks, peak and end bytes, as text ("+1,234", "0"). */
+static void row_deltas(const struct diff_row *r, char cell[4][40])
+{
+	fmt_delta(cell[0], sizeof(cell[0]), r->old.tb, r->new.tb);
+	fmt_delta(cell[1], sizeof(cell[1]), r->old.tbk, r->new.tbk);
+	fmt_delta(cell[2], sizeof(cell[2]), r->old.gb, r->new.gb);
+	fmt_delta(cell[3], sizeof(cell[3]), r->old.eb, r->new.eb);
+}
+
 /* What the rows were matched on, when it is not the default: a line for the text and the
  * Markdown header, into buf ("" if nothing to say). */
 static char *matching_note(char *buf, size_t sz, const struct diff *d)
@@ -637,7 +658,7 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	bool lt = o->bklt && n->bklt;
 	const char *bu = bytes_unit(n), *bk = blocks_unit(n);
 	const struct diff_row **rows = changed_rows(d, s, &cnt);
-	char label[64], a[40], b[40], c[40], e[40], note[256];
+	char cell[4][40], note[256];
 
 	if (!rows)
 		return -ENOMEM;
@@ -652,14 +673,7 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	if (*matching_note(note, sizeof(note), d))
 		fprintf(out, "  note: %s\n", note);
 	fprintf(out, "\n  %-18s  %14s  %14s  %10s\n", "", "old", "new", "change");
-	snprintf(label, sizeof(label), "total %s", allocs(n) ? "allocations" : bk);
-	total_line(out, label, o->total_blocks, n->total_blocks);
-	snprintf(label, sizeof(label), "total %s", bu);
-	total_line(out, label, o->total_bytes, n->total_bytes);
-	if (lt) {
-		total_line(out, "peak live bytes", o->gmax_bytes, n->gmax_bytes);
-		total_line(out, "end live bytes", o->end_bytes, n->end_bytes);
-	}
+	totals(out, d, total_line);
 
 	fprintf(out,
 		"\n  program points by change in %s: %zu changed (%zu added, %zu removed), "
@@ -674,11 +688,10 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	for (size_t i = 0; i < cnt && i < top; i++) {
 		const struct diff_row *r = rows[i];
 
-		fprintf(out, "    %12s  %10s", fmt_delta(a, sizeof(a), r->old.tb, r->new.tb),
-			fmt_delta(b, sizeof(b), r->old.tbk, r->new.tbk));
+		row_deltas(r, cell);
+		fprintf(out, "    %12s  %10s", cell[0], cell[1]);
 		if (lt)
-			fprintf(out, "  %10s  %10s", fmt_delta(c, sizeof(c), r->old.gb, r->new.gb),
-				fmt_delta(e, sizeof(e), r->old.eb, r->new.eb));
+			fprintf(out, "  %10s  %10s", cell[2], cell[3]);
 		fprintf(out, "   %s%s%s%s\n", r->site, *status_tag(r) ? "  [" : "", status_tag(r),
 			*status_tag(r) ? "]" : "");
 	}
@@ -729,7 +742,7 @@ static int print_markdown(FILE *out, const struct diff *d, const struct diff_opt
 	enum diff_sort s = opts ? opts->sort : DIFF_SORT_BYTES;
 	bool lt = o->bklt && n->bklt;
 	const struct diff_row **rows = changed_rows(d, s, &cnt);
-	char label[64], a[40], b[40], c[40], e[40], note[256];
+	char cell[4][40], note[256];
 
 	if (!rows)
 		return -ENOMEM;
@@ -741,14 +754,7 @@ static int print_markdown(FILE *out, const struct diff *d, const struct diff_opt
 	if (*matching_note(note, sizeof(note), d))
 		fprintf(out, "_Note: %s._\n\n", note);
 	fputs("| | old | new | change |\n|---|--:|--:|--:|\n", out);
-	snprintf(label, sizeof(label), "total %s", allocs(n) ? "allocations" : blocks_unit(n));
-	md_total(out, label, o->total_blocks, n->total_blocks);
-	snprintf(label, sizeof(label), "total %s", bytes_unit(n));
-	md_total(out, label, o->total_bytes, n->total_bytes);
-	if (lt) {
-		md_total(out, "peak live bytes", o->gmax_bytes, n->gmax_bytes);
-		md_total(out, "end live bytes", o->end_bytes, n->end_bytes);
-	}
+	totals(out, d, md_total);
 	fprintf(out,
 		"\n**Program points by change in %s:** %zu changed (%zu added, %zu removed), "
 		"%zu unchanged\n",
@@ -760,11 +766,10 @@ static int print_markdown(FILE *out, const struct diff *d, const struct diff_opt
 	for (size_t i = 0; i < cnt && i < top; i++) {
 		const struct diff_row *r = rows[i];
 
-		fprintf(out, "| %s | %s |", fmt_delta(a, sizeof(a), r->old.tb, r->new.tb),
-			fmt_delta(b, sizeof(b), r->old.tbk, r->new.tbk));
+		row_deltas(r, cell);
+		fprintf(out, "| %s | %s |", cell[0], cell[1]);
 		if (lt)
-			fprintf(out, " %s | %s |", fmt_delta(c, sizeof(c), r->old.gb, r->new.gb),
-				fmt_delta(e, sizeof(e), r->old.eb, r->new.eb));
+			fprintf(out, " %s | %s |", cell[2], cell[3]);
 		fputc(' ', out);
 		md_code(out, r->site);
 		fprintf(out, " | %s |\n", status_tag(r));
