@@ -32,13 +32,6 @@
 #define PAD_BOTTOM (FONT_SZ * 2 + 10)
 #define MIN_W	   0.1 /* narrower frames are left out: invisible, and they bloat the file */
 
-struct fg_node {
-	const char *name;
-	size_t depth; /* 0: "all" */
-	uint64_t start, end;
-	uint64_t w2; /* companion count */
-};
-
 /* flamegraph.pl's "mem" palette (greens and blues), chosen by the name's hash so that one
  * function has one colour everywhere and the output is reproducible. */
 static void frame_color(const char *name, char *buf, size_t sz)
@@ -75,13 +68,12 @@ static void put_label(FILE *out, const char *name, double w)
 	free(cut);
 }
 
-/* The frame spans of s, "all" first: nodes[0..*cnt). Returns 0 or -ENOMEM. */
-static int flow(const struct export_stacks *s, struct fg_node **nodes, size_t *cnt,
-		size_t *max_depth)
+int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size_t *cnt,
+		  size_t *max_depth)
 {
 	size_t frames = 1, n = 0, depth = 0, *open = NULL;
 	const struct export_stack *prev = NULL;
-	struct fg_node *v = NULL;
+	struct flame_node *v = NULL;
 	uint64_t x = 0;
 	int err;
 
@@ -96,7 +88,7 @@ static int flow(const struct export_stacks *s, struct fg_node **nodes, size_t *c
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	v[n++] = (struct fg_node){.name = "all", .w2 = s->total2};
+	v[n++] = (struct flame_node){.name = "all", .w2 = s->total2};
 	open[0] = 0;
 	for (size_t i = 0; i < s->cnt; i++) {
 		const struct export_stack *st = &s->v[i];
@@ -111,7 +103,8 @@ static int flow(const struct export_stacks *s, struct fg_node **nodes, size_t *c
 		/* ...and open this one's. */
 		for (size_t d = common + 1; d <= st->cnt; d++) {
 			open[d] = n;
-			v[n++] = (struct fg_node){.name = st->names[d - 1], .depth = d, .start = x};
+			v[n++] =
+			    (struct flame_node){.name = st->names[d - 1], .depth = d, .start = x};
 		}
 		for (size_t d = 1; d <= st->cnt; d++)
 			v[open[d]].w2 += st->w2;
@@ -264,61 +257,57 @@ static const char SCRIPT[] =
     "  matchedtxt.textContent = ' ';\n"
     "}\n";
 
-static void put_frame(FILE *out, const struct export_stacks *s, const struct fg_node *nd,
-		      double scale, int img_h)
+/* The plain flame graph's look: the palette by name, "all" grey; weight, share, companion. */
+static void default_look(void *ctx, const struct flame_node *nd, const struct export_stacks *s,
+			 struct flame_look *look)
+{
+	uint64_t v = nd->end - nd->start;
+	char n1[32], n2[32];
+
+	(void)ctx;
+	if (nd->depth)
+		frame_color(nd->name, look->color, sizeof(look->color));
+	else
+		snprintf(look->color, sizeof(look->color), "rgb(200,200,200)");
+	snprintf(look->tip, sizeof(look->tip), "%s %s (%.2f%%), %s %s", export__fmt_u64(n1, v),
+		 s->unit, s->total ? 100.0 * (double)v / (double)s->total : 0.0,
+		 export__fmt_u64(n2, nd->w2), s->unit2);
+}
+
+static void put_frame(FILE *out, const struct export_stacks *s, const struct flame_node *nd,
+		      double scale, int img_h, const struct flame_style *st)
 {
 	double x = XPAD + (double)nd->start * scale;
 	double w = (double)(nd->end - nd->start) * scale;
 	double y = img_h - PAD_BOTTOM - (double)(nd->depth + 1) * FRAME_H;
 	uint64_t v = nd->end - nd->start;
-	char color[32], n1[32], n2[32];
+	struct flame_look look = {.color = "", .tip = ""};
 
 	if (!s->total)
 		w = IMG_W - 2 * XPAD; /* nothing allocated: a lone "all" across the width */
-	if (nd->depth)
-		frame_color(nd->name, color, sizeof(color));
-	else
-		snprintf(color, sizeof(color), "rgb(200,200,200)");
+	(st->look ? st->look : default_look)(st->ctx, nd, s, &look);
 	fprintf(out, "<g class=\"f\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%zu\">",
 		nd->start, v, nd->depth);
 	/* Tooltip: name, then the figures; the script shows the same text below the graph. */
 	fputs("<title>", out);
 	export_xml__puts(out, nd->name);
-	fprintf(out, "\n%s %s (%.2f%%), %s %s</title>", export__fmt_u64(n1, v), s->unit,
-		s->total ? 100.0 * (double)v / (double)s->total : 0.0, export__fmt_u64(n2, nd->w2),
-		s->unit2);
+	fputc('\n', out);
+	export_xml__puts(out, look.tip);
+	fputs("</title>", out);
 	fprintf(out,
 		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\" "
 		"ry=\"2\"/>",
-		x, y, w, FRAME_H - 1, color);
+		x, y, w, FRAME_H - 1, look.color);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FRAME_H - 5);
 	put_label(out, nd->name, w);
 	fputs("</text></g>\n", out);
 }
 
-int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
-				const struct export_opts *opts)
+int flame__write(FILE *out, const struct export_stacks *s, const struct flame_node *nodes,
+		 size_t cnt, size_t depth, const struct flame_style *st)
 {
-	struct export_opts o = opts ? *opts : (struct export_opts){0};
-	struct export_stacks *s = NULL;
-	struct fg_node *nodes = NULL;
-	size_t cnt = 0, depth = 0;
-	char dflt[96], n1[32], n2[32];
-	double scale;
-	int img_h, err;
-
-	err = export_stacks__build(p, o.weight, o.location, &s);
-	if (err)
-		goto cleanup;
-	err = flow(s, &nodes, &cnt, &depth);
-	if (err)
-		goto cleanup;
-	if (!o.title) {
-		snprintf(dflt, sizeof(dflt), "Heap flame graph: %s", export_weight__name(o.weight));
-		o.title = dflt;
-	}
-	img_h = PAD_TOP + PAD_BOTTOM + (int)(depth + 1) * FRAME_H;
-	scale = s->total ? (double)(IMG_W - 2 * XPAD) / (double)s->total : 0;
+	int img_h = PAD_TOP + PAD_BOTTOM + (int)(depth + 1) * FRAME_H;
+	double scale = s->total ? (double)(IMG_W - 2 * XPAD) / (double)s->total : 0;
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	fprintf(out,
@@ -355,12 +344,11 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n",
 		IMG_W, img_h);
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"%d\">", IMG_W / 2, FONT_SZ * 2);
-	export_xml__puts(out, o.title);
+	export_xml__puts(out, st->title);
 	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"%d\">", IMG_W / 2,
 		FONT_SZ * 2 + 18);
-	export_xml__puts(out, p->cmd ? p->cmd : "");
-	fprintf(out, " \xe2\x80\x94 total %s %s, %s %s</text>\n", export__fmt_u64(n1, s->total),
-		s->unit, export__fmt_u64(n2, s->total2), s->unit2);
+	export_xml__puts(out, st->subtitle);
+	fputs("</text>\n", out);
 	fprintf(out, "<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n",
 		XPAD, FONT_SZ * 2);
 	fprintf(out,
@@ -375,17 +363,51 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 		fprintf(out,
 			"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data: every program "
 			"point has 0 %s</text>\n",
-			IMG_W / 2, img_h / 2, export_weight__name(o.weight));
+			IMG_W / 2, img_h / 2, st->empty_what);
 
 	fputs("<g id=\"frames\">\n", out);
 	for (size_t i = 0; i < cnt; i++) {
 		if (i && (double)(nodes[i].end - nodes[i].start) * scale < MIN_W)
 			continue;
-		put_frame(out, s, &nodes[i], scale, img_h);
+		put_frame(out, s, &nodes[i], scale, img_h, st);
 	}
 	fputs("</g>\n</svg>\n", out);
-	err = ferror(out) ? -EIO : 0;
+	return ferror(out) ? -EIO : 0;
+}
+
+int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
+				const struct export_opts *opts)
+{
+	struct export_opts o = opts ? *opts : (struct export_opts){0};
+	struct export_stacks *s = NULL;
+	struct flame_node *nodes = NULL;
+	size_t cnt = 0, depth = 0;
+	char dflt[96], n1[32], n2[32], *sub = NULL;
+	int err;
+
+	err = export_stacks__build(p, o.weight, o.location, &s);
+	if (err)
+		goto cleanup;
+	err = flame__layout(s, &nodes, &cnt, &depth);
+	if (err)
+		goto cleanup;
+	if (!o.title) {
+		snprintf(dflt, sizeof(dflt), "Heap flame graph: %s", export_weight__name(o.weight));
+		o.title = dflt;
+	}
+	if (asprintf(&sub, "%s \xe2\x80\x94 total %s %s, %s %s", p->cmd ? p->cmd : "",
+		     export__fmt_u64(n1, s->total), s->unit, export__fmt_u64(n2, s->total2),
+		     s->unit2) < 0) {
+		sub = NULL;
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = flame__write(out, s, nodes, cnt, depth,
+			   &(struct flame_style){.title = o.title,
+						 .subtitle = sub,
+						 .empty_what = export_weight__name(o.weight)});
 cleanup:
+	free(sub);
 	free(nodes);
 	export_stacks__free(s);
 	return err;
