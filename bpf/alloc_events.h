@@ -86,6 +86,7 @@ enum event_type {
 	EV_WINDOW_END = 5,   /* struct window_event: the measurement window closes */
 	EV_STACK_SNAPSHOT = 6, /* --unwind dwarf: an EV_ALLOC/EV_REALLOC carrying a stack copy
 				* to unwind in userspace (struct stack_snapshot, below) */
+	EV_DEATH = 7,	       /* struct death_event: a traced process ended (bpf/death.bpf.c) */
 };
 
 /* EV_ALLOC, EV_FREE, EV_REALLOC. */
@@ -178,6 +179,37 @@ struct snapshot_counters {
 	__u64 short_copies;  /* copies cut by the end of the readable stack (SNAP_F_SHORT) */
 	__u64 scratch_busy;  /* per-CPU scratch in use by a preempted probe: stack_id < 0 */
 	__u64 copied_bytes;  /* stack bytes sent, summed */
+};
+
+/*
+ * EV_DEATH: the last thread of a traced process (tgid) ran do_exit. Sent by bpf/death.bpf.c
+ * from sched_process_exit, with what the kernel said on the way there: the fatal signal
+ * (signal_deliver, with the faulting address of SIGSEGV/SIGBUS/SIGILL/SIGFPE) and an OOM kill
+ * (mark_victim, with the memory cgroup whose limit was reached, its limit and usage).
+ * Userspace decides the cause (user/profile/dhat_death.h) from exit_code and the flags.
+ */
+#define DEATH_CGROUP_LEN 64
+
+#define DEATH_F_SIGNAL	    0x1 /* signo/si_code/fault_addr: the last signal delivered */
+#define DEATH_F_OOM	    0x2 /* oom:mark_victim: the OOM killer chose this process */
+#define DEATH_F_OOM_MEMCG   0x4 /* the kill was a memory cgroup's: oom_cgroup, limit, usage */
+#define DEATH_F_OOM_GLOBAL  0x8 /* no cgroup was at its limit: a system-wide OOM */
+#define DEATH_F_FAULT_ADDR 0x10 /* fault_addr is the signal's si_addr */
+
+struct death_event {
+	__u32 type;	  /* EV_DEATH */
+	__u32 tgid;	  /* the process that ended */
+	__u64 ts_ns;	  /* bpf_ktime_get_ns() at sched_process_exit of its last thread */
+	__s32 exit_code;  /* task exit_code, a wait status: signal in bits 0..6, 0x80 core
+			   * dumped, exit status in bits 8..15 */
+	__u32 flags;	  /* DEATH_F_* */
+	__s32 signo;	  /* DEATH_F_SIGNAL: the signal */
+	__s32 si_code;	  /* DEATH_F_SIGNAL: its si_code (SEGV_MAPERR, SI_KERNEL, ...) */
+	__u64 fault_addr; /* DEATH_F_FAULT_ADDR: si_addr */
+	__u64 oom_limit;  /* DEATH_F_OOM_MEMCG: the cgroup's limit, bytes */
+	__u64 oom_usage;  /* DEATH_F_OOM_MEMCG: the cgroup's usage at the kill, bytes */
+	char oom_cgroup[DEATH_CGROUP_LEN]; /* DEATH_F_OOM_MEMCG: the cgroup's name (last path
+					    * component), NUL-terminated, may be cut */
 };
 
 #endif /* ALLOC_EVENTS_H */

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "collector.h"
+#include "death_probes.h"
 #include "dwarf_stacks.h"
 #include "environment.h"
 #include "fp_detect.h"
@@ -45,6 +46,7 @@ struct run {
 	struct target *target;
 	struct loader *loader;
 	struct window_probes *window; /* --start-at/--stop-at */
+	struct death_probes *death;   /* how the target ends (NULL: not recorded) */
 	struct symbolizer *sym;
 	struct session *session;
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
@@ -102,6 +104,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	/* A dropped record's profile is unknown: charge it to the one open when it was lost. */
 	loader__counters(r->loader, &pc);
 	meta.lost.n[DHAT_LOST_DROPPED] = pc.dropped - r->dropped_written;
+	meta.death = session__death(r->session);
 	r->dropped_written = pc.dropped;
 	if (profile_output__write(&r->out, c, name, &fc, &meta, name ? name : cmdline, path,
 				  sizeof(path), &written))
@@ -382,6 +385,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		return err == ESRCH ? TRACER_EXIT_USAGE :
 		       err == EPERM ? TRACER_EXIT_UNSUPPORTED : TRACER_EXIT_FAILURE;
 	}
+	r->death = death_probes__start(loader__ringbuf_fd(r->loader), pid);
 	if (r->args->start_at || r->args->stop_at) {
 		err = attach_window_symbols(r);
 		if (err)
@@ -416,6 +420,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	 * ring, so they go first. Unmapping the ring also lowers the peak RSS. */
 	window_probes__free(r->window);
 	r->window = NULL;
+	death_probes__free(r->death);
+	r->death = NULL;
 	stop_err = loader__stop(r->loader, on_record, r);
 	if (stop_err < 0) {
 		elog("reading the last events: %s\n", strerror(-stop_err));
@@ -525,6 +531,7 @@ int main(int argc, char **argv)
 	target__free(r.target);
 	session__free(r.session);
 	window_probes__free(r.window);
+	death_probes__free(r.death);
 	loader__free(r.loader);
 	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);

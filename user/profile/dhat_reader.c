@@ -74,11 +74,13 @@ struct jv {
 /* The top-level keys; the first 12 are required, in the order the viewer checks them. */
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
-	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST, K_CNT
+	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST,
+	K_DEATH, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
 	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
+	DHAT_DEATH_KEY,
 };
 
 /* clang-format on */
@@ -936,6 +938,29 @@ static int parse_lost(struct ps *ps)
 	}
 }
 
+/* death := '{' { key ':' value } '}'  -- our optional object (dhat_death.h), as lenient as
+ * "lost": members of unknown keys or types are skipped (syntax still checked). */
+static int parse_death(struct ps *ps)
+{
+	bool first = true, more;
+	char key[32];
+	struct jv v;
+	int err;
+
+	advance(ps); /* '{' */
+	ps->p->has_death = true;
+	for (;;) {
+		if ((err = next_item(ps, true, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		snprintf(key, sizeof(key), "%s", ps->sb); /* read_value reuses ps->sb */
+		if ((err = read_value(ps, &v, 2)))
+			return err;
+		dhat_death__set(&ps->p->death, key, v.t == JT_STR ? ps->sb : NULL, v.u64_ok, v.u);
+	}
+}
+
 static int top_key(const char *s)
 {
 	for (int i = 0; i < K_CNT; i++)
@@ -971,6 +996,8 @@ static int parse_member(struct ps *ps, int k)
 		return parse_ftbl(ps);
 	if (k == K_LOST && c == '{')
 		return parse_lost(ps);
+	if (k == K_DEATH && c == '{')
+		return parse_death(ps);
 	if ((err = read_value(ps, &v, 1)))
 		return err;
 	switch (k) {

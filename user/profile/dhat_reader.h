@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dhat_death.h"
 #include "dhat_lost.h"
 
 /* One program point as read. Fields absent from the file read as 0 (see has_* flags). */
@@ -57,6 +58,9 @@ struct dhat_profile {
 	 * members are skipped, and nothing in it makes a file invalid (dh_view ignores it). */
 	bool has_lost;
 	struct dhat_lost lost;
+	/* Our "death" object (dhat_death.h), optional and as lenient: how the process ended. */
+	bool has_death;
+	struct dhat_death death;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
 	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" */

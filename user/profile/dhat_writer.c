@@ -18,6 +18,7 @@
  *     ,"unknownFrees":3,"stackFailures":0    viewer ignores keys it does not know
  *     ,"cutShortStacks":1                 <- written program points, so merged ones count once
  *     ,"untracedProcesses":0}
+ *   ,"death":{"cause":"oom-kill",...}    <- only when the process's end was seen (dhat_death.h)
  *   ,"pps":                               <- program points, one per distinct frame list
  *    [{"tb":80,"tbk":1                    <- total bytes / blocks (each realloc: +1 block)
  *     ,"tl":20                            <- sum of block lifetimes, µs (live ones up to te)
@@ -378,6 +379,8 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 	fprintf(f, ",\"te\":%llu\n", ns_to_us(t->te_ns));
 	fprintf(f, ",\"tg\":%llu\n", ns_to_us(t->tg_ns));
 	writer__emit_lost(w, f, c, meta);
+	if (meta && meta->death)
+		dhat_death__write(f, meta->death);
 	fputs(",\"pps\":\n [", f);
 	for (size_t g = 0; g < w->grp_cnt; g++) {
 		const struct out_pp *o = &w->grp[g];

@@ -12,7 +12,8 @@
  *    the merged gb and eb: a lower bound of the true merged peak that keeps gb,eb <= mb);
  *  - frames NULL: each PP is named by its allocator and stack id ("malloc", "[stack 7]");
  *    an empty frame list is written as the single frame "[no stack]";
- *  - "lost" (dhat_lost.h): what the profile is missing, only when something is.
+ *  - "lost" (dhat_lost.h): what the profile is missing, only when something is;
+ *  - "death" (dhat_death.h): how the process ended, when the trace saw it.
  */
 #ifndef TRACER_DHAT_WRITER_H
 #define TRACER_DHAT_WRITER_H
@@ -20,6 +21,7 @@
 #include <stdio.h>
 
 #include "collector.h"
+#include "dhat_death.h"
 #include "dhat_lost.h"
 #include "strvec.h"
 
@@ -37,6 +39,7 @@ struct dhat_meta {
 	 * adds the collector's unknown frees and stack failures and the program points the
 	 * frames callback found cut short, and writes the "lost" object when any is not 0. */
 	struct dhat_lost lost;
+	const struct dhat_death *death; /* how the process ended, or NULL: no "death" object */
 };
 
 /* Write c (finished) to f. Returns 0 or -errno. */

@@ -463,8 +463,12 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 	};
 	size_t shown = 0;
 
-	fprintf(out, "\n  top program points %s%s\n", s == REPORT_SORT_LIFETIME ? "by " : "",
-		hdr[s]);
+	/* A file that records a death ends at it: what was live at t-end is the heap then. */
+	if (s == REPORT_SORT_END && p->has_death)
+		fprintf(out, "\n  top program points by BYTES LIVE AT DEATH\n");
+	else
+		fprintf(out, "\n  top program points %s%s\n",
+			s == REPORT_SORT_LIFETIME ? "by " : "", hdr[s]);
 	sort_rows(order, n, s);
 	for (size_t i = 0; i < n && shown < top; i++) {
 		const struct row *r = order[i];
@@ -516,6 +520,15 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	if (opts && opts->unit)
 		fprintf(out, "  unit: %s x %lu\n", opts->unit, iters);
 	fputs("--------------------------------------------------------------\n", out);
+	if (p->has_death) { /* the end is the death: lead with it and with what was live */
+		char line[256];
+
+		dhat_death__describe(&p->death, p->end_bytes, line, sizeof(line));
+		fprintf(out, "  %s\n", line);
+		if (p->bklt)
+			print_sort_table(out, p, order, n, top, REPORT_SORT_END, &u);
+		fputc('\n', out);
+	}
 	snprintf(label, sizeof(label), "total %s", u.blocks);
 	fprintf(out, "  %-18s: %12llu", label, (unsigned long long)p->total_blocks);
 	if (iters)
@@ -548,7 +561,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, "    %9llu %s  %12llu %s   %s\n",
 			(unsigned long long)order[i]->pp->tbk, u.bk,
 			(unsigned long long)order[i]->pp->tb, u.b, order[i]->site);
-	if (needs_bklt(sort) && p->bklt)
+	if (needs_bklt(sort) && p->bklt && !(sort == REPORT_SORT_END && p->has_death))
 		print_sort_table(out, p, order, n, top, sort, &u);
 	if (fflush(out) || ferror(out))
 		err = -EIO;
@@ -621,6 +634,7 @@ static void json_blocks_bytes(struct json_writer *jw, const char *key, uint64_t 
  *  "te": 155834, "tg": 150133,                                   (tg: bklt only)
  *  "totals": {"blocks": 7, "bytes": 526, "reads": 159, "writes": 261},  (reads/writes: bkacc)
  *  "lost": {"droppedRecords": 0, "unknownFrees": 3, ...},    (when the file has it: dhat_lost.h)
+ *  "death": "killed by SIGSEGV at address 0x10: live heap 12 KiB at death",  (dhat_death.h)
  *  "iterations": 4, "unit": "...", "per_iteration": {"blocks": 1.75, "bytes": 131.5},
  *  "peak": {"blocks": 2, "bytes": 280}, "end": {"blocks": 1, "bytes": 32},  (bklt only)
  *  "pp_count": 3, "sort": "total-bytes",
@@ -678,6 +692,12 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 		for (int k = 0; k < DHAT_LOST_CNT; k++)
 			json_writer__uint(jw, dhat_lost_keys[k], p->lost.n[k]);
 		json_writer__end_object(jw);
+	}
+	if (p->has_death) {
+		char line[256];
+
+		dhat_death__describe(&p->death, p->end_bytes, line, sizeof(line));
+		json_writer__string(jw, DHAT_DEATH_KEY, line);
 	}
 	if (iters) {
 		json_writer__uint(jw, "iterations", iters);

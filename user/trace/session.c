@@ -11,6 +11,8 @@ struct session {
 	char name[WINDOW_NAME_LEN + 1]; /* window name of the open profile */
 	__u64 iterations;		/* announced by the window */
 	bool closed_once;		/* single_window: the window has closed */
+	bool has_death;			/* death: the traced process ended (EV_DEATH) */
+	struct dhat_death death;
 	struct session_stats stats;
 };
 
@@ -82,6 +84,18 @@ static int session__window(struct session *s, const struct window_event *w)
 	return session__close(s, w->ts_ns, s->opts.single_window ? s->iterations : w->iterations);
 }
 
+/* The traced process ended: its profile ends at that moment (te = the death), so the blocks
+ * live then are the profile's at-end figures. */
+static int session__death_event(struct session *s, const struct death_event *e)
+{
+	dhat_death__from_event(&s->death, e);
+	s->has_death = true;
+	if (!s->cur)
+		return 0;
+	s->closed_once = true;
+	return session__close(s, e->ts_ns, s->iterations);
+}
+
 int session__handle(void *ctx, const void *data, size_t sz)
 {
 	struct session *s = ctx;
@@ -113,6 +127,12 @@ int session__handle(void *ctx, const void *data, size_t sz)
 			return 0;
 		}
 		return session__window(s, data);
+	case EV_DEATH:
+		if (sz < sizeof(struct death_event)) {
+			s->stats.bad_records++;
+			return 0;
+		}
+		return session__death_event(s, data);
 	default:
 		s->stats.bad_records++;
 		return 0;
@@ -134,6 +154,11 @@ const struct collector_totals *session__current(const struct session *s)
 bool session__in_profile(const struct session *s)
 {
 	return s->cur != NULL;
+}
+
+const struct dhat_death *session__death(const struct session *s)
+{
+	return s->has_death ? &s->death : NULL;
 }
 
 const struct session_stats *session__stats(const struct session *s)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "collector.h"
+#include "dhat_death.h"
 
 /* A profile has closed: c is finished and owned by the session (valid during the call).
  * name/iterations come from the window (NULL/0 when not windowed). Return 0 or -errno. */
@@ -54,5 +55,9 @@ const struct collector_totals *session__current(const struct session *s);
 /* True while a profile is open. */
 bool session__in_profile(const struct session *s);
 const struct session_stats *session__stats(const struct session *s);
+
+/* How the traced process ended (an EV_DEATH record closed its profile at that moment), or
+ * NULL while it has not. Valid until session__free. */
+const struct dhat_death *session__death(const struct session *s);
 
 #endif

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "death_probes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "events.h"
+#include "log.h"
+#include "death.skel.h"
+
+struct death_probes {
+	struct death_bpf *skel;
+	struct bpf_link *links[3];
+};
+
+struct death_probes *death_probes__new(int ringbuf_fd)
+{
+	struct death_probes *d = calloc(1, sizeof(*d));
+	struct bpf_program *progs[3];
+	long page = sysconf(_SC_PAGESIZE);
+	int err;
+
+	if (!d)
+		return NULL;
+	d->skel = death_bpf__open();
+	if (!d->skel) {
+		err = -errno;
+		goto cleanup;
+	}
+	d->skel->rodata->page_size = page > 0 ? (__u64)page : 4096;
+	/* One stream: the death comes after the process's last allocation record. */
+	err = bpf_map__reuse_fd(d->skel->maps.events, ringbuf_fd);
+	if (err)
+		goto cleanup;
+	err = death_bpf__load(d->skel);
+	if (err)
+		goto cleanup;
+	progs[0] = d->skel->progs.death_exit;
+	progs[1] = d->skel->progs.death_signal;
+	progs[2] = d->skel->progs.death_mark_victim;
+	for (int i = 0; i < 3; i++) {
+		d->links[i] = bpf_program__attach(progs[i]);
+		if (!d->links[i]) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
+	return d;
+cleanup:
+	death_probes__free(d);
+	errno = -err;
+	return NULL;
+}
+
+int death_probes__add_pid(struct death_probes *d, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 one = 1;
+
+	if (bpf_map__update_elem(d->skel->maps.traced, &key, sizeof(key), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid)
+{
+	struct death_probes *d = death_probes__new(ringbuf_fd);
+	int err;
+
+	if (!d) {
+		err = errno;
+		ilog("not recording how the process ends (%s)\n", strerror(err));
+		return NULL;
+	}
+	err = death_probes__add_pid(d, pid);
+	if (err) {
+		ilog("not recording how the process ends (%s)\n", strerror(-err));
+		death_probes__free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void death_probes__free(struct death_probes *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < 3; i++)
+		bpf_link__destroy(d->links[i]);
+	death_bpf__destroy(d->skel);
+	free(d);
+}

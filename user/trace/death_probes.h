@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * death_probes - how traced processes end (bpf/death.bpf.c): the kernel's OOM-kill, signal
+ * and exit events, filtered on the traced processes, as EV_DEATH records in the allocation
+ * probes' ring buffer. Optional: a kernel without the events (or their BTF) traces as before,
+ * without the cause of death.
+ */
+#ifndef TRACER_DEATH_PROBES_H
+#define TRACER_DEATH_PROBES_H
+
+#include <sys/types.h>
+
+/* Load and attach, sharing the ring buffer ringbuf_fd (loader__ringbuf_fd()). NULL + errno
+ * on failure. */
+struct death_probes *death_probes__new(int ringbuf_fd);
+
+/* Trace how process pid (a tgid) ends. Returns 0 or -errno. */
+int death_probes__add_pid(struct death_probes *d, pid_t pid);
+
+/* death_probes__new + death_probes__add_pid(pid), logging why when it cannot (the trace goes
+ * on without causes of death). NULL on failure. */
+struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid);
+
+/* Detach and free. Accepts NULL. */
+void death_probes__free(struct death_probes *d);
+
+#endif
