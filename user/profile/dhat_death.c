@@ -142,15 +142,17 @@ void dhat_death__size(uint64_t bytes, char *buf, size_t sz)
 		snprintf(buf, sz, "%.1f %s", v, UNITS[i]);
 }
 
-/* "SIGSEGV", or "signal 42" when the C library has no name for it. */
+/* "SIGSEGV", "signal 42" when the C library has no name for it, "a signal" if unknown. */
 static void sig_name(int signo, char *buf, size_t sz)
 {
 	const char *abbrev = signo > 0 ? sigabbrev_np(signo) : NULL;
 
 	if (abbrev)
 		snprintf(buf, sz, "SIG%s", abbrev);
-	else
+	else if (signo > 0)
 		snprintf(buf, sz, "signal %d", signo);
+	else
+		snprintf(buf, sz, "a signal");
 }
 
 void dhat_death__describe(const struct dhat_death *d, uint64_t live_bytes, char *buf, size_t sz)

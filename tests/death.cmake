@@ -1,0 +1,28 @@
+# The heap at the moment of death (issue #19): an OOM kill in a memory cgroup, under -- CMD
+# and --pid, and a SIGSEGV, recorded in the profile and leading the summary. Root + BTF + a
+# memory cgroup controller (v1 or v2): label bpf. The programs are traced, not tested:
+# -fno-sanitize=all, frame pointers for --unwind fp.
+foreach(prog oom_leak segv)
+	add_executable(death_${prog} ${CMAKE_CURRENT_SOURCE_DIR}/data/death/${prog}.c)
+	target_compile_options(death_${prog} PRIVATE -O1 -g -fno-omit-frame-pointer
+		-fno-sanitize=all)
+	target_link_options(death_${prog} PRIVATE -fno-sanitize=all)
+endforeach()
+
+add_criterion_test(death_e2e_test
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/death_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+	LIBS tracer_core
+	LABELS bpf)
+target_compile_definitions(death_e2e_test PRIVATE
+	TRACER_BIN="$<TARGET_FILE:tracer>"
+	OOM_LEAK_BIN="$<TARGET_FILE:death_oom_leak>"
+	SEGV_BIN="$<TARGET_FILE:death_segv>"
+	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
+add_dependencies(death_e2e_test tracer death_oom_leak death_segv)
+tracer_test_timeout(death_e2e_test 600)
+
+# The "death" object without root: record -> file -> reader -> the report's lead line.
+add_criterion_test(death_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/death_test.c
+	LIBS tracer_core
+	LABELS unit)

@@ -1,0 +1,240 @@
+/*
+ * End-to-end: the heap at the moment of death (issue #19; root + BTF + a memory cgroup).
+ *  - a program in a memory cgroup limited to 64 MiB leaks at one site until the OOM killer
+ *    ends it: `tracer -- CMD` exits 137, the summary leads with the OOM kill and the
+ *    cgroup's limit, the leaking function holds >= 80% of the bytes live at death, the file
+ *    records the cause and loads in dh_view;
+ *  - the same with --pid, attached before the program starts leaking;
+ *  - a program that dies of SIGSEGV: the signal and the faulting address in the file and
+ *    the summary.
+ * The cgroup is cgroup v1's memory controller (memory.limit_in_bytes) or v2's (memory.max),
+ * whichever this machine has; it is removed at the end.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "e2e_util.h"
+#include "test_timeout.h"
+
+#define LIMIT_BYTES (64ull << 20)
+#define LEAK_SITE   "leak_chunk"
+#define SEGV_ADDR   "0x1234" /* BAD_ADDR of data/death/segv.c */
+
+/* A memory cgroup with a limit: its directory and the file its processes are written to. */
+struct memcg {
+	char dir[256];
+	char procs[300];
+};
+
+static bool write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* Create a child memory cgroup limited to LIMIT_BYTES: v1 where its memory controller is
+ * mounted, else v2 (the unified hierarchy at /sys/fs/cgroup with the memory controller). */
+static void memcg_create(struct memcg *m, const char *tag)
+{
+	static const char V1[] = "/sys/fs/cgroup/memory";
+	char path[400], limit[32];
+	bool v1 = access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0;
+
+	snprintf(limit, sizeof(limit), "%llu", LIMIT_BYTES);
+	snprintf(m->dir, sizeof(m->dir), "%s/tracer-death-%s-%d", v1 ? V1 : "/sys/fs/cgroup", tag,
+		 (int)getpid());
+	snprintf(m->procs, sizeof(m->procs), "%s/cgroup.procs", m->dir);
+	rmdir(m->dir); /* left by an interrupted run */
+	cr_assert(mkdir(m->dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", m->dir,
+		  strerror(errno));
+	snprintf(path, sizeof(path), "%s/%s", m->dir, v1 ? "memory.limit_in_bytes" : "memory.max");
+	cr_assert(write_file(path, limit), "cannot set %s: %s (no memory cgroup controller?)",
+		  path, strerror(errno));
+	/* No swap to escape to: the limit is reached, not spilled over. */
+	snprintf(path, sizeof(path), "%s/%s", m->dir, v1 ? "memory.swappiness" : "memory.swap.max");
+	write_file(path, v1 ? "0" : "0");
+}
+
+/* Remove the cgroup once its processes are gone (the OOM killer reaps asynchronously). */
+static void memcg_remove(const struct memcg *m)
+{
+	for (int i = 0; i < 500 && rmdir(m->dir) && errno == EBUSY; i++)
+		usleep(10000);
+}
+
+/* The part of text from the line starting with "==" onwards: the report. */
+static void check_oom_summary(const char *out)
+{
+	const char *lead = strstr(out, "killed by the OOM killer (memory cgroup limit 64 MiB): "
+				       "live heap ");
+	const char *table = lead ? strstr(lead, "top program points by BYTES LIVE AT DEATH") : NULL;
+	const char *totals = strstr(out, "total allocations");
+
+	cr_assert_not_null(lead, "the summary does not lead with the OOM kill:\n%s", out);
+	cr_expect(strstr(lead, " at death\n") != NULL, "%s", out);
+	/* It leads: before the usual tables, with the sites live at death next. */
+	cr_assert_not_null(table, "%s", out);
+	cr_expect(totals && lead < totals && table < totals, "%s", out);
+	cr_expect(strstr(table, LEAK_SITE) != NULL, "%s", out);
+}
+
+/* The file: cause recorded, te the death, the leak >= 80% of what was live, dh_view loads. */
+static void check_oom_file(const char *path)
+{
+	char err[512], cmd[1024], *out = NULL;
+	struct dhat_profile *p = dhat_profile__load(path, err, sizeof(err));
+	struct site_total *sites = NULL;
+	const struct site_total *leak = NULL;
+	size_t n;
+	const char *bad;
+
+	cr_assert_not_null(p, "%s", err);
+	bad = e2e_invariants(p);
+	cr_expect_null(bad, "%s: %s", path, bad);
+	cr_assert(p->has_death, "%s: no \"death\" object", path);
+	cr_expect_eq(p->death.cause, DHAT_DEATH_OOM);
+	cr_expect_eq(p->death.scope, DHAT_OOM_MEMCG);
+	cr_expect_eq(p->death.limit, LIMIT_BYTES);
+	cr_expect(strstr(p->death.cgroup, "tracer-death-") != NULL, "cgroup \"%s\"",
+		  p->death.cgroup);
+	n = e2e_sites(p, &sites);
+	for (size_t i = 0; i < n; i++)
+		if (strstr(sites[i].site, LEAK_SITE) && (!leak || sites[i].end_bytes > leak->end_bytes))
+			leak = &sites[i];
+	cr_assert_not_null(leak, "%s: no site %s", path, LEAK_SITE);
+	cr_expect_geq((double)leak->end_bytes, 0.8 * (double)p->end_bytes,
+		      "%s holds %llu of %llu bytes live at death", LEAK_SITE,
+		      (unsigned long long)leak->end_bytes, (unsigned long long)p->end_bytes);
+	/* A 64 MiB limit: the heap at death is most of it. */
+	cr_expect_gt(p->end_bytes, LIMIT_BYTES / 2, "live at death: %llu",
+		     (unsigned long long)p->end_bytes);
+	e2e_sites_free(sites, n);
+	dhat_profile__free(p);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
+	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", path, out);
+	free(out);
+	/* `tracer report` on the file leads the same way. */
+	snprintf(cmd, sizeof(cmd), "%s report %s 2>&1", TRACER_BIN, path);
+	cr_expect_eq(e2e_run(cmd, &out), 0, "%s", out);
+	check_oom_summary(out);
+	free(out);
+}
+
+Test(death_e2e, oom_kill_in_a_memory_cgroup_under_cmd, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	struct memcg m;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-cmd");
+	memcg_create(&m, "cmd");
+	snprintf(path, sizeof(path), "%s/oom.json", dir);
+	/* The shell joins the cgroup, then becomes the program (same pid, traced from exec). */
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c 'echo $$ > %s && exec %s' 2>&1", TRACER_BIN,
+		 path, m.procs, OOM_LEAK_BIN);
+	st = e2e_run(cmd, &out);
+	memcg_remove(&m);
+	cr_assert_eq(st, 137, "tracer -- CMD exited %d, not 137 (SIGKILL):\n%s", st, out);
+	check_oom_summary(out);
+	free(out);
+	check_oom_file(path);
+	free(dir);
+}
+
+Test(death_e2e, oom_kill_in_a_memory_cgroup_under_pid, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], path[1024], log[1024], tlog[1024], go[1024], *out = NULL;
+	struct memcg m;
+	pid_t prog, tracer;
+	int st;
+	FILE *f;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-pid");
+	memcg_create(&m, "pid");
+	snprintf(path, sizeof(path), "%s/oom.json", dir);
+	snprintf(log, sizeof(log), "%s/prog.log", dir);
+	snprintf(tlog, sizeof(tlog), "%s/tracer.log", dir);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	prog = fork();
+	cr_assert_geq(prog, 0);
+	if (prog == 0) {
+		snprintf(cmd, sizeof(cmd), "echo $$ > %s && exec %s --wait %s > %s", m.procs,
+			 OOM_LEAK_BIN, go, log);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(e2e_wait_for_text(log, "waiting", 30), "the program did not start");
+	tracer = fork();
+	cr_assert_geq(tracer, 0);
+	if (tracer == 0) {
+		snprintf(cmd, sizeof(cmd), "exec %s -v --pid %d -o %s > %s 2>&1", TRACER_BIN,
+			 (int)prog, path, tlog);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(e2e_wait_for_text(tlog, "attached to pid", 60), "the tracer did not attach");
+	f = fopen(go, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(waitpid(prog, &st, 0), prog);
+	cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the program was not killed: %#x",
+		  st);
+	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
+	memcg_remove(&m);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tracer --pid: status %#x", st);
+	out = NULL;
+	snprintf(cmd, sizeof(cmd), "cat %s", tlog);
+	e2e_run(cmd, &out);
+	check_oom_summary(out);
+	free(out);
+	check_oom_file(path);
+	free(dir);
+}
+
+Test(death_e2e, sigsegv_cause_and_faulting_address, .timeout = TEST_TIMEOUT(60))
+{
+	char *dir, cmd[2048], path[1024], err[512], *out = NULL;
+	struct dhat_profile *p;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-segv");
+	snprintf(path, sizeof(path), "%s/segv.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- %s 2>&1", TRACER_BIN, path, SEGV_BIN);
+	st = e2e_run(cmd, &out);
+	cr_expect_eq(st, 128 + SIGSEGV, "tracer -- CMD exited %d:\n%s", st, out);
+	cr_expect(strstr(out, "killed by SIGSEGV at address " SEGV_ADDR ": live heap ") != NULL,
+		  "%s", out);
+	free(out);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_assert(p->has_death, "no \"death\" object");
+	cr_expect_eq(p->death.cause, DHAT_DEATH_SIGNAL);
+	cr_expect_eq(p->death.signo, SIGSEGV);
+	cr_expect(p->death.has_addr && p->death.addr == strtoull(SEGV_ADDR, NULL, 16),
+		  "fault address %#llx", (unsigned long long)p->death.addr);
+	/* The 16 pages of fill() are live at death. */
+	cr_expect_geq(p->end_bytes, 16 * 4096);
+	dhat_profile__free(p);
+	snprintf(cmd, sizeof(cmd), "grep -c '\"faultAddr\":\"" SEGV_ADDR "\"' %s", path);
+	cr_expect_eq(e2e_run(cmd, NULL), 0, "the file does not record the address");
+	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
+	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", path, out);
+	free(out);
+	free(dir);
+}

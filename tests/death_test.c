@@ -1,0 +1,124 @@
+/*
+ * The "death" object (dhat_death.h) without root: an EV_DEATH record becomes the cause, the
+ * writer's object reads back the same, the reader skips what it does not know, and the
+ * report's lead line says it the way a human wants it.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dhat_death.h"
+#include "dhat_reader.h"
+#include "events.h"
+
+/* A minimal valid profile whose "death" member is obj (written by dhat_death__write when
+ * d is given), then read back. */
+static struct dhat_profile *with_death(const struct dhat_death *d, const char *obj)
+{
+	char *text = NULL, err[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct dhat_profile *p;
+
+	cr_assert_not_null(f);
+	fputs("{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\",\"bklt\":true,"
+	      "\"bkacc\":false,\"tu\":\"us\",\"Mtu\":\"s\",\"tuth\":10,\"cmd\":\"x\",\"pid\":1,"
+	      "\"te\":5,\"tg\":5\n",
+	      f);
+	if (d)
+		dhat_death__write(f, d);
+	else
+		fprintf(f, ",\"death\":%s\n", obj);
+	fputs(",\"pps\":[{\"tb\":8,\"tbk\":1,\"tl\":1,\"mb\":8,\"mbk\":1,\"gb\":8,\"gbk\":1,\"eb\":8,"
+	      "\"ebk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"f\"]}\n",
+	      f);
+	fclose(f);
+	p = dhat_profile__parse(text, len, "t.json", err, sizeof(err));
+	cr_assert_not_null(p, "%s\n%s", err, text);
+	free(text);
+	return p;
+}
+
+Test(death_unit, oom_kill_in_a_memcg_round_trips)
+{
+	struct death_event e = { .type = EV_DEATH, .tgid = 42, .exit_code = SIGKILL,
+				 .flags = DEATH_F_OOM | DEATH_F_OOM_MEMCG | DEATH_F_SIGNAL,
+				 .signo = SIGKILL, .oom_limit = 256ull << 20,
+				 .oom_usage = 256ull << 20, .oom_cgroup = "svc" };
+	struct dhat_death d;
+	struct dhat_profile *p;
+	char line[256];
+
+	dhat_death__from_event(&d, &e);
+	cr_assert_eq(d.cause, DHAT_DEATH_OOM);
+	p = with_death(&d, NULL);
+	cr_assert(p->has_death);
+	cr_expect_eq(p->death.cause, DHAT_DEATH_OOM);
+	cr_expect_eq(p->death.scope, DHAT_OOM_MEMCG);
+	cr_expect_eq(p->death.pid, 42);
+	cr_expect_eq(p->death.limit, 256ull << 20);
+	cr_expect_eq(p->death.usage, 256ull << 20);
+	cr_expect_str_eq(p->death.cgroup, "svc");
+	dhat_death__describe(&p->death, 231ull << 20, line, sizeof(line));
+	cr_expect_str_eq(line, "killed by the OOM killer (memory cgroup limit 256 MiB): live heap "
+			       "231 MiB at death");
+	dhat_profile__free(p);
+}
+
+Test(death_unit, sigsegv_keeps_its_faulting_address)
+{
+	struct death_event e = { .type = EV_DEATH, .tgid = 7, .exit_code = SIGSEGV | 0x80,
+				 .flags = DEATH_F_SIGNAL | DEATH_F_FAULT_ADDR, .signo = SIGSEGV,
+				 .si_code = 1, .fault_addr = 0xdeadbeef00ull };
+	struct dhat_death d;
+	struct dhat_profile *p;
+	char line[256];
+
+	dhat_death__from_event(&d, &e);
+	p = with_death(&d, NULL);
+	cr_expect_eq(p->death.cause, DHAT_DEATH_SIGNAL);
+	cr_expect_eq(p->death.signo, SIGSEGV);
+	cr_expect_eq(p->death.si_code, 1);
+	cr_expect(p->death.has_addr);
+	cr_expect_eq(p->death.addr, 0xdeadbeef00ull);
+	dhat_death__describe(&p->death, 1536, line, sizeof(line));
+	cr_expect_str_eq(line, "killed by SIGSEGV at address 0xdeadbeef00: live heap 1.5 KiB at "
+			       "death");
+	dhat_profile__free(p);
+}
+
+Test(death_unit, a_signal_that_was_not_the_fatal_one_is_not_its_cause)
+{
+	/* SIGSEGV handled, then the process exited 3: an exit, no address. */
+	struct death_event e = { .type = EV_DEATH, .exit_code = 3 << 8,
+				 .flags = DEATH_F_SIGNAL | DEATH_F_FAULT_ADDR, .signo = SIGSEGV,
+				 .fault_addr = 16 };
+	struct dhat_death d;
+	char line[256];
+
+	dhat_death__from_event(&d, &e);
+	cr_expect_eq(d.cause, DHAT_DEATH_EXIT);
+	cr_expect_eq(d.status, 3);
+	cr_expect_not(d.has_addr);
+	dhat_death__describe(&d, 0, line, sizeof(line));
+	cr_expect_str_eq(line, "exited with status 3: live heap 0 B at exit");
+}
+
+Test(death_unit, reader_is_lenient_with_the_object)
+{
+	struct dhat_profile *p =
+	    with_death(NULL, "{\"cause\":\"signal\",\"signal\":\"11\",\"faultAddr\":\"zz\","
+			     "\"x\":[1,{\"a\":null}],\"cgroup\":12,\"limit\":-1}");
+
+	cr_expect(p->has_death);
+	cr_expect_eq(p->death.cause, DHAT_DEATH_SIGNAL);
+	cr_expect_eq(p->death.signo, 0, "a string is not a signal number");
+	cr_expect_not(p->death.has_addr);
+	cr_expect_str_eq(p->death.cgroup, "");
+	dhat_profile__free(p);
+	p = with_death(NULL, "[1,2]"); /* not an object: ignored, as dh_view ignores it */
+	cr_expect_not(p->has_death);
+	dhat_profile__free(p);
+}
