@@ -195,6 +195,8 @@ struct snapshot_counters {
 #define DEATH_F_OOM_MEMCG   0x4 /* the kill was a memory cgroup's: oom_cgroup, limit, usage */
 #define DEATH_F_OOM_GLOBAL  0x8 /* no cgroup was at its limit: a system-wide OOM */
 #define DEATH_F_FAULT_ADDR 0x10 /* fault_addr is the signal's si_addr */
+#define DEATH_F_RSS	   0x20 /* rss_*: the process's RSS when it died (the OOM kill's
+				 * moment for an OOM kill, before the reaper freed anything) */
 
 struct death_event {
 	__u32 type;	  /* EV_DEATH */
@@ -210,6 +212,11 @@ struct death_event {
 	__u64 oom_usage;  /* DEATH_F_OOM_MEMCG: the cgroup's usage at the kill, bytes */
 	char oom_cgroup[DEATH_CGROUP_LEN]; /* DEATH_F_OOM_MEMCG: the cgroup's name (last path
 					    * component), NUL-terminated, may be cut */
+	__u64 rss_anon;	 /* DEATH_F_RSS: bytes, from mm->rss_stat (per-CPU counters summed
+			  * lazily by the kernel: off by a few pages at most) */
+	__u64 rss_file;
+	__u64 rss_shmem;
+	__u64 swap;	 /* DEATH_F_RSS: swap entries, bytes */
 };
 
 #endif /* ALLOC_EVENTS_H */

@@ -54,10 +54,20 @@ struct mem_cgroup___death {
 	struct page_counter___death memory;
 } __attribute__((preserve_access_index));
 
+struct percpu_counter___death {
+	long long count; /* the summed value, behind the per-CPU deltas by a batch at most */
+} __attribute__((preserve_access_index));
+
+/* mm->rss_stat[] by enum: MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES (6.2+). */
+struct mm_struct___death {
+	struct percpu_counter___death rss_stat[4];
+} __attribute__((preserve_access_index));
+
 struct task_struct___death {
 	int exit_code;
 	int tgid;
 	struct css_set___death *cgroups;
+	struct mm_struct___death *mm;
 } __attribute__((preserve_access_index));
 
 /* A page_counter without a limit has max = PAGE_COUNTER_MAX (LONG_MAX / PAGE_SIZE). */
@@ -92,6 +102,31 @@ __u64 deaths_dropped = 0; /* reserve failures (ring buffer full) */
 
 static const struct death_event zero_death;
 
+/* Bytes of mm->rss_stat[i]: a constant i, so that CO-RE relocates the element's offset with
+ * the kernel's struct percpu_counter size (a variable index would use ours). */
+#define RSS_BYTES(mm, i)                                                                           \
+	({                                                                                         \
+		long long n_ = BPF_CORE_READ(mm, rss_stat[i].count);                               \
+		n_ > 0 ? (__u64)n_ * page_size : 0;                                                \
+	})
+
+/* The RSS of tsk now, if its memory is still there (before exit_mm, before the OOM reaper). */
+static __always_inline void read_rss(struct death_event *d, struct task_struct___death *tsk)
+{
+	struct mm_struct___death *mm = NULL;
+
+	if (!bpf_core_field_exists(mm->rss_stat))
+		return; /* before 6.2, rss_stat was atomic counters: not read */
+	mm = BPF_CORE_READ(tsk, mm);
+	if (!mm)
+		return;
+	d->rss_file = RSS_BYTES(mm, 0);
+	d->rss_anon = RSS_BYTES(mm, 1);
+	d->swap = RSS_BYTES(mm, 2);
+	d->rss_shmem = RSS_BYTES(mm, 3);
+	d->flags |= DEATH_F_RSS;
+}
+
 /* The pending record of tgid, created on first use; NULL if tgid is not traced. */
 static __always_inline struct death_event *pending_of(__u32 tgid)
 {
@@ -122,6 +157,7 @@ int BPF_PROG(death_mark_victim, struct task_struct___death *tsk)
 	if (!d)
 		return 0;
 	d->flags |= DEATH_F_OOM | DEATH_F_OOM_GLOBAL;
+	read_rss(d, tsk); /* at the kill: the reaper may free the memory before the exit */
 	if (id < 0 || id >= 16)
 		return 0;
 	css = BPF_CORE_READ(tsk, cgroups, subsys[id]);
@@ -190,6 +226,9 @@ int BPF_PROG(death_exit, struct task_struct___death *p, int group_dead)
 		e->tgid = tgid;
 		e->ts_ns = bpf_ktime_get_ns();
 		e->exit_code = BPF_CORE_READ(p, exit_code);
+		/* sched_process_exit runs before exit_mm: the memory is still there. */
+		if (!(e->flags & DEATH_F_RSS))
+			read_rss(e, p);
 		/* The collector closes the profile on it: wake it now. */
 		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	}

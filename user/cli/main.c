@@ -29,6 +29,7 @@
 #include "procmaps.h"
 #include "profile_output.h"
 #include "report.h"
+#include "rss_sampler.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -47,6 +48,7 @@ struct run {
 	struct loader *loader;
 	struct window_probes *window; /* --start-at/--stop-at */
 	struct death_probes *death;   /* how the target ends (NULL: not recorded) */
+	struct rss_sampler *rss;      /* the target's RSS over the trace (NULL: not sampled) */
 	struct symbolizer *sym;
 	struct session *session;
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
@@ -105,6 +107,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	loader__counters(r->loader, &pc);
 	meta.lost.n[DHAT_LOST_DROPPED] = pc.dropped - r->dropped_written;
 	meta.death = session__death(r->session);
+	meta.rss = rss_sampler__samples(r->rss, &meta.rss_cnt);
 	r->dropped_written = pc.dropped;
 	if (profile_output__write(&r->out, c, name, &fc, &meta, name ? name : cmdline, path,
 				  sizeof(path), &written))
@@ -202,6 +205,7 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 			return n;
 		}
 		alive = target__alive(r->target, wait_status);
+		rss_sampler__tick(r->rss, mono_now_ns());
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
 		if (alive && r->sym && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
@@ -386,6 +390,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		       err == EPERM ? TRACER_EXIT_UNSUPPORTED : TRACER_EXIT_FAILURE;
 	}
 	r->death = death_probes__start(loader__ringbuf_fd(r->loader), pid);
+	r->rss = rss_sampler__new(pid);
 	if (r->args->start_at || r->args->stop_at) {
 		err = attach_window_symbols(r);
 		if (err)
@@ -532,6 +537,7 @@ int main(int argc, char **argv)
 	session__free(r.session);
 	window_probes__free(r.window);
 	death_probes__free(r.death);
+	rss_sampler__free(r.rss);
 	loader__free(r.loader);
 	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);

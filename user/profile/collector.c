@@ -560,6 +560,11 @@ void collector__memory(const struct collector *c, struct collector_mem *m)
 	m->peak_sz = c->mem_peak > m->total_sz ? c->mem_peak : m->total_sz;
 }
 
+__u64 collector__start_ns(const struct collector *c)
+{
+	return c->start_ns;
+}
+
 const struct collector_totals *collector__totals(const struct collector *c)
 {
 	return &c->t;

@@ -93,6 +93,8 @@ int collector__handle(struct collector *c, const struct alloc_event *e);
 void collector__finish(struct collector *c, __u64 end_ns);
 
 const struct collector_totals *collector__totals(const struct collector *c);
+/* The time origin given to collector__new. */
+__u64 collector__start_ns(const struct collector *c);
 /* Program points, in no particular order; valid until the next collector call.
  * gb/gbk/eb/ebk and the lifetimes of live blocks are final only after collector__finish. */
 const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt);

@@ -53,6 +53,13 @@ void dhat_death__from_event(struct dhat_death *d, const struct death_event *e)
 		memcpy(d->cgroup, e->oom_cgroup, sizeof(d->cgroup) - 1);
 		d->cgroup[sizeof(d->cgroup) - 1] = '\0';
 	}
+	if (e->flags & DEATH_F_RSS) {
+		d->has_rss = true;
+		d->rss.anon = e->rss_anon;
+		d->rss.file = e->rss_file;
+		d->rss.shmem = e->rss_shmem;
+		d->rss.swap = e->swap;
+	}
 }
 
 /* A JSON string of printable ASCII: cgroup names are, and anything else becomes '?'. */
@@ -87,6 +94,9 @@ void dhat_death__write(FILE *f, const struct dhat_death *d)
 			put_str(f, d->cgroup);
 		}
 	}
+	if (d->has_rss)
+		fprintf(f, ",\"rssAnon\":%" PRIu64 ",\"rssFile\":%" PRIu64 ",\"rssShmem\":%" PRIu64
+			   ",\"swap\":%" PRIu64, d->rss.anon, d->rss.file, d->rss.shmem, d->rss.swap);
 	fputs("}\n", f);
 }
 
@@ -124,6 +134,14 @@ void dhat_death__set(struct dhat_death *d, const char *key, const char *str, boo
 		d->limit = u;
 	else if (u_ok && !strcmp(key, "usage"))
 		d->usage = u;
+	else if (u_ok && !strcmp(key, "rssAnon"))
+		d->rss.anon = u, d->has_rss = true; /* rssAnon is the one that must be there */
+	else if (u_ok && !strcmp(key, "rssFile"))
+		d->rss.file = u;
+	else if (u_ok && !strcmp(key, "rssShmem"))
+		d->rss.shmem = u;
+	else if (u_ok && !strcmp(key, "swap"))
+		d->rss.swap = u;
 }
 
 void dhat_death__size(uint64_t bytes, char *buf, size_t sz)

@@ -9,6 +9,9 @@
  *   ,"death":{"cause":"signal","pid":4242,"signal":11,"siCode":1,"faultAddr":"0x10"}
  *   ,"death":{"cause":"exit","pid":4242,"status":3}
  *
+ * plus, when the kernel still had the process's memory then, its RSS at that moment in bytes:
+ * "rssAnon", "rssFile", "rssShmem", "swap" (for an OOM kill: at the kill).
+ *
  * The profile then ends at that moment: te is the death, and the blocks live at te (eb)
  * are the heap at death. Readers treat the object as optional and lenient: members they do
  * not know, or of the wrong type, are skipped, and nothing in it makes a file invalid.
@@ -20,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "dhat_rss.h"
 
 #define DHAT_DEATH_KEY "death"
 
@@ -49,6 +54,8 @@ struct dhat_death {
 	uint64_t limit;	     /* OOM, memcg: the cgroup's limit, bytes */
 	uint64_t usage;	     /* OOM, memcg: the cgroup's usage at the kill, bytes */
 	char cgroup[64];     /* OOM, memcg: the cgroup's name, "" if unknown */
+	bool has_rss;	     /* rss: the process's RSS at death (rss.t unused: it is te) */
+	struct dhat_rss_end rss;
 };
 
 struct death_event;

@@ -75,12 +75,12 @@ struct jv {
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
 	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST,
-	K_DEATH, K_CNT
+	K_DEATH, K_RSS, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
 	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
-	DHAT_DEATH_KEY,
+	DHAT_DEATH_KEY, DHAT_RSS_KEY,
 };
 
 /* clang-format on */
@@ -961,6 +961,41 @@ static int parse_death(struct ps *ps)
 	}
 }
 
+/* rss := '{' { key ':' value } '}'  -- our optional object (dhat_rss.h): only "atEnd" is
+ * kept, the series are syntax-checked and skipped. As lenient as "lost". */
+static int parse_rss(struct ps *ps)
+{
+	bool first = true, more, inner_first, inner_more;
+	char key[32];
+	struct jv v;
+	int err;
+
+	advance(ps); /* '{' */
+	for (;;) {
+		if ((err = next_item(ps, true, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		if (strcmp(ps->sb, "atEnd") || skip_ws(ps) != '{') {
+			if ((err = read_value(ps, &v, 2)))
+				return err;
+			continue;
+		}
+		advance(ps); /* '{' */
+		ps->p->has_rss = true;
+		for (inner_first = true;;) {
+			if ((err = next_item(ps, true, &inner_first, &inner_more)))
+				return err;
+			if (!inner_more)
+				break;
+			snprintf(key, sizeof(key), "%s", ps->sb); /* read_value reuses ps->sb */
+			if ((err = read_value(ps, &v, 3)))
+				return err;
+			dhat_rss__set_end(&ps->p->rss_end, key, v.u64_ok, v.u);
+		}
+	}
+}
+
 static int top_key(const char *s)
 {
 	for (int i = 0; i < K_CNT; i++)
@@ -998,6 +1033,8 @@ static int parse_member(struct ps *ps, int k)
 		return parse_lost(ps);
 	if (k == K_DEATH && c == '{')
 		return parse_death(ps);
+	if (k == K_RSS && c == '{')
+		return parse_rss(ps);
 	if ((err = read_value(ps, &v, 1)))
 		return err;
 	switch (k) {

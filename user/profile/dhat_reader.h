@@ -28,6 +28,7 @@
 
 #include "dhat_death.h"
 #include "dhat_lost.h"
+#include "dhat_rss.h"
 
 /* One program point as read. Fields absent from the file read as 0 (see has_* flags). */
 struct dhat_pp {
@@ -61,6 +62,9 @@ struct dhat_profile {
 	/* Our "death" object (dhat_death.h), optional and as lenient: how the process ended. */
 	bool has_death;
 	struct dhat_death death;
+	/* Our "rss" object (dhat_rss.h), optional and as lenient: RSS at te. */
+	bool has_rss;
+	struct dhat_rss_end rss_end;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
 	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" */

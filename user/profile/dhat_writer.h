@@ -13,7 +13,8 @@
  *  - frames NULL: each PP is named by its allocator and stack id ("malloc", "[stack 7]");
  *    an empty frame list is written as the single frame "[no stack]";
  *  - "lost" (dhat_lost.h): what the profile is missing, only when something is;
- *  - "death" (dhat_death.h): how the process ended, when the trace saw it.
+ *  - "death" (dhat_death.h): how the process ended, when the trace saw it;
+ *  - "rss" (dhat_rss.h): the target's RSS over the profile, when it was sampled.
  */
 #ifndef TRACER_DHAT_WRITER_H
 #define TRACER_DHAT_WRITER_H
@@ -23,6 +24,7 @@
 #include "collector.h"
 #include "dhat_death.h"
 #include "dhat_lost.h"
+#include "dhat_rss.h"
 #include "strvec.h"
 
 /* Fill out with pp's frames, innermost first, as DHAT frame strings
@@ -40,6 +42,10 @@ struct dhat_meta {
 	 * frames callback found cut short, and writes the "lost" object when any is not 0. */
 	struct dhat_lost lost;
 	const struct dhat_death *death; /* how the process ended, or NULL: no "death" object */
+	/* The target's RSS samples, oldest first (those within the profile are written as the
+	 * "rss" object), or NULL. */
+	const struct dhat_rss_sample *rss;
+	size_t rss_cnt;
 };
 
 /* Write c (finished) to f. Returns 0 or -errno. */

@@ -465,7 +465,8 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 
 	/* A file that records a death ends at it: what was live at t-end is the heap then. */
 	if (s == REPORT_SORT_END && p->has_death)
-		fprintf(out, "\n  top program points by BYTES LIVE AT DEATH\n");
+		fprintf(out, "\n  top program points by BYTES LIVE AT %s\n",
+			p->death.cause == DHAT_DEATH_EXIT ? "EXIT" : "DEATH");
 	else
 		fprintf(out, "\n  top program points %s%s\n",
 			s == REPORT_SORT_LIFETIME ? "by " : "", hdr[s]);
@@ -525,6 +526,12 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 
 		dhat_death__describe(&p->death, p->end_bytes, line, sizeof(line));
 		fprintf(out, "  %s\n", line);
+		/* The kernel's figures at death, else the tracer's last sample. */
+		if (p->death.has_rss || p->has_rss)
+			dhat_rss__print_split(out, p->death.has_rss ? &p->death.rss : &p->rss_end,
+					      p->end_bytes,
+					      p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death",
+					      p->death.has_rss ? 0 : p->te);
 		if (p->bklt)
 			print_sort_table(out, p, order, n, top, REPORT_SORT_END, &u);
 		fputc('\n', out);
@@ -543,6 +550,10 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, "  peak live bytes   : %12llu\n", (unsigned long long)p->gmax_bytes);
 		fprintf(out, "  end live blocks   : %12llu\n", (unsigned long long)p->end_blocks);
 		fprintf(out, "  end live bytes    : %12llu\n", (unsigned long long)p->end_bytes);
+	}
+	if (p->has_rss && !p->has_death && p->bklt) {
+		fputc('\n', out);
+		dhat_rss__print_split(out, &p->rss_end, p->end_bytes, "end", p->te);
 	}
 	if (p->bkacc) {
 		fprintf(out, "  total reads       : %12llu\n", (unsigned long long)p->total_reads);

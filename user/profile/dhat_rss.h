@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * dhat_rss - the target's resident memory over the trace, next to the heap: one extra
+ * top-level object that dh_view ignores (it reads only the keys it knows), written when the
+ * tracer sampled the process (user/trace/rss_sampler.h):
+ *
+ *   ,"rss":{"unit":"bytes","t":[0,10012,...]      <- µs since the profile's start, as te
+ *          ,"anon":[...],"file":[...],"shmem":[...],"swap":[...]
+ *          ,"atEnd":{"t":170001,"anon":66912256,"file":1363968,"shmem":0,"swap":0}}
+ *
+ * "atEnd" is the last sample at or before te (the end, or the death): with Σeb, the heap
+ * live then, it splits RSS into live heap, what the allocator holds beyond it (its overhead,
+ * free chunks not returned, and any mapping made outside malloc, which is anonymous too) and
+ * file-backed and shared pages. Readers treat the object as optional and lenient.
+ */
+#ifndef TRACER_DHAT_RSS_H
+#define TRACER_DHAT_RSS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DHAT_RSS_KEY "rss"
+
+/* One sample of /proc/PID/status, bytes. */
+struct dhat_rss_sample {
+	uint64_t t_ns;	/* when (CLOCK_MONOTONIC, the BPF clock) */
+	uint64_t anon;	/* RssAnon: private anonymous pages (the heap lives here) */
+	uint64_t file;	/* RssFile: mapped files (code, libraries, file mappings) */
+	uint64_t shmem; /* RssShmem: shared memory, tmpfs */
+	uint64_t swap;	/* VmSwap: anonymous pages swapped out */
+};
+
+/* What a reader keeps: the "atEnd" sample, t in the file's time unit (µs since start). */
+struct dhat_rss_end {
+	uint64_t t, anon, file, shmem, swap;
+};
+
+/* Write ,"rss":{...} for the samples of s[cnt] that fall in [start_ns, start_ns + te_ns].
+ * Nothing when none does. */
+void dhat_rss__write(FILE *f, const struct dhat_rss_sample *s, size_t cnt, uint64_t start_ns,
+		     uint64_t te_ns);
+
+/* Reader: one member of "atEnd". Unknown keys and values that are not integers are ignored. */
+void dhat_rss__set_end(struct dhat_rss_end *e, const char *key, bool u_ok, uint64_t u);
+
+/* How RSS split at te, indented two spaces, for the report: RSS, live heap (live_bytes),
+ * the allocator's overhead and memory outside malloc (anon - heap), file and shared, swap.
+ * when: "death" or "end"; te: the file's te, to say how old the sample was (0: the figures
+ * are of that very moment). */
+void dhat_rss__print_split(FILE *out, const struct dhat_rss_end *e, uint64_t live_bytes,
+			   const char *when, uint64_t te);
+
+#endif
