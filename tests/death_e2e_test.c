@@ -6,7 +6,10 @@
  *    records the cause and loads in dh_view;
  *  - the same with --pid, attached before the program starts leaking;
  *  - a program that dies of SIGSEGV: the signal and the faulting address in the file and
- *    the summary.
+ *    the summary;
+ *  - --snapshot-at-rss: exactly one snapshot, when RSS first crossed the size, and the trace
+ *    goes on to the death.
+ * The OOM cases also check the RSS split at death (the kernel's figures at the kill).
  * The cgroup is cgroup v1's memory controller (memory.limit_in_bytes) or v2's (memory.max),
  * whichever this machine has; it is removed at the end.
  */
@@ -89,6 +92,7 @@ static void check_oom_summary(const char *out)
 	cr_assert_not_null(table, "%s", out);
 	cr_expect(totals && lead < totals && table < totals, "%s", out);
 	cr_expect(strstr(table, LEAK_SITE) != NULL, "%s", out);
+	cr_expect(strstr(lead, "  RSS at death: ") != NULL, "no RSS split:\n%s", out);
 }
 
 /* The file: cause recorded, te the death, the leak >= 80% of what was live, dh_view loads. */
@@ -110,6 +114,11 @@ static void check_oom_file(const char *path)
 	cr_expect_eq(p->death.limit, LIMIT_BYTES);
 	cr_expect(strstr(p->death.cgroup, "tracer-death-") != NULL, "cgroup \"%s\"",
 		  p->death.cgroup);
+	/* RSS at the kill: the heap is anonymous memory, and the cgroup holds all of it. */
+	cr_expect(p->death.has_rss, "%s: no RSS at death", path);
+	cr_expect_geq(p->death.rss.anon, p->end_bytes * 9 / 10, "anon %llu, heap %llu",
+		      (unsigned long long)p->death.rss.anon, (unsigned long long)p->end_bytes);
+	cr_expect_leq(p->death.rss.anon, LIMIT_BYTES);
 	n = e2e_sites(p, &sites);
 	for (size_t i = 0; i < n; i++)
 		if (strstr(sites[i].site, LEAK_SITE) && (!leak || sites[i].end_bytes > leak->end_bytes))
@@ -235,6 +244,69 @@ Test(death_e2e, sigsegv_cause_and_faulting_address, .timeout = TEST_TIMEOUT(60))
 	cr_expect_eq(e2e_run(cmd, NULL), 0, "the file does not record the address");
 	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
 	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", path, out);
+	free(out);
+	free(dir);
+}
+
+/* The snapshot files in dir ("-snapshot-" in the name): how many, the first one's path. */
+static int count_snapshots(const char *dir, char *first, size_t sz)
+{
+	char cmd[1024], *out = NULL, *nl;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -- -snapshot-", dir);
+	e2e_run(cmd, &out);
+	for (char *l = out; l && *l; l = nl ? nl + 1 : l + strlen(l)) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!n++)
+			snprintf(first, sz, "%s/%s", dir, l);
+	}
+	free(out);
+	return n;
+}
+
+/* --snapshot-at-rss 16M on the leak: one snapshot, written when RSS first reached 16 MiB,
+ * smaller than the heap at death; tracing went on to the OOM kill. */
+Test(death_e2e, snapshot_at_rss_writes_exactly_one, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], path[1024], snap[1024], err[512], *out = NULL;
+	struct dhat_profile *p, *s;
+	struct memcg m;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-snap");
+	memcg_create(&m, "snap");
+	snprintf(path, sizeof(path), "%s/leak.json", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s --snapshot-at-rss 16M -o %s -- sh -c 'echo $$ > %s && exec %s' 2>&1",
+		 TRACER_BIN, path, m.procs, OOM_LEAK_BIN);
+	st = e2e_run(cmd, &out);
+	memcg_remove(&m);
+	cr_assert_eq(st, 137, "tracer exited %d:\n%s", st, out);
+	cr_expect(strstr(out, "reached --snapshot-at-rss") != NULL, "%s", out);
+	free(out);
+	cr_assert_eq(count_snapshots(dir, snap, sizeof(snap)), 1, "not exactly one snapshot in %s",
+		     dir);
+	cr_expect(strstr(snap, "leak-snapshot-1.json") != NULL, "%s", snap);
+	s = dhat_profile__load(snap, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_null(e2e_invariants(s), "%s", e2e_invariants(s));
+	cr_expect_not(s->has_death, "the snapshot was taken alive");
+	cr_expect(p->has_death && p->death.cause == DHAT_DEATH_OOM);
+	cr_assert(s->has_rss, "the snapshot has no RSS series");
+	cr_expect_geq(s->rss_end.anon + s->rss_end.file + s->rss_end.shmem, 16ull << 20);
+	cr_expect_lt(s->end_bytes, p->end_bytes, "the snapshot is not earlier than the death");
+	cr_expect_gt(s->end_bytes, 8ull << 20, "the snapshot holds %llu live bytes",
+		     (unsigned long long)s->end_bytes);
+	dhat_profile__free(s);
+	dhat_profile__free(p);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, snap);
+	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", snap, out);
 	free(out);
 	free(dir);
 }

@@ -59,6 +59,7 @@ struct run {
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */
+	unsigned snapshots;  /* --snapshot-at-rss: snapshots written (one at most) */
 	/* Where the tracer's own report and closing counters go, never the traced command's
 	 * stdout (open_summary); NULL: not printed (-q). */
 	FILE *report_out, *counters_out;
@@ -126,6 +127,30 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 		elog("report: %s\n", err);
 	fflush(r->report_out);
 	return 0;
+}
+
+/* --snapshot-at-rss: the first time the target's RSS reaches the size, write the open
+ * profile as it is now (NAME-snapshot-1.json, with its report) and trace on. */
+static void snapshot_at_rss(struct run *r)
+{
+	__u64 dropped_written = r->dropped_written, rss = rss_sampler__rss(r->rss);
+	struct collector *c;
+
+	if (!r->args->snapshot_at_rss || r->snapshots || rss < r->args->snapshot_at_rss)
+		return;
+	r->snapshots++;
+	c = session__snapshot(r->session, mono_now_ns());
+	if (!c) {
+		elog("--snapshot-at-rss: no snapshot: %s\n", strerror(errno));
+		return;
+	}
+	ilog("RSS %llu bytes reached --snapshot-at-rss: writing a snapshot\n",
+	     (unsigned long long)rss);
+	r->out.snapshot = r->snapshots;
+	on_profile(r, c, NULL, 0);
+	r->out.snapshot = 0;
+	r->dropped_written = dropped_written; /* drops so far stay the whole profile's too */
+	collector__free(c);
 }
 
 /* loader_record_fn: make sure the symbolizer has seen the target's maps while it is alive,
@@ -205,7 +230,8 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 			return n;
 		}
 		alive = target__alive(r->target, wait_status);
-		rss_sampler__tick(r->rss, mono_now_ns());
+		if (rss_sampler__tick(r->rss, mono_now_ns()))
+			snapshot_at_rss(r);
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
 		if (alive && r->sym && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {

@@ -30,6 +30,7 @@ enum {
 	OPT_HELP_MAN,
 	OPT_COMPLETION,
 	OPT_SUMMARY,
+	OPT_SNAPSHOT_AT_RSS,
 };
 
 #define G_TARGET "What to trace"
@@ -69,6 +70,11 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "ring buffer bytes, a power of two (default 16777216;\n"
 	  "67108864 with --unwind dwarf)",
 	  G_PROBES, "", OPT_RINGBUF },
+	{ "snapshot-at-rss", 0, "SIZE",
+	  "also write the profile as it is when the target's RSS\n"
+	  "first reaches SIZE (bytes, or with K, M, G: KiB, MiB, GiB)\n"
+	  "next to it, as NAME-snapshot-1.json; tracing goes on",
+	  G_OUTPUT, "", OPT_SNAPSHOT_AT_RSS },
 	{ "output", 'o', "PATH",
 	  "profile path (default dhat-heap-<workload|pid>.json in\n"
 	  "$KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
@@ -173,6 +179,36 @@ static int parse_ringbuf_size(const char *s, size_t *out)
 	return 0;
 }
 
+/* A byte count: digits and an optional K, M, G (powers of 1024), "KiB" or "KB" alike. */
+static int parse_size(const char *s, __u64 *out)
+{
+	static const char UNITS[] = "KMG";
+	unsigned long long v;
+	const char *u;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	if (*end && (u = strchr(UNITS, *end & ~0x20))) {
+		for (int i = 0; i <= u - UNITS; i++) {
+			if (v > (~0ull >> 10))
+				return -EINVAL;
+			v <<= 10;
+		}
+		end++;
+		if (*end == 'i')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (*end || !v)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 /* One option's value into o; an opt_fn. */
 static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 {
@@ -214,6 +250,12 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	case OPT_LIB:
 		o->lib = arg;
+		break;
+	case OPT_SNAPSHOT_AT_RSS:
+		if (parse_size(arg, &o->snapshot_at_rss)) {
+			elog("--snapshot-at-rss needs a size such as 512M, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
 		break;
 	case OPT_AS_ROOT:
 		o->as_root = true;

@@ -38,6 +38,7 @@ struct tracer_opts {
 	enum unwind_mode unwind;	/* as given; the run decides what auto means */
 	__u32 stack_sz;			/* --stack-size, bytes; 0: default */
 	int verbosity;			/* -q: -1, default 0, -v: 1, -vv: 2, -vvv: 3 */
+	__u64 snapshot_at_rss;		/* --snapshot-at-rss, bytes; 0: none */
 };
 
 /*

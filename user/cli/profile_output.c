@@ -72,6 +72,21 @@ static void profile_path(const struct profile_output_opts *o, const char *name, 
 		snprintf(path, sz, "%s/dhat-heap-%d.json", dir, pid);
 }
 
+/* path's snapshot sibling: "-snapshot-N" before a ".json" or ".json.gz" suffix (else at the
+ * end), so a.json -> a-snapshot-1.json. */
+static void snapshot_path(char *path, size_t sz, unsigned n)
+{
+	size_t len = strlen(path);
+	const char *base = strrchr(path, '/');
+	char *dot = strstr(base ? base : path, ".json");
+	char tail[64];
+
+	if (!dot || (strcmp(dot, ".json") && strcmp(dot, ".json.gz")))
+		dot = path + len;
+	snprintf(tail, sizeof(tail), "%s", dot);
+	snprintf(dot, sz - (size_t)(dot - path), "-snapshot-%u%s", n, tail);
+}
+
 /* The heap-over-time series of c, in the units of a timeline export (µs). */
 static void heap_timeline_of(const struct collector *c, uint64_t *t_us, uint64_t *bytes,
 			     struct heap_timeline *ht)
@@ -149,6 +164,8 @@ int profile_output__write(const struct profile_output_opts *o, const struct coll
 
 	*written = false;
 	profile_path(o, o->workloads ? name : NULL, meta->pid, path, sz);
+	if (o->snapshot)
+		snapshot_path(path, sz, o->snapshot);
 	t0 = mono_now_ns();
 	ret = dhat__write_path(path, c, frames__describe, fc, meta);
 	write_ms = (double)(mono_now_ns() - t0) / 1e6;

@@ -18,6 +18,8 @@ struct profile_output_opts {
 	bool workloads;	    /* profiles are named after their workload, not the pid */
 	bool all_workloads; /* --workload all: output is a directory */
 	unsigned formats;   /* extra outputs: bits (1 << enum export_format) */
+	unsigned snapshot;  /* N > 0: write the snapshot sibling of the profile path instead,
+			     * NAME-snapshot-N.json (--snapshot-at-rss) */
 };
 
 /* Fail before tracing, not after, when profiles could not be written where asked: logs and

@@ -437,6 +437,33 @@ cleanup:
 	return NULL;
 }
 
+/* A copy of n elements of sz bytes at src, or NULL. */
+static void *dup_array(const void *src, size_t n, size_t sz)
+{
+	void *p = malloc(n * sz);
+
+	return p ? memcpy(p, src, n * sz) : NULL;
+}
+
+struct collector *collector__clone(const struct collector *c)
+{
+	struct collector *k = malloc(sizeof(*k));
+
+	if (!k)
+		return NULL;
+	*k = *c;
+	k->blocks = dup_array(c->blocks, c->blocks_cap, sizeof(*c->blocks));
+	k->pps = dup_array(c->pps, c->pps_cap, sizeof(*c->pps));
+	k->ppx = dup_array(c->ppx, c->pps_cap, sizeof(*c->ppx));
+	k->pp_slots = dup_array(c->pp_slots, c->pp_slots_cap, sizeof(*c->pp_slots));
+	if (!k->blocks || !k->pps || !k->ppx || !k->pp_slots) {
+		collector__free(k);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return k;
+}
+
 void collector__free(struct collector *c)
 {
 	if (!c)

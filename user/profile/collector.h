@@ -84,6 +84,10 @@ struct collector *collector__new(__u64 start_ns, const struct collector_opts *op
 /* Accepts NULL. */
 void collector__free(struct collector *c);
 
+/* An independent copy of c (e.g. to finish and write it while c goes on): its own tables,
+ * freed with collector__free. NULL and errno on failure. */
+struct collector *collector__clone(const struct collector *c);
+
 /* Account one EV_ALLOC / EV_FREE / EV_REALLOC record (borrowed). Other types: -EINVAL.
  * Returns 0 or -errno (-ENOMEM). */
 int collector__handle(struct collector *c, const struct alloc_event *e);

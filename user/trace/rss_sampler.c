@@ -100,6 +100,13 @@ bool rss_sampler__tick(struct rss_sampler *s, uint64_t now_ns)
 	return true;
 }
 
+uint64_t rss_sampler__rss(const struct rss_sampler *s)
+{
+	const struct dhat_rss_sample *l = s && s->cnt ? &s->s[s->cnt - 1] : NULL;
+
+	return l ? l->anon + l->file + l->shmem : 0;
+}
+
 const struct dhat_rss_sample *rss_sampler__samples(const struct rss_sampler *s, size_t *cnt)
 {
 	*cnt = s ? s->cnt : 0;

@@ -33,6 +33,9 @@ bool rss_sampler__tick(struct rss_sampler *s, uint64_t now_ns);
  * the RSS lines are missing (a zombie, a kernel thread). */
 int rss_sampler__parse(const char *text, struct dhat_rss_sample *out);
 
+/* RSS (anon + file + shmem) of the latest sample, bytes; 0 before the first. */
+uint64_t rss_sampler__rss(const struct rss_sampler *s);
+
 /* The series, oldest first; valid until the next tick. NULL/0 for a NULL sampler. */
 const struct dhat_rss_sample *rss_sampler__samples(const struct rss_sampler *s, size_t *cnt);
 

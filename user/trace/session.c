@@ -156,6 +156,20 @@ bool session__in_profile(const struct session *s)
 	return s->cur != NULL;
 }
 
+struct collector *session__snapshot(const struct session *s, __u64 now_ns)
+{
+	struct collector *c;
+
+	if (!s->cur) {
+		errno = ENOENT;
+		return NULL;
+	}
+	c = collector__clone(s->cur);
+	if (c)
+		collector__finish(c, now_ns);
+	return c;
+}
+
 const struct dhat_death *session__death(const struct session *s)
 {
 	return s->has_death ? &s->death : NULL;

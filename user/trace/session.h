@@ -56,6 +56,10 @@ const struct collector_totals *session__current(const struct session *s);
 bool session__in_profile(const struct session *s);
 const struct session_stats *session__stats(const struct session *s);
 
+/* The open profile as it is at now_ns, finished, the session's own going on: the caller
+ * writes it and frees it (collector__free). NULL + errno: ENOENT (no profile open), ENOMEM. */
+struct collector *session__snapshot(const struct session *s, __u64 now_ns);
+
 /* How the traced process ended (an EV_DEATH record closed its profile at that moment), or
  * NULL while it has not. Valid until session__free. */
 const struct dhat_death *session__death(const struct session *s);
