@@ -4,6 +4,7 @@
  * report's lead line says it the way a human wants it.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "dhat_death.h"
 #include "dhat_reader.h"
 #include "events.h"
+#include "rss_sampler.h"
 
 /* A minimal valid profile whose "death" member is obj (written by dhat_death__write when
  * d is given), then read back. */
@@ -121,4 +123,51 @@ Test(death_unit, reader_is_lenient_with_the_object)
 	p = with_death(NULL, "[1,2]"); /* not an object: ignored, as dh_view ignores it */
 	cr_expect_not(p->has_death);
 	dhat_profile__free(p);
+}
+
+Test(death_unit, rss_parse_reads_the_status_lines)
+{
+	static const char STATUS[] = "Name:\tleak\nVmRSS:\t   66000 kB\nRssAnon:\t   65000 kB\n"
+				     "RssFile:\t     900 kB\nRssShmem:\t      100 kB\n"
+				     "VmSwap:\t      12 kB\nThreads:\t1\n";
+	struct dhat_rss_sample s = { 0 };
+
+	cr_assert_eq(rss_sampler__parse(STATUS, &s), 0);
+	cr_expect_eq(s.anon, 65000ull * 1024);
+	cr_expect_eq(s.file, 900ull * 1024);
+	cr_expect_eq(s.shmem, 100ull * 1024);
+	cr_expect_eq(s.swap, 12ull * 1024);
+	/* A zombie's status has no memory lines: no sample, not zeros. */
+	cr_expect_eq(rss_sampler__parse("Name:\tz\nState:\tZ (zombie)\n", &s), -ENOENT);
+}
+
+Test(death_unit, rss_series_is_written_within_the_profile_and_read_back)
+{
+	struct dhat_rss_sample s[] = {
+		{ .t_ns = 500, .anon = 1 },	       /* before the profile: left out */
+		{ .t_ns = 1000, .anon = 4096, .file = 8192 },
+		{ .t_ns = 3000, .anon = 65536, .file = 8192, .shmem = 4096, .swap = 1 },
+		{ .t_ns = 9000, .anon = 99 },	       /* after te: left out */
+	};
+	char *text = NULL, err[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct dhat_profile *p;
+
+	fputs("{\"dhatFileVersion\":2,\"mode\":\"m\",\"verb\":\"Allocated\",\"bklt\":false,"
+	      "\"bkacc\":false,\"tu\":\"us\",\"Mtu\":\"s\",\"cmd\":\"x\",\"pid\":1,\"te\":2\n",
+	      f);
+	dhat_rss__write(f, s, 4, 1000, 2000);
+	fputs(",\"pps\":[],\"ftbl\":[\"[root]\"]}\n", f);
+	fclose(f);
+	cr_expect(strstr(text, "\"t\":[0,2]") != NULL, "%s", text);
+	p = dhat_profile__parse(text, len, "t.json", err, sizeof(err));
+	cr_assert_not_null(p, "%s\n%s", err, text);
+	cr_expect(p->has_rss);
+	cr_expect_eq(p->rss_end.t, 2);
+	cr_expect_eq(p->rss_end.anon, 65536);
+	cr_expect_eq(p->rss_end.shmem, 4096);
+	cr_expect_eq(p->rss_end.swap, 1);
+	dhat_profile__free(p);
+	free(text);
 }
