@@ -142,26 +142,37 @@ static void check_oom_file(const char *path)
 	free(out);
 }
 
-Test(death_e2e, oom_kill_in_a_memory_cgroup_under_cmd, .timeout = TEST_TIMEOUT(120))
+/* `tracer OPTS -o DIR/NAME -- CMD` with the leak in a fresh memory cgroup (removed after):
+ * the shell joins the cgroup, then becomes the program (same pid, traced from exec). Returns
+ * the tracer's status; its output in *out, the profile's path in path. */
+static int trace_leak_in_memcg(const char *tag, const char *opts, char *path, size_t sz,
+			       char **out)
 {
-	char *dir, cmd[2048], path[1024], *out = NULL;
+	char *dir = e2e_tmpdir(tag), cmd[2048];
 	struct memcg m;
 	int st;
 
-	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("death-cmd");
-	memcg_create(&m, "cmd");
-	snprintf(path, sizeof(path), "%s/oom.json", dir);
-	/* The shell joins the cgroup, then becomes the program (same pid, traced from exec). */
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c 'echo $$ > %s && exec %s' 2>&1", TRACER_BIN,
-		 path, m.procs, OOM_LEAK_BIN);
-	st = e2e_run(cmd, &out);
+	memcg_create(&m, tag);
+	snprintf(path, sz, "%s/leak.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s %s -o %s -- sh -c 'echo $$ > %s && exec %s' 2>&1",
+		 TRACER_BIN, opts, path, m.procs, OOM_LEAK_BIN);
+	st = e2e_run(cmd, out);
 	memcg_remove(&m);
+	free(dir);
+	return st;
+}
+
+Test(death_e2e, oom_kill_in_a_memory_cgroup_under_cmd, .timeout = TEST_TIMEOUT(120))
+{
+	char path[1024], *out = NULL;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	st = trace_leak_in_memcg("cmd", "", path, sizeof(path), &out);
 	cr_assert_eq(st, 137, "tracer -- CMD exited %d, not 137 (SIGKILL):\n%s", st, out);
 	check_oom_summary(out);
 	free(out);
 	check_oom_file(path);
-	free(dir);
 }
 
 Test(death_e2e, oom_kill_in_a_memory_cgroup_under_pid, .timeout = TEST_TIMEOUT(120))
@@ -271,23 +282,17 @@ static int count_snapshots(const char *dir, char *first, size_t sz)
  * smaller than the heap at death; tracing went on to the OOM kill. */
 Test(death_e2e, snapshot_at_rss_writes_exactly_one, .timeout = TEST_TIMEOUT(120))
 {
-	char *dir, cmd[2048], path[1024], snap[1024], err[512], *out = NULL;
+	char path[1024], dir[1024], snap[1024], err[512], cmd[1024], *out = NULL;
 	struct dhat_profile *p, *s;
-	struct memcg m;
 	int st;
 
 	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("death-snap");
-	memcg_create(&m, "snap");
-	snprintf(path, sizeof(path), "%s/leak.json", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "%s --snapshot-at-rss 16M -o %s -- sh -c 'echo $$ > %s && exec %s' 2>&1",
-		 TRACER_BIN, path, m.procs, OOM_LEAK_BIN);
-	st = e2e_run(cmd, &out);
-	memcg_remove(&m);
+	st = trace_leak_in_memcg("snap", "--snapshot-at-rss 16M", path, sizeof(path), &out);
 	cr_assert_eq(st, 137, "tracer exited %d:\n%s", st, out);
 	cr_expect(strstr(out, "reached --snapshot-at-rss") != NULL, "%s", out);
 	free(out);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0'; /* the profile's directory */
 	cr_assert_eq(count_snapshots(dir, snap, sizeof(snap)), 1, "not exactly one snapshot in %s",
 		     dir);
 	cr_expect(strstr(snap, "leak-snapshot-1.json") != NULL, "%s", snap);
@@ -308,5 +313,4 @@ Test(death_e2e, snapshot_at_rss_writes_exactly_one, .timeout = TEST_TIMEOUT(120)
 	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, snap);
 	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", snap, out);
 	free(out);
-	free(dir);
 }
