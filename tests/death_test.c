@@ -13,6 +13,7 @@
 #include "dhat_death.h"
 #include "dhat_reader.h"
 #include "events.h"
+#include "report.h"
 #include "rss_sampler.h"
 
 /* A minimal valid profile whose "death" member is obj (written by dhat_death__write when
@@ -170,4 +171,43 @@ Test(death_unit, rss_series_is_written_within_the_profile_and_read_back)
 	cr_expect_eq(p->rss_end.swap, 1);
 	dhat_profile__free(p);
 	free(text);
+}
+
+/* The report leads with the death: the cause, RSS at death, the sites live then, and only
+ * then the usual totals; JSON says the same. */
+Test(death_unit, report_leads_with_the_death)
+{
+	struct death_event e = { .type = EV_DEATH, .tgid = 9, .exit_code = SIGKILL,
+				 .flags = DEATH_F_OOM | DEATH_F_OOM_MEMCG | DEATH_F_RSS,
+				 .oom_limit = 64ull << 20, .oom_usage = 64ull << 20,
+				 .rss_anon = 4096, .rss_file = 8192 };
+	struct report_opts ropts = { .title = "svc" };
+	struct dhat_death d;
+	struct dhat_profile *p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	const char *lead, *rss, *table, *totals;
+
+	dhat_death__from_event(&d, &e);
+	p = with_death(&d, NULL);
+	f = open_memstream(&text, &len);
+	cr_assert_eq(report__print(f, p, &ropts), 0);
+	fclose(f);
+	lead = strstr(text, "killed by the OOM killer (memory cgroup limit 64 MiB): live heap 8 B "
+			    "at death\n");
+	rss = strstr(text, "  RSS at death: 12 KiB, of which\n");
+	table = strstr(text, "top program points by BYTES LIVE AT DEATH\n");
+	totals = strstr(text, "total allocations");
+	cr_assert(lead && rss && table && totals, "%s", text);
+	cr_expect(lead < rss && rss < table && table < totals, "%s", text);
+	free(text);
+	ropts.json = true;
+	f = open_memstream(&text, &len);
+	cr_assert_eq(report__print(f, p, &ropts), 0);
+	fclose(f);
+	cr_expect(strstr(text, "\"death\":\t\"killed by the OOM killer") != NULL, "%s", text);
+	cr_expect(strstr(text, "\"anon\":\t4096") != NULL, "%s", text);
+	free(text);
+	dhat_profile__free(p);
 }

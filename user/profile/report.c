@@ -646,6 +646,7 @@ static void json_blocks_bytes(struct json_writer *jw, const char *key, uint64_t 
  *  "totals": {"blocks": 7, "bytes": 526, "reads": 159, "writes": 261},  (reads/writes: bkacc)
  *  "lost": {"droppedRecords": 0, "unknownFrees": 3, ...},    (when the file has it: dhat_lost.h)
  *  "death": "killed by SIGSEGV at address 0x10: live heap 12 KiB at death",  (dhat_death.h)
+ *  "rss": {"anon": N, "file": N, "shmem": N, "swap": N},     (RSS at te: dhat_rss.h)
  *  "iterations": 4, "unit": "...", "per_iteration": {"blocks": 1.75, "bytes": 131.5},
  *  "peak": {"blocks": 2, "bytes": 280}, "end": {"blocks": 1, "bytes": 32},  (bklt only)
  *  "pp_count": 3, "sort": "total-bytes",
@@ -709,6 +710,16 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 
 		dhat_death__describe(&p->death, p->end_bytes, line, sizeof(line));
 		json_writer__string(jw, DHAT_DEATH_KEY, line);
+	}
+	if (p->death.has_rss || p->has_rss) { /* RSS at te: the kernel's at death, else sampled */
+		const struct dhat_rss_end *e = p->death.has_rss ? &p->death.rss : &p->rss_end;
+
+		json_writer__begin_object(jw, DHAT_RSS_KEY);
+		json_writer__uint(jw, "anon", e->anon);
+		json_writer__uint(jw, "file", e->file);
+		json_writer__uint(jw, "shmem", e->shmem);
+		json_writer__uint(jw, "swap", e->swap);
+		json_writer__end_object(jw);
 	}
 	if (iters) {
 		json_writer__uint(jw, "iterations", iters);
