@@ -87,6 +87,8 @@ enum event_type {
 	EV_STACK_SNAPSHOT = 6, /* --unwind dwarf: an EV_ALLOC/EV_REALLOC carrying a stack copy
 				* to unwind in userspace (struct stack_snapshot, below) */
 	EV_DEATH = 7,	       /* struct death_event: a traced process ended (bpf/death.bpf.c) */
+	EV_MAPPING = 8,	       /* struct mapping_event + stack: mmap/munmap/mremap/brk of a
+				* traced process (bpf/mappings.bpf.c) */
 };
 
 /* EV_ALLOC, EV_FREE, EV_REALLOC. */
@@ -217,6 +219,39 @@ struct death_event {
 	__u64 rss_file;
 	__u64 rss_shmem;
 	__u64 swap;	 /* DEATH_F_RSS: swap entries, bytes */
+};
+
+/*
+ * EV_MAPPING: a traced process changed its anonymous memory map with a system call (at the
+ * call's return, successful calls only), from bpf/mappings.bpf.c. One variable-length record:
+ *
+ *	struct mapping_event	what changed
+ *	struct stack_snapshot	the user registers at the system call (ev_type = EV_MAPPING)
+ *	__u8 stack[stack_len]	a copy of the user stack from sp upwards (0 bytes for munmap)
+ *
+ * unwound in userspace like an --unwind dwarf allocation (user/stacks/unwind.h). Brk moves
+ * are written as mappings: a growth maps [old break, new break), a shrink unmaps the tail.
+ */
+enum mapping_op {
+	MAP_OP_MMAP = 1,   /* addr, len: a new anonymous mapping */
+	MAP_OP_MUNMAP = 2, /* addr, len: unmapped (any part of any mappings) */
+	MAP_OP_MREMAP = 3, /* old_addr, old_len -> addr, len */
+	MAP_OP_BRK = 4,	   /* old_addr (the break before) -> addr (the break after) */
+};
+
+#define MAPPING_STACK_COPY 8192u /* bytes of user stack copied per mapping record */
+
+struct mapping_event {
+	__u32 type;	 /* EV_MAPPING */
+	__u32 tid;	 /* the calling thread */
+	__u64 ts_ns;	 /* bpf_ktime_get_ns() at the system call's return */
+	__u32 tgid;	 /* its process */
+	__u32 op;	 /* enum mapping_op */
+	__u64 addr;	 /* see enum mapping_op */
+	__u64 len;
+	__u64 old_addr;
+	__u64 old_len;
+	__u64 flags;	 /* MMAP: the mmap flags (MAP_STACK for thread stacks, ...) */
 };
 
 #endif /* ALLOC_EVENTS_H */

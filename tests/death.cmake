@@ -2,7 +2,7 @@
 # and --pid, and a SIGSEGV, recorded in the profile and leading the summary. Root + BTF + a
 # memory cgroup controller (v1 or v2): label bpf. The programs are traced, not tested:
 # -fno-sanitize=all, frame pointers for --unwind fp.
-foreach(prog oom_leak segv)
+foreach(prog oom_leak segv mmap_prog)
 	add_executable(death_${prog} ${CMAKE_CURRENT_SOURCE_DIR}/data/death/${prog}.c)
 	target_compile_options(death_${prog} PRIVATE -O1 -g -fno-omit-frame-pointer
 		-fno-sanitize=all)
@@ -17,8 +17,9 @@ target_compile_definitions(death_e2e_test PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	OOM_LEAK_BIN="$<TARGET_FILE:death_oom_leak>"
 	SEGV_BIN="$<TARGET_FILE:death_segv>"
+	MMAP_PROG_BIN="$<TARGET_FILE:death_mmap_prog>"
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
-add_dependencies(death_e2e_test tracer death_oom_leak death_segv)
+add_dependencies(death_e2e_test tracer death_oom_leak death_segv death_mmap_prog)
 tracer_test_timeout(death_e2e_test 600)
 
 # The "death" object without root: record -> file -> reader -> the report's lead line.

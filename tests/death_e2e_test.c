@@ -8,7 +8,9 @@
  *  - a program that dies of SIGSEGV: the signal and the faulting address in the file and
  *    the summary;
  *  - --snapshot-at-rss: exactly one snapshot, when RSS first crossed the size, and the trace
- *    goes on to the death.
+ *    goes on to the death;
+ *  - 100 MiB mapped with mmap outside malloc: its own section and line of the RSS split,
+ *    attributed to the mapping site, while the DHAT totals equal Valgrind's.
  * The OOM cases also check the RSS split at death (the kernel's figures at the kill).
  * The cgroup is cgroup v1's memory controller (memory.limit_in_bytes) or v2's (memory.max),
  * whichever this machine has; it is removed at the end.
@@ -145,8 +147,8 @@ static void check_oom_file(const char *path)
 /* `tracer OPTS -o DIR/NAME -- CMD` with the leak in a fresh memory cgroup (removed after):
  * the shell joins the cgroup, then becomes the program (same pid, traced from exec). Returns
  * the tracer's status; its output in *out, the profile's path in path. */
-static int trace_leak_in_memcg(const char *tag, const char *opts, char *path, size_t sz,
-			       char **out)
+static int trace_leak_in_memcg(const char *tag, const char *opts, const char *prog_opts,
+			       char *path, size_t sz, char **out)
 {
 	char *dir = e2e_tmpdir(tag), cmd[2048];
 	struct memcg m;
@@ -154,8 +156,8 @@ static int trace_leak_in_memcg(const char *tag, const char *opts, char *path, si
 
 	memcg_create(&m, tag);
 	snprintf(path, sz, "%s/leak.json", dir);
-	snprintf(cmd, sizeof(cmd), "%s %s -o %s -- sh -c 'echo $$ > %s && exec %s' 2>&1",
-		 TRACER_BIN, opts, path, m.procs, OOM_LEAK_BIN);
+	snprintf(cmd, sizeof(cmd), "%s %s -o %s -- sh -c 'echo $$ > %s && exec %s %s' 2>&1",
+		 TRACER_BIN, opts, path, m.procs, OOM_LEAK_BIN, prog_opts);
 	st = e2e_run(cmd, out);
 	memcg_remove(&m);
 	free(dir);
@@ -168,7 +170,7 @@ Test(death_e2e, oom_kill_in_a_memory_cgroup_under_cmd, .timeout = TEST_TIMEOUT(1
 	int st;
 
 	E2E_REQUIRE_ROOT();
-	st = trace_leak_in_memcg("cmd", "", path, sizeof(path), &out);
+	st = trace_leak_in_memcg("cmd", "", "", path, sizeof(path), &out);
 	cr_assert_eq(st, 137, "tracer -- CMD exited %d, not 137 (SIGKILL):\n%s", st, out);
 	check_oom_summary(out);
 	free(out);
@@ -287,7 +289,9 @@ Test(death_e2e, snapshot_at_rss_writes_exactly_one, .timeout = TEST_TIMEOUT(120)
 	int st;
 
 	E2E_REQUIRE_ROOT();
-	st = trace_leak_in_memcg("snap", "--snapshot-at-rss 16M", path, sizeof(path), &out);
+	/* --slow: the threshold is sampled on the way up, not when the leak is already done. */
+	st = trace_leak_in_memcg("snap", "--snapshot-at-rss 16M", "--slow", path, sizeof(path),
+				 &out);
 	cr_assert_eq(st, 137, "tracer exited %d:\n%s", st, out);
 	cr_expect(strstr(out, "reached --snapshot-at-rss") != NULL, "%s", out);
 	free(out);
@@ -313,4 +317,57 @@ Test(death_e2e, snapshot_at_rss_writes_exactly_one, .timeout = TEST_TIMEOUT(120)
 	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, snap);
 	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", snap, out);
 	free(out);
+}
+
+/* 100 MiB mapped with mmap outside malloc: the report's section and the RSS split name
+ * map_pool, the file keeps it apart from the heap, whose totals equal Valgrind's DHAT. */
+Test(death_e2e, mmap_outside_malloc_is_its_own_section, .timeout = TEST_TIMEOUT(180))
+{
+	char *dir, cmd[2048], path[1024], vg[1024], err[512], *out = NULL, *split;
+	const struct dhat_mapping_site *pool = NULL;
+	struct dhat_profile *p, *v;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-mmap");
+	snprintf(path, sizeof(path), "%s/mm.json", dir);
+	snprintf(vg, sizeof(vg), "%s/vg.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- %s 2>&1", TRACER_BIN, path, MMAP_PROG_BIN);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 0, "tracer exited %d:\n%s", st, out);
+	/* Resident, all of it: "100 MiB", or a little less as the kernel's per-CPU RSS counters
+	 * lag by a batch of pages ("99.8 MiB"). */
+	split = strstr(out, "    mapped outside malloc (if resident): ");
+	cr_assert_not_null(split, "%s", out);
+	cr_expect_geq(strtod(split + strlen("    mapped outside malloc (if resident): "), NULL),
+		      99.5, "%s", out);
+	cr_expect(strstr(split, " MiB\n") != NULL, "%s", out);
+	cr_expect(strstr(out, "memory mapped outside malloc at exit") != NULL, "%s", out);
+	cr_expect(strstr(out, "104857600 B          1 maps    map_pool (") != NULL, "%s", out);
+	free(out);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_assert(p->has_mappings, "no \"mappings\" object");
+	for (size_t i = 0; i < p->mappings.cnt; i++)
+		if (p->mappings.sites[i].site && strstr(p->mappings.sites[i].site, "map_pool"))
+			pool = &p->mappings.sites[i];
+	cr_assert_not_null(pool, "no site map_pool");
+	cr_expect_eq(pool->bytes, 100ull << 20);
+	cr_expect_not(pool->in_malloc);
+	cr_expect_geq(p->mappings.outside_malloc, 100ull << 20);
+	/* The heap's own figures know nothing of the pool: Valgrind's totals. */
+	snprintf(cmd, sizeof(cmd), "valgrind --tool=dhat --dhat-out-file=%s %s >/dev/null 2>&1", vg,
+		 MMAP_PROG_BIN);
+	cr_assert_eq(e2e_run(cmd, NULL), 0, "valgrind failed");
+	v = dhat_profile__load(vg, err, sizeof(err));
+	cr_assert_not_null(v, "%s", err);
+	cr_expect_eq(p->total_bytes, v->total_bytes, "ours %llu, Valgrind's %llu",
+		     (unsigned long long)p->total_bytes, (unsigned long long)v->total_bytes);
+	cr_expect_eq(p->total_blocks, v->total_blocks);
+	dhat_profile__free(v);
+	dhat_profile__free(p);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
+	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", path, out);
+	free(out);
+	free(dir);
 }

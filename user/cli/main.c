@@ -24,6 +24,7 @@
 #include "loader.h"
 #include "loader_window.h"
 #include "log.h"
+#include "mappings.h"
 #include "options.h"
 #include "output.h"
 #include "procmaps.h"
@@ -49,6 +50,7 @@ struct run {
 	struct window_probes *window; /* --start-at/--stop-at */
 	struct death_probes *death;   /* how the target ends (NULL: not recorded) */
 	struct rss_sampler *rss;      /* the target's RSS over the trace (NULL: not sampled) */
+	struct mappings *maps;	      /* its own anonymous mappings (EV_MAPPING) */
 	struct symbolizer *sym;
 	struct session *session;
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
@@ -99,6 +101,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	struct probe_counters pc;
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
 	struct report_opts ropts = { .top = r->args->top };
+	struct dhat_mappings maps;
 	char path[PATH_MAX], err[512];
 	bool written;
 
@@ -109,10 +112,12 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	meta.lost.n[DHAT_LOST_DROPPED] = pc.dropped - r->dropped_written;
 	meta.death = session__death(r->session);
 	meta.rss = rss_sampler__samples(r->rss, &meta.rss_cnt);
+	meta.mappings = mappings__summary(r->maps, r->sym, &maps) ? NULL : &maps;
 	r->dropped_written = pc.dropped;
 	if (profile_output__write(&r->out, c, name, &fc, &meta, name ? name : cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;
+	dhat_mappings__release(&maps);
 	r->cut_short += fc.cut_short;
 	r->stacks_judged += fc.stacks;
 	if (!written)
@@ -167,6 +172,8 @@ static int on_record(void *ctx, const void *data, size_t sz)
 		     (unsigned long long)w->iterations);
 	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
 		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
+	if (sz >= sizeof(__u32) && w->type == EV_MAPPING)
+		return mappings__handle(r->maps, data, sz) == -ENOMEM ? -ENOMEM : 0;
 	if (sz >= sizeof(__u32) && w->type == EV_STACK_SNAPSHOT) {
 		struct alloc_event ev;
 
@@ -191,6 +198,7 @@ static void on_exit_stop(void *ctx)
 		symbolizer__refresh_maps(r->sym);
 	if (r->stacks)
 		dwarf_stacks__refresh_maps(r->stacks);
+	mappings__refresh_maps(r->maps);
 }
 
 /* Once a second on a terminal: event rate, live bytes of the open profile, drops. */
@@ -238,6 +246,7 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 			symbolizer__refresh_maps(r->sym);
 			if (r->stacks)
 				dwarf_stacks__refresh_maps(r->stacks);
+			mappings__refresh_maps(r->maps);
 			last_maps_ns = mono_now_ns();
 		}
 		if (progress)
@@ -441,6 +450,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		r->sym = symbolizer__new(pid); /* exec done: the executable is mapped */
 	if (r->dwarf && !r->stacks)
 		r->stacks = dwarf_stacks__new(pid); /* after exec, like the symbolizer */
+	r->maps = r->death ? mappings__new(pid) : NULL; /* after exec: it unwinds too */
 	vlog("attached to pid %d\n", (int)pid);
 
 	err = trace_loop(r, &wait_status,
@@ -564,6 +574,7 @@ int main(int argc, char **argv)
 	window_probes__free(r.window);
 	death_probes__free(r.death);
 	rss_sampler__free(r.rss);
+	mappings__free(r.maps);
 	loader__free(r.loader);
 	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);

@@ -154,8 +154,10 @@ void dhat_death__size(uint64_t bytes, char *buf, size_t sz)
 		v /= 1024.0;
 		i++;
 	}
-	if (!i || v - (double)(uint64_t)v < 0.05 || v >= 100.0)
+	if (!i || v >= 100.0)
 		snprintf(buf, sz, "%.0f %s", v, UNITS[i]);
+	else if (snprintf(buf, sz, "%.1f", v) > 2 && !strcmp(buf + strlen(buf) - 2, ".0"))
+		snprintf(buf, sz, "%.0f %s", v, UNITS[i]); /* 99.96 is "100", not "100.0" */
 	else
 		snprintf(buf, sz, "%.1f %s", v, UNITS[i]);
 }

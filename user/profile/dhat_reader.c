@@ -75,12 +75,12 @@ struct jv {
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
 	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST,
-	K_DEATH, K_RSS, K_CNT
+	K_DEATH, K_RSS, K_MAPPINGS, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
 	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
-	DHAT_DEATH_KEY, DHAT_RSS_KEY,
+	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY,
 };
 
 /* clang-format on */
@@ -996,6 +996,74 @@ static int parse_rss(struct ps *ps)
 	}
 }
 
+/* One site of "mappings": '{' { key ':' value } '}', appended to the profile's sites. */
+static int parse_mapping_site(struct ps *ps)
+{
+	struct dhat_mappings *m = &ps->p->mappings;
+	struct dhat_mapping_site *s, *grown;
+	bool first = true, more;
+	char key[32];
+	struct jv v;
+	int err;
+
+	grown = realloc(m->sites, (m->cnt + 1) * sizeof(*grown));
+	if (!grown)
+		return nomem(ps);
+	m->sites = grown;
+	s = &m->sites[m->cnt++];
+	memset(s, 0, sizeof(*s));
+	advance(ps); /* '{' */
+	for (;;) {
+		if ((err = next_item(ps, true, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		snprintf(key, sizeof(key), "%s", ps->sb); /* read_value reuses ps->sb */
+		if ((err = read_value(ps, &v, 4)))
+			return err;
+		dhat_mapping_site__set(s, key, v.t == JT_STR ? ps->sb : NULL, v.u64_ok, v.u,
+				       v.t == JT_BOOL, v.b);
+		if (s->site == NULL && v.t == JT_STR && !strcmp(key, "site"))
+			return nomem(ps);
+	}
+}
+
+/* mappings := '{' { key ':' value } '}'  -- our optional object (dhat_mappings.h), as
+ * lenient as "lost": "sites" is an array of objects, anything else in it is skipped. */
+static int parse_mappings(struct ps *ps)
+{
+	bool first = true, more, in_first, in_more;
+	char key[32];
+	struct jv v;
+	int err;
+
+	advance(ps); /* '{' */
+	ps->p->has_mappings = true;
+	for (;;) {
+		if ((err = next_item(ps, true, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		snprintf(key, sizeof(key), "%s", ps->sb);
+		if (strcmp(key, "sites") || skip_ws(ps) != '[') {
+			if ((err = read_value(ps, &v, 2)))
+				return err;
+			dhat_mappings__set(&ps->p->mappings, key, v.u64_ok, v.u);
+			continue;
+		}
+		advance(ps); /* '[' */
+		for (in_first = true;;) {
+			if ((err = next_item(ps, false, &in_first, &in_more)))
+				return err;
+			if (!in_more)
+				break;
+			err = skip_ws(ps) == '{' ? parse_mapping_site(ps) : read_value(ps, &v, 3);
+			if (err)
+				return err;
+		}
+	}
+}
+
 static int top_key(const char *s)
 {
 	for (int i = 0; i < K_CNT; i++)
@@ -1035,6 +1103,8 @@ static int parse_member(struct ps *ps, int k)
 		return parse_death(ps);
 	if (k == K_RSS && c == '{')
 		return parse_rss(ps);
+	if (k == K_MAPPINGS && c == '{')
+		return parse_mappings(ps);
 	if ((err = read_value(ps, &v, 1)))
 		return err;
 	switch (k) {
@@ -1301,6 +1371,7 @@ void dhat_profile__free(struct dhat_profile *p)
 {
 	if (!p)
 		return;
+	dhat_mappings__release(&p->mappings);
 	for (size_t i = 0; i < p->pp_cnt; i++)
 		free(p->pps[i].fs);
 	free(p->pps);

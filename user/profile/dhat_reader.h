@@ -28,6 +28,7 @@
 
 #include "dhat_death.h"
 #include "dhat_lost.h"
+#include "dhat_mappings.h"
 #include "dhat_rss.h"
 
 /* One program point as read. Fields absent from the file read as 0 (see has_* flags). */
@@ -65,6 +66,9 @@ struct dhat_profile {
 	/* Our "rss" object (dhat_rss.h), optional and as lenient: RSS at te. */
 	bool has_rss;
 	struct dhat_rss_end rss_end;
+	/* Our "mappings" object (dhat_mappings.h), optional and as lenient (frames not kept). */
+	bool has_mappings;
+	struct dhat_mappings mappings;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
 	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" */

@@ -61,7 +61,7 @@ void dhat_rss__set_end(struct dhat_rss_end *e, const char *key, bool u_ok, uint6
 }
 
 void dhat_rss__print_split(FILE *out, const struct dhat_rss_end *e, uint64_t live_bytes,
-			   const char *when, uint64_t te)
+			   const char *when, uint64_t te, const uint64_t *outside_malloc)
 {
 	char rss[32], heap[32], rest[32], other[32], swap[32];
 	uint64_t age = te > e->t ? te - e->t : 0;
@@ -76,7 +76,17 @@ void dhat_rss__print_split(FILE *out, const struct dhat_rss_end *e, uint64_t liv
 	else
 		fprintf(out, "  RSS at %s: %s, of which\n", when, rss);
 	fprintf(out, "    live heap                          : %s\n", heap);
-	if (e->anon >= live_bytes) {
+	if (e->anon >= live_bytes && outside_malloc) {
+		/* Mapped is not resident: at most the anonymous RSS left over the heap. */
+		uint64_t rest_b = e->anon - live_bytes;
+		uint64_t mapped = *outside_malloc < rest_b ? *outside_malloc : rest_b;
+
+		dhat_death__size(mapped, rest, sizeof(rest));
+		fprintf(out, "    mapped outside malloc (if resident): %s\n", rest);
+		dhat_death__size(rest_b - mapped, rest, sizeof(rest));
+		fprintf(out, "    allocator overhead, free chunks    : %s%s\n", rest,
+			mapped < rest_b ? "" : " (at least)");
+	} else if (e->anon >= live_bytes) {
 		dhat_death__size(e->anon - live_bytes, rest, sizeof(rest));
 		fprintf(out, "    allocator overhead, free chunks and\n"
 			     "    anonymous mappings outside malloc  : %s\n", rest);

@@ -48,8 +48,9 @@ void dhat_rss__set_end(struct dhat_rss_end *e, const char *key, bool u_ok, uint6
 /* How RSS split at te, indented two spaces, for the report: RSS, live heap (live_bytes),
  * the allocator's overhead and memory outside malloc (anon - heap), file and shared, swap.
  * when: "death" or "end"; te: the file's te, to say how old the sample was (0: the figures
- * are of that very moment). */
+ * are of that very moment); outside_malloc: the anonymous bytes the process mapped itself
+ * (dhat_mappings.h), or NULL when unknown. */
 void dhat_rss__print_split(FILE *out, const struct dhat_rss_end *e, uint64_t live_bytes,
-			   const char *when, uint64_t te);
+			   const char *when, uint64_t te, const uint64_t *outside_malloc);
 
 #endif

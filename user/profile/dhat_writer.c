@@ -20,6 +20,7 @@
  *     ,"untracedProcesses":0}
  *   ,"death":{"cause":"oom-kill",...}    <- only when the process's end was seen (dhat_death.h)
  *   ,"rss":{"unit":"bytes","t":[...],...} <- the target's RSS over the profile (dhat_rss.h)
+ *   ,"mappings":{"outsideMalloc":...}     <- its own anonymous mappings (dhat_mappings.h)
  *   ,"pps":                               <- program points, one per distinct frame list
  *    [{"tb":80,"tbk":1                    <- total bytes / blocks (each realloc: +1 block)
  *     ,"tl":20                            <- sum of block lifetimes, µs (live ones up to te)
@@ -384,6 +385,8 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 		dhat_death__write(f, meta->death);
 	if (meta && meta->rss)
 		dhat_rss__write(f, meta->rss, meta->rss_cnt, collector__start_ns(c), t->te_ns);
+	if (meta && meta->mappings)
+		dhat_mappings__write(f, meta->mappings);
 	fputs(",\"pps\":\n [", f);
 	for (size_t g = 0; g < w->grp_cnt; g++) {
 		const struct out_pp *o = &w->grp[g];

@@ -14,7 +14,8 @@
  *    an empty frame list is written as the single frame "[no stack]";
  *  - "lost" (dhat_lost.h): what the profile is missing, only when something is;
  *  - "death" (dhat_death.h): how the process ended, when the trace saw it;
- *  - "rss" (dhat_rss.h): the target's RSS over the profile, when it was sampled.
+ *  - "rss" (dhat_rss.h): the target's RSS over the profile, when it was sampled;
+ *  - "mappings" (dhat_mappings.h): memory it mapped itself, apart from the heap's blocks.
  */
 #ifndef TRACER_DHAT_WRITER_H
 #define TRACER_DHAT_WRITER_H
@@ -24,6 +25,7 @@
 #include "collector.h"
 #include "dhat_death.h"
 #include "dhat_lost.h"
+#include "dhat_mappings.h"
 #include "dhat_rss.h"
 #include "strvec.h"
 
@@ -46,6 +48,7 @@ struct dhat_meta {
 	 * "rss" object), or NULL. */
 	const struct dhat_rss_sample *rss;
 	size_t rss_cnt;
+	const struct dhat_mappings *mappings; /* the process's own mappings at te, or NULL */
 };
 
 /* Write c (finished) to f. Returns 0 or -errno. */

@@ -531,9 +531,13 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 			dhat_rss__print_split(out, p->death.has_rss ? &p->death.rss : &p->rss_end,
 					      p->end_bytes,
 					      p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death",
-					      p->death.has_rss ? 0 : p->te);
+					      p->death.has_rss ? 0 : p->te,
+					      p->has_mappings ? &p->mappings.outside_malloc : NULL);
 		if (p->bklt)
 			print_sort_table(out, p, order, n, top, REPORT_SORT_END, &u);
+		if (p->has_mappings)
+			dhat_mappings__print(out, &p->mappings, top,
+					     p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death");
 		fputc('\n', out);
 	}
 	snprintf(label, sizeof(label), "total %s", u.blocks);
@@ -553,7 +557,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	}
 	if (p->has_rss && !p->has_death && p->bklt) {
 		fputc('\n', out);
-		dhat_rss__print_split(out, &p->rss_end, p->end_bytes, "end", p->te);
+		dhat_rss__print_split(out, &p->rss_end, p->end_bytes, "end", p->te,
+				      p->has_mappings ? &p->mappings.outside_malloc : NULL);
 	}
 	if (p->bkacc) {
 		fprintf(out, "  total reads       : %12llu\n", (unsigned long long)p->total_reads);
@@ -574,6 +579,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 			(unsigned long long)order[i]->pp->tb, u.b, order[i]->site);
 	if (needs_bklt(sort) && p->bklt && !(sort == REPORT_SORT_END && p->has_death))
 		print_sort_table(out, p, order, n, top, sort, &u);
+	if (p->has_mappings && !p->has_death)
+		dhat_mappings__print(out, &p->mappings, top, "end");
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 

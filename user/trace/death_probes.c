@@ -12,11 +12,42 @@
 #include "events.h"
 #include "log.h"
 #include "death.skel.h"
+#include "mappings.skel.h"
+
+#define MAPPING_PROGS 8
 
 struct death_probes {
 	struct death_bpf *skel;
 	struct bpf_link *links[3];
+	struct mappings_bpf *maps;		    /* the mappings probes, NULL if not loaded */
+	struct bpf_link *map_links[MAPPING_PROGS];
 };
+
+/* The mappings probes (bpf/mappings.bpf.c) on the same traced processes and ring buffer.
+ * Optional: without them the report has no "mapped outside malloc" section. */
+static int mappings_start(struct death_probes *d, int ringbuf_fd)
+{
+	struct bpf_program *prog;
+	int err, i = 0;
+
+	d->maps = mappings_bpf__open();
+	if (!d->maps)
+		return -errno;
+	err = bpf_map__reuse_fd(d->maps->maps.events, ringbuf_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(d->maps->maps.traced, bpf_map__fd(d->skel->maps.traced));
+	if (!err)
+		err = mappings_bpf__load(d->maps);
+	bpf_object__for_each_program(prog, d->maps->obj)
+	{
+		if (err || i == MAPPING_PROGS)
+			break;
+		d->map_links[i] = bpf_program__attach(prog);
+		if (!d->map_links[i++])
+			err = -errno;
+	}
+	return err;
+}
 
 struct death_probes *death_probes__new(int ringbuf_fd)
 {
@@ -49,6 +80,15 @@ struct death_probes *death_probes__new(int ringbuf_fd)
 			err = -errno;
 			goto cleanup;
 		}
+	}
+	err = mappings_start(d, ringbuf_fd);
+	if (err) {
+		vlog("not recording mappings outside malloc (%s)\n", strerror(-err));
+		for (int i = 0; i < MAPPING_PROGS; i++)
+			bpf_link__destroy(d->map_links[i]);
+		memset(d->map_links, 0, sizeof(d->map_links));
+		mappings_bpf__destroy(d->maps);
+		d->maps = NULL;
 	}
 	return d;
 cleanup:
@@ -91,6 +131,9 @@ void death_probes__free(struct death_probes *d)
 {
 	if (!d)
 		return;
+	for (int i = 0; i < MAPPING_PROGS; i++)
+		bpf_link__destroy(d->map_links[i]);
+	mappings_bpf__destroy(d->maps);
 	for (int i = 0; i < 3; i++)
 		bpf_link__destroy(d->links[i]);
 	death_bpf__destroy(d->skel);

@@ -2,8 +2,9 @@
 /*
  * death_probes - how traced processes end (bpf/death.bpf.c): the kernel's OOM-kill, signal
  * and exit events, filtered on the traced processes, as EV_DEATH records in the allocation
- * probes' ring buffer. Optional: a kernel without the events (or their BTF) traces as before,
- * without the cause of death.
+ * probes' ring buffer; and, on the same processes, their anonymous mmap/munmap/mremap/brk
+ * (bpf/mappings.bpf.c, EV_MAPPING records, user/trace/mappings.h). Optional: a kernel
+ * without the events (or their BTF) traces as before, without them.
  */
 #ifndef TRACER_DEATH_PROBES_H
 #define TRACER_DEATH_PROBES_H

@@ -11,6 +11,7 @@ _Static_assert(sizeof(struct probe_counters) == 48, "probe_counters layout chang
 _Static_assert(sizeof(struct stack_snapshot) == 80, "stack_snapshot layout changed");
 _Static_assert(sizeof(struct snapshot_counters) == 40, "snapshot_counters layout changed");
 _Static_assert(sizeof(struct death_event) == 152, "death_event layout changed");
+_Static_assert(sizeof(struct mapping_event) == 64, "mapping_event layout changed");
 _Static_assert(sizeof(struct stack_val) == 8 + 8 * STACK_MAX_DEPTH, "stack_val layout changed");
 _Static_assert(FN_COUNT - 1 <= 0xff, "enum alloc_fn must fit the probe cookie's 8 bits");
 

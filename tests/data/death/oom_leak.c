@@ -2,7 +2,9 @@
  * Leaks at one site (leak_chunk) until something stops it: in a memory cgroup, the OOM
  * killer (death_e2e_test, docs/OOM.md). Every chunk is written so it counts in RSS.
  * With "--wait FILE" it first prints "waiting" and starts only once FILE exists, so a tracer
- * can attach with --pid before the leak begins.
+ * can attach with --pid before the leak begins. With "--slow" it pauses 1 ms per chunk
+ * (64 MiB in a second or more instead of ~0.2 s), so that an RSS threshold is seen on the
+ * way up even on a loaded machine.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +30,23 @@ __attribute__((noinline)) static void leak_chunk(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "--wait")) {
-		printf("waiting %d\n", (int)getpid());
-		fflush(stdout);
-		while (access(argv[2], F_OK))
-			usleep(10000);
+	int slow = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--slow")) {
+			slow = 1;
+		} else if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
+			printf("waiting %d\n", (int)getpid());
+			fflush(stdout);
+			while (access(argv[++i], F_OK))
+				usleep(10000);
+		}
 	}
 	printf("leaking\n");
 	fflush(stdout);
-	for (;;)
+	for (;;) {
 		leak_chunk();
+		if (slow)
+			usleep(1000);
+	}
 }

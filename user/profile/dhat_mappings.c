@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The "mappings" object of a DHAT file: see dhat_mappings.h. */
+#include "dhat_mappings.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* A JSON string: the frame and site texts come from the symbolizer (printable; escaped). */
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void dhat_mappings__write(FILE *f, const struct dhat_mappings *m)
+{
+	fprintf(f, ",\"" DHAT_MAPPINGS_KEY "\":{\"outsideMalloc\":%" PRIu64 ",\"insideMalloc\":%" PRIu64
+		   "\n  ,\"sites\":[",
+		m->outside_malloc, m->inside_malloc);
+	for (size_t i = 0; i < m->cnt; i++) {
+		const struct dhat_mapping_site *s = &m->sites[i];
+
+		fputs(i ? "\n   ,{\"site\":" : "{\"site\":", f);
+		put_str(f, s->site ? s->site : "");
+		fprintf(f, ",\"bytes\":%" PRIu64 ",\"peak\":%" PRIu64 ",\"count\":%" PRIu64
+			   ",\"inMalloc\":%s,\"frames\":[",
+			s->bytes, s->peak, s->count, s->in_malloc ? "true" : "false");
+		for (size_t j = 0; j < s->frames.cnt; j++) {
+			if (j)
+				fputc(',', f);
+			put_str(f, s->frames.items[j]);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+}
+
+void dhat_mappings__release(struct dhat_mappings *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cnt; i++) {
+		free(m->sites[i].site);
+		strvec__release(&m->sites[i].frames);
+	}
+	free(m->sites);
+	m->sites = NULL;
+	m->cnt = 0;
+}
+
+void dhat_mappings__set(struct dhat_mappings *m, const char *key, bool u_ok, uint64_t u)
+{
+	if (u_ok && !strcmp(key, "outsideMalloc"))
+		m->outside_malloc = u;
+	else if (u_ok && !strcmp(key, "insideMalloc"))
+		m->inside_malloc = u;
+}
+
+void dhat_mapping_site__set(struct dhat_mapping_site *s, const char *key, const char *str,
+			    bool u_ok, uint64_t u, bool is_bool, bool b)
+{
+	if (str && !strcmp(key, "site") && !s->site)
+		s->site = strdup(str);
+	else if (u_ok && !strcmp(key, "bytes"))
+		s->bytes = u;
+	else if (u_ok && !strcmp(key, "peak"))
+		s->peak = u;
+	else if (u_ok && !strcmp(key, "count"))
+		s->count = u;
+	else if (is_bool && !strcmp(key, "inMalloc"))
+		s->in_malloc = b;
+}
+
+void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, const char *when)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < m->cnt && shown < top; i++) {
+		const struct dhat_mapping_site *s = &m->sites[i];
+
+		if (s->in_malloc || !s->bytes)
+			continue;
+		if (!shown++)
+			fprintf(out, "\n  memory mapped outside malloc at %s (anonymous, virtual)\n",
+				when);
+		fprintf(out, "    %12" PRIu64 " B  %9" PRIu64 " maps    %s\n", s->bytes, s->count,
+			s->site ? s->site : "<unattributed>");
+	}
+}
