@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dhat_death.h"
 #include "dhat_reader.h"
 #include "events.h"
+#include "mappings.h"
 #include "report.h"
 #include "rss_sampler.h"
 
@@ -210,4 +212,62 @@ Test(death_unit, report_leads_with_the_death)
 	cr_expect(strstr(text, "\"anon\":\t4096") != NULL, "%s", text);
 	free(text);
 	dhat_profile__free(p);
+}
+
+/* One EV_MAPPING record without a stack (as munmap sends), for the tracker. */
+static void feed(struct mappings *m, __u32 op, __u64 addr, __u64 len, __u64 old_addr,
+		 __u64 old_len)
+{
+	struct {
+		struct mapping_event e;
+		struct stack_snapshot s;
+	} r = { .e = { .type = EV_MAPPING, .op = op, .addr = addr, .len = len,
+		       .old_addr = old_addr, .old_len = old_len },
+		.s = { .ev_type = EV_MAPPING } };
+
+	cr_assert_eq(mappings__handle(m, &r, sizeof(r)), 0);
+}
+
+static __u64 mapped_now(struct mappings *m)
+{
+	struct dhat_mappings d;
+	__u64 b;
+
+	cr_assert_eq(mappings__summary(m, NULL, &d), 0);
+	b = d.outside_malloc + d.inside_malloc;
+	dhat_mappings__release(&d);
+	return b;
+}
+
+/* mmap, a hole punched by munmap, mremap, brk up and down: bytes mapped now add up. */
+Test(death_unit, mappings_account_partial_unmaps_mremap_and_brk)
+{
+	struct mappings *m = mappings__new(getpid());
+	struct dhat_mappings d;
+
+	cr_assert_not_null(m);
+	cr_expect_eq(mappings__summary(m, NULL, &d), -ENOENT, "nothing mapped yet");
+	feed(m, MAP_OP_MMAP, 0x100000, 10 * 4096, 0, 0);
+	feed(m, MAP_OP_MUNMAP, 0x100000 + 4096, 2 * 4096, 0, 0); /* a hole: split in two */
+	cr_expect_eq(mapped_now(m), 8 * 4096);
+	feed(m, MAP_OP_MUNMAP, 0x100000, 4096, 0, 0); /* the head */
+	cr_expect_eq(mapped_now(m), 7 * 4096);
+	feed(m, MAP_OP_MREMAP, 0x900000, 20 * 4096, 0x100000 + 3 * 4096, 7 * 4096);
+	cr_expect_eq(mapped_now(m), 20 * 4096);
+	feed(m, MAP_OP_MMAP, 0x900000, 4096 + 1, 0, 0); /* MAP_FIXED over it, rounded to pages */
+	cr_expect_eq(mapped_now(m), 20 * 4096);
+	feed(m, MAP_OP_BRK, 0x500000 + 8192, 0, 0x500000, 0); /* the break grows 2 pages */
+	feed(m, MAP_OP_BRK, 0x500000 + 4096, 0, 0x500000 + 8192, 0); /* and shrinks 1 */
+	cr_expect_eq(mapped_now(m), 21 * 4096);
+	feed(m, MAP_OP_MUNMAP, 0x8ff000, 22 * 4096, 0, 0); /* more than the mapping, around it */
+	cr_expect_eq(mapped_now(m), 4096, "the brk page: %llu", (unsigned long long)mapped_now(m));
+	mappings__free(m);
+}
+
+Test(death_unit, allocator_frames_are_recognized)
+{
+	cr_expect(mappings__is_allocator_frame("0x7f01: sysmalloc (malloc.c:2600)"));
+	cr_expect(mappings__is_allocator_frame("0x7f01: malloc (in /lib/libc.so.6)"));
+	cr_expect_not(mappings__is_allocator_frame("0x401: malloc_pool (prog.c:3)"));
+	cr_expect_not(mappings__is_allocator_frame("0x401: map_pool (prog.c:3)"));
 }
