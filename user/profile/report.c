@@ -654,6 +654,7 @@ static void json_blocks_bytes(struct json_writer *jw, const char *key, uint64_t 
  *  "lost": {"droppedRecords": 0, "unknownFrees": 3, ...},    (when the file has it: dhat_lost.h)
  *  "death": "killed by SIGSEGV at address 0x10: live heap 12 KiB at death",  (dhat_death.h)
  *  "rss": {"anon": N, "file": N, "shmem": N, "swap": N},     (RSS at te: dhat_rss.h)
+ *  "mappings": {"outsideMalloc": N, "insideMalloc": N},      (dhat_mappings.h)
  *  "iterations": 4, "unit": "...", "per_iteration": {"blocks": 1.75, "bytes": 131.5},
  *  "peak": {"blocks": 2, "bytes": 280}, "end": {"blocks": 1, "bytes": 32},  (bklt only)
  *  "pp_count": 3, "sort": "total-bytes",
@@ -726,6 +727,12 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 		json_writer__uint(jw, "file", e->file);
 		json_writer__uint(jw, "shmem", e->shmem);
 		json_writer__uint(jw, "swap", e->swap);
+		json_writer__end_object(jw);
+	}
+	if (p->has_mappings) { /* the process's own anonymous mappings, apart from the heap */
+		json_writer__begin_object(jw, DHAT_MAPPINGS_KEY);
+		json_writer__uint(jw, "outsideMalloc", p->mappings.outside_malloc);
+		json_writer__uint(jw, "insideMalloc", p->mappings.inside_malloc);
 		json_writer__end_object(jw);
 	}
 	if (iters) {
