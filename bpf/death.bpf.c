@@ -18,6 +18,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "alloc_events.h"
+#include "traced.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -75,19 +76,6 @@ struct task_struct___death {
 
 const volatile __u64 page_size = 4096; /* set by userspace (sysconf) */
 
-/* Replaced by the allocation probes' ring buffer before load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
-} events SEC(".maps");
-
-/* The traced processes (tgid -> 1), filled by death_probes__add_pid(). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced SEC(".maps");
 
 /* What was seen of a traced process on its way out, until its last thread exits. A record
  * is built here and sent whole at exit; the per-tgid value is that record. */

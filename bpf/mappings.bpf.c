@@ -14,6 +14,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "alloc_events.h"
+#include "traced.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -43,19 +44,6 @@ struct sys_exit_rec {
 	__s64 ret;
 };
 
-/* Replaced by the allocation probes' ring buffer before load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
-} events SEC(".maps");
-
-/* Replaced by the death probes' map of traced processes (tgid -> 1) before load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced SEC(".maps");
 
 /* A call in flight, by thread: what the entry saw, for the return. */
 struct call {
@@ -87,19 +75,12 @@ struct {
 
 __u64 mappings_dropped = 0; /* records lost: ring buffer full */
 
-static __always_inline int is_traced(void)
-{
-	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-
-	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
-}
-
 static __always_inline int remember(__u32 op, __u64 a0, __u64 a1, __u64 a2)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct call c = { .op = op, .a0 = a0, .a1 = a1, .a2 = a2 };
 
-	if (is_traced())
+	if (current_is_traced())
 		bpf_map_update_elem(&calls, &tid, &c, BPF_ANY);
 	return 0;
 }

@@ -938,9 +938,12 @@ static int parse_lost(struct ps *ps)
 	}
 }
 
-/* death := '{' { key ':' value } '}'  -- our optional object (dhat_death.h), as lenient as
- * "lost": members of unknown keys or types are skipped (syntax still checked). */
-static int parse_death(struct ps *ps)
+/* A member of one of our flat optional objects: its key and value (str: a string's text). */
+typedef void (*member_fn)(void *ctx, const char *key, const struct jv *v, const char *str);
+
+/* flat := '{' { key ':' value } '}'  -- at nesting depth, each member handed to fn. Lenient
+ * as "lost": fn ignores what it does not know; the syntax is still checked. */
+static int parse_flat(struct ps *ps, int depth, member_fn fn, void *ctx)
 {
 	bool first = true, more;
 	char key[32];
@@ -948,25 +951,46 @@ static int parse_death(struct ps *ps)
 	int err;
 
 	advance(ps); /* '{' */
-	ps->p->has_death = true;
 	for (;;) {
 		if ((err = next_item(ps, true, &first, &more)))
 			return err;
 		if (!more)
 			return 0;
 		snprintf(key, sizeof(key), "%s", ps->sb); /* read_value reuses ps->sb */
-		if ((err = read_value(ps, &v, 2)))
+		if ((err = read_value(ps, &v, depth)))
 			return err;
-		dhat_death__set(&ps->p->death, key, v.t == JT_STR ? ps->sb : NULL, v.u64_ok, v.u);
+		fn(ctx, key, &v, v.t == JT_STR ? ps->sb : NULL);
 	}
 }
 
-/* rss := '{' { key ':' value } '}'  -- our optional object (dhat_rss.h): only "atEnd" is
- * kept, the series are syntax-checked and skipped. As lenient as "lost". */
+static void death_member(void *ctx, const char *key, const struct jv *v, const char *str)
+{
+	dhat_death__set(ctx, key, str, v->u64_ok, v->u);
+}
+
+static void rss_end_member(void *ctx, const char *key, const struct jv *v, const char *str)
+{
+	(void)str;
+	dhat_rss__set_end(ctx, key, v->u64_ok, v->u);
+}
+
+static void site_member(void *ctx, const char *key, const struct jv *v, const char *str)
+{
+	dhat_mapping_site__set(ctx, key, str, v->u64_ok, v->u, v->t == JT_BOOL, v->b);
+}
+
+/* death := flat  -- our optional object (dhat_death.h). */
+static int parse_death(struct ps *ps)
+{
+	ps->p->has_death = true;
+	return parse_flat(ps, 2, death_member, &ps->p->death);
+}
+
+/* rss := '{' { key ':' value } '}'  -- our optional object (dhat_rss.h): only "atEnd" (a
+ * flat object) is kept, the series are syntax-checked and skipped. As lenient as "lost". */
 static int parse_rss(struct ps *ps)
 {
-	bool first = true, more, inner_first, inner_more;
-	char key[32];
+	bool first = true, more;
 	struct jv v;
 	int err;
 
@@ -976,56 +1000,28 @@ static int parse_rss(struct ps *ps)
 			return err;
 		if (!more)
 			return 0;
-		if (strcmp(ps->sb, "atEnd") || skip_ws(ps) != '{') {
-			if ((err = read_value(ps, &v, 2)))
-				return err;
-			continue;
+		if (!strcmp(ps->sb, "atEnd") && skip_ws(ps) == '{') {
+			ps->p->has_rss = true;
+			err = parse_flat(ps, 3, rss_end_member, &ps->p->rss_end);
+		} else {
+			err = read_value(ps, &v, 2);
 		}
-		advance(ps); /* '{' */
-		ps->p->has_rss = true;
-		for (inner_first = true;;) {
-			if ((err = next_item(ps, true, &inner_first, &inner_more)))
-				return err;
-			if (!inner_more)
-				break;
-			snprintf(key, sizeof(key), "%s", ps->sb); /* read_value reuses ps->sb */
-			if ((err = read_value(ps, &v, 3)))
-				return err;
-			dhat_rss__set_end(&ps->p->rss_end, key, v.u64_ok, v.u);
-		}
+		if (err)
+			return err;
 	}
 }
 
-/* One site of "mappings": '{' { key ':' value } '}', appended to the profile's sites. */
+/* One site of "mappings" (a flat object), appended to the profile's sites. */
 static int parse_mapping_site(struct ps *ps)
 {
 	struct dhat_mappings *m = &ps->p->mappings;
-	struct dhat_mapping_site *s, *grown;
-	bool first = true, more;
-	char key[32];
-	struct jv v;
-	int err;
+	struct dhat_mapping_site *grown = realloc(m->sites, (m->cnt + 1) * sizeof(*grown));
 
-	grown = realloc(m->sites, (m->cnt + 1) * sizeof(*grown));
 	if (!grown)
 		return nomem(ps);
 	m->sites = grown;
-	s = &m->sites[m->cnt++];
-	memset(s, 0, sizeof(*s));
-	advance(ps); /* '{' */
-	for (;;) {
-		if ((err = next_item(ps, true, &first, &more)))
-			return err;
-		if (!more)
-			return 0;
-		snprintf(key, sizeof(key), "%s", ps->sb); /* read_value reuses ps->sb */
-		if ((err = read_value(ps, &v, 4)))
-			return err;
-		dhat_mapping_site__set(s, key, v.t == JT_STR ? ps->sb : NULL, v.u64_ok, v.u,
-				       v.t == JT_BOOL, v.b);
-		if (s->site == NULL && v.t == JT_STR && !strcmp(key, "site"))
-			return nomem(ps);
-	}
+	memset(&m->sites[m->cnt], 0, sizeof(*grown));
+	return parse_flat(ps, 4, site_member, &m->sites[m->cnt++]);
 }
 
 /* mappings := '{' { key ':' value } '}'  -- our optional object (dhat_mappings.h), as
