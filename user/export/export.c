@@ -53,7 +53,7 @@ static int dispatch(enum export_format fmt, const struct export_src *src, FILE *
 {
 	switch (fmt) {
 	case EXPORT_FMT_PPROF:
-		return export__pprof_write(src->profile, out);
+		return export__pprof_write(src->profile, out, opts);
 	case EXPORT_FMT_FOLDED:
 		return export__folded_opts(src->profile, out, opts);
 	case EXPORT_FMT_SVG:

@@ -50,16 +50,24 @@ enum export_format {
 };
 
 struct export_opts {
-	enum export_weight weight; /* folded and svg; pprof always carries all four values */
+	enum export_weight weight; /* folded and svg; pprof always carries every value */
 	/* Folded and svg: keep each frame's " (file:line)" / " (in /obj)" suffix, so that one
 	 * function called from two lines becomes two frames. Default: function names only. */
 	bool location;
 	/* svg heading; NULL: "Heap flame graph: <what the weight counts>". Timeline: its
 	 * title; NULL: "Live heap". */
 	const char *title;
+	/* pprof, folded, svg: keep allocation plumbing (malloc, operator new, RawVec, obmalloc,
+	 * ...: plumbing.h) at the leaf of each stack. Default: each stack starts at the first
+	 * frame that is not plumbing, the frame report names as the site. */
+	bool keep_plumbing;
+	/* Where plumbing is judged: report's --skip patterns and --no-default-skip (only those
+	 * two fields are read). NULL: the built-in table alone. */
+	const struct report_opts *skip;
 };
 
 struct heap_timeline;
+struct report_opts;
 
 /* What an export is made from: a DHAT profile for pprof, folded and svg, a heap timeline
  * for timeline. Both borrowed. */
@@ -69,23 +77,29 @@ struct export_src {
 };
 
 /* Write p as a gzip-compressed pprof profile to path ("-": stdout). One sample per PP with
- * values [alloc_objects/count, alloc_space/bytes, inuse_objects/count, inuse_space/bytes] =
- * [tbk, tb, ebk, eb], locations leaf first, inlined frames (consecutive frames with the same
+ * values [alloc_objects/count, alloc_space/bytes, inuse_objects/count, inuse_space/bytes,
+ * gmax_objects/count, gmax_space/bytes] = [tbk, tb, ebk, eb, gbk, gb] (gmax: live at t-gmax,
+ * the peak; inuse_space is the default), allocation plumbing left out (the default
+ * export_opts), locations leaf first, inlined frames (consecutive frames with the same
  * address) folded into one Location with several Lines, innermost first; `(in /obj)` frames
  * get a Mapping and /obj as their Function's file name. Returns 0 or -errno (-EIO for a
  * write or compression failure, -ENOMEM). */
 int export__pprof(const struct dhat_profile *p, const char *path);
 
 /* Write p's profile.proto, uncompressed, to out (the front door hands it a gzip stream).
- * Returns 0, -ENOMEM or -EIO. */
-int export__pprof_write(const struct dhat_profile *p, FILE *out);
+ * opts may be NULL. Returns 0, -ENOMEM or -EIO. */
+int export__pprof_write(const struct dhat_profile *p, FILE *out, const struct export_opts *opts);
 
 /* The same profile as export__pprof writes, uncompressed, in a new malloc'ed buffer: on
  * success *buf (freed by the caller) and *len are set. Returns 0 or -ENOMEM. */
 int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *len);
 
-/* Write p as collapsed stacks, outermost frame first: "main;make_table;malloc 80\n".
- * Frames are function names without the address and without " (file:line)"; a name that
+/* export__pprof_encode with options (keep_plumbing, skip); opts may be NULL. */
+int export__pprof_encode_opts(const struct dhat_profile *p, const struct export_opts *opts,
+			      uint8_t **buf, size_t *len);
+
+/* Write p as collapsed stacks, outermost frame first: "main;make_table 80\n" (allocation
+ * plumbing such as malloc left out, as in pprof; keep_plumbing keeps it). Frames are function names without the address and without " (file:line)"; a name that
  * is "???" becomes "[obj]" (the basename of its `(in /obj)`), as stackcollapse-perf does
  * for unknown symbols. ';' in a name becomes ':', control characters '?'. Identical stacks
  * are merged (summed), lines are sorted, zero-weight stacks are left out, so the weights
@@ -93,7 +107,7 @@ int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *le
  * Returns 0, -EINVAL (bad weight), -ENOMEM or -EIO (write error on out). */
 int export__folded(const struct dhat_profile *p, FILE *out, enum export_weight w);
 
-/* export__folded with options (weight, location); opts may be NULL for the defaults. */
+/* export__folded with options (weight, location, plumbing); opts may be NULL. */
 int export__folded_opts(const struct dhat_profile *p, FILE *out, const struct export_opts *opts);
 
 /* Write p as a self-contained SVG flame graph to out: the "all" root at the bottom, callers

@@ -10,6 +10,8 @@
 #include "export.h"
 #include "strtab.h"
 
+struct dhat_pp;
+
 /* One DHAT frame string split into its parts. Pointers are slices of the parsed text (not
  * NUL-terminated at *_len); absent parts are NULL with length 0. */
 struct export_frame {
@@ -53,10 +55,25 @@ struct export_stacks {
 	const char **pool; /* backing store of every names array */
 };
 
-/* Collapse p's PPs under weight w. Zero-weight stacks are dropped. Returns 0, -EINVAL or
- * -ENOMEM; on success *out is freed with export_stacks__free. */
+/* Collapse p's PPs under opts (weight, location, plumbing; NULL: the defaults). Zero-weight
+ * stacks are dropped. Returns 0, -EINVAL or -ENOMEM; on success *out is freed with
+ * export_stacks__free. */
+int export_stacks__build_opts(const struct dhat_profile *p, const struct export_opts *opts,
+			      struct export_stacks **out);
+
+/* export_stacks__build_opts with weight w and location, plumbing KEPT (its behaviour before
+ * plumbing was left out; for callers that want every frame). */
 int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
 			 struct export_stacks **out);
+
+/* Plumbing marks of p's frame table under o (export_plumbing.c): *out is a new array of
+ * ftbl_cnt + 1 flags, or NULL when o keeps plumbing. Returns 0 or -ENOMEM. */
+int export_plumbing__mark(const struct dhat_profile *p, const struct export_opts *o, bool **out);
+
+/* How many innermost frames of pp are plumbing under marks (0 for NULL marks, and 0 when
+ * every frame is, so that no sample loses all its frames). */
+size_t export_plumbing__cut(const bool *marks, const struct dhat_profile *p,
+			    const struct dhat_pp *pp);
 void export_stacks__free(struct export_stacks *s);
 
 /* Write s to out as XML character data / attribute value: & < > " ' escaped, control

@@ -307,7 +307,7 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 	double scale;
 	int img_h, err;
 
-	err = export_stacks__build(p, o.weight, o.location, &s);
+	err = export_stacks__build_opts(p, &o, &s);
 	if (err)
 		goto cleanup;
 	err = flow(s, &nodes, &cnt, &depth);

@@ -216,6 +216,16 @@ static const char *frame_name(const struct dhat_profile *p, struct strtab *t,
 int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
 			 struct export_stacks **out)
 {
+	struct export_opts o = { .weight = w, .location = location, .keep_plumbing = true };
+
+	return export_stacks__build_opts(p, &o, out);
+}
+
+int export_stacks__build_opts(const struct dhat_profile *p, const struct export_opts *opts,
+			      struct export_stacks **out)
+{
+	enum export_weight w = opts ? opts->weight : EXPORT_WEIGHT_BYTES;
+	bool location = opts && opts->location, *plumbing = NULL;
 	struct export_stacks *s = NULL;
 	const char **cache = NULL, *unknown;
 	size_t frames = 0, n = 0, used = 0;
@@ -231,6 +241,9 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	s->names = strtab__new();
 	cache = calloc(p->ftbl_cnt + 1, sizeof(*cache));
 	s->v = calloc(p->pp_cnt + 1, sizeof(*s->v));
+	err = export_plumbing__mark(p, opts, &plumbing);
+	if (err)
+		goto cleanup;
 	if (!s->names || !cache || !s->v) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -248,6 +261,7 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	for (size_t i = 0; i < p->pp_cnt; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
 		struct export_stack *st = &s->v[n];
+		size_t cut = export_plumbing__cut(plumbing, p, pp);
 		uint64_t v, v2;
 
 		pp_weights(pp, w, &v, &v2);
@@ -263,7 +277,7 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 			st->cnt = 1;
 		}
 		/* fs is innermost first; folded stacks are outermost first. */
-		for (size_t j = 0; j < pp->fs_cnt; j++) {
+		for (size_t j = cut; j < pp->fs_cnt; j++) {
 			const char *name = frame_name(p, s->names, cache, pp->fs[j], location);
 
 			if (!name) {
@@ -302,6 +316,7 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	s = NULL;
 	err = 0;
 cleanup:
+	free(plumbing);
 	free(cache);
 	export_stacks__free(s);
 	return err;

@@ -8,7 +8,8 @@
  * garbage: required top-level keys; dhatFileVersion == 2; tg and tuth when bklt; tb, tbk, fs
  * per PP, plus mb mbk gb gbk eb ebk when bklt and rb wb when bkacc; counters must be
  * non-negative integers, fs an array of in-range ftbl indices, ftbl an array of strings;
- * no two PPs with equal fs; no known key given twice in one object. Any failure gives ONE
+ * no two PPs with equal fs; no known key given twice in one object. Unknown keys are
+ * skipped, except tracer's own optional "heapTimeline" (see live_t below). Any failure gives ONE
  * line naming the file and the location, compiler style (byte columns):
  *	prof.json:12:3: not valid JSON: expected ',' or '}', found ']'
  *	prof.json:40:2: pps[3]: missing field "tbk"
@@ -58,6 +59,12 @@ struct dhat_profile {
 	uint64_t gmax_bytes, gmax_blocks;   /* Σgb, Σgbk: live at the global peak */
 	uint64_t end_bytes, end_blocks;	    /* Σeb, Σebk */
 	uint64_t total_reads, total_writes; /* Σrb, Σwb (bkacc) */
+	/* Live heap over time, tracer's optional "heapTimeline" key (dh_view ignores it;
+	 * Valgrind and dhat-rs files lack it): live_cnt points, live_t[i] in tu (ascending),
+	 * live_b[i] the highest live bytes from live_t[i] to the next point. A malformed series
+	 * is dropped (NULL/0), never an error: the viewer would not look at it either. */
+	uint64_t *live_t, *live_b;
+	size_t live_cnt;
 };
 
 /* Read path (plain or gzip, detected by content) and validate it. On failure returns NULL,

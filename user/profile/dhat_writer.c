@@ -30,6 +30,9 @@
  *    ,"0x4011A2: main (prog.c:35)"
  *    ,"0x4011B0: _start (in /path/prog)"
  *    ]
+ *   ,"heapTimeline":                      <- tracer's own key (dh_view ignores unknown keys)
+ *    {"t":[0,12,25]                       <- µs since window start: bucket starts (timeline.h)
+ *    ,"b":[0,80,120]}                     <- highest live bytes within each bucket
  *   }
  *
  * An empty profile is written with ,"pps":\n [\n ] like Valgrind.
@@ -327,6 +330,19 @@ static inline unsigned long long ns_to_us(__u64 ns)
 	return (unsigned long long)((ns + 500) / 1000);
 }
 
+/* The live-heap series, so that `tracer export --format timeline` can draw any of our
+ * files later (dhat_reader.h reads it back). */
+static void emit_live(FILE *f, const struct timeline *tl)
+{
+	fputs(",\"heapTimeline\":\n {\"t\":[", f);
+	for (size_t i = 0; i < tl->cnt; i++)
+		fprintf(f, "%s%llu", i ? "," : "", ns_to_us(tl->t_ns[i]));
+	fputs("]\n ,\"b\":[", f);
+	for (size_t i = 0; i < tl->cnt; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)tl->bytes[i]);
+	fputs("]}\n", f);
+}
+
 static void writer__emit(const struct writer *w, FILE *f, const struct collector *c,
 			 const struct dhat_meta *meta)
 {
@@ -368,7 +384,9 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 			fputs("\n ,", f);
 		json_str(f, w->ftbl->strs[k]);
 	}
-	fputs("\n ]\n}\n", f);
+	fputs("\n ]\n", f);
+	emit_live(f, collector__timeline(c));
+	fputs("}\n", f);
 }
 
 int dhat__write(FILE *f, const struct collector *c, pp_frames_fn frames, void *ctx,
