@@ -143,6 +143,14 @@ int cli_export(int argc, char **argv)
 		elog("%s\n", err);
 		return TRACER_EXIT_USAGE;
 	}
+	if (a.fmt == EXPORT_FMT_TIMELINE && !p->live_cnt) {
+		/* Valgrind, dhat-rs and tracer before the series was stored: say so, no file. */
+		elog("export: %s has no live-heap series (\"heapTimeline\"): only files written "
+		     "by tracer have one; trace again with tracer to draw a timeline\n",
+		     a.file);
+		dhat_profile__free(p);
+		return TRACER_EXIT_USAGE;
+	}
 	path = a.out ? strdup(a.out) : cli_export_path(a.file, export_format__suffix(a.fmt));
 	if (!path) {
 		dhat_profile__free(p);

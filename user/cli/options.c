@@ -102,7 +102,7 @@ const struct opt_cmd tracer_cmd = {
 		"status\n"
 		"  tracer report FILE [--top N] [--sort KEY] [--json]   summarize any DHAT file\n"
 		"  tracer diff OLD NEW [--top N] [--json]      compare two DHAT files per stack\n"
-		"  tracer export FILE [--format pprof|folded|svg] [-o OUT]\n"
+		"  tracer export FILE [--format pprof|folded|svg|timeline] [-o OUT]\n"
 		"                                              convert a DHAT file for other "
 		"tools\n",
 	.opts = tracer_opts_table,

@@ -80,6 +80,13 @@ void export_stacks__free(struct export_stacks *s);
  * characters and invalid UTF-8 bytes replaced by '?', so the document stays well-formed. */
 void export_xml__puts(FILE *out, const char *s);
 
+/* Layout of text in lines of at most cols bytes, broken after spaces where it can (a word
+ * longer than a line is cut at a UTF-8 boundary), at most max_lines (the last one then ends
+ * with "..."). If out is not NULL, each line is written as <text ATTRS x=X y=Y+i*LINE_H>.
+ * Returns the number of lines (0 for empty text). */
+int export_svg__wrap(FILE *out, const char *text, const char *attrs, double x, double y,
+		     double line_h, size_t cols, int max_lines);
+
 /* v with thousands separators: "1,234,567". buf needs 27 bytes. Returns buf. */
 char *export__fmt_u64(char *buf, uint64_t v);
 

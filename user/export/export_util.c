@@ -381,6 +381,50 @@ void export_xml__puts(FILE *out, const char *s)
 	}
 }
 
+int export_svg__wrap(FILE *out, const char *text, const char *attrs, double x, double y,
+		     double line_h, size_t cols, int max_lines)
+{
+	const char *s = text ? text : "";
+	int lines = 0;
+
+	if (cols < 8)
+		cols = 8;
+	while (*s == ' ')
+		s++;
+	while (*s && lines < max_lines) {
+		size_t n = strlen(s), cut = n;
+		bool last = lines + 1 == max_lines && n > cols;
+		char *seg;
+
+		if (n > cols) {
+			size_t room = last ? cols - 3 : cols;
+
+			/* Break after the last space that fits; else cut inside the word, never
+			 * inside a UTF-8 sequence. */
+			cut = room;
+			while (cut > room / 2 && s[cut - 1] != ' ')
+				cut--;
+			if (s[cut - 1] != ' ' || last)
+				for (cut = room; cut > 1 && ((unsigned char)s[cut] & 0xC0) == 0x80; cut--)
+					;
+		}
+		if (out) {
+			seg = strndup(s, cut);
+			if (!seg)
+				return lines;
+			fprintf(out, "<text %s x=\"%.1f\" y=\"%.1f\">", attrs, x, y + lines * line_h);
+			export_xml__puts(out, seg);
+			fputs(last ? "...</text>\n" : "</text>\n", out);
+			free(seg);
+		}
+		lines++;
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+	return lines;
+}
+
 char *export__fmt_u64(char *buf, uint64_t v)
 {
 	char tmp[21];
