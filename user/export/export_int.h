@@ -38,9 +38,19 @@ void export_frame__parse(const char *text, struct export_frame *f);
  * ':' and control characters '?'. Returns a new string or NULL (ENOMEM). */
 char *export_frame__name(const char *text, bool location);
 
+/* Which module a frame's code is in, for flame graph colours. */
+enum export_module {
+	EXPORT_MOD_EXE = 0, /* the traced program (or a frame we cannot place otherwise) */
+	EXPORT_MOD_LIBC,    /* libc, libm, libpthread, the dynamic loader */
+	EXPORT_MOD_LIB,	    /* any other shared library */
+	EXPORT_MOD_UNKNOWN, /* "???" with no object */
+	EXPORT_MOD_CNT,
+};
+
 /* A collapsed stack: interned names, outermost first, with its summed weights. */
 struct export_stack {
 	const char **names; /* borrowed from the set's name table */
+	const uint8_t *mods; /* enum export_module of each name (the first PP's frame) */
 	size_t cnt;
 	uint64_t w;  /* the chosen weight */
 	uint64_t w2; /* its companion count (blocks for bytes, bytes for blocks) */
@@ -53,6 +63,7 @@ struct export_stacks {
 	const char *unit, *unit2; /* e.g. "bytes", "blocks" (the profile's bsu/bksu if set) */
 	struct strtab *names;
 	const char **pool; /* backing store of every names array */
+	uint8_t *mod_pool; /* backing store of every mods array */
 };
 
 /* Collapse p's PPs under opts (weight, location, plumbing; NULL: the defaults). Zero-weight

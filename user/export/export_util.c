@@ -145,6 +145,106 @@ char *export_frame__name(const char *text, bool location)
 	return name;
 }
 
+/* Address ranges of the objects named by "(in /obj)" frames, to place the frames of the same
+ * objects that carry "(file:line)" instead (libc with its debug info, say). */
+struct obj_range {
+	const char *obj; /* slice of a frame string */
+	size_t len;
+	uint64_t lo, hi;
+	enum export_module mod;
+};
+
+#define OBJ_RANGES 32
+#define OBJ_SLACK  (16ull << 20) /* a library's text is at most this far from a seen address */
+
+static bool is_libc(const char *base, size_t n)
+{
+	static const char *const libc[] = { "libc.so", "libc-", "libm.so", "libpthread",
+					    "ld-linux", "ld-2.", "libdl" };
+
+	for (size_t i = 0; i < sizeof(libc) / sizeof(libc[0]); i++)
+		if (n >= strlen(libc[i]) && !strncmp(base, libc[i], strlen(libc[i])))
+			return true;
+	return false;
+}
+
+/* The module of an "(in /obj)" object: exe is the program's basename. */
+static enum export_module obj_module(const char *obj, size_t n, const char *exe, size_t exe_n)
+{
+	const char *base = memrchr(obj, '/', n);
+
+	base = base ? base + 1 : obj;
+	n -= (size_t)(base - obj);
+	if (is_libc(base, n))
+		return EXPORT_MOD_LIBC;
+	return exe_n && n == exe_n && !strncmp(base, exe, n) ? EXPORT_MOD_EXE : EXPORT_MOD_LIB;
+}
+
+/* Module of every frame of p, by "(in /obj)" when given, else by address: inside (or near)
+ * a range learnt from such frames, else the usual x86-64 layout (PIE executables at
+ * 0x55.., 0x56.., non-PIE and Valgrind's below 64 MiB; shared libraries at 0x7f..). */
+static int frame_modules(const struct dhat_profile *p, uint8_t **out)
+{
+	struct obj_range r[OBJ_RANGES];
+	size_t rn = 0, exe_n = 0;
+	const char *exe = p->cmd ? p->cmd : "";
+	const char *slash;
+	uint8_t *m;
+
+	exe_n = strcspn(exe, " ");
+	slash = memrchr(exe, '/', exe_n);
+	if (slash) {
+		exe_n -= (size_t)(slash + 1 - exe);
+		exe = slash + 1;
+	}
+	m = calloc(p->ftbl_cnt + 1, 1);
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->ftbl_cnt; i++) {
+		struct export_frame f;
+		size_t k;
+
+		export_frame__parse(p->ftbl[i], &f);
+		if (!f.obj || !f.has_addr)
+			continue;
+		for (k = 0; k < rn && !(r[k].len == f.obj_len && !memcmp(r[k].obj, f.obj, f.obj_len));
+		     k++)
+			;
+		if (k == rn && rn < OBJ_RANGES)
+			r[rn++] = (struct obj_range){ f.obj, f.obj_len, f.addr, f.addr,
+						      obj_module(f.obj, f.obj_len, exe, exe_n) };
+		else if (k < rn && f.addr < r[k].lo)
+			r[k].lo = f.addr;
+		else if (k < rn && f.addr > r[k].hi)
+			r[k].hi = f.addr;
+	}
+	for (size_t i = 0; i < p->ftbl_cnt; i++) {
+		struct export_frame f;
+		enum export_module mod = EXPORT_MOD_EXE;
+
+		export_frame__parse(p->ftbl[i], &f);
+		if (f.obj) {
+			mod = obj_module(f.obj, f.obj_len, exe, exe_n);
+		} else if (f.has_addr) {
+			size_t k;
+
+			for (k = 0; k < rn; k++)
+				if (f.addr + OBJ_SLACK >= r[k].lo && f.addr <= r[k].hi + OBJ_SLACK)
+					break;
+			if (k < rn)
+				mod = r[k].mod;
+			else if (f.addr >= 0x7f0000000000ull)
+				mod = EXPORT_MOD_LIB;
+		}
+		/* "???" with neither object nor file: nothing tells where it is. */
+		if (!f.obj && !f.file && f.fn_len == 3 && !strncmp(f.fn, "???", 3))
+			mod = EXPORT_MOD_UNKNOWN;
+		m[i] = (uint8_t)mod;
+	}
+	*out = m;
+	return 0;
+}
+
 /* The weight w of pp and its companion count. */
 static void pp_weights(const struct dhat_pp *pp, enum export_weight w, uint64_t *v, uint64_t *v2)
 {
@@ -187,6 +287,7 @@ void export_stacks__free(struct export_stacks *s)
 		return;
 	strtab__free(s->names);
 	free(s->pool);
+	free(s->mod_pool);
 	free(s->v);
 	free(s);
 }
@@ -226,6 +327,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 {
 	enum export_weight w = opts ? opts->weight : EXPORT_WEIGHT_BYTES;
 	bool location = opts && opts->location, *plumbing = NULL;
+	uint8_t *mods = NULL;
 	struct export_stacks *s = NULL;
 	const char **cache = NULL, *unknown;
 	size_t frames = 0, n = 0, used = 0;
@@ -242,6 +344,8 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	cache = calloc(p->ftbl_cnt + 1, sizeof(*cache));
 	s->v = calloc(p->pp_cnt + 1, sizeof(*s->v));
 	err = export_plumbing__mark(p, opts, &plumbing);
+	if (!err)
+		err = frame_modules(p, &mods);
 	if (err)
 		goto cleanup;
 	if (!s->names || !cache || !s->v) {
@@ -251,8 +355,9 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	for (size_t i = 0; i < p->pp_cnt; i++)
 		frames += p->pps[i].fs_cnt ? p->pps[i].fs_cnt : 1;
 	s->pool = calloc(frames + 1, sizeof(*s->pool));
+	s->mod_pool = calloc(frames + 1, 1);
 	k = strtab__intern(s->names, "[unknown]", 9);
-	if (!s->pool || k < 0) {
+	if (!s->pool || !s->mod_pool || k < 0) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -270,10 +375,12 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 		if (!v)
 			continue;
 		st->names = s->pool + used;
+		st->mods = s->mod_pool + used;
 		st->w = v;
 		st->w2 = v2;
 		if (!pp->fs_cnt) {
 			st->names[0] = unknown;
+			s->mod_pool[used] = EXPORT_MOD_UNKNOWN;
 			st->cnt = 1;
 		}
 		/* fs is innermost first; folded stacks are outermost first. */
@@ -285,6 +392,8 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 				goto cleanup;
 			}
 			st->names[pp->fs_cnt - 1 - j] = name;
+			s->mod_pool[used + pp->fs_cnt - 1 - j] =
+			    pp->fs[j] < p->ftbl_cnt ? mods[pp->fs[j]] : EXPORT_MOD_UNKNOWN;
 			st->cnt++;
 		}
 		used += st->cnt;
@@ -316,6 +425,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	s = NULL;
 	err = 0;
 cleanup:
+	free(mods);
 	free(plumbing);
 	free(cache);
 	export_stacks__free(s);
