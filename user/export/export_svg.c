@@ -72,6 +72,8 @@ static void frame_color(const char *name, enum export_module mod, char *buf, siz
 	v2 = ((h * 2654435761u) >> 16) / 65535.0;
 	if (mod >= EXPORT_MOD_CNT)
 		mod = EXPORT_MOD_UNKNOWN;
+	if (mod == EXPORT_MOD_UNKNOWN)
+		v2 = v1; /* greys stay grey */
 	snprintf(buf, sz, "rgb(%d,%d,%d)", MODULE_COLORS[mod].r + (int)(MODULE_COLORS[mod].dr * v1),
 		 MODULE_COLORS[mod].g + (int)(MODULE_COLORS[mod].dg * v2),
 		 MODULE_COLORS[mod].b + (int)(MODULE_COLORS[mod].db * v1));
