@@ -30,7 +30,8 @@
  *    ,"0x4011A2: main (prog.c:35)"
  *    ,"0x4011B0: _start (in /path/prog)"
  *    ]
- *   ,"heapTimeline":                      <- tracer's own key (dh_view ignores unknown keys)
+ *   ,"heapTimeline":                      <- tracer's own key (dh_view ignores unknown keys);
+ *                                            absent when nothing was ever live
  *    {"t":[0,12,25]                       <- µs since window start: bucket starts (timeline.h)
  *    ,"b":[0,80,120]}                     <- highest live bytes within each bucket
  *   }
@@ -331,9 +332,16 @@ static inline unsigned long long ns_to_us(__u64 ns)
 }
 
 /* The live-heap series, so that `tracer export --format timeline` can draw any of our
- * files later (dhat_reader.h reads it back). */
+ * files later (dhat_reader.h reads it back). Left out when nothing was ever live: no chart
+ * to draw, and the empty file keeps Valgrind's layout. */
 static void emit_live(FILE *f, const struct timeline *tl)
 {
+	size_t live = 0;
+
+	while (live < tl->cnt && !tl->bytes[live])
+		live++;
+	if (live == tl->cnt)
+		return;
 	fputs(",\"heapTimeline\":\n {\"t\":[", f);
 	for (size_t i = 0; i < tl->cnt; i++)
 		fprintf(f, "%s%llu", i ? "," : "", ns_to_us(tl->t_ns[i]));
