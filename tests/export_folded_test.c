@@ -324,3 +324,39 @@ Test(export_folded, to_path_roundtrip)
 	free(text);
 	dhat_profile__free(p);
 }
+
+/* The one plumbing table (user/profile/plumbing.c), shared by report and the exporters,
+ * covers the runtimes' allocator layers; user code with similar names stays visible. */
+Test(export_folded, plumbing_table_covers_runtimes)
+{
+	static const char *const plumbing[] = {
+	    "_PyObject_Malloc (obmalloc.c:2003)",
+	    "PyObject_Malloc (obmalloc.c:801)",
+	    "PyMem_Malloc (obmalloc.c:619)",
+	    "_PyMem_RawMalloc (obmalloc.c:63)",
+	    "pymalloc_alloc (obmalloc.c:1930)",
+	    "_PyObject_GC_NewVar (gcmodule.c:2300)",
+	    "alloc::raw_vec::RawVec<T,A>::grow_one (raw_vec.rs:481:13)",
+	    "<alloc::raw_vec::RawVec<T,A>>::reserve::do_reserve_and_handle",
+	    "hashbrown::raw::RawTable<T,A>::reserve_rehash (mod.rs:1045:17)",
+	    "__rdl_alloc (alloc.rs:373:13)",
+	    "operator new(unsigned long) (in /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30)",
+	    "std::allocator<int>::allocate(unsigned long) (allocator.h:187)",
+	    "__gnu_cxx::new_allocator<int>::allocate(unsigned long, void const*) (a.h:127)",
+	    "g_malloc (in /usr/lib/x86_64-linux-gnu/libglib-2.0.so.0.7400.6)",
+	    "g_malloc0 (gmem.c:163)",
+	    "g_slice_alloc (gslice.c:1069)",
+	    "g_strdup (gstrfuncs.c:362)",
+	    "malloc (in /usr/lib/x86_64-linux-gnu/libc.so.6)",
+	};
+	static const char *const user[] = {
+	    "PyUnicode_New (unicodeobject.c:1211)", "g_main_loop_run (gmain.c:4350)",
+	    "realloc_buffer (buf.c:12)",	    "my_app::alloc_pool (pool.rs:3:5)",
+	    "g_strdup_printf_like (x.c:1)",	    "PyObject_MallocFreeList (x.c:1)",
+	};
+
+	for (size_t i = 0; i < sizeof(plumbing) / sizeof(plumbing[0]); i++)
+		cr_expect(report__is_plumbing(plumbing[i], NULL), "not plumbing: %s", plumbing[i]);
+	for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++)
+		cr_expect(!report__is_plumbing(user[i], NULL), "plumbing: %s", user[i]);
+}

@@ -946,7 +946,8 @@ static int parse_u64s(struct ps *ps, uint64_t **out, size_t *cnt, bool *bad)
 }
 
 /* heapTimeline := '{' "t" ':' u64-array ',' "b" ':' u64-array '}'  -- kept in p->live_*
- * only when well formed: both arrays, equal lengths, t ascending. The first one given wins. */
+ * only when well formed: both arrays, equal lengths, t ascending. The first well-formed one
+ * given is kept. */
 static int parse_live(struct ps *ps)
 {
 	uint64_t *t = NULL, *b = NULL;
