@@ -12,6 +12,7 @@
 
 #include "dhat_fixture.h"
 #include "dhat_invariants.h"
+#include "dhat_reader.h"
 #include "dhat_writer.h"
 #include "test_util.h"
 
@@ -399,6 +400,68 @@ Test(dhat_writer, invalid_utf8_replaced)
 	cr_expect_str_eq(cJSON_GetArrayItem(ftbl, 2)->valuestring,
 			 "0x2: g\xef\xbf\xbd (\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xf0\x9f\x98\x80 1)");
 	cJSON_Delete(root);
+	free(text);
+	collector__free(c);
+}
+
+/* Stacks 1 and 3 stop before the thread's entry; 2 and 4 collapse onto 1 and 3's frames
+ * when mod is 2, so merged points count once. */
+static int cut_frames(void *ctx, const struct pp_stats *pp, struct strvec *out)
+{
+	int err = collapse_frames(ctx, pp, out);
+
+	return err ? err : pp->stack_id % 2 ? DHAT_FRAMES_CUT_SHORT : 0;
+}
+
+/* "lost": absent from a complete profile (the golden file has none), present with every
+ * count once anything is lost, and the counts are the file's: the caller's dropped records
+ * and untraced processes, the collector's unknown frees and stack failures, and written
+ * program points whose stack was cut short (a merged point once). */
+Test(dhat_writer, lost_only_when_something_is)
+{
+	struct collector *c = collector__new(FIX_T0, NULL);
+	struct dhat_meta meta = META;
+	struct dhat_profile *p;
+	char *text, err[256];
+	size_t len;
+	int mod = 2;
+
+	fixture_feed(c, A(1, 0x10, 5, 1));
+	fixture_feed(c, A(2, 0x20, 5, 2));
+	fixture_feed(c, A(3, 0x30, 5, 3));
+	fixture_feed(c, F(4, 0x10));
+	collector__finish(c, FIX_T0 + 9);
+	text = write_mem(c, collapse_frames, NULL, &META, NULL);
+	cr_expect_null(strstr(text, "\"lost\""), "%s", text);
+	free(text);
+
+	text = write_mem(c, cut_frames, &mod, &META, &len);
+	cr_expect(strstr(text, "\n,\"lost\":{\"droppedRecords\":0,\"unknownFrees\":0,"
+			       "\"stackFailures\":0,\"cutShortStacks\":1,\"untracedProcesses\":0}\n"),
+		  "%s", text);
+	free(text);
+
+	collector__free(c);
+	c = collector__new(FIX_T0, NULL);
+	fixture_feed(c, A(1, 0x10, 5, 1));
+	fixture_feed(c, A(2, 0x20, 5, 2));
+	fixture_feed(c, A(3, 0x30, 5, 3));
+	fixture_feed(c, F(5, 0x99)); /* never allocated */
+	fixture_feed(c, A(6, 0x40, 5, -14));
+	collector__finish(c, FIX_T0 + 9);
+	meta.lost.n[DHAT_LOST_DROPPED] = 7;
+	meta.lost.n[DHAT_LOST_UNTRACED] = 2;
+	mod = 4;
+	text = write_mem(c, cut_frames, &mod, &meta, &len);
+	p = dhat_profile__parse(text, len, "lost", err, sizeof(err));
+	cr_assert_not_null(p, "%s\n%s", err, text);
+	cr_expect(p->has_lost);
+	cr_expect_eq(p->lost.n[DHAT_LOST_DROPPED], 7);
+	cr_expect_eq(p->lost.n[DHAT_LOST_UNKNOWN_FREES], 1);
+	cr_expect_eq(p->lost.n[DHAT_LOST_STACK_FAILURES], 1);
+	cr_expect_eq(p->lost.n[DHAT_LOST_CUT_SHORT], 2, "stacks 1 and 3, unmerged");
+	cr_expect_eq(p->lost.n[DHAT_LOST_UNTRACED], 2);
+	dhat_profile__free(p);
 	free(text);
 	collector__free(c);
 }

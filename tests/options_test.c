@@ -87,11 +87,16 @@ Test(options, every_option_is_in_help_man_and_completion)
 			cr_expect(!o->shrt || strstr(comp, want), "%s: %s", cmd->name, want);
 		}
 		if (i > 0) {
-			char sect[64];
+			char sect[64], status[512];
 
 			snprintf(sect, sizeof(sect), "\n%s) ((COMP_CWORD > 1)) && cmd=%s", cmd->name,
 				 cmd->name);
 			cr_expect(strstr(comp, sect + 1), "completion misses %s", cmd->name);
+			/* The man page section says what `tracer NAME --help` says. */
+			cr_assert(cmd->exit_status, "%s", cmd->name);
+			roff_name(cmd->exit_status, status, sizeof(status));
+			cr_expect(strstr(man, status), "man page misses the exit status of %s",
+				  cmd->name);
 		}
 		free(help);
 	}
@@ -114,8 +119,8 @@ Test(options, argv_vectors)
 				   "-vv",    "-t", "20", NULL };
 	const char *pid[] = { "tracer", "--pid", "42", "--duration", "1.5", "--unwind", "dwarf",
 			      "--stack-size", "4096", "--ringbuf-size", "65536", "-q", NULL };
-	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/l.so", "--",
-			      "ls", "-l", NULL };
+	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/l.so",
+			      "--summary", "s.txt", "--", "ls", "-l", NULL };
 	const char *bare_cmd[] = { "tracer", "-v", "ls", "-q", NULL };
 	char *out, *errs;
 
@@ -137,6 +142,7 @@ Test(options, argv_vectors)
 	cr_expect_eq(parsed.ringbuf_sz, 65536);
 	cr_expect_eq(parsed.verbosity, -1);
 	cr_expect_null(parsed.workload);
+	cr_expect_null(parsed.summary, "default: stderr, chosen by the run");
 	free(out);
 	free(errs);
 
@@ -148,6 +154,7 @@ Test(options, argv_vectors)
 	cr_expect_str_eq(parsed.start_at, "f");
 	cr_expect(parsed.as_root);
 	cr_expect_str_eq(parsed.lib, "/l.so");
+	cr_expect_str_eq(parsed.summary, "s.txt");
 	free(out);
 	free(errs);
 

@@ -850,3 +850,87 @@ Test(report, fuzz_corpus_replay)
 	cr_expect_geq(files, 10u);
 	cr_expect_geq(parsed, 5u);
 }
+
+/* ---- the "lost" object (dhat_lost.h) ------------------------------------------------- */
+
+/* Read when it is an object; anything odd in it (a float, a negative, a string, a nested
+ * value, an unknown member, a non-object) is ignored, never a reason to reject the file:
+ * dh_view ignores the key. Files without it (Valgrind's, dhat-rs's) have has_lost false. */
+Test(report, lost_object_is_optional_and_lenient)
+{
+	static const struct {
+		const char *lost;
+		bool has;
+		uint64_t dropped, unknown, cut;
+	} cases[] = {
+		{ "", false, 0, 0, 0 },
+		{ "\"lost\":{\"droppedRecords\":5,\"unknownFrees\":2,\"cutShortStacks\":1},", true,
+		  5, 2, 1 },
+		{ "\"lost\":{\"droppedRecords\":1.5,\"unknownFrees\":-2,\"cutShortStacks\":\"3\","
+		  "\"new\":{\"a\":[1]},\"stackFailures\":[]},",
+		  true, 0, 0, 0 },
+		{ "\"lost\":{},", true, 0, 0, 0 },
+		{ "\"lost\":[1,2],", false, 0, 0, 0 },
+		{ "\"lost\":\"everything\",", false, 0, 0, 0 },
+	};
+	char text[1024], err[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dhat_profile *p;
+
+		snprintf(text, sizeof(text), "%s%s%s", HDR, cases[i].lost, GOOD_TAIL);
+		p = dhat_profile__parse(text, strlen(text), "lost", err, sizeof(err));
+		cr_assert_not_null(p, "%s: %s", text, err);
+		cr_expect_eq(p->has_lost, cases[i].has, "%s", text);
+		cr_expect_eq(p->lost.n[DHAT_LOST_DROPPED], cases[i].dropped, "%s", text);
+		cr_expect_eq(p->lost.n[DHAT_LOST_UNKNOWN_FREES], cases[i].unknown, "%s", text);
+		cr_expect_eq(p->lost.n[DHAT_LOST_CUT_SHORT], cases[i].cut, "%s", text);
+		dhat_profile__free(p);
+	}
+	/* Broken JSON inside it is still a syntax error, as JSON.parse says. */
+	snprintf(text, sizeof(text), "%s\"lost\":{\"droppedRecords\":1,}%s", HDR, GOOD_TAIL);
+	cr_expect_null(dhat_profile__parse(text, strlen(text), "lost", err, sizeof(err)));
+	cr_expect(strstr(err, "not valid JSON"), "%s", err);
+}
+
+/* `tracer report` warns on stderr, before the report, when the file records a loss, names
+ * each count, and carries the object into --json; a file that lost nothing gets no warning. */
+Test(report, cli_report_warns_about_what_was_lost)
+{
+	const char *path = put("lost.json", HDR "\"lost\":{\"droppedRecords\":4,\"unknownFrees\":0,"
+					       "\"stackFailures\":0,\"cutShortStacks\":2,"
+					       "\"untracedProcesses\":1}," GOOD_TAIL);
+	char lost_path[700], *out, *errs;
+	cJSON *j, *lost;
+
+	snprintf(lost_path, sizeof(lost_path), "%s", path);
+	const char *argv[] = { "report", lost_path, NULL };
+	cr_expect_eq(tu_run_cli(cli_report, argv, &out, &errs), 0, "%s", errs);
+	cr_expect(strstr(errs, "tracer: warning: ") &&
+		  strstr(errs, "lost.json records what its trace missed: ") &&
+		  strstr(errs, "4 ring-buffer records dropped, 2 program points whose stack "
+			       "stops before the thread's entry, 1 processes seen but not traced\n"),
+		  "%s", errs);
+	cr_expect(strstr(out, "  total allocations :            1\n"), "the report follows: %s", out);
+	free(out);
+	free(errs);
+
+	const char *json_argv[] = { "report", "--json", lost_path, NULL };
+	cr_expect_eq(tu_run_cli(cli_report, json_argv, &out, &errs), 0, "%s", errs);
+	j = cJSON_Parse(out);
+	cr_assert_not_null(j, "%s", out);
+	lost = cJSON_GetObjectItem(j, "lost");
+	cr_assert_not_null(lost, "%s", out);
+	cr_expect_eq(cJSON_GetObjectItem(lost, "droppedRecords")->valuedouble, 4);
+	cr_expect_eq(cJSON_GetObjectItem(lost, "untracedProcesses")->valuedouble, 1);
+	cJSON_Delete(j);
+	free(out);
+	free(errs);
+
+	path = put("complete.json", HDR "\"lost\":{\"droppedRecords\":0}," GOOD_TAIL);
+	snprintf(lost_path, sizeof(lost_path), "%s", path);
+	cr_expect_eq(tu_run_cli(cli_report, argv, &out, &errs), 0, "%s", errs);
+	cr_expect_str_eq(errs, "");
+	free(out);
+	free(errs);
+}

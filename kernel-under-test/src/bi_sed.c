@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bi_sed.c - sed: a stream editor subset. Commands s///, p, d, q with an optional line,
- * `$` or /regex/ address. Regexes are ERE; GNU BRE spellings (\( \) \| \+ ...) are accepted.
+ * bi_sed.c - sed: a stream editor subset. Commands s///, p, d, q with an optional address
+ * (a line, `$` or /regex/) or range ADDR,ADDR (GNU rules: the end address is looked for
+ * from the line after the start; a line-number end at or before the start selects one
+ * line). Regexes are ERE; GNU BRE spellings (\( \) \| \+ ...) are accepted.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -19,17 +21,22 @@ const char bi_sed_usage[] =
 	"Edit lines of each FILE (or stdin). SCRIPT is commands separated by ';' or newlines:\n"
 	"  [ADDR]s/RE/REPL/[g][i][p][N]   substitute (& and \\1..\\9 in REPL)\n"
 	"  [ADDR]p  print    [ADDR]d  delete    [ADDR]q  quit\n"
-	"ADDR is a line number, $ (last line) or /RE/.\n"
+	"ADDR is a line number, $ (last line), /RE/, or a range ADDR,ADDR.\n"
 	"  -n   do not print lines automatically\n"
 	"  -e   add a script       -E, -r   extended regex (the default)\n"
 	"  -i   edit files in place\n";
 
 enum addr_type { A_NONE, A_LINE, A_LAST, A_RE };
 
+struct sed_addr {
+	enum addr_type type;
+	long line;  /* A_LINE */
+	regex_t re; /* A_RE: compiled when type is A_RE */
+};
+
 struct sed_cmd {
-	enum addr_type addr;
-	long line;
-	regex_t addr_re;
+	struct sed_addr a1, a2; /* a2.type != A_NONE: a range a1,a2 */
+	bool in_range;		/* a range is open (state of the current run) */
 	char cmd; /* s p d q */
 	regex_t re;
 	char *rep;
@@ -43,8 +50,10 @@ static void sed_free(struct sed_cmd *c)
 {
 	while (c) {
 		struct sed_cmd *n = c->next;
-		if (c->addr == A_RE)
-			regfree(&c->addr_re);
+		if (c->a1.type == A_RE)
+			regfree(&c->a1.re);
+		if (c->a2.type == A_RE)
+			regfree(&c->a2.re);
 		if (c->cmd == 's')
 			regfree(&c->re);
 		free(c->rep);
@@ -96,7 +105,32 @@ static int sed_fail(char **msg, const char *what, const char *at)
 	return -1;
 }
 
-/* script := (ws* [addr] cmd ws* (';' | '\n'))* */
+/* addr := NUMBER | '$' | '/' RE '/'   (none: a->type stays A_NONE) */
+static int sed_addr_parse(const char **pp, struct sed_addr *a, char **msg)
+{
+	const char *p = *pp;
+	if (*p >= '0' && *p <= '9') {
+		a->line = strtol(p, (char **)&p, 10);
+		a->type = A_LINE;
+	} else if (*p == '$') {
+		a->type = A_LAST;
+		p++;
+	} else if (*p == '/') {
+		p++;
+		char *re = sed_until(&p, '/');
+		if (!re)
+			return sed_fail(msg, "unterminated address regex", p);
+		int rc = sed_regex(&a->re, re, false, msg);
+		free(re);
+		if (rc < 0)
+			return -1;
+		a->type = A_RE;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* script := (ws* [addr [',' addr]] cmd ws* (';' | '\n'))* */
 static int sed_compile(const char *script, struct sed_cmd **out, char **msg)
 {
 	struct sed_cmd *head = NULL, **tail = &head;
@@ -112,24 +146,16 @@ static int sed_compile(const char *script, struct sed_cmd **out, char **msg)
 			goto fail;
 		*tail = c;
 		tail = &c->next;
-		if (*p >= '0' && *p <= '9') {
-			c->addr = A_LINE;
-			c->line = strtol(p, (char **)&p, 10);
-		} else if (*p == '$') {
-			c->addr = A_LAST;
+		if (sed_addr_parse(&p, &c->a1, msg) < 0)
+			goto fail;
+		if (c->a1.type != A_NONE && *p == ',') {
 			p++;
-		} else if (*p == '/') {
-			p++;
-			char *re = sed_until(&p, '/');
-			if (!re) {
-				sed_fail(msg, "unterminated address regex", p);
+			if (sed_addr_parse(&p, &c->a2, msg) < 0)
+				goto fail;
+			if (c->a2.type == A_NONE) {
+				sed_fail(msg, "unexpected `,'", p);
 				goto fail;
 			}
-			int rc = sed_regex(&c->addr_re, re, false, msg);
-			free(re);
-			if (rc < 0)
-				goto fail;
-			c->addr = A_RE;
 		}
 		while (*p == ' ')
 			p++;
@@ -311,16 +337,36 @@ static char *sed_subst(struct sed_cmd *c, const char *line)
 	return sb_detach(&out);
 }
 
-/* Does the command's address select this line? */
-static bool addr_match(struct sed_cmd *c, long lineno, bool last, const char *line)
+static bool addr_hit(const struct sed_addr *a, long lineno, bool last, const char *line)
 {
-	switch (c->addr) {
+	switch (a->type) {
 	case A_NONE: return true;
-	case A_LINE: return lineno == c->line;
+	case A_LINE: return lineno == a->line;
 	case A_LAST: return last;
-	case A_RE: return regexec(&c->addr_re, line, 0, NULL, 0) == 0;
+	case A_RE: return regexec(&a->re, line, 0, NULL, 0) == 0;
 	}
 	return false;
+}
+
+/* Does the command's address (or range) select this line? Ranges keep their state. */
+static bool addr_match(struct sed_cmd *c, long lineno, bool last, const char *line)
+{
+	if (c->a2.type == A_NONE)
+		return addr_hit(&c->a1, lineno, last, line);
+	if (c->in_range) {
+		/* A line-number end closes on or after its line; others when they match. */
+		bool end = c->a2.type == A_LINE ? lineno >= c->a2.line :
+						  addr_hit(&c->a2, lineno, last, line);
+		if (end)
+			c->in_range = false;
+		return true;
+	}
+	if (!addr_hit(&c->a1, lineno, last, line))
+		return false;
+	/* The end is looked for from the next line; a line end at or before this one (or
+	 * `$` on the last line) makes a one-line range. */
+	c->in_range = c->a2.type == A_LINE ? c->a2.line > lineno : !(c->a2.type == A_LAST && last);
+	return true;
 }
 
 /* Run the script over buf into out. */
@@ -331,6 +377,8 @@ static void sed_run(struct sed_cmd *cmds, bool quiet, const char *buf, size_t le
 	strv_init(&lines);
 	strv_split_lines(&lines, buf, len);
 	bool final_nl = len && buf[len - 1] == '\n';
+	for (struct sed_cmd *c = cmds; c; c = c->next)
+		c->in_range = false; /* each input starts outside every range */
 	for (int i = 0; i < lines.n; i++) {
 		char *line = lines.v[i];
 		bool last = i == lines.n - 1, deleted = false, quit = false;

@@ -25,6 +25,7 @@
 #include "vfs.h"
 
 static int exec_node(kaish_kernel *k, struct node *n, struct io *io);
+static int exec_stage(kaish_kernel *k, struct node *n, struct io *io);
 
 /* Record st as $? and return it, so call sites can `return set_last(k, st)`. */
 static int set_last(kaish_kernel *k, int st)
@@ -437,7 +438,7 @@ int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 	if (n <= 0) /* an empty pipeline: nothing runs, success (defensive; callers avoid it) */
 		return set_last(k, 0);
 	if (n == 1) {
-		int st = exec_node(k, stages[0], io);
+		int st = exec_stage(k, stages[0], io);
 		set_pipestatus(k, &st, 1);
 		return set_last(k, st);
 	}
@@ -460,7 +461,7 @@ int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 		struct sbuf out;
 		sb_init(&out);
 		struct io sio = { .in = in, .in_len = in_len, .in_data = in_data, .out = &out, .err = io->err };
-		codes[i] = exec_node(f, stages[i], &sio);
+		codes[i] = exec_stage(f, stages[i], &sio);
 		if (f->flow == FL_EXIT || f->flow == FL_ABORT)
 			codes[i] = f->exit_code;
 		free(in_owned);
@@ -747,7 +748,7 @@ static int exec_inner(kaish_kernel *k, struct node *n, struct io *io)
 }
 
 /* Run one node. A simple command handles its own redirects (after expanding its words). */
-static int exec_node(kaish_kernel *k, struct node *n, struct io *io)
+static int exec_stage(kaish_kernel *k, struct node *n, struct io *io)
 {
 	if (n->type == N_CMD || !n->redirs)
 		return exec_inner(k, n, io);
@@ -757,6 +758,31 @@ static int exec_node(kaish_kernel *k, struct node *n, struct io *io)
 	if (!st)
 		st = exec_inner(k, n, &rs.io);
 	return redir_finish(k, &rs, io, st);
+}
+
+/*
+ * Run a node as a statement. A command or a pipeline is what kaish's execute_pipeline runs,
+ * and its result gets the output limit there (§2.3 6, §4.2): per statement, wherever it
+ * runs (top level, loop bodies, $( )), not on the whole script. Compound statements are
+ * not limited as a whole; the statements inside them are.
+ */
+static int exec_node(kaish_kernel *k, struct node *n, struct io *io)
+{
+	if (!k->sh->output_limit || (n->type != N_CMD && n->type != N_PIPE))
+		return exec_stage(k, n, io);
+	size_t from = io->out->len;
+	int st = exec_stage(k, n, io);
+	if (io->out->len - from > k->sh->output_limit) {
+		int orig;
+		bool spilled = false;
+		kernel_apply_limit(k->sh, io->out, from, &st, &orig, &spilled);
+		if (io->out == k->top_out) {
+			k->spilled = true;
+			k->spill_orig = orig;
+		}
+		set_last(k, st);
+	}
+	return st;
 }
 
 /* Top level: exit/return/abort end the script with their code; stray break is dropped. */

@@ -107,6 +107,59 @@ static int subst_items(const char *text, size_t len, const char *data, bool is_v
 static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct sbuf *b);
 static int expand_arith(const char *expr, struct scope *s, long long *val, char **err);
 
+/* The slice a:b (b may be empty: to the end) of a JSON array, as a JSON array; NULL if
+ * key is not a slice or v is not an array. */
+static char *json_slice(const char *v, const char *key)
+{
+	char *end;
+	long a = strtol(key, &end, 10), b;
+	struct strv el;
+	if (end == key || *end != ':')
+		return NULL;
+	strv_init(&el);
+	if (json_array_split(v, &el) < 0) {
+		strv_free(&el);
+		return NULL;
+	}
+	b = end[1] ? strtol(end + 1, &end, 10) : el.n;
+	struct sbuf r;
+	sb_init(&r);
+	sb_addc(&r, '[');
+	for (long i = a < 0 ? 0 : a; i < b && i < el.n; i++)
+		sb_printf(&r, "%s%s", i > a && i > 0 ? "," : "", el.v[i]);
+	sb_addc(&r, ']');
+	strv_free(&el);
+	return sb_detach(&r);
+}
+
+/*
+ * ${NAME[key]} (§2.1): a member of a list (index) or record (field) held as JSON text,
+ * such as PIPESTATUS or a gathered row; ${NAME[a:b]} slices a list. Strings decode, other
+ * members stay compact JSON. No such member: unset. v holds the value, replaced in place.
+ */
+static int subscript(kaish_kernel *k, struct word *key, struct io *io, struct sbuf *v, bool *set)
+{
+	struct sbuf kb;
+	char *m = NULL;
+	sb_init(&kb);
+	if (expand_parts(k, key->parts, io, &kb) < 0) {
+		sb_free(&kb);
+		return -1;
+	}
+	if (*set && !(m = json_slice(sb_str(v), sb_str(&kb))))
+		m = json_member(sb_str(v), sb_str(&kb));
+	sb_free(&kb);
+	v->len = 0;
+	*set = m != NULL;
+	if (m) {
+		char *t = typed_text(m);
+		sb_adds(v, t ? t : "");
+		free(t);
+		free(m);
+	}
+	return 0;
+}
+
 /* Run a $( ) and append its one-value result to b. */
 static int subst_value(kaish_kernel *k, struct wpart *wp, struct io *io, struct sbuf *b)
 {
@@ -144,6 +197,10 @@ static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct
 			bool set;
 			sb_init(&v);
 			var_value(k, wp->text, &v, &set);
+			if (wp->key && subscript(k, wp->key, io, &v, &set) < 0) {
+				sb_free(&v);
+				return -1;
+			}
 			if (wp->op == V_LENGTH) {
 				size_t chars = 0; /* count UTF-8 code points, not bytes */
 				for (size_t i = 0; i < v.len; i++)

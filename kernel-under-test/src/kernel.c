@@ -176,6 +176,7 @@ kaish_kernel *kaish_kernel_new(const kaish_config *cfg, char **errmsg)
 		return NULL;
 	}
 	k->sh = sh;
+	memfs_init(&sh->mem, cfg->vfs_budget); /* no allocation until something is written */
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_mutex_init(&sh->trace_lock, NULL);
 	if (scope_init(&k->scope) < 0)
@@ -189,6 +190,7 @@ kaish_kernel *kaish_kernel_new(const kaish_config *cfg, char **errmsg)
 			return NULL;
 		}
 		k->cwd = strdup(sh->root);
+		sh->mem.mount = sh->root;
 	} else {
 		k->cwd = strdup("/");
 	}
@@ -239,6 +241,7 @@ void kaish_kernel_free(kaish_kernel *k)
 	if (k->sh) {
 		free(k->sh->root);
 		free(k->sh->name);
+		memfs_destroy(&k->sh->mem);
 		pthread_mutex_destroy(&k->sh->trace_lock);
 		free(k->sh);
 	}
@@ -287,6 +290,7 @@ kaish_kernel *kernel_fork(kaish_kernel *k)
 	f->errexit_suppress = k->errexit_suppress;
 	f->pid = k->pid;
 	f->prog = k->prog;
+	f->deadline_ns = k->deadline_ns; /* stages of a scatter worker share its timeout */
 	return f;
 }
 
@@ -321,15 +325,26 @@ bool kernel_interrupted(kaish_kernel *k, struct sbuf *err)
 		code = KAISH_EXIT_CANCELLED;
 	else if (sh->deadline_ns && now_ns() >= sh->deadline_ns)
 		code = KAISH_EXIT_TIMEOUT;
+	else if (k->deadline_ns && now_ns() >= k->deadline_ns) {
+		code = KAISH_EXIT_TIMEOUT;
+		k->timed_out = true; /* the fork's own deadline (scatter --timeout) */
+	}
 	if (!code)
 		return false;
 	/* Report once per err stream: stages and $( ) share their caller's stream. */
-	const char *msg = code == KAISH_EXIT_CANCELLED ? "kaish: cancelled\n" : "kaish: timed out\n";
+	const char *msg = code == KAISH_EXIT_CANCELLED ? "kaish: cancelled\n" :
+			  k->timed_out		       ? "scatter: worker timed out\n" :
+							 "kaish: timed out\n";
 	if (err && !strstr(sb_str(err), msg))
 		sb_adds(err, msg);
 	k->flow = FL_EXIT;
 	k->exit_code = code;
 	return true;
+}
+
+void kernel_set_fork_deadline(kaish_kernel *f, long long ms)
+{
+	f->deadline_ns = now_ns() + ms * 1000000LL;
 }
 
 void kaish_cancel(kaish_kernel *k)
@@ -409,22 +424,23 @@ int kernel_define_func(kaish_kernel *k, const char *name, struct node *body,
 
 /* --- execute ------------------------------------------------------------------------------------ */
 
-void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, int *code, int *orig,
-			bool *spilled)
+void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, size_t from, int *code,
+			int *orig, bool *spilled)
 {
+	size_t len = out->len - from; /* the result being limited: out[from..] */
 	*orig = *code;
-	if (!sh->output_limit || out->len <= sh->output_limit)
+	if (!sh->output_limit || len <= sh->output_limit)
 		return;
 	size_t head = sh->limit_head, tail = sh->limit_tail;
-	if (head + tail > out->len) {
-		head = out->len;
+	if (head + tail > len) {
+		head = len;
 		tail = 0;
 	}
 	struct sbuf b;
 	sb_init(&b);
-	sb_add(&b, out->s, head);
+	sb_add(&b, out->s, from + head);
 	sb_printf(&b, "\n... [output truncated: %zu of %zu bytes omitted] ...\n",
-		  out->len - head - tail, out->len);
+		  len - head - tail, len);
 	sb_add(&b, out->s + out->len - tail, tail);
 	sb_free(out);
 	*out = b;
@@ -484,9 +500,16 @@ enum kaish_status kaish_execute(kaish_kernel *k, const char *script, kaish_resul
 	__atomic_store_n(&k->sh->cancelled, 0, __ATOMIC_RELAXED);
 	k->sh->deadline_ns = k->sh->timeout_ms ? now_ns() + (long long)k->sh->timeout_ms * 1000000LL : 0;
 	struct io io = { .in = NULL, .in_len = 0, .in_data = NULL, .out = &out, .err = &err };
+	/* The output limit applies per statement (exec.c); the result says if any spilled. */
+	k->top_out = &out;
+	k->spilled = false;
+	k->spill_orig = -1;
 	int code = exec_program(k, prog, &io);
 	k->prog = NULL;
-	kernel_apply_limit(k->sh, &out, &code, &res->original_code, &res->did_spill);
+	k->top_out = NULL;
+	res->did_spill = k->spilled;
+	res->original_code =
+		code == KAISH_EXIT_TRUNCATED && k->spill_orig >= 0 ? k->spill_orig : code;
 	res->code = code;
 	if (k->data) {
 		res->data = strdup(k->data);

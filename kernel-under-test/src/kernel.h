@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "kaish.h"
+#include "memfs.h"
 #include "scope.h"
 
 struct node;
@@ -24,7 +25,8 @@ struct func {
 	struct program *prog; /* keeps body alive */
 };
 
-/* State shared by a kernel and all its forks: read-only after construction. */
+/* State shared by a kernel and all its forks: read-only after construction, but for the
+ * memory filesystem (its own lock) and the per-call interruption fields. */
 struct kshared {
 	char *root;	     /* canonical sandbox root, NULL for the isolated preset */
 	char *name;
@@ -33,6 +35,7 @@ struct kshared {
 	size_t limit_head;
 	size_t limit_tail;
 	size_t vfs_budget;
+	struct memfs mem;    /* the in-memory `/`: every path outside the root (§4.2) */
 	unsigned long timeout_ms; /* default per-call deadline, 0 = none */
 	/* Per-call interruption, shared with every fork of the running execute(). */
 	int cancelled;		  /* atomic: set by kaish_cancel() */
@@ -66,14 +69,22 @@ struct kaish_kernel {
 	bool data_is_value;
 	long pid;	      /* $$: a per-kernel number, not the OS pid */
 	struct program *prog; /* program being executed (borrowed), for function definitions */
+	long long deadline_ns; /* this fork's own deadline (scatter --timeout), 0 = none */
+	bool timed_out;	      /* deadline_ns passed: the fork unwound with 124 */
+	struct sbuf *top_out; /* the execute() result's out (root kernel, during a call) */
+	bool spilled;	      /* a statement's output into top_out was truncated */
+	int spill_orig;	      /* real code of the last cut top-level statement, or -1 */
 };
 
 kaish_kernel *kernel_fork(kaish_kernel *k);
 void kernel_fork_free(kaish_kernel *f);
 void kernel_set_data(kaish_kernel *k, char *json, bool is_value); /* takes json */
-/* Cancelled or past the deadline? Then set flow to exit 130/124 and report it in err
- * (once per stream). */
+/* Cancelled or past the call's or the fork's own deadline? Then set flow to exit 130/124
+ * and report it in err (once per stream). */
 bool kernel_interrupted(kaish_kernel *k, struct sbuf *err);
+/* Give fork f its own deadline, ms from now (a scatter worker's --timeout); its forks
+ * inherit it. */
+void kernel_set_fork_deadline(kaish_kernel *f, long long ms);
 void kernel_trace(kaish_kernel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct func *kernel_find_func(kaish_kernel *k, const char *name);
 /* Define (or replace) a user function; the body stays owned by prog (referenced). */
@@ -81,8 +92,9 @@ int kernel_define_func(kaish_kernel *k, const char *name, struct node *body,
 		       struct program *prog);
 void func_ref(struct func *f);
 void func_unref(struct func *f);
-/* Output limit contract: truncate out to head+tail, remap code to 3. */
-void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, int *code, int *orig,
-			bool *spilled);
+/* Output limit contract on the result out[from..]: over the limit, cut it to head+tail
+ * around a marker line and remap code to 3 (*orig keeps the real code). */
+void kernel_apply_limit(const struct kshared *sh, struct sbuf *out, size_t from, int *code,
+			int *orig, bool *spilled);
 
 #endif /* KAISH_KERNEL_H */

@@ -147,6 +147,7 @@ static void parts_free(struct wpart *wp)
 		struct wpart *nx = wp->next;
 		free(wp->text);
 		word_free(wp->alt);
+		word_free(wp->key);
 		node_free(wp->sub);
 		parts_free(wp->kids);
 		free(wp);
@@ -248,7 +249,8 @@ static struct word *word_from(struct parser *p, const char *s, size_t len, int l
 }
 
 /*
- * dollar := '$(' program ')' | '$((' arith '))' | '${' ['#'] NAME [':-' word] '}'
+ * dollar := '$(' program ')' | '$((' arith '))'
+ *         | '${' ['#'] NAME ['[' key ']'] [':-' word] '}'
  *         | '$' (NAME | DIGIT | '?' | '#' | '@' | '*' | '$')
  * Returns the part and stores the consumed length in *used (0 = a literal '$').
  */
@@ -310,7 +312,7 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 			n--;
 		}
 		size_t nl = 0;
-		while (nl < n && in[nl] != ':' && in[nl] != '}')
+		while (nl < n && in[nl] != ':' && in[nl] != '}' && in[nl] != '[')
 			nl++;
 		bool special = nl == 1 && strchr("?#@*$", in[0]);
 		bool digits = nl > 0 && strspn(in, "0123456789") >= nl;
@@ -319,6 +321,23 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 			return parse_error(p, "bad substitution");
 		}
 		wp->text = kstrndup(in, nl);
+		if (nl < n && in[nl] == '[') {
+			/* ${NAME[key]}: the key is a word of its own ($i allowed), up to ']' */
+			const char *close = memchr(in + nl, ']', n - nl);
+			if (!close || close == in + nl + 1 || !is_name(in, nl)) {
+				parts_free(wp);
+				return parse_error(p, "bad substitution");
+			}
+			size_t kl = (size_t)(close - in - nl - 1);
+			wp->key = word_from(p, in + nl + 1, kl, line, true);
+			if (!wp->key) {
+				parts_free(wp);
+				return NULL;
+			}
+			size_t skip = (size_t)(close - in) + 1 - nl;
+			in += skip;
+			n -= skip;
+		}
 		if (nl < n) {
 			if (wp->op == V_LENGTH || n < nl + 2 || in[nl + 1] != '-') {
 				parts_free(wp);
@@ -498,10 +517,47 @@ char *word_literal(const struct word *w)
 
 /* --- statements ------------------------------------------------------------------------------- */
 
+static bool is_expansion(const struct wpart *wp)
+{
+	return !wp->quoted && (wp->type == W_VAR || wp->type == W_SUBST || wp->type == W_ARITH);
+}
+
+/*
+ * Token pasting (§2.1): unquoted text glued to an unquoted expansion ($d/f, x$y, ${a}b)
+ * is a parse error in kaish; "$d/f" is the way to write it. A leading NAME= or --name=
+ * is not pasting: kaish parses those as an assignment or a named argument whose value
+ * is the expansion.
+ */
+static bool pasted(const struct word *w)
+{
+	const struct wpart *wp = w->parts;
+	if (wp && wp->type == W_LIT && !wp->quoted) {
+		const char *t = wp->text + strspn(wp->text, "-");
+		const char *eq = strchr(t, '=');
+		if (eq && !eq[1] && eq > t && (t == wp->text ? is_name(t, (size_t)(eq - t)) :
+						   t - wp->text <= 2))
+			wp = wp->next; /* the value after NAME= / --name= */
+	}
+	for (; wp && wp->next; wp = wp->next) {
+		const struct wpart *nx = wp->next;
+		bool lit = wp->type == W_LIT && !wp->quoted;
+		bool nlit = nx->type == W_LIT && !nx->quoted;
+		if ((lit && is_expansion(nx)) || (is_expansion(wp) && nlit))
+			return true;
+	}
+	return false;
+}
+
 static struct word *parse_word_tok(struct parser *p)
 {
-	struct token *t = next(p);
-	return word_from(p, t->text, strlen(t->text), t->line, false);
+	struct token *t = peek(p);
+	struct word *w = word_from(p, t->text, strlen(t->text), t->line, false);
+	if (w && pasted(w)) {
+		word_free(w);
+		return parse_error(p, "text glued to an expansion, quote the word (\"$d/f\")");
+	}
+	next(p);
+	return w;
 }
 
 static bool enter(struct parser *p)
@@ -865,6 +921,9 @@ fail:
  * trailing redirects */
 static struct node *parse_command(struct parser *p)
 {
+	/* Words that only close or continue a compound: never a command name. */
+	static const char *const reserved[] = { "then", "elif", "else", "fi", "do", "done",
+						"esac", "}", "]]", NULL };
 	struct token *t = peek(p);
 	struct node *n = NULL;
 	if (!enter(p))
@@ -887,6 +946,8 @@ static struct node *parse_command(struct parser *p)
 		n = parse_func(p, true);
 	else if (t->type == TOK_WORD && p->tl.t[p->pos + 1].type == TOK_LPAREN)
 		n = parse_func(p, false);
+	else if (in_set(t, reserved))
+		n = parse_error(p, "unexpected keyword"); /* kaish lexes these as keyword tokens */
 	else if (t->type == TOK_WORD || t->type == TOK_REDIR) {
 		p->depth--;
 		return parse_simple(p);

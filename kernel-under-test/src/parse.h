@@ -12,7 +12,7 @@
 
 enum wpart_type {
 	W_LIT,	 /* literal text; quoted parts are never globbed or keyword-matched */
-	W_VAR,	 /* $NAME ${NAME} ${NAME:-alt} ${#NAME} $? $# $@ $1 */
+	W_VAR,	 /* $NAME ${NAME} ${NAME[key]} ${NAME:-alt} ${#NAME} $? $# $@ $1 */
 	W_SUBST, /* $( program ) */
 	W_DQ,	 /* "..." : kids interpolated, one field */
 	W_ARITH, /* $(( expr )) : text is the expression, expanded then evaluated */
@@ -28,6 +28,7 @@ struct wpart {
 	char *text;	    /* W_LIT text, W_VAR name, W_ARITH expression */
 	enum var_op op;	    /* W_VAR */
 	struct word *alt;   /* W_VAR V_DEFAULT: the default word */
+	struct word *key;   /* W_VAR ${NAME[key]}: the subscript, or NULL */
 	struct node *sub;   /* W_SUBST: the parsed program */
 	struct wpart *kids; /* W_DQ */
 	struct wpart *next;

@@ -2,7 +2,8 @@
 /*
  * scatter.c - the scatter/gather runner (kaish's ScatterGatherRunner, help scatter).
  *
- *   pre | scatter [--as VAR] [--limit N] | parallel... | gather [--lines|--json] | post
+ *   pre | scatter [--as VAR] [--limit N] [--timeout DUR] | parallel... | gather [--lines|--json]
+ *       | post
  *
  * pre runs in one "sequential dispatcher" fork; its structured .data (a JSON array) gives
  * typed items, else its text gives one string item per non-blank line. Each item runs the
@@ -10,6 +11,7 @@
  * stack), at most --limit at a time (a counting semaphore). Rows are gathered in item
  * order; any failure gives exit 123 and "gather: K of N worker(s) failed: labels".
  */
+#include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -26,9 +28,11 @@
 #include "util.h"
 
 const char bi_scatter_usage[] =
-	"Usage: ... | scatter [--as VAR] [--limit N] | CMD... | gather [--lines|--json]\n"
+	"Usage: ... | scatter [--as VAR] [--limit N] [--timeout DUR] | CMD...\n"
+	"         | gather [--lines|--json]\n"
 	"Run the commands between scatter and gather once per input item, in parallel\n"
 	"(at most N at a time, default 8), with $VAR (default ITEM) set to the item.\n"
+	"--timeout stops each worker after DUR (30 = 30s, 5s, 500ms, 2m, 1h): exit 124.\n"
 	"Items: the elements of structured input (e.g. from seq), else non-blank lines.\n"
 	"Without gather: print the item count and the items.\n";
 const char bi_gather_usage[] =
@@ -51,6 +55,7 @@ struct worker {
 	struct sbuf out, err;
 	int code;
 	char *data;
+	bool timed_out; /* its --timeout fired: code 124, "timed_out":true in the row */
 	bool started;
 	pthread_t tid;
 };
@@ -58,6 +63,7 @@ struct worker {
 struct sg_opts {
 	char *var;
 	long limit;
+	long long timeout_ms; /* per worker, -1 = none */
 	bool lines, json;
 };
 
@@ -145,16 +151,35 @@ static int extract_items(const char *data, const char *text, size_t len, struct 
 	return 0;
 }
 
+/* kaish's durations: N (seconds), Nms, Ns, Nm, Nh. Returns ms, or -1 if malformed. */
+static long long parse_duration(const char *v)
+{
+	static const struct {
+		const char *unit;
+		long long ms;
+	} units[] = { { "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 } };
+	char *end;
+	if (*v < '0' || *v > '9')
+		return -1;
+	long long n = strtoll(v, &end, 10);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return n > LLONG_MAX / units[i].ms ? -1 : n * units[i].ms;
+	return -1;
+}
+
 /* Option parsing for the scatter and gather stages (expanded argv). */
 static int sg_parse(struct strv *sa, struct strv *ga, struct sg_opts *o, struct sbuf *err)
 {
 	o->var = NULL;
 	o->limit = 8;
+	o->timeout_ms = -1;
 	o->lines = o->json = false;
 	for (int i = 1; i < sa->n; i++) {
 		const char *a = sa->v[i], *v = NULL;
 		bool is_as = !strncmp(a, "--as", 4), is_limit = !strncmp(a, "--limit", 7);
-		size_t kl = is_as ? 4 : is_limit ? 7 : 0;
+		bool is_timeout = !strncmp(a, "--timeout", 9);
+		size_t kl = is_as ? 4 : is_limit ? 7 : is_timeout ? 9 : 0;
 		if (kl && a[kl] == '=')
 			v = a + kl + 1;
 		else if (kl && !a[kl] && i + 1 < sa->n)
@@ -170,6 +195,11 @@ static int sg_parse(struct strv *sa, struct strv *ga, struct sg_opts *o, struct 
 			}
 			free(o->var);
 			o->var = strdup(v);
+		} else if (is_timeout) {
+			if ((o->timeout_ms = parse_duration(v)) < 0) {
+				sb_printf(err, "scatter: invalid --timeout '%s'\n", v);
+				goto usage;
+			}
 		} else if (!bi_parse_long(v, &o->limit)) {
 			sb_printf(err, "scatter: invalid --limit '%s'\n", v);
 			goto usage;
@@ -206,16 +236,21 @@ static void *worker_main(void *arg)
 	if (w->fork->flow == FL_EXIT || w->fork->flow == FL_ABORT)
 		w->code = w->fork->exit_code;
 	w->fork->flow = FL_NONE;
+	if (w->fork->timed_out) {
+		w->timed_out = true;
+		w->code = KAISH_EXIT_TIMEOUT; /* kaish forces 124 and ok=false */
+	}
 	int orig;
 	bool spilled;
-	kernel_apply_limit(w->fork->sh, &w->out, &w->code, &orig, &spilled);
+	kernel_apply_limit(w->fork->sh, &w->out, 0, &w->code, &orig, &spilled);
 	w->data = w->fork->data;
 	w->fork->data = NULL;
 	sem_post(w->sem);
 	return NULL;
 }
 
-/* One row: {"i","item","ok","code","out","err"[,"data"]}, one trailing newline stripped. */
+/* One row: {"i","item","ok","code","out","err"[,"data"][,"timed_out"]}, one trailing newline
+ * stripped from out and err. */
 static void add_row(struct sbuf *b, int i, const struct item *it, const struct worker *w)
 {
 	size_t ol = w->out.len, el = w->err.len;
@@ -232,6 +267,8 @@ static void add_row(struct sbuf *b, int i, const struct item *it, const struct w
 		sb_adds(b, ",\"data\":");
 		sb_adds(b, w->data);
 	}
+	if (w->timed_out)
+		sb_adds(b, ",\"timed_out\":true");
 	sb_addc(b, '}');
 }
 
@@ -275,6 +312,8 @@ static int run_workers(kaish_kernel *d, struct node **par, int npar, struct item
 			sem_post(&sem);
 			continue;
 		}
+		if (o->timeout_ms >= 0) /* per worker, from its start, as kaish's timer task */
+			kernel_set_fork_deadline(x->fork, o->timeout_ms);
 		if (pthread_create(&x->tid, &attr, worker_main, x) != 0) {
 			sb_adds(&x->err, "scatter: cannot start worker thread\n");
 			sem_post(&sem);
@@ -377,7 +416,7 @@ int exec_scatter(kaish_kernel *k, struct node **stages, int n, int s, int g, str
 		code = exec_stages(d, stages, s, &pio);
 		int orig;
 		bool spilled;
-		kernel_apply_limit(k->sh, &pre, &code, &orig, &spilled);
+		kernel_apply_limit(k->sh, &pre, 0, &code, &orig, &spilled);
 		if (code) { /* a failing pre-scatter segment returns early */
 			sb_add(io->out, sb_str(&pre), pre.len);
 			goto out;
@@ -396,15 +435,18 @@ int exec_scatter(kaish_kernel *k, struct node **stages, int n, int s, int g, str
 	code = run_workers(d, stages + s + 1, g - s - 1, items, nitems, &o, &text, &rows, io->err);
 
 	if (code == 0 && g + 1 < n) {
-		/* post-gather runs with gather's text and data as its stdin. */
-		struct io post = { .in = sb_str(&text), .in_len = text.len, .in_data = sb_str(&rows),
-				   .out = io->out, .err = io->err };
+		/* post-gather runs with gather's text and data as its stdin; --lines is plain
+		 * text in kaish, with no row data behind it. */
+		struct io post = { .in = sb_str(&text), .in_len = text.len,
+				   .in_data = o.lines ? NULL : sb_str(&rows), .out = io->out,
+				   .err = io->err };
 		code = exec_stages(d, stages + g + 1, n - g - 1, &post);
 		kernel_set_data(k, d->data, d->data_is_value);
 		d->data = NULL;
 	} else {
 		sb_add(io->out, sb_str(&text), text.len);
-		kernel_set_data(k, sb_detach(&rows), true);
+		/* The rows are the value of $( ), except for --lines: its text is the value. */
+		kernel_set_data(k, o.lines ? NULL : sb_detach(&rows), !o.lines);
 	}
 out:
 	items_free(items, nitems);

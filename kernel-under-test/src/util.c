@@ -235,6 +235,46 @@ static const char *json_skip(const char *p, int depth)
 	return p > start ? p : NULL;
 }
 
+char *json_member(const char *json, const char *key)
+{
+	const char *p = json_ws(json);
+	char *k = NULL;
+	bool obj = *p == '{';
+	long idx = 0;
+	if (*p != '[' && !obj)
+		return NULL;
+	if (!obj) { /* an array takes a decimal index */
+		char *end;
+		idx = strtol(key, &end, 10);
+		if (!*key || *end || idx < 0)
+			return NULL;
+	}
+	p = json_ws(p + 1);
+	for (long i = 0; *p && *p != ']' && *p != '}'; i++) {
+		const char *e;
+		bool hit = !obj && i == idx;
+		if (obj) { /* "key": value */
+			if (!(e = json_skip(p, 0)))
+				return NULL;
+			k = json_string_value(p);
+			hit = k && !strcmp(k, key);
+			free(k);
+			p = json_ws(e);
+			if (*p != ':')
+				return NULL;
+			p = json_ws(p + 1);
+		}
+		if (!(e = json_skip(p, 0)))
+			return NULL;
+		if (hit)
+			return kstrndup(p, (size_t)(e - p));
+		p = json_ws(e);
+		if (*p == ',')
+			p = json_ws(p + 1);
+	}
+	return NULL;
+}
+
 int json_array_split(const char *json, struct strv *out)
 {
 	const char *p = json_ws(json);

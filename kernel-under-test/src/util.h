@@ -50,6 +50,9 @@ bool is_name(const char *s, size_t n); /* [A-Za-z_][A-Za-z0-9_]* */
 void json_add_string(struct sbuf *b, const char *s, size_t n);
 /* Split a top-level JSON array into its element texts. Returns 0, or -1 if not an array. */
 int json_array_split(const char *json, struct strv *out);
+/* The member text (malloc'd) of a JSON array (key: a decimal index) or object (key: a
+ * field name), or NULL if json is neither or has no such member. */
+char *json_member(const char *json, const char *key);
 /* If json is a string literal, its decoded text (malloc'd), else NULL. */
 char *json_string_value(const char *json);
 /* 'a'rray, 'o'bject, 's'tring, 'n'umber, 'b'ool, 'z' null, or '?' */

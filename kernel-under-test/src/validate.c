@@ -2,10 +2,11 @@
 /*
  * validate.c - static checks before anything runs (kaish's Validator).
  *
- * Reported as KAISH_ERR_VALIDATION: unknown commands (the 127 of the static world),
- * builtin argument checks on literal arguments (regexes compile, seq increment != 0),
+ * Reported as KAISH_ERR_VALIDATION: builtin argument checks on literal arguments
+ * (regexes compile, seq increment != 0),
  * break/continue outside a loop, and E012 (a bare $VAR as a for-loop head: no word
- * splitting, so it would be a single item). The first error wins.
+ * splitting, so it would be a single item). The first error wins. An unknown command is
+ * only a warning (to the trace), as in kaish: it exits 127 when it runs.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -83,6 +84,8 @@ static void check_parts(struct vctx *v, struct wpart *wp)
 		}
 		if (wp->alt)
 			check_parts(v, wp->alt->parts);
+		if (wp->key)
+			check_parts(v, wp->key->parts);
 		check_parts(v, wp->kids);
 	}
 }
@@ -109,7 +112,8 @@ static void check_cmd(struct vctx *v, struct node *n)
 	if (!name)
 		return; /* a computed command name is resolved at run time */
 	if (!known_command(v, name)) {
-		verr(v, n->line, "command not found", name);
+		/* A warning in kaish (trace only): the script runs and the command exits 127. */
+		kernel_trace(v->k, "warning: line %d: command not found: %s", n->line, name);
 	} else if ((!strcmp(name, "break") || !strcmp(name, "continue")) && v->loop_depth == 0) {
 		char msg[64];
 		snprintf(msg, sizeof(msg), "'%s' outside a loop", name);

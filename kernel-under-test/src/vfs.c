@@ -7,14 +7,16 @@
  *    sandbox is its host path, and `pwd` shows the real root;
  *  - a path is joined to the VFS cwd, then canonicalized with realpath(3) (resolving `..`
  *    and symlinks); a path that does not exist yet has its parent canonicalized;
- *  - the result must be the root or below it, else "path escapes root" (exit 2). That
- *    covers `..`, absolute paths outside the root and symlinks inside the root that point
- *    out. Unlike kaish there is no in-memory `/` mount: outside paths are refused, not
- *    redirected to memory. `/dev/null` is the one synthetic device (empty read, discarded
- *    write);
+ *  - a path is routed by its lexical form, as kaish's router picks the longest mount
+ *    prefix: below the root it is a sandbox path, anywhere else it lands in the in-memory
+ *    filesystem mounted at `/` (memfs.c), so host files outside the root are never seen
+ *    and writes there stay in memory. `/dev/null` is the one synthetic device (empty read,
+ *    discarded write); other `/dev` paths do not exist;
+ *  - a sandbox path, once canonicalized, must be the root or below it, else "path escapes
+ *    root" (exit 2): a symlink inside the root that points out is refused;
  *  - lstat/unlink/rm canonicalize only the parent, so `rm link` removes the link and never
  *    reaches its target;
- *  - the isolated preset has no local filesystem: every call fails with VFS_ENOFS.
+ *  - the isolated preset has no sandbox: every path is in the memory filesystem.
  *
  * Check, then use without re-resolving: the canonical host path is only used through
  * open_beneath()/parent_beneath(), which resolve it again relative to an O_PATH descriptor of
@@ -39,6 +41,7 @@
 
 #include "vfs.h"
 #include "kernel.h"
+#include "memfs.h"
 #include "scope.h"
 #include "util.h"
 
@@ -50,8 +53,6 @@ const char *vfs_strerror(int err)
 {
 	if (err == -VFS_EESCAPE)
 		return "path escapes root";
-	if (err == -VFS_ENOFS)
-		return "no local filesystem in this kernel";
 	return strerror(-err);
 }
 
@@ -203,12 +204,32 @@ static char *lexical(const char *full)
 	return b.oom ? (sb_free(&b), NULL) : sb_detach(&b);
 }
 
-int vfs_resolve(kaish_kernel *k, const char *path, bool follow, char **host)
+/* True if p (absolute) has no ".", ".." or empty component: it is its own lexical form. */
+static bool is_normal(const char *p)
+{
+	for (const char *c = p; *c; c++) {
+		if (*c != '/')
+			continue;
+		if (c[1] == '/' || (c[1] == '\0' && c != p))
+			return false;
+		bool dot = c[1] == '.' && (c[2] == '/' || !c[2]);
+		bool dotdot = c[1] == '.' && c[2] == '.' && (c[3] == '/' || !c[3]);
+		if (dot || dotdot)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Resolve a VFS path (relative to k->cwd). A sandbox path: *host is its checked canonical
+ * host path (follow=false canonicalizes only the parent). A memory path: *mem is set and
+ * *host is its lexical absolute form.
+ */
+static int resolve(kaish_kernel *k, const char *path, bool follow, char **host, bool *mem)
 {
 	const char *root = k->sh->root;
 	*host = NULL;
-	if (!root)
-		return -VFS_ENOFS;
+	*mem = false;
 	if (!strcmp(path, "/dev/null")) {
 		*host = strdup("/dev/null");
 		return *host ? 0 : -ENOMEM;
@@ -218,6 +239,28 @@ int vfs_resolve(kaish_kernel *k, const char *path, bool follow, char **host)
 	char *full = path[0] == '/' ? strdup(path) : join(k->cwd, path);
 	if (!full)
 		return -ENOMEM;
+	if (!is_normal(full)) { /* most paths are normal already: no copy for them */
+		char *lex = lexical(full);
+		if (!lex) {
+			free(full);
+			return -ENOMEM;
+		}
+		if (!root || !under_root(root, lex)) {
+			free(full);
+			full = lex;
+		} else {
+			free(lex); /* a sandbox path resolves from full (symlinks before ..) */
+		}
+	}
+	if (!root || !under_root(root, full)) {
+		if (!strncmp(full, "/dev", 4) && (full[4] == '/' || !full[4])) {
+			free(full);
+			return -ENOENT; /* kaish's DevFs; only null is provided here */
+		}
+		*host = full;
+		*mem = true;
+		return 0;
+	}
 	int e = 1;
 	char *res = NULL;
 	if (!follow)
@@ -233,13 +276,6 @@ int vfs_resolve(kaish_kernel *k, const char *path, bool follow, char **host)
 				e = -ENOENT;
 		}
 	}
-	if (e < 0) {
-		/* A missing path that lexically leaves the root is still an escape attempt. */
-		char *lex = lexical(full);
-		if (lex && !under_root(root, lex))
-			e = -VFS_EESCAPE;
-		free(lex);
-	}
 	free(full);
 	if (e < 0)
 		return e;
@@ -251,14 +287,26 @@ int vfs_resolve(kaish_kernel *k, const char *path, bool follow, char **host)
 	return 0;
 }
 
+int vfs_resolve(kaish_kernel *k, const char *path, bool follow, char **host)
+{
+	bool mem;
+	return resolve(k, path, follow, host, &mem);
+}
+
 int vfs_read_all(kaish_kernel *k, const char *path, char **buf, size_t *len)
 {
 	char *host;
+	bool mem;
 	*buf = NULL;
 	*len = 0;
-	int e = vfs_resolve(k, path, true, &host);
+	int e = resolve(k, path, true, &host, &mem);
 	if (e < 0)
 		return e;
+	if (mem) {
+		e = memfs_read(&k->sh->mem, host, buf, len);
+		free(host);
+		return e;
+	}
 	int fd = open_beneath(k, host, O_RDONLY, 0);
 	free(host);
 	if (fd < 0)
@@ -299,12 +347,14 @@ int vfs_read_all(kaish_kernel *k, const char *path, char **buf, size_t *len)
 int vfs_write_all(kaish_kernel *k, const char *path, const char *buf, size_t len, bool append)
 {
 	char *host;
-	int e = vfs_resolve(k, path, true, &host);
+	bool mem;
+	int e = resolve(k, path, true, &host, &mem);
 	if (e < 0)
 		return e;
-	if (!strcmp(host, "/dev/null")) {
+	if (mem || !strcmp(host, "/dev/null")) {
+		e = mem ? memfs_write(&k->sh->mem, host, buf, len, append) : 0;
 		free(host);
-		return 0;
+		return e;
 	}
 	int fd = open_beneath(k, host, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
 	free(host);
@@ -328,10 +378,13 @@ int vfs_write_all(kaish_kernel *k, const char *path, const char *buf, size_t len
 int vfs_stat(kaish_kernel *k, const char *path, struct stat *st, bool follow)
 {
 	char *host;
-	int e = vfs_resolve(k, path, follow, &host);
+	bool mem;
+	int e = resolve(k, path, follow, &host, &mem);
 	if (e < 0)
 		return e;
-	if (!strcmp(host, "/dev/null")) {
+	if (mem) {
+		e = memfs_stat(&k->sh->mem, host, st);
+	} else if (!strcmp(host, "/dev/null")) {
 		e = stat(host, st) < 0 ? -errno : 0;
 	} else if (follow || !strcmp(host, k->sh->root)) {
 		int fd = open_beneath(k, host, O_PATH, 0);
@@ -383,10 +436,11 @@ static int list_host(kaish_kernel *k, const char *host, struct strv *names)
 int vfs_list(kaish_kernel *k, const char *path, struct strv *names)
 {
 	char *host;
-	int e = vfs_resolve(k, path, true, &host);
+	bool mem;
+	int e = resolve(k, path, true, &host, &mem);
 	if (e < 0)
 		return e;
-	e = list_host(k, host, names);
+	e = mem ? memfs_list(&k->sh->mem, host, names) : list_host(k, host, names);
 	free(host);
 	return e;
 }
@@ -405,17 +459,24 @@ static int mkdir_beneath(kaish_kernel *k, const char *host)
 	return e;
 }
 
-int vfs_mkdir(kaish_kernel *k, const char *path, bool parents)
+/* mkdir one directory, wherever its path lives. */
+static int mkdir_one(kaish_kernel *k, const char *path)
 {
 	char *host;
-	int e;
-	if (!parents) {
-		if ((e = vfs_resolve(k, path, true, &host)) < 0)
-			return e;
-		e = mkdir_beneath(k, host);
-		free(host);
+	bool mem;
+	int e = resolve(k, path, true, &host, &mem);
+	if (e < 0)
 		return e;
-	}
+	e = mem ? memfs_mkdir(&k->sh->mem, host) : mkdir_beneath(k, host);
+	free(host);
+	return e;
+}
+
+int vfs_mkdir(kaish_kernel *k, const char *path, bool parents)
+{
+	int e;
+	if (!parents)
+		return mkdir_one(k, path);
 	/* -p: create each missing component, checking confinement at every step. */
 	char *dup = strdup(path);
 	if (!dup)
@@ -427,12 +488,8 @@ int vfs_mkdir(kaish_kernel *k, const char *path, bool parents)
 			continue;
 		char c = dup[i];
 		dup[i] = '\0';
-		if ((e = vfs_resolve(k, dup, true, &host)) == 0) {
-			e = mkdir_beneath(k, host);
-			if (e == -EEXIST)
-				e = 0;
-			free(host);
-		}
+		if ((e = mkdir_one(k, dup)) == -EEXIST)
+			e = 0;
 		dup[i] = c;
 	}
 	free(dup);
@@ -477,44 +534,62 @@ static int rm_tree_at(int dfd, const char *name, int depth)
 	return e;
 }
 
-/* Move host to <root>/.Trash/files with a freedesktop-style .trashinfo record. */
-static int trash_move(kaish_kernel *k, const char *host)
+/* <root>/.Trash/<sub>, created (0700) if missing, opened beneath the root (O_PATH). */
+static int trash_dir(kaish_kernel *k, const char *sub)
 {
-	const char *root = k->sh->root;
-	char *tdir = join(root, TRASH_DIR), *files = join(root, TRASH_DIR "/files"),
-	     *info = join(root, TRASH_DIR "/info");
-	char *dst = NULL, *ipath = NULL;
-	int e = -ENOMEM;
-	if (!tdir || !files || !info)
-		goto out;
-	if ((mkdir(tdir, 0700) < 0 && errno != EEXIST) || (mkdir(files, 0700) < 0 && errno != EEXIST) ||
-	    (mkdir(info, 0700) < 0 && errno != EEXIST)) {
-		e = -errno;
-		goto out;
+	const char *base;
+	char *p = join(k->sh->root, sub);
+	if (!p)
+		return -ENOMEM;
+	int fd = parent_beneath(k, p, &base);
+	if (fd >= 0) {
+		int e = mkdirat(fd, base, 0700) < 0 && errno != EEXIST ? -errno : 0;
+		close(fd);
+		fd = e ? e : open_beneath(k, p, O_PATH | O_DIRECTORY, 0);
 	}
-	const char *base = strrchr(host, '/') ? strrchr(host, '/') + 1 : host;
+	free(p);
+	return fd;
+}
+
+/*
+ * Move base (in pfd, the checked parent opened beneath the root) to <root>/.Trash/files with
+ * a freedesktop-style .trashinfo record. Every step goes through descriptors opened beneath
+ * the root (renameat, fstatat and openat relative to them, O_NOFOLLOW), so a path swapped
+ * for a symlink after the check cannot move or overwrite anything outside the root.
+ */
+static int trash_move(kaish_kernel *k, int pfd, const char *base, const char *host)
+{
+	int tfd = trash_dir(k, TRASH_DIR), ffd = -1, ifd = -1;
+	char *name = NULL;
+	int e = tfd;
+	if (tfd < 0)
+		goto out;
+	ffd = trash_dir(k, TRASH_DIR "/files");
+	ifd = trash_dir(k, TRASH_DIR "/info");
+	if ((e = ffd < 0 ? ffd : ifd) < 0)
+		goto out;
 	struct stat st;
 	for (int i = 0; i < 10000; i++) {
 		struct sbuf b;
 		sb_init(&b);
-		sb_printf(&b, "%s/%s", files, base);
+		sb_adds(&b, base);
 		if (i)
 			sb_printf(&b, ".%d", i);
-		free(dst);
-		dst = sb_detach(&b);
-		if (!dst || lstat(dst, &st) < 0)
+		free(name);
+		name = sb_detach(&b);
+		if (!name || fstatat(ffd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			break;
 	}
-	if (!dst)
+	e = -ENOMEM;
+	if (!name)
 		goto out;
-	if (rename(host, dst) < 0) {
+	if (renameat(pfd, base, ffd, name) < 0) {
 		e = -errno; /* never fall through to destroying the data */
 		goto out;
 	}
 	struct sbuf b;
 	sb_init(&b);
-	sb_printf(&b, "%s/%s.trashinfo", info, strrchr(dst, '/') + 1);
-	ipath = sb_detach(&b);
+	sb_printf(&b, "%s.trashinfo", name);
 	char date[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -523,30 +598,40 @@ static int trash_move(kaish_kernel *k, const char *host)
 	struct sbuf body;
 	sb_init(&body);
 	sb_printf(&body, "[Trash Info]\nPath=%s\nDeletionDate=%s\n", host, date);
-	int fd = ipath ? open(ipath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+	int fl = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC;
+	int fd = b.oom ? -1 : openat(ifd, sb_str(&b), fl, 0600);
 	if (fd >= 0) {
 		if (write(fd, sb_str(&body), body.len) < 0) {
 			/* the data is safe in files/; a missing info record only loses metadata */
 		}
 		close(fd);
 	}
+	sb_free(&b);
 	sb_free(&body);
 	e = 0;
 out:
-	free(tdir);
-	free(files);
-	free(info);
-	free(dst);
-	free(ipath);
+	if (tfd >= 0)
+		close(tfd);
+	if (ffd >= 0)
+		close(ffd);
+	if (ifd >= 0)
+		close(ifd);
+	free(name);
 	return e;
 }
 
 int vfs_remove(kaish_kernel *k, const char *path, bool recursive, bool trash)
 {
 	char *host;
-	int e = vfs_resolve(k, path, false, &host);
+	bool mem;
+	int e = resolve(k, path, false, &host, &mem);
 	if (e < 0)
 		return e;
+	if (mem) { /* memory is not trashed: kaish's trash covers the local filesystem */
+		e = memfs_remove(&k->sh->mem, host, recursive);
+		free(host);
+		return e;
+	}
 	struct stat st;
 	if (!strcmp(host, k->sh->root) || !strcmp(host, "/dev/null")) {
 		free(host);
@@ -564,7 +649,7 @@ int vfs_remove(kaish_kernel *k, const char *path, bool recursive, bool trash)
 	} else if (S_ISDIR(st.st_mode) && !recursive) {
 		e = -EISDIR;
 	} else if (trash && (S_ISDIR(st.st_mode) || st.st_size <= TRASH_MAX_SIZE)) {
-		e = trash_move(k, host);
+		e = trash_move(k, pfd, base, host);
 	} else {
 		e = rm_tree_at(pfd, base, 0);
 	}
@@ -577,9 +662,15 @@ int vfs_remove(kaish_kernel *k, const char *path, bool recursive, bool trash)
 int vfs_touch(kaish_kernel *k, const char *path)
 {
 	char *host;
-	int e = vfs_resolve(k, path, true, &host);
+	bool mem;
+	int e = resolve(k, path, true, &host, &mem);
 	if (e < 0)
 		return e;
+	if (mem) {
+		e = memfs_touch(&k->sh->mem, host);
+		free(host);
+		return e;
+	}
 	int fd = open_beneath(k, host, O_WRONLY | O_CREAT, 0644);
 	if (fd < 0) {
 		e = fd;
@@ -595,9 +686,23 @@ int vfs_chdir(kaish_kernel *k, const char *path)
 {
 	char *host;
 	struct stat st;
-	int e = vfs_resolve(k, path, true, &host);
+	bool mem;
+	int e = resolve(k, path, true, &host, &mem);
 	if (e < 0)
 		return e;
+	if (mem) {
+		e = memfs_stat(&k->sh->mem, host, &st);
+		if (e == 0 && !S_ISDIR(st.st_mode))
+			e = -ENOTDIR;
+		if (e < 0) {
+			free(host);
+			return e;
+		}
+		free(k->cwd);
+		k->cwd = host;
+		scope_set(&k->scope, "PWD", host);
+		return 0;
+	}
 	int fd = open_beneath(k, host, O_PATH | O_DIRECTORY, 0);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		e = fd < 0 ? fd : -ENOTDIR;
@@ -745,17 +850,51 @@ static int walk_dir(struct walk *w, const char *host, const char *display, const
 	return rc;
 }
 
+/* A walk in the memory filesystem: name order, hidden entries and default ignores
+ * skipped (a .gitignore there is not read). */
+static int walk_mem(struct walk *w, const char *mpath, const char *display, int depth)
+{
+	struct strv names;
+	int rc;
+	if (depth > WALK_MAX_DEPTH)
+		return 0;
+	strv_init(&names);
+	rc = memfs_list(&w->k->sh->mem, mpath, &names);
+	for (int i = 0; rc >= 0 && i < names.n; i++) {
+		const char *name = names.v[i];
+		char *m = join(mpath, name), *d = join(display, name);
+		struct stat st;
+		if (m && d && name[0] != '.' && !ignored(w, name, name, true) &&
+		    memfs_stat(&w->k->sh->mem, m, &st) == 0)
+			rc = S_ISDIR(st.st_mode) ? walk_mem(w, m, d, depth + 1) :
+						   w->cb(w->ctx, d, m);
+		free(m);
+		free(d);
+		if (rc > 0)
+			break;
+	}
+	strv_free(&names);
+	return rc;
+}
+
 int vfs_walk(kaish_kernel *k, const char *path, vfs_walk_fn cb, void *ctx)
 {
 	char *host;
 	struct stat st;
-	int e = vfs_resolve(k, path, true, &host);
+	bool mem;
+	int e = resolve(k, path, true, &host, &mem);
 	if (e < 0)
 		return e;
-	if (stat(host, &st) < 0) {
-		e = -errno;
+	if (mem ? (e = memfs_stat(&k->sh->mem, host, &st)) < 0 : stat(host, &st) < 0) {
+		e = mem ? e : -errno;
 		free(host);
 		return e;
+	}
+	if (mem && S_ISDIR(st.st_mode)) {
+		struct walk w = { .k = k, .cb = cb, .ctx = ctx };
+		e = walk_mem(&w, host, path, 0);
+		free(host);
+		return e < 0 ? e : 0;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		e = cb(ctx, path, host);

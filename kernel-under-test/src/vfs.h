@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vfs.h - every file access of the kernel, confined to the sandbox root (the path model
- * is described atop vfs.c). Errors are negative: -errno, -VFS_EESCAPE or -VFS_ENOFS.
+ * is described atop vfs.c). Errors are negative: -errno or -VFS_EESCAPE.
  */
 #ifndef KAISH_VFS_H
 #define KAISH_VFS_H
@@ -15,10 +15,10 @@
 struct strv;
 
 #define VFS_EESCAPE 10000 /* -VFS_EESCAPE: "path escapes root" */
-#define VFS_ENOFS 10001	  /* -VFS_ENOFS: no local filesystem (isolated preset) */
 
-/* Confined host path for a VFS path (relative to k->cwd). follow=false canonicalizes only
- * the parent, so the last component may be a symlink that is not followed. */
+/* Confined host path for a VFS path (relative to k->cwd), or for a path in the memory
+ * filesystem its lexical absolute form. follow=false canonicalizes only the parent, so the
+ * last component may be a symlink that is not followed. */
 int vfs_resolve(kaish_kernel *k, const char *path, bool follow, char **host);
 const char *vfs_strerror(int err);
 /* Exit code for a vfs error: 2 for a sandbox refusal, 1 otherwise. */

@@ -20,14 +20,14 @@ static const struct kcase quoting[] = {
 	{ "sq literal", NULL, "X=hi; echo '$X'", "$X\n", 0, OK, "" },
 	{ "backslash dollar", NULL, "X=hi; echo \\$X", "$X\n", 0, OK, "" },
 	{ "dq escapes", NULL, "echo \"a\\\"b\\$c\"", "a\"b$c\n", 0, OK, "" },
-	{ "braces", NULL, "X=ab; echo ${X}c", "abc\n", 0, OK, "" },
+	{ "braces", NULL, "X=ab; echo \"${X}c\"", "abc\n", 0, OK, "" },
 	{ "default unset", NULL, "echo ${NOPE:-dflt}", "dflt\n", 0, OK, "" },
 	{ "default empty", NULL, "E=''; echo ${E:-dflt}", "dflt\n", 0, OK, "" },
 	{ "default set", NULL, "V=v; echo ${V:-dflt}", "v\n", 0, OK, "" },
 	{ "default expands", NULL, "D=x; echo ${NOPE:-$D}", "x\n", 0, OK, "" },
 	{ "length", NULL, "V=hello; echo ${#V}", "5\n", 0, OK, "" },
 	{ "length utf8", NULL, "V='héllo'; echo ${#V}", "5\n", 0, OK, "" },
-	{ "no word splitting", NULL, "V='a   b'; for x in \"$V\"; do echo [$x]; done", "[a   b]\n", 0, OK, "" },
+	{ "no word splitting", NULL, "V='a   b'; for x in \"$V\"; do echo \"[$x]\"; done", "[a   b]\n", 0, OK, "" },
 	{ "var is one argument", NULL, "V='a b c'; f() { echo $#; }; f $V", "1\n", 0, OK, "" },
 	{ "dollar question", NULL, "false; echo $?; true; echo $?", "1\n0\n", 0, OK, "" },
 	{ "lone dollar", NULL, "echo a$ $", "a$ $\n", 0, OK, "" },
@@ -40,6 +40,25 @@ static const struct kcase quoting[] = {
 	{ "arith div zero", NULL, "echo $((1/0))", "", 1, OK, "division by zero" },
 	{ "tilde with HOME", NULL, "HOME=/h; echo ~ ~/x", "/h /h/x\n", 0, OK, "" },
 	{ "tilde without HOME", NULL, "echo ~", "~\n", 0, OK, "" },
+	{ "pasting is a parse error (§2.1)", NULL, "d=.; cat $d/file0.txt", "", 2, KAISH_ERR_PARSE, "near '$d/file0.txt'" },
+	{ "pasting: nothing runs (§2.1, §2.3)", NULL, "echo ran; echo x$y", "", 2, KAISH_ERR_PARSE, "glued" },
+	{ "pasting braced (§2.1)", NULL, "X=a; echo ${X}c", "", 2, KAISH_ERR_PARSE, "glued" },
+	{ "pasting subst (§2.1)", NULL, "echo $(echo a)b", "", 2, KAISH_ERR_PARSE, "glued" },
+	{ "pasting arith (§2.1)", NULL, "echo n$((1+1))", "", 2, KAISH_ERR_PARSE, "glued" },
+	{ "pasting redirect target (§2.1)", NULL, "d=.; echo hi > $d/f", "", 2, KAISH_ERR_PARSE, "glued" },
+	{ "pasting in for items (§2.1)", NULL, "for x in a$y; do :; done", "", 2, KAISH_ERR_PARSE, "glued" },
+	{ "pasting inside $( ) (§2.1)", NULL, "echo $(echo $HOME/x)", "", 2, KAISH_ERR_PARSE, "glued" },
+	{ "quoted word is one token (§2.1)", NULL, "d=dir; echo \"$d/f\" \"x$d\"", "dir/f xdir\n", 0, OK, "" },
+	{ "quoted expansion then glob (§2.1)", "mkdir d; touch d/a.txt", "d=d; echo \"$d\"/*.txt", "d/a.txt\n", 0, OK, "" },
+	{ "NAME=$v word (§2.2 WordAssign)", NULL, "f() { local a=$1; echo $a; }; f z", "z\n", 0, OK, "" },
+	{ "--name=$v word (§2.2 Named)", NULL, "V=x; f() { echo $1; }; f --k=$V", "--k=x\n", 0, OK, "" },
+	{ "subscript PIPESTATUS (§2.1 ${u[k]})", NULL, "false | true | false; echo ${PIPESTATUS[1]} ${PIPESTATUS[2]}", "0 1\n", 0, OK, "" },
+	{ "subscript key from a var (§2.1)", NULL, "i=0; false | true; echo ${PIPESTATUS[$i]}", "1\n", 0, OK, "" },
+	{ "subscript out of range is unset (§2.1)", NULL, "true | true; echo \"[${PIPESTATUS[7]}]\" ${PIPESTATUS[7]:-none}", "[] none\n", 0, OK, "" },
+	{ "subscript record field (§2.1, §3.3 6)", NULL, "for r in $(seq 1 2 | scatter | echo \"o$ITEM\" | gather); do echo ${r[out]} ${r[item]} ${r[ok]}; done", "o1 1 true\no2 2 true\n", 0, OK, "" },
+	{ "slice (§2.1 ${xs[0:2]})", NULL, "true | false | true; echo ${PIPESTATUS[0:2]} ${PIPESTATUS[1:]}", "[0,1] [1,0]\n", 0, OK, "" },
+	{ "subscript length (§2.1)", NULL, "for r in $(echo x | scatter | echo hello | gather); do echo ${#r[out]}; done", "5\n", 0, OK, "" },
+	{ "unclosed subscript (§2.1)", NULL, "echo ${PIPESTATUS[0}", "", 2, KAISH_ERR_PARSE, "bad substitution" },
 	{ "echo empty prints nothing", NULL, "echo; echo ''; echo -n a; echo b", "ab\n", 0, OK, "" },
 };
 
@@ -98,7 +117,7 @@ static const struct kcase funcs[] = {
 	{ "recursion bounded", NULL, "f() { if [[ $1 -gt 0 ]]; then echo $1; f $(( $1 - 1 )); fi; }; f 3", "3\n2\n1\n", 0, OK, "" },
 	{ "recursion cap", NULL, "f() { f; }; f", "", 1, OK, "maximum recursion depth (48) exceeded" },
 	{ "recursion cap stops script", NULL, "f() { f; }; f; echo after", "", 1, OK, "maximum recursion depth (48) exceeded" },
-	{ "recursion cap in subst", NULL, "g() { echo x$(g); }; g | wc -c; echo next", "25\nnext\n", 0, OK, "maximum recursion depth (48) exceeded" },
+	{ "recursion cap in subst", NULL, "g() { echo \"x$(g)\"; }; g | wc -c; echo next", "25\nnext\n", 0, OK, "maximum recursion depth (48) exceeded" },
 	{ "deep subst cap", NULL,
 	  "s() { echo $(s); }; X=$(s); echo \"[$X]\"", "[]\n", 0, OK, "maximum recursion depth" },
 	{ "function in pipeline", NULL, "f() { echo a; echo b; }; f | wc -l", "2\n", 0, OK, "" },
@@ -127,7 +146,7 @@ static const struct kcase pipes_redirs[] = {
 	{ "heredoc strip tabs", NULL, "cat <<-END\n\tx\n\tEND\necho y", "x\ny\n", 0, OK, "" },
 	{ "heredoc in pipeline", NULL, "cat <<EOF | wc -l\n1\n2\nEOF", "2\n", 0, OK, "" },
 	{ "two heredocs", NULL, "cat <<A; cat <<B\na\nA\nb\nB", "a\nb\n", 0, OK, "" },
-	{ "heredoc line numbers", NULL, "cat <<EOF\n1\n2\nEOF\nnosuch", "", 2, KAISH_ERR_VALIDATION, "line 5" },
+	{ "heredoc line numbers", NULL, "cat <<EOF\n1\n2\nEOF\nfi", "", 2, KAISH_ERR_PARSE, "line 5" },
 	{ "here string", NULL, "tr a-z A-Z <<< 'abc'", "ABC\n", 0, OK, "" },
 	{ "redirect on compound", NULL, "for i in 1 2; do echo $i; done > l.txt; cat l.txt", "1\n2\n", 0, OK, "" },
 	{ "missing input", NULL, "cat < nope.txt", "", 1, OK, "nope.txt" },
@@ -144,7 +163,9 @@ static const struct kcase errors[] = {
 	{ "backticks", NULL, "echo `date`", "", 2, KAISH_ERR_PARSE, "backticks" },
 	{ "missing fi", NULL, "if true; then echo a", "", 2, KAISH_ERR_PARSE, "expected 'fi'" },
 	{ "missing done", NULL, "for x in a; do echo", "", 2, KAISH_ERR_PARSE, "expected 'done'" },
-	{ "stray then", NULL, "echo a\nthen", "", 2, KAISH_ERR_VALIDATION, "line 2: command not found near 'then'" },
+	{ "stray then (§2.1 keywords)", NULL, "echo a\nthen", "", 2, KAISH_ERR_PARSE, "line 2: unexpected keyword near 'then'" },
+	{ "stray done (§2.1 keywords)", NULL, "if true; then done; fi", "", 2, KAISH_ERR_PARSE, "near 'done'" },
+	{ "quoted keyword is a word (§2.1)", NULL, "echo 'then' fi", "then fi\n", 0, OK, "" },
 	{ "unbalanced subst", NULL, "echo $(echo a", "", 2, KAISH_ERR_PARSE, "" "line 1" },
 	{ "error line number", NULL, "echo a\necho b\nif", "", 2, KAISH_ERR_PARSE, "line 3" },
 	{ "stray paren", NULL, "echo a )", "", 2, KAISH_ERR_PARSE, "near ')'" },
@@ -154,10 +175,13 @@ static const struct kcase errors[] = {
 	{ "deep nesting bounded", NULL,
 	  "echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo x)))))))))))",
 	  "x\n", 0, OK, "" },
-	{ "unknown command", NULL, "echo a; nosuchcmd", "", 2, KAISH_ERR_VALIDATION, "command not found near 'nosuchcmd'" },
-	{ "unknown command nothing ran", NULL, "echo > ran.txt; nosuch", "", 2, KAISH_ERR_VALIDATION, "nosuch" },
-	{ "unknown in subst", NULL, "echo $(nosuch)", "", 2, KAISH_ERR_VALIDATION, "nosuch" },
-	{ "unknown in function", NULL, "f() { nosuch; }", "", 2, KAISH_ERR_VALIDATION, "nosuch" },
+	{ "unknown command runs, exits 127 (§1.4, §2.3.7)", NULL, "echo start; nosuchcmd; echo \"rc=$?\"", "start\nrc=127\n", 0, OK, "command not found: nosuchcmd" },
+	{ "unknown command last: code 127 (§1.4)", NULL, "echo a; nosuchcmd", "a\n", 127, OK, "nosuchcmd" },
+	{ "unknown command and set -e (§2.3.7)", NULL, "set -e; echo a; nosuch; echo b", "a\n", 127, OK, "nosuch" },
+	{ "unknown in subst is empty (§2.3.9)", NULL, "X=$(nosuch); echo \"[$X] $?\"", "[] 127\n", 0, OK, "nosuch" },
+	{ "unknown in uncalled function (§2.3.4 warning)", NULL, "f() { nosuch; }", "", 0, OK, "" },
+	{ "unknown in called function (§2.3.7)", NULL, "f() { nosuch; }; f; echo $?", "127\n", 0, OK, "nosuch" },
+	{ "validation error: nothing runs (§2.3.4)", NULL, "echo ran; grep '(' x", "", 2, KAISH_ERR_VALIDATION, "invalid regex" },
 	{ "later function is known", NULL, "f() { g; }; g() { echo g; }; f", "g\n", 0, OK, "" },
 	{ "bad grep regex", NULL, "grep '(' x", "", 2, KAISH_ERR_VALIDATION, "invalid regex" },
 	{ "bad sed regex", NULL, "echo a | sed 's/(/x/'", "", 2, KAISH_ERR_VALIDATION, "invalid regex" },
@@ -178,6 +202,57 @@ Test(lang, control_flow) { RUN(control); }
 Test(lang, functions) { RUN(funcs); }
 Test(lang, pipelines_and_redirects) { RUN(pipes_redirs); }
 Test(lang, parse_and_validation_errors) { RUN(errors); }
+
+/* --- output limit (agent preset: 8 KiB per result) ------------------------------------------ */
+
+struct limit_case {
+	const char *name;
+	const char *script;
+	size_t out_len;	  /* exact length of out */
+	const char *tail; /* suffix of out */
+	int code, orig;	  /* code and original_code */
+	bool spill;	  /* did_spill */
+};
+
+/* `seq 1 1500` prints 6,393 B, under the limit; `seq 1 3000` 13,893 B, over it: cut to
+ * 1 KiB head + the 58 B marker line + 512 B tail. */
+static const struct limit_case limits[] = {
+	{ "two statements under the limit each (§2.3 6, §4.2)", "seq 1 1500; seq 1 1500", 12786,
+	  "1499\n1500\n", 0, 0, false },
+	{ "loop body statements (§2.3 6)", "for i in 1 2 3; do seq 1 1500; done", 19179,
+	  "1500\n", 0, 0, false },
+	{ "one statement over, then more (§4.2)", "seq 1 3000; echo after", 1024 + 58 + 512 + 6,
+	  "3000\nafter\n", 0, 0, true },
+	{ "last statement over: code 3 (§1.4, §4.2)", "echo a; seq 1 3000", 2 + 1024 + 58 + 512,
+	  "2999\n3000\n", 3, 0, true },
+	{ "pipeline result, not its stages (§2.3 6)", "seq 1 3000 | wc -l", 5, "3000\n", 0, 0,
+	  false },
+};
+
+Test(lang, output_limit_per_statement)
+{
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		const struct limit_case *c = &limits[i];
+		char *dir = kh_mkfixture(false);
+		kaish_kernel *k = kh_kernel(dir);
+		kaish_result r;
+		cr_assert_eq(kh_exec(k, c->script, &r), KAISH_OK, "%s", c->name);
+		cr_expect_eq(r.out_len, c->out_len, "%s: %zu bytes, want %zu", c->name, r.out_len,
+			     c->out_len);
+		size_t tl = strlen(c->tail);
+		cr_expect(r.out_len >= tl && !strcmp(r.out + r.out_len - tl, c->tail),
+			  "%s: out ends [%s]", c->name, r.out_len > 20 ? r.out + r.out_len - 20 : r.out);
+		cr_expect_eq(r.code, c->code, "%s: code %d", c->name, r.code);
+		cr_expect_eq(r.original_code, c->orig, "%s: original_code %d", c->name,
+			     r.original_code);
+		cr_expect_eq(r.did_spill, c->spill, "%s: did_spill %d", c->name, r.did_spill);
+		cr_expect_eq(strstr(r.out, "[output truncated:") != NULL, c->spill, "%s", c->name);
+		kaish_result_free(&r);
+		kaish_kernel_free(k);
+		kh_rmtree(dir);
+		free(dir);
+	}
+}
 
 /* --- API ------------------------------------------------------------------------------------ */
 
@@ -242,10 +317,11 @@ Test(api, bad_root_and_isolated)
 	kaish_config_free(cfg);
 	cr_assert_not_null(k);
 	kaish_result r;
-	cr_assert_eq(kh_exec(k, "echo hi; cat f", &r), KAISH_OK);
-	cr_expect_str_eq(r.out, "hi\n");
+	/* §4.2 other modes: NoLocal is a memory filesystem at `/` (and /tmp). */
+	cr_assert_eq(kh_exec(k, "pwd; echo hi > f; cat /f; ls /; cat nosuch", &r), KAISH_OK);
+	cr_expect_str_eq(r.out, "/\nhi\nf\ntmp\n");
 	cr_expect_eq(r.code, 1);
-	cr_expect(strstr(r.err, "no local filesystem") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "nosuch: No such file") != NULL, "%s", r.err);
 	kaish_result_free(&r);
 	kaish_kernel_free(k);
 	kaish_result_free(NULL);

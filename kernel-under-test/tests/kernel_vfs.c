@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel_vfs.c - the sandbox: escapes through .., absolute paths and planted symlinks are
- * refused ("path escapes root", exit 2) for reads, writes, listing, cd, mkdir, touch and
- * redirects; rm of a symlink never touches its target; trash; the output limit.
+ * kernel_vfs.c - the sandbox: paths outside the root live in the in-memory `/` (host files
+ * invisible, writes kept in memory); planted symlinks that point out are refused ("path
+ * escapes root", exit 2) for reads, writes, listing, cd, mkdir, touch and redirects; rm of
+ * a symlink never touches its target; trash; the output limit.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -75,33 +76,101 @@ static void expect_secret_intact(void)
 
 TestSuite(sandbox, .init = setup, .fini = teardown);
 
-Test(sandbox, dotdot_escapes)
+/* One step of a sandbox script table: run in the suite's kernel, in order. */
+struct vcase {
+	const char *script;
+	int code;
+	const char *out;     /* exact, or NULL */
+	const char *err_sub; /* substring of err, or NULL */
+};
+
+static void run_vcases(const struct vcase *c, size_t n)
 {
-	const char *scripts[] = {
-		"cat ../x", "cat ../../../../../../etc/passwd", "cd ..", "ls ..",
-		"mkdir -p ../escaped", "touch ../escaped", "echo x > ../escaped", "grep -r a ..",
-		"cat sub/../../x", "wc -l ../../etc/passwd", "rm ../x", "sed s/a/b/ ../../etc/passwd",
-		"head ../../etc/passwd", "test -e ..; cat ..",
-		"cd sub; cat ../../x", /* last: the kernel's cwd persists across execute() */
-	};
-	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
-		expect_run(scripts[i], 2, "", "path escapes root");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/../escaped", root);
-	cr_expect_neq(access(path, F_OK), 0, "nothing may be created outside the root");
+	for (size_t i = 0; i < n; i++)
+		expect_run(c[i].script, c[i].code, c[i].out, c[i].err_sub);
 }
 
-Test(sandbox, absolute_paths)
+/* A host path next to the root must not exist. */
+static void expect_absent_next_to_root(const char *name)
 {
-	expect_run("cat /etc/passwd", 2, "", "path escapes root");
-	expect_run("ls /", 2, "", "path escapes root");
-	expect_run("cd /tmp", 2, "", "path escapes root");
-	expect_run("echo x > /tmp/kaish-escape-test", 2, "", "path escapes root");
-	cr_expect_neq(access("/tmp/kaish-escape-test", F_OK), 0);
-	expect_run("grep root /etc/passwd", 2, "", "path escapes root");
-	/* Absolute paths inside the root are fine. */
-	expect_run("cat \"$(pwd)/f\"", 0, "inside\n", NULL);
-	expect_run("echo ok > /dev/null; cat /dev/null", 0, "", NULL);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/../%s", root, name);
+	cr_expect_neq(access(path, F_OK), 0, "%s was created on the host", path);
+}
+
+/*
+ * §4.2: paths outside the sandbox land in the in-memory filesystem mounted at `/`. Host
+ * files there are invisible, writes can be read back and persist across execute() calls
+ * on one kernel, and nothing reaches the host.
+ */
+static const struct vcase outside_cases[] = {
+	{ "cat /etc/passwd", 1, "", "No such file" },
+	{ "grep root /etc/passwd", 2, "", "No such file" },
+	{ "cat ../../../../../../etc/passwd", 1, "", "No such file" },
+	{ "head ../../etc/passwd; ls /etc", 1, "", "No such file" },
+	{ "echo hi > /probe.txt && cat /probe.txt", 0, "hi\n", NULL },
+	{ "cat /probe.txt; wc -c < /probe.txt", 0, "hi\n3\n", NULL },
+	{ "echo a > ../escaped; echo b >> ../escaped; cat ../escaped", 0, "a\nb\n", NULL },
+	{ "cat sub/../../escaped", 0, "a\nb\n", NULL },
+	{ "sed -i s/a/A/ ../escaped; grep -c A ../escaped", 0, "1\n", NULL },
+	{ "echo x > /tmp/kaish-escape-test; cat /tmp/kaish-escape-test", 0, "x\n", NULL },
+	{ "mkdir -p /m/n && touch /m/n/o && ls /m/n && test -d /m && echo dir", 0, "o\ndir\n", NULL },
+	{ "echo found > /m/n/p; grep -rn found /m", 0, "/m/n/p:1:found\n", NULL },
+	{ "echo /m/n/*", 0, "/m/n/o /m/n/p\n", NULL },
+	{ "rm /m/n; echo $?; rm -r /m; ls /m", 1, "1\n", "No such file" },
+	{ "mkdir /nope/deeper", 1, "", "No such file" },
+	{ "rm /tmp", 1, "", "not permitted" },
+	{ "ls /", 0, "probe.txt\ntmp\n", NULL },
+	{ "rm /probe.txt; cat /probe.txt", 1, "", "No such file" },
+	{ "echo ok > /dev/null; cat /dev/null", 0, "", NULL },
+	{ "cat /dev/zero", 1, "", "No such file" },
+	/* Absolute paths inside the root are the sandbox's files. */
+	{ "cat \"$(pwd)/f\"", 0, "inside\n", NULL },
+	/* cd into memory and back: the cwd persists across execute(). */
+	{ "cd /tmp; pwd; echo t > f; cat /tmp/f", 0, "/tmp\nt\n", NULL },
+	{ "cat f; cd ..; pwd", 0, "t\n/\n", NULL },
+};
+
+Test(sandbox, outside_paths_are_memory)
+{
+	run_vcases(outside_cases, sizeof(outside_cases) / sizeof(outside_cases[0]));
+	cr_expect_neq(access("/tmp/kaish-escape-test", F_OK), 0, "/tmp is memory, not the host");
+	cr_expect_neq(access("/probe.txt", F_OK), 0);
+	expect_absent_next_to_root("escaped");
+}
+
+/* §4.2: the root's parent directories exist in memory, and `..` from the root is there. */
+Test(sandbox, above_the_root)
+{
+	char script[4200];
+	const char *base = strrchr(root, '/') + 1;
+	char want[256];
+	expect_run("touch ../side; ls ..", 0, NULL, NULL);
+	snprintf(want, sizeof(want), "%s\nside\n", base);
+	expect_run("ls ..", 0, want, NULL);
+	expect_run("cd ..; pwd; cd ..; pwd", 0, "/tmp\n/\n", NULL);
+	snprintf(script, sizeof(script), "cd %s; cat f", root);
+	expect_run(script, 0, "inside\n", NULL);
+	expect_absent_next_to_root("side");
+}
+
+/* §4.2 budget: memory writes are bounded by the kernel's vfs budget (StorageFull). */
+Test(sandbox, memory_budget)
+{
+	kaish_config *cfg = kaish_config_agent_with_root(root);
+	kaish_config_set_vfs_budget(cfg, 9); /* "1234\n" + "123\n" fit, one byte more does not */
+	kaish_kernel *k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	kaish_result r;
+	cr_assert_eq(kh_exec(k, "echo 1234 > /a; echo 123 > /b; echo 1 > /c; cat /a /b", &r), KAISH_OK);
+	cr_expect_eq(r.code, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "1234\n123\n");
+	cr_expect(strstr(r.err, "/c: No space left") != NULL, "%s", r.err);
+	kaish_result_free(&r);
+	cr_assert_eq(kh_exec(k, "rm /a; echo 1 > /c; cat /c", &r), KAISH_OK);
+	cr_expect_str_eq(r.out, "1\n");
+	kaish_result_free(&r);
+	kaish_kernel_free(k);
 }
 
 Test(sandbox, planted_symlinks)

@@ -129,7 +129,7 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 
 int cli_report(int argc, char **argv)
 {
-	struct report_args a = { .opts = { .skip = a.skip } };
+	struct report_args a = { .opts = { .skip = a.skip, .warn_lost = true } };
 	char err[1024];
 	int ret;
 

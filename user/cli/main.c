@@ -24,6 +24,7 @@
 #include "loader_window.h"
 #include "log.h"
 #include "options.h"
+#include "output.h"
 #include "procmaps.h"
 #include "profile_output.h"
 #include "report.h"
@@ -49,10 +50,14 @@ struct run {
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
 	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
 	struct workloads workloads;   /* --workload: the driver's table */
-	__u64 truncated_stacks;
+	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
+	__u64 dropped_written;		/* records dropped before the last profile was written */
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */
+	/* Where the tracer's own report and closing counters go, never the traced command's
+	 * stdout (open_summary); NULL: not printed (-q). */
+	FILE *report_out, *counters_out;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -86,6 +91,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader) };
 	struct frames_ctx fc = { .sym = r->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = cmdline, .pid = target__pid(r->target) };
+	struct probe_counters pc;
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
 	struct report_opts ropts = { .top = r->args->top };
 	char path[PATH_MAX], err[512];
@@ -93,19 +99,26 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 
 	if (r->sym)
 		symbolizer__refresh_maps(r->sym);
+	/* A dropped record's profile is unknown: charge it to the one open when it was lost. */
+	loader__counters(r->loader, &pc);
+	meta.lost.n[DHAT_LOST_DROPPED] = pc.dropped - r->dropped_written;
+	r->dropped_written = pc.dropped;
 	if (profile_output__write(&r->out, c, name, &fc, &meta, name ? name : cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;
-	r->truncated_stacks += fc.truncated;
+	r->cut_short += fc.cut_short;
+	r->stacks_judged += fc.stacks;
 	if (!written)
 		return 0; /* keep tracing: later windows may still be written */
 	r->profiles_written++;
 	ropts.title = name && *name ? name : cmdline;
 	ropts.unit = w ? w->unit : NULL;
 	ropts.iterations = w ? iterations : 0;
-	if (report__print_file(stdout, path, &ropts, err, sizeof(err)))
+	if (!r->report_out)
+		return 0;
+	if (report__print_file(r->report_out, path, &ropts, err, sizeof(err)))
 		elog("report: %s\n", err);
-	fflush(stdout);
+	fflush(r->report_out);
 	return 0;
 }
 
@@ -210,14 +223,15 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 static void print_counters(struct run *r)
 {
 	struct trace_summary s = { .dwarf = r->dwarf, .session = session__stats(r->session),
-				   .truncated_stacks = r->truncated_stacks };
+				   .cut_short = r->cut_short,
+				   .stacks = r->stacks_judged };
 
 	loader__counters(r->loader, &s.probes);
 	if (r->dwarf) {
 		loader__snapshot_counters(r->loader, &s.snapshots);
 		dwarf_stacks__stats(r->stacks, &s.unwind);
 	}
-	trace_summary__print(&s);
+	trace_summary__print(r->counters_out, &s);
 }
 
 /* Attach --start-at/--stop-at probes to the target's functions. */
@@ -444,10 +458,38 @@ static int cmd_workload(struct run *r)
 	return run_trace(r, argv, r->workloads.driver, true);
 }
 
+/*
+ * Choose where the report and the counters go (see --summary and -q in --help): --summary
+ * PATH ("-": stdout), else stderr, so that the command's stdout stays byte for byte its own
+ * under -- CMD and --pid; with --workload the report is the run's output and stays on stdout.
+ * -q without --summary prints neither. Returns 0 or -errno (the message is logged).
+ */
+static int open_summary(struct run *r, struct output *o)
+{
+	const struct tracer_opts *a = r->args;
+	int err;
+
+	if (a->summary) {
+		err = output__open(o, a->summary, OUTPUT_STDOUT_DASH);
+		if (err) {
+			elog("--summary %s: %s\n", a->summary, strerror(-err));
+			return err;
+		}
+		r->report_out = r->counters_out = o->f;
+		return 0;
+	}
+	if (a->verbosity < 0)
+		return 0;
+	r->report_out = a->workload ? stdout : stderr;
+	r->counters_out = stderr;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tracer_opts args;
 	struct run r = { .args = &args };
+	struct output summary = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int ret;
 
@@ -469,7 +511,7 @@ int main(int argc, char **argv)
 		.all_workloads = args.workload && !strcmp(args.workload, "all"),
 		.formats = args.formats,
 	};
-	if (profile_output__check_dir(&r.out))
+	if (profile_output__check_dir(&r.out) || open_summary(&r, &summary))
 		return TRACER_EXIT_USAGE;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -486,5 +528,13 @@ int main(int argc, char **argv)
 	loader__free(r.loader);
 	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);
+	if (summary.f) {
+		int err = output__close(&summary, 0);
+
+		if (err) {
+			elog("cannot write --summary %s: %s\n", args.summary, strerror(-err));
+			ret = ret ?: TRACER_EXIT_FAILURE;
+		}
+	}
 	return ret;
 }

@@ -29,6 +29,7 @@ enum {
 	OPT_STACK_SIZE,
 	OPT_HELP_MAN,
 	OPT_COMPLETION,
+	OPT_SUMMARY,
 };
 
 #define G_TARGET "What to trace"
@@ -56,7 +57,7 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_PROBES, "fp dwarf auto", OPT_UNWIND },
 	{ "stack-size", 0, "BYTES",
 	  "dwarf: stack bytes copied per allocation (default 8192,\n"
-	  "at most 65536); deeper frames are cut (partial stacks)",
+	  "at most 65536); deeper frames are cut (unwinds ended early)",
 	  G_PROBES, "", OPT_STACK_SIZE },
 	{ "start-at", 0, "SYMBOL",
 	  "open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
@@ -77,8 +78,16 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "also write, next to each profile: pprof (.pb.gz), folded,\n"
 	  "svg (flame graph), timeline (live heap over time, .svg)",
 	  G_OUTPUT, "pprof folded svg timeline", 'f' },
+	{ "summary", 0, "PATH",
+	  "write the report and the closing counters to PATH (- for\n"
+	  "stdout). Default: stderr with -- CMD and --pid, so the\n"
+	  "command's stdout stays its own; stdout with --workload",
+	  G_OUTPUT, NULL, OPT_SUMMARY },
 	{ "top", 't', "N", "rows per report table (default 12)", G_OUTPUT, "", 't' },
-	{ "quiet", 'q', NULL, "no progress or summary on stderr", G_OUTPUT, NULL, 'q' },
+	{ "quiet", 'q', NULL,
+	  "print nothing but errors and warnings (no progress, report\n"
+	  "or counters, unless --summary names where they go)",
+	  G_OUTPUT, NULL, 'q' },
 	{ "verbose", 'v', NULL, "more detail (-vv, -vvv: libbpf debug output)", G_OUTPUT, NULL,
 	  'v' },
 	{ "version", 'V', NULL, "print the version", G_OTHER, NULL, 'V' },
@@ -110,6 +119,7 @@ const struct opt_cmd tracer_cmd = {
 		    "  sudo KAISH_PROFILE_OUT=/tmp/prof tracer --workload all\n"
 		    "  sudo tracer -o app.json -- ./my-embedder --serve\n"
 		    "  sudo tracer --pid 4242 --duration 10\n"
+		    "  sudo tracer -q --summary sort.txt -o sort.json -- sort big >sorted\n"
 		    "  sudo tracer --unwind dwarf -o app.json -- "
 		    "./release-build-without-frame-pointers\n"
 		    "  tracer report dhat-heap-grep-pipeline.json --top 20\n"
@@ -192,6 +202,9 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	case 'o':
 		o->output = arg;
+		break;
+	case OPT_SUMMARY:
+		o->summary = arg;
 		break;
 	case OPT_RINGBUF:
 		if (parse_ringbuf_size(arg, &o->ringbuf_sz)) {

@@ -28,6 +28,7 @@ struct tracer_opts {
 	double duration_s;		/* --duration, 0: until the target ends or Ctrl-C */
 	char **cmd;			/* the command after the options (`--`), NULL-terminated */
 	const char *output;		/* -o */
+	const char *summary;		/* --summary: report + counters go there ("-": stdout) */
 	size_t ringbuf_sz;		/* --ringbuf-size, bytes; 0: the loader's default */
 	const char *lib;		/* --lib */
 	bool as_root;			/* --as-root */

@@ -31,6 +31,16 @@ int profile_output__check_dir(const struct profile_output_opts *o)
 	} else {
 		snprintf(dir, sizeof(dir), "%s", o->output ? o->output : env && *env ? env : ".");
 	}
+	/* --workload all -o DIR: DIR is made if missing, one level only (its parent must
+	 * exist), 0755 less the umask. mkdir creates nothing through a symlink: an existing
+	 * name, link or not, gives EEXIST and is checked below as before. Under sudo DIR stays
+	 * root's; the profiles in it are the invoking user's (output.h). */
+	if (o->output && o->all_workloads && mkdir(dir, 0755) && errno != EEXIST) {
+		int err = -errno;
+
+		elog("cannot create output directory %s: %s\n", dir, strerror(-err));
+		return err;
+	}
 	if (stat(dir, &st)) {
 		elog("output directory %s: %s\n", dir, strerror(errno));
 		return -ENOENT;

@@ -74,11 +74,11 @@ struct jv {
 /* The top-level keys; the first 12 are required, in the order the viewer checks them. */
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
-	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_CNT
+	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
-	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg",
+	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
 };
 
 /* clang-format on */
@@ -988,6 +988,34 @@ static int parse_live(struct ps *ps)
 	return err;
 }
 
+/* lost := '{' { key ':' value } '}'  -- our optional object (dhat_lost.h). Lenient, as the
+ * viewer ignores it: counts that are not non-negative integers stay 0, other keys and
+ * values are skipped (syntax still checked). */
+static int parse_lost(struct ps *ps)
+{
+	struct dhat_profile *p = ps->p;
+	bool first = true, more;
+	struct jv v;
+	int err;
+
+	advance(ps); /* '{' */
+	p->has_lost = true;
+	for (;;) {
+		int k = 0;
+
+		if ((err = next_item(ps, true, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		while (k < DHAT_LOST_CNT && strcmp(ps->sb, dhat_lost_keys[k]))
+			k++;
+		if ((err = read_value(ps, &v, 2)))
+			return err;
+		if (k < DHAT_LOST_CNT && v.u64_ok)
+			p->lost.n[k] = v.u;
+	}
+}
+
 static int top_key(const char *s)
 {
 	for (int i = 0; i < K_CNT; i++)
@@ -1021,6 +1049,8 @@ static int parse_member(struct ps *ps, int k)
 		return parse_pps(ps);
 	if (k == K_FTBL && c == '[')
 		return parse_ftbl(ps);
+	if (k == K_LOST && c == '{')
+		return parse_lost(ps);
 	if ((err = read_value(ps, &v, 1)))
 		return err;
 	switch (k) {

@@ -8,8 +8,9 @@
  * garbage: required top-level keys; dhatFileVersion == 2; tg and tuth when bklt; tb, tbk, fs
  * per PP, plus mb mbk gb gbk eb ebk when bklt and rb wb when bkacc; counters must be
  * non-negative integers, fs an array of in-range ftbl indices, ftbl an array of strings;
- * no two PPs with equal fs; no known key given twice in one object. Unknown keys are
- * skipped, except tracer's own optional "heapTimeline" (see live_t below). Any failure gives ONE
+ * no two PPs with equal fs; no known key given twice in one object. The optional "lost"
+ * object (dhat_lost.h) is read leniently and never rejects a file; so is tracer's optional
+ * "heapTimeline" (see live_t below). Any failure gives ONE
  * line naming the file and the location, compiler style (byte columns):
  *	prof.json:12:3: not valid JSON: expected ',' or '}', found ']'
  *	prof.json:40:2: pps[3]: missing field "tbk"
@@ -25,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "dhat_lost.h"
 
 /* One program point as read. Fields absent from the file read as 0 (see has_* flags). */
 struct dhat_pp {
@@ -50,6 +53,11 @@ struct dhat_profile {
 	uint64_t te;	     /* t-end, tu */
 	uint64_t tg;	     /* t-gmax, tu (bklt only) */
 	uint64_t tuth;	     /* short-lived threshold, tu (bklt only) */
+	/* Our "lost" object (dhat_lost.h), optional: what the trace missed. has_lost only when
+	 * it is an object; members that are not non-negative integers read as 0, unknown
+	 * members are skipped, and nothing in it makes a file invalid (dh_view ignores it). */
+	bool has_lost;
+	struct dhat_lost lost;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
 	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" */

@@ -14,6 +14,10 @@
  *   ,"pid":1234                           <- traced process
  *   ,"te":162                             <- t-end: µs from window start to finish
  *   ,"tg":25                              <- t-gmax: µs to the latest global peak (tg <= te)
+ *   ,"lost":{"droppedRecords":0           <- only when a count is not 0 (dhat_lost.h); the
+ *     ,"unknownFrees":3,"stackFailures":0    viewer ignores keys it does not know
+ *     ,"cutShortStacks":1                 <- written program points, so merged ones count once
+ *     ,"untracedProcesses":0}
  *   ,"pps":                               <- program points, one per distinct frame list
  *    [{"tb":80,"tbk":1                    <- total bytes / blocks (each realloc: +1 block)
  *     ,"tl":20                            <- sum of block lifetimes, µs (live ones up to te)
@@ -60,6 +64,7 @@
 struct out_pp {
 	__u64 tb, tbk, tl_ns, mb, mbk, gb, gbk, eb, ebk;
 	size_t fs_off, fs_cnt; /* into the shared index pool */
+	bool cut_short;	       /* a member's stack stops before the thread's entry */
 };
 
 struct writer {
@@ -134,7 +139,8 @@ static int pool__reserve(struct writer *w, size_t more)
 }
 
 /* Add one collector PP whose frame indices were just appended to the pool at fs_off. */
-static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_off, size_t fs_cnt)
+static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_off, size_t fs_cnt,
+			bool cut_short)
 {
 	const __u32 *fs = w->pool + fs_off;
 	size_t mask = w->grp_slots_cap - 1;
@@ -149,6 +155,7 @@ static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_o
 			g->tb += pp->tb;
 			g->tbk += pp->tbk;
 			g->tl_ns += pp->tl_ns;
+			g->cut_short = g->cut_short || cut_short;
 			g->gb += pp->gb;
 			g->gbk += pp->gbk;
 			g->eb += pp->eb;
@@ -167,6 +174,7 @@ static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_o
 		.tb = pp->tb, .tbk = pp->tbk, .tl_ns = pp->tl_ns,
 		.mb = pp->mb, .mbk = pp->mbk, .gb = pp->gb, .gbk = pp->gbk,
 		.eb = pp->eb, .ebk = pp->ebk, .fs_off = fs_off, .fs_cnt = fs_cnt,
+		.cut_short = cut_short,
 	};
 }
 
@@ -270,12 +278,15 @@ static int writer__build(struct writer *w, const struct collector *c, pp_frames_
 	pps = collector__pps(c, &cnt);
 	for (size_t k = 0; k < cnt; k++) {
 		size_t off = w->pool_cnt;
+		bool cut_short = false;
 
 		strvec__clear(&sv);
 		if (frames) {
 			err = frames(ctx, &pps[k], &sv);
-			if (err)
+			if (err < 0)
 				goto cleanup;
+			cut_short = err == DHAT_FRAMES_CUT_SHORT;
+			err = 0;
 		} else {
 			err = strvec__pushf(&sv, "%s", alloc_fn_name(pps[k].fn));
 			if (!err)
@@ -305,7 +316,7 @@ static int writer__build(struct writer *w, const struct collector *c, pp_frames_
 			}
 			w->pool[w->pool_cnt++] = (__u32)idx;
 		}
-		writer__add(w, &pps[k], off, sv.cnt);
+		writer__add(w, &pps[k], off, sv.cnt, cut_short);
 	}
 	/* Keep every merged point consistent: gb <= mb and eb <= mb. */
 	for (size_t g = 0; g < w->grp_cnt; g++) {
@@ -351,6 +362,28 @@ static void emit_live(FILE *f, const struct timeline *tl)
 	fputs("]}\n", f);
 }
 
+/* The "lost" object, when the profile misses anything (see dhat_lost.h). */
+static void writer__emit_lost(const struct writer *w, FILE *f, const struct collector *c,
+			      const struct dhat_meta *meta)
+{
+	const struct collector_totals *t = collector__totals(c);
+	struct dhat_lost l = { 0 };
+
+	if (meta)
+		l = meta->lost;
+	l.n[DHAT_LOST_UNKNOWN_FREES] += t->unknown_frees;
+	l.n[DHAT_LOST_STACK_FAILURES] += t->stack_failures;
+	for (size_t g = 0; g < w->grp_cnt; g++)
+		l.n[DHAT_LOST_CUT_SHORT] += w->grp[g].cut_short;
+	if (!dhat_lost__any(&l))
+		return;
+	fputs(",\"" DHAT_LOST_KEY "\":", f);
+	for (int k = 0; k < DHAT_LOST_CNT; k++)
+		fprintf(f, "%s\"%s\":%llu", k ? "," : "{", dhat_lost_keys[k],
+			(unsigned long long)l.n[k]);
+	fputs("}\n", f);
+}
+
 static void writer__emit(const struct writer *w, FILE *f, const struct collector *c,
 			 const struct dhat_meta *meta)
 {
@@ -368,6 +401,7 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 	fprintf(f, "\n,\"pid\":%d\n", meta ? meta->pid : 0);
 	fprintf(f, ",\"te\":%llu\n", ns_to_us(t->te_ns));
 	fprintf(f, ",\"tg\":%llu\n", ns_to_us(t->tg_ns));
+	writer__emit_lost(w, f, c, meta);
 	fputs(",\"pps\":\n [", f);
 	for (size_t g = 0; g < w->grp_cnt; g++) {
 		const struct out_pp *o = &w->grp[g];

@@ -11,7 +11,8 @@
  *    (tb/tbk/tl/gb/gbk/eb/ebk add exactly; mb/mbk take the largest of the members' mb and
  *    the merged gb and eb: a lower bound of the true merged peak that keeps gb,eb <= mb);
  *  - frames NULL: each PP is named by its allocator and stack id ("malloc", "[stack 7]");
- *    an empty frame list is written as the single frame "[no stack]".
+ *    an empty frame list is written as the single frame "[no stack]";
+ *  - "lost" (dhat_lost.h): what the profile is missing, only when something is.
  */
 #ifndef TRACER_DHAT_WRITER_H
 #define TRACER_DHAT_WRITER_H
@@ -19,16 +20,23 @@
 #include <stdio.h>
 
 #include "collector.h"
+#include "dhat_lost.h"
 #include "strvec.h"
 
 /* Fill out with pp's frames, innermost first, as DHAT frame strings
- * ("0xADDR: fn (file:line)"). Returns 0 or -errno. */
+ * ("0xADDR: fn (file:line)"). Returns 0, DHAT_FRAMES_CUT_SHORT when the stack stops before
+ * the thread's entry (counted in the file's "lost" object), or -errno. */
 typedef int (*pp_frames_fn)(void *ctx, const struct pp_stats *pp, struct strvec *out);
+#define DHAT_FRAMES_CUT_SHORT 1
 
 struct dhat_meta {
 	const char *mode; /* NULL: "ebpf-heap" */
 	const char *cmd;  /* the traced command line */
 	int pid;	  /* the traced process */
+	/* What the collector cannot know (dropped records, untraced processes). The writer
+	 * adds the collector's unknown frees and stack failures and the program points the
+	 * frames callback found cut short, and writes the "lost" object when any is not 0. */
+	struct dhat_lost lost;
 };
 
 /* Write c (finished) to f. Returns 0 or -errno. */

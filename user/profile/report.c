@@ -47,6 +47,7 @@
 
 #include "dhat_reader.h"
 #include "json_writer.h"
+#include "log.h"
 #include "plumbing.h"
 
 #define DEFAULT_TOP 12
@@ -525,6 +526,7 @@ static void json_blocks_bytes(struct json_writer *jw, const char *key, uint64_t 
  *  "units": {"time": "instrs", "Mtime": "Minstr", "bytes": "bytes", "blocks": "blocks"},
  *  "te": 155834, "tg": 150133,                                   (tg: bklt only)
  *  "totals": {"blocks": 7, "bytes": 526, "reads": 159, "writes": 261},  (reads/writes: bkacc)
+ *  "lost": {"droppedRecords": 0, "unknownFrees": 3, ...},    (when the file has it: dhat_lost.h)
  *  "iterations": 4, "unit": "...", "per_iteration": {"blocks": 1.75, "bytes": 131.5},
  *  "peak": {"blocks": 2, "bytes": 280}, "end": {"blocks": 1, "bytes": 32},  (bklt only)
  *  "pp_count": 3, "sort": "total-bytes",
@@ -577,6 +579,12 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 		json_writer__uint(jw, "writes", p->total_writes);
 	}
 	json_writer__end_object(jw);
+	if (p->has_lost) {
+		json_writer__begin_object(jw, DHAT_LOST_KEY);
+		for (int k = 0; k < DHAT_LOST_CNT; k++)
+			json_writer__uint(jw, dhat_lost_keys[k], p->lost.n[k]);
+		json_writer__end_object(jw);
+	}
 	if (iters) {
 		json_writer__uint(jw, "iterations", iters);
 		if (opts->unit)
@@ -629,6 +637,13 @@ int report__print_file(FILE *out, const char *path, const struct report_opts *op
 				 path, report__sort_name(opts->sort), p->mode);
 		dhat_profile__free(p);
 		return -EINVAL;
+	}
+	if (opts && opts->warn_lost && p->has_lost && dhat_lost__any(&p->lost)) {
+		char what[512];
+
+		dhat_lost__describe(&p->lost, what, sizeof(what));
+		fflush(out); /* the warning comes first, also when both go to a terminal */
+		elog("warning: %s records what its trace missed: %s\n", path, what);
 	}
 	ret = report__print(out, p, opts);
 	if (ret && err && errsz)

@@ -37,6 +37,8 @@ struct report_opts {
 	bool no_default_skip;  /* ignore the built-in C/C++/Rust plumbing table */
 	enum report_sort sort; /* see enum report_sort */
 	bool json;	       /* one JSON object instead of the text summary */
+	bool warn_lost;	       /* report__print_file: first warn on stderr when the file
+				* records what its trace lost (dhat_lost.h) */
 };
 
 struct dhat_profile;
@@ -46,9 +48,9 @@ struct dhat_profile;
  * no table. Returns 0 or -errno (-ENOMEM, -EIO). */
 int report__print(FILE *out, const struct dhat_profile *p, const struct report_opts *opts);
 
-/* Read path and print its summary to out. On error returns -errno (-EINVAL for bad content
- * or a --sort the file cannot answer) and writes a one-line message, with the location,
- * into err. */
+/* Read path and print its summary to out (after the warning of opts->warn_lost). On error
+ * returns -errno (-EINVAL for bad content or a --sort the file cannot answer) and writes a
+ * one-line message, with the location, into err. */
 int report__print_file(FILE *out, const char *path, const struct report_opts *opts, char *err,
 		       size_t errsz);
 

@@ -2,9 +2,11 @@
 #include "frames.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dhat_writer.h"
 #include "procmaps.h"
 
 /* The allocator's own frame, named by the public function that was called, as Debian's
@@ -19,11 +21,63 @@ static int frames__allocator(struct frames_ctx *fc, const struct pp_stats *pp, s
 			     alloc_fn_name(pp->fn), lib);
 }
 
+/* The functions a thread's stack starts in: the process's entry (_start, libc's start
+ * code) or a thread's (start_thread, the clone wrappers). glibc may name the same code by an
+ * alias or a versioned symbol ("__libc_start_main@@GLIBC_2.34"). */
+static const char *const ENTRY_FNS[] = {
+	"_start",	 "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
+	"start_thread", "clone3",		  "__clone3",	       "clone",
+	"__clone",
+};
+
+/* True if frame (a DHAT frame string, "0xADDR: fn (file:line)") is in an entry function. */
+static bool is_entry_frame(const char *frame)
+{
+	const char *name = strstr(frame, ": ");
+	size_t len;
+
+	name = name ? name + 2 : frame;
+	len = strcspn(name, " @(");
+	for (size_t i = 0; i < sizeof(ENTRY_FNS) / sizeof(ENTRY_FNS[0]); i++)
+		if (strlen(ENTRY_FNS[i]) == len && !memcmp(name, ENTRY_FNS[i], len))
+			return true;
+	return false;
+}
+
+/* Whether any of frames [first, cnt) of out is an entry function. */
+static bool any_entry(const struct strvec *out, size_t first)
+{
+	for (size_t j = first; j < out->cnt; j++)
+		if (is_entry_frame(out->items[j]))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the raw stack ips[from..n) reaches a thread's entry: the frames Valgrind's cut
+ * below main leaves out are symbolized into a scratch list only to be judged. Returns 1 if
+ * it does, 0 if not, or -errno.
+ */
+static int reaches_entry(struct frames_ctx *fc, const __u64 *ips, int from, int n)
+{
+	struct strvec rest = { 0 };
+	int err = 0, found = 0;
+
+	for (int i = from; i < n && !found && !err; i++) {
+		strvec__clear(&rest);
+		err = symbolizer__frames(fc->sym, ips[i], true, &rest);
+		err = err < 0 ? err : 0;
+		found = !err && any_entry(&rest, 0);
+	}
+	strvec__release(&rest);
+	return err ? err : found;
+}
+
 static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct strvec *out)
 {
 	__u64 ips[STACK_MAX_DEPTH];
-	bool reached_main = false;
-	int n, err;
+	bool reached_main = false, entry = false;
+	int n, i, err;
 
 	err = frames__allocator(fc, pp, out);
 	if (err)
@@ -35,7 +89,7 @@ static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct str
 	if (n < 0)
 		return strvec__pushf(out, "0x0: [stack %d unavailable: error %d]", pp->stack_id,
 				     -n);
-	for (int i = 0; i < n && !reached_main; i++) {
+	for (i = 0; i < n && !reached_main; i++) {
 		size_t first = out->cnt;
 
 		if (!fc->sym) {
@@ -51,13 +105,24 @@ static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct str
 		for (size_t j = first; j < out->cnt; j++)
 			if (symbolizer__is_main_frame(out->items[j]))
 				reached_main = true;
+		entry = entry || any_entry(out, first);
 	}
-	/* A stack that reaches neither main nor a thread's start routine lost frames
-	 * (a frame-pointer-less function broke the walk). */
-	if (!reached_main && out->cnt > 0 && !strstr(out->items[out->cnt - 1], "start_thread") &&
-	    !strstr(out->items[out->cnt - 1], "clone"))
-		fc->truncated++;
-	return 0;
+	/* Without names nothing can be judged. With them, a stack is cut short when the
+	 * unwinder stopped before the thread's entry (a function without frame pointers or
+	 * CFI broke the walk): a stack that names no main is not (stripped programs). */
+	if (!fc->sym)
+		return 0;
+	if (!entry) {
+		err = reaches_entry(fc, ips, i, n);
+		if (err < 0)
+			return err;
+		entry = err;
+	}
+	fc->stacks++;
+	if (entry)
+		return 0;
+	fc->cut_short++;
+	return DHAT_FRAMES_CUT_SHORT;
 }
 
 /* Timed, so the benchmark can tell symbolization from JSON writing (they interleave). */

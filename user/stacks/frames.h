@@ -2,7 +2,9 @@
 /*
  * frames - builds a program point's DHAT frame list: the allocator function first (as
  * Debian's Valgrind shows `malloc (in ...)`), then every caller, innermost first, cut
- * below `main` as Valgrind does. Stack storage is reached through callbacks, so this works
+ * below `main` as Valgrind does. Each stack is also judged: it is cut short when it stops
+ * before the thread's entry (_start, __libc_start_call_main, __libc_start_main,
+ * start_thread, clone3, clone). Stack storage is reached through callbacks, so this works
  * on plain data and is tested without BPF.
  */
 #ifndef TRACER_FRAMES_H
@@ -24,12 +26,14 @@ struct stack_source {
 struct frames_ctx {
 	struct symbolizer *sym;
 	const struct stack_source *src;
-	__u64 truncated;   /* stacks that ended without reaching main (counted, reported) */
+	__u64 stacks;	   /* stacks judged (a symbolizer was given and the stack was read) */
+	__u64 cut_short;   /* of those, stacks that stop before the thread's entry */
 	__u64 describe_ns; /* time spent in frames__describe (stack fetch + symbolization) */
 	__u64 frames;	   /* frames described */
 };
 
-/* A pp_frames_fn (dhat_writer.h): ctx is a struct frames_ctx. */
+/* A pp_frames_fn (dhat_writer.h): ctx is a struct frames_ctx. Returns 0,
+ * DHAT_FRAMES_CUT_SHORT (a symbolized stack that stops before the thread's entry) or -errno. */
 int frames__describe(void *ctx, const struct pp_stats *pp, struct strvec *out);
 
 #endif

@@ -5,7 +5,7 @@
 #include "log.h"
 #include "trace_summary.h"
 
-void trace_summary__print(const struct trace_summary *s)
+void trace_summary__print(FILE *out, const struct trace_summary *s)
 {
 	const struct probe_counters *pc = &s->probes;
 	const struct snapshot_counters *sc = &s->snapshots;
@@ -15,20 +15,39 @@ void trace_summary__print(const struct trace_summary *s)
 
 	if (s->dwarf) {
 		/* unwind failures: events left with no stack at all (BPF could not copy, or the
-		 * unwinder could not run); partial: the unwind stopped on an error (copy too
+		 * unwinder could not run); ended early: the unwind stopped on an error (copy too
 		 * short, no CFI) before the outermost frame. */
 		__u64 failures = ds->failures + sc->copy_failures +
 				 sc->scratch_busy;
 
-		snprintf(unwind, sizeof(unwind), ", unwind failures %llu, partial stacks %llu",
+		snprintf(unwind, sizeof(unwind), ", unwind failures %llu, unwinds ended early %llu",
 			 (unsigned long long)failures, (unsigned long long)ds->partial);
 	}
-	ilog("events %llu, dropped %llu, stack failures %llu, unmatched returns %llu, "
-	     "unknown frees %llu, truncated stacks %llu, nested calls %llu%s\n",
-	     (unsigned long long)pc->events, (unsigned long long)pc->dropped,
-	     (unsigned long long)pc->stack_failures, (unsigned long long)pc->unmatched_returns,
-	     (unsigned long long)ss->unknown_frees, (unsigned long long)s->truncated_stacks,
-	     (unsigned long long)pc->nested_calls, unwind);
+	if (out) {
+		fprintf(out,
+			"events %llu, dropped %llu, stack failures %llu, unmatched returns %llu, "
+			"unknown frees %llu, stacks cut short %llu of %llu, nested calls %llu%s\n",
+			(unsigned long long)pc->events, (unsigned long long)pc->dropped,
+			(unsigned long long)pc->stack_failures,
+			(unsigned long long)pc->unmatched_returns,
+			(unsigned long long)ss->unknown_frees, (unsigned long long)s->cut_short,
+			(unsigned long long)s->stacks, (unsigned long long)pc->nested_calls, unwind);
+		/* fp: a function without frame pointers ends the walk; dwarf says why below. */
+		if (s->cut_short && !s->dwarf)
+			fprintf(out,
+				"note: %llu program point%s stop%s before the thread's "
+				"entry (code without frame pointers); --unwind dwarf may "
+				"complete %s\n",
+				(unsigned long long)s->cut_short,
+				s->cut_short == 1 ? "'s stack" : "s' stacks",
+				s->cut_short == 1 ? "s" : "", s->cut_short == 1 ? "it" : "them");
+		if (s->dwarf && ds->partial)
+			fprintf(out,
+				"note: %llu unwinds ended early (a frame beyond the copied stack "
+				"or without CFI); a larger --stack-size may complete them\n",
+				(unsigned long long)ds->partial);
+		fflush(out);
+	}
 	if (s->dwarf) {
 		vlog("dwarf: snapshots %llu, unwound %llu, short copies %llu, scratch busy %llu, "
 		     "distinct stacks %zu, %.1f us/unwind (max %.1f), %.0f stack bytes/event\n",
@@ -38,10 +57,6 @@ void trace_summary__print(const struct trace_summary *s)
 		     ds->snapshots ? (double)ds->unwind_ns / 1e3 / (double)ds->snapshots : 0.0,
 		     (double)ds->max_unwind_ns / 1e3,
 		     ds->snapshots ? (double)ds->stack_bytes / (double)ds->snapshots : 0.0);
-		if (ds->partial)
-			ilog("note: %llu stacks end early (a frame beyond the copied stack or "
-			     "without CFI); a larger --stack-size may complete them\n",
-			     (unsigned long long)ds->partial);
 	}
 	if (pc->dropped)
 		elog("warning: %llu records dropped (ring buffer full): the profile is incomplete; "

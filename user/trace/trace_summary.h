@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* trace_summary - the closing lines of a trace on stderr: what the probes, the session and
- * the unwinder counted, and warnings when the profile is incomplete. */
+/* trace_summary - the closing lines of a trace: what the probes, the session and the
+ * unwinder counted, and warnings (on stderr) when the profile is incomplete. */
 #ifndef TRACER_TRACE_SUMMARY_H
 #define TRACER_TRACE_SUMMARY_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "dwarf_stacks.h"
 #include "events.h"
@@ -16,9 +17,13 @@ struct trace_summary {
 	struct snapshot_counters snapshots; /* loader__snapshot_counters */
 	struct dwarf_stacks_stats unwind;   /* dwarf_stacks__stats */
 	const struct session_stats *session;
-	__u64 truncated_stacks;		    /* stacks that did not reach main (frames_ctx) */
+	__u64 cut_short;		    /* program points whose stack stops before the
+					     * thread's entry (frames_ctx.cut_short) */
+	__u64 stacks;			    /* program points whose stack was judged */
 };
 
-void trace_summary__print(const struct trace_summary *s);
+/* The counters line (and notes on incomplete stacks) to out, unless out is NULL (-q); the
+ * warnings (dropped or malformed records) always go to stderr. */
+void trace_summary__print(FILE *out, const struct trace_summary *s);
 
 #endif

@@ -170,8 +170,8 @@ one() {
 		st=$(date +%s.%N)
 		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
 			"$TRACER" -v -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>"$WORK/tracer.err" || rc=$?
-		# -v adds the "timing:" line: symbolization and JSON write times (the report on
-		# stdout is discarded, the summary on stderr only goes to tracer.err).
+		# -v adds the "timing:" line: symbolization and JSON write times (the report and
+		# the counters, on stderr under -- CMD, go to tracer.err with it).
 		echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
 			"time=$(tr ' ' , <"$WORK/time")" \
 			"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"

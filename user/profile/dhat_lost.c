@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The "lost" object of a DHAT file: see dhat_lost.h. */
+#include "dhat_lost.h"
+
+#include <stdio.h>
+
+const char *const dhat_lost_keys[DHAT_LOST_CNT] = {
+	"droppedRecords", "unknownFrees", "stackFailures", "cutShortStacks", "untracedProcesses",
+};
+
+/* What one unit of each count is, in the plural. */
+static const char *const WHAT[DHAT_LOST_CNT] = {
+	"ring-buffer records dropped",
+	"frees of blocks whose allocation was not traced",
+	"allocations without a stack",
+	"program points whose stack stops before the thread's entry",
+	"processes seen but not traced",
+};
+
+bool dhat_lost__any(const struct dhat_lost *l)
+{
+	for (int k = 0; k < DHAT_LOST_CNT; k++)
+		if (l->n[k])
+			return true;
+	return false;
+}
+
+void dhat_lost__describe(const struct dhat_lost *l, char *buf, size_t sz)
+{
+	size_t used = 0;
+
+	if (sz)
+		buf[0] = '\0';
+	for (int k = 0; k < DHAT_LOST_CNT && used < sz; k++) {
+		int n;
+
+		if (!l->n[k])
+			continue;
+		n = snprintf(buf + used, sz - used, "%s%llu %s", used ? ", " : "",
+			     (unsigned long long)l->n[k], WHAT[k]);
+		if (n < 0)
+			return;
+		used += (size_t)n;
+	}
+}

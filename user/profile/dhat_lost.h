@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * dhat_lost - what a traced profile is missing, recorded in the file itself as one extra
+ * top-level object that dh_view ignores (it reads only the keys it knows):
+ *
+ *   ,"lost":{"droppedRecords":0,"unknownFrees":3,"stackFailures":0,"cutShortStacks":2
+ *           ,"untracedProcesses":0}
+ *
+ * The writer adds it only when one of the counts is not zero, so a complete profile is
+ * byte for byte what it always was. Valgrind's and dhat-rs's files never have it: readers
+ * treat it as optional, and a value they do not understand as absent.
+ */
+#ifndef TRACER_DHAT_LOST_H
+#define TRACER_DHAT_LOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The top-level key. */
+#define DHAT_LOST_KEY "lost"
+
+/* The counts, in the order they are written and described. */
+enum dhat_lost_kind {
+	DHAT_LOST_DROPPED,	  /* ring-buffer records dropped while this profile was open
+				   * (the kernel cannot say whose they were: any may have been) */
+	DHAT_LOST_UNKNOWN_FREES,  /* frees of blocks whose allocation was not seen (made before
+				   * the attach or the window): their bytes are not in the file */
+	DHAT_LOST_STACK_FAILURES, /* allocations whose stack could not be taken */
+	DHAT_LOST_CUT_SHORT,	  /* program points whose stack stops before the thread's entry */
+	DHAT_LOST_UNTRACED,	  /* processes seen but not traced */
+	DHAT_LOST_CNT
+};
+
+struct dhat_lost {
+	uint64_t n[DHAT_LOST_CNT]; /* by enum dhat_lost_kind */
+};
+
+/* JSON member names ("droppedRecords", ...), by enum dhat_lost_kind. */
+extern const char *const dhat_lost_keys[DHAT_LOST_CNT];
+
+/* Whether any count is not zero. */
+bool dhat_lost__any(const struct dhat_lost *l);
+
+/* The non-zero counts for humans into buf, e.g. "2 records dropped, 3 frees of blocks
+ * allocated before tracing"; "" if none. */
+void dhat_lost__describe(const struct dhat_lost *l, char *buf, size_t sz);
+
+#endif
