@@ -405,8 +405,8 @@ Test(export_svg, flame_in_chromium, .timeout = TEST_TIMEOUT(300))
 		  "main dimmed as a parent\n%.3000s", dom);
 	cr_expect(strstr(dom, "<g class=\"f hide\" data-o=\"350\" data-v=\"80\" data-d=\"2\" "),
 		  "make_table hidden");
-	/* y: 94 px of heading (title, one subtitle line, totals, legend), then depth 3 - 2 */
-	cr_expect(strstr(dom, "<rect x=\"10.0\" y=\"110.0\" width=\"1180.0\""),
+	/* y: 90 px of heading (title, one subtitle line, totals, legend), then depth 3 - 2 */
+	cr_expect(strstr(dom, "<rect x=\"10.0\" y=\"106.0\" width=\"1180.0\""),
 		  "grow_buffer (depth 2) full width");
 	cr_expect(strstr(dom, ">Reset Zoom</text>"));
 	free(dom);

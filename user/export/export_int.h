@@ -87,6 +87,49 @@ size_t export_plumbing__cut(const bool *marks, const struct dhat_profile *p,
 			    const struct dhat_pp *pp);
 void export_stacks__free(struct export_stacks *s);
 
+/* Sort s->v[0..n) frame by frame and merge identical stacks (summing w, w2) into s->cnt. */
+void export_stacks__merge(struct export_stacks *s, size_t n);
+
+/* ---- flame graphs (export_svg.c), shared by the plain and the differential one ---------- */
+
+/* One rectangle: a (call path, function), spanning [start, end) of the weight axis. */
+struct flame_node {
+	const char *name; /* borrowed from the stack set */
+	uint8_t mod;	  /* enum export_module of the frame (colour) */
+	size_t depth;	  /* 0: "all" */
+	uint64_t start, end;
+	uint64_t w2; /* Σ companion weight (export_stack.w2) of the stacks below */
+};
+
+/* How one frame looks: its fill, and the figures line of its tooltip (after its name). */
+struct flame_look {
+	char color[32];
+	char tip[192];
+};
+
+/* Fills *look for nd; NULL in a style: the "mem" palette by name, "W unit (P%), W2 unit2". */
+typedef void (*flame_look_fn)(void *ctx, const struct flame_node *nd, const struct export_stacks *s,
+			      struct flame_look *look);
+
+struct flame_style {
+	const char *title, *subtitle; /* plain text (escaped when written); subtitle wrapped */
+	const char *totals;	      /* a line under the subtitle; NULL: none */
+	bool module_legend;	      /* a row of the module colours under them */
+	const char *empty_what;	      /* "no data: every program point has 0 <empty_what>" */
+	flame_look_fn look;
+	void *ctx; /* handed to look */
+};
+
+/* The frame spans of s, "all" first, in flamegraph.pl's flow order: (*nodes)[0..*cnt), the
+ * deepest stack in *max_depth. Returns 0 or -ENOMEM; *nodes is freed by the caller. */
+int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size_t *cnt,
+		  size_t *max_depth);
+
+/* The self-contained interactive SVG of a layout (see export__flamegraph_svg). Returns 0
+ * or -EIO. */
+int flame__write(FILE *out, const struct export_stacks *s, const struct flame_node *nodes,
+		 size_t cnt, size_t depth, const struct flame_style *st);
+
 /* Write s to out as XML character data / attribute value: & < > " ' escaped, control
  * characters and invalid UTF-8 bytes replaced by '?', so the document stays well-formed. */
 void export_xml__puts(FILE *out, const char *s);

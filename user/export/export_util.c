@@ -281,6 +281,21 @@ static bool same_stack(const struct export_stack *a, const struct export_stack *
 	return a->cnt == b->cnt && !memcmp(a->names, b->names, a->cnt * sizeof(*a->names));
 }
 
+void export_stacks__merge(struct export_stacks *s, size_t n)
+{
+	qsort(s->v, n, sizeof(*s->v), cmp_stack);
+	/* Merge runs of identical stacks: PPs differing only in addresses or lines. */
+	s->cnt = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->cnt && same_stack(&s->v[s->cnt - 1], &s->v[i])) {
+			s->v[s->cnt - 1].w += s->v[i].w;
+			s->v[s->cnt - 1].w2 += s->v[i].w2;
+		} else {
+			s->v[s->cnt++] = s->v[i];
+		}
+	}
+}
+
 void export_stacks__free(struct export_stacks *s)
 {
 	if (!s)
@@ -400,17 +415,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 		n++;
 	}
 
-	qsort(s->v, n, sizeof(*s->v), cmp_stack);
-	/* Merge runs of identical stacks: PPs differing only in addresses or lines. */
-	s->cnt = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s->cnt && same_stack(&s->v[s->cnt - 1], &s->v[i])) {
-			s->v[s->cnt - 1].w += s->v[i].w;
-			s->v[s->cnt - 1].w2 += s->v[i].w2;
-		} else {
-			s->v[s->cnt++] = s->v[i];
-		}
-	}
+	export_stacks__merge(s, n);
 	switch (w) {
 	case EXPORT_WEIGHT_BLOCKS:
 		s->unit = p->bksu ? p->bksu : "blocks";

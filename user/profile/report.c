@@ -641,9 +641,14 @@ int report__print_file(FILE *out, const char *path, const struct report_opts *op
 	if (opts && opts->warn_lost && p->has_lost && dhat_lost__any(&p->lost)) {
 		char what[512];
 
-		dhat_lost__describe(&p->lost, what, sizeof(what));
 		fflush(out); /* the warning comes first, also when both go to a terminal */
-		elog("warning: %s records what its trace missed: %s\n", path, what);
+		/* A warning only for what makes the figures wrong; the rest is a note. */
+		dhat_lost__describe(&p->lost, DHAT_LOST_INCOMPLETE, what, sizeof(what));
+		if (*what)
+			elog("warning: %s is incomplete, its trace missed: %s\n", path, what);
+		dhat_lost__describe(&p->lost, ~DHAT_LOST_INCOMPLETE, what, sizeof(what));
+		if (*what)
+			elog("note: %s records %s\n", path, what);
 	}
 	ret = report__print(out, p, opts);
 	if (ret && err && errsz)
