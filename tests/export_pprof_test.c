@@ -631,7 +631,10 @@ static bool is_allocator(const char *fn)
 	return false;
 }
 
-/* go tool pprof -top -sample_index=INDEX on path: its output (exit 0 asserted). */
+/* go tool pprof -top -sample_index=INDEX on path, every node shown (with plumbing left out
+ * the leaves are many small functions, none may be dropped for being small): its output
+ * (exit 0 asserted). -unit=B: exact bytes, not "1.21GB"; HOME/GOCACHE: pprof may want to
+ * write there. */
 static char *go_top(const char *path, const char *index)
 {
 	char cmd[8192];
@@ -640,68 +643,45 @@ static char *go_top(const char *path, const char *index)
 
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && HOME='%s' GOCACHE='%s/gocache' go tool pprof -top -unit=B "
-		 "-sample_index=%s '%s' 2>&1",
+		 "-nodefraction=0 -nodecount=100000 -sample_index=%s '%s' 2>&1",
 		 ex_artifacts(), ex_artifacts(), ex_artifacts(), index, path);
 	out = ex_run(cmd, &st);
 	cr_assert(out && st == 0, "%s: exit %d\n%s", cmd, st, out ? out : "");
 	return out;
 }
 
+/* `go tool pprof -top -sample_index=index` on path totals want (of what, for messages). */
+static void go_total_is(const char *path, const char *fixture, const char *index, uint64_t want,
+			const char *what)
+{
+	char type[64];
+	char *out = go_top(path, index);
+
+	snprintf(type, sizeof(type), "Type: %s", index);
+	fprintf(stderr, "[export] %s: go tool pprof %s total %llu, %s %" PRIu64 "\n", fixture,
+		index, pprof_total(out), what, want);
+	cr_expect_eq(pprof_total(out), want, "%s: pprof %s total %llu != %s %" PRIu64, fixture,
+		     index, pprof_total(out), what, want);
+	cr_expect(strstr(out, type), "%s", out);
+	cr_expect_null(strstr(out, "symbolization failed"), "%s", out);
+	/* every sample has a node: "accounting for X, 100%" */
+	cr_expect(strstr(out, ", 100% of "), "%s", out);
+	free(out);
+}
+
 static void go_pprof_check(const char *fixture, const char *file)
 {
 	struct dhat_profile *p = ex_load(fixture);
-	char path[4096], cmd[8192];
 	static struct d_prof d; /* large: not on the stack */
-	char *out;
-	int st;
+	char path[4096];
 
 	export_and_decode(p, file, &d, path, sizeof(path));
 	d_free(&d);
-	/* -unit=B: exact bytes, not "1.21GB". HOME/GOCACHE: pprof may want to write there. */
-	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && HOME='%s' GOCACHE='%s/gocache' go tool pprof -top -unit=B "
-		 "-sample_index=alloc_space '%s' 2>&1",
-		 ex_artifacts(), ex_artifacts(), ex_artifacts(), path);
-	out = ex_run(cmd, &st);
-	cr_assert(out && st == 0, "%s: exit %d\n%s", cmd, st, out ? out : "");
-	cr_log_info("go tool pprof alloc_space %s:\n%s", fixture, out);
-	fprintf(stderr, "[export] %s: go tool pprof alloc_space total %llu, Σtb %" PRIu64 "\n",
-		fixture, pprof_total(out), p->total_bytes);
-	cr_expect_eq(pprof_total(out), p->total_bytes,
-		     "%s: pprof alloc_space total %llu != Σtb %" PRIu64, fixture, pprof_total(out),
-		     p->total_bytes);
-	cr_expect(strstr(out, "Type: alloc_space"), "%s", out);
-	cr_expect_null(strstr(out, "symbolization failed"), "%s", out);
-	free(out);
-
-	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && HOME='%s' GOCACHE='%s/gocache' go tool pprof -top "
-		 "-nodefraction=0 -nodecount=100000 -sample_index=alloc_objects '%s' 2>&1",
-		 ex_artifacts(), ex_artifacts(), ex_artifacts(), path);
-	out = ex_run(cmd, &st);
-	cr_assert(out && st == 0, "%s: exit %d\n%s", cmd, st, out ? out : "");
-	fprintf(stderr, "[export] %s: go tool pprof alloc_objects total %llu, Σtbk %" PRIu64 "\n",
-		fixture, pprof_total(out), p->total_blocks);
-	cr_expect_eq(pprof_total(out), p->total_blocks,
-		     "%s: pprof alloc_objects total %llu != Σtbk %" PRIu64, fixture,
-		     pprof_total(out), p->total_blocks);
-	cr_expect(strstr(out, "Type: alloc_objects"), "%s", out);
-	/* every sample has a node: "accounting for X, 100%" (with plumbing left out the leaves
-	 * are many small functions: no node may be dropped for being small) */
-	cr_expect(strstr(out, ", 100% of "), "%s", out);
-	free(out);
-
+	go_total_is(path, fixture, "alloc_space", p->total_bytes, "Σtb");
+	go_total_is(path, fixture, "alloc_objects", p->total_blocks, "Σtbk");
 	/* The peak as its own sample type: it sums to the DHAT peak (Σgb). */
-	if (p->gmax_bytes) {
-		out = go_top(path, "gmax_space");
-		fprintf(stderr, "[export] %s: go tool pprof gmax_space total %llu, Σgb %" PRIu64 "\n",
-			fixture, pprof_total(out), p->gmax_bytes);
-		cr_expect_eq(pprof_total(out), p->gmax_bytes,
-			     "%s: pprof gmax_space total %llu != Σgb %" PRIu64, fixture,
-			     pprof_total(out), p->gmax_bytes);
-		cr_expect(strstr(out, "Type: gmax_space"), "%s", out);
-		free(out);
-	}
+	if (p->gmax_bytes)
+		go_total_is(path, fixture, "gmax_space", p->gmax_bytes, "Σgb");
 	dhat_profile__free(p);
 }
 

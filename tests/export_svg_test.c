@@ -95,6 +95,25 @@ static char *flame(const char *fixture, const struct export_opts *o, const char 
 	return svg;
 }
 
+/* flame() of an in-memory DHAT text: the profile into *pp (freed by the caller). */
+static char *flame_json(const char *json, size_t len, const struct export_opts *o,
+			const char *name, char *path, size_t sz, struct dhat_profile **pp)
+{
+	char err[256] = "";
+	struct dhat_profile *p = dhat_profile__parse(json, len, name, err, sizeof(err));
+	size_t n;
+	int rc;
+	char *svg;
+
+	cr_assert(p, "%s", err);
+	svg = ex_capture(p, flame_o, o, &rc, &n);
+	cr_assert_eq(rc, 0);
+	save(name, svg, n, path, sz);
+	xmllint_ok(path);
+	*pp = p;
+	return svg;
+}
+
 Test(export_svg, flame_prog_frames_and_widths)
 {
 	char path[4096];
@@ -160,18 +179,11 @@ Test(export_svg, flame_bad_bytes_stay_well_formed)
 	    "\"te\":1,\"pps\":[{\"tb\":10,\"tbk\":1,\"fs\":[1,2]},{\"tb\":5,\"tbk\":1,"
 	    "\"fs\":[3,2]}],\"ftbl\":[\"[root]\",\"0x1: bad\\u0001name\xff\xc3 (a.c:1)\","
 	    "\"0x2: main (a.c:2)\",\"0x3: caf\xc3\xa9_\xe2\x82\xac (a.c:3)\"]}";
-	char err[256] = "", path[4096];
-	struct dhat_profile *p =
-	    dhat_profile__parse(json, sizeof(json) - 1, "bad", err, sizeof(err));
-	size_t len;
-	int rc;
-	char *svg;
+	char path[4096];
+	struct dhat_profile *p;
+	char *svg = flame_json(json, sizeof(json) - 1, NULL, "bad-bytes.flame.svg", path,
+			       sizeof(path), &p);
 
-	cr_assert(p, "%s", err);
-	svg = ex_capture(p, flame_o, NULL, &rc, &len);
-	cr_assert_eq(rc, 0);
-	save("bad-bytes.flame.svg", svg, len, path, sizeof(path));
-	xmllint_ok(path);
 	cr_expect(strstr(svg, "bad?name??"), "control char and bad UTF-8 become '?'");
 	cr_expect(strstr(svg, "caf\xc3\xa9_\xe2\x82\xac"), "valid UTF-8 is kept");
 	free(svg);
@@ -226,19 +238,15 @@ Test(export_svg, flame_colours_by_module)
 	    "\"0x55BA29B00400: load_config (config.c:12)\","
 	    "\"0x55BA29B00500: app_helper (in /opt/app/bin/app)\","
 	    "\"0x55BA29B00600: ???\"]}";
-	char err[256] = "", path[4096];
-	struct dhat_profile *p = dhat_profile__parse(json, sizeof(json) - 1, "mods", err, sizeof(err));
 	const struct export_opts keep = {.keep_plumbing = true};
+	char path[4096];
+	struct dhat_profile *p;
 	const char *tag;
 	size_t len;
 	int rc, r, g, b;
-	char *svg;
+	char *svg = flame_json(json, sizeof(json) - 1, &keep, "modules.flame.svg", path,
+			       sizeof(path), &p);
 
-	cr_assert(p, "%s", err);
-	svg = ex_capture(p, flame_o, &keep, &rc, &len);
-	cr_assert_eq(rc, 0);
-	save("modules.flame.svg", svg, len, path, sizeof(path));
-	xmllint_ok(path);
 	/* program: warm (red above blue) */
 	tag = frame_of(svg, "build_index", &r, &g, &b);
 	cr_expect(frame_module_is(tag, "program"), "%.200s", tag);
@@ -289,17 +297,11 @@ Test(export_svg, flame_labels_keep_whole_names)
 	    "std::char_traits<char>, std::allocator<char> > const&, int) (t.cc:1)\","
 	    "\"0x2: app::Index<std::basic_string<char> >::rebuild_all(unsigned long) (t.cc:2)\","
 	    "\"0x3: main (t.cc:3)\",\"0x4: other_fn (t.cc:4)\"]}";
-	char err[256] = "", path[4096];
-	struct dhat_profile *p = dhat_profile__parse(json, sizeof(json) - 1, "labels", err, sizeof(err));
-	size_t len;
-	int rc;
-	char *svg;
+	char path[4096];
+	struct dhat_profile *p;
+	char *svg = flame_json(json, sizeof(json) - 1, NULL, "labels.flame.svg", path,
+			       sizeof(path), &p);
 
-	cr_assert(p, "%s", err);
-	svg = ex_capture(p, flame_o, NULL, &rc, &len);
-	cr_assert_eq(rc, 0);
-	save("labels.flame.svg", svg, len, path, sizeof(path));
-	xmllint_ok(path);
 	cr_expect(strstr(svg, ">app::Table::insert_slow</text>"), "%s", svg);
 	cr_expect(strstr(svg, ">rebuild_all</text>"));
 	cr_expect(strstr(svg, ">other_fn</text>"));
