@@ -51,7 +51,7 @@ const struct opt_cmd cli_export_cmd = {
 	.examples = "  tracer export dhat-heap-cmdsubst.json --format svg\n"
 		    "  tracer export prof.json.gz --format folded --weight gmax -o - | less\n"
 		    "  tracer export dhat-heap-1234.json --format timeline\n"
-		    "  tracer export prof.json -o - | go tool pprof -top -sample_index=gmax_space -\n",
+		    "  tracer export prof.json && go tool pprof -top -sample_index=gmax_space prof.pb.gz\n",
 	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file (also: a timeline\n"
 		       "  asked of a file without the live-heap series, e.g. Valgrind's).\n",
 };
