@@ -173,3 +173,30 @@ Test(export_timeline_file, reader_takes_a_good_series_and_drops_a_bad_one)
 	cr_expect_eq(export__to_path(p, EXPORT_FMT_TIMELINE, "-", NULL), -ENODATA);
 	dhat_profile__free(p);
 }
+
+Test(export_timeline_file, nothing_allocated_draws_an_empty_chart)
+{
+	char path[4096], err[512];
+	struct collector *c = collector__new(FIX_T0, NULL);
+	struct dhat_profile *p;
+	char *svg, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	/* The writer stores no series when nothing was ever live; the chart is still drawn. */
+	collector__finish(c, FIX_T0 + 1500);
+	snprintf(path, sizeof(path), "%s/nothing.json", ex_artifacts());
+	cr_assert_eq(dhat__write_path(path, c, fixture_frames, NULL, &META), 0);
+	collector__free(c);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert(p, "%s", err);
+	cr_expect_eq(p->live_cnt, 0);
+	f = open_memstream(&buf, &len);
+	cr_assert(f);
+	cr_expect_eq(export__timeline_profile_svg(p, f, NULL), 0);
+	fclose(f);
+	svg = buf;
+	cr_expect(strstr(svg, "no samples"), "%s", svg);
+	free(svg);
+	dhat_profile__free(p);
+}

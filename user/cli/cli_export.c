@@ -143,7 +143,7 @@ int cli_export(int argc, char **argv)
 		elog("%s\n", err);
 		return TRACER_EXIT_USAGE;
 	}
-	if (a.fmt == EXPORT_FMT_TIMELINE && !p->live_cnt) {
+	if (a.fmt == EXPORT_FMT_TIMELINE && !export__has_timeline(p)) {
 		/* Valgrind, dhat-rs and tracer before the series was stored: say so, no file. */
 		elog("export: %s has no live-heap series (\"heapTimeline\"): only files written "
 		     "by tracer have one; trace again with tracer to draw a timeline\n",

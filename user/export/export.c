@@ -78,7 +78,7 @@ int export__write(enum export_format fmt, const struct export_src *src, const ch
 	    (export_format__from_profile(fmt) ? !src->profile : !src->timeline && !src->profile))
 		return -EINVAL;
 	/* Checked before the file is created: no empty output for a file without a series. */
-	if (fmt == EXPORT_FMT_TIMELINE && !src->timeline && !src->profile->live_cnt)
+	if (fmt == EXPORT_FMT_TIMELINE && !src->timeline && !export__has_timeline(src->profile))
 		return -ENODATA;
 	err = output__open(&o, path, OUTPUT_STDOUT_DASH | formats[fmt].output_flags);
 	if (err)

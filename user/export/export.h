@@ -195,8 +195,13 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 /* The timeline of a DHAT file written by tracer: its live-heap series (times in the file's
  * tu, taken as µs), t-gmax, the peak, and the top sites at the peak (gb by first
  * non-plumbing frame and caller) as legend; subtitle the workload and command. opts may be
- * NULL. Returns 0, -ENODATA (no series: a Valgrind or dhat-rs file), -ENOMEM or -EIO. */
+ * NULL. Returns 0, -ENODATA (!export__has_timeline: a Valgrind or dhat-rs file), -ENOMEM or
+ * -EIO. */
 int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 				 const struct export_opts *opts);
+
+/* Can p's timeline be drawn: it has the live-heap series, or nothing was allocated at all
+ * (an empty chart, whoever wrote the file). */
+bool export__has_timeline(const struct dhat_profile *p);
 
 #endif

@@ -366,6 +366,11 @@ static int collect_sites(const struct dhat_profile *p, const struct export_opts 
 	return err;
 }
 
+bool export__has_timeline(const struct dhat_profile *p)
+{
+	return p->live_cnt || !p->total_bytes;
+}
+
 int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 				 const struct export_opts *opts)
 {
@@ -376,7 +381,7 @@ int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 	uint64_t rest = 0;
 	int err;
 
-	if (!p->live_cnt)
+	if (!export__has_timeline(p))
 		return -ENODATA;
 	err = collect_sites(p, opts, &ps);
 	if (err)
