@@ -350,9 +350,12 @@ Test(export_folded, plumbing_table_covers_runtimes)
 	    "malloc (in /usr/lib/x86_64-linux-gnu/libc.so.6)",
 	};
 	static const char *const user[] = {
-	    "PyUnicode_New (unicodeobject.c:1211)", "g_main_loop_run (gmain.c:4350)",
-	    "realloc_buffer (buf.c:12)",	    "my_app::alloc_pool (pool.rs:3:5)",
-	    "g_strdup_printf_like (x.c:1)",	    "PyObject_MallocFreeList (x.c:1)",
+	    "PyUnicode_New (unicodeobject.c:1211)",
+	    "g_main_loop_run (gmain.c:4350)",
+	    "realloc_buffer (buf.c:12)",
+	    "my_app::alloc_pool (pool.rs:3:5)",
+	    "g_strdup_printf_like (x.c:1)",
+	    "PyObject_MallocFreeList (x.c:1)",
 	};
 
 	for (size_t i = 0; i < sizeof(plumbing) / sizeof(plumbing[0]); i++)

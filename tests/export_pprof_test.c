@@ -296,12 +296,11 @@ static const struct d_map *map_by_id(const struct d_prof *d, uint64_t id)
 
 /* Export fixture to artifacts/<out> (opts NULL: the defaults, plumbing left out), gunzip it,
  * decode it, check the invariants. */
-static void export_and_decode_opts(const struct dhat_profile *p, const char *out,
-				   struct d_prof *d, char *path, size_t path_sz,
-				   const struct export_opts *opts)
+static void export_and_decode_opts(const struct dhat_profile *p, const char *out, struct d_prof *d,
+				   char *path, size_t path_sz, const struct export_opts *opts)
 {
 	static const char *const types[NTYPES][2] = {
-	    {"alloc_objects", "count"}, {"alloc_space", "bytes"}, {"inuse_objects", "count"},
+	    {"alloc_objects", "count"}, {"alloc_space", "bytes"},  {"inuse_objects", "count"},
 	    {"inuse_space", "bytes"},	{"gmax_objects", "count"}, {"gmax_space", "bytes"}};
 	uint64_t sums[NTYPES] = {0};
 	unsigned char magic[2];
@@ -493,7 +492,8 @@ Test(export_pprof, plumbing_left_out_by_default)
 		const struct d_sample *s = &d.samples[i];
 		const char *leaf = leaf_name(&d, s);
 
-		cr_expect(strcmp(leaf, "malloc") && strcmp(leaf, "calloc") && strcmp(leaf, "realloc"),
+		cr_expect(strcmp(leaf, "malloc") && strcmp(leaf, "calloc") &&
+			      strcmp(leaf, "realloc"),
 			  "sample %zu starts at allocator %s", i, leaf);
 		if (s->vals[1] == 80) {
 			/* calloc <- make_table <- main: make_table is the leaf now, at its line */
@@ -620,9 +620,9 @@ static const char *pprof_first_row(const char *out)
 /* An allocator entry point, as pprof would print it (" (inline)" may follow). */
 static bool is_allocator(const char *fn)
 {
-	static const char *const alloc[] = {"malloc",	    "calloc",	     "realloc",
-					    "free",	    "operator new", "_Znwm",
-					    "__libc_malloc", "_int_malloc", "reallocarray"};
+	static const char *const alloc[] = {"malloc",	     "calloc",	     "realloc",
+					    "free",	     "operator new", "_Znwm",
+					    "__libc_malloc", "_int_malloc",  "reallocarray"};
 
 	for (size_t i = 0; i < sizeof(alloc) / sizeof(alloc[0]); i++)
 		if (!strncmp(fn, alloc[i], strlen(alloc[i])) &&

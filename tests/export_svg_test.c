@@ -96,8 +96,8 @@ static char *flame(const char *fixture, const struct export_opts *o, const char 
 }
 
 /* flame() of an in-memory DHAT text: the profile into *pp (freed by the caller). */
-static char *flame_json(const char *json, size_t len, const struct export_opts *o,
-			const char *name, char *path, size_t sz, struct dhat_profile **pp)
+static char *flame_json(const char *json, size_t len, const struct export_opts *o, const char *name,
+			char *path, size_t sz, struct dhat_profile **pp)
 {
 	char err[256] = "";
 	struct dhat_profile *p = dhat_profile__parse(json, len, name, err, sizeof(err));
@@ -118,9 +118,8 @@ Test(export_svg, flame_prog_frames_and_widths)
 {
 	char path[4096];
 	struct dhat_profile *p;
-	char *svg =
-	    flame("prog.json", &(struct export_opts){.keep_plumbing = true}, "prog.flame.svg", path,
-		  sizeof(path), &p);
+	char *svg = flame("prog.json", &(struct export_opts){.keep_plumbing = true},
+			  "prog.flame.svg", path, sizeof(path), &p);
 	static const char *const names[] = {"main",   "make_table", "grow_buffer",
 					    "calloc", "malloc",	    "realloc"};
 	size_t n;
@@ -154,9 +153,9 @@ Test(export_svg, flame_prog_frames_and_widths)
 Test(export_svg, flame_escapes_xml)
 {
 	char path[4096];
-	char *svg = flame("odd.json",
-			  &(struct export_opts){.title = "odd <&> \"'", .keep_plumbing = true},
-			  "odd.flame.svg", path, sizeof(path), NULL);
+	char *svg =
+	    flame("odd.json", &(struct export_opts){.title = "odd <&> \"'", .keep_plumbing = true},
+		  "odd.flame.svg", path, sizeof(path), NULL);
 
 	cr_expect(strstr(svg, "weird:name&amp;&quot;quoted&quot; &apos;x&apos;"));
 	cr_expect(strstr(svg, "std::vector&lt;int, std::allocator&lt;int&gt; &gt;"));
@@ -181,8 +180,8 @@ Test(export_svg, flame_bad_bytes_stay_well_formed)
 	    "\"0x2: main (a.c:2)\",\"0x3: caf\xc3\xa9_\xe2\x82\xac (a.c:3)\"]}";
 	char path[4096];
 	struct dhat_profile *p;
-	char *svg = flame_json(json, sizeof(json) - 1, NULL, "bad-bytes.flame.svg", path,
-			       sizeof(path), &p);
+	char *svg =
+	    flame_json(json, sizeof(json) - 1, NULL, "bad-bytes.flame.svg", path, sizeof(path), &p);
 
 	cr_expect(strstr(svg, "bad?name??"), "control char and bad UTF-8 become '?'");
 	cr_expect(strstr(svg, "caf\xc3\xa9_\xe2\x82\xac"), "valid UTF-8 is kept");
@@ -244,8 +243,8 @@ Test(export_svg, flame_colours_by_module)
 	const char *tag;
 	size_t len;
 	int rc, r, g, b;
-	char *svg = flame_json(json, sizeof(json) - 1, &keep, "modules.flame.svg", path,
-			       sizeof(path), &p);
+	char *svg =
+	    flame_json(json, sizeof(json) - 1, &keep, "modules.flame.svg", path, sizeof(path), &p);
 
 	/* program: warm (red above blue) */
 	tag = frame_of(svg, "build_index", &r, &g, &b);
@@ -299,8 +298,8 @@ Test(export_svg, flame_labels_keep_whole_names)
 	    "\"0x3: main (t.cc:3)\",\"0x4: other_fn (t.cc:4)\"]}";
 	char path[4096];
 	struct dhat_profile *p;
-	char *svg = flame_json(json, sizeof(json) - 1, NULL, "labels.flame.svg", path,
-			       sizeof(path), &p);
+	char *svg =
+	    flame_json(json, sizeof(json) - 1, NULL, "labels.flame.svg", path, sizeof(path), &p);
 
 	cr_expect(strstr(svg, ">app::Table::insert_slow</text>"), "%s", svg);
 	cr_expect(strstr(svg, ">rebuild_all</text>"));
@@ -493,8 +492,12 @@ Test(export_timeline, labels_units_and_tgmax)
 Test(export_timeline, seconds_kib_and_empty)
 {
 	uint64_t t[3] = {1000000, 20000000, 30000000}, b[3] = {2048, 10240, 0};
-	struct heap_timeline tl = {.t_us = t, .live_bytes = b, .cnt = 3, .tg_us = 20000000,
-				   .te_us = 40000000, .peak_bytes = 10240};
+	struct heap_timeline tl = {.t_us = t,
+				   .live_bytes = b,
+				   .cnt = 3,
+				   .tg_us = 20000000,
+				   .te_us = 40000000,
+				   .peak_bytes = 10240};
 	struct heap_timeline none = {0};
 	char path[4096];
 	char *svg = timeline(&tl, NULL, "timeline-long.svg", path, sizeof(path));

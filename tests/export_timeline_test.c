@@ -106,8 +106,8 @@ Test(export_timeline_file, drawn_from_a_file_written_earlier_and_still_in_dh_vie
 Test(export_timeline_file, valgrind_file_says_why_and_exits_2)
 {
 	char out_path[4200];
-	const char *argv[] = {"export", EX_DATA "/valgrind_ls.json", "--format", "timeline", "-o",
-			      out_path, NULL};
+	const char *argv[] = {
+	    "export", EX_DATA "/valgrind_ls.json", "--format", "timeline", "-o", out_path, NULL};
 	struct stat st;
 	char *out, *errs;
 
@@ -144,14 +144,14 @@ static struct dhat_profile *with_live(const char *live)
 Test(export_timeline_file, reader_takes_a_good_series_and_drops_a_bad_one)
 {
 	static const char *const bad[] = {
-	    "{\"t\":[0,5,3],\"b\":[0,8,0]}",	  /* time going back */
-	    "{\"t\":[0,5],\"b\":[0,8,0]}",	  /* lengths differ */
-	    "{\"t\":[0,\"5\"],\"b\":[0,8]}",	  /* a string */
-	    "{\"t\":[0,-5],\"b\":[0,8]}",	  /* negative */
-	    "{\"t\":[0,5.5],\"b\":[0,8]}",	  /* not an integer */
-	    "{\"t\":[0,5]}",			  /* no b */
-	    "{\"t\":[],\"b\":[]}",		  /* empty */
-	    "[1,2,3]",				  /* not an object */
+	    "{\"t\":[0,5,3],\"b\":[0,8,0]}",	/* time going back */
+	    "{\"t\":[0,5],\"b\":[0,8,0]}",	/* lengths differ */
+	    "{\"t\":[0,\"5\"],\"b\":[0,8]}",	/* a string */
+	    "{\"t\":[0,-5],\"b\":[0,8]}",	/* negative */
+	    "{\"t\":[0,5.5],\"b\":[0,8]}",	/* not an integer */
+	    "{\"t\":[0,5]}",			/* no b */
+	    "{\"t\":[],\"b\":[]}",		/* empty */
+	    "[1,2,3]",				/* not an object */
 	    "{\"t\":{\"x\":1},\"b\":[[1],{}]}", /* nested junk */
 	    "null",
 	};

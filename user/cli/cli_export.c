@@ -11,7 +11,14 @@
 #include "log.h"
 #include "report.h"
 
-enum { OPT_FORMAT = 256, OPT_WEIGHT, OPT_LOCATION, OPT_KEEP_PLUMBING, OPT_SKIP, OPT_NO_DEFAULT_SKIP };
+enum {
+	OPT_FORMAT = 256,
+	OPT_WEIGHT,
+	OPT_LOCATION,
+	OPT_KEEP_PLUMBING,
+	OPT_SKIP,
+	OPT_NO_DEFAULT_SKIP,
+};
 
 static const struct opt_spec export_opts_table[] = {
 	{ "format", 0, "FMT",
@@ -51,7 +58,8 @@ const struct opt_cmd cli_export_cmd = {
 	.examples = "  tracer export dhat-heap-cmdsubst.json --format svg\n"
 		    "  tracer export prof.json.gz --format folded --weight gmax -o - | less\n"
 		    "  tracer export dhat-heap-1234.json --format timeline\n"
-		    "  tracer export prof.json && go tool pprof -top -sample_index=gmax_space prof.pb.gz\n",
+		    "  tracer export prof.json && "
+		    "go tool pprof -top -sample_index=gmax_space prof.pb.gz\n",
 	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file (also: a timeline\n"
 		       "  asked of a file without the live-heap series, e.g. Valgrind's).\n",
 };

@@ -103,12 +103,13 @@ int export__pprof_encode_opts(const struct dhat_profile *p, const struct export_
 			      uint8_t **buf, size_t *len);
 
 /* Write p as collapsed stacks, outermost frame first: "main;make_table 80\n" (allocation
- * plumbing such as malloc left out, as in pprof; keep_plumbing keeps it). Frames are function names without the address and without " (file:line)"; a name that
- * is "???" becomes "[obj]" (the basename of its `(in /obj)`), as stackcollapse-perf does
- * for unknown symbols. ';' in a name becomes ':', control characters '?'. Identical stacks
- * are merged (summed), lines are sorted, zero-weight stacks are left out, so the weights
- * add up to exactly Σtb (or Σtbk, Σgb, Σeb). A PP without frames is "[unknown]".
- * Returns 0, -EINVAL (bad weight), -ENOMEM or -EIO (write error on out). */
+ * plumbing such as malloc left out, as in pprof; keep_plumbing keeps it). Frames are function names
+ * without the address and without " (file:line)"; a name that is "???" becomes "[obj]" (the
+ * basename of its `(in /obj)`), as stackcollapse-perf does for unknown symbols. ';' in a name
+ * becomes ':', control characters '?'. Identical stacks are merged (summed), lines are sorted,
+ * zero-weight stacks are left out, so the weights add up to exactly Σtb (or Σtbk, Σgb, Σeb). A PP
+ * without frames is "[unknown]". Returns 0, -EINVAL (bad weight), -ENOMEM or -EIO (write error on
+ * out). */
 int export__folded(const struct dhat_profile *p, FILE *out, enum export_weight w);
 
 /* export__folded with options (weight, location, plumbing); opts may be NULL. */

@@ -15,7 +15,7 @@
 
 int export_plumbing__mark(const struct dhat_profile *p, const struct export_opts *o, bool **out)
 {
-	const struct report_opts def = { 0 };
+	const struct report_opts def = {0};
 	bool *marks;
 
 	*out = NULL;

@@ -47,10 +47,10 @@ static const struct {
 	int r, g, b, dr, dg, db;
 	const char *legend;
 } MODULE_COLORS[EXPORT_MOD_CNT] = {
-	[EXPORT_MOD_EXE] = { 205, 80, 0, 50, 150, 55, "program" },	     /* flamegraph.pl "hot" */
-	[EXPORT_MOD_LIBC] = { 80, 130, 200, 40, 50, 55, "libc" },	     /* blues */
-	[EXPORT_MOD_LIB] = { 40, 170, 70, 50, 60, 60, "other libraries" }, /* greens */
-	[EXPORT_MOD_UNKNOWN] = { 165, 165, 165, 30, 30, 30, "unknown" },	     /* greys */
+    [EXPORT_MOD_EXE] = {205, 80, 0, 50, 150, 55, "program"},	     /* flamegraph.pl "hot" */
+    [EXPORT_MOD_LIBC] = {80, 130, 200, 40, 50, 55, "libc"},	     /* blues */
+    [EXPORT_MOD_LIB] = {40, 170, 70, 50, 60, 60, "other libraries"}, /* greens */
+    [EXPORT_MOD_UNKNOWN] = {165, 165, 165, 30, 30, 30, "unknown"},   /* greys */
 };
 
 /* The colour of a frame: its module's, shaded by the name's hash so that one function has
@@ -175,11 +175,11 @@ int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size
 		for (size_t d = common + 1; d <= st->cnt; d++) {
 			open[d] = n;
 			/* Stacks built without modules (the diff's) are drawn as the program's. */
-			v[n++] = (struct flame_node){
-			    .name = st->names[d - 1],
-			    .mod = st->mods ? st->mods[d - 1] : EXPORT_MOD_EXE,
-			    .depth = d,
-			    .start = x};
+			v[n++] =
+			    (struct flame_node){.name = st->names[d - 1],
+						.mod = st->mods ? st->mods[d - 1] : EXPORT_MOD_EXE,
+						.depth = d,
+						.start = x};
 		}
 		for (size_t d = 1; d <= st->cnt; d++)
 			v[open[d]].w2 += st->w2;
@@ -361,7 +361,8 @@ static void default_look(void *ctx, const struct flame_node *nd, const struct ex
 
 	(void)ctx;
 	if (nd->depth)
-		frame_color(nd->name, (enum export_module)nd->mod, look->color, sizeof(look->color));
+		frame_color(nd->name, (enum export_module)nd->mod, look->color,
+			    sizeof(look->color));
 	else
 		snprintf(look->color, sizeof(look->color), "rgb(200,200,200)");
 	snprintf(look->tip, sizeof(look->tip), "%s %s (%.2f%%), %s %s", export__fmt_u64(n1, v),
@@ -470,8 +471,8 @@ int flame__write(FILE *out, const struct export_stacks *s, const struct flame_no
 	export_svg__wrap(out, st->subtitle, "class=\"subtitle\"", IMG_W / 2, SUB_Y, LINE_H,
 			 SUB_COLS, SUB_LINES);
 	if (st->totals) {
-		fprintf(out, "<text id=\"totals\" class=\"subtitle\" x=\"%d\" y=\"%d\">",
-			IMG_W / 2, SUB_Y + sub_lines * LINE_H);
+		fprintf(out, "<text id=\"totals\" class=\"subtitle\" x=\"%d\" y=\"%d\">", IMG_W / 2,
+			SUB_Y + sub_lines * LINE_H);
 		export_xml__puts(out, st->totals);
 		fputs("</text>\n", out);
 	}

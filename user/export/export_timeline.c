@@ -38,8 +38,8 @@
 
 /* Tableau 10: distinct on screen and in print. Index TL_SITES: "other sites". */
 static const char *const SITE_COLORS[TL_SITES + 1] = {
-	"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-	"#edc948", "#b07aa1", "#ff9da7", "#bab0ac",
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#bab0ac",
 };
 
 /* A step of 1, 2 or 5 x 10^k giving about `want` intervals over range; *decimals is how
@@ -111,7 +111,8 @@ static void hover_strips(FILE *out, const struct heap_timeline *t, uint64_t t_ma
 		char b[64], n1[32];
 
 		/* Grow the run until its end is HOVER_PX to the right of its start. */
-		while (j + 1 < t->cnt && (double)(t->t_us[j + 1] - t->t_us[i]) / tdiv * xs < HOVER_PX) {
+		while (j + 1 < t->cnt &&
+		       (double)(t->t_us[j + 1] - t->t_us[i]) / tdiv * xs < HOVER_PX) {
 			j++;
 			if (t->live_bytes[j] > hi)
 				hi = t->live_bytes[j];
@@ -152,8 +153,7 @@ static void peak_sites(FILE *out, const struct heap_timeline *t, double x, doubl
 		export_xml__puts(out, st->name);
 		fprintf(out, "\n%s at t-gmax (%.1f%% of the peak)</title></rect>\n", b, pct);
 		/* Legend row: swatch, share, name (cut to the legend's width). */
-		fprintf(out,
-			"<g class=\"legend\"><title>%s bytes (%.1f%%) live at t-gmax: ",
+		fprintf(out, "<g class=\"legend\"><title>%s bytes (%.1f%%) live at t-gmax: ",
 			export__fmt_u64(n1, st->bytes), pct);
 		export_xml__puts(out, st->name);
 		fprintf(out,
@@ -178,8 +178,7 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 	char buf[64], n1[32];
 	int dec, sub_lines, top, plot_w, plot_h;
 
-	if (!t || !out || (t->cnt && (!t->t_us || !t->live_bytes)) ||
-	    (t->site_cnt && !t->sites))
+	if (!t || !out || (t->cnt && (!t->t_us || !t->live_bytes)) || (t->site_cnt && !t->sites))
 		return -EINVAL;
 	if (!title)
 		title = "Live heap";
@@ -375,8 +374,8 @@ int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 				 const struct export_opts *opts)
 {
 	struct heap_timeline_site sites[TL_SITES + 1];
-	struct peak_sites ps = { 0 };
-	struct heap_timeline t = { 0 };
+	struct peak_sites ps = {0};
+	struct heap_timeline t = {0};
 	char *sub = NULL;
 	uint64_t rest = 0;
 	int err;
@@ -395,14 +394,14 @@ int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 				best = k;
 		if (best == SIZE_MAX)
 			break;
-		sites[t.site_cnt++] = (struct heap_timeline_site){ ps.names->strs[best],
-								   ps.bytes[best] };
+		sites[t.site_cnt++] =
+		    (struct heap_timeline_site){ps.names->strs[best], ps.bytes[best]};
 		ps.bytes[best] = 0;
 	}
 	for (size_t k = 0; k < ps.names->cnt; k++)
 		rest += ps.bytes[k];
 	if (rest)
-		sites[t.site_cnt++] = (struct heap_timeline_site){ "other sites", rest };
+		sites[t.site_cnt++] = (struct heap_timeline_site){"other sites", rest};
 	t.sites = sites;
 	t.t_us = p->live_t;
 	t.live_bytes = p->live_b;

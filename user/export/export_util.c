@@ -159,8 +159,8 @@ struct obj_range {
 
 static bool is_libc(const char *base, size_t n)
 {
-	static const char *const libc[] = { "libc.so", "libc-", "libm.so", "libpthread",
-					    "ld-linux", "ld-2.", "libdl" };
+	static const char *const libc[] = {"libc.so",  "libc-", "libm.so", "libpthread",
+					   "ld-linux", "ld-2.", "libdl"};
 
 	for (size_t i = 0; i < sizeof(libc) / sizeof(libc[0]); i++)
 		if (n >= strlen(libc[i]) && !strncmp(base, libc[i], strlen(libc[i])))
@@ -207,12 +207,12 @@ static int frame_modules(const struct dhat_profile *p, uint8_t **out)
 		export_frame__parse(p->ftbl[i], &f);
 		if (!f.obj || !f.has_addr)
 			continue;
-		for (k = 0; k < rn && !(r[k].len == f.obj_len && !memcmp(r[k].obj, f.obj, f.obj_len));
-		     k++)
+		for (k = 0;
+		     k < rn && !(r[k].len == f.obj_len && !memcmp(r[k].obj, f.obj, f.obj_len)); k++)
 			;
 		if (k == rn && rn < OBJ_RANGES)
-			r[rn++] = (struct obj_range){ f.obj, f.obj_len, f.addr, f.addr,
-						      obj_module(f.obj, f.obj_len, exe, exe_n) };
+			r[rn++] = (struct obj_range){f.obj, f.obj_len, f.addr, f.addr,
+						     obj_module(f.obj, f.obj_len, exe, exe_n)};
 		else if (k < rn && f.addr < r[k].lo)
 			r[k].lo = f.addr;
 		else if (k < rn && f.addr > r[k].hi)
@@ -332,7 +332,7 @@ static const char *frame_name(const struct dhat_profile *p, struct strtab *t,
 int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
 			 struct export_stacks **out)
 {
-	struct export_opts o = { .weight = w, .location = location, .keep_plumbing = true };
+	struct export_opts o = {.weight = w, .location = location, .keep_plumbing = true};
 
 	return export_stacks__build_opts(p, &o, out);
 }
@@ -520,14 +520,16 @@ int export_svg__wrap(FILE *out, const char *text, const char *attrs, double x, d
 			while (cut > room / 2 && s[cut - 1] != ' ')
 				cut--;
 			if (s[cut - 1] != ' ' || last)
-				for (cut = room; cut > 1 && ((unsigned char)s[cut] & 0xC0) == 0x80; cut--)
+				for (cut = room; cut > 1 && ((unsigned char)s[cut] & 0xC0) == 0x80;
+				     cut--)
 					;
 		}
 		if (out) {
 			seg = strndup(s, cut);
 			if (!seg)
 				return lines;
-			fprintf(out, "<text %s x=\"%.1f\" y=\"%.1f\">", attrs, x, y + lines * line_h);
+			fprintf(out, "<text %s x=\"%.1f\" y=\"%.1f\">", attrs, x,
+				y + lines * line_h);
 			export_xml__puts(out, seg);
 			fputs(last ? "...</text>\n" : "</text>\n", out);
 			free(seg);

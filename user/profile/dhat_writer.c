@@ -7,7 +7,8 @@
  *
  *   {"dhatFileVersion":2                  <- the viewer requires exactly 2
  *   ,"mode":"ebpf-heap","verb":"Allocated" <- mode is free text; verb labels "Allocated at {"
- *   ,"bklt":true,"bkacc":false            <- lifetimes yes; no reads/writes (uprobes can't see them)
+ *   ,"bklt":true,"bkacc":false            <- lifetimes yes; no reads/writes (uprobes can't see
+ * them)
  *   ,"tu":"µs","Mtu":"s"                  <- time unit (UTF-8 C2 B5) and the name of 10^6 tu
  *   ,"tuth":10                            <- "short-lived" threshold, in tu (required by bklt)
  *   ,"cmd":"./kaish-workloads grep"       <- traced command line, JSON-escaped
