@@ -75,6 +75,17 @@ enum alloc_fn {
 	FN_GETLINE,
 	FN_GETDELIM,
 	FN_OPEN_MEMSTREAM,
+	/* Rust's allocator shims (the executable's #[global_allocator] or System), probed when
+	 * the executable defines them: primitives whose block is the shim's, so a prefixed
+	 * allocator behind them (mi_malloc, _rjem_mallocx) is traced too. Arguments:
+	 *   __rust_alloc(size, align), __rust_alloc_zeroed(size, align)   like malloc
+	 *   __rust_dealloc(ptr, size, align)                              like free, with a return
+	 *   __rust_realloc(ptr, old_size, align, new_size)                like realloc(ptr, new_size)
+	 * A malloc/free made by the shim is nested (outermost-call rule): counted once. */
+	FN_RUST_ALLOC,
+	FN_RUST_DEALLOC,
+	FN_RUST_REALLOC,
+	FN_RUST_ALLOC_ZEROED,
 	FN_COUNT,
 };
 

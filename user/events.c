@@ -19,6 +19,10 @@ static const char *const names[FN_COUNT] = {
 	[FN_GETLINE] = "getline",
 	[FN_GETDELIM] = "getdelim",
 	[FN_OPEN_MEMSTREAM] = "open_memstream",
+	[FN_RUST_ALLOC] = "__rust_alloc",
+	[FN_RUST_DEALLOC] = "__rust_dealloc",
+	[FN_RUST_REALLOC] = "__rust_realloc",
+	[FN_RUST_ALLOC_ZEROED] = "__rust_alloc_zeroed",
 };
 
 const char *alloc_fn_name(__u32 fn)

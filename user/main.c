@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_symbols.h"
 #include "cli.h"
 #include "collector.h"
 #include "dwarf_stacks.h"
@@ -337,7 +338,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
-	char exe[PATH_MAX], alloc_lib[PATH_MAX];
+	struct alloc_symbols syms;
 	int wait_status = 0, err, stop_err, ret;
 	pid_t pid;
 
@@ -346,10 +347,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		return ret;
 	pid = lopts.pid = target__pid(r->target);
 	r->dwarf = lopts.unwind_dwarf = choose_unwind(r);
-	if (!lopts.libc_path && !target__exe(r->target, exe, sizeof(exe)) &&
-	    target__find_allocator(r->target, exe, alloc_lib, sizeof(alloc_lib))) {
-		lopts.libc_path = alloc_lib;
-		ilog("probing the allocator in %s\n", alloc_lib);
+	/* A held child has not exec'd: its allocator is resolved from the command's files (a
+	 * running process's by the loader, from its maps). -ENOENT: no such command, which
+	 * target__release reports. */
+	if (argv && !lopts.libc_path) {
+		err = target__resolve_allocator(r->target, &syms);
+		if (err && err != -ENOENT)
+			return TRACER_EXIT_FAILURE;
+		lopts.syms = err ? NULL : &syms;
 	}
 	r->loader = loader__new(&lopts);
 	if (!r->loader) {
