@@ -17,10 +17,11 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Allocators whose entry points carry a prefix and which never export malloc: a program
- * calling them directly is invisible to the probes (see alloc_symbols.prefixed). */
+/* Allocator entry points that are not malloc's family: a program calling them directly is
+ * invisible to the probes (see alloc_symbols.prefixed), unless one is malloc itself under
+ * another name (mimalloc's mi_malloc is). */
 static const char *const prefixed_names[] = {
-	"je_malloc", "_rjem_malloc", "_rjem_mallocx", "mi_malloc", "tc_malloc", "rpmalloc",
+	"je_malloc", "_rjem_malloc", "_rjem_mallocx", "mi_malloc", "tc_malloc", "rpmalloc", "mallocx",
 };
 
 /* The enum alloc_fn named name, or FN_COUNT. Rust's shims also match in rustc's v0
@@ -48,11 +49,13 @@ static __u32 fn_of_name(const char *name, bool *rust_v0)
 
 /* File offsets of the allocator functions in the ELF at path (0: absent): defined global
  * symbols of .dynsym, and of .symtab too when symtab (the executable). A prefixed allocator
- * entry point seen goes to prefixed (may be NULL). */
+ * entry point defined, not at malloc's address, goes to prefixed (may be NULL). */
 static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab, char *prefixed,
 			   size_t prefixed_sz)
 {
 	bool hidden_only[FN_COUNT] = {};
+	GElf_Addr malloc_at = 0, other_at = 0;
+	const char *other = NULL;
 	Elf_Scn *scn = NULL;
 	int fd, err = 0;
 	Elf *elf;
@@ -112,10 +115,13 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab,
 			if (!name)
 				continue;
 			fn = fn_of_name(name, &rust_v0);
-			if (fn == FN_COUNT && prefixed && !*prefixed)
-				for (size_t k = 0; k < ARRAY_LEN(prefixed_names); k++)
-					if (!strcmp(name, prefixed_names[k]))
-						snprintf(prefixed, prefixed_sz, "%s", name);
+			for (size_t k = 0; fn == FN_COUNT && !other && k < ARRAY_LEN(prefixed_names); k++)
+				if (!strcmp(name, prefixed_names[k])) {
+					other = prefixed_names[k];
+					other_at = sym.st_value;
+				}
+			if (fn == FN_MALLOC)
+				malloc_at = sym.st_value;
 			/* A local symbol is no definition others reach (but rustc's v0 shims are
 			 * local and called directly by the executable's own code). */
 			if (fn == FN_COUNT || (GELF_ST_BIND(sym.st_info) == STB_LOCAL && !rust_v0))
@@ -136,6 +142,8 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab,
 			hidden_only[fn] = ver & 0x8000;
 		}
 	}
+	if (prefixed && !*prefixed && other && other_at != malloc_at)
+		snprintf(prefixed, prefixed_sz, "%s", other);
 cleanup:
 	if (elf)
 		elf_end(elf);
@@ -191,10 +199,11 @@ static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
 	bool any = false;
 	int err;
 
-	err = resolve_offsets(path, offs, is_exe, is_exe ? out->prefixed : NULL,
-			      sizeof(out->prefixed));
+	err = resolve_offsets(path, offs, is_exe, out->prefixed, sizeof(out->prefixed));
 	if (err)
 		return err == -ENOEXEC ? 0 : err;
+	if (out->prefixed[0] && !out->prefixed_in[0])
+		snprintf(out->prefixed_in, sizeof(out->prefixed_in), "%s", path);
 	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
 		/* Rust's shims are the executable's own functions, not a linker lookup. */
 		if (!offs[fn] || out->off[fn] || (!is_exe && fn >= FN_RUST_ALLOC))
@@ -231,16 +240,17 @@ static int resolve_scope(const struct alloc_scope *scope, struct alloc_symbols *
 		     out->exe, scope->static_exe ? " (a stripped static executable?)" : "");
 		return -ENOSYS;
 	}
-	/* Only a prefixed allocator that malloc does not reach is worth a warning. */
-	if ((out->obj[FN_MALLOC] == 0 && !strcmp(out->objs[0], out->exe)) || out->off[FN_RUST_ALLOC])
-		out->prefixed[0] = '\0';
+	if (out->off[FN_RUST_ALLOC]) /* the shims are probed, whatever allocator they call */
+		out->prefixed[0] = out->prefixed_in[0] = '\0';
 	memcpy(out->path, out->objs[out->obj[FN_MALLOC]], sizeof(out->path));
 	for (__u32 i = 0; i < out->obj_cnt; i++)
 		vlog("probing %s in %s\n", i == out->obj[FN_MALLOC] ? "the allocator" : "entry points",
 		     out->objs[i]);
 	/* Worth saying when malloc is not where libc's other functions are. */
-	if (!out->off[FN_STRDUP] || out->obj[FN_STRDUP] != out->obj[FN_MALLOC])
-		ilog("malloc of %s resolves to %s\n", out->exe, out->path);
+	if (!out->off[FN_STRDUP] || out->obj[FN_STRDUP] != out->obj[FN_MALLOC] ||
+	    !strcmp(out->path, out->exe))
+		ilog("probing the allocator in %s: malloc of %s resolves there\n", out->path,
+		     out->exe);
 	set_owners(out);
 	return 0;
 }

@@ -41,8 +41,9 @@ struct alloc_symbols {
 				* order) at the same offset of the same object */
 	char exe[PATH_MAX];    /* the executable resolved from ("" for --lib) */
 	char prefixed[64];     /* a prefixed allocator entry point (mi_malloc, je_malloc, ...)
-				* the executable defines while malloc resolves elsewhere; not
-				* probed. "" if none */
+				* of the scope, not probed: calls to it are not seen. "" if none,
+				* or the executable has Rust's shims (probed: they call it) */
+	char prefixed_in[PATH_MAX]; /* the object defining prefixed */
 };
 
 /*

@@ -14,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_check.h"
 #include "alloc_symbols.h"
+#include "alloc_watch.h"
 #include "cli.h"
 #include "collector.h"
 #include "dwarf_stacks.h"
@@ -46,6 +48,7 @@ struct run {
 	struct loader *loader;
 	struct window_probes *window; /* --start-at/--stop-at */
 	struct symbolizer *sym;
+	struct alloc_watch *alloc_watch; /* dlopen'd allocators (alloc_watch.h) */
 	struct session *session;
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
 	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
@@ -193,6 +196,7 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 			symbolizer__refresh_maps(r->sym);
 			if (r->stacks)
 				dwarf_stacks__refresh_maps(r->stacks);
+			alloc_watch__refresh(r->alloc_watch);
 			last_maps_ns = mono_now_ns();
 		}
 		if (progress)
@@ -219,6 +223,19 @@ static void print_counters(struct run *r)
 		dwarf_stacks__stats(r->stacks, &s.unwind);
 	}
 	trace_summary__print(&s);
+}
+
+/* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h). */
+static void warn_no_allocator_call(struct run *r)
+{
+	struct alloc_check_in in = { .pid = target__pid(r->target),
+				     .cmd = target__cmdline(r->target),
+				     .syms = loader__alloc_symbols(r->loader),
+				     .lib = r->args->lib };
+
+	for (__u32 fn = 0; fn < FN_COUNT; fn++)
+		in.hit[fn] = loader__fn_addr(r->loader, fn) != 0;
+	alloc_check__warn(stderr, &in);
 }
 
 /* Attach --start-at/--stop-at probes to the target's functions. */
@@ -397,6 +414,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		r->sym = symbolizer__new(pid); /* exec done: the executable is mapped */
 	if (r->dwarf && !r->stacks)
 		r->stacks = dwarf_stacks__new(pid); /* after exec, like the symbolizer */
+	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
 
 	err = trace_loop(r, &wait_status,
@@ -417,6 +435,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		     stop_requested ? "interrupted" : "target ended");
 	err = session__finish(r->session, mono_now_ns()) ?: err;
 	print_counters(r);
+	warn_no_allocator_call(r);
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
 
@@ -491,5 +510,6 @@ int main(int argc, char **argv)
 	loader__free(r.loader);
 	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);
+	alloc_watch__free(r.alloc_watch);
 	return ret;
 }
