@@ -294,7 +294,7 @@ int alloc_symbols__for_command(const char *exe, struct alloc_symbols *out)
 
 const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn)
 {
-	if (fn >= FN_COUNT || !s->off[fn] || s->obj[fn] >= s->obj_cnt)
+	if (!s || fn >= FN_COUNT || !s->off[fn] || s->obj[fn] >= s->obj_cnt)
 		return NULL;
 	return s->objs[s->obj[fn]];
 }

@@ -82,12 +82,18 @@ static __u64 run_fn_addr_cb(void *ctx, __u32 fn)
 	return loader__fn_addr(((struct run *)ctx)->loader, fn);
 }
 
+static const char *run_fn_lib_cb(void *ctx, __u32 fn)
+{
+	return alloc_symbols__obj(loader__alloc_symbols(((struct run *)ctx)->loader), fn);
+}
+
 /* session_profile_fn: write the DHAT file and its conversions, print the seed's report. */
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
 	struct run *r = ctx;
 	const char *cmdline = target__cmdline(r->target);
-	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader) };
+	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader),
+				    run_fn_lib_cb };
 	struct frames_ctx fc = { .sym = r->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = cmdline, .pid = target__pid(r->target) };
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
