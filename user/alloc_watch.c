@@ -52,8 +52,8 @@ static bool expected(const struct alloc_watch *w, const char *path)
 	return found;
 }
 
-/* Look at every new mapped file; warn when report. */
-static int scan(struct alloc_watch *w, bool report)
+/* Look at every new mapped file. */
+static int scan(struct alloc_watch *w)
 {
 	char maps[64], line[PATH_MAX + 256], path[PATH_MAX];
 	int found = 0;
@@ -72,7 +72,7 @@ static int scan(struct alloc_watch *w, bool report)
 		if (seen(w, p) || strvec__push(&w->seen, p))
 			continue;
 		alloc_scope__open_path(w->pid, p, path, sizeof(path));
-		if (!report || !alloc_symbols__defines_malloc(path) || expected(w, path))
+		if (!alloc_symbols__defines_malloc(path) || expected(w, path))
 			continue;
 		elog("warning: pid %d loaded %s, which defines its own malloc: calls to malloc still reach "
 		     "%s, and what is allocated through %s directly (dlsym, RTLD_DEEPBIND) is "
@@ -92,13 +92,14 @@ struct alloc_watch *alloc_watch__new(pid_t pid, const struct alloc_symbols *syms
 		return NULL;
 	w->pid = pid;
 	w->syms = *syms;
-	scan(w, false);
+	/* Already now: a program may dlopen before the first refresh. */
+	scan(w);
 	return w;
 }
 
 int alloc_watch__refresh(struct alloc_watch *w)
 {
-	return w ? scan(w, true) : 0;
+	return w ? scan(w) : 0;
 }
 
 void alloc_watch__free(struct alloc_watch *w)

@@ -14,8 +14,8 @@
 
 struct alloc_watch;
 
-/* Watch pid, whose probes are syms (copied). What pid maps now is taken as known. NULL and
- * errno on failure. */
+/* Watch pid, whose probes are syms (copied), and look at its maps a first time (as
+ * alloc_watch__refresh). NULL and errno on failure. */
 struct alloc_watch *alloc_watch__new(pid_t pid, const struct alloc_symbols *syms);
 
 /* Read pid's maps again and warn about each new object that defines malloc and is neither
