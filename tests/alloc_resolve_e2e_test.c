@@ -168,89 +168,73 @@ static struct rust_split split_rust(const struct dhat_profile *p, const char *ex
 	return r;
 }
 
-/* Build fixture name.rs with rustc into dir/name (exe); a failed build fails the test. */
-static void build_rust(const char *dir, const char *name, char *exe, size_t sz)
+/* What a Rust fixture printed about itself, and what the trace of it shows. */
+struct rust_run {
+	unsigned long allocs, reallocs, bytes; /* printed: alloc + alloc_zeroed, realloc */
+	struct rust_split split;
+	uint64_t total_blocks; /* the whole profile's */
+};
+
+/*
+ * Build fixture name.rs with rustc, trace it and read its line "name: <fmt>" (fmt scans the
+ * allocs, reallocs and bytes figures, in that order, with %*lu for the others).
+ */
+static struct rust_run run_rust(const char *name, const char *fmt)
 {
-	char cmd[2048], *out = NULL;
+	char *dir = e2e_tmpdir(name), cmd[2048], exe[1024], head[256], *out = NULL;
+	struct rust_run r = { 0 };
+	struct dhat_profile *p;
+	const char *line;
 	int st;
 
-	snprintf(exe, sz, "%s/%s", dir, name);
+	snprintf(exe, sizeof(exe), "%s/%s", dir, name);
 	snprintf(cmd, sizeof(cmd), "%s -C opt-level=1 -g -o %s %s/%s.rs 2>&1", RUSTC_BIN, exe,
 		 FIXTURES, name);
 	st = e2e_run(cmd, &out);
 	cr_assert_eq(st, 0, "rustc failed: %s\n%s", cmd, out);
 	free(out);
-}
-
-Test(alloc_resolve, rust_prefixed_global_allocator_counts, .timeout = TEST_TIMEOUT(600))
-{
-	unsigned long allocs = 0, zeroed = 0, reallocs = 0, deallocs = 0, bytes = 0;
-	char *dir, *out = NULL, exe[1024], path[1024];
-	struct dhat_profile *p;
-	struct rust_split r;
-	const char *line;
-	int st;
-
-	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("rust_prefixed");
-	build_rust(dir, "rust_prefixed_alloc", exe, sizeof(exe));
 	st = trace(dir, exe, &out);
 	cr_assert_eq(st, 0, "%s", out);
-	line = strstr(out, "rust_prefixed_alloc: ");
+	snprintf(head, sizeof(head), "%s: ", name);
+	line = strstr(out, head);
 	cr_assert_not_null(line, "%s", out);
-	cr_assert_eq(sscanf(line, "rust_prefixed_alloc: allocs %lu zeroed %lu reallocs %lu "
-				  "deallocs %lu bytes %lu",
-			    &allocs, &zeroed, &reallocs, &deallocs, &bytes),
-		     5, "%s", line);
-	snprintf(path, sizeof(path), "%s/ours.json", dir);
-	p = load_or_die(path);
-	r = split_rust(p, exe);
-	/* mi_malloc never goes through a probed malloc: only the shims see these blocks. */
-	cr_expect_eq(r.shim_blocks, allocs + reallocs, "shim blocks %lu, the program's %lu",
-		     r.shim_blocks, allocs + reallocs);
-	cr_expect_eq(r.shim_bytes, bytes, "shim bytes %lu, the program's %lu", r.shim_bytes,
-		     bytes);
-	cr_expect(r.shim_in_exe, "a shim frame names another object than %s", exe);
+	cr_assert_eq(sscanf(line + strlen(head), fmt, &r.allocs, &r.reallocs, &r.bytes), 3, "%s",
+		     line);
+	snprintf(cmd, sizeof(cmd), "%s/ours.json", dir);
+	p = load_or_die(cmd);
+	r.split = split_rust(p, exe);
+	r.total_blocks = p->total_blocks;
+	/* The shims' blocks are exactly the program's own. */
+	cr_expect_eq(r.split.shim_blocks, r.allocs + r.reallocs, "shim blocks %lu, the program's %lu",
+		     r.split.shim_blocks, r.allocs + r.reallocs);
+	cr_expect_eq(r.split.shim_bytes, r.bytes, "shim bytes %lu, the program's %lu",
+		     r.split.shim_bytes, r.bytes);
+	cr_expect(r.split.shim_in_exe, "a shim frame names another object than %s", exe);
 	dhat_profile__free(p);
 	free(out);
 	free(dir);
+	return r;
+}
+
+/* mi_malloc never goes through a probed malloc: only the shims see these blocks. */
+Test(alloc_resolve, rust_prefixed_global_allocator_counts, .timeout = TEST_TIMEOUT(600))
+{
+	E2E_REQUIRE_ROOT();
+	run_rust("rust_prefixed_alloc", "allocs %lu zeroed %*lu reallocs %lu deallocs %*lu bytes %lu");
 }
 
 Test(alloc_resolve, rust_over_system_malloc_nested_not_doubled, .timeout = TEST_TIMEOUT(600))
 {
-	unsigned long allocs = 0, reallocs = 0, bytes = 0;
-	char *dir, *out = NULL, exe[1024], path[1024];
-	struct dhat_profile *p;
-	struct rust_split r;
-	const char *line;
-	int st;
+	struct rust_run r;
 
 	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("rust_system");
-	build_rust(dir, "rust_system_counted", exe, sizeof(exe));
-	st = trace(dir, exe, &out);
-	cr_assert_eq(st, 0, "%s", out);
-	line = strstr(out, "rust_system_counted: ");
-	cr_assert_not_null(line, "%s", out);
-	cr_assert_eq(sscanf(line, "rust_system_counted: allocs %lu reallocs %lu bytes %lu", &allocs,
-			    &reallocs, &bytes),
-		     3, "%s", line);
-	snprintf(path, sizeof(path), "%s/ours.json", dir);
-	p = load_or_die(path);
-	r = split_rust(p, exe);
-	cr_expect_eq(r.shim_blocks, allocs + reallocs, "shim blocks %lu, the program's %lu",
-		     r.shim_blocks, allocs + reallocs);
-	cr_expect_eq(r.shim_bytes, bytes, "shim bytes %lu, the program's %lu", r.shim_bytes,
-		     bytes);
+	r = run_rust("rust_system_counted", "allocs %lu reallocs %lu bytes %lu");
 	/* Every malloc the shims made was nested inside them. */
-	cr_expect_eq(r.inner_blocks, 0, "%lu malloc blocks counted under the global allocator",
-		     r.inner_blocks);
-	/* And the profile holds more than the shims' blocks only by the runtime's own mallocs. */
-	cr_expect_lt(p->total_blocks - r.shim_blocks, allocs, "total %lu, shims %lu",
-		     p->total_blocks, r.shim_blocks);
-	dhat_profile__free(p);
-	free(out);
-	free(dir);
+	cr_expect_eq(r.split.inner_blocks, 0, "%lu malloc blocks counted under the global allocator",
+		     r.split.inner_blocks);
+	/* The profile holds more than the shims' blocks only by the runtime's own mallocs. */
+	cr_expect_lt(r.total_blocks - r.split.shim_blocks, r.allocs, "total %lu, shims %lu",
+		     r.total_blocks, r.split.shim_blocks);
 }
 
 Test(alloc_resolve, no_allocation_warns, .timeout = TEST_TIMEOUT(120))

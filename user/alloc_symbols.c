@@ -165,7 +165,7 @@ static void set_owners(struct alloc_symbols *out)
 				break;
 			}
 		}
-		if (!out->off[fn])
+		if (!out->off[fn] && fn < FN_RUST_ALLOC) /* the shims: only Rust programs have them */
 			vlog("no %s: not probed\n", alloc_fn_name(fn));
 	}
 }
@@ -224,8 +224,21 @@ static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
 	return 0;
 }
 
-/* Resolve every function in scope order (see the header). */
-static int resolve_scope(const struct alloc_scope *scope, struct alloc_symbols *out)
+static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *out);
+
+/* Resolve every function in the order of scope, built with error err (see the header),
+ * and release scope. */
+static int resolve_scope(int err, struct alloc_scope *scope, struct alloc_symbols *out)
+{
+	if (err)
+		return err;
+	err = scope_resolve(scope, out);
+	alloc_scope__release(scope);
+	return err;
+}
+
+/* Every function from the first object of scope defining it. */
+static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *out)
 {
 	int err;
 
@@ -270,26 +283,15 @@ int alloc_symbols__for_process(pid_t pid, const char *lib_path, struct alloc_sym
 		vlog("probing %s in pid %d\n", lib_path, (int)pid);
 		return alloc_symbols__for_binary(lib_path, out);
 	}
-	err = alloc_scope__for_process(pid, &scope);
-	if (err)
-		return err;
-	err = resolve_scope(&scope, out);
-	alloc_scope__release(&scope);
-	return err;
+	return resolve_scope(alloc_scope__for_process(pid, &scope), &scope, out);
 }
 
 int alloc_symbols__for_command(const char *exe, struct alloc_symbols *out)
 {
 	struct alloc_scope scope;
-	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = alloc_scope__for_command(exe, &scope);
-	if (err)
-		return err;
-	err = resolve_scope(&scope, out);
-	alloc_scope__release(&scope);
-	return err;
+	return resolve_scope(alloc_scope__for_command(exe, &scope), &scope, out);
 }
 
 const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn)
