@@ -20,8 +20,8 @@
  * out of an allocator) is replaced and counted in
  * counters.unmatched_returns, like a return without an entry.
  *
- * Primitive allocators (malloc .. pvalloc, incl. free, and Rust's __rust_* shims) called
- * outermost: the record follows from the entry arguments and the return value:
+ * Primitive allocators (malloc .. pvalloc, incl. free, Rust's __rust_* shims, C++'s
+ * operator new/delete) called outermost: the record follows from the entry arguments and the return value:
  *   malloc/valloc/pvalloc/memalign/aligned_alloc   EV_ALLOC(ret, size)          ret != NULL
  *   calloc                                         EV_ALLOC(ret, nmemb * size)  ret != NULL
  *   posix_memalign(memptr, align, size)            EV_ALLOC(*memptr, size)      ret == 0
@@ -32,6 +32,8 @@
  *   __rust_alloc(_zeroed)(n, align)                EV_ALLOC(ret, n)             ret != NULL
  *   __rust_realloc(p, old, align, n)               EV_REALLOC(p -> ret, n)      ret != NULL
  *   __rust_dealloc(p, size, align)                 EV_FREE(p) at its return (its free nests)
+ *   operator new(n, ...)                           EV_ALLOC(ret, n)             ret != NULL
+ *   operator delete(p, ...), p != NULL             EV_FREE(p) at its return (its free nests)
  *   a NULL return (failed allocation)              nothing
  *
  * libc helpers (strdup, strndup, asprintf, vasprintf, getline, getdelim, open_memstream)
@@ -204,11 +206,18 @@ struct {
 	__type(value, struct call_state);
 } inflight SEC(".maps");
 
-/* malloc .. pvalloc (free included) and Rust's shims are primitives; strdup ..
- * open_memstream are helpers. */
+/* malloc .. pvalloc (free included), Rust's shims and C++'s new/delete are primitives;
+ * strdup .. open_memstream are helpers. */
 static __always_inline bool is_prim(__u32 fn)
 {
-	return fn <= FN_PVALLOC || (fn >= FN_RUST_ALLOC && fn <= FN_RUST_ALLOC_ZEROED);
+	return fn <= FN_PVALLOC || fn >= FN_RUST_ALLOC;
+}
+
+/* Primitives that allocate a0 bytes. */
+static __always_inline bool is_sized_new(__u32 fn)
+{
+	return fn == FN_MALLOC || fn == FN_VALLOC || fn == FN_PVALLOC || fn == FN_RUST_ALLOC ||
+	       fn == FN_RUST_ALLOC_ZEROED || FN_IS_CXX_NEW(fn);
 }
 
 static __always_inline void count(__u64 *c)
@@ -693,12 +702,8 @@ static __always_inline void set_pending(struct call_state *st, __u32 fn, __u64 a
 {
 	__u64 old = 0, size = 0;
 
-	switch (fn) {
+	switch (is_sized_new(fn) ? FN_MALLOC : fn) {
 	case FN_MALLOC:
-	case FN_VALLOC:
-	case FN_PVALLOC:
-	case FN_RUST_ALLOC:
-	case FN_RUST_ALLOC_ZEROED:
 		size = a0;
 		break;
 	case FN_CALLOC:
@@ -807,12 +812,8 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	__u64 old = 0, size;
 	__u32 fn = st->fn;
 
-	switch (fn) {
+	switch (is_sized_new(fn) ? FN_MALLOC : FN_IS_CXX_DELETE(fn) ? FN_RUST_DEALLOC : fn) {
 	case FN_MALLOC:
-	case FN_VALLOC:
-	case FN_PVALLOC:
-	case FN_RUST_ALLOC:
-	case FN_RUST_ALLOC_ZEROED:
 		size = a0;
 		break;
 	case FN_CALLOC:
@@ -824,8 +825,9 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 		break;
 	case FN_RUST_DEALLOC:
 		/* Emitted at its return, not its entry like free: the free it makes is then
-		 * nested, not a second record of the same block. */
-		emit(EV_FREE, fn, tid, a0, 0, 0, -ENOENT);
+		 * nested, not a second record of the same block. delete(NULL) is a no-op. */
+		if (a0)
+			emit(EV_FREE, fn, tid, a0, 0, 0, -ENOENT);
 		return;
 	case FN_POSIX_MEMALIGN:
 		/* int posix_memalign(void **memptr, size_t align, size_t size): 0 on success */

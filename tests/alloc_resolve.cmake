@@ -30,6 +30,10 @@ target_link_libraries(alloc_dlopen PRIVATE dl)
 
 # Debian's rustc first (the one CI installs; the fixtures' figures were taken with it), else
 # any on the PATH. Not found: the Rust tests fail and say so.
+add_executable(alloc_cxx_new ${ALLOC_FIX}/cxx_new.cc)
+target_compile_options(alloc_cxx_new PRIVATE ${ALLOC_FIX_FLAGS})
+target_link_options(alloc_cxx_new PRIVATE -fno-sanitize=all)
+
 find_program(ALLOC_RUSTC rustc PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(ALLOC_RUSTC rustc)
 if(NOT ALLOC_RUSTC)
@@ -47,7 +51,8 @@ target_compile_definitions(alloc_resolve_e2e_test PRIVATE
 	MIMALLOC_PROG_BIN="$<TARGET_FILE:alloc_mimalloc_prog>"
 	MALLOCX_ONLY_BIN="$<TARGET_FILE:alloc_mallocx_only>"
 	NOALLOC_BIN="$<TARGET_FILE:alloc_noalloc>"
-	DLOPEN_ALLOC_BIN="$<TARGET_FILE:alloc_dlopen>")
+	DLOPEN_ALLOC_BIN="$<TARGET_FILE:alloc_dlopen>"
+	CXX_NEW_BIN="$<TARGET_FILE:alloc_cxx_new>")
 add_dependencies(alloc_resolve_e2e_test tracer alloc_jemalloc_static alloc_mimalloc_prog
-	alloc_mallocx_only alloc_noalloc alloc_dlopen)
+	alloc_mallocx_only alloc_noalloc alloc_dlopen alloc_cxx_new)
 tracer_test_timeout(alloc_resolve_e2e_test 900)

@@ -7,6 +7,7 @@
  *    built here with rustc: the __rust_* shims' blocks and bytes equal the program's own;
  *  - a Rust #[global_allocator] over System (glibc's malloc): the shims' figures equal the
  *    program's own, and the mallocs they make are nested, not counted a second time;
+ *  - C++ operator new/delete, libstdc++'s and jemalloc's (preloaded): Valgrind's totals;
  *  - a program that allocates nothing, and one that allocates through jemalloc's mallocx only
  *    (not probed): a warning naming the process and the cause;
  *  - a library with its own malloc dlopen'd during the trace: reported.
@@ -136,6 +137,34 @@ Test(alloc_resolve, mimalloc_first_needed_matches_valgrind, .timeout = TEST_TIME
 	expect_same_totals(dir, vg);
 	dhat_profile__free(vg);
 	free(out);
+	free(dir);
+}
+
+/*
+ * C++: libstdc++'s operator new calls malloc (nested: counted once); jemalloc's, preloaded,
+ * never does (probed itself). Both traces equal Valgrind's run of the plain program (which
+ * replaces every operator new), the emergency exception pool libstdc++ keeps included.
+ */
+Test(alloc_resolve, cxx_operator_new_plain_and_jemalloc_preloaded, .timeout = TEST_TIMEOUT(300))
+{
+	const char *env[] = { "", "LD_PRELOAD=libjemalloc.so.2 " };
+	char *dir = NULL, cmd[2048], *out = NULL;
+	struct dhat_profile *vg;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("cxx");
+	vg = valgrind(dir, "--run-cxx-freeres=no", CXX_NEW_BIN);
+	for (size_t i = 0; i < 2; i++) {
+		/* The tracer inherits the preload and so does the command it starts. */
+		snprintf(cmd, sizeof(cmd), "%s%s -o %s/ours.json -- %s 2>&1", env[i], TRACER_BIN, dir,
+			 CXX_NEW_BIN);
+		cr_assert_eq(e2e_run(cmd, &out), 0, "%s", out);
+		cr_expect(!i || (strstr(out, "probing the allocator in ") && strstr(out, "libjemalloc")),
+			  "%s", out);
+		expect_same_totals(dir, vg);
+		free(out);
+	}
+	dhat_profile__free(vg);
 	free(dir);
 }
 

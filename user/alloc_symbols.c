@@ -165,7 +165,8 @@ static void set_owners(struct alloc_symbols *out)
 				break;
 			}
 		}
-		if (!out->off[fn] && fn < FN_RUST_ALLOC) /* the shims: only Rust programs have them */
+		/* Rust's shims and C++'s operators: only programs in those languages have them. */
+		if (!out->off[fn] && fn < FN_RUST_ALLOC)
 			vlog("no %s: not probed\n", alloc_fn_name(fn));
 	}
 }
@@ -206,7 +207,8 @@ static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
 		snprintf(out->prefixed_in, sizeof(out->prefixed_in), "%s", path);
 	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
 		/* Rust's shims are the executable's own functions, not a linker lookup. */
-		if (!offs[fn] || out->off[fn] || (!is_exe && fn >= FN_RUST_ALLOC))
+		if (!offs[fn] || out->off[fn] ||
+		    (!is_exe && fn >= FN_RUST_ALLOC && fn <= FN_RUST_ALLOC_ZEROED))
 			continue;
 		if (idx >= ALLOC_OBJ_MAX) {
 			elog("%s: %s not probed: already %d objects probed\n", path,

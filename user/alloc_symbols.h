@@ -12,9 +12,10 @@
  * has). So jemalloc/mimalloc/tcmalloc linked into the executable or a library, preloaded,
  * or a static executable, are probed where the calls go. libc's helpers (strdup, getline,
  * ...) stay probed in libc: they call malloc through the PLT, so an interposed malloc is
- * nested under them (outermost-call rule, alloc.bpf.c). Rust's __rust_* shims are taken
- * from the executable when it defines them (#[global_allocator] over a prefixed allocator
- * that never exports malloc).
+ * nested under them (outermost-call rule, alloc.bpf.c). C++'s operator new/delete resolve
+ * the same way (libstdc++'s, or an allocator's own). Rust's __rust_* shims are taken from
+ * the executable when it defines them (#[global_allocator] over a prefixed allocator that
+ * never exports malloc).
  *
  * Two names at one address of one object (glibc 2.36: memalign == aligned_alloc) get ONE
  * probe pair: the first name in enum alloc_fn order owns it, and records carry that fn.
