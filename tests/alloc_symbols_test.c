@@ -4,10 +4,13 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "alloc_symbols.h"
@@ -140,4 +143,45 @@ Test(alloc_symbols, command_script_resolves_its_interpreter)
 	cr_expect(strstr(syms.path, "libmimalloc"), "%s", syms.path);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* A process right after an exec (a followed exec): its new executable and environment,
+ * not the tracer's. cat waits on its stdin, a pipe, until the test closes it. */
+Test(alloc_symbols, exec_uses_the_image_environment, .timeout = 30)
+{
+	char link[64], exe[PATH_MAX], want[PATH_MAX];
+	int in[2];
+	pid_t pid;
+
+	cr_assert_not_null(realpath("/bin/cat", want));
+	cr_assert_eq(pipe(in), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char *argv[] = { "cat", NULL };
+		char *envp[] = { "LD_PRELOAD=libmimalloc.so.2", NULL };
+
+		dup2(in[0], STDIN_FILENO);
+		close(in[1]);
+		execve("/bin/cat", argv, envp);
+		_exit(127);
+	}
+	close(in[0]);
+	/* Until its exec is done the child is a copy of this test. */
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	for (;;) {
+		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+
+		cr_assert_gt(n, 0);
+		exe[n] = '\0';
+		if (!strcmp(exe, want))
+			break;
+		sched_yield();
+	}
+	cr_expect_eq(alloc_symbols__for_exec(pid, &syms), 0);
+	cr_expect(strstr(syms.path, "libmimalloc"), "%s", syms.path);
+	cr_expect_str_eq(syms.exe, want);
+	close(in[1]); /* EOF: cat exits */
+	waitpid(pid, NULL, 0);
+	cr_expect_eq(alloc_symbols__for_exec(pid, &syms), -ESRCH);
 }

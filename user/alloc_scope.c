@@ -108,6 +108,7 @@ struct finder {
 	struct strvec mapped;	/* pid: mapped objects, openable paths */
 	struct strvec sonames;	/* pid: their DT_SONAME ("" if none), same index */
 	const char *exe_rpath;	/* command: the executable's DT_RPATH, searched for every object */
+	const char *lib_path;	/* command: its LD_LIBRARY_PATH, or NULL */
 };
 
 /* Try each directory of a ':' list (with $ORIGIN = origin's directory) for name. */
@@ -162,7 +163,7 @@ static bool find_object(struct finder *f, const char *name, const char *req_path
 	if (!req->runpath[0] && (search_dirs(req->rpath, req_path, name, out, sz) ||
 				 search_dirs(f->exe_rpath, req_path, name, out, sz)))
 		return true;
-	if (search_dirs(getenv("LD_LIBRARY_PATH"), req_path, name, out, sz) ||
+	if (search_dirs(f->lib_path, req_path, name, out, sz) ||
 	    search_dirs(req->runpath, req_path, name, out, sz))
 		return true;
 	for (size_t i = 0; i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
@@ -240,12 +241,14 @@ static char *read_small(const char *path, size_t *len)
 	return buf;
 }
 
-/* LD_PRELOAD of a NUL-separated environment block, or NULL. */
-static const char *env_preload(const char *env, size_t len)
+/* The value of variable name (with its '=') in a NUL-separated environment block, or NULL. */
+static const char *env_get(const char *env, size_t len, const char *name)
 {
+	size_t n = strlen(name);
+
 	for (size_t i = 0; env && i < len; i += strlen(env + i) + 1)
-		if (!strncmp(env + i, "LD_PRELOAD=", 11))
-			return env + i + 11;
+		if (!strncmp(env + i, name, n))
+			return env + i + n;
 	return NULL;
 }
 
@@ -365,7 +368,7 @@ int alloc_scope__for_process(pid_t pid, struct alloc_scope *out)
 	env = read_small(path, &env_len);
 	snprintf(root_preload, sizeof(root_preload), "/proc/%d/root/etc/ld.so.preload", (int)pid);
 	preload_file = read_small(root_preload, NULL);
-	err = build(out, &f, exe, env_preload(env, env_len), preload_file);
+	err = build(out, &f, exe, env_get(env, env_len, "LD_PRELOAD="), preload_file);
 cleanup:
 	free(env);
 	free(preload_file);
@@ -376,9 +379,11 @@ cleanup:
 	return err;
 }
 
-int alloc_scope__for_command(const char *exe, struct alloc_scope *out)
+/* exe's scope, searched on disk with this environment (LD_PRELOAD, LD_LIBRARY_PATH). */
+static int command_scope(const char *exe, const char *preload, const char *lib_path,
+			 struct alloc_scope *out)
 {
-	struct finder f = { .pid = 0 };
+	struct finder f = { .pid = 0, .lib_path = lib_path };
 	char interp[PATH_MAX], *preload_file;
 	FILE *file;
 	int err;
@@ -396,10 +401,39 @@ int alloc_scope__for_command(const char *exe, struct alloc_scope *out)
 	if (file)
 		fclose(file);
 	preload_file = read_small("/etc/ld.so.preload", NULL);
-	err = build(out, &f, exe, getenv("LD_PRELOAD"), preload_file);
+	err = build(out, &f, exe, preload, preload_file);
 	free(preload_file);
 	if (err)
 		alloc_scope__release(out);
+	return err;
+}
+
+int alloc_scope__for_command(const char *exe, struct alloc_scope *out)
+{
+	return command_scope(exe, getenv("LD_PRELOAD"), getenv("LD_LIBRARY_PATH"), out);
+}
+
+int alloc_scope__for_exec(pid_t pid, struct alloc_scope *out)
+{
+	char path[64], link[PATH_MAX], exe[PATH_MAX], *env;
+	size_t env_len = 0;
+	ssize_t n;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0) {
+		err = errno == ENOENT ? -ESRCH : -errno;
+		elog("cannot read %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	link[n] = '\0';
+	alloc_scope__open_path(pid, link, exe, sizeof(exe));
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	env = read_small(path, &env_len);
+	err = command_scope(exe, env_get(env, env_len, "LD_PRELOAD="),
+			    env_get(env, env_len, "LD_LIBRARY_PATH="), out);
+	free(env);
 	return err;
 }
 

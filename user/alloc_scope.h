@@ -36,8 +36,15 @@ struct alloc_scope {
 /* The scope of running process pid. 0 or -errno (-ESRCH: no such process), logged. */
 int alloc_scope__for_process(pid_t pid, struct alloc_scope *out);
 
-/* The scope exe will have once exec'd (a #! script: its interpreter's). 0 or -errno. */
+/* The scope exe will have once exec'd (a #! script: its interpreter's), with this process's
+ * environment, which a spawned child inherits. 0 or -errno. */
 int alloc_scope__for_command(const char *exe, struct alloc_scope *out);
+
+/* The scope of process pid's image, which has just exec'd (its libraries are not mapped
+ * yet): as a command, with pid's environment. Libraries are searched in this process's
+ * file system view (a pid in another mount namespace: only its executable is its own).
+ * 0 or -errno (-ESRCH: no such process). */
+int alloc_scope__for_exec(pid_t pid, struct alloc_scope *out);
 
 /* Free the paths. Accepts a zeroed scope. */
 void alloc_scope__release(struct alloc_scope *s);

@@ -196,7 +196,7 @@ int alloc_symbols__for_binary(const char *path, struct alloc_symbols *out)
 static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
 {
 	size_t offs[FN_COUNT];
-	__u32 idx = out->obj_cnt;
+	__u32 idx = out->obj_cnt, skipped = 0;
 	bool any = false;
 	int err;
 
@@ -211,8 +211,7 @@ static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
 		    (!is_exe && fn >= FN_RUST_ALLOC && fn <= FN_RUST_ALLOC_ZEROED))
 			continue;
 		if (idx >= ALLOC_OBJ_MAX) {
-			elog("%s: %s not probed: already %d objects probed\n", path,
-			     alloc_fn_name(fn), ALLOC_OBJ_MAX);
+			skipped++;
 			continue;
 		}
 		out->off[fn] = offs[fn];
@@ -223,6 +222,9 @@ static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
 		snprintf(out->objs[idx], sizeof(out->objs[idx]), "%s", path);
 		out->obj_cnt++;
 	}
+	if (skipped)
+		elog("%s: %u allocator entry points not probed: already %d objects probed\n", path,
+		     skipped, ALLOC_OBJ_MAX);
 	return 0;
 }
 
@@ -294,6 +296,14 @@ int alloc_symbols__for_command(const char *exe, struct alloc_symbols *out)
 
 	memset(out, 0, sizeof(*out));
 	return resolve_scope(alloc_scope__for_command(exe, &scope), &scope, out);
+}
+
+int alloc_symbols__for_exec(pid_t pid, struct alloc_symbols *out)
+{
+	struct alloc_scope scope;
+
+	memset(out, 0, sizeof(*out));
+	return resolve_scope(alloc_scope__for_exec(pid, &scope), &scope, out);
 }
 
 const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn)

@@ -30,7 +30,9 @@
 
 #include "events.h"
 
-#define ALLOC_OBJ_MAX 4 /* objects probed at once: executable, allocator, libc, one more */
+/* Objects probed at once: executable (Rust shims), allocator, libc (helpers), libstdc++
+ * (operator new), and room for an allocator split over two more. */
+#define ALLOC_OBJ_MAX 6
 
 struct alloc_symbols {
 	char path[PATH_MAX];		    /* the object malloc resolves to */
@@ -58,6 +60,10 @@ int alloc_symbols__for_process(pid_t pid, const char *lib_path, struct alloc_sym
 /* The allocator exe will use once exec'd (a command spawned held before its exec), resolved
  * in alloc_scope__for_command()'s approximation of its scope. 0 or -errno, logged. */
 int alloc_symbols__for_command(const char *exe, struct alloc_symbols *out);
+
+/* The allocator of process pid's image right after its exec, before its libraries are
+ * mapped (a followed exec): alloc_scope__for_exec()'s scope. 0 or -errno, logged. */
+int alloc_symbols__for_exec(pid_t pid, struct alloc_symbols *out);
 
 /*
  * The entry points defined by the one ELF file at path (tracer --lib): defined STT_FUNC
