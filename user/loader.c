@@ -233,28 +233,23 @@ static int attach_each(struct loader *l, const struct probe_plans *plans, pid_t 
 {
 	int err;
 
-	for (size_t o = 0; o < plans->cnt; o++) {
-		const struct probe_plan *p = &plans->obj[o];
+	for (int entries = 0; entries < 2; entries++)
+		for (size_t o = 0; o < plans->cnt; o++) {
+			const struct probe_plan *p = &plans->obj[o];
+			size_t cnt = entries ? p->entry_cnt : p->ret_cnt;
 
-		for (size_t i = 0; i < p->ret_cnt; i++) {
-			err = attach_one(l->skel->progs.alloc_return, &l->links[l->link_cnt++],
-					 true, pid, l->syms.objs[o], p->ret_off[i],
-					 p->ret_cookie[i], p->ret_fns[i]);
-			if (err)
-				return err;
+			for (size_t i = 0; i < cnt; i++) {
+				err = attach_one(entries ? l->skel->progs.alloc_entry
+							 : l->skel->progs.alloc_return,
+						 &l->links[l->link_cnt++], !entries, pid,
+						 l->syms.objs[o],
+						 entries ? p->entry_off[i] : p->ret_off[i],
+						 entries ? p->entry_cookie[i] : p->ret_cookie[i],
+						 entries ? p->fns[i] : p->ret_fns[i]);
+				if (err)
+					return err;
+			}
 		}
-	}
-	for (size_t o = 0; o < plans->cnt; o++) {
-		const struct probe_plan *p = &plans->obj[o];
-
-		for (size_t i = 0; i < p->entry_cnt; i++) {
-			err = attach_one(l->skel->progs.alloc_entry, &l->links[l->link_cnt++],
-					 false, pid, l->syms.objs[o], p->entry_off[i],
-					 p->entry_cookie[i], p->fns[i]);
-			if (err)
-				return err;
-		}
-	}
 	return 0;
 }
 
