@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_scope.h"
 #include "alloc_symbols.h"
 
 static struct alloc_symbols syms;
@@ -184,4 +185,17 @@ Test(alloc_symbols, exec_uses_the_image_environment, .timeout = 30)
 	close(in[1]); /* EOF: cat exits */
 	waitpid(pid, NULL, 0);
 	cr_expect_eq(alloc_symbols__for_exec(pid, &syms), -ESRCH);
+}
+
+/* /etc/ld.so.cache, read as ld.so does for a soname no path names. */
+Test(alloc_symbols, ld_so_cache_lookup)
+{
+	char path[PATH_MAX];
+
+	cr_assert(alloc_scope__cache_lookup("/etc/ld.so.cache", "libc.so.6", path, sizeof(path)));
+	cr_expect(strstr(path, "/libc.so.6"), "%s", path);
+	cr_expect_eq(access(path, R_OK), 0, "%s", path);
+	cr_expect_not(alloc_scope__cache_lookup("/etc/ld.so.cache", "libnot-a-library.so.9", path,
+						sizeof(path)));
+	cr_expect_not(alloc_scope__cache_lookup("/etc/hostname", "libc.so.6", path, sizeof(path)));
 }

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/types.h>
+
 #define LOG_TAG "alloc: "
 #include "log.h"
 
@@ -95,6 +97,8 @@ cleanup:
 	return err;
 }
 
+static char *read_small(const char *path, size_t *len);
+
 static const char *base_name(const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -109,6 +113,8 @@ struct finder {
 	struct strvec sonames;	/* pid: their DT_SONAME ("" if none), same index */
 	const char *exe_rpath;	/* command: the executable's DT_RPATH, searched for every object */
 	const char *lib_path;	/* command: its LD_LIBRARY_PATH, or NULL */
+	char *cache;		/* command: /etc/ld.so.cache's contents (read once), or NULL */
+	size_t cache_len;
 };
 
 /* Try each directory of a ':' list (with $ORIGIN = origin's directory) for name. */
@@ -138,6 +144,55 @@ static bool search_dirs(const char *list, const char *origin, const char *name, 
 	return false;
 }
 
+/* glibc's /etc/ld.so.cache, new format ("glibc-ld.so.cache1.1", what ldconfig writes since
+ * glibc 2.32): a header, then entries whose key (soname) and value (path) are offsets of
+ * NUL-terminated strings from the start of the file. */
+#define CACHE_MAGIC	    "glibc-ld.so.cache1.1"
+#define CACHE_HEADER_SZ	    48 /* magic+version 20, nlibs 4, len_strings 4, flags..unused 20 */
+#define CACHE_ENTRY_SZ	    24 /* flags 4, key 4, value 4, osversion 4, hwcap 8 */
+#define CACHE_FLAG_X86_64   0x0303 /* FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 */
+
+/* The lookup in the cache file's contents buf (len bytes). */
+static bool cache_find(const char *buf, size_t len, const char *name, char *out, size_t sz)
+{
+	bool found = false;
+	__u32 nlibs;
+
+	if (!buf || len < CACHE_HEADER_SZ || memcmp(buf, CACHE_MAGIC, strlen(CACHE_MAGIC)))
+		return false;
+	memcpy(&nlibs, buf + 20, sizeof(nlibs));
+	for (size_t i = 0; i < nlibs && !found; i++) {
+		const char *e = buf + CACHE_HEADER_SZ + i * CACHE_ENTRY_SZ;
+		__s32 flags;
+		__u32 key, value;
+
+		if ((size_t)(e - buf) + CACHE_ENTRY_SZ > len)
+			break;
+		memcpy(&flags, e, 4);
+		memcpy(&key, e + 4, 4);
+		memcpy(&value, e + 8, 4);
+		/* Offsets inside the file (and its NUL-terminated strings), of this machine. */
+		if (flags != CACHE_FLAG_X86_64 || key >= len || value >= len ||
+		    !memchr(buf + key, '\0', len - key) || !memchr(buf + value, '\0', len - value))
+			continue;
+		if (!strcmp(buf + key, name) && !access(buf + value, R_OK)) {
+			snprintf(out, sz, "%s", buf + value);
+			found = true;
+		}
+	}
+	return found;
+}
+
+bool alloc_scope__cache_lookup(const char *cache, const char *name, char *out, size_t sz)
+{
+	size_t len = 0;
+	char *buf = read_small(cache, &len);
+	bool found = cache_find(buf, len, name, out, sz);
+
+	free(buf);
+	return found;
+}
+
 /* The path of needed name for requester (at req_path), or false. */
 static bool find_object(struct finder *f, const char *name, const char *req_path,
 			const struct dyn_info *req, char *out, size_t sz)
@@ -164,7 +219,8 @@ static bool find_object(struct finder *f, const char *name, const char *req_path
 				 search_dirs(f->exe_rpath, req_path, name, out, sz)))
 		return true;
 	if (search_dirs(f->lib_path, req_path, name, out, sz) ||
-	    search_dirs(req->runpath, req_path, name, out, sz))
+	    search_dirs(req->runpath, req_path, name, out, sz) ||
+	    cache_find(f->cache, f->cache_len, name, out, sz))
 		return true;
 	for (size_t i = 0; i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
 		if (search_dirs(default_dirs[i], req_path, name, out, sz))
@@ -401,7 +457,9 @@ static int command_scope(const char *exe, const char *preload, const char *lib_p
 	if (file)
 		fclose(file);
 	preload_file = read_small("/etc/ld.so.preload", NULL);
+	f.cache = read_small("/etc/ld.so.cache", &f.cache_len);
 	err = build(out, &f, exe, preload, preload_file);
+	free(f.cache);
 	free(preload_file);
 	if (err)
 		alloc_scope__release(out);

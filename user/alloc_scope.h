@@ -11,18 +11,18 @@
  *    that way (dlopen'd, the dynamic linker itself) are not in the scope.
  *  - a command not exec'd yet: the executable's DT_NEEDED searched as ld.so does, in an
  *    approximation: DT_RPATH (when the object has no DT_RUNPATH) and the executable's
- *    DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, then the default directories
+ *    DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, /etc/ld.so.cache (its new format, x86-64
+ *    entries, no hwcap subdirectories), then the default directories
  *    (/lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /lib64, /usr/lib64, /lib, /usr/lib).
- *    /etc/ld.so.cache is not read: on Debian it only points into those directories, plus
- *    the ones of /etc/ld.so.conf.d (e.g. /usr/local/lib), which are missed. $ORIGIN is
- *    expanded; $LIB and $PLATFORM are not. The environment is the tracer's, which the
- *    child inherits.
+ *    $ORIGIN is expanded; $LIB and $PLATFORM are not. The environment is the tracer's,
+ *    which the child inherits.
  * A statically linked executable is its own whole scope.
  */
 #ifndef TRACER_ALLOC_SCOPE_H
 #define TRACER_ALLOC_SCOPE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "strvec.h"
@@ -45,6 +45,10 @@ int alloc_scope__for_command(const char *exe, struct alloc_scope *out);
  * file system view (a pid in another mount namespace: only its executable is its own).
  * 0 or -errno (-ESRCH: no such process). */
 int alloc_scope__for_exec(pid_t pid, struct alloc_scope *out);
+
+/* The path /etc/ld.so.cache-format file cache maps name (a soname) to, for x86-64, into
+ * out; false if none, or cache is not in glibc's new format. */
+bool alloc_scope__cache_lookup(const char *cache, const char *name, char *out, size_t sz);
 
 /* Free the paths. Accepts a zeroed scope. */
 void alloc_scope__release(struct alloc_scope *s);
