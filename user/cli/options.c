@@ -46,9 +46,9 @@ static const struct opt_spec tracer_opts_table[] = {
 	{ "as-root", 0, NULL, "with -- CMD under sudo: do not drop to the invoking user",
 	  G_TARGET, NULL, OPT_AS_ROOT },
 	{ "lib", 0, "PATH",
-	  "allocator library to probe (default: detected: jemalloc,\n"
-	  "tcmalloc or mimalloc if loaded, the executable if static,\n"
-	  "else the target's libc)",
+	  "allocator library to probe (default: where the dynamic\n"
+	  "linker resolves malloc: executable, preloads, then the\n"
+	  "needed libraries, by their symbols)",
 	  G_PROBES, NULL, OPT_LIB },
 	{ "unwind", 0, "MODE",
 	  "how stacks are taken: fp (frame pointers, in BPF), dwarf\n"
