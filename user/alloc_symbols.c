@@ -13,6 +13,7 @@
 /* Its messages are the loader's (the attach step fails with them). */
 #define LOG_TAG "loader: "
 #include "log.h"
+#include "safe_open.h"
 
 /* libc.so.6, libc.so, libc-2.31.so; not libcrypt.so or libc_malloc_debug.so. */
 static bool is_libc_name(const char *path)
@@ -81,11 +82,10 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT])
 	memset(offs, 0, sizeof(offs[0]) * FN_COUNT);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
 	if (fd < 0) {
-		err = -errno;
-		elog("cannot open %s: %s\n", path, strerror(-err));
-		return err;
+		elog("cannot open %s: %s\n", path, safe_open__strerror(fd));
+		return fd;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {

@@ -43,6 +43,7 @@
 
 #define LOG_TAG "loader: "
 #include "log.h"
+#include "safe_open.h"
 
 #define USDT_PROVIDER "kaish_workload"
 
@@ -136,12 +137,11 @@ static int uprobe_multi_link(int prog_fd, const char *path, const size_t *offs,
 static int plan_probes(struct loader *l, struct probe_plan *p)
 {
 	const size_t *offs = l->syms.off;
-	int fd = open(l->syms.path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = safe_open__read(AT_FDCWD, l->syms.path, 0, SAFE_OPEN_ELF_MAX);
 
 	if (fd < 0) {
-		err = -errno;
-		elog("cannot open %s: %s\n", l->syms.path, strerror(-err));
-		return err;
+		elog("cannot open %s: %s\n", l->syms.path, safe_open__strerror(fd));
+		return fd;
 	}
 	memset(p, 0, sizeof(*p));
 	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
