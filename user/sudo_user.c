@@ -10,8 +10,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The last user read: the group database is asked again only when the ids change. */
 static struct sudo_user cached;
 static bool cached_valid;
+static id_t cached_env_uid, cached_env_gid;
 
 id_t sudo_user__env_id(const char *name)
 {
@@ -34,10 +36,11 @@ const struct sudo_user *sudo_user__get(void)
 	id_t uid, gid;
 	struct passwd *pw;
 
-	if (cached_valid)
-		return &cached;
 	uid = sudo_user__env_id("SUDO_UID");
 	gid = sudo_user__env_id("SUDO_GID");
+	if (cached_valid && uid == cached_env_uid && gid == cached_env_gid &&
+	    cached.active == (geteuid() == 0 && uid != (id_t)-1 && gid != (id_t)-1 && uid != 0))
+		return &cached;
 	if (geteuid() == 0 && uid != (id_t)-1 && gid != (id_t)-1 && uid != 0) {
 		u.active = true;
 		u.uid = (uid_t)uid;
@@ -57,12 +60,9 @@ const struct sudo_user *sudo_user__get(void)
 	}
 	cached = u;
 	cached_valid = true;
+	cached_env_uid = uid;
+	cached_env_gid = gid;
 	return &cached;
-}
-
-void sudo_user__reset(void)
-{
-	cached_valid = false;
 }
 
 int sudo_user__enter(struct sudo_saved *saved)

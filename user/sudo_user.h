@@ -41,12 +41,10 @@ struct sudo_saved {
 /* An id from the environment (SUDO_UID, SUDO_GID), or (id_t)-1 when unset or malformed. */
 id_t sudo_user__env_id(const char *name);
 
-/* The invoking user (read once from the environment and the group database; cached). Not
- * active when euid is not 0 or SUDO_UID/SUDO_GID are unset or malformed. */
+/* The invoking user, from SUDO_UID/SUDO_GID (read on every call) and the group database
+ * (asked again only when those change). Not active when euid is not 0, the ids are unset or
+ * malformed, or SUDO_UID is 0. The pointer stays valid until the next call. */
 const struct sudo_user *sudo_user__get(void);
-
-/* Forget the cached user, so the next sudo_user__get reads the environment again (tests). */
-void sudo_user__reset(void);
 
 /*
  * Make this thread act on files as the invoking user until sudo_user__leave(saved): a no-op
