@@ -60,8 +60,7 @@ struct diff_args {
 static int diff_arg(void *ctx, const struct opt_spec *o, const char *v)
 {
 	struct diff_args *a = ctx;
-	char *end;
-	long n;
+	unsigned long n;
 
 	switch (o ? o->id : 0) {
 	case 0:
@@ -78,11 +77,8 @@ static int diff_arg(void *ctx, const struct opt_spec *o, const char *v)
 		a->attr.no_default_skip = true;
 		break;
 	case 't':
-		n = strtol(v, &end, 10);
-		if (!*v || *end || n <= 0) {
-			elog("--top needs a positive number, not '%s'\n", v);
+		if (cli__parse_count("--top", v, &n))
 			return TRACER_EXIT_USAGE;
-		}
 		a->opts.top = (size_t)n;
 		break;
 	case 's':
