@@ -46,7 +46,7 @@ static int next_piece(const unsigned char *p, size_t *len)
 
 void safe_text__fputs_term(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)(s ? s : "(null)");
 	size_t n;
 
 	while (*p) {

@@ -20,7 +20,8 @@
  * a sequence ends it, so reading never passes a terminator). */
 size_t safe_text__utf8_len(const unsigned char *p);
 
-/* Write s to f for a terminal: control characters and invalid bytes as \xHH. */
+/* Write s to f for a terminal: control characters and invalid bytes as \xHH (NULL is
+ * written "(null)", as printf would). */
 void safe_text__fputs_term(FILE *f, const char *s);
 
 /* s made terminal-safe into dst (dst_sz > 0), truncated (at a character) to fit. */
