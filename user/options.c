@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -284,6 +285,18 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 	return OPT_GO_ON;
 }
 
+/* -- CMD naming a FIFO, device or directory: execve would refuse it (EACCES), and reading
+ * it first (is it static? which allocator?) could block. Refused here. 0 or exit status. */
+static int check_command(const char *cmd)
+{
+	struct stat st;
+
+	if (!strchr(cmd, '/') || stat(cmd, &st) || S_ISREG(st.st_mode))
+		return 0; /* PATH lookups and missing files: execvp's own error */
+	elog("cannot run %s: not a regular file\n", cmd);
+	return TRACER_EXIT_USAGE;
+}
+
 int options__parse(int argc, char **argv, struct tracer_opts *o)
 {
 	int ret, operand;
@@ -294,6 +307,8 @@ int options__parse(int argc, char **argv, struct tracer_opts *o)
 		return ret;
 	if (operand < argc)
 		o->cmd = &argv[operand];
+	if (o->cmd && check_command(o->cmd[0]))
+		return TRACER_EXIT_USAGE;
 	if (!!o->workload + !!o->pid + !!o->cmd != 1) {
 		elog("give exactly one of --workload NAME, --pid PID or -- CMD (see --help)\n");
 		return TRACER_EXIT_USAGE;

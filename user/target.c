@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "safe_open.h"
 #include "target.h"
 
 struct target {
@@ -334,10 +335,14 @@ static bool is_static_executable(const char *path)
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	bool interp = false;
-	FILE *f = fopen(path, "re");
+	int fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX); /* never a FIFO */
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
 	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph)) {
 		fclose(f);
