@@ -271,23 +271,33 @@ static int parse(int argc, char **argv)
 	return options__parse(argc, argv, &parsed);
 }
 
+/* fn(argv) fails as bad usage: exit 2, one line on stderr holding says, nothing on stdout. */
+static void expect_usage(int (*fn)(int, char **), const char *const *argv, const char *says)
+{
+	char *out, *errs;
+
+	cr_expect_eq(tu_run_cli(fn, argv, &out, &errs), TRACER_EXIT_USAGE, "%s %s: %s", argv[1],
+		     argv[2], errs);
+	cr_expect_str_eq(out, "");
+	cr_expect(strstr(errs, says), "%s %s: %s", argv[1], argv[2], errs);
+	cr_expect_eq(strchr(errs, '\n'), errs + strlen(errs) - 1, "not one line: %s", errs);
+	free(out);
+	free(errs);
+}
+
 /* Fault: --duration nan ran forever; inf, 1e9999, 99999999999999 stopped at once. */
 Test(security, numeric_options_are_finite_and_in_range, .timeout = TEST_TIMEOUT(10))
 {
 	static const char *const bad[] = { "nan", "inf", "1e9999", "99999999999999", "-1",
 					   " 2",  "0x10", "",       "1e-9" };
 	static const char *const bad_counts[] = { "0", "-1", "99999999999999999999", "1x", " 3" };
+	const char *ok[] = { "tracer", "--pid", "1", "--duration", "0.5", NULL };
 	char *out, *errs;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		const char *argv[] = { "tracer", "--pid", "1", "--duration", bad[i], NULL };
+		const char *argv[] = { "tracer", "--duration", bad[i], "--pid", "1", NULL };
 
-		cr_expect_eq(tu_run_cli(parse, argv, &out, &errs), TRACER_EXIT_USAGE, "'%s'",
-			     bad[i]);
-		cr_expect(strstr(errs, "--duration needs"), "'%s': %s", bad[i], errs);
-		cr_expect_eq(strchr(errs, '\n'), errs + strlen(errs) - 1, "not one line: %s", errs);
-		free(out);
-		free(errs);
+		expect_usage(parse, argv, "--duration needs");
 	}
 	for (size_t i = 0; i < sizeof(bad_counts) / sizeof(bad_counts[0]); i++) {
 		const char *t[] = { "tracer", "--top", bad_counts[i], "--", "true", NULL };
@@ -295,56 +305,32 @@ Test(security, numeric_options_are_finite_and_in_range, .timeout = TEST_TIMEOUT(
 		const char *d[] = { "diff", "--top", bad_counts[i], "a", "b", NULL };
 		const char *s[] = { "tracer", "--stack-size", bad_counts[i], "--", "true", NULL };
 
-		cr_expect_eq(tu_run_cli(parse, t, &out, &errs), TRACER_EXIT_USAGE, "%s", errs);
-		free(out);
-		free(errs);
-		cr_expect_eq(tu_run_cli(cli_report, r, &out, &errs), TRACER_EXIT_USAGE, "%s", errs);
-		free(out);
-		free(errs);
-		cr_expect_eq(tu_run_cli(cli_diff, d, &out, &errs), TRACER_EXIT_USAGE, "%s", errs);
-		free(out);
-		free(errs);
-		cr_expect_eq(tu_run_cli(parse, s, &out, &errs), TRACER_EXIT_USAGE, "%s", errs);
-		free(out);
-		free(errs);
+		expect_usage(parse, t, "--top needs");
+		expect_usage(cli_report, r, "--top needs");
+		expect_usage(cli_diff, d, "--top needs");
+		expect_usage(parse, s, "--stack-size needs");
 	}
-	{
-		const char *ok[] = { "tracer", "--pid", "1", "--duration", "0.5", NULL };
-
-		cr_expect_eq(tu_run_cli(parse, ok, &out, &errs), OPT_GO_ON, "%s", errs);
-		cr_expect_eq(parsed.duration_s, 0.5);
-		free(out);
-		free(errs);
-	}
+	cr_expect_eq(tu_run_cli(parse, ok, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect_eq(parsed.duration_s, 0.5);
+	free(out);
+	free(errs);
 }
 
 /* Fault: report FIFO, --lib FIFO and -- ./fifo blocked forever. */
 Test(security, fifo_inputs_are_refused_without_blocking, .timeout = TEST_TIMEOUT(10))
 {
-	char dir[256], fifo[300], *out, *errs;
+	char dir[256], fifo[300];
+	const char *r[] = { "report", fifo, NULL };
+	const char *l[] = { "tracer", "--lib", fifo, "--", "true", NULL };
+	const char *c[] = { "tracer", "--", fifo, NULL };
 
 	clear_sudo();
 	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "fifo-in", 0755), 0);
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	cr_assert_eq(mkfifo(fifo, 0755), 0);
-	{
-		const char *r[] = { "report", fifo, NULL };
-		const char *l[] = { "tracer", "--lib", fifo, "--", "true", NULL };
-		const char *c[] = { "tracer", "--", fifo, NULL };
-
-		cr_expect_eq(tu_run_cli(cli_report, r, &out, &errs), TRACER_EXIT_USAGE);
-		cr_expect(strstr(errs, "not a regular file"), "%s", errs);
-		free(out);
-		free(errs);
-		cr_expect_eq(tu_run_cli(parse, l, &out, &errs), TRACER_EXIT_USAGE);
-		cr_expect(strstr(errs, "not a regular file"), "%s", errs);
-		free(out);
-		free(errs);
-		cr_expect_eq(tu_run_cli(parse, c, &out, &errs), TRACER_EXIT_USAGE);
-		cr_expect(strstr(errs, "not a regular file"), "%s", errs);
-		free(out);
-		free(errs);
-	}
+	expect_usage(cli_report, r, "not a regular file");
+	expect_usage(parse, l, "not a regular file");
+	expect_usage(parse, c, "not a regular file");
 	sec_rmtree(dir);
 }
 
