@@ -21,10 +21,10 @@ bool debug_file__link_ok(const char *link);
 
 /* What a candidate must match. */
 struct debug_file_want {
-	const void *id;	 /* the module's build-id, or NULL */
-	ssize_t id_sz;	 /* its length (<= 0: none) */
-	bool have_crc;	 /* the candidate was named by a debuglink carrying crc */
-	uint32_t crc;	 /* .gnu_debuglink CRC32 of the whole debug file */
+	const void *id; /* the module's build-id, or NULL */
+	ssize_t id_sz;	/* its length (<= 0: none) */
+	bool have_crc;	/* the candidate was named by a debuglink carrying crc */
+	uint32_t crc;	/* .gnu_debuglink CRC32 of the whole debug file */
 };
 
 /*

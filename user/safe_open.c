@@ -14,7 +14,7 @@
 /* openat or openat2, as the sudo user when there is one. fd or -errno. */
 static int open_as_user(int dirfd, const char *path, int flags, __u64 resolve)
 {
-	struct open_how how = { .flags = (__u64)flags, .resolve = resolve };
+	struct open_how how = {.flags = (__u64)flags, .resolve = resolve};
 	struct sudo_saved saved;
 	int fd, err;
 

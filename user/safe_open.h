@@ -20,7 +20,7 @@
 
 /* Size bounds: an ELF module or debug file, and anything (profiles are streamed). */
 #define SAFE_OPEN_ELF_MAX (16ULL << 30)
-#define SAFE_OPEN_ANY_SZ (~0ULL)
+#define SAFE_OPEN_ANY_SZ  (~0ULL)
 
 /*
  * Open path (absolute, or relative to dirfd; AT_FDCWD allowed) read-only and close-on-exec.

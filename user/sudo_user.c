@@ -32,7 +32,7 @@ id_t sudo_user__env_id(const char *name)
 
 const struct sudo_user *sudo_user__get(void)
 {
-	struct sudo_user u = { 0 };
+	struct sudo_user u = {0};
 	id_t uid, gid;
 	struct passwd *pw;
 

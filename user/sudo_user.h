@@ -22,19 +22,19 @@
 
 /* The invoking user, or none. */
 struct sudo_user {
-	bool active;			     /* euid 0 and SUDO_UID/SUDO_GID well-formed */
-	uid_t uid;			     /* SUDO_UID */
-	gid_t gid;			     /* SUDO_GID */
-	int group_cnt;			     /* entries in groups */
+	bool active;			    /* euid 0 and SUDO_UID/SUDO_GID well-formed */
+	uid_t uid;			    /* SUDO_UID */
+	gid_t gid;			    /* SUDO_GID */
+	int group_cnt;			    /* entries in groups */
 	gid_t groups[SUDO_USER_MAX_GROUPS]; /* the user's supplementary groups (getgrouplist) */
 };
 
 /* A thread's filesystem identity, saved by sudo_user__enter. */
 struct sudo_saved {
-	bool switched;			     /* enter switched: leave must restore */
-	uid_t fsuid;			     /* previous fsuid */
-	gid_t fsgid;			     /* previous fsgid */
-	int group_cnt;			     /* entries in groups */
+	bool switched;			    /* enter switched: leave must restore */
+	uid_t fsuid;			    /* previous fsuid */
+	gid_t fsgid;			    /* previous fsgid */
+	int group_cnt;			    /* entries in groups */
 	gid_t groups[SUDO_USER_MAX_GROUPS]; /* previous supplementary groups */
 };
 

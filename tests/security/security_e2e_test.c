@@ -25,11 +25,13 @@ Test(security_e2e, escape_sequences_in_symbol_names_are_shown_not_obeyed,
 
 	E2E_REQUIRE_ROOT();
 	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "e2e-esc", 0755), 0);
-	snprintf(cmd, sizeof(cmd), "env -u SUDO_UID -u SUDO_GID %s -o %s/p.json -- %s/named_alloc 2>&1",
-		 TRACER_BIN, dir, SEC_DIR);
+	snprintf(cmd, sizeof(cmd),
+		 "env -u SUDO_UID -u SUDO_GID %s -o %s/p.json -- %s/named_alloc 2>&1", TRACER_BIN,
+		 dir, SEC_DIR);
 	rc = e2e_run(cmd, &out);
 	cr_assert_eq(rc, 0, "%s", out);
-	cr_expect(strstr(out, "evil\\x1b]0;pwned\\x07\\x1b[2J"), "name not shown escaped:\n%s", out);
+	cr_expect(strstr(out, "evil\\x1b]0;pwned\\x07\\x1b[2J"), "name not shown escaped:\n%s",
+		  out);
 	cr_expect(!sec_has_byte(out, strlen(out), 0x1b), "raw ESC in the end-of-trace report");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s report %s/p.json 2>&1", TRACER_BIN, dir);
@@ -56,8 +58,8 @@ Test(security_e2e, fifo_debuglink_does_not_hang_the_trace, .timeout = TEST_TIMEO
 	snprintf(fifo, sizeof(fifo), "%s/named_alloc.debug", dir);
 	cr_assert_eq(mkfifo(fifo, 0644), 0);
 	snprintf(path, sizeof(path), "%s/p.json", dir);
-	snprintf(cmd, sizeof(cmd), "env -u SUDO_UID -u SUDO_GID %s -q -o %s -- %s 2>&1",
-		 TRACER_BIN, path, prog);
+	snprintf(cmd, sizeof(cmd), "env -u SUDO_UID -u SUDO_GID %s -q -o %s -- %s 2>&1", TRACER_BIN,
+		 path, prog);
 	rc = e2e_run(cmd, &out);
 	cr_expect_eq(rc, 0, "%s", out);
 	cr_expect_eq(stat(path, &st), 0, "no profile: %s", out);

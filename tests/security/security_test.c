@@ -25,9 +25,8 @@
 #include "test_util.h"
 #include "tracer_exit.h"
 
-#define LINKED SEC_DIR "/named_alloc_linked"
+#define LINKED	   SEC_DIR "/named_alloc_linked"
 #define DEBUG_FILE SEC_DIR "/named_alloc.debug"
-#define PLAIN SEC_DIR "/named_alloc"
 
 static void need_root(void)
 {
@@ -45,8 +44,8 @@ static void clear_sudo(void)
  * its frame carry a source line, i.e. was a debug file used? */
 static bool frame_has_line(const char *exe)
 {
-	struct sec_target t = { 0 };
-	struct strvec frames = { 0 };
+	struct sec_target t = {0};
+	struct strvec frames = {0};
 	struct symbolizer *s;
 	bool line = false;
 
@@ -102,7 +101,7 @@ static void forge_debuglink(const char *prog_in, const char *prog_out, const cha
 {
 	char sect[300], cmd[2048], *data;
 	size_t len, n = strlen(link) + 1;
-	unsigned char body[512] = { 0 };
+	unsigned char body[512] = {0};
 	uLong crc;
 
 	data = tu_slurp(crc_of, &len);
@@ -288,22 +287,22 @@ static void expect_usage(int (*fn)(int, char **), const char *const *argv, const
 /* Fault: --duration nan ran forever; inf, 1e9999, 99999999999999 stopped at once. */
 Test(security, numeric_options_are_finite_and_in_range, .timeout = TEST_TIMEOUT(10))
 {
-	static const char *const bad[] = { "nan", "inf", "1e9999", "99999999999999", "-1",
-					   " 2",  "0x10", "",       "1e-9" };
-	static const char *const bad_counts[] = { "0", "-1", "99999999999999999999", "1x", " 3" };
-	const char *ok[] = { "tracer", "--pid", "1", "--duration", "0.5", NULL };
+	static const char *const bad[] = {"nan",  "inf", "1e9999", "99999999999999", "-1", " 2",
+					  "0x10", "",	 "1e-9"};
+	static const char *const bad_counts[] = {"0", "-1", "99999999999999999999", "1x", " 3"};
+	const char *ok[] = {"tracer", "--pid", "1", "--duration", "0.5", NULL};
 	char *out, *errs;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		const char *argv[] = { "tracer", "--duration", bad[i], "--pid", "1", NULL };
+		const char *argv[] = {"tracer", "--duration", bad[i], "--pid", "1", NULL};
 
 		expect_usage(parse, argv, "--duration needs");
 	}
 	for (size_t i = 0; i < sizeof(bad_counts) / sizeof(bad_counts[0]); i++) {
-		const char *t[] = { "tracer", "--top", bad_counts[i], "--", "true", NULL };
-		const char *r[] = { "report", "--top", bad_counts[i], "x.json", NULL };
-		const char *d[] = { "diff", "--top", bad_counts[i], "a", "b", NULL };
-		const char *s[] = { "tracer", "--stack-size", bad_counts[i], "--", "true", NULL };
+		const char *t[] = {"tracer", "--top", bad_counts[i], "--", "true", NULL};
+		const char *r[] = {"report", "--top", bad_counts[i], "x.json", NULL};
+		const char *d[] = {"diff", "--top", bad_counts[i], "a", "b", NULL};
+		const char *s[] = {"tracer", "--stack-size", bad_counts[i], "--", "true", NULL};
 
 		expect_usage(parse, t, "--top needs");
 		expect_usage(cli_report, r, "--top needs");
@@ -320,9 +319,9 @@ Test(security, numeric_options_are_finite_and_in_range, .timeout = TEST_TIMEOUT(
 Test(security, fifo_inputs_are_refused_without_blocking, .timeout = TEST_TIMEOUT(10))
 {
 	char dir[256], fifo[300];
-	const char *r[] = { "report", fifo, NULL };
-	const char *l[] = { "tracer", "--lib", fifo, "--", "true", NULL };
-	const char *c[] = { "tracer", "--", fifo, NULL };
+	const char *r[] = {"report", fifo, NULL};
+	const char *l[] = {"tracer", "--lib", fifo, "--", "true", NULL};
+	const char *c[] = {"tracer", "--", fifo, NULL};
 
 	clear_sudo();
 	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "fifo-in", 0755), 0);
@@ -361,7 +360,7 @@ static void hostile_profile(const char *path)
 Test(security, report_escapes_control_characters, .timeout = TEST_TIMEOUT(10))
 {
 	char dir[256], p[300], *out, *errs;
-	const char *argv[] = { "report", p, NULL };
+	const char *argv[] = {"report", p, NULL};
 
 	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "esc", 0755), 0);
 	snprintf(p, sizeof(p), "%s/hostile.json", dir);
@@ -380,9 +379,9 @@ Test(security, report_escapes_control_characters, .timeout = TEST_TIMEOUT(10))
 Test(security, json_output_is_valid_utf8, .timeout = TEST_TIMEOUT(10))
 {
 	char dir[256], p[300], *out, *errs;
-	const char *r[] = { "report", "--json", p, NULL };
-	const char *d[] = { "diff", "--json", p, TESTS_SRC_DIR "/data/writer_prog_c.golden.json",
-			    NULL };
+	const char *r[] = {"report", "--json", p, NULL};
+	const char *d[] = {"diff", "--json", p, TESTS_SRC_DIR "/data/writer_prog_c.golden.json",
+			   NULL};
 
 	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "utf8", 0755), 0);
 	snprintf(p, sizeof(p), "%s/hostile.json", dir);
