@@ -80,6 +80,10 @@ int output__check_path(const char *path)
 	err = sudo_user__enter(&saved);
 	if (!err) {
 		err = dest_ok(dir_fd, base);
+		/* The temporary file is created there: a directory we (under sudo: the user)
+		 * cannot write, or a read-only one, would lose the whole trace at the end. */
+		if (!err && faccessat(dir_fd, ".", W_OK | X_OK, AT_EACCESS))
+			err = -errno;
 		sudo_user__leave(&saved);
 	}
 	close(dir_fd);

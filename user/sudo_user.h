@@ -43,7 +43,8 @@ id_t sudo_user__env_id(const char *name);
 
 /* The invoking user, from SUDO_UID/SUDO_GID (read on every call) and the group database
  * (asked again only when those change). Not active when euid is not 0, the ids are unset or
- * malformed, or SUDO_UID is 0. The pointer stays valid until the next call. */
+ * malformed, or SUDO_UID is 0. The pointer stays valid until the next call. One cache for
+ * the process: call from one thread at a time. */
 const struct sudo_user *sudo_user__get(void);
 
 /*

@@ -252,6 +252,11 @@ Test(security, under_sudo_a_root_owned_output_is_not_replaced, .timeout = TEST_T
 	text = tu_slurp(p, NULL);
 	cr_expect_str_eq(text, "root:x:0:0");
 	free(text);
+	/* A directory the user cannot write: refused up front, not after the trace. */
+	snprintf(mine, sizeof(mine), "%s/rootdir", dir);
+	cr_assert_eq(mkdir(mine, 0755), 0);
+	strcat(mine, "/p.json");
+	cr_expect_eq(output__check_path(mine), -EACCES);
 	/* A new file is created as the user, from the start. */
 	snprintf(mine, sizeof(mine), "%s/mine.json", dir);
 	cr_assert_eq(output__open(&o, mine, 0), 0);
