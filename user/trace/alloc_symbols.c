@@ -14,6 +14,7 @@
 #define LOG_TAG "loader: "
 #include "alloc_scope.h"
 #include "log.h"
+#include "safe_open.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -63,11 +64,10 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab,
 	memset(offs, 0, sizeof(offs[0]) * FN_COUNT);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
 	if (fd < 0) {
-		err = -errno;
-		elog("cannot open %s: %s\n", path, strerror(-err));
-		return err;
+		elog("cannot open %s: %s\n", path, safe_open__strerror(fd));
+		return fd;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
