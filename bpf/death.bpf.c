@@ -76,7 +76,6 @@ struct task_struct___death {
 
 const volatile __u64 page_size = 4096; /* set by userspace (sysconf) */
 
-
 /* What was seen of a traced process on its way out, until its last thread exits. A record
  * is built here and sent whole at exit; the per-tgid value is that record. */
 struct {
@@ -95,7 +94,7 @@ static const struct death_event zero_death;
 #define RSS_BYTES(mm, i)                                                                           \
 	({                                                                                         \
 		long long n_ = BPF_CORE_READ(mm, rss_stat[i].count);                               \
-		n_ > 0 ? (__u64)n_ * page_size : 0;                                                \
+		n_ > 0 ? (__u64)n_ *page_size : 0;                                                 \
 	})
 
 /* The RSS of tsk now, if its memory is still there (before exit_mm, before the OOM reaper). */
@@ -162,7 +161,8 @@ int BPF_PROG(death_mark_victim, struct task_struct___death *tsk)
 			d->oom_usage = usage * page_size;
 			name = BPF_CORE_READ(css, cgroup, kn, name);
 			if (name)
-				bpf_probe_read_kernel_str(d->oom_cgroup, sizeof(d->oom_cgroup), name);
+				bpf_probe_read_kernel_str(d->oom_cgroup, sizeof(d->oom_cgroup),
+							  name);
 			return 0;
 		}
 		css = BPF_CORE_READ(css, parent);

@@ -44,7 +44,6 @@ struct sys_exit_rec {
 	__s64 ret;
 };
 
-
 /* A call in flight, by thread: what the entry saw, for the return. */
 struct call {
 	__u32 op;
@@ -78,7 +77,7 @@ __u64 mappings_dropped = 0; /* records lost: ring buffer full */
 static __always_inline int remember(__u32 op, __u64 a0, __u64 a1, __u64 a2)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct call c = { .op = op, .a0 = a0, .a1 = a1, .a2 = a2 };
+	struct call c = {.op = op, .a0 = a0, .a1 = a1, .a2 = a2};
 
 	if (current_is_traced())
 		bpf_map_update_elem(&calls, &tid, &c, BPF_ANY);

@@ -66,8 +66,8 @@ static void memcg_create(struct memcg *m, const char *tag)
 	cr_assert(mkdir(m->dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", m->dir,
 		  strerror(errno));
 	snprintf(path, sizeof(path), "%s/%s", m->dir, v1 ? "memory.limit_in_bytes" : "memory.max");
-	cr_assert(write_file(path, limit), "cannot set %s: %s (no memory cgroup controller?)",
-		  path, strerror(errno));
+	cr_assert(write_file(path, limit), "cannot set %s: %s (no memory cgroup controller?)", path,
+		  strerror(errno));
 	/* No swap to escape to: the limit is reached, not spilled over. */
 	snprintf(path, sizeof(path), "%s/%s", m->dir, v1 ? "memory.swappiness" : "memory.swap.max");
 	write_file(path, v1 ? "0" : "0");
@@ -123,7 +123,8 @@ static void check_oom_file(const char *path)
 	cr_expect_leq(p->death.rss.anon, LIMIT_BYTES);
 	n = e2e_sites(p, &sites);
 	for (size_t i = 0; i < n; i++)
-		if (strstr(sites[i].site, LEAK_SITE) && (!leak || sites[i].end_bytes > leak->end_bytes))
+		if (strstr(sites[i].site, LEAK_SITE) &&
+		    (!leak || sites[i].end_bytes > leak->end_bytes))
 			leak = &sites[i];
 	cr_assert_not_null(leak, "%s: no site %s", path, LEAK_SITE);
 	cr_expect_geq((double)leak->end_bytes, 0.8 * (double)p->end_bytes,
@@ -147,8 +148,8 @@ static void check_oom_file(const char *path)
 /* `tracer OPTS -o DIR/NAME -- CMD` with the leak in a fresh memory cgroup (removed after):
  * the shell joins the cgroup, then becomes the program (same pid, traced from exec). Returns
  * the tracer's status; its output in *out, the profile's path in path. */
-static int trace_leak_in_memcg(const char *tag, const char *opts, const char *prog_opts,
-			       char *path, size_t sz, char **out)
+static int trace_leak_in_memcg(const char *tag, const char *opts, const char *prog_opts, char *path,
+			       size_t sz, char **out)
 {
 	char *dir = e2e_tmpdir(tag), cmd[2048];
 	struct memcg m;

@@ -36,9 +36,10 @@ static struct dhat_profile *with_death(const struct dhat_death *d, const char *o
 		dhat_death__write(f, d);
 	else
 		fprintf(f, ",\"death\":%s\n", obj);
-	fputs(",\"pps\":[{\"tb\":8,\"tbk\":1,\"tl\":1,\"mb\":8,\"mbk\":1,\"gb\":8,\"gbk\":1,\"eb\":8,"
-	      "\"ebk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"f\"]}\n",
-	      f);
+	fputs(
+	    ",\"pps\":[{\"tb\":8,\"tbk\":1,\"tl\":1,\"mb\":8,\"mbk\":1,\"gb\":8,\"gbk\":1,\"eb\":8,"
+	    "\"ebk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"f\"]}\n",
+	    f);
 	fclose(f);
 	p = dhat_profile__parse(text, len, "t.json", err, sizeof(err));
 	cr_assert_not_null(p, "%s\n%s", err, text);
@@ -48,10 +49,14 @@ static struct dhat_profile *with_death(const struct dhat_death *d, const char *o
 
 Test(death_unit, oom_kill_in_a_memcg_round_trips)
 {
-	struct death_event e = { .type = EV_DEATH, .tgid = 42, .exit_code = SIGKILL,
-				 .flags = DEATH_F_OOM | DEATH_F_OOM_MEMCG | DEATH_F_SIGNAL,
-				 .signo = SIGKILL, .oom_limit = 256ull << 20,
-				 .oom_usage = 256ull << 20, .oom_cgroup = "svc" };
+	struct death_event e = {.type = EV_DEATH,
+				.tgid = 42,
+				.exit_code = SIGKILL,
+				.flags = DEATH_F_OOM | DEATH_F_OOM_MEMCG | DEATH_F_SIGNAL,
+				.signo = SIGKILL,
+				.oom_limit = 256ull << 20,
+				.oom_usage = 256ull << 20,
+				.oom_cgroup = "svc"};
 	struct dhat_death d;
 	struct dhat_profile *p;
 	char line[256];
@@ -74,9 +79,13 @@ Test(death_unit, oom_kill_in_a_memcg_round_trips)
 
 Test(death_unit, sigsegv_keeps_its_faulting_address)
 {
-	struct death_event e = { .type = EV_DEATH, .tgid = 7, .exit_code = SIGSEGV | 0x80,
-				 .flags = DEATH_F_SIGNAL | DEATH_F_FAULT_ADDR, .signo = SIGSEGV,
-				 .si_code = 1, .fault_addr = 0xdeadbeef00ull };
+	struct death_event e = {.type = EV_DEATH,
+				.tgid = 7,
+				.exit_code = SIGSEGV | 0x80,
+				.flags = DEATH_F_SIGNAL | DEATH_F_FAULT_ADDR,
+				.signo = SIGSEGV,
+				.si_code = 1,
+				.fault_addr = 0xdeadbeef00ull};
 	struct dhat_death d;
 	struct dhat_profile *p;
 	char line[256];
@@ -97,9 +106,11 @@ Test(death_unit, sigsegv_keeps_its_faulting_address)
 Test(death_unit, a_signal_that_was_not_the_fatal_one_is_not_its_cause)
 {
 	/* SIGSEGV handled, then the process exited 3: an exit, no address. */
-	struct death_event e = { .type = EV_DEATH, .exit_code = 3 << 8,
-				 .flags = DEATH_F_SIGNAL | DEATH_F_FAULT_ADDR, .signo = SIGSEGV,
-				 .fault_addr = 16 };
+	struct death_event e = {.type = EV_DEATH,
+				.exit_code = 3 << 8,
+				.flags = DEATH_F_SIGNAL | DEATH_F_FAULT_ADDR,
+				.signo = SIGSEGV,
+				.fault_addr = 16};
 	struct dhat_death d;
 	char line[256];
 
@@ -133,7 +144,7 @@ Test(death_unit, rss_parse_reads_the_status_lines)
 	static const char STATUS[] = "Name:\tleak\nVmRSS:\t   66000 kB\nRssAnon:\t   65000 kB\n"
 				     "RssFile:\t     900 kB\nRssShmem:\t      100 kB\n"
 				     "VmSwap:\t      12 kB\nThreads:\t1\n";
-	struct dhat_rss_sample s = { 0 };
+	struct dhat_rss_sample s = {0};
 
 	cr_assert_eq(rss_sampler__parse(STATUS, &s), 0);
 	cr_expect_eq(s.anon, 65000ull * 1024);
@@ -147,10 +158,10 @@ Test(death_unit, rss_parse_reads_the_status_lines)
 Test(death_unit, rss_series_is_written_within_the_profile_and_read_back)
 {
 	struct dhat_rss_sample s[] = {
-		{ .t_ns = 500, .anon = 1 },	       /* before the profile: left out */
-		{ .t_ns = 1000, .anon = 4096, .file = 8192 },
-		{ .t_ns = 3000, .anon = 65536, .file = 8192, .shmem = 4096, .swap = 1 },
-		{ .t_ns = 9000, .anon = 99 },	       /* after te: left out */
+	    {.t_ns = 500, .anon = 1}, /* before the profile: left out */
+	    {.t_ns = 1000, .anon = 4096, .file = 8192},
+	    {.t_ns = 3000, .anon = 65536, .file = 8192, .shmem = 4096, .swap = 1},
+	    {.t_ns = 9000, .anon = 99}, /* after te: left out */
 	};
 	char *text = NULL, err[256];
 	size_t len = 0;
@@ -179,11 +190,15 @@ Test(death_unit, rss_series_is_written_within_the_profile_and_read_back)
  * then the usual totals; JSON says the same. */
 Test(death_unit, report_leads_with_the_death)
 {
-	struct death_event e = { .type = EV_DEATH, .tgid = 9, .exit_code = SIGKILL,
-				 .flags = DEATH_F_OOM | DEATH_F_OOM_MEMCG | DEATH_F_RSS,
-				 .oom_limit = 64ull << 20, .oom_usage = 64ull << 20,
-				 .rss_anon = 4096, .rss_file = 8192 };
-	struct report_opts ropts = { .title = "svc" };
+	struct death_event e = {.type = EV_DEATH,
+				.tgid = 9,
+				.exit_code = SIGKILL,
+				.flags = DEATH_F_OOM | DEATH_F_OOM_MEMCG | DEATH_F_RSS,
+				.oom_limit = 64ull << 20,
+				.oom_usage = 64ull << 20,
+				.rss_anon = 4096,
+				.rss_file = 8192};
+	struct report_opts ropts = {.title = "svc"};
 	struct dhat_death d;
 	struct dhat_profile *p;
 	char *text = NULL;
@@ -215,15 +230,18 @@ Test(death_unit, report_leads_with_the_death)
 }
 
 /* One EV_MAPPING record without a stack (as munmap sends), for the tracker. */
-static void feed(struct mappings *m, __u32 op, __u64 addr, __u64 len, __u64 old_addr,
-		 __u64 old_len)
+static void feed(struct mappings *m, __u32 op, __u64 addr, __u64 len, __u64 old_addr, __u64 old_len)
 {
 	struct {
 		struct mapping_event e;
 		struct stack_snapshot s;
-	} r = { .e = { .type = EV_MAPPING, .op = op, .addr = addr, .len = len,
-		       .old_addr = old_addr, .old_len = old_len },
-		.s = { .ev_type = EV_MAPPING } };
+	} r = {.e = {.type = EV_MAPPING,
+		     .op = op,
+		     .addr = addr,
+		     .len = len,
+		     .old_addr = old_addr,
+		     .old_len = old_len},
+	       .s = {.ev_type = EV_MAPPING}};
 
 	cr_assert_eq(mappings__handle(m, &r, sizeof(r)), 0);
 }
@@ -256,7 +274,7 @@ Test(death_unit, mappings_account_partial_unmaps_mremap_and_brk)
 	cr_expect_eq(mapped_now(m), 20 * 4096);
 	feed(m, MAP_OP_MMAP, 0x900000, 4096 + 1, 0, 0); /* MAP_FIXED over it, rounded to pages */
 	cr_expect_eq(mapped_now(m), 20 * 4096);
-	feed(m, MAP_OP_BRK, 0x500000 + 8192, 0, 0x500000, 0); /* the break grows 2 pages */
+	feed(m, MAP_OP_BRK, 0x500000 + 8192, 0, 0x500000, 0);	     /* the break grows 2 pages */
 	feed(m, MAP_OP_BRK, 0x500000 + 4096, 0, 0x500000 + 8192, 0); /* and shrinks 1 */
 	cr_expect_eq(mapped_now(m), 21 * 4096);
 	feed(m, MAP_OP_MUNMAP, 0x8ff000, 22 * 4096, 0, 0); /* more than the mapping, around it */

@@ -16,7 +16,8 @@
  *                    [--iterations N [--unit TEXT]] [--title TEXT] [--json] */
 int cli_report(int argc, char **argv);
 
-/* tracer export FILE [--format pprof|folded|svg] [--weight W] [--location] [-o OUT] */
+/* tracer export FILE [--format pprof|folded|svg|timeline] [--weight W] [--location]
+ * [--keep-plumbing] [-o OUT] */
 int cli_export(int argc, char **argv);
 /* json_path with its .json or .json.gz suffix replaced by suffix (malloc'd, NULL on ENOMEM). */
 char *cli_export_path(const char *json_path, const char *suffix);
@@ -31,6 +32,13 @@ int cli_diff(int argc, char **argv);
 struct report_opts;
 int cli__add_skip(const char *cmd, struct report_opts *o, const char **slots,
 		  const char *pattern);
+
+/* Largest count option (--top, --iterations): far beyond any use, far below overflow. */
+#define CLI_COUNT_MAX 1000000000ULL
+
+/* A count option's value (1..CLI_COUNT_MAX, strict: parse_num.h) into *out; else logs
+ * "OPT needs a positive number, not ..." and returns -EINVAL. */
+int cli__parse_count(const char *opt, const char *s, unsigned long *out);
 
 /* The subcommands' option tables and help (options.h lists them for the man page). */
 extern const struct opt_cmd cli_report_cmd, cli_diff_cmd, cli_export_cmd;

@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_check.h"
+#include "alloc_symbols.h"
+#include "alloc_watch.h"
 #include "cli.h"
 #include "collector.h"
 #include "death_probes.h"
@@ -52,6 +55,7 @@ struct run {
 	struct rss_sampler *rss;      /* the target's RSS over the trace (NULL: not sampled) */
 	struct mappings *maps;	      /* its own anonymous mappings (EV_MAPPING) */
 	struct symbolizer *sym;
+	struct alloc_watch *alloc_watch; /* dlopen'd allocators (alloc_watch.h) */
 	struct session *session;
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
 	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
@@ -90,12 +94,18 @@ static __u64 run_fn_addr_cb(void *ctx, __u32 fn)
 	return loader__fn_addr(((struct run *)ctx)->loader, fn);
 }
 
+static const char *run_fn_lib_cb(void *ctx, __u32 fn)
+{
+	return alloc_symbols__obj(loader__alloc_symbols(((struct run *)ctx)->loader), fn);
+}
+
 /* session_profile_fn: write the DHAT file and its conversions, print the seed's report. */
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
 	struct run *r = ctx;
 	const char *cmdline = target__cmdline(r->target);
-	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader) };
+	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader),
+				    run_fn_lib_cb };
 	struct frames_ctx fc = { .sym = r->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = cmdline, .pid = target__pid(r->target) };
 	struct probe_counters pc;
@@ -247,6 +257,7 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 			if (r->stacks)
 				dwarf_stacks__refresh_maps(r->stacks);
 			mappings__refresh_maps(r->maps);
+			alloc_watch__refresh(r->alloc_watch);
 			last_maps_ns = mono_now_ns();
 		}
 		if (progress)
@@ -274,6 +285,19 @@ static void print_counters(struct run *r)
 		dwarf_stacks__stats(r->stacks, &s.unwind);
 	}
 	trace_summary__print(r->counters_out, &s);
+}
+
+/* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h). */
+static void warn_no_allocator_call(struct run *r)
+{
+	struct alloc_check_in in = { .pid = target__pid(r->target),
+				     .cmd = target__cmdline(r->target),
+				     .syms = loader__alloc_symbols(r->loader),
+				     .lib = r->args->lib };
+
+	for (__u32 fn = 0; fn < FN_COUNT; fn++)
+		in.hit[fn] = loader__fn_addr(r->loader, fn) != 0;
+	alloc_check__warn(stderr, &in);
 }
 
 /* Attach --start-at/--stop-at probes to the target's functions. */
@@ -390,10 +414,11 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.window_gated = windowed,
 		.ringbuf_sz = r->args->ringbuf_sz,
 		.stack_copy_sz = r->args->stack_sz,
+		.paused = true, /* until the death probes share the ring (loader__resume) */
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
-	char exe[PATH_MAX], alloc_lib[PATH_MAX];
+	struct alloc_symbols syms;
 	int wait_status = 0, err, stop_err, ret;
 	pid_t pid;
 
@@ -402,10 +427,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		return ret;
 	pid = lopts.pid = target__pid(r->target);
 	r->dwarf = lopts.unwind_dwarf = choose_unwind(r);
-	if (!lopts.libc_path && !target__exe(r->target, exe, sizeof(exe)) &&
-	    target__find_allocator(r->target, exe, alloc_lib, sizeof(alloc_lib))) {
-		lopts.libc_path = alloc_lib;
-		ilog("probing the allocator in %s\n", alloc_lib);
+	/* A held child has not exec'd: its allocator is resolved from the command's files (a
+	 * running process's by the loader, from its maps). -ENOENT: no such command, which
+	 * target__release reports. */
+	if (argv && !lopts.libc_path) {
+		err = target__resolve_allocator(r->target, &syms);
+		if (err && err != -ENOENT)
+			return TRACER_EXIT_FAILURE;
+		lopts.syms = err ? NULL : &syms;
 	}
 	r->loader = loader__new(&lopts);
 	if (!r->loader) {
@@ -425,6 +454,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		       err == EPERM ? TRACER_EXIT_UNSUPPORTED : TRACER_EXIT_FAILURE;
 	}
 	r->death = death_probes__start(loader__ringbuf_fd(r->loader), pid);
+	loader__resume(r->loader); /* the death probes are in: nobody read the ring meanwhile */
 	r->rss = rss_sampler__new(pid);
 	if (r->args->start_at || r->args->stop_at) {
 		err = attach_window_symbols(r);
@@ -451,6 +481,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	if (r->dwarf && !r->stacks)
 		r->stacks = dwarf_stacks__new(pid); /* after exec, like the symbolizer */
 	r->maps = r->death ? mappings__new(pid) : NULL; /* after exec: it unwinds too */
+	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
 
 	err = trace_loop(r, &wait_status,
@@ -461,8 +492,6 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	 * ring, so they go first. Unmapping the ring also lowers the peak RSS. */
 	window_probes__free(r->window);
 	r->window = NULL;
-	death_probes__free(r->death);
-	r->death = NULL;
 	stop_err = loader__stop(r->loader, on_record, r);
 	if (stop_err < 0) {
 		elog("reading the last events: %s\n", strerror(-stop_err));
@@ -473,6 +502,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		     stop_requested ? "interrupted" : "target ended");
 	err = session__finish(r->session, mono_now_ns()) ?: err;
 	print_counters(r);
+	warn_no_allocator_call(r);
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
 
@@ -578,6 +608,7 @@ int main(int argc, char **argv)
 	loader__free(r.loader);
 	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);
+	alloc_watch__free(r.alloc_watch);
 	if (summary.f) {
 		int err = output__close(&summary, 0);
 

@@ -12,9 +12,40 @@
 #include "dhat_reader.h"
 #include "export.h"
 #include "log.h"
+#include "output.h"
 #include "procmaps.h"
 #include "profile_output.h"
-#include "timeline.h"
+
+/* The checks the writer itself makes (output.h), now rather than after the trace: the path
+ * walked as outputs walk it (no untrusted symlink), not a directory, not a symlink. */
+static int check_output_path(const struct profile_output_opts *o, const char *dir)
+{
+	char probe[PATH_MAX + 2];
+	const char *base, *what = o->output;
+	int fd, err;
+
+	if (o->output && !o->all_workloads) {
+		err = output__check_path(o->output);
+	} else {
+		/* A directory of profiles: walk it as the writer will, "dir/" naming no file. */
+		snprintf(probe, sizeof(probe), "%s/", dir);
+		what = dir;
+		fd = output__open_dir(probe, &base);
+		err = fd < 0 ? fd : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!err)
+		return 0;
+	elog("cannot write %s: %s\n", what[0] ? what : "''",
+	     err == -ELOOP  ? "a symbolic link that is not followed (only links that root or you own, in a directory\n"
+				"  nobody else can write, are)" :
+	     err == -EINVAL ? "empty path" :
+	     err == -EISDIR ? "is a directory" :
+	     err == -EPERM  ? "an existing file that is not yours to replace" :
+			      strerror(-err));
+	return err;
+}
 
 int profile_output__check_dir(const struct profile_output_opts *o)
 {
@@ -50,7 +81,7 @@ int profile_output__check_dir(const struct profile_output_opts *o)
 		elog("output directory %s: not a directory\n", dir);
 		return -ENOTDIR;
 	}
-	return 0;
+	return check_output_path(o, dir);
 }
 
 static void profile_path(const struct profile_output_opts *o, const char *name, int pid,
@@ -87,47 +118,29 @@ static void snapshot_path(char *path, size_t sz, unsigned n)
 	snprintf(dot, sz - (size_t)(dot - path), "-snapshot-%u%s", n, tail);
 }
 
-/* The heap-over-time series of c, in the units of a timeline export (µs). */
-static void heap_timeline_of(const struct collector *c, uint64_t *t_us, uint64_t *bytes,
-			     struct heap_timeline *ht)
-{
-	const struct timeline *tl = collector__timeline(c);
-	const struct collector_totals *t = collector__totals(c);
-
-	for (size_t i = 0; i < tl->cnt; i++) {
-		t_us[i] = tl->t_ns[i] / 1000;
-		bytes[i] = tl->bytes[i];
-	}
-	*ht = (struct heap_timeline){ .t_us = t_us, .live_bytes = bytes, .cnt = tl->cnt,
-				      .tg_us = t->tg_ns / 1000, .te_us = t->te_ns / 1000,
-				      .peak_bytes = t->max_bytes };
-}
-
-/* The conversions asked for with --format, next to the DHAT file just written: the timeline
- * from the collector, the others from the file itself. */
+/* The conversions asked for with --format, next to the DHAT file just written, all made
+ * from the file itself (the timeline from its live-heap series), as `tracer export` does. */
 static int write_exports(const struct profile_output_opts *o, const char *json_path,
-			 const struct collector *c, const char *title)
+			 const char *title)
 {
-	uint64_t t_us[TIMELINE_MAX_POINTS], bytes[TIMELINE_MAX_POINTS];
-	struct heap_timeline ht;
-	struct export_src src = { .timeline = &ht };
+	struct export_src src = { 0 };
 	char err[512];
 	int ret = 0;
 
-	heap_timeline_of(c, t_us, bytes, &ht);
 	/* The timeline first: its "wrote" line has always come before the others. */
 	static const enum export_format order[] = { EXPORT_FMT_TIMELINE, EXPORT_FMT_PPROF,
 						    EXPORT_FMT_FOLDED, EXPORT_FMT_SVG };
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		enum export_format fmt = order[i];
 		struct export_opts opts = { .weight = EXPORT_WEIGHT_BYTES,
-					    .title = fmt == EXPORT_FMT_TIMELINE ? title : NULL };
+					    .title = fmt == EXPORT_FMT_TIMELINE ? title : NULL,
+					    .workload = title };
 		char *path;
 		int e;
 
 		if (!(o->formats & (1u << fmt)))
 			continue;
-		if (export_format__from_profile(fmt) && !src.profile &&
+		if (!src.profile &&
 		    !(src.profile = dhat_profile__load(json_path, err, sizeof(err)))) {
 			elog("%s\n", err);
 			return -EINVAL;
@@ -183,5 +196,5 @@ int profile_output__write(const struct profile_output_opts *o, const struct coll
 	/* Under sudo the writer has already handed the file to the invoking user. */
 	*written = true;
 	ilog("wrote %s\n", path);
-	return o->formats ? write_exports(o, path, c, title) : 0;
+	return o->formats ? write_exports(o, path, title) : 0;
 }

@@ -7,19 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dhat_json.h"
 #include "events.h"
 
 static const char *const CAUSES[] = {
-	[DHAT_DEATH_UNKNOWN] = "unknown",
-	[DHAT_DEATH_EXIT] = "exit",
-	[DHAT_DEATH_SIGNAL] = "signal",
-	[DHAT_DEATH_OOM] = "oom-kill",
+    [DHAT_DEATH_UNKNOWN] = "unknown",
+    [DHAT_DEATH_EXIT] = "exit",
+    [DHAT_DEATH_SIGNAL] = "signal",
+    [DHAT_DEATH_OOM] = "oom-kill",
 };
 
 static const char *const SCOPES[] = {
-	[DHAT_OOM_UNKNOWN] = "unknown",
-	[DHAT_OOM_MEMCG] = "memcg",
-	[DHAT_OOM_GLOBAL] = "global",
+    [DHAT_OOM_UNKNOWN] = "unknown",
+    [DHAT_OOM_MEMCG] = "memcg",
+    [DHAT_OOM_GLOBAL] = "global",
 };
 
 void dhat_death__from_event(struct dhat_death *d, const struct death_event *e)
@@ -45,9 +46,9 @@ void dhat_death__from_event(struct dhat_death *d, const struct death_event *e)
 	/* The OOM killer's SIGKILL, unless the process died of something else meanwhile. */
 	if (e->flags & DEATH_F_OOM && sig == SIGKILL) {
 		d->cause = DHAT_DEATH_OOM;
-		d->scope = e->flags & DEATH_F_OOM_MEMCG	 ? DHAT_OOM_MEMCG :
-			   e->flags & DEATH_F_OOM_GLOBAL ? DHAT_OOM_GLOBAL :
-							   DHAT_OOM_UNKNOWN;
+		d->scope = e->flags & DEATH_F_OOM_MEMCG	   ? DHAT_OOM_MEMCG
+			   : e->flags & DEATH_F_OOM_GLOBAL ? DHAT_OOM_GLOBAL
+							   : DHAT_OOM_UNKNOWN;
 		d->limit = e->oom_limit;
 		d->usage = e->oom_usage;
 		memcpy(d->cgroup, e->oom_cgroup, sizeof(d->cgroup) - 1);
@@ -60,15 +61,6 @@ void dhat_death__from_event(struct dhat_death *d, const struct death_event *e)
 		d->rss.shmem = e->rss_shmem;
 		d->rss.swap = e->swap;
 	}
-}
-
-/* A JSON string of printable ASCII: cgroup names are, and anything else becomes '?'. */
-static void put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\' ? *s : '?', f);
-	fputc('"', f);
 }
 
 void dhat_death__write(FILE *f, const struct dhat_death *d)
@@ -87,16 +79,19 @@ void dhat_death__write(FILE *f, const struct dhat_death *d)
 			fprintf(f, ",\"faultAddr\":\"0x%" PRIx64 "\"", d->addr);
 	}
 	if (d->cause == DHAT_DEATH_OOM) {
-		fprintf(f, ",\"oomScope\":\"%s\"", SCOPES[d->scope <= DHAT_OOM_GLOBAL ? d->scope : 0]);
+		fprintf(f, ",\"oomScope\":\"%s\"",
+			SCOPES[d->scope <= DHAT_OOM_GLOBAL ? d->scope : 0]);
 		if (d->scope == DHAT_OOM_MEMCG) {
 			fprintf(f, ",\"limit\":%" PRIu64 ",\"usage\":%" PRIu64 ",\"cgroup\":",
 				d->limit, d->usage);
-			put_str(f, d->cgroup);
+			dhat__json_str(f, d->cgroup);
 		}
 	}
 	if (d->has_rss)
-		fprintf(f, ",\"rssAnon\":%" PRIu64 ",\"rssFile\":%" PRIu64 ",\"rssShmem\":%" PRIu64
-			   ",\"swap\":%" PRIu64, d->rss.anon, d->rss.file, d->rss.shmem, d->rss.swap);
+		fprintf(f,
+			",\"rssAnon\":%" PRIu64 ",\"rssFile\":%" PRIu64 ",\"rssShmem\":%" PRIu64
+			",\"swap\":%" PRIu64,
+			d->rss.anon, d->rss.file, d->rss.shmem, d->rss.swap);
 	fputs("}\n", f);
 }
 
@@ -109,8 +104,7 @@ static unsigned lookup(const char *const *names, unsigned cnt, const char *s)
 	return 0;
 }
 
-void dhat_death__set(struct dhat_death *d, const char *key, const char *str, bool u_ok,
-		     uint64_t u)
+void dhat_death__set(struct dhat_death *d, const char *key, const char *str, bool u_ok, uint64_t u)
 {
 	int small = u_ok && u <= 0x7fffffff ? (int)u : 0;
 
@@ -146,7 +140,7 @@ void dhat_death__set(struct dhat_death *d, const char *key, const char *str, boo
 
 void dhat_death__size(uint64_t bytes, char *buf, size_t sz)
 {
-	static const char *const UNITS[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *const UNITS[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	double v = (double)bytes;
 	unsigned i = 0;
 

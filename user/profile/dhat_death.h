@@ -43,18 +43,18 @@ enum dhat_oom_scope {
 
 struct dhat_death {
 	enum dhat_death_cause cause;
-	int64_t pid;	     /* the process that ended */
-	int status;	     /* EXIT: exit status (0..255) */
-	int signo;	     /* SIGNAL, OOM: the signal that ended it (0 if unknown) */
-	int si_code;	     /* SIGNAL: its si_code (SEGV_MAPERR = 1, ...) */
-	bool core;	     /* SIGNAL: a core was dumped */
-	bool has_addr;	     /* SIGNAL: addr is the faulting address (SIGSEGV, SIGBUS, ...) */
-	uint64_t addr;	     /* SIGNAL: si_addr */
+	int64_t pid;		   /* the process that ended */
+	int status;		   /* EXIT: exit status (0..255) */
+	int signo;		   /* SIGNAL, OOM: the signal that ended it (0 if unknown) */
+	int si_code;		   /* SIGNAL: its si_code (SEGV_MAPERR = 1, ...) */
+	bool core;		   /* SIGNAL: a core was dumped */
+	bool has_addr;		   /* SIGNAL: addr is the faulting address (SIGSEGV, SIGBUS, ...) */
+	uint64_t addr;		   /* SIGNAL: si_addr */
 	enum dhat_oom_scope scope; /* OOM */
-	uint64_t limit;	     /* OOM, memcg: the cgroup's limit, bytes */
-	uint64_t usage;	     /* OOM, memcg: the cgroup's usage at the kill, bytes */
-	char cgroup[64];     /* OOM, memcg: the cgroup's name, "" if unknown */
-	bool has_rss;	     /* rss: the process's RSS at death (rss.t unused: it is te) */
+	uint64_t limit;		   /* OOM, memcg: the cgroup's limit, bytes */
+	uint64_t usage;		   /* OOM, memcg: the cgroup's usage at the kill, bytes */
+	char cgroup[64];	   /* OOM, memcg: the cgroup's name, "" if unknown */
+	bool has_rss;		   /* rss: the process's RSS at death (rss.t unused: it is te) */
 	struct dhat_rss_end rss;
 };
 
@@ -68,8 +68,7 @@ void dhat_death__write(FILE *f, const struct dhat_death *d);
 
 /* Reader: one member of the object. str is the value when it is a string (else NULL), u the
  * value when it is a non-negative integer (u_ok). Unknown keys and types are ignored. */
-void dhat_death__set(struct dhat_death *d, const char *key, const char *str, bool u_ok,
-		     uint64_t u);
+void dhat_death__set(struct dhat_death *d, const char *key, const char *str, bool u_ok, uint64_t u);
 
 /* The report's lead line for humans into buf, e.g. "killed by the OOM killer (memory cgroup
  * limit 64 MiB): live heap 61 MiB at death"; live_bytes is the heap live then (Σeb). */

@@ -6,41 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-/* A JSON string: the frame and site texts come from the symbolizer (printable; escaped). */
-static void put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
+#include "dhat_json.h"
+#include "safe_text.h"
 
 void dhat_mappings__write(FILE *f, const struct dhat_mappings *m)
 {
-	fprintf(f, ",\"" DHAT_MAPPINGS_KEY "\":{\"outsideMalloc\":%" PRIu64 ",\"insideMalloc\":%" PRIu64
-		   "\n  ,\"sites\":[",
+	fprintf(f,
+		",\"" DHAT_MAPPINGS_KEY "\":{\"outsideMalloc\":%" PRIu64
+		",\"insideMalloc\":%" PRIu64 "\n  ,\"sites\":[",
 		m->outside_malloc, m->inside_malloc);
 	for (size_t i = 0; i < m->cnt; i++) {
 		const struct dhat_mapping_site *s = &m->sites[i];
 
 		fputs(i ? "\n   ,{\"site\":" : "{\"site\":", f);
-		put_str(f, s->site ? s->site : "");
-		fprintf(f, ",\"bytes\":%" PRIu64 ",\"peak\":%" PRIu64 ",\"count\":%" PRIu64
-			   ",\"inMalloc\":%s,\"frames\":[",
+		dhat__json_str(f, s->site ? s->site : "");
+		fprintf(f,
+			",\"bytes\":%" PRIu64 ",\"peak\":%" PRIu64 ",\"count\":%" PRIu64
+			",\"inMalloc\":%s,\"frames\":[",
 			s->bytes, s->peak, s->count, s->in_malloc ? "true" : "false");
 		for (size_t j = 0; j < s->frames.cnt; j++) {
 			if (j)
 				fputc(',', f);
-			put_str(f, s->frames.items[j]);
+			dhat__json_str(f, s->frames.items[j]);
 		}
 		fputs("]}", f);
 	}
@@ -93,9 +80,12 @@ void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, 
 		if (s->in_malloc || !s->bytes)
 			continue;
 		if (!shown++)
-			fprintf(out, "\n  memory mapped outside malloc at %s (anonymous, virtual)\n",
+			fprintf(out,
+				"\n  memory mapped outside malloc at %s (anonymous, virtual)\n",
 				when);
-		fprintf(out, "    %12" PRIu64 " B  %9" PRIu64 " maps    %s\n", s->bytes, s->count,
-			s->site ? s->site : "<unattributed>");
+		/* Names come from the target's symbols: shown terminal-safe. */
+		fprintf(out, "    %12" PRIu64 " B  %9" PRIu64 " maps    ", s->bytes, s->count);
+		safe_text__fputs_term(out, s->site ? s->site : "<unattributed>");
+		fputc('\n', out);
 	}
 }

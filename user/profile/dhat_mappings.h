@@ -29,11 +29,11 @@
 #define DHAT_MAPPINGS_KEY "mappings"
 
 struct dhat_mapping_site {
-	char *site;	     /* the report's site name (report__site), owned */
-	uint64_t bytes;	     /* mapped at te */
-	uint64_t peak;	     /* most mapped at once */
-	uint64_t count;	     /* system calls that mapped memory */
-	bool in_malloc;	     /* the stack passes through the allocator */
+	char *site;	      /* the report's site name (report__site), owned */
+	uint64_t bytes;	      /* mapped at te */
+	uint64_t peak;	      /* most mapped at once */
+	uint64_t count;	      /* system calls that mapped memory */
+	bool in_malloc;	      /* the stack passes through the allocator */
 	struct strvec frames; /* DHAT frame strings, innermost first (writer only) */
 };
 

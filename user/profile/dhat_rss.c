@@ -7,7 +7,7 @@
 
 #include "dhat_death.h"
 
-static const char *const FIELDS[] = { "anon", "file", "shmem", "swap" };
+static const char *const FIELDS[] = {"anon", "file", "shmem", "swap"};
 
 static uint64_t field(const struct dhat_rss_sample *s, int k)
 {
@@ -49,12 +49,12 @@ void dhat_rss__write(FILE *f, const struct dhat_rss_sample *s, size_t cnt, uint6
 
 void dhat_rss__set_end(struct dhat_rss_end *e, const char *key, bool u_ok, uint64_t u)
 {
-	uint64_t *dst = !strcmp(key, "t")     ? &e->t :
-			!strcmp(key, "anon")  ? &e->anon :
-			!strcmp(key, "file")  ? &e->file :
-			!strcmp(key, "shmem") ? &e->shmem :
-			!strcmp(key, "swap")  ? &e->swap :
-						NULL;
+	uint64_t *dst = !strcmp(key, "t")	? &e->t
+			: !strcmp(key, "anon")	? &e->anon
+			: !strcmp(key, "file")	? &e->file
+			: !strcmp(key, "shmem") ? &e->shmem
+			: !strcmp(key, "swap")	? &e->swap
+						: NULL;
 
 	if (dst && u_ok)
 		*dst = u;
@@ -88,8 +88,10 @@ void dhat_rss__print_split(FILE *out, const struct dhat_rss_end *e, uint64_t liv
 			mapped < rest_b ? "" : " (at least)");
 	} else if (e->anon >= live_bytes) {
 		dhat_death__size(e->anon - live_bytes, rest, sizeof(rest));
-		fprintf(out, "    allocator overhead, free chunks and\n"
-			     "    anonymous mappings outside malloc  : %s\n", rest);
+		fprintf(out,
+			"    allocator overhead, free chunks and\n"
+			"    anonymous mappings outside malloc  : %s\n",
+			rest);
 	} else { /* blocks asked for but never touched are not resident */
 		dhat_death__size(live_bytes - e->anon, rest, sizeof(rest));
 		fprintf(out, "    (heap not all resident: anonymous RSS is %s below it)\n", rest);

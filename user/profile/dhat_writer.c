@@ -7,7 +7,8 @@
  *
  *   {"dhatFileVersion":2                  <- the viewer requires exactly 2
  *   ,"mode":"ebpf-heap","verb":"Allocated" <- mode is free text; verb labels "Allocated at {"
- *   ,"bklt":true,"bkacc":false            <- lifetimes yes; no reads/writes (uprobes can't see them)
+ *   ,"bklt":true,"bkacc":false            <- lifetimes yes; no reads/writes (uprobes can't see
+ * them)
  *   ,"tu":"µs","Mtu":"s"                  <- time unit (UTF-8 C2 B5) and the name of 10^6 tu
  *   ,"tuth":10                            <- "short-lived" threshold, in tu (required by bklt)
  *   ,"cmd":"./kaish-workloads grep"       <- traced command line, JSON-escaped
@@ -37,6 +38,10 @@
  *    ,"0x4011A2: main (prog.c:35)"
  *    ,"0x4011B0: _start (in /path/prog)"
  *    ]
+ *   ,"heapTimeline":                      <- tracer's own key (dh_view ignores unknown keys);
+ *                                            absent when nothing was ever live
+ *    {"t":[0,12,25]                       <- µs since window start: bucket starts (timeline.h)
+ *    ,"b":[0,80,120]}                     <- highest live bytes within each bucket
  *   }
  *
  * An empty profile is written with ,"pps":\n [\n ] like Valgrind.
@@ -48,7 +53,9 @@
  */
 #include "dhat_writer.h"
 
+#include "dhat_json.h"
 #include "output.h"
+#include "safe_text.h"
 #include "strtab.h"
 
 #include <errno.h>
@@ -177,60 +184,6 @@ static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_o
 	};
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 if the bytes there are not one
- * (overlong forms, surrogates and code points above U+10FFFF are invalid). */
-static size_t utf8_seq_len(const unsigned char *p)
-{
-	unsigned int cp;
-	size_t n;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL terminator */
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* Write s as a JSON string: quotes, backslash and control characters escaped; bytes that
- * are not UTF-8 (a Latin-1 path, a corrupt name) become U+FFFD, so that strict parsers
- * accept the file too. */
-static void json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	while (*p) {
-		size_t n;
-
-		if (*p == '"' || *p == '\\') {
-			fputc('\\', f);
-			fputc(*p++, f);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p++);
-		} else if ((n = utf8_seq_len(p))) {
-			fwrite(p, 1, n, f);
-			p += n;
-		} else {
-			fputs("\\ufffd", f);
-			p++;
-		}
-	}
-	fputc('"', f);
-}
 
 /* If s holds bytes that are not UTF-8, a copy with each replaced by U+FFFD (the caller
  * frees it); NULL if s is valid (or on -ENOMEM, with *err set). Done before interning, so
@@ -242,7 +195,7 @@ static char *utf8_fixed_copy(const char *s, int *err)
 	char *out, *o;
 
 	for (; *p; p += n ? n : 1)
-		if (!(n = utf8_seq_len(p)))
+		if (!(n = safe_text__utf8_len(p)))
 			bad++;
 	if (!bad)
 		return NULL;
@@ -252,7 +205,7 @@ static char *utf8_fixed_copy(const char *s, int *err)
 		return NULL;
 	}
 	for (p = (const unsigned char *)s, o = out; *p; p += n ? n : 1) {
-		n = utf8_seq_len(p);
+		n = safe_text__utf8_len(p);
 		if (n) {
 			memcpy(o, p, n);
 			o += n;
@@ -341,6 +294,26 @@ static inline unsigned long long ns_to_us(__u64 ns)
 	return (unsigned long long)((ns + 500) / 1000);
 }
 
+/* The live-heap series, so that `tracer export --format timeline` can draw any of our
+ * files later (dhat_reader.h reads it back). Left out when nothing was ever live: no chart
+ * to draw, and the empty file keeps Valgrind's layout. */
+static void emit_live(FILE *f, const struct timeline *tl)
+{
+	size_t live = 0;
+
+	while (live < tl->cnt && !tl->bytes[live])
+		live++;
+	if (live == tl->cnt)
+		return;
+	fputs(",\"heapTimeline\":\n {\"t\":[", f);
+	for (size_t i = 0; i < tl->cnt; i++)
+		fprintf(f, "%s%llu", i ? "," : "", ns_to_us(tl->t_ns[i]));
+	fputs("]\n ,\"b\":[", f);
+	for (size_t i = 0; i < tl->cnt; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)tl->bytes[i]);
+	fputs("]}\n", f);
+}
+
 /* The "lost" object, when the profile misses anything (see dhat_lost.h). */
 static void writer__emit_lost(const struct writer *w, FILE *f, const struct collector *c,
 			      const struct dhat_meta *meta)
@@ -370,13 +343,13 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 	const char *mode = meta && meta->mode ? meta->mode : "ebpf-heap";
 
 	fputs("{\"dhatFileVersion\":2\n,\"mode\":", f);
-	json_str(f, mode);
+	dhat__json_str(f, mode);
 	fputs(",\"verb\":\"Allocated\"\n", f);
 	fputs(",\"bklt\":true,\"bkacc\":false\n", f);
 	fputs(",\"tu\":\"\xc2\xb5s\",\"Mtu\":\"s\"\n", f);
 	fputs(",\"tuth\":10\n", f);
 	fputs(",\"cmd\":", f);
-	json_str(f, meta && meta->cmd ? meta->cmd : "");
+	dhat__json_str(f, meta && meta->cmd ? meta->cmd : "");
 	fprintf(f, "\n,\"pid\":%d\n", meta ? meta->pid : 0);
 	fprintf(f, ",\"te\":%llu\n", ns_to_us(t->te_ns));
 	fprintf(f, ",\"tg\":%llu\n", ns_to_us(t->tg_ns));
@@ -409,9 +382,11 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 	for (size_t k = 0; k < w->ftbl->cnt; k++) {
 		if (k)
 			fputs("\n ,", f);
-		json_str(f, w->ftbl->strs[k]);
+		dhat__json_str(f, w->ftbl->strs[k]);
 	}
-	fputs("\n ]\n}\n", f);
+	fputs("\n ]\n", f);
+	emit_live(f, collector__timeline(c));
+	fputs("}\n", f);
 }
 
 int dhat__write(FILE *f, const struct collector *c, pp_frames_fn frames, void *ctx,

@@ -48,90 +48,11 @@
 #include "dhat_reader.h"
 #include "json_writer.h"
 #include "log.h"
+#include "plumbing.h"
+#include "safe_text.h"
 
 #define DEFAULT_TOP 12
 #define SITE_SEP    "  <-  "
-
-enum plumbing_match {
-	MATCH_PREFIX, /* the cleaned frame starts with the pattern */
-	MATCH_SYMBOL, /* the frame's symbol is exactly the pattern ("malloc (in ...)") */
-};
-
-struct plumbing {
-	const char *pat;
-	enum plumbing_match how;
-};
-
-/*
- * Frames that are allocation plumbing rather than a call site worth naming. The seed's
- * Rust list is kept as prefixes, except "malloc" and "realloc", which name C functions here
- * and are matched as whole symbols so that a user function such as realloc_buffer() stays
- * visible. Extend this table (or pass report_opts.skip) to hide more.
- */
-static const struct plumbing PLUMBING[] = {
-    /* Rust: the seed's list, plus dhat-rs's kept allocator frame and __rg_alloc */
-    {"alloc::", MATCH_PREFIX},
-    {"<alloc::", MATCH_PREFIX},
-    {"core::", MATCH_PREFIX},
-    {"<core::", MATCH_PREFIX},
-    {"std::", MATCH_PREFIX}, /* also C++'s std::allocator, std::vector::_M_... */
-    {"<std::", MATCH_PREFIX},
-    {"hashbrown::", MATCH_PREFIX},
-    {"<hashbrown::", MATCH_PREFIX},
-    {"__rust", MATCH_PREFIX},
-    {"__rg_", MATCH_PREFIX},
-    {"dhat::", MATCH_PREFIX},
-    {"<dhat::", MATCH_PREFIX}, /* dhat-rs keeps "<dhat::Alloc as ...GlobalAlloc>::alloc" */
-    /* C allocator entry points and libc helpers that allocate */
-    {"malloc", MATCH_SYMBOL},
-    {"realloc", MATCH_SYMBOL},
-    {"calloc", MATCH_SYMBOL},
-    {"reallocarray", MATCH_SYMBOL},
-    {"free", MATCH_SYMBOL},
-    {"posix_memalign", MATCH_SYMBOL},
-    {"aligned_alloc", MATCH_SYMBOL},
-    {"memalign", MATCH_SYMBOL},
-    {"valloc", MATCH_SYMBOL},
-    {"pvalloc", MATCH_SYMBOL},
-    {"strdup", MATCH_SYMBOL},
-    {"strndup", MATCH_SYMBOL},
-    {"asprintf", MATCH_SYMBOL},
-    {"vasprintf", MATCH_SYMBOL},
-    {"getline", MATCH_SYMBOL},
-    {"getdelim", MATCH_SYMBOL},
-    {"open_memstream", MATCH_SYMBOL},
-    /* glibc internals */
-    {"__libc_", MATCH_PREFIX},
-    {"_int_", MATCH_PREFIX},
-    {"__GI_", MATCH_PREFIX},
-    {"tcache_", MATCH_PREFIX},
-    {"sysmalloc", MATCH_SYMBOL},
-    /* Valgrind copy mode's replaced functions: the site is their caller */
-    {"memcpy", MATCH_SYMBOL},
-    {"memmove", MATCH_SYMBOL},
-    {"mempcpy", MATCH_SYMBOL},
-    {"bcopy", MATCH_SYMBOL},
-    {"strcpy", MATCH_SYMBOL},
-    {"strncpy", MATCH_SYMBOL},
-    {"strlcpy", MATCH_SYMBOL},
-    {"stpcpy", MATCH_SYMBOL},
-    {"stpncpy", MATCH_SYMBOL},
-    {"wcscpy", MATCH_SYMBOL},
-    {"__memcpy_chk", MATCH_SYMBOL},
-    {"__memmove_chk", MATCH_SYMBOL},
-    {"__strcpy_chk", MATCH_SYMBOL},
-    {"__stpcpy_chk", MATCH_SYMBOL},
-    /* C++: operator new/new[]/delete demangled or not, libstdc++'s allocators */
-    {"operator new", MATCH_PREFIX},
-    {"operator delete", MATCH_PREFIX},
-    {"_Znw", MATCH_PREFIX}, /* _Znwm, _ZnwmRKSt9nothrow_t, _ZnwmSt11align_val_t */
-    {"_Zna", MATCH_PREFIX}, /* _Znam ... */
-    {"_Zdl", MATCH_PREFIX},
-    {"_Zda", MATCH_PREFIX},
-    {"__gnu_cxx::new_allocator", MATCH_PREFIX},
-    {"__gnu_cxx::__new_allocator", MATCH_PREFIX},
-    {"__gnu_cxx::__alloc_traits", MATCH_PREFIX},
-};
 
 /* One PP as the tables show it. */
 struct row {
@@ -151,31 +72,17 @@ const char *report__clean_frame(const char *raw)
 	return p[0] == ':' && p[1] == ' ' ? p + 2 : raw;
 }
 
-static bool matches(const char *frame, const char *pat, enum plumbing_match how)
-{
-	size_t n = strlen(pat);
-
-	if (strncmp(frame, pat, n))
-		return false;
-	if (how == MATCH_PREFIX)
-		return true;
-	/* The symbol ends at the " (file:line)" / " (in obj)" suffix, or at a symbol version. */
-	return frame[n] == '\0' || frame[n] == ' ' || frame[n] == '@';
-}
-
 static bool match_any(const char *sym, const struct report_opts *opts)
 {
-	for (size_t i = 0;
-	     !(opts && opts->no_default_skip) && i < sizeof(PLUMBING) / sizeof(PLUMBING[0]); i++)
-		if (matches(sym, PLUMBING[i].pat, PLUMBING[i].how))
-			return true;
+	if (!(opts && opts->no_default_skip) && plumbing__builtin(sym))
+		return true;
 	for (size_t i = 0; opts && i < opts->skip_cnt; i++) {
 		const char *pat = opts->skip[i];
 
 		if (!pat || !*pat || (pat[0] == '=' && !pat[1]))
 			continue;
-		if (pat[0] == '=' ? matches(sym, pat + 1, MATCH_SYMBOL)
-				  : matches(sym, pat, MATCH_PREFIX))
+		if (pat[0] == '=' ? plumbing__match(sym, pat + 1, true)
+				  : plumbing__match(sym, pat, false))
 			return true;
 	}
 	return false;
@@ -383,11 +290,13 @@ static void sort_rows(struct row **order, size_t n, enum report_sort s)
 }
 
 /* The words a file's units give the text. */
+/* Every text here is terminal-safe (safe_text.h): bsu/bksu/tu come from the file. */
 struct units {
-	const char *bytes;   /* "bytes" or bsu */
-	const char *b;	     /* row suffix: "B" or bsu */
-	const char *blocks;  /* "allocations", "blocks" or bksu */
-	const char *bk;	     /* row suffix: "allocs", "blocks" or bksu */
+	char bytes[48];	     /* "bytes" or bsu */
+	char b[48];	     /* row suffix: "B" or bsu */
+	char blocks[48];     /* "allocations", "blocks" or bksu */
+	char bk[48];	     /* row suffix: "allocs", "blocks" or bksu */
+	char tu[48];	     /* time unit: "tu" or tu */
 	char bytes_hdr[64];  /* "TOTAL BYTES" */
 	char blocks_hdr[64]; /* "ALLOCATION COUNT", "NUMBER OF EVENTS" */
 };
@@ -402,10 +311,12 @@ static void units_of(const struct dhat_profile *p, struct units *u)
 {
 	bool allocs = !p->verb || !strcmp(p->verb, "Allocated");
 
-	u->bytes = p->bsu ? p->bsu : "bytes";
-	u->b = p->bsu ? p->bsu : "B";
-	u->blocks = p->bksu ? p->bksu : allocs ? "allocations" : "blocks";
-	u->bk = p->bksu ? p->bksu : allocs ? "allocs" : "blocks";
+	safe_text__copy_term(u->bytes, sizeof(u->bytes), p->bsu ? p->bsu : "bytes");
+	safe_text__copy_term(u->b, sizeof(u->b), p->bsu ? p->bsu : "B");
+	safe_text__copy_term(u->blocks, sizeof(u->blocks),
+			     p->bksu ? p->bksu : allocs ? "allocations" : "blocks");
+	safe_text__copy_term(u->bk, sizeof(u->bk), p->bksu ? p->bksu : allocs ? "allocs" : "blocks");
+	safe_text__copy_term(u->tu, sizeof(u->tu), p->tu ? p->tu : "tu");
 	snprintf(u->bytes_hdr, sizeof(u->bytes_hdr), "TOTAL %s", u->bytes);
 	if (!p->bksu && allocs)
 		snprintf(u->blocks_hdr, sizeof(u->blocks_hdr), "ALLOCATION COUNT");
@@ -453,6 +364,13 @@ static bool needs_bklt(enum report_sort s)
 }
 
 /* The --sort table: rows with a non-zero metric, by that metric. */
+/* A line's last field, from the target (a symbol name, a path): terminal-safe, then '\n'. */
+static void put_site(FILE *out, const char *s)
+{
+	safe_text__fputs_term(out, s);
+	fputc('\n', out);
+}
+
 static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
 			     size_t top, enum report_sort s, const struct units *u)
 {
@@ -477,17 +395,18 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 		if (s == REPORT_SORT_LIFETIME) {
 			if (!r->pp->tbk)
 				continue;
-			fprintf(out, "    %12.0f %s  %9llu %s   %s\n", r->avg_lifetime,
-				p->tu ? p->tu : "tu", (unsigned long long)r->pp->tbk, u->bk,
-				r->site);
+			fprintf(out, "    %12.0f %s  %9llu %s   ", r->avg_lifetime, u->tu,
+				(unsigned long long)r->pp->tbk, u->bk);
+			put_site(out, r->site);
 		} else {
 			uint64_t b = s == REPORT_SORT_PEAK ? r->pp->gb : r->pp->eb;
 			uint64_t bk = s == REPORT_SORT_PEAK ? r->pp->gbk : r->pp->ebk;
 
 			if (!b && !bk)
 				continue;
-			fprintf(out, "    %12llu %s  %9llu %s   %s\n", (unsigned long long)b, u->b,
-				(unsigned long long)bk, u->bk, r->site);
+			fprintf(out, "    %12llu %s  %9llu %s   ", (unsigned long long)b, u->b,
+				(unsigned long long)bk, u->bk);
+			put_site(out, r->site);
 		}
 		shown++;
 	}
@@ -517,9 +436,13 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		goto cleanup;
 
 	fputs("\n==============================================================\n", out);
-	fprintf(out, "  %s\n", title);
-	if (opts && opts->unit)
-		fprintf(out, "  unit: %s x %lu\n", opts->unit, iters);
+	fputs("  ", out);
+	put_site(out, title);
+	if (opts && opts->unit) {
+		fputs("  unit: ", out);
+		safe_text__fputs_term(out, opts->unit);
+		fprintf(out, " x %lu\n", iters);
+	}
 	fputs("--------------------------------------------------------------\n", out);
 	if (p->has_death) { /* the end is the death: lead with it and with what was live */
 		char line[256];
@@ -568,15 +491,18 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	shown = n < top ? n : top;
 	fprintf(out, "\n  top program points by %s\n", u.bytes_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BYTES);
-	for (size_t i = 0; i < shown; i++)
-		fprintf(out, "    %12llu %s  %9llu %s   %s\n", (unsigned long long)order[i]->pp->tb,
-			u.b, (unsigned long long)order[i]->pp->tbk, u.bk, order[i]->site);
+	for (size_t i = 0; i < shown; i++) {
+		fprintf(out, "    %12llu %s  %9llu %s   ", (unsigned long long)order[i]->pp->tb,
+			u.b, (unsigned long long)order[i]->pp->tbk, u.bk);
+		put_site(out, order[i]->site);
+	}
 	fprintf(out, "\n  top program points by %s\n", u.blocks_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BLOCKS);
-	for (size_t i = 0; i < shown; i++)
-		fprintf(out, "    %9llu %s  %12llu %s   %s\n",
-			(unsigned long long)order[i]->pp->tbk, u.bk,
-			(unsigned long long)order[i]->pp->tb, u.b, order[i]->site);
+	for (size_t i = 0; i < shown; i++) {
+		fprintf(out, "    %9llu %s  %12llu %s   ", (unsigned long long)order[i]->pp->tbk,
+			u.bk, (unsigned long long)order[i]->pp->tb, u.b);
+		put_site(out, order[i]->site);
+	}
 	if (needs_bklt(sort) && p->bklt && !(sort == REPORT_SORT_END && p->has_death))
 		print_sort_table(out, p, order, n, top, sort, &u);
 	if (p->has_mappings && !p->has_death)

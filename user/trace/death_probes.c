@@ -11,6 +11,7 @@
 
 #include "events.h"
 #include "log.h"
+#include "procmaps.h"
 #include "death.skel.h"
 #include "mappings.skel.h"
 
@@ -19,7 +20,7 @@
 struct death_probes {
 	struct death_bpf *skel;
 	struct bpf_link *links[3];
-	struct mappings_bpf *maps;		    /* the mappings probes, NULL if not loaded */
+	struct mappings_bpf *maps; /* the mappings probes, NULL if not loaded */
 	struct bpf_link *map_links[MAPPING_PROGS];
 };
 
@@ -110,9 +111,12 @@ int death_probes__add_pid(struct death_probes *d, pid_t pid)
 
 struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid)
 {
+	__u64 t0 = mono_now_ns();
 	struct death_probes *d = death_probes__new(ringbuf_fd);
 	int err;
 
+	vlog("timing: death and mappings probes loaded in %.1f ms\n",
+	     (double)(mono_now_ns() - t0) / 1e6);
 	if (!d) {
 		err = errno;
 		ilog("not recording how the process ends (%s)\n", strerror(err));

@@ -31,8 +31,8 @@ struct mappings {
 	size_t site_cnt, site_cap;
 	__u64 bad_records;
 	/* A record re-packed as the EV_STACK_SNAPSHOT the unwinder takes. */
-	unsigned char buf[sizeof(struct alloc_event) + sizeof(struct stack_snapshot) +
-			  MAPPING_STACK_COPY];
+	unsigned char
+	    buf[sizeof(struct alloc_event) + sizeof(struct stack_snapshot) + MAPPING_STACK_COPY];
 };
 
 struct mappings *mappings__new(pid_t pid)
@@ -81,7 +81,7 @@ static size_t site_of(struct mappings *m, __s32 stack_id)
 		m->sites = s;
 		m->site_cap = cap;
 	}
-	m->sites[m->site_cnt] = (struct site){ .stack_id = stack_id };
+	m->sites[m->site_cnt] = (struct site){.stack_id = stack_id};
 	return m->site_cnt++;
 }
 
@@ -96,7 +96,7 @@ static int unmap(struct mappings *m, __u64 start, __u64 end)
 			continue;
 		m->sites[r->site].bytes -= hi - lo;
 		if (r->start < lo && r->end > hi) { /* a hole in the middle: split */
-			struct range tail = { hi, r->end, r->site };
+			struct range tail = {hi, r->end, r->site};
 
 			r->end = lo;
 			if (m->range_cnt == m->range_cap) {
@@ -137,7 +137,7 @@ static int map(struct mappings *m, __u64 start, __u64 end, size_t site)
 		m->ranges = g;
 		m->range_cap = cap;
 	}
-	m->ranges[m->range_cnt++] = (struct range){ start, end, site };
+	m->ranges[m->range_cnt++] = (struct range){start, end, site};
 	s = &m->sites[site];
 	s->bytes += end - start;
 	if (s->bytes > s->peak)
@@ -149,8 +149,12 @@ static int map(struct mappings *m, __u64 start, __u64 end, size_t site)
 static __s32 unwind(struct mappings *m, const struct mapping_event *e,
 		    const struct stack_snapshot *snap, const void *stack)
 {
-	struct alloc_event hdr = { .type = EV_STACK_SNAPSHOT, .tid = e->tid, .ts_ns = e->ts_ns,
-				   .addr = e->addr, .size = e->len, .stack_id = STACK_ID_SNAPSHOT };
+	struct alloc_event hdr = {.type = EV_STACK_SNAPSHOT,
+				  .tid = e->tid,
+				  .ts_ns = e->ts_ns,
+				  .addr = e->addr,
+				  .size = e->len,
+				  .stack_id = STACK_ID_SNAPSHOT};
 	struct stack_snapshot s = *snap;
 	struct alloc_event out;
 
@@ -225,8 +229,8 @@ static bool fn_is(const char *frame, const char *const *names, size_t cnt, bool 
 	for (size_t i = 0; i < cnt; i++) {
 		size_t n = strlen(names[i]);
 
-		if (prefix ? len >= n && !strncmp(name, names[i], n) :
-			     len == n && !strncmp(name, names[i], n))
+		if (prefix ? len >= n && !strncmp(name, names[i], n)
+			   : len == n && !strncmp(name, names[i], n))
 			return true;
 	}
 	return false;
@@ -234,18 +238,41 @@ static bool fn_is(const char *frame, const char *const *names, size_t cnt, bool 
 
 /* glibc's allocator and what it calls to get memory: arenas, the brk heap, large blocks. */
 static const char *const ALLOCATOR_FNS[] = {
-	"malloc",	 "calloc",	  "realloc",	     "reallocarray", "free",
-	"posix_memalign", "aligned_alloc", "memalign",	     "valloc",	     "pvalloc",
-	"sysmalloc",	 "_int_malloc",	  "_int_realloc",    "_int_memalign", "__libc_malloc",
-	"__libc_calloc", "__libc_realloc", "__libc_memalign", "new_heap",     "alloc_new_heap",
-	"arena_get2",	 "mremap_chunk",  "systrim",	     "heap_trim",    "shrink_heap",
-	"tcache_init",	 "ptmalloc_init", "__default_morecore", "__glibc_morecore",
+    "malloc",
+    "calloc",
+    "realloc",
+    "reallocarray",
+    "free",
+    "posix_memalign",
+    "aligned_alloc",
+    "memalign",
+    "valloc",
+    "pvalloc",
+    "sysmalloc",
+    "_int_malloc",
+    "_int_realloc",
+    "_int_memalign",
+    "__libc_malloc",
+    "__libc_calloc",
+    "__libc_realloc",
+    "__libc_memalign",
+    "new_heap",
+    "alloc_new_heap",
+    "arena_get2",
+    "mremap_chunk",
+    "systrim",
+    "heap_trim",
+    "shrink_heap",
+    "tcache_init",
+    "ptmalloc_init",
+    "__default_morecore",
+    "__glibc_morecore",
 };
 
 /* The system call wrappers a stack starts in: not worth naming as the site. */
 static const char *const WRAPPER_FNS[] = {
-	"mmap", "mmap64", "__mmap", "__mmap64", "__GI___mmap64", "munmap", "mremap", "__mremap",
-	"brk",	"__brk",  "sbrk",   "__sbrk",	"allocate_stack",
+    "mmap",	"mmap64", "__mmap", "__mmap64", "__GI___mmap64", "munmap",	   "mremap",
+    "__mremap", "brk",	  "__brk",  "sbrk",	"__sbrk",	 "allocate_stack",
 };
 
 bool mappings__is_allocator_frame(const char *frame)
@@ -258,20 +285,20 @@ static int describe(struct mappings *m, struct symbolizer *sym, const struct sit
 		    struct strvec *out)
 {
 	__u64 ips[STACK_MAX_DEPTH];
-	int n = s->stack_id >= 0 ? dwarf_stacks__stack(m->ds, s->stack_id, ips, STACK_MAX_DEPTH) :
-				   -ENOENT;
+	int n = s->stack_id >= 0 ? dwarf_stacks__stack(m->ds, s->stack_id, ips, STACK_MAX_DEPTH)
+				 : -ENOENT;
 
 	if (n <= 0)
 		return strvec__push(out, "[no stack]");
 	for (int i = 0; i < n; i++) {
 		size_t before = out->cnt;
-		int err = sym ? symbolizer__frames(sym, ips[i], true, out) :
-				strvec__pushf(out, "0x%llX: ???", (unsigned long long)ips[i]);
+		int err = sym ? symbolizer__frames(sym, ips[i], true, out)
+			      : strvec__pushf(out, "0x%llX: ???", (unsigned long long)ips[i]);
 
 		if (err < 0)
 			return err;
 		for (size_t j = before; j < out->cnt; j++)
-			if (fn_is(out->items[j], (const char *const[]){ "main" }, 1, false))
+			if (fn_is(out->items[j], (const char *const[]){"main"}, 1, false))
 				return 0;
 	}
 	return 0;
@@ -281,9 +308,9 @@ static int by_bytes(const void *a, const void *b)
 {
 	const struct dhat_mapping_site *x = a, *y = b;
 
-	return x->bytes != y->bytes ? (x->bytes < y->bytes ? 1 : -1) :
-	       x->peak != y->peak   ? (x->peak < y->peak ? 1 : -1) :
-				      0;
+	return x->bytes != y->bytes ? (x->bytes < y->bytes ? 1 : -1)
+	       : x->peak != y->peak ? (x->peak < y->peak ? 1 : -1)
+				    : 0;
 }
 
 int mappings__summary(struct mappings *m, struct symbolizer *sym, struct dhat_mappings *out)

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 struct rss_sampler {
-	int fd;			  /* /proc/PID/status, kept open: re-read from offset 0 */
-	uint64_t interval_ns;	  /* RSS_SAMPLE_NS, doubled at each thinning */
-	uint64_t last_ns;	  /* when the last sample was taken */
+	int fd;		      /* /proc/PID/status, kept open: re-read from offset 0 */
+	uint64_t interval_ns; /* RSS_SAMPLE_NS, doubled at each thinning */
+	uint64_t last_ns;     /* when the last sample was taken */
 	size_t cnt;
 	struct dhat_rss_sample s[RSS_SAMPLES_MAX];
 };

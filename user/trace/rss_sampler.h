@@ -16,8 +16,8 @@
 
 #include "dhat_rss.h"
 
-#define RSS_SAMPLE_NS	   10000000ull /* 10 ms: an OOM-bound leak fills 64 MiB in ~0.2 s */
-#define RSS_SAMPLES_MAX	   4096
+#define RSS_SAMPLE_NS	10000000ull /* 10 ms: an OOM-bound leak fills 64 MiB in ~0.2 s */
+#define RSS_SAMPLES_MAX 4096
 
 /* NULL + errno on failure. */
 struct rss_sampler *rss_sampler__new(pid_t pid);

@@ -15,8 +15,8 @@ static void *keep[8];
 
 __attribute__((noinline)) static void *map_pool(void)
 {
-	void *p = mmap(NULL, POOL_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		       0);
+	void *p =
+	    mmap(NULL, POOL_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		abort();
