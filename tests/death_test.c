@@ -13,6 +13,7 @@
 
 #include "dhat_death.h"
 #include "dhat_reader.h"
+#include "export.h"
 #include "events.h"
 #include "mappings.h"
 #include "report.h"
@@ -288,4 +289,48 @@ Test(death_unit, allocator_frames_are_recognized)
 	cr_expect(mappings__is_allocator_frame("0x7f01: malloc (in /lib/libc.so.6)"));
 	cr_expect_not(mappings__is_allocator_frame("0x401: malloc_pool (prog.c:3)"));
 	cr_expect_not(mappings__is_allocator_frame("0x401: map_pool (prog.c:3)"));
+}
+
+/* A profile with a live-heap series and an RSS series: the timeline chart draws both; a
+ * malformed RSS series (unequal lengths) is dropped and the chart has the heap alone. */
+Test(death_unit, timeline_chart_draws_rss_next_to_the_heap)
+{
+	static const char *const RSS[] = {
+	    ",\"rss\":{\"unit\":\"bytes\",\"t\":[0,5,9],\"anon\":[4096,65536,99999],"
+	    "\"file\":[1,1,1],\"shmem\":[0,0,0],\"swap\":[0,0,0],"
+	    "\"atEnd\":{\"t\":9,\"anon\":99999,\"file\":1,\"shmem\":0,\"swap\":0}}\n",
+	    ",\"rss\":{\"t\":[0,5],\"anon\":[1],\"file\":[1],\"shmem\":[1]}\n",
+	};
+
+	for (int k = 0; k < 2; k++) {
+		char *text = NULL, *svg = NULL, err[256];
+		size_t len = 0, svg_len = 0;
+		FILE *f = open_memstream(&text, &len);
+		struct dhat_profile *p;
+
+		fputs("{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\","
+		      "\"bklt\":true,\"bkacc\":false,\"tu\":\"us\",\"Mtu\":\"s\",\"tuth\":10,"
+		      "\"cmd\":\"x\",\"pid\":1,\"te\":10,\"tg\":5\n"
+		      ",\"heapTimeline\":{\"t\":[0,5],\"b\":[8,16]}\n",
+		      f);
+		fputs(RSS[k], f);
+		fputs(",\"pps\":[{\"tb\":16,\"tbk\":1,\"tl\":1,\"mb\":16,\"mbk\":1,\"gb\":16,"
+		      "\"gbk\":1,\"eb\":16,\"ebk\":1,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"f\"]}\n",
+		      f);
+		fclose(f);
+		p = dhat_profile__parse(text, len, "t.json", err, sizeof(err));
+		cr_assert_not_null(p, "%s", err);
+		cr_expect_eq(p->rss_cnt, k ? 0 : 3);
+		cr_expect(!k || p->has_rss == false);
+		if (!k)
+			cr_expect_eq(p->rss_b[2], 100000, "anon + file + shmem");
+		f = open_memstream(&svg, &svg_len);
+		cr_assert_eq(export__timeline_profile_svg(p, f, NULL), 0);
+		fclose(f);
+		cr_expect_eq(strstr(svg, "<path id=\"rss\"") != NULL, k == 0, "%s", svg);
+		cr_expect(strstr(svg, "<path id=\"line\"") != NULL, "%s", svg);
+		free(svg);
+		free(text);
+		dhat_profile__free(p);
+	}
 }

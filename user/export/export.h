@@ -182,6 +182,10 @@ struct heap_timeline {
 	const struct heap_timeline_site *sites;
 	size_t site_cnt;
 	const char *subtitle; /* wrapped under the title (the command); NULL: none */
+	/* Optional: the process's RSS (anon + file + shmem) on the same time axis, rss_cnt
+	 * samples (rss_t_us ascending); drawn as a second line. 0/NULL: none. */
+	const uint64_t *rss_t_us, *rss_bytes;
+	size_t rss_cnt;
 };
 
 /* Write t as a self-contained SVG step/area chart of live bytes against time: x in ms, or s

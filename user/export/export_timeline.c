@@ -170,6 +170,28 @@ static void peak_sites(FILE *out, const struct heap_timeline *t, double x, doubl
 	fputs("</g>\n", out);
 }
 
+/* The RSS samples as a dashed step line from the first sample on, with its key in the
+ * top-left corner (lx, ly) and the last value as a tooltip. */
+static void rss_line(FILE *out, const struct heap_timeline *t, double x0, double xs, double tdiv,
+		     double y0, double ys, double ydiv, int lx, int ly)
+{
+	char buf[64];
+
+	fputs("<path id=\"rss\" d=\"", out);
+	for (size_t i = 0; i < t->rss_cnt; i++) {
+		double x = x0 + ((double)t->rss_t_us[i] / tdiv) * xs;
+		double y = y0 - ((double)t->rss_bytes[i] / ydiv) * ys;
+
+		if (i)
+			fprintf(out, " H%.1f V%.1f", x, y);
+		else
+			fprintf(out, "M%.1f %.1f", x, y);
+	}
+	fmt_bytes(buf, sizeof(buf), t->rss_bytes[t->rss_cnt - 1]);
+	fprintf(out, "\"><title>RSS (anon + file + shmem), last sample %s</title></path>\n", buf);
+	fprintf(out, "<text class=\"rss\" x=\"%d\" y=\"%d\">- - RSS</text>\n", lx, ly);
+}
+
 int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *title)
 {
 	uint64_t t_max, y_max_b = 0;
@@ -192,6 +214,9 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 	}
 	if (t->tg_us > t_max)
 		t_max = t->tg_us;
+	for (size_t i = 0; t->rss_t_us && t->rss_bytes && i < t->rss_cnt; i++)
+		if (t->rss_bytes[i] > y_max_b)
+			y_max_b = t->rss_bytes[i]; /* the RSS line stays inside the frame */
 	sub_lines = export_svg__wrap(NULL, t->subtitle, "", 0, 0, 0, SUB_COLS, SUB_LINES);
 	top = M_TOP + sub_lines * LINE_H;
 	plot_w = TL_W - M_LEFT - (t->site_cnt ? LEGEND_W : M_RIGHT);
@@ -231,6 +256,8 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 	      "#hover rect:hover { fill: rgba(0,0,0,0.08); }\n"
 	      ".site { stroke: #fff; stroke-width: 0.5; }\n"
 	      "g.legend:hover text { fill: #000; text-decoration: underline; }\n"
+	      "#rss { fill: none; stroke: #d2691e; stroke-width: 1.5; stroke-dasharray: 5,3; }\n"
+	      ".rss { fill: #d2691e; }\n"
 	      "</style>\n",
 	      out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", TL_W,
@@ -276,6 +303,8 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\">no samples</text>\n",
 			M_LEFT + plot_w / 2, top + plot_h / 2);
 	}
+	if (t->rss_t_us && t->rss_bytes && t->rss_cnt)
+		rss_line(out, t, X(0), xs, tu.div, top + plot_h, ys, yu.div, M_LEFT + 8, top + 14);
 	if (t->site_cnt)
 		peak_sites(out, t, X(t->tg_us), Y(0), ys, yu.div, M_LEFT + plot_w + 20, top);
 
@@ -409,6 +438,9 @@ int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 	t.tg_us = p->tg;
 	t.te_us = p->te;
 	t.peak_bytes = p->gmax_bytes;
+	t.rss_t_us = p->rss_t;
+	t.rss_bytes = p->rss_b;
+	t.rss_cnt = p->rss_cnt;
 	if (asprintf(&sub, "%s%s%s", opts && opts->workload ? opts->workload : "",
 		     opts && opts->workload ? " \xe2\x80\x94 " : "", p->cmd ? p->cmd : "") < 0) {
 		sub = NULL;

@@ -1067,29 +1067,61 @@ static int parse_death(struct ps *ps)
 	return parse_flat(ps, 2, death_member, &ps->p->death);
 }
 
-/* rss := '{' { key ':' value } '}'  -- our optional object (dhat_rss.h): only "atEnd" (a
- * flat object) is kept, the series are syntax-checked and skipped. As lenient as "lost". */
+/* The RSS series of parse_rss, by its keys: t, anon, file, shmem. */
+static const char *const RSS_SERIES[] = { "t", "anon", "file", "shmem" };
+#define RSS_SERIES_CNT (sizeof(RSS_SERIES) / sizeof(*RSS_SERIES))
+
+/* Keep the series when well formed (all four, equal lengths, t ascending): p->rss_t and
+ * p->rss_b = anon + file + shmem. Frees what it does not keep. */
+static void keep_rss_series(struct dhat_profile *p, uint64_t **a, const size_t *n, bool bad)
+{
+	for (size_t k = 0; k < RSS_SERIES_CNT && !bad; k++)
+		bad = !a[k] || n[k] != n[0];
+	for (size_t i = 1; !bad && i < n[0]; i++)
+		bad = a[0][i] < a[0][i - 1];
+	if (!bad && !p->rss_t) {
+		for (size_t i = 0; i < n[0]; i++)
+			a[1][i] += a[2][i] + a[3][i];
+		p->rss_t = a[0];
+		p->rss_b = a[1];
+		p->rss_cnt = n[0];
+		a[0] = a[1] = NULL;
+	}
+	for (size_t k = 0; k < RSS_SERIES_CNT; k++)
+		free(a[k]);
+}
+
+/* rss := '{' { key ':' value } '}'  -- our optional object (dhat_rss.h): "atEnd" (a flat
+ * object) and the series (u64 arrays) are kept, the rest is syntax-checked and skipped. As
+ * lenient as "lost": a malformed series is dropped. */
 static int parse_rss(struct ps *ps)
 {
-	bool first = true, more;
+	uint64_t *a[RSS_SERIES_CNT] = { 0 };
+	size_t n[RSS_SERIES_CNT] = { 0 }, k;
+	bool first = true, more, bad = false;
 	struct jv v;
 	int err;
 
 	advance(ps); /* '{' */
 	for (;;) {
-		if ((err = next_item(ps, true, &first, &more)))
-			return err;
-		if (!more)
-			return 0;
+		if ((err = next_item(ps, true, &first, &more)) || !more)
+			break;
+		for (k = 0; k < RSS_SERIES_CNT && strcmp(ps->sb, RSS_SERIES[k]); k++)
+			;
 		if (!strcmp(ps->sb, "atEnd") && skip_ws(ps) == '{') {
 			ps->p->has_rss = true;
 			err = parse_flat(ps, 3, rss_end_member, &ps->p->rss_end);
+		} else if (k < RSS_SERIES_CNT && !a[k] && skip_ws(ps) == '[') {
+			err = parse_u64s(ps, &a[k], &n[k], &bad);
+			bad |= !a[k]; /* an empty array */
 		} else {
 			err = read_value(ps, &v, 2);
 		}
 		if (err)
-			return err;
+			break;
 	}
+	keep_rss_series(ps->p, a, n, bad || err);
+	return err;
 }
 
 /* One site of "mappings" (a flat object), appended to the profile's sites. */
@@ -1468,6 +1500,8 @@ void dhat_profile__free(struct dhat_profile *p)
 	free(p->cmd);
 	free(p->live_t);
 	free(p->live_b);
+	free(p->rss_t);
+	free(p->rss_b);
 	free(p);
 }
 

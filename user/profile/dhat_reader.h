@@ -64,9 +64,12 @@ struct dhat_profile {
 	/* Our "death" object (dhat_death.h), optional and as lenient: how the process ended. */
 	bool has_death;
 	struct dhat_death death;
-	/* Our "rss" object (dhat_rss.h), optional and as lenient: RSS at te. */
+	/* Our "rss" object (dhat_rss.h), optional and as lenient: RSS at te, and the series
+	 * (rss_t in tu, ascending; rss_b = anon + file + shmem) when it is well formed. */
 	bool has_rss;
 	struct dhat_rss_end rss_end;
+	uint64_t *rss_t, *rss_b;
+	size_t rss_cnt;
 	/* Our "mappings" object (dhat_mappings.h), optional and as lenient (frames not kept). */
 	bool has_mappings;
 	struct dhat_mappings mappings;

@@ -115,7 +115,7 @@ struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid)
 	struct death_probes *d = death_probes__new(ringbuf_fd);
 	int err;
 
-	vlog("timing: death and mappings probes loaded in %.1f ms\n",
+	vlog("death and mappings probes loaded in %.1f ms\n",
 	     (double)(mono_now_ns() - t0) / 1e6);
 	if (!d) {
 		err = errno;
