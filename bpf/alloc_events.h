@@ -125,8 +125,9 @@ enum event_type {
 	EV_WINDOW_END = 5,   /* struct window_event: the measurement window closes */
 	EV_STACK_SNAPSHOT = 6, /* --unwind dwarf: an EV_ALLOC/EV_REALLOC carrying a stack copy
 				* to unwind in userspace (struct stack_snapshot, below) */
-	EV_DEATH = 7,	       /* struct death_event: a traced process ended (bpf/death.bpf.c) */
-	EV_MAPPING = 8,	       /* struct mapping_event + stack: mmap/munmap/mremap/brk of a
+	/* 7..9: kept for the process-tree records (EV_PROC_FORK/EXEC/EXIT, branch proc-tree) */
+	EV_DEATH = 10,	       /* struct death_event: a traced process ended (bpf/death.bpf.c) */
+	EV_MAPPING = 11,       /* struct mapping_event + stack: mmap/munmap/mremap/brk of a
 				* traced process (bpf/mappings.bpf.c) */
 };
 
