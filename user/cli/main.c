@@ -93,7 +93,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	struct dhat_meta meta = { .cmd = cmdline, .pid = target__pid(r->target) };
 	struct probe_counters pc;
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
-	struct report_opts ropts = { .top = r->args->top };
+	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
 	char path[PATH_MAX], err[512];
 	bool written;
 

@@ -30,6 +30,7 @@ enum {
 	OPT_HELP_MAN,
 	OPT_COMPLETION,
 	OPT_SUMMARY,
+	OPT_BYTES,
 };
 
 #define G_TARGET "What to trace"
@@ -84,6 +85,8 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "command's stdout stays its own; stdout with --workload",
 	  G_OUTPUT, NULL, OPT_SUMMARY },
 	{ "top", 't', "N", "rows per report table (default 12)", G_OUTPUT, "", 't' },
+	{ "bytes", 0, NULL, "exact byte counts in the report (default: KiB, MiB, ...)",
+	  G_OUTPUT, NULL, OPT_BYTES },
 	{ "quiet", 'q', NULL,
 	  "print nothing but errors and warnings (no progress, report\n"
 	  "or counters, unless --summary names where they go)",
@@ -257,6 +260,9 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 			     arg);
 			return TRACER_EXIT_USAGE;
 		}
+		break;
+	case OPT_BYTES:
+		o->exact_bytes = true;
 		break;
 	case OPT_START_AT:
 		o->start_at = arg;

@@ -131,6 +131,36 @@ static const struct plumbing PLUMBING[] = {
     {"__gnu_cxx::new_allocator", MATCH_PREFIX},
     {"__gnu_cxx::__new_allocator", MATCH_PREFIX},
     {"__gnu_cxx::__alloc_traits", MATCH_PREFIX},
+
+    /* ---- runtime allocators (issue 17): the layers a language runtime puts between the
+     * user's code and malloc, so that a row names the code that asked for memory ---- */
+    /* CPython: obmalloc and the PyMem_/PyObject_ allocator families */
+    {"_PyObject_Malloc", MATCH_SYMBOL},
+    {"_PyObject_Calloc", MATCH_SYMBOL},
+    {"_PyObject_Realloc", MATCH_SYMBOL},
+    {"PyObject_Malloc", MATCH_SYMBOL},
+    {"PyObject_Calloc", MATCH_SYMBOL},
+    {"PyObject_Realloc", MATCH_SYMBOL},
+    {"PyMem_", MATCH_PREFIX},
+    {"_PyMem_", MATCH_PREFIX},
+    {"pymalloc_", MATCH_PREFIX},
+    {"allocate_from_new_pool", MATCH_SYMBOL},
+    {"new_arena", MATCH_SYMBOL},
+    {"_PyObject_GC_Link", MATCH_SYMBOL},
+    {"gc_alloc", MATCH_SYMBOL},
+    /* Rust: the global allocator shims (alloc::, RawVec and hashbrown::raw are above) */
+    {"__rdl_", MATCH_PREFIX},
+    /* C++: libstdc++'s allocator (std::allocator is under "std::" above) */
+    {"__gnu_cxx::", MATCH_PREFIX},
+    /* glib */
+    {"g_malloc", MATCH_PREFIX}, /* g_malloc, g_malloc0, g_malloc_n, g_malloc0_n */
+    {"g_realloc", MATCH_PREFIX},
+    {"g_try_malloc", MATCH_PREFIX},
+    {"g_try_realloc", MATCH_PREFIX},
+    {"g_slice_alloc", MATCH_PREFIX},
+    {"g_strdup", MATCH_PREFIX},
+    {"g_strndup", MATCH_SYMBOL},
+    {"g_memdup", MATCH_PREFIX},
 };
 
 /* One PP as the tables show it. */
@@ -138,6 +168,9 @@ struct row {
 	const struct dhat_pp *pp;
 	double avg_lifetime; /* tl/tbk, 0 without blocks */
 	char *site;	     /* owned */
+	const char **fr;     /* owned array of borrowed cleaned frames, recursion folded */
+	size_t fr_cnt;
+	size_t head;	     /* index in fr of the site's first frame */
 };
 
 const char *report__clean_frame(const char *raw)
@@ -278,7 +311,41 @@ bool report__is_plumbing(const char *frame, const struct report_opts *opts)
 	return sp && sp[1] && match_any(sp + 1, opts);
 }
 
-char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts)
+/* Length of a cleaned frame's function: the text before its " (file:line)" / " (in obj)"
+ * suffix, i.e. before the last " (" when the frame ends with ')'. */
+static size_t fn_len(const char *f)
+{
+	size_t n = strlen(f);
+
+	if (!n || f[n - 1] != ')')
+		return n;
+	for (const char *c = f + n - 2; c > f; c--)
+		if (*c == '(' && c[-1] == ' ')
+			return (size_t)(c - 1 - f);
+	return n;
+}
+
+/* Whether two frames are the same function (lines may differ). Unknown code ("???") is
+ * never the same function as anything. */
+static bool same_function(const char *a, const char *b)
+{
+	size_t n = fn_len(a);
+
+	return n == fn_len(b) && !strncmp(a, b, n) && !(n == 3 && !strncmp(a, "???", 3));
+}
+
+size_t report__fold(const char **frames, size_t cnt)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cnt; i++)
+		if (!n || !same_function(frames[n - 1], frames[i]))
+			frames[n++] = frames[i];
+	return n;
+}
+
+/* The site of frames already folded: head and its caller. */
+static char *site_folded(const char *const *frames, size_t cnt, const struct report_opts *opts)
 {
 	size_t head = report__site_head(frames, cnt, opts);
 	char *s;
@@ -289,6 +356,19 @@ char *report__site(const char *const *frames, size_t cnt, const struct report_op
 		return strdup(frames[head]);
 	if (asprintf(&s, "%s" SITE_SEP "%s", frames[head], frames[head + 1]) < 0)
 		return NULL;
+	return s;
+}
+
+char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts)
+{
+	const char **f = malloc((cnt ? cnt : 1) * sizeof(*f));
+	char *s;
+
+	if (!f)
+		return NULL;
+	memcpy(f, frames, cnt * sizeof(*f));
+	s = site_folded(f, report__fold(f, cnt), opts);
+	free(f);
 	return s;
 }
 
@@ -323,22 +403,6 @@ int report__parse_sort(const char *name, enum report_sort *out)
 const char *report__sort_name(enum report_sort sort)
 {
 	return sort <= REPORT_SORT_LIFETIME ? SORT_NAMES[sort] : "?";
-}
-
-/* The site of PP pp in p. */
-static char *site_of(const struct dhat_profile *p, const struct dhat_pp *pp,
-		     const struct report_opts *opts)
-{
-	const char **frames = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*frames));
-	char *s;
-
-	if (!frames)
-		return NULL;
-	for (size_t i = 0; i < pp->fs_cnt; i++)
-		frames[i] = report__clean_frame(dhat_profile__frame(p, pp->fs[i]));
-	s = report__site(frames, pp->fs_cnt, opts);
-	free(frames);
-	return s;
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -390,6 +454,7 @@ struct units {
 	const char *bk;	     /* row suffix: "allocs", "blocks" or bksu */
 	char bytes_hdr[64];  /* "TOTAL BYTES" */
 	char blocks_hdr[64]; /* "ALLOCATION COUNT", "NUMBER OF EVENTS" */
+	bool human;	     /* byte figures in KiB/MiB/... (report__human_bytes) */
 };
 
 static void upper(char *s)
@@ -415,6 +480,107 @@ static void units_of(const struct dhat_profile *p, struct units *u)
 	upper(u->blocks_hdr);
 }
 
+/*
+ * Rows whose sites print the same text are told apart by the first frame where their stacks
+ * differ, looked for first below the site (the plumbing it called: a hashbrown resize and a
+ * Vec collect under the same Rust function) outwards from the site, then above its caller
+ * (who called it: sb_add from five places). Each row's sequence is [fr[head-1] .. fr[0],
+ * "", fr[head+2] ..]; sorted, a row's closest neighbour is next to it, so that their common
+ * prefix k gives the telling frame:
+ *	k < head (below):	"site  [frame]"
+ *	k > head (above):	"site  <-  ...  <-  #N frame", N counting callers above the site
+ *	k == head:		the site alone (the other row has plumbing below it, this one not)
+ * Rows whose cleaned stacks are equal keep the same text.
+ */
+static const char *seq_at(const struct row *r, size_t i)
+{
+	if (i < r->head)
+		return r->fr[r->head - 1 - i];
+	if (i == r->head)
+		return "";
+	return r->fr[i + 1];
+}
+
+static size_t seq_cnt(const struct row *r)
+{
+	return r->fr_cnt > r->head + 1 ? r->fr_cnt - 1 : r->head + 1;
+}
+
+/* Equal leading elements of two rows' sequences. */
+static size_t seq_common(const struct row *a, const struct row *b)
+{
+	size_t n = 0, na = seq_cnt(a), nb = seq_cnt(b);
+
+	while (n < na && n < nb && !strcmp(seq_at(a, n), seq_at(b, n)))
+		n++;
+	return n;
+}
+
+static int cmp_site_seq(const void *x, const void *y)
+{
+	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	size_t k, na = seq_cnt(a), nb = seq_cnt(b);
+	int c = strcmp(a->site, b->site);
+
+	if (c)
+		return c;
+	k = seq_common(a, b);
+	if (k < na && k < nb)
+		return strcmp(seq_at(a, k), seq_at(b, k));
+	return na < nb ? -1 : na > nb;
+}
+
+/* The text of row r told apart at sequence index k (see above); NULL on ENOMEM. */
+static char *distinct_site(const struct row *r, size_t k)
+{
+	char *s;
+
+	if (k >= seq_cnt(r) || k == r->head)
+		return strdup(r->site);
+	if (k < r->head)
+		return asprintf(&s, "%s  [%s]", r->site, seq_at(r, k)) < 0 ? NULL : s;
+	return asprintf(&s, "%s" SITE_SEP "%s#%zu %s", r->site, k + 1 - r->head > 2 ? "..." SITE_SEP : "",
+			k + 1 - r->head, seq_at(r, k)) < 0
+		   ? NULL
+		   : s;
+}
+
+static int disambiguate(struct row **o, size_t n)
+{
+	size_t *k = malloc((n ? n : 1) * sizeof(*k));
+	int err = 0;
+
+	if (!k)
+		return -ENOMEM;
+	qsort(o, n, sizeof(*o), cmp_site_seq);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(o[i]->site, o[j]->site); j++)
+			;
+		if (j - i < 2)
+			continue;
+		/* every k first: sites are rewritten only after */
+		for (size_t m = i; m < j; m++) {
+			size_t a = m > i ? seq_common(o[m], o[m - 1]) : 0;
+			size_t b = m + 1 < j ? seq_common(o[m], o[m + 1]) : 0;
+
+			k[m] = a > b ? a : b;
+		}
+		for (size_t m = i; m < j; m++) {
+			char *site = distinct_site(o[m], k[m]);
+
+			if (!site) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			free(o[m]->site);
+			o[m]->site = site;
+		}
+	}
+cleanup:
+	free(k);
+	return err;
+}
+
 /* rows[i] for every PP, and order[] pointing at them. */
 static int build_rows(const struct dhat_profile *p, const struct report_opts *opts,
 		      struct row **rows_out, struct row ***order_out)
@@ -428,21 +594,32 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 	if (!rows || !order)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		rows[i].pp = &p->pps[i];
-		rows[i].avg_lifetime =
-		    p->pps[i].tbk ? (double)p->pps[i].tl / (double)p->pps[i].tbk : 0;
-		rows[i].site = site_of(p, &p->pps[i], opts);
-		if (!rows[i].site)
+		const struct dhat_pp *pp = &p->pps[i];
+		struct row *r = &rows[i];
+
+		r->pp = pp;
+		r->avg_lifetime = pp->tbk ? (double)pp->tl / (double)pp->tbk : 0;
+		r->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*r->fr));
+		if (!r->fr)
 			return -ENOMEM;
-		order[i] = &rows[i];
+		for (size_t f = 0; f < pp->fs_cnt; f++)
+			r->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
+		r->fr_cnt = report__fold(r->fr, pp->fs_cnt);
+		r->head = report__site_head(r->fr, r->fr_cnt, opts);
+		r->site = site_folded(r->fr, r->fr_cnt, opts);
+		if (!r->site)
+			return -ENOMEM;
+		order[i] = r;
 	}
-	return 0;
+	return disambiguate(order, n);
 }
 
 static void free_rows(struct row *rows, struct row **order, size_t n)
 {
-	for (size_t i = 0; rows && i < n; i++)
+	for (size_t i = 0; rows && i < n; i++) {
 		free(rows[i].site);
+		free(rows[i].fr);
+	}
 	free(rows);
 	free(order);
 }
@@ -450,6 +627,51 @@ static void free_rows(struct row *rows, struct row **order, size_t n)
 static bool needs_bklt(enum report_sort s)
 {
 	return s == REPORT_SORT_PEAK || s == REPORT_SORT_END || s == REPORT_SORT_LIFETIME;
+}
+
+void report__human_bytes(uint64_t v, char *buf, size_t sz)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double x = (double)v;
+	size_t u = 0;
+
+	if (v < 1024) {
+		snprintf(buf, sz, "%llu B", (unsigned long long)v);
+		return;
+	}
+	/* step up while the figure would round to 1024.00 or more */
+	for (x /= 1024; x >= 1023.995 && u + 1 < sizeof(units) / sizeof(units[0]); u++)
+		x /= 1024;
+	snprintf(buf, sz, "%.2f %s", x, units[u]);
+}
+
+/* A byte figure in a row: "%12llu B" exactly as before with --bytes or in a file that counts
+ * something else (bsu), else human units right-aligned to the same 14 columns. */
+static const char *cell(const struct units *u, uint64_t v, char *buf, size_t sz)
+{
+	char h[32];
+
+	if (!u->human) {
+		snprintf(buf, sz, "%12llu %s", (unsigned long long)v, u->b);
+		return buf;
+	}
+	report__human_bytes(v, h, sizeof(h));
+	snprintf(buf, sz, "%14s", h);
+	return buf;
+}
+
+/* A byte figure in the totals: "%12llu", or human units in 12 columns. */
+static const char *total(const struct units *u, uint64_t v, char *buf, size_t sz)
+{
+	char h[32];
+
+	if (!u->human) {
+		snprintf(buf, sz, "%12llu", (unsigned long long)v);
+		return buf;
+	}
+	report__human_bytes(v, h, sizeof(h));
+	snprintf(buf, sz, "%12s", h);
+	return buf;
 }
 
 /* The --sort table: rows with a non-zero metric, by that metric. */
@@ -462,6 +684,7 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 	    [REPORT_SORT_LIFETIME] = "AVERAGE LIFETIME",
 	};
 	size_t shown = 0;
+	char c[64];
 
 	fprintf(out, "\n  top program points %s%s\n", s == REPORT_SORT_LIFETIME ? "by " : "",
 		hdr[s]);
@@ -481,11 +704,48 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 
 			if (!b && !bk)
 				continue;
-			fprintf(out, "    %12llu %s  %9llu %s   %s\n", (unsigned long long)b, u->b,
+			fprintf(out, "    %s  %9llu %s   %s\n", cell(u, b, c, sizeof(c)),
 				(unsigned long long)bk, u->bk, r->site);
 		}
 		shown++;
 	}
+}
+
+/*
+ * The leak suspects: sites with blocks still live at the end (t-end) that are many (at least
+ * LIVE_MANY) or old (their blocks lived, on average, at least half the run: tl/tbk >= te/2;
+ * a DHAT file has no per-block age, and tl counts a block live at the end up to t-end). By
+ * bytes live at the end, as memleak's outstanding allocations; "age" is tl/tbk in % of te.
+ */
+#define LIVE_MANY 2
+
+static bool live_suspect(const struct row *r, uint64_t te)
+{
+	return r->pp->ebk && (r->pp->ebk >= LIVE_MANY || r->avg_lifetime * 2 >= (double)te);
+}
+
+static void print_still_live(FILE *out, const struct dhat_profile *p, struct row **order,
+			     size_t n, size_t top, const struct units *u)
+{
+	size_t shown = 0;
+	char c[64];
+
+	fprintf(out, "\n  still live at the end (leak suspects: %d+ %s, or living half the run)\n",
+		LIVE_MANY, u->bk);
+	sort_rows(order, n, REPORT_SORT_END);
+	for (size_t i = 0; i < n && shown < top; i++) {
+		const struct row *r = order[i];
+
+		if (!live_suspect(r, p->te))
+			continue;
+		fprintf(out, "    %s  %9llu %s  age %3.0f%%   %s\n", cell(u, r->pp->eb, c, sizeof(c)),
+			(unsigned long long)r->pp->ebk, u->bk,
+			p->te ? 100.0 * r->avg_lifetime / (double)p->te : 0.0, r->site);
+		shown++;
+	}
+	if (!shown)
+		fprintf(out, "    none: %llu %s live, none of them many or old\n",
+			(unsigned long long)p->end_blocks, u->bk);
 }
 
 static int print_text(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
@@ -496,7 +756,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	const char *title = opts && opts->title ? opts->title : p->path;
 	struct row *rows = NULL, **order = NULL;
 	size_t n = p->pp_cnt, shown;
-	char label[64];
+	char label[64], c[64];
 	struct units u;
 	int err;
 
@@ -507,6 +767,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 			title = slash + 1;
 	}
 	units_of(p, &u);
+	u.human = !p->bsu && !(opts && opts->exact_bytes);
 	err = build_rows(p, opts, &rows, &order);
 	if (err)
 		goto cleanup;
@@ -521,35 +782,40 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_blocks / (double)iters);
 	snprintf(label, sizeof(label), "total %s", u.bytes);
-	fprintf(out, "\n  %-18s: %12llu", label, (unsigned long long)p->total_bytes);
-	if (iters)
+	fprintf(out, "\n  %-18s: %s", label, total(&u, p->total_bytes, c, sizeof(c)));
+	if (iters && u.human)
+		fprintf(out, "   (%s per iter)",
+			total(&u, (uint64_t)((double)p->total_bytes / (double)iters + 0.5), c,
+			      sizeof(c)));
+	else if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_bytes / (double)iters);
 	fputc('\n', out);
 	if (p->bklt) {
 		fprintf(out, "  peak live blocks  : %12llu\n", (unsigned long long)p->gmax_blocks);
-		fprintf(out, "  peak live bytes   : %12llu\n", (unsigned long long)p->gmax_bytes);
+		fprintf(out, "  peak live bytes   : %s\n", total(&u, p->gmax_bytes, c, sizeof(c)));
 		fprintf(out, "  end live blocks   : %12llu\n", (unsigned long long)p->end_blocks);
-		fprintf(out, "  end live bytes    : %12llu\n", (unsigned long long)p->end_bytes);
+		fprintf(out, "  end live bytes    : %s\n", total(&u, p->end_bytes, c, sizeof(c)));
 	}
 	if (p->bkacc) {
-		fprintf(out, "  total reads       : %12llu\n", (unsigned long long)p->total_reads);
-		fprintf(out, "  total writes      : %12llu\n", (unsigned long long)p->total_writes);
+		fprintf(out, "  total reads       : %s\n", total(&u, p->total_reads, c, sizeof(c)));
+		fprintf(out, "  total writes      : %s\n", total(&u, p->total_writes, c, sizeof(c)));
 	}
 
 	shown = n < top ? n : top;
 	fprintf(out, "\n  top program points by %s\n", u.bytes_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BYTES);
 	for (size_t i = 0; i < shown; i++)
-		fprintf(out, "    %12llu %s  %9llu %s   %s\n", (unsigned long long)order[i]->pp->tb,
-			u.b, (unsigned long long)order[i]->pp->tbk, u.bk, order[i]->site);
+		fprintf(out, "    %s  %9llu %s   %s\n", cell(&u, order[i]->pp->tb, c, sizeof(c)),
+			(unsigned long long)order[i]->pp->tbk, u.bk, order[i]->site);
 	fprintf(out, "\n  top program points by %s\n", u.blocks_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BLOCKS);
 	for (size_t i = 0; i < shown; i++)
-		fprintf(out, "    %9llu %s  %12llu %s   %s\n",
-			(unsigned long long)order[i]->pp->tbk, u.bk,
-			(unsigned long long)order[i]->pp->tb, u.b, order[i]->site);
+		fprintf(out, "    %9llu %s  %s   %s\n", (unsigned long long)order[i]->pp->tbk, u.bk,
+			cell(&u, order[i]->pp->tb, c, sizeof(c)), order[i]->site);
 	if (needs_bklt(sort) && p->bklt)
 		print_sort_table(out, p, order, n, top, sort, &u);
+	if (p->bklt && p->end_blocks)
+		print_still_live(out, p, order, n, top, &u);
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 
