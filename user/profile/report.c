@@ -545,12 +545,43 @@ static char *distinct_site(const struct row *r, size_t k)
 		   : s;
 }
 
-static int disambiguate(struct row **o, size_t n)
+/* Rows whose cleaned stacks are equal differ in an address (two calls on one line, or frames
+ * Valgrind could not name): the text of the first frame of r that differs from that of
+ * row q, up to its "0xADDR" (NULL if none). */
+static const char *raw_difference(const struct dhat_profile *p, const struct row *r,
+				  const struct row *q, int *len)
 {
-	size_t *k = malloc((n ? n : 1) * sizeof(*k));
+	for (size_t i = 0; i < r->pp->fs_cnt; i++) {
+		const char *f = dhat_profile__frame(p, r->pp->fs[i]);
+
+		if (i < q->pp->fs_cnt && !strcmp(f, dhat_profile__frame(p, q->pp->fs[i])))
+			continue;
+		if (f == report__clean_frame(f))
+			return NULL; /* no address to show */
+		*len = (int)strcspn(f, ":");
+		return f;
+	}
+	return NULL;
+}
+
+/* The text of row r when its cleaned stack equals that of q: "site  [at 0xADDR]". */
+static char *distinct_raw(const struct dhat_profile *p, const struct row *r, const struct row *q)
+{
+	int len = 0;
+	const char *f = raw_difference(p, r, q, &len);
+	char *s;
+
+	if (!f)
+		return strdup(r->site);
+	return asprintf(&s, "%s  [at %.*s]", r->site, len, f) < 0 ? NULL : s;
+}
+
+static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
+{
+	char **site = calloc(n ? n : 1, sizeof(*site));
 	int err = 0;
 
-	if (!k)
+	if (!site)
 		return -ENOMEM;
 	qsort(o, n, sizeof(*o), cmp_site_seq);
 	for (size_t i = 0, j; i < n; i = j) {
@@ -558,26 +589,33 @@ static int disambiguate(struct row **o, size_t n)
 			;
 		if (j - i < 2)
 			continue;
-		/* every k first: sites are rewritten only after */
 		for (size_t m = i; m < j; m++) {
 			size_t a = m > i ? seq_common(o[m], o[m - 1]) : 0;
 			size_t b = m + 1 < j ? seq_common(o[m], o[m + 1]) : 0;
+			const struct row *twin = NULL;
 
-			k[m] = a > b ? a : b;
-		}
-		for (size_t m = i; m < j; m++) {
-			char *site = distinct_site(o[m], k[m]);
-
-			if (!site) {
+			/* an equal cleaned stack next to it: tell them apart by address */
+			if (m > i && !cmp_site_seq(&o[m], &o[m - 1]))
+				twin = o[m - 1];
+			else if (m + 1 < j && !cmp_site_seq(&o[m], &o[m + 1]))
+				twin = o[m + 1];
+			site[m] = twin ? distinct_raw(p, o[m], twin)
+				       : distinct_site(o[m], a > b ? a : b);
+			if (!site[m]) {
 				err = -ENOMEM;
 				goto cleanup;
 			}
-			free(o[m]->site);
-			o[m]->site = site;
 		}
 	}
 cleanup:
-	free(k);
+	/* all compared: now the sites may change */
+	for (size_t m = 0; m < n; m++) {
+		if (!site[m])
+			continue;
+		free(o[m]->site);
+		o[m]->site = site[m];
+	}
+	free(site);
 	return err;
 }
 
@@ -611,7 +649,7 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 			return -ENOMEM;
 		order[i] = r;
 	}
-	return disambiguate(order, n);
+	return disambiguate(p, order, n);
 }
 
 static void free_rows(struct row *rows, struct row **order, size_t n)
@@ -629,20 +667,26 @@ static bool needs_bklt(enum report_sort s)
 	return s == REPORT_SORT_PEAK || s == REPORT_SORT_END || s == REPORT_SORT_LIFETIME;
 }
 
-void report__human_bytes(uint64_t v, char *buf, size_t sz)
+/* report__human_bytes of a figure that may have a fraction (a per-iteration average): below
+ * 1 KiB it is rounded by %.0f, half to even like the exact figures. */
+static void human(double x, char *buf, size_t sz)
 {
 	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-	double x = (double)v;
 	size_t u = 0;
 
-	if (v < 1024) {
-		snprintf(buf, sz, "%llu B", (unsigned long long)v);
+	if (x < 1024) {
+		snprintf(buf, sz, "%.0f B", x);
 		return;
 	}
 	/* step up while the figure would round to 1024.00 or more */
 	for (x /= 1024; x >= 1023.995 && u + 1 < sizeof(units) / sizeof(units[0]); u++)
 		x /= 1024;
 	snprintf(buf, sz, "%.2f %s", x, units[u]);
+}
+
+void report__human_bytes(uint64_t v, char *buf, size_t sz)
+{
+	human((double)v, buf, sz);
 }
 
 /* A byte figure in a row: "%12llu B" exactly as before with --bytes or in a file that counts
@@ -783,11 +827,10 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_blocks / (double)iters);
 	snprintf(label, sizeof(label), "total %s", u.bytes);
 	fprintf(out, "\n  %-18s: %s", label, total(&u, p->total_bytes, c, sizeof(c)));
-	if (iters && u.human)
-		fprintf(out, "   (%s per iter)",
-			total(&u, (uint64_t)((double)p->total_bytes / (double)iters + 0.5), c,
-			      sizeof(c)));
-	else if (iters)
+	if (iters && u.human) {
+		human((double)p->total_bytes / (double)iters, label, sizeof(label));
+		fprintf(out, "   (%12s per iter)", label);
+	} else if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_bytes / (double)iters);
 	fputc('\n', out);
 	if (p->bklt) {
