@@ -146,8 +146,17 @@ static const struct plumbing PLUMBING[] = {
     {"pymalloc_", MATCH_PREFIX},
     {"allocate_from_new_pool", MATCH_SYMBOL},
     {"new_arena", MATCH_SYMBOL},
+    {"arena_map_", MATCH_PREFIX}, /* obmalloc's radix tree of arenas */
     {"_PyObject_GC_Link", MATCH_SYMBOL},
     {"gc_alloc", MATCH_SYMBOL},
+    /* ...and the generic "an object of this type" allocators: the site is the type's code */
+    {"_PyObject_New", MATCH_SYMBOL},
+    {"_PyObject_NewVar", MATCH_SYMBOL},
+    {"_PyObject_GC_New", MATCH_SYMBOL},
+    {"_PyObject_GC_NewVar", MATCH_SYMBOL},
+    {"_PyObject_GC_Malloc", MATCH_SYMBOL},
+    {"PyType_GenericAlloc", MATCH_SYMBOL},
+    {"_PyType_AllocNoTrack", MATCH_SYMBOL},
     /* Rust: the global allocator shims (alloc::, RawVec and hashbrown::raw are above) */
     {"__rdl_", MATCH_PREFIX},
     /* C++: libstdc++'s allocator (std::allocator is under "std::" above) */
@@ -161,6 +170,12 @@ static const struct plumbing PLUMBING[] = {
     {"g_strdup", MATCH_PREFIX},
     {"g_strndup", MATCH_SYMBOL},
     {"g_memdup", MATCH_PREFIX},
+    /* the checked wrappers of GNU programs (git, bash, coreutils' xalloc) */
+    {"xmalloc", MATCH_SYMBOL},
+    {"xcalloc", MATCH_SYMBOL},
+    {"xrealloc", MATCH_SYMBOL},
+    {"xzalloc", MATCH_SYMBOL},
+    {"xstrdup", MATCH_SYMBOL},
 };
 
 /* One PP as the tables show it. */
@@ -545,35 +560,118 @@ static char *distinct_site(const struct row *r, size_t k)
 		   : s;
 }
 
-/* Rows whose cleaned stacks are equal differ in an address (two calls on one line, or frames
- * Valgrind could not name): the text of the first frame of r that differs from that of
- * row q, up to its "0xADDR" (NULL if none). */
-static const char *raw_difference(const struct dhat_profile *p, const struct row *r,
-				  const struct row *q, int *len)
-{
-	for (size_t i = 0; i < r->pp->fs_cnt; i++) {
-		const char *f = dhat_profile__frame(p, r->pp->fs[i]);
+/*
+ * Rows whose cleaned stacks are equal (twins) differ in addresses: two calls on one line,
+ * frames without line information, or recursion folded differently. Sorted by their raw
+ * frames, a twin shows the addresses of its raw frames from the first index where any two
+ * twins differ (lo) to the last one it shares with its closest twin (k): two twins first
+ * differ at some j, lo <= j <= k of each, so their lists differ. At most MAX_ADDRS shown.
+ */
+#define MAX_ADDRS 4
 
-		if (i < q->pp->fs_cnt && !strcmp(f, dhat_profile__frame(p, q->pp->fs[i])))
-			continue;
-		if (f == report__clean_frame(f))
-			return NULL; /* no address to show */
-		*len = (int)strcspn(f, ":");
-		return f;
-	}
-	return NULL;
+static size_t raw_common(const struct dhat_profile *p, const struct row *a, const struct row *b)
+{
+	size_t n = 0;
+
+	while (n < a->pp->fs_cnt && n < b->pp->fs_cnt &&
+	       !strcmp(dhat_profile__frame(p, a->pp->fs[n]), dhat_profile__frame(p, b->pp->fs[n])))
+		n++;
+	return n;
 }
 
-/* The text of row r when its cleaned stack equals that of q: "site  [at 0xADDR]". */
-static char *distinct_raw(const struct dhat_profile *p, const struct row *r, const struct row *q)
+/* ctx: the profile */
+static int cmp_raw(const void *x, const void *y, void *ctx)
 {
-	int len = 0;
-	const char *f = raw_difference(p, r, q, &len);
-	char *s;
+	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	const struct dhat_profile *raw_p = ctx;
+	size_t k = raw_common(raw_p, a, b);
+
+	if (k < a->pp->fs_cnt && k < b->pp->fs_cnt)
+		return strcmp(dhat_profile__frame(raw_p, a->pp->fs[k]),
+			      dhat_profile__frame(raw_p, b->pp->fs[k]));
+	return a->pp->fs_cnt < b->pp->fs_cnt ? -1 : a->pp->fs_cnt > b->pp->fs_cnt;
+}
+
+/* "site  [at 0xA 0xB]": the addresses of r's raw frames lo..k. NULL on ENOMEM. */
+static char *distinct_raw(const struct dhat_profile *p, const struct row *r, size_t lo, size_t k)
+{
+	char *s = NULL;
+	size_t len = 0, shown = 0;
+	FILE *f = open_memstream(&s, &len);
 
 	if (!f)
-		return strdup(r->site);
-	return asprintf(&s, "%s  [at %.*s]", r->site, len, f) < 0 ? NULL : s;
+		return NULL;
+	fprintf(f, "%s  [at", r->site);
+	if (k >= r->pp->fs_cnt)
+		k = r->pp->fs_cnt - 1;
+	for (size_t i = lo; i <= k && r->pp->fs_cnt; i++) {
+		const char *fr = dhat_profile__frame(p, r->pp->fs[i]);
+
+		if (fr == report__clean_frame(fr))
+			continue; /* no address */
+		if (++shown > MAX_ADDRS) {
+			fputs(" ...", f);
+			break;
+		}
+		fprintf(f, " %.*s", (int)strcspn(fr, ":"), fr);
+	}
+	fputc(']', f);
+	if (fclose(f) || !shown) {
+		free(s);
+		return shown ? NULL : strdup(r->site);
+	}
+	return s;
+}
+
+/* New sites for the twins o[i..j) (sorted by their raw frames here) into site[i..j). */
+static int twins_apart(const struct dhat_profile *p, struct row **o, size_t i, size_t j,
+		       char **site)
+{
+	size_t lo;
+
+	qsort_r(o + i, j - i, sizeof(*o), cmp_raw, (void *)p);
+	lo = raw_common(p, o[i], o[j - 1]);
+	for (size_t m = i; m < j; m++) {
+		size_t a = m > i ? raw_common(p, o[m], o[m - 1]) : 0;
+		size_t b = m + 1 < j ? raw_common(p, o[m], o[m + 1]) : 0;
+
+		site[m] = distinct_raw(p, o[m], lo, a > b ? a : b);
+		if (!site[m])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* By site text, then by total bytes and blocks (desc): ctx unused. */
+static int cmp_site_tb(const void *x, const void *y, void *ctx)
+{
+	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	int c = strcmp(a->site, b->site);
+
+	(void)ctx;
+	if (!c)
+		c = cmp_u64_desc(a->pp->tb, b->pp->tb);
+	return c ? c : cmp_u64_desc(a->pp->tbk, b->pp->tbk);
+}
+
+/* The last resort, for rows that differ only where no text or address shows it (recursion
+ * of different depths through the same frames): " (2)", " (3)" after the first. */
+static int number_equal(struct row **o, size_t n)
+{
+	qsort_r(o, n, sizeof(*o), cmp_site_tb, NULL);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(o[i]->site, o[j]->site); j++)
+			;
+		for (size_t m = j - 1; m > i; m--) {
+			char *s;
+
+			if (asprintf(&s, "%s (%zu)", o[m]->site, m - i + 1) < 0)
+				return -ENOMEM;
+			free(o[m]->site);
+			o[m]->site = s;
+		}
+	}
+	return 0;
 }
 
 static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
@@ -589,18 +687,19 @@ static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
 			;
 		if (j - i < 2)
 			continue;
-		for (size_t m = i; m < j; m++) {
-			size_t a = m > i ? seq_common(o[m], o[m - 1]) : 0;
-			size_t b = m + 1 < j ? seq_common(o[m], o[m + 1]) : 0;
-			const struct row *twin = NULL;
+		for (size_t m = i, t; m < j; m = t) {
+			size_t a = m > i ? seq_common(o[m], o[m - 1]) : 0, b;
 
-			/* an equal cleaned stack next to it: tell them apart by address */
-			if (m > i && !cmp_site_seq(&o[m], &o[m - 1]))
-				twin = o[m - 1];
-			else if (m + 1 < j && !cmp_site_seq(&o[m], &o[m + 1]))
-				twin = o[m + 1];
-			site[m] = twin ? distinct_raw(p, o[m], twin)
-				       : distinct_site(o[m], a > b ? a : b);
+			for (t = m + 1; t < j && !cmp_site_seq(&o[m], &o[t]); t++)
+				;
+			if (t - m > 1) {
+				err = twins_apart(p, o, m, t, site);
+				if (err)
+					goto cleanup;
+				continue;
+			}
+			b = m + 1 < j ? seq_common(o[m], o[m + 1]) : 0;
+			site[m] = distinct_site(o[m], a > b ? a : b);
 			if (!site[m]) {
 				err = -ENOMEM;
 				goto cleanup;
@@ -616,7 +715,7 @@ cleanup:
 		o[m]->site = site[m];
 	}
 	free(site);
-	return err;
+	return err ? err : number_equal(o, n);
 }
 
 /* rows[i] for every PP, and order[] pointing at them. */
