@@ -777,8 +777,8 @@ Test(report, cli_report_exit_codes)
 	/* all three are main's now, told apart by what main called (g directly, or through f
 	 * from two addresses on one line) */
 	cr_expect(strstr(out, "   main (adhoc.c:4)  [g (adhoc.c:2)]\n"), "%s", out);
-	cr_expect(strstr(out, "   main (adhoc.c:4)  [at 0x1093C4]\n"), "%s", out);
-	cr_expect(strstr(out, "   main (adhoc.c:4)  [at 0x1093BA]\n"), "%s", out);
+	cr_expect(strstr(out, "   main (adhoc.c:4)  [f (adhoc.c:3)]  [at 0x1093C4]\n"), "%s", out);
+	cr_expect(strstr(out, "   main (adhoc.c:4)  [f (adhoc.c:3)]  [at 0x1093BA]\n"), "%s", out);
 	free(out);
 	free(errs);
 

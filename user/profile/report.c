@@ -592,8 +592,9 @@ static int cmp_raw(const void *x, const void *y, void *ctx)
 	return a->pp->fs_cnt < b->pp->fs_cnt ? -1 : a->pp->fs_cnt > b->pp->fs_cnt;
 }
 
-/* "site  [at 0xA 0xB]": the addresses of r's raw frames lo..k. NULL on ENOMEM. */
-static char *distinct_raw(const struct dhat_profile *p, const struct row *r, size_t lo, size_t k)
+/* "BASE  [at 0xA 0xB]": the addresses of r's raw frames lo..k. NULL on ENOMEM. */
+static char *distinct_raw(const struct dhat_profile *p, const struct row *r, const char *base,
+			  size_t lo, size_t k)
 {
 	char *s = NULL;
 	size_t len = 0, shown = 0;
@@ -601,7 +602,7 @@ static char *distinct_raw(const struct dhat_profile *p, const struct row *r, siz
 
 	if (!f)
 		return NULL;
-	fprintf(f, "%s  [at", r->site);
+	fprintf(f, "%s  [at", base);
 	if (k >= r->pp->fs_cnt)
 		k = r->pp->fs_cnt - 1;
 	for (size_t i = lo; i <= k && r->pp->fs_cnt; i++) {
@@ -618,14 +619,15 @@ static char *distinct_raw(const struct dhat_profile *p, const struct row *r, siz
 	fputc(']', f);
 	if (fclose(f) || !shown) {
 		free(s);
-		return shown ? NULL : strdup(r->site);
+		return shown ? NULL : strdup(base);
 	}
 	return s;
 }
 
-/* New sites for the twins o[i..j) (sorted by their raw frames here) into site[i..j). */
+/* New sites for the twins o[i..j) (sorted by their raw frames here) into site[i..j): base,
+ * which tells them from the other rows of their site, and their addresses. */
 static int twins_apart(const struct dhat_profile *p, struct row **o, size_t i, size_t j,
-		       char **site)
+		       const char *base, char **site)
 {
 	size_t lo;
 
@@ -635,7 +637,7 @@ static int twins_apart(const struct dhat_profile *p, struct row **o, size_t i, s
 		size_t a = m > i ? raw_common(p, o[m], o[m - 1]) : 0;
 		size_t b = m + 1 < j ? raw_common(p, o[m], o[m + 1]) : 0;
 
-		site[m] = distinct_raw(p, o[m], lo, a > b ? a : b);
+		site[m] = distinct_raw(p, o[m], base, lo, a > b ? a : b);
 		if (!site[m])
 			return -ENOMEM;
 	}
@@ -692,13 +694,18 @@ static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
 
 			for (t = m + 1; t < j && !cmp_site_seq(&o[m], &o[t]); t++)
 				;
+			b = t < j ? seq_common(o[t - 1], o[t]) : 0;
 			if (t - m > 1) {
-				err = twins_apart(p, o, m, t, site);
+				/* what tells the twins from the others, then their addresses */
+				char *base = t - m < j - i ? distinct_site(o[m], a > b ? a : b)
+							   : strdup(o[m]->site);
+
+				err = base ? twins_apart(p, o, m, t, base, site) : -ENOMEM;
+				free(base);
 				if (err)
 					goto cleanup;
 				continue;
 			}
-			b = m + 1 < j ? seq_common(o[m], o[m + 1]) : 0;
 			site[m] = distinct_site(o[m], a > b ? a : b);
 			if (!site[m]) {
 				err = -ENOMEM;
