@@ -8,7 +8,8 @@
  *  - a Rust program with four allocation sites on one line of one function: four rows, each
  *    told apart by the std function it called (HashMap insert, collect, format!, clone);
  *  - a C program leaking at one site: its still-live section names that site, not the site
- *    that allocates more but frees it all.
+ *    that allocates more but frees it all;
+ *  - `--start-at rs_sites::build`: a demangled Rust name opens the window.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -18,18 +19,23 @@
 #include "e2e_util.h"
 #include "test_timeout.h"
 
-/* The summary (stderr) of `tracer -o DIR/NAME.json -- CMD`. */
-static char *trace(const char *name, const char *cmd)
+/* The summary (stderr) of `tracer OPTS -o DIR/NAME.json -- CMD`. */
+static char *trace_opts(const char *name, const char *opts, const char *cmd)
 {
 	char *dir = e2e_tmpdir(name), *log = NULL, line[4096];
 	int st;
 
-	snprintf(line, sizeof(line), "%s -o %s/%s.json -- %s 2>&1 >/dev/null", TRACER_BIN, dir,
-		 name, cmd);
+	snprintf(line, sizeof(line), "%s %s -o %s/%s.json -- %s 2>&1 >/dev/null", TRACER_BIN,
+		 opts, dir, name, cmd);
 	st = e2e_run(line, &log);
 	cr_assert_eq(st, 0, "%s exited %d:\n%s", line, st, log ? log : "");
 	free(dir);
 	return log;
+}
+
+static char *trace(const char *name, const char *cmd)
+{
+	return trace_opts(name, "", cmd);
 }
 
 /* The site texts of the table under heading (up to its blank line), malloc'd, *n of them. */
@@ -170,4 +176,26 @@ Test(sites_e2e, leak_named_in_still_live_section, .timeout = TEST_TIMEOUT(120))
 		cr_expect(!strstr(s[i], "churn"), "churn frees all it allocates: %s", s[i]);
 	free_sites(s, n);
 	free(log);
+}
+
+/* --start-at with the name the report shows (legacy-mangled _ZN8rs_sites5build17h...E in the
+ * file): the window opens at build(), so std's start-up allocations are not in it. */
+Test(sites_e2e, start_at_demangled_rust_name, .timeout = TEST_TIMEOUT(120))
+{
+#ifndef SITES_RS_BIN
+	if (e2e_in_ci())
+		cr_assert_fail("rustc was not found at configure time: the Rust test cannot run");
+	cr_skip_test("rustc not found at configure time");
+#else
+	char *log;
+
+	E2E_REQUIRE_ROOT();
+	log = trace_opts("window", "--start-at rs_sites::build", SITES_RS_BIN);
+	cr_expect(strstr(log, "\n  rs_sites::build\n"), "no window named rs_sites::build:\n%s",
+		  log);
+	cr_expect(strstr(log, "   rs_sites::build (rs_sites.rs:"), "%s", log);
+	cr_expect(!strstr(log, "pthread_getattr_np"), "start-up allocations in the window:\n%s",
+		  log);
+	free(log);
+#endif
 }

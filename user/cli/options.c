@@ -62,7 +62,8 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_PROBES, "", OPT_STACK_SIZE },
 	{ "start-at", 0, "SYMBOL",
 	  "open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
-	  "NAME alone is looked up in the target's executable)",
+	  "NAME alone is looked up in the target's executable; it may\n"
+	  "be demangled, as reports show it: app::leak_some)",
 	  G_PROBES, "", OPT_START_AT },
 	{ "stop-at", 0, "SYMBOL", "close it at the next call of SYMBOL (default: at the end)",
 	  G_PROBES, "", OPT_STOP_AT },
