@@ -170,12 +170,6 @@ static const struct plumbing PLUMBING[] = {
     {"g_strdup", MATCH_PREFIX},
     {"g_strndup", MATCH_SYMBOL},
     {"g_memdup", MATCH_PREFIX},
-    /* the checked wrappers of GNU programs (git, bash, coreutils' xalloc) */
-    {"xmalloc", MATCH_SYMBOL},
-    {"xcalloc", MATCH_SYMBOL},
-    {"xrealloc", MATCH_SYMBOL},
-    {"xzalloc", MATCH_SYMBOL},
-    {"xstrdup", MATCH_SYMBOL},
 };
 
 /* One PP as the tables show it. */
