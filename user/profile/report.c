@@ -3,8 +3,8 @@
  * report - the seed harness's summary (alloc_profile.rs, report() and top_program_points())
  * printed from any DHAT v2 file loaded by dhat_reader, as text or JSON.
  *
- * Text, the seed's layout byte for byte for a heap file (widths included), plus the lines
- * the file can answer:
+ * Text: with --bytes (report_opts.exact_bytes), the seed's layout byte for byte for a heap
+ * file (widths included), plus the lines the file can answer:
  *
  *	<blank line>
  *	==============================================================
@@ -26,14 +26,21 @@
  *	  top program points by ALLOCATION COUNT
  *	    %9llu allocs  %12llu B   SITE
  *	[<blank line> and a third table with --sort peak|end|lifetime]
+ *	[<blank line> and the still-live section (print_still_live), when blocks are live at end]
+ *
+ * By default byte figures are in human units (report__human_bytes: "526 B", "400.17 MiB"),
+ * right-aligned in the same columns ("%12s", and "%14s" for "%12llu B").
  *
  * Units: a file's "bsu"/"bksu" (ad-hoc: "units"/"events") replace bytes/B and
- * allocations/allocs; a file whose verb is not "Allocated" (copy mode) counts "blocks".
+ * allocations/allocs, and keep exact figures; a file whose verb is not "Allocated" (copy
+ * mode) counts "blocks".
  *
  * SITE is the first frame that is not allocation plumbing, plus its caller, joined by
- * "  <-  ", each with the "0xADDR: " prefix removed; "<unattributed>" for an empty stack.
- * Per-iteration figures are total/N printed with %.0f, which rounds half to even on the
- * exact binary value exactly like Rust's {:.0}.
+ * "  <-  ", each with the "0xADDR: " prefix removed, after a function calling itself was
+ * folded into one frame (report__fold); "<unattributed>" for an empty stack. Rows whose SITE
+ * would read the same get the frame that tells them apart (disambiguate). Per-iteration
+ * figures are total/N printed with %.0f, which rounds half to even on the exact binary
+ * value exactly like Rust's {:.0}.
  *
  * JSON: one object (see report__print_json below); counters are exact integers.
  */

@@ -3,8 +3,9 @@
  * report - reads a DHAT v2 file (ours, Valgrind's "heap"/"copy"/"ad-hoc", dhat-rs's
  * "rust-heap"/"rust-ad-hoc") and prints the seed's summary: totals and per-iteration figures,
  * peak and end live blocks/bytes (when the file has block lifetimes), reads/writes (when it
- * has accesses), and the top program points by total bytes and by count, each named by its
- * first non-plumbing frame plus one caller. Used after every traced workload, by
+ * has accesses), the top program points by total bytes and by count, each named by its
+ * first non-plumbing frame plus one caller, and the sites still live at the end (leak
+ * suspects). Byte figures in KiB/MiB unless exact_bytes. Used after every traced workload, by
  * `tracer report` and (the attribution helpers) by `tracer diff`.
  */
 #ifndef TRACER_REPORT_H
@@ -70,9 +71,10 @@ const char *report__clean_frame(const char *raw);
 /* Whether a cleaned frame is allocation plumbing under opts (built-in table + skip). */
 bool report__is_plumbing(const char *frame, const struct report_opts *opts);
 
-/* The site of a stack of cleaned frames (innermost first): the first non-plumbing frame
- * (the first frame if all are plumbing) and its caller, joined by "  <-  ";
- * "<unattributed>" for an empty stack. Returns a new string (caller frees) or NULL. */
+/* The site of a stack of cleaned frames (innermost first), recursion folded (report__fold):
+ * the first non-plumbing frame (the first frame if all are plumbing) and its caller, joined
+ * by "  <-  "; "<unattributed>" for an empty stack. Returns a new string (caller frees) or
+ * NULL. (The report's rows then tell apart rows whose sites read the same.) */
 char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts);
 
 /* Fold recursion in place: a run of consecutive frames of one function (the same text before
