@@ -5,6 +5,8 @@
 #   ./build.sh test    install missing packages, build, run every test (ctest)
 #   ./build.sh build   build only (no package installation)
 #   ./build.sh deps    install missing Debian packages only (root)
+#   ./build.sh install-check  build, install into a temporary prefix and trace from there,
+#                      build the .deb and trace from its unpacked files (root; CI)
 #
 # Environment: BUILD_DIR (default ./build), CMAKE_ARGS (extra configure flags),
 # CI=true (BPF end-to-end tests must run: a skip fails the suite).
@@ -60,6 +62,57 @@ run_tests() {
 	return "$rc"
 }
 
+# Fail with a message.
+die() {
+	echo "build.sh: install-check: $*" >&2
+	exit 1
+}
+
+# Trace scatter-gather with the tracer under ROOT (ROOT/bin/tracer), run from / so nothing
+# is found through the cwd, and check that the profile names ROOT's own libexec driver.
+trace_from() {
+	local root=$1 out=$2
+	(cd / && "$root/bin/tracer" --workload scatter-gather -o "$out") ||
+		die "$root/bin/tracer --workload scatter-gather failed"
+	[ -s "$out" ] || die "no profile at $out"
+	grep -qF "\"cmd\":\"$root/libexec/kaish-alloc-tracer/kaish-workloads " "$out" ||
+		die "$out: the driver traced is not $root/libexec/kaish-alloc-tracer/kaish-workloads"
+	"$root/bin/tracer" report "$out" >/dev/null || die "$out is not a readable DHAT file"
+}
+
+# What the README promises about installing: `cmake --install` and the Debian package
+# both give a working `tracer --workload scatter-gather`. The package is checked with
+# dpkg-deb and unpacked with dpkg -x, never installed: CI must not change the machine.
+install_check() {
+	local tmp deb f depends
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
+	cmake --install "$build_dir" --prefix "$tmp/prefix"
+	for f in bin/tracer bin/kaish libexec/kaish-alloc-tracer/kaish-workloads \
+		share/man/man1/tracer.1 share/bash-completion/completions/tracer; do
+		[ -e "$tmp/prefix/$f" ] || die "cmake --install did not install $f"
+	done
+	trace_from "$tmp/prefix" "$tmp/x.json"
+
+	(cd "$build_dir" && cpack -G DEB -B "$tmp/pkg")
+	deb=$(echo "$tmp"/pkg/tracer_*.deb)
+	[ -f "$deb" ] || die "cpack made no tracer_*.deb"
+	dpkg-deb -I "$deb"
+	dpkg-deb -c "$deb" >"$tmp/contents"
+	for f in ./usr/bin/tracer ./usr/libexec/kaish-alloc-tracer/kaish-workloads; do
+		grep -q " $f\$" "$tmp/contents" || die "$deb lacks $f"
+	done
+	depends=$(dpkg-deb -f "$deb" Depends)
+	[ -n "$depends" ] || die "$deb has no Depends"
+	case ",$depends" in
+	*-dev[\ ,]* | *-dev) die "$deb depends on a -dev package: $depends" ;;
+	esac
+	dpkg -x "$deb" "$tmp/root"
+	trace_from "$tmp/root/usr" "$tmp/y.json"
+	echo "build.sh: install-check passed: $(basename "$deb"), Depends: $depends"
+}
+
 case "${1:-}" in
 deps) deps ;;
 build) build ;;
@@ -74,8 +127,12 @@ test)
 	build
 	run_tests
 	;;
+install-check)
+	build
+	install_check
+	;;
 *)
-	sed -n '2,12p' "$0" >&2
+	sed -n '2,14p' "$0" >&2
 	exit 2
 	;;
 esac

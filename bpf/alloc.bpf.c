@@ -20,8 +20,8 @@
  * out of an allocator) is replaced and counted in
  * counters.unmatched_returns, like a return without an entry.
  *
- * Primitive allocators (malloc .. pvalloc, incl. free) called outermost: the record follows
- * from the entry arguments and the return value:
+ * Primitive allocators (malloc .. pvalloc, incl. free, Rust's __rust_* shims, C++'s
+ * operator new/delete) called outermost: the record follows from the entry arguments and the return value:
  *   malloc/valloc/pvalloc/memalign/aligned_alloc   EV_ALLOC(ret, size)          ret != NULL
  *   calloc                                         EV_ALLOC(ret, nmemb * size)  ret != NULL
  *   posix_memalign(memptr, align, size)            EV_ALLOC(*memptr, size)      ret == 0
@@ -29,6 +29,11 @@
  *   realloc(p, 0), p != NULL                       EV_FREE(p) (glibc frees, returns NULL)
  *   realloc(p, n) / reallocarray(p, m, s)          EV_REALLOC(p -> ret, n)      ret != NULL
  *   free(p), p != NULL                             EV_FREE(p) at the entry (no return probe)
+ *   __rust_alloc(_zeroed)(n, align)                EV_ALLOC(ret, n)             ret != NULL
+ *   __rust_realloc(p, old, align, n)               EV_REALLOC(p -> ret, n)      ret != NULL
+ *   __rust_dealloc(p, size, align)                 EV_FREE(p) at its return (its free nests)
+ *   operator new(n, ...)                           EV_ALLOC(ret, n)             ret != NULL
+ *   operator delete(p, ...), p != NULL             EV_FREE(p) at its return (its free nests)
  *   a NULL return (failed allocation)              nothing
  *
  * libc helpers (strdup, strndup, asprintf, vasprintf, getline, getdelim, open_memstream)
@@ -201,10 +206,18 @@ struct {
 	__type(value, struct call_state);
 } inflight SEC(".maps");
 
-/* malloc .. pvalloc (free included) are primitives; strdup .. open_memstream are helpers. */
+/* malloc .. pvalloc (free included), Rust's shims and C++'s new/delete are primitives;
+ * strdup .. open_memstream are helpers. */
 static __always_inline bool is_prim(__u32 fn)
 {
-	return fn <= FN_PVALLOC;
+	return fn <= FN_PVALLOC || fn >= FN_RUST_ALLOC;
+}
+
+/* Primitives that allocate a0 bytes. */
+static __always_inline bool is_sized_new(__u32 fn)
+{
+	return fn == FN_MALLOC || fn == FN_VALLOC || fn == FN_PVALLOC || fn == FN_RUST_ALLOC ||
+	       fn == FN_RUST_ALLOC_ZEROED || FN_IS_CXX_NEW(fn);
 }
 
 static __always_inline void count(__u64 *c)
@@ -689,10 +702,8 @@ static __always_inline void set_pending(struct call_state *st, __u32 fn, __u64 a
 {
 	__u64 old = 0, size = 0;
 
-	switch (fn) {
+	switch (is_sized_new(fn) ? FN_MALLOC : fn) {
 	case FN_MALLOC:
-	case FN_VALLOC:
-	case FN_PVALLOC:
 		size = a0;
 		break;
 	case FN_CALLOC:
@@ -703,6 +714,7 @@ static __always_inline void set_pending(struct call_state *st, __u32 fn, __u64 a
 		size = a1;
 		break;
 	case FN_REALLOC:
+	case FN_RUST_REALLOC: /* a1: the new size (alloc_entry) */
 		old = a0;
 		size = a1;
 		break;
@@ -800,10 +812,8 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	__u64 old = 0, size;
 	__u32 fn = st->fn;
 
-	switch (fn) {
+	switch (is_sized_new(fn) ? FN_MALLOC : FN_IS_CXX_DELETE(fn) ? FN_RUST_DEALLOC : fn) {
 	case FN_MALLOC:
-	case FN_VALLOC:
-	case FN_PVALLOC:
 		size = a0;
 		break;
 	case FN_CALLOC:
@@ -813,6 +823,12 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	case FN_ALIGNED_ALLOC:
 		size = a1;
 		break;
+	case FN_RUST_DEALLOC:
+		/* Emitted at its return, not its entry like free: the free it makes is then
+		 * nested, not a second record of the same block. delete(NULL) is a no-op. */
+		if (a0)
+			emit(EV_FREE, fn, tid, a0, 0, 0, -ENOENT);
+		return;
 	case FN_POSIX_MEMALIGN:
 		/* int posix_memalign(void **memptr, size_t align, size_t size): 0 on success */
 		if ((int)ret != 0 || bpf_probe_read_user(&ret, sizeof(ret), (void *)a0))
@@ -820,6 +836,7 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 		size = a2;
 		break;
 	case FN_REALLOC:
+	case FN_RUST_REALLOC: /* a1: the new size (alloc_entry) */
 		old = a0;
 		size = a1;
 		break;
@@ -889,15 +906,25 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
  * function's entry as a uretprobe (free: no return probe), either as ONE uprobe-multi link
  * each (kernel >= 6.6: a single detach instead of one per probe) or one link per function.
  * The attach cookie says which function fired and where the site is (COOKIE_*, alloc_events.h).
- * Arguments are read for every function: helpers ignore theirs.
+ * Arguments are read for every function: helpers ignore theirs. __rust_realloc(ptr, old_size,
+ * align, new_size) passes its new size as the second: every realloc then reads (old, size).
  */
 SEC("uprobe")
 int BPF_KPROBE(alloc_entry)
 {
+	__u64 cookie, a1, a3;
+
 	if (noop || !probes_live)
 		return 0;
-	return on_entry(ctx, bpf_get_attach_cookie(ctx), PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
-			PT_REGS_PARM3(ctx));
+	cookie = bpf_get_attach_cookie(ctx);
+	/* Both loaded, then chosen: a ctx pointer moved by a variable offset (what clang makes
+	 * of a conditional field) is refused by the verifier. */
+	a1 = PT_REGS_PARM2(ctx);
+	a3 = PT_REGS_PARM4(ctx);
+	barrier_var(a3);
+	if (COOKIE_FN(cookie) == FN_RUST_REALLOC)
+		a1 = a3;
+	return on_entry(ctx, cookie, PT_REGS_PARM1(ctx), a1, PT_REGS_PARM3(ctx));
 }
 
 SEC("uprobe")

@@ -75,8 +75,47 @@ enum alloc_fn {
 	FN_GETLINE,
 	FN_GETDELIM,
 	FN_OPEN_MEMSTREAM,
+	/* Rust's allocator shims (the executable's #[global_allocator] or System), probed when
+	 * the executable defines them: primitives whose block is the shim's, so a prefixed
+	 * allocator behind them (mi_malloc, _rjem_mallocx) is traced too. Arguments:
+	 *   __rust_alloc(size, align), __rust_alloc_zeroed(size, align)   like malloc
+	 *   __rust_dealloc(ptr, size, align)                              like free, with a return
+	 *   __rust_realloc(ptr, old_size, align, new_size)                like realloc(ptr, new_size)
+	 * A malloc/free made by the shim is nested (outermost-call rule): counted once. */
+	FN_RUST_ALLOC,
+	FN_RUST_DEALLOC,
+	FN_RUST_REALLOC,
+	FN_RUST_ALLOC_ZEROED,
+	/* C++'s replaceable operator new/delete (Itanium names), probed where they resolve:
+	 * libstdc++'s call malloc/free (nested then), jemalloc's, mimalloc's and tcmalloc's do
+	 * not. new(size, ...): like malloc. delete(ptr, ...): like __rust_dealloc (a return probe,
+	 * the free record at the return, so a free it makes is nested); delete(NULL) is dropped. */
+	FN_CXX_NEW,			    /* _Znwm */
+	FN_CXX_NEW_ARRAY,		    /* _Znam */
+	FN_CXX_NEW_NOTHROW,		    /* _ZnwmRKSt9nothrow_t */
+	FN_CXX_NEW_ARRAY_NOTHROW,	    /* _ZnamRKSt9nothrow_t */
+	FN_CXX_NEW_ALIGNED,		    /* _ZnwmSt11align_val_t */
+	FN_CXX_NEW_ARRAY_ALIGNED,	    /* _ZnamSt11align_val_t */
+	FN_CXX_NEW_ALIGNED_NOTHROW,	    /* _ZnwmSt11align_val_tRKSt9nothrow_t */
+	FN_CXX_NEW_ARRAY_ALIGNED_NOTHROW,   /* _ZnamSt11align_val_tRKSt9nothrow_t */
+	FN_CXX_DELETE,			    /* _ZdlPv */
+	FN_CXX_DELETE_ARRAY,		    /* _ZdaPv */
+	FN_CXX_DELETE_SIZED,		    /* _ZdlPvm */
+	FN_CXX_DELETE_ARRAY_SIZED,	    /* _ZdaPvm */
+	FN_CXX_DELETE_ALIGNED,		    /* _ZdlPvSt11align_val_t */
+	FN_CXX_DELETE_ARRAY_ALIGNED,	    /* _ZdaPvSt11align_val_t */
+	FN_CXX_DELETE_SIZED_ALIGNED,	    /* _ZdlPvmSt11align_val_t */
+	FN_CXX_DELETE_ARRAY_SIZED_ALIGNED,  /* _ZdaPvmSt11align_val_t */
+	FN_CXX_DELETE_NOTHROW,		    /* _ZdlPvRKSt9nothrow_t */
+	FN_CXX_DELETE_ARRAY_NOTHROW,	    /* _ZdaPvRKSt9nothrow_t */
+	FN_CXX_DELETE_ALIGNED_NOTHROW,	    /* _ZdlPvSt11align_val_tRKSt9nothrow_t */
+	FN_CXX_DELETE_ARRAY_ALIGNED_NOTHROW, /* _ZdaPvSt11align_val_tRKSt9nothrow_t */
 	FN_COUNT,
 };
+
+/* Groups of enum alloc_fn with one argument layout (see above). */
+#define FN_IS_CXX_NEW(fn)    ((fn) >= FN_CXX_NEW && (fn) <= FN_CXX_NEW_ARRAY_ALIGNED_NOTHROW)
+#define FN_IS_CXX_DELETE(fn) ((fn) >= FN_CXX_DELETE && (fn) <= FN_CXX_DELETE_ARRAY_ALIGNED_NOTHROW)
 
 enum event_type {
 	EV_ALLOC = 1,	     /* a new block: addr, size, stack_id */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export_helpers.h"
+#include "report.h"
 #include "export_int.h"
 #include "test_util.h"
 
@@ -142,11 +143,11 @@ Test(export_folded, sums_equal_dhat_totals)
 Test(export_folded, identical_stacks_merge)
 {
 	struct dhat_profile *p = ex_load("prog.json");
-	enum export_weight w = EXPORT_WEIGHT_BYTES;
-	struct export_opts loc = {.location = true};
+	struct export_opts keep = {.keep_plumbing = true};
+	struct export_opts loc = {.location = true, .keep_plumbing = true};
 	size_t lines;
 	int rc;
-	char *out = ex_capture(p, folded_w, &w, &rc, NULL);
+	char *out = ex_capture(p, folded_o, &keep, &rc, NULL);
 
 	/* realloc at prog.c:29 (200) and prog.c:30 (50): one stack once lines are dropped. */
 	cr_expect(strstr(out, "main;grow_buffer;realloc 250\n"), "%s", out);
@@ -209,26 +210,69 @@ static void golden(const char *fixture, const struct export_opts *o, const char 
 	dhat_profile__free(p);
 }
 
+/* The golden files *.folded keep every frame (--keep-plumbing); *.skip.folded are the
+ * default, allocator plumbing left out. */
 Test(export_folded, golden_prog_bytes)
 {
-	golden("prog.json", &(struct export_opts){.weight = EXPORT_WEIGHT_BYTES}, "prog.folded");
+	golden("prog.json", &(struct export_opts){.keep_plumbing = true}, "prog.folded");
+	golden("prog.json", &(struct export_opts){.weight = EXPORT_WEIGHT_BYTES},
+	       "prog.skip.folded");
 }
 
 Test(export_folded, golden_prog_location)
 {
-	golden("prog.json", &(struct export_opts){.location = true}, "prog.loc.folded");
+	golden("prog.json", &(struct export_opts){.location = true, .keep_plumbing = true},
+	       "prog.loc.folded");
 }
 
 Test(export_folded, golden_odd_bytes)
 {
 	/* C++ names, ';' in a name, "???" forms, inlined frames, a PP without frames. */
-	golden("odd.json", &(struct export_opts){.weight = EXPORT_WEIGHT_BYTES}, "odd.folded");
+	golden("odd.json", &(struct export_opts){.keep_plumbing = true}, "odd.folded");
+	golden("odd.json", &(struct export_opts){.weight = EXPORT_WEIGHT_BYTES}, "odd.skip.folded");
 }
 
 Test(export_folded, golden_odd_blocks)
 {
-	golden("odd.json", &(struct export_opts){.weight = EXPORT_WEIGHT_BLOCKS},
+	golden("odd.json",
+	       &(struct export_opts){.weight = EXPORT_WEIGHT_BLOCKS, .keep_plumbing = true},
 	       "odd.blocks.folded");
+}
+
+Test(export_folded, plumbing_left_out_and_kept)
+{
+	struct dhat_profile *p = ex_load("prog.json");
+	const char *const extra[] = {"grow_buffer"};
+	struct report_opts skip = {.skip = extra, .skip_cnt = 1};
+	struct report_opts none = {.no_default_skip = true};
+	struct export_opts o = {0};
+	size_t lines;
+	int rc;
+	char *out = ex_capture(p, folded_o, &o, &rc, NULL);
+
+	/* Default: no stack ends in an allocator; the sum is unchanged. */
+	cr_assert_eq(rc, 0);
+	cr_expect_null(strstr(out, "malloc"), "%s", out);
+	cr_expect_null(strstr(out, "calloc"), "%s", out);
+	cr_expect(strstr(out, "main;grow_buffer 350\n"), "malloc 100 + realloc 250:\n%s", out);
+	cr_expect(strstr(out, "main;make_table 80\n"), "%s", out);
+	cr_expect(strstr(out, "main 96\n"), "%s", out);
+	cr_expect_eq(ex_folded_sum(out, &lines), 526);
+	cr_expect_eq(lines, 3);
+	free(out);
+
+	/* report's --skip adds to the table: grow_buffer goes too. */
+	o.skip = &skip;
+	out = ex_capture(p, folded_o, &o, &rc, NULL);
+	cr_expect(strstr(out, "main 446\n"), "%s", out);
+	free(out);
+
+	/* --no-default-skip forgets the table: malloc is back. */
+	o.skip = &none;
+	out = ex_capture(p, folded_o, &o, &rc, NULL);
+	cr_expect(strstr(out, "main;grow_buffer;malloc 100\n"), "%s", out);
+	free(out);
+	dhat_profile__free(p);
 }
 
 Test(export_folded, bad_weight_and_write_error)
@@ -282,4 +326,43 @@ Test(export_folded, to_path_roundtrip)
 	cr_expect_eq(ex_folded_sum(text, NULL), 7);
 	free(text);
 	dhat_profile__free(p);
+}
+
+/* The one plumbing table (user/profile/plumbing.c), shared by report and the exporters,
+ * covers the runtimes' allocator layers; user code with similar names stays visible. */
+Test(export_folded, plumbing_table_covers_runtimes)
+{
+	static const char *const plumbing[] = {
+	    "_PyObject_Malloc (obmalloc.c:2003)",
+	    "PyObject_Malloc (obmalloc.c:801)",
+	    "PyMem_Malloc (obmalloc.c:619)",
+	    "_PyMem_RawMalloc (obmalloc.c:63)",
+	    "pymalloc_alloc (obmalloc.c:1930)",
+	    "_PyObject_GC_NewVar (gcmodule.c:2300)",
+	    "alloc::raw_vec::RawVec<T,A>::grow_one (raw_vec.rs:481:13)",
+	    "<alloc::raw_vec::RawVec<T,A>>::reserve::do_reserve_and_handle",
+	    "hashbrown::raw::RawTable<T,A>::reserve_rehash (mod.rs:1045:17)",
+	    "__rdl_alloc (alloc.rs:373:13)",
+	    "operator new(unsigned long) (in /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30)",
+	    "std::allocator<int>::allocate(unsigned long) (allocator.h:187)",
+	    "__gnu_cxx::new_allocator<int>::allocate(unsigned long, void const*) (a.h:127)",
+	    "g_malloc (in /usr/lib/x86_64-linux-gnu/libglib-2.0.so.0.7400.6)",
+	    "g_malloc0 (gmem.c:163)",
+	    "g_slice_alloc (gslice.c:1069)",
+	    "g_strdup (gstrfuncs.c:362)",
+	    "malloc (in /usr/lib/x86_64-linux-gnu/libc.so.6)",
+	};
+	static const char *const user[] = {
+	    "PyUnicode_New (unicodeobject.c:1211)",
+	    "g_main_loop_run (gmain.c:4350)",
+	    "realloc_buffer (buf.c:12)",
+	    "my_app::alloc_pool (pool.rs:3:5)",
+	    "g_strdup_printf_like (x.c:1)",
+	    "PyObject_MallocFreeList (x.c:1)",
+	};
+
+	for (size_t i = 0; i < sizeof(plumbing) / sizeof(plumbing[0]); i++)
+		cr_expect(report__is_plumbing(plumbing[i], NULL), "not plumbing: %s", plumbing[i]);
+	for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++)
+		cr_expect(!report__is_plumbing(user[i], NULL), "plumbing: %s", user[i]);
 }

@@ -2,9 +2,10 @@
 /*
  * Exporter tests, part 2: pprof. The written file is gunzipped with zlib and walked with a
  * small protobuf decoder written here (independent of the encoder in export_pprof.c), then
- * checked: string_table[0] == "", sample types of a Go heap profile, sample totals equal to
- * the DHAT totals, ids resolving, inlined frames as one Location. If `go` is installed,
- * `go tool pprof -top` must print the same totals (under CI=true go is required).
+ * checked: string_table[0] == "", sample types of a Go heap profile plus gmax_* (the peak),
+ * sample totals equal to the DHAT totals, ids resolving, inlined frames as one Location,
+ * allocator plumbing left out by default. If `go` is installed, `go tool pprof -top` must
+ * print the same totals and must not rank an allocator first (under CI=true go is required).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -115,7 +116,7 @@ struct d_prof {
 	size_t fn_cnt;
 	struct d_map maps[MAXN];
 	size_t map_cnt;
-	uint64_t pt_type, pt_unit, period, duration, time;
+	uint64_t pt_type, pt_unit, period, duration, time, default_st;
 	uint64_t comments[8];
 	size_t comment_cnt;
 };
@@ -242,6 +243,9 @@ static void decode(const uint8_t *buf, size_t len, struct d_prof *d)
 			cr_assert(d->comment_cnt < 8);
 			d->comments[d->comment_cnt++] = v;
 			break;
+		case 14:
+			d->default_st = v;
+			break;
 		default:
 			cr_assert_fail("unexpected Profile field %u", f);
 		}
@@ -288,22 +292,27 @@ static const struct d_map *map_by_id(const struct d_prof *d, uint64_t id)
 	return NULL;
 }
 
-/* Export fixture to artifacts/<out>, gunzip it, decode it, check the invariants. */
-static void export_and_decode(const struct dhat_profile *p, const char *out, struct d_prof *d,
-			      char *path, size_t path_sz)
+#define NTYPES 6
+
+/* Export fixture to artifacts/<out> (opts NULL: the defaults, plumbing left out), gunzip it,
+ * decode it, check the invariants. */
+static void export_and_decode_opts(const struct dhat_profile *p, const char *out, struct d_prof *d,
+				   char *path, size_t path_sz, const struct export_opts *opts)
 {
-	static const char *const types[][2] = {{"alloc_objects", "count"},
-					       {"alloc_space", "bytes"},
-					       {"inuse_objects", "count"},
-					       {"inuse_space", "bytes"}};
-	uint64_t sums[4] = {0};
+	static const char *const types[NTYPES][2] = {
+	    {"alloc_objects", "count"}, {"alloc_space", "bytes"},  {"inuse_objects", "count"},
+	    {"inuse_space", "bytes"},	{"gmax_objects", "count"}, {"gmax_space", "bytes"}};
+	uint64_t sums[NTYPES] = {0};
 	unsigned char magic[2];
 	size_t len;
 	char *raw;
 	FILE *f;
 
 	snprintf(path, path_sz, "%s/%s", ex_artifacts(), out);
-	cr_assert_eq(export__pprof(p, path), 0);
+	if (opts)
+		cr_assert_eq(export__to_path(p, EXPORT_FMT_PPROF, path, opts), 0);
+	else
+		cr_assert_eq(export__pprof(p, path), 0);
 	/* gzip, as pprof and Go write it */
 	f = fopen(path, "rb");
 	cr_assert(f);
@@ -317,11 +326,13 @@ static void export_and_decode(const struct dhat_profile *p, const char *out, str
 
 	cr_assert_gt(d->str_cnt, 0);
 	cr_expect_str_eq(d->strs[0], "", "string_table[0] must be empty");
-	cr_assert_eq(d->st_cnt, 4);
-	for (size_t i = 0; i < 4; i++) {
+	cr_assert_eq(d->st_cnt, NTYPES);
+	for (size_t i = 0; i < NTYPES; i++) {
 		cr_expect_str_eq(str(d, d->st_type[i]), types[i][0]);
 		cr_expect_str_eq(str(d, d->st_unit[i]), types[i][1]);
 	}
+	/* pprof's default view stays inuse_space, as for a Go heap profile. */
+	cr_expect_str_eq(str(d, d->default_st), "inuse_space");
 	cr_expect_str_eq(str(d, d->pt_type), "space");
 	cr_expect_str_eq(str(d, d->pt_unit), "bytes");
 	cr_expect_eq(d->period, 1);
@@ -329,8 +340,8 @@ static void export_and_decode(const struct dhat_profile *p, const char *out, str
 	for (size_t i = 0; i < d->sample_cnt; i++) {
 		const struct d_sample *s = &d->samples[i];
 
-		cr_assert_eq(s->val_cnt, 4);
-		for (size_t k = 0; k < 4; k++)
+		cr_assert_eq(s->val_cnt, NTYPES);
+		for (size_t k = 0; k < NTYPES; k++)
 			sums[k] += s->vals[k];
 		cr_expect_gt(s->loc_cnt, 0, "sample %zu has no location", i);
 		for (size_t k = 0; k < s->loc_cnt; k++) {
@@ -347,6 +358,8 @@ static void export_and_decode(const struct dhat_profile *p, const char *out, str
 	cr_expect_eq(sums[1], p->total_bytes, "Σalloc_space %" PRIu64 " != Σtb", sums[1]);
 	cr_expect_eq(sums[2], p->end_blocks, "Σinuse_objects %" PRIu64 " != Σebk", sums[2]);
 	cr_expect_eq(sums[3], p->end_bytes, "Σinuse_space %" PRIu64 " != Σeb", sums[3]);
+	cr_expect_eq(sums[4], p->gmax_blocks, "Σgmax_objects %" PRIu64 " != Σgbk", sums[4]);
+	cr_expect_eq(sums[5], p->gmax_bytes, "Σgmax_space %" PRIu64 " != Σgb", sums[5]);
 	/* ids unique and non-zero */
 	for (size_t i = 0; i < d->loc_cnt; i++) {
 		cr_expect_neq(d->locs[i].id, 0);
@@ -359,6 +372,14 @@ static void export_and_decode(const struct dhat_profile *p, const char *out, str
 			cr_expect_neq(d->fns[i].id, d->fns[j].id);
 	}
 }
+
+static void export_and_decode(const struct dhat_profile *p, const char *out, struct d_prof *d,
+			      char *path, size_t path_sz)
+{
+	export_and_decode_opts(p, out, d, path, path_sz, NULL);
+}
+
+static const struct export_opts KEEP = {.keep_plumbing = true};
 
 /* The Location of sample s whose first Line is function name. */
 static const struct d_loc *find_loc(const struct d_prof *d, const char *name)
@@ -379,7 +400,7 @@ Test(export_pprof, prog_totals_and_frames)
 	const struct d_loc *l;
 	const struct d_fn *fn;
 
-	export_and_decode(p, "prog.pb.gz", &d, path, sizeof(path));
+	export_and_decode_opts(p, "prog.pb.gz", &d, path, sizeof(path), &KEEP);
 	cr_expect_eq(p->total_bytes, 526);
 	cr_expect_eq(p->total_blocks, 7);
 	/* `fn (file:line)`: address, line, file */
@@ -418,7 +439,7 @@ Test(export_pprof, inlined_frames_share_a_location)
 	char path[4096];
 	bool seen = false;
 
-	export_and_decode(p, "odd.pb.gz", &d, path, sizeof(path));
+	export_and_decode_opts(p, "odd.pb.gz", &d, path, sizeof(path), &KEEP);
 	for (size_t i = 0; i < d.sample_cnt; i++) {
 		const struct d_sample *s = &d.samples[i];
 		const struct d_loc *l;
@@ -447,6 +468,58 @@ Test(export_pprof, inlined_frames_share_a_location)
 	/* the PP without frames */
 	cr_expect_str_eq(str(&d, fn_by_id(&d, find_loc(&d, "[unknown]")->lines[0].fn)->name),
 			 "[unknown]");
+	d_free(&d);
+	dhat_profile__free(p);
+}
+
+/* The name of the leaf Location (first Line) of sample s. */
+static const char *leaf_name(const struct d_prof *d, const struct d_sample *s)
+{
+	const struct d_loc *l = loc_by_id(d, s->locs[0]);
+
+	return str(d, fn_by_id(d, l->lines[0].fn)->name);
+}
+
+Test(export_pprof, plumbing_left_out_by_default)
+{
+	struct dhat_profile *p = ex_load("prog.json");
+	static struct d_prof d; /* large: not on the stack */
+	char path[4096];
+	size_t calloc_seen = 0;
+
+	export_and_decode(p, "prog-default.pb.gz", &d, path, sizeof(path));
+	for (size_t i = 0; i < d.sample_cnt; i++) {
+		const struct d_sample *s = &d.samples[i];
+		const char *leaf = leaf_name(&d, s);
+
+		cr_expect(strcmp(leaf, "malloc") && strcmp(leaf, "calloc") &&
+			      strcmp(leaf, "realloc"),
+			  "sample %zu starts at allocator %s", i, leaf);
+		if (s->vals[1] == 80) {
+			/* calloc <- make_table <- main: make_table is the leaf now, at its line */
+			calloc_seen++;
+			cr_expect_eq(s->loc_cnt, 2);
+			cr_expect_str_eq(leaf, "make_table");
+			cr_expect_eq(loc_by_id(&d, s->locs[0])->lines[0].line, 21);
+		}
+	}
+	cr_expect_eq(calloc_seen, 1);
+	d_free(&d);
+	dhat_profile__free(p);
+
+	/* odd.json: dhat-rs's allocator frame, Vec::push, operator new and std::vector's
+	 * _M_realloc_insert all go; the frames of the program stay. */
+	p = ex_load("odd.json");
+	export_and_decode(p, "odd-default.pb.gz", &d, path, sizeof(path));
+	for (size_t i = 0; i < d.sample_cnt; i++) {
+		const struct d_sample *s = &d.samples[i];
+
+		if (s->vals[1] == 1000)
+			cr_expect_str_eq(leaf_name(&d, s), "demo::fill");
+		if (s->vals[1] == 4096)
+			cr_expect_str_eq(leaf_name(&d, s),
+					 "(anonymous namespace)::weird:name&\"quoted\" 'x'");
+	}
 	d_free(&d);
 	dhat_profile__free(p);
 }
@@ -517,49 +590,150 @@ static unsigned long long pprof_total(const char *out)
 	return strtoull(t + 5, NULL, 10);
 }
 
-static void go_pprof_check(const char *fixture, const char *file)
+/* The function of the first row of `go tool pprof -top` output (the last column of the line
+ * after the "flat  flat%" header); a static buffer. */
+static const char *pprof_first_row(const char *out)
 {
-	struct dhat_profile *p = ex_load(fixture);
-	char path[4096], cmd[8192];
-	static struct d_prof d; /* large: not on the stack */
+	static char name[512];
+	const char *h = strstr(out, "flat%"), *l, *e, *c;
+
+	cr_assert(h, "no table in go tool pprof output:\n%s", out);
+	l = strchr(h, '\n');
+	cr_assert(l && l[1], "no rows:\n%s", out);
+	l++;
+	e = strchr(l, '\n');
+	e = e ? e : l + strlen(l);
+	/* columns: flat flat% sum% cum cum% NAME...; NAME may hold spaces */
+	c = l;
+	for (int col = 0; col < 5; col++) {
+		while (c < e && *c == ' ')
+			c++;
+		while (c < e && *c != ' ')
+			c++;
+	}
+	while (c < e && *c == ' ')
+		c++;
+	snprintf(name, sizeof(name), "%.*s", (int)(e - c), c);
+	return name;
+}
+
+/* An allocator entry point, as pprof would print it (" (inline)" may follow). */
+static bool is_allocator(const char *fn)
+{
+	static const char *const alloc[] = {"malloc",	     "calloc",	     "realloc",
+					    "free",	     "operator new", "_Znwm",
+					    "__libc_malloc", "_int_malloc",  "reallocarray"};
+
+	for (size_t i = 0; i < sizeof(alloc) / sizeof(alloc[0]); i++)
+		if (!strncmp(fn, alloc[i], strlen(alloc[i])) &&
+		    (!fn[strlen(alloc[i])] || strchr(" (", fn[strlen(alloc[i])])))
+			return true;
+	return false;
+}
+
+/* go tool pprof -top -sample_index=INDEX on path, every node shown (with plumbing left out
+ * the leaves are many small functions, none may be dropped for being small): its output
+ * (exit 0 asserted). -unit=B: exact bytes, not "1.21GB"; HOME/GOCACHE: pprof may want to
+ * write there. */
+static char *go_top(const char *path, const char *index)
+{
+	char cmd[8192];
 	char *out;
 	int st;
 
-	export_and_decode(p, file, &d, path, sizeof(path));
-	d_free(&d);
-	/* -unit=B: exact bytes, not "1.21GB". HOME/GOCACHE: pprof may want to write there. */
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && HOME='%s' GOCACHE='%s/gocache' go tool pprof -top -unit=B "
-		 "-sample_index=alloc_space '%s' 2>&1",
-		 ex_artifacts(), ex_artifacts(), ex_artifacts(), path);
+		 "-nodefraction=0 -nodecount=100000 -sample_index=%s '%s' 2>&1",
+		 ex_artifacts(), ex_artifacts(), ex_artifacts(), index, path);
 	out = ex_run(cmd, &st);
 	cr_assert(out && st == 0, "%s: exit %d\n%s", cmd, st, out ? out : "");
-	cr_log_info("go tool pprof alloc_space %s:\n%s", fixture, out);
-	fprintf(stderr, "[export] %s: go tool pprof alloc_space total %llu, Σtb %" PRIu64 "\n",
-		fixture, pprof_total(out), p->total_bytes);
-	cr_expect_eq(pprof_total(out), p->total_bytes,
-		     "%s: pprof alloc_space total %llu != Σtb %" PRIu64, fixture, pprof_total(out),
-		     p->total_bytes);
-	cr_expect(strstr(out, "Type: alloc_space"), "%s", out);
-	cr_expect_null(strstr(out, "symbolization failed"), "%s", out);
-	free(out);
+	return out;
+}
 
-	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && HOME='%s' GOCACHE='%s/gocache' go tool pprof -top "
-		 "-sample_index=alloc_objects '%s' 2>&1",
-		 ex_artifacts(), ex_artifacts(), ex_artifacts(), path);
-	out = ex_run(cmd, &st);
-	cr_assert(out && st == 0, "%s: exit %d\n%s", cmd, st, out ? out : "");
-	fprintf(stderr, "[export] %s: go tool pprof alloc_objects total %llu, Σtbk %" PRIu64 "\n",
-		fixture, pprof_total(out), p->total_blocks);
-	cr_expect_eq(pprof_total(out), p->total_blocks,
-		     "%s: pprof alloc_objects total %llu != Σtbk %" PRIu64, fixture,
-		     pprof_total(out), p->total_blocks);
-	cr_expect(strstr(out, "Type: alloc_objects"), "%s", out);
+/* `go tool pprof -top -sample_index=index` on path totals want (of what, for messages). */
+static void go_total_is(const char *path, const char *fixture, const char *index, uint64_t want,
+			const char *what)
+{
+	char type[64];
+	char *out = go_top(path, index);
+
+	snprintf(type, sizeof(type), "Type: %s", index);
+	fprintf(stderr, "[export] %s: go tool pprof %s total %llu, %s %" PRIu64 "\n", fixture,
+		index, pprof_total(out), what, want);
+	cr_expect_eq(pprof_total(out), want, "%s: pprof %s total %llu != %s %" PRIu64, fixture,
+		     index, pprof_total(out), what, want);
+	cr_expect(strstr(out, type), "%s", out);
+	cr_expect_null(strstr(out, "symbolization failed"), "%s", out);
 	/* every sample has a node: "accounting for X, 100%" */
 	cr_expect(strstr(out, ", 100% of "), "%s", out);
 	free(out);
+}
+
+static void go_pprof_check(const char *fixture, const char *file)
+{
+	struct dhat_profile *p = ex_load(fixture);
+	static struct d_prof d; /* large: not on the stack */
+	char path[4096];
+
+	export_and_decode(p, file, &d, path, sizeof(path));
+	d_free(&d);
+	go_total_is(path, fixture, "alloc_space", p->total_bytes, "Σtb");
+	go_total_is(path, fixture, "alloc_objects", p->total_blocks, "Σtbk");
+	/* The peak as its own sample type: it sums to the DHAT peak (Σgb). */
+	if (p->gmax_bytes)
+		go_total_is(path, fixture, "gmax_space", p->gmax_bytes, "Σgb");
 	dhat_profile__free(p);
+}
+
+/* `go tool pprof -top` on path ranks a function of the program first, not an allocator,
+ * by alloc_space and by the default (inuse_space) and gmax_space where they have data. */
+static void go_pprof_no_allocator_first(const char *path, const char *what)
+{
+	static const char *const idx[] = {"alloc_space", "alloc_objects", "gmax_space"};
+
+	for (size_t i = 0; i < sizeof(idx) / sizeof(idx[0]); i++) {
+		char *out = go_top(path, idx[i]);
+		const char *first = pprof_first_row(out);
+
+		fprintf(stderr, "[export] %s: go tool pprof -top -sample_index=%s: first row %s\n",
+			what, idx[i], first);
+		cr_expect(!is_allocator(first), "%s, %s: allocator %s ranked first:\n%s", what,
+			  idx[i], first, out);
+		free(out);
+	}
+}
+
+Test(export_pprof, go_tool_pprof_top_is_not_an_allocator)
+{
+	/* A file our DHAT writer wrote (its golden output), and Valgrind's prog.c file. */
+	static const char *const files[][2] = {
+	    {TESTS_SRC_DIR "/data/writer_prog_c.golden.json", "writer-prog-c.pb.gz"},
+	    {EX_DATA "/prog.json", "prog-top.pb.gz"}};
+
+	if (!ex_have("go")) {
+		cr_assert(!ex_ci(), "CI=true: `go` is required (Debian golang-go)");
+		cr_skip("go not installed: `go tool pprof` check skipped (apt-get install "
+			"golang-go)");
+	}
+	for (size_t i = 0; i < 2; i++) {
+		char err[512], path[4096];
+		struct dhat_profile *p = dhat_profile__load(files[i][0], err, sizeof(err));
+		char *out;
+
+		cr_assert(p, "%s", err);
+		snprintf(path, sizeof(path), "%s/%s", ex_artifacts(), files[i][1]);
+		cr_assert_eq(export__pprof(p, path), 0);
+		go_pprof_no_allocator_first(path, files[i][1]);
+		/* --keep-plumbing really keeps it: then the allocator IS first by alloc_space,
+		 * which is what the default is there to prevent. */
+		snprintf(path, sizeof(path), "%s/keep-%s", ex_artifacts(), files[i][1]);
+		cr_assert_eq(export__to_path(p, EXPORT_FMT_PPROF, path, &KEEP), 0);
+		out = go_top(path, "alloc_space");
+		cr_expect(is_allocator(pprof_first_row(out)), "kept plumbing, first row %s:\n%s",
+			  pprof_first_row(out), out);
+		free(out);
+		dhat_profile__free(p);
+	}
 }
 
 Test(export_pprof, go_tool_pprof_totals)

@@ -63,7 +63,7 @@ static unsigned long long sum_depth(const char *svg, int d, size_t *cnt)
 	unsigned long long sum = 0;
 	size_t n = 0;
 
-	snprintf(pat, sizeof(pat), "\" data-d=\"%d\">", d);
+	snprintf(pat, sizeof(pat), "\" data-d=\"%d\" ", d);
 	for (const char *s = strstr(svg, pat); s; s = strstr(s + 1, pat)) {
 		const char *v = s;
 
@@ -95,12 +95,31 @@ static char *flame(const char *fixture, const struct export_opts *o, const char 
 	return svg;
 }
 
+/* flame() of an in-memory DHAT text: the profile into *pp (freed by the caller). */
+static char *flame_json(const char *json, size_t len, const struct export_opts *o, const char *name,
+			char *path, size_t sz, struct dhat_profile **pp)
+{
+	char err[256] = "";
+	struct dhat_profile *p = dhat_profile__parse(json, len, name, err, sizeof(err));
+	size_t n;
+	int rc;
+	char *svg;
+
+	cr_assert(p, "%s", err);
+	svg = ex_capture(p, flame_o, o, &rc, &n);
+	cr_assert_eq(rc, 0);
+	save(name, svg, n, path, sz);
+	xmllint_ok(path);
+	*pp = p;
+	return svg;
+}
+
 Test(export_svg, flame_prog_frames_and_widths)
 {
 	char path[4096];
 	struct dhat_profile *p;
-	char *svg =
-	    flame("prog.json", &(struct export_opts){0}, "prog.flame.svg", path, sizeof(path), &p);
+	char *svg = flame("prog.json", &(struct export_opts){.keep_plumbing = true},
+			  "prog.flame.svg", path, sizeof(path), &p);
 	static const char *const names[] = {"main",   "make_table", "grow_buffer",
 					    "calloc", "malloc",	    "realloc"};
 	size_t n;
@@ -134,8 +153,9 @@ Test(export_svg, flame_prog_frames_and_widths)
 Test(export_svg, flame_escapes_xml)
 {
 	char path[4096];
-	char *svg = flame("odd.json", &(struct export_opts){.title = "odd <&> \"'"},
-			  "odd.flame.svg", path, sizeof(path), NULL);
+	char *svg =
+	    flame("odd.json", &(struct export_opts){.title = "odd <&> \"'", .keep_plumbing = true},
+		  "odd.flame.svg", path, sizeof(path), NULL);
 
 	cr_expect(strstr(svg, "weird:name&amp;&quot;quoted&quot; &apos;x&apos;"));
 	cr_expect(strstr(svg, "std::vector&lt;int, std::allocator&lt;int&gt; &gt;"));
@@ -158,20 +178,170 @@ Test(export_svg, flame_bad_bytes_stay_well_formed)
 	    "\"te\":1,\"pps\":[{\"tb\":10,\"tbk\":1,\"fs\":[1,2]},{\"tb\":5,\"tbk\":1,"
 	    "\"fs\":[3,2]}],\"ftbl\":[\"[root]\",\"0x1: bad\\u0001name\xff\xc3 (a.c:1)\","
 	    "\"0x2: main (a.c:2)\",\"0x3: caf\xc3\xa9_\xe2\x82\xac (a.c:3)\"]}";
-	char err[256] = "", path[4096];
-	struct dhat_profile *p =
-	    dhat_profile__parse(json, sizeof(json) - 1, "bad", err, sizeof(err));
+	char path[4096];
+	struct dhat_profile *p;
+	char *svg =
+	    flame_json(json, sizeof(json) - 1, NULL, "bad-bytes.flame.svg", path, sizeof(path), &p);
+
+	cr_expect(strstr(svg, "bad?name??"), "control char and bad UTF-8 become '?'");
+	cr_expect(strstr(svg, "caf\xc3\xa9_\xe2\x82\xac"), "valid UTF-8 is kept");
+	free(svg);
+	dhat_profile__free(p);
+}
+
+/* The <g> of the frame named name (its <title> starts with name + '\n'), and its rect's
+ * fill as r, g, b; the test fails if there is none. Returns the <g ...> tag's start. */
+static const char *frame_of(const char *svg, const char *name, int *r, int *g, int *b)
+{
+	char t[512];
+	const char *at, *tag, *fill;
+
+	snprintf(t, sizeof(t), "<title>%s\n", name);
+	at = strstr(svg, t);
+	cr_assert(at, "no frame %s", name);
+	for (tag = at; tag > svg && strncmp(tag, "<g class=\"f\"", 12); tag--)
+		;
+	fill = strstr(at, "fill=\"rgb(");
+	cr_assert(fill);
+	cr_assert_eq(sscanf(fill, "fill=\"rgb(%d,%d,%d)", r, g, b), 3);
+	return tag;
+}
+
+/* Does the <g> tag at tag say data-m="mod"? */
+static bool frame_module_is(const char *tag, const char *mod)
+{
+	char want[64];
+	const char *end = strchr(tag, '>');
+
+	snprintf(want, sizeof(want), "data-m=\"%s\"", mod);
+	return end && strstr(tag, want) && strstr(tag, want) < end;
+}
+
+Test(export_svg, flame_colours_by_module)
+{
+	/* The program (PIE addresses), libc by "(in libc.so.6)" and, for a frame with a file,
+	 * by its address next to libc's; another library by its object; "???" unknown. */
+	static const char json[] =
+	    "{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\",\"bklt\":false,"
+	    "\"bkacc\":false,\"tu\":\"\xc2\xb5s\",\"Mtu\":\"s\",\"cmd\":\"/opt/app/bin/app -v\","
+	    "\"pid\":1,\"te\":1,\"pps\":["
+	    "{\"tb\":100,\"tbk\":1,\"fs\":[1,2,3]},"
+	    "{\"tb\":50,\"tbk\":1,\"fs\":[4,5,3]},"
+	    "{\"tb\":20,\"tbk\":1,\"fs\":[6,2,3]},"
+	    "{\"tb\":10,\"tbk\":1,\"fs\":[7,3]}],"
+	    "\"ftbl\":[\"[root]\","
+	    "\"0x7F9AEC4CF930: malloc (in /usr/lib/x86_64-linux-gnu/libc.so.6)\","
+	    "\"0x55BA29B002EF: build_index (index.c:50)\","
+	    "\"0x7F9AEC4C01F4: start_thread (pthread_create.c:442)\","
+	    "\"0x7F12AB001000: g_malloc (in /usr/lib/x86_64-linux-gnu/libglib-2.0.so.0.7400.6)\","
+	    "\"0x55BA29B00400: load_config (config.c:12)\","
+	    "\"0x55BA29B00500: app_helper (in /opt/app/bin/app)\","
+	    "\"0x55BA29B00600: ???\"]}";
+	const struct export_opts keep = {.keep_plumbing = true};
+	char path[4096];
+	struct dhat_profile *p;
+	const char *tag;
 	size_t len;
+	int rc, r, g, b;
+	char *svg =
+	    flame_json(json, sizeof(json) - 1, &keep, "modules.flame.svg", path, sizeof(path), &p);
+
+	/* program: warm (red above blue) */
+	tag = frame_of(svg, "build_index", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "program"), "%.200s", tag);
+	cr_expect(r > 200 && r > b + 100, "build_index rgb(%d,%d,%d) not warm", r, g, b);
+	tag = frame_of(svg, "app_helper", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "program"), "(in /opt/app/bin/app) is the program");
+	cr_expect(r > 200 && r > b + 100);
+	/* libc, by object and by address: blue */
+	tag = frame_of(svg, "malloc", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "libc"), "%.200s", tag);
+	cr_expect(b > r + 60 && b > g, "malloc rgb(%d,%d,%d) not blue", r, g, b);
+	tag = frame_of(svg, "start_thread", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "libc"), "start_thread next to libc: %.200s", tag);
+	cr_expect(b > r + 60 && b > g);
+	/* another library: green */
+	tag = frame_of(svg, "g_malloc", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "other libraries"), "%.200s", tag);
+	cr_expect(g > r + 60 && g > b, "g_malloc rgb(%d,%d,%d) not green", r, g, b);
+	/* unknown: grey */
+	tag = frame_of(svg, "???", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "unknown"));
+	cr_expect(r == g && g == b, "??? rgb(%d,%d,%d) not grey", r, g, b);
+	/* the legend names the four */
+	cr_expect(strstr(svg, ">program</text>") && strstr(svg, ">libc</text>") &&
+		  strstr(svg, ">other libraries</text>") && strstr(svg, ">unknown</text>"));
+	free(svg);
+
+	/* By default g_malloc and malloc are plumbing: load_config and build_index are leaves. */
+	svg = ex_capture(p, flame_o, NULL, &rc, &len);
+	cr_expect_null(strstr(svg, "<title>malloc\n"));
+	cr_expect_null(strstr(svg, "<title>g_malloc\n"));
+	cr_expect(strstr(svg, "(allocator frames left out)"));
+	free(svg);
+	dhat_profile__free(p);
+}
+
+Test(export_svg, flame_labels_keep_whole_names)
+{
+	/* 1000 bytes over 1180 px: A (500) is 590 px wide, about 82 characters, B (100) is
+	 * 118 px, about 16: A shows its name without arguments, B its last component. */
+	static const char json[] =
+	    "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
+	    "\"bkacc\":false,\"tu\":\"instrs\",\"Mtu\":\"Minstr\",\"cmd\":\"x\",\"pid\":1,"
+	    "\"te\":1,\"pps\":[{\"tb\":500,\"tbk\":1,\"fs\":[1,3]},{\"tb\":100,\"tbk\":1,"
+	    "\"fs\":[2,3]},{\"tb\":400,\"tbk\":1,\"fs\":[4,3]}],\"ftbl\":[\"[root]\","
+	    "\"0x1: app::Table<std::basic_string<char, std::char_traits<char>, "
+	    "std::allocator<char> >, int>::insert_slow(std::basic_string<char, "
+	    "std::char_traits<char>, std::allocator<char> > const&, int) (t.cc:1)\","
+	    "\"0x2: app::Index<std::basic_string<char> >::rebuild_all(unsigned long) (t.cc:2)\","
+	    "\"0x3: main (t.cc:3)\",\"0x4: other_fn (t.cc:4)\"]}";
+	char path[4096];
+	struct dhat_profile *p;
+	char *svg =
+	    flame_json(json, sizeof(json) - 1, NULL, "labels.flame.svg", path, sizeof(path), &p);
+
+	cr_expect(strstr(svg, ">app::Table::insert_slow</text>"), "%s", svg);
+	cr_expect(strstr(svg, ">rebuild_all</text>"));
+	cr_expect(strstr(svg, ">other_fn</text>"));
+	/* no label is cut mid-name when a whole form fits */
+	cr_expect_null(strstr(svg, "app::Table&lt;std::basic_string&lt;char, std::char_traits.."));
+	free(svg);
+	dhat_profile__free(p);
+}
+
+Test(export_svg, flame_subtitle_names_workload_and_wraps)
+{
+	struct dhat_profile *p = ex_load("prog.json");
+	struct export_opts o = {.workload = "scatter-gather"};
+	char long_cmd[1200], path[4096];
+	size_t len, lines = 0;
 	int rc;
 	char *svg;
 
-	cr_assert(p, "%s", err);
-	svg = ex_capture(p, flame_o, NULL, &rc, &len);
+	/* 30 arguments of 30 characters: 930 bytes, more than three lines of 175 */
+	long_cmd[0] = '\0';
+	strcat(long_cmd, "./kaish-workloads");
+	for (int i = 0; i < 30; i++)
+		strcat(long_cmd, " --an-argument-of-30-chars-xxx");
+	free(p->cmd);
+	p->cmd = strdup(long_cmd);
+	svg = ex_capture(p, flame_o, &o, &rc, &len);
 	cr_assert_eq(rc, 0);
-	save("bad-bytes.flame.svg", svg, len, path, sizeof(path));
+	save("subtitle.flame.svg", svg, len, path, sizeof(path));
 	xmllint_ok(path);
-	cr_expect(strstr(svg, "bad?name??"), "control char and bad UTF-8 become '?'");
-	cr_expect(strstr(svg, "caf\xc3\xa9_\xe2\x82\xac"), "valid UTF-8 is kept");
+	for (const char *l = strstr(svg, "<text class=\"subtitle\""); l;
+	     l = strstr(l + 1, "<text class=\"subtitle\"")) {
+		const char *b = strchr(l, '>') + 1, *e = strstr(b, "</text>");
+
+		cr_expect_leq(e - b, 175 + 3, "subtitle line of %zu bytes", (size_t)(e - b));
+		if (!lines)
+			cr_expect(!strncmp(b, "scatter-gather \xe2\x80\x94 ./kaish-workloads", 35),
+				  "first line names the workload: %.80s", b);
+		lines++;
+	}
+	cr_expect_eq(lines, 3, "the command wrapped to 3 lines, the last ending in ...");
+	cr_expect(strstr(svg, "...</text>"));
 	free(svg);
 	dhat_profile__free(p);
 }
@@ -200,10 +370,11 @@ Test(export_svg, flame_in_chromium, .timeout = TEST_TIMEOUT(300))
 	char path[4096], png[4200];
 	char *svg, *dom;
 	struct stat st;
+	const struct export_opts keep = {.keep_plumbing = true};
 
 	if (!need("chromium", "rendering in a browser", true))
 		cr_skip("chromium not installed");
-	svg = flame("odd.json", NULL, "odd.flame.svg", path, sizeof(path), NULL);
+	svg = flame("odd.json", &keep, "odd.flame.svg", path, sizeof(path), NULL);
 	free(svg);
 	/* The search runs from the URL (?s=), so the DOM dump shows its result. */
 	dom = ex_chromium(path, "?s=%5Emain%24", NULL, 1200, 800);
@@ -224,18 +395,19 @@ Test(export_svg, flame_in_chromium, .timeout = TEST_TIMEOUT(300))
 	free(ex_chromium(path, "?s=alloc", png, 1200, 300));
 	cr_expect(stat(png, &st) == 0 && st.st_size > 1000, "screenshot %s", png);
 
-	svg = flame("prog.json", NULL, "prog.flame.svg", path, sizeof(path), NULL);
+	svg = flame("prog.json", &keep, "prog.flame.svg", path, sizeof(path), NULL);
 	free(svg);
 	/* Zoom (?z=): grow_buffer spans the width, its parent is dimmed, make_table hidden. */
 	dom = ex_chromium(path, "?z=%5Egrow_buffer%24", NULL, 1200, 800);
 	cr_assert(dom, "chromium --dump-dom failed");
 	cr_expect_null(strstr(dom, "parsererror"), "Chromium could not parse the SVG:\n%.2000s",
 		       dom);
-	cr_expect(strstr(dom, "<g class=\"f parent\" data-o=\"0\" data-v=\"526\" data-d=\"1\">"),
+	cr_expect(strstr(dom, "<g class=\"f parent\" data-o=\"0\" data-v=\"526\" data-d=\"1\" "),
 		  "main dimmed as a parent\n%.3000s", dom);
-	cr_expect(strstr(dom, "<g class=\"f hide\" data-o=\"350\" data-v=\"80\" data-d=\"2\">"),
+	cr_expect(strstr(dom, "<g class=\"f hide\" data-o=\"350\" data-v=\"80\" data-d=\"2\" "),
 		  "make_table hidden");
-	cr_expect(strstr(dom, "<rect x=\"10.0\" y=\"76.0\" width=\"1180.0\""),
+	/* y: 90 px of heading (title, one subtitle line, totals, legend), then depth 3 - 2 */
+	cr_expect(strstr(dom, "<rect x=\"10.0\" y=\"106.0\" width=\"1180.0\""),
 		  "grow_buffer (depth 2) full width");
 	cr_expect(strstr(dom, ">Reset Zoom</text>"));
 	free(dom);
@@ -320,8 +492,13 @@ Test(export_timeline, labels_units_and_tgmax)
 Test(export_timeline, seconds_kib_and_empty)
 {
 	uint64_t t[3] = {1000000, 20000000, 30000000}, b[3] = {2048, 10240, 0};
-	struct heap_timeline tl = {t, b, 3, 20000000, 40000000, 10240};
-	struct heap_timeline none = {NULL, NULL, 0, 0, 0, 0};
+	struct heap_timeline tl = {.t_us = t,
+				   .live_bytes = b,
+				   .cnt = 3,
+				   .tg_us = 20000000,
+				   .te_us = 40000000,
+				   .peak_bytes = 10240};
+	struct heap_timeline none = {0};
 	char path[4096];
 	char *svg = timeline(&tl, NULL, "timeline-long.svg", path, sizeof(path));
 

@@ -87,11 +87,16 @@ Test(options, every_option_is_in_help_man_and_completion)
 			cr_expect(!o->shrt || strstr(comp, want), "%s: %s", cmd->name, want);
 		}
 		if (i > 0) {
-			char sect[64];
+			char sect[64], status[512];
 
 			snprintf(sect, sizeof(sect), "\n%s) ((COMP_CWORD > 1)) && cmd=%s", cmd->name,
 				 cmd->name);
 			cr_expect(strstr(comp, sect + 1), "completion misses %s", cmd->name);
+			/* The man page section says what `tracer NAME --help` says. */
+			cr_assert(cmd->exit_status, "%s", cmd->name);
+			roff_name(cmd->exit_status, status, sizeof(status));
+			cr_expect(strstr(man, status), "man page misses the exit status of %s",
+				  cmd->name);
 		}
 		free(help);
 	}

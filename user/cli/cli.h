@@ -16,7 +16,8 @@
  *                    [--iterations N [--unit TEXT]] [--title TEXT] [--json] */
 int cli_report(int argc, char **argv);
 
-/* tracer export FILE [--format pprof|folded|svg] [--weight W] [--location] [-o OUT] */
+/* tracer export FILE [--format pprof|folded|svg|timeline] [--weight W] [--location]
+ * [--keep-plumbing] [-o OUT] */
 int cli_export(int argc, char **argv);
 /* json_path with its .json or .json.gz suffix replaced by suffix (malloc'd, NULL on ENOMEM). */
 char *cli_export_path(const char *json_path, const char *suffix);

@@ -9,19 +9,37 @@
 #include "dhat_reader.h"
 #include "export.h"
 #include "log.h"
+#include "report.h"
 
-enum { OPT_FORMAT = 256, OPT_WEIGHT, OPT_LOCATION };
+enum {
+	OPT_FORMAT = 256,
+	OPT_WEIGHT,
+	OPT_LOCATION,
+	OPT_KEEP_PLUMBING,
+	OPT_SKIP,
+	OPT_NO_DEFAULT_SKIP,
+};
 
 static const struct opt_spec export_opts_table[] = {
-	{ "format", 0, "FMT", "pprof (gzip'ed protobuf, default), folded (flamegraph.pl input), svg",
-	  NULL, "pprof folded svg", OPT_FORMAT },
+	{ "format", 0, "FMT",
+	  "pprof (gzip'ed protobuf, default), folded (flamegraph.pl input), svg,\n"
+	  "timeline (live heap over time; files written by tracer)",
+	  NULL, "pprof folded svg timeline", OPT_FORMAT },
 	{ "weight", 0, "W", "folded/svg: bytes allocated (default), blocks, bytes at t-gmax, at t-end",
 	  NULL, "bytes blocks gmax end", OPT_WEIGHT },
 	{ "location", 0, NULL, "folded/svg: keep file:line in frame names", NULL, NULL,
 	  OPT_LOCATION },
+	{ "keep-plumbing", 0, NULL,
+	  "keep allocator frames (malloc, operator new, RawVec, obmalloc, ...)\n"
+	  "at the leaf of each stack; default: stacks start at the caller", NULL, NULL,
+	  OPT_KEEP_PLUMBING },
+	{ "skip", 0, "PATTERN", "one more plumbing pattern, as report's --skip (repeatable)", NULL,
+	  "", OPT_SKIP },
+	{ "no-default-skip", 0, NULL, "forget the built-in plumbing list, as report's", NULL, NULL,
+	  OPT_NO_DEFAULT_SKIP },
 	{ "output", 'o', "OUT",
 	  "output path (default FILE with its .json[.gz] replaced by .pb.gz,\n"
-	  ".folded or .svg; - for stdout)",
+	  ".folded, .svg or .timeline.svg; - for stdout)",
 	  NULL, NULL, 'o' },
 	{ "help", 'h', NULL, "this help", NULL, NULL, OPT_HELP },
 	{ 0 },
@@ -30,19 +48,27 @@ static const struct opt_spec export_opts_table[] = {
 const struct opt_cmd cli_export_cmd = {
 	.name = "export",
 	.subcommand = true,
-	.synopsis = "Usage: tracer export FILE [--format pprof|folded|svg] "
+	.synopsis = "Usage: tracer export FILE [--format pprof|folded|svg|timeline] "
 		    "[--weight bytes|blocks|gmax|end]\n"
-		    "                          [--location] [-o OUT]\n",
-	.about = "Convert a DHAT heap file to pprof, folded stacks or an SVG flame graph.\n",
+		    "                          [--location] [--keep-plumbing] [--skip PATTERN]... "
+		    "[-o OUT]\n",
+	.about = "Convert a DHAT heap file to pprof, folded stacks, an SVG flame graph or (files\n"
+		 "written by tracer) an SVG timeline of the live heap.\n",
 	.opts = export_opts_table,
 	.examples = "  tracer export dhat-heap-cmdsubst.json --format svg\n"
-		    "  tracer export prof.json.gz --format folded --weight gmax -o - | less\n",
-	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file.\n",
+		    "  tracer export prof.json.gz --format folded --weight gmax -o - | less\n"
+		    "  tracer export dhat-heap-1234.json --format timeline\n"
+		    "  tracer export prof.json && "
+		    "go tool pprof -top -sample_index=gmax_space prof.pb.gz\n",
+	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file (also: a timeline\n"
+		       "  asked of a file without the live-heap series, e.g. Valgrind's).\n",
 };
 
 struct export_args {
 	enum export_format fmt;
 	struct export_opts opts;
+	struct report_opts skip; /* --skip, --no-default-skip */
+	const char *skip_slots[CLI_MAX_SKIP];
 	const char *file, *out;
 };
 
@@ -60,9 +86,8 @@ static int export_arg(void *ctx, const struct opt_spec *o, const char *v)
 		a->file = v;
 		break;
 	case OPT_FORMAT:
-		/* A timeline comes from a live trace, never from a DHAT file. */
-		if (export_format__parse(v, &a->fmt) || !export_format__from_profile(a->fmt)) {
-			elog("export: unknown format '%s' (pprof, folded, svg)\n", v);
+		if (export_format__parse(v, &a->fmt)) {
+			elog("export: unknown format '%s' (pprof, folded, svg, timeline)\n", v);
 			return TRACER_EXIT_USAGE;
 		}
 		break;
@@ -74,6 +99,14 @@ static int export_arg(void *ctx, const struct opt_spec *o, const char *v)
 		break;
 	case OPT_LOCATION:
 		a->opts.location = true;
+		break;
+	case OPT_KEEP_PLUMBING:
+		a->opts.keep_plumbing = true;
+		break;
+	case OPT_SKIP:
+		return cli__add_skip("export", &a->skip, a->skip_slots, v);
+	case OPT_NO_DEFAULT_SKIP:
+		a->skip.no_default_skip = true;
 		break;
 	case 'o':
 		a->out = v;
@@ -104,6 +137,8 @@ int cli_export(int argc, char **argv)
 	char err[512], *path;
 	int ret;
 
+	a.skip.skip = a.skip_slots;
+	a.opts.skip = &a.skip;
 	ret = opt__parse(&cli_export_cmd, argc, argv, export_arg, &a, NULL);
 	if (ret != OPT_GO_ON)
 		return ret;
@@ -114,6 +149,14 @@ int cli_export(int argc, char **argv)
 	p = dhat_profile__load(a.file, err, sizeof(err));
 	if (!p) {
 		elog("%s\n", err);
+		return TRACER_EXIT_USAGE;
+	}
+	if (a.fmt == EXPORT_FMT_TIMELINE && !export__has_timeline(p)) {
+		/* Valgrind, dhat-rs and tracer before the series was stored: say so, no file. */
+		elog("export: %s has no live-heap series (\"heapTimeline\"): only files written "
+		     "by tracer have one; trace again with tracer to draw a timeline\n",
+		     a.file);
+		dhat_profile__free(p);
 		return TRACER_EXIT_USAGE;
 	}
 	path = a.out ? strdup(a.out) : cli_export_path(a.file, export_format__suffix(a.fmt));

@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_check.h"
+#include "alloc_symbols.h"
+#include "alloc_watch.h"
 #include "cli.h"
 #include "collector.h"
 #include "dwarf_stacks.h"
@@ -46,6 +49,7 @@ struct run {
 	struct loader *loader;
 	struct window_probes *window; /* --start-at/--stop-at */
 	struct symbolizer *sym;
+	struct alloc_watch *alloc_watch; /* dlopen'd allocators (alloc_watch.h) */
 	struct session *session;
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
 	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
@@ -83,12 +87,18 @@ static __u64 run_fn_addr_cb(void *ctx, __u32 fn)
 	return loader__fn_addr(((struct run *)ctx)->loader, fn);
 }
 
+static const char *run_fn_lib_cb(void *ctx, __u32 fn)
+{
+	return alloc_symbols__obj(loader__alloc_symbols(((struct run *)ctx)->loader), fn);
+}
+
 /* session_profile_fn: write the DHAT file and its conversions, print the seed's report. */
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
 	struct run *r = ctx;
 	const char *cmdline = target__cmdline(r->target);
-	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader) };
+	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader),
+				    run_fn_lib_cb };
 	struct frames_ctx fc = { .sym = r->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = cmdline, .pid = target__pid(r->target) };
 	struct probe_counters pc;
@@ -205,6 +215,7 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 			symbolizer__refresh_maps(r->sym);
 			if (r->stacks)
 				dwarf_stacks__refresh_maps(r->stacks);
+			alloc_watch__refresh(r->alloc_watch);
 			last_maps_ns = mono_now_ns();
 		}
 		if (progress)
@@ -232,6 +243,19 @@ static void print_counters(struct run *r)
 		dwarf_stacks__stats(r->stacks, &s.unwind);
 	}
 	trace_summary__print(r->counters_out, &s);
+}
+
+/* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h). */
+static void warn_no_allocator_call(struct run *r)
+{
+	struct alloc_check_in in = { .pid = target__pid(r->target),
+				     .cmd = target__cmdline(r->target),
+				     .syms = loader__alloc_symbols(r->loader),
+				     .lib = r->args->lib };
+
+	for (__u32 fn = 0; fn < FN_COUNT; fn++)
+		in.hit[fn] = loader__fn_addr(r->loader, fn) != 0;
+	alloc_check__warn(stderr, &in);
 }
 
 /* Attach --start-at/--stop-at probes to the target's functions. */
@@ -351,7 +375,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
-	char exe[PATH_MAX], alloc_lib[PATH_MAX];
+	struct alloc_symbols syms;
 	int wait_status = 0, err, stop_err, ret;
 	pid_t pid;
 
@@ -360,10 +384,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		return ret;
 	pid = lopts.pid = target__pid(r->target);
 	r->dwarf = lopts.unwind_dwarf = choose_unwind(r);
-	if (!lopts.libc_path && !target__exe(r->target, exe, sizeof(exe)) &&
-	    target__find_allocator(r->target, exe, alloc_lib, sizeof(alloc_lib))) {
-		lopts.libc_path = alloc_lib;
-		ilog("probing the allocator in %s\n", alloc_lib);
+	/* A held child has not exec'd: its allocator is resolved from the command's files (a
+	 * running process's by the loader, from its maps). -ENOENT: no such command, which
+	 * target__release reports. */
+	if (argv && !lopts.libc_path) {
+		err = target__resolve_allocator(r->target, &syms);
+		if (err && err != -ENOENT)
+			return TRACER_EXIT_FAILURE;
+		lopts.syms = err ? NULL : &syms;
 	}
 	r->loader = loader__new(&lopts);
 	if (!r->loader) {
@@ -406,6 +434,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		r->sym = symbolizer__new(pid); /* exec done: the executable is mapped */
 	if (r->dwarf && !r->stacks)
 		r->stacks = dwarf_stacks__new(pid); /* after exec, like the symbolizer */
+	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
 
 	err = trace_loop(r, &wait_status,
@@ -426,6 +455,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		     stop_requested ? "interrupted" : "target ended");
 	err = session__finish(r->session, mono_now_ns()) ?: err;
 	print_counters(r);
+	warn_no_allocator_call(r);
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
 
@@ -528,6 +558,7 @@ int main(int argc, char **argv)
 	loader__free(r.loader);
 	dwarf_stacks__free(r.stacks);
 	symbolizer__free(r.sym);
+	alloc_watch__free(r.alloc_watch);
 	if (summary.f) {
 		int err = output__close(&summary, 0);
 

@@ -286,6 +286,11 @@ void opt__man(const struct opt_cmd *const *cmds, int n, const char *version, FIL
 			fputs(".SS Examples\n", f);
 			roff_block(f, cmds[i]->examples);
 		}
+		/* As in its --help: a subcommand's statuses are its own (diff --fail-if). */
+		if (cmds[i]->exit_status) {
+			fputs(".SS \"Exit status\"\n", f);
+			roff_block(f, cmds[i]->exit_status);
+		}
 	}
 	if (cmds[0]->examples) {
 		fputs(".SH EXAMPLES\n", f);

@@ -47,9 +47,9 @@ static const struct opt_spec tracer_opts_table[] = {
 	{ "as-root", 0, NULL, "with -- CMD under sudo: do not drop to the invoking user",
 	  G_TARGET, NULL, OPT_AS_ROOT },
 	{ "lib", 0, "PATH",
-	  "allocator library to probe (default: detected: jemalloc,\n"
-	  "tcmalloc or mimalloc if loaded, the executable if static,\n"
-	  "else the target's libc)",
+	  "allocator library to probe (default: where the dynamic\n"
+	  "linker resolves malloc: executable, preloads, then the\n"
+	  "needed libraries, by their symbols)",
 	  G_PROBES, NULL, OPT_LIB },
 	{ "unwind", 0, "MODE",
 	  "how stacks are taken: fp (frame pointers, in BPF), dwarf\n"
@@ -115,7 +115,7 @@ const struct opt_cmd tracer_cmd = {
 		"status\n"
 		"  tracer report FILE [--top N] [--sort KEY] [--json]   summarize any DHAT file\n"
 		"  tracer diff OLD NEW [--top N] [--json]      compare two DHAT files per stack\n"
-		"  tracer export FILE [--format pprof|folded|svg] [-o OUT]\n"
+		"  tracer export FILE [--format pprof|folded|svg|timeline] [-o OUT]\n"
 		"                                              convert a DHAT file for other "
 		"tools\n",
 	.opts = tracer_opts_table,

@@ -14,7 +14,6 @@
 #include "log.h"
 #include "procmaps.h"
 #include "profile_output.h"
-#include "timeline.h"
 
 int profile_output__check_dir(const struct profile_output_opts *o)
 {
@@ -31,6 +30,16 @@ int profile_output__check_dir(const struct profile_output_opts *o)
 			snprintf(dir, sizeof(dir), "/");
 	} else {
 		snprintf(dir, sizeof(dir), "%s", o->output ? o->output : env && *env ? env : ".");
+	}
+	/* --workload all -o DIR: DIR is made if missing, one level only (its parent must
+	 * exist), 0755 less the umask. mkdir creates nothing through a symlink: an existing
+	 * name, link or not, gives EEXIST and is checked below as before. Under sudo DIR stays
+	 * root's; the profiles in it are the invoking user's (output.h). */
+	if (o->output && o->all_workloads && mkdir(dir, 0755) && errno != EEXIST) {
+		int err = -errno;
+
+		elog("cannot create output directory %s: %s\n", dir, strerror(-err));
+		return err;
 	}
 	if (stat(dir, &st)) {
 		elog("output directory %s: %s\n", dir, strerror(errno));
@@ -62,47 +71,29 @@ static void profile_path(const struct profile_output_opts *o, const char *name, 
 		snprintf(path, sz, "%s/dhat-heap-%d.json", dir, pid);
 }
 
-/* The heap-over-time series of c, in the units of a timeline export (µs). */
-static void heap_timeline_of(const struct collector *c, uint64_t *t_us, uint64_t *bytes,
-			     struct heap_timeline *ht)
-{
-	const struct timeline *tl = collector__timeline(c);
-	const struct collector_totals *t = collector__totals(c);
-
-	for (size_t i = 0; i < tl->cnt; i++) {
-		t_us[i] = tl->t_ns[i] / 1000;
-		bytes[i] = tl->bytes[i];
-	}
-	*ht = (struct heap_timeline){ .t_us = t_us, .live_bytes = bytes, .cnt = tl->cnt,
-				      .tg_us = t->tg_ns / 1000, .te_us = t->te_ns / 1000,
-				      .peak_bytes = t->max_bytes };
-}
-
-/* The conversions asked for with --format, next to the DHAT file just written: the timeline
- * from the collector, the others from the file itself. */
+/* The conversions asked for with --format, next to the DHAT file just written, all made
+ * from the file itself (the timeline from its live-heap series), as `tracer export` does. */
 static int write_exports(const struct profile_output_opts *o, const char *json_path,
-			 const struct collector *c, const char *title)
+			 const char *title)
 {
-	uint64_t t_us[TIMELINE_MAX_POINTS], bytes[TIMELINE_MAX_POINTS];
-	struct heap_timeline ht;
-	struct export_src src = { .timeline = &ht };
+	struct export_src src = { 0 };
 	char err[512];
 	int ret = 0;
 
-	heap_timeline_of(c, t_us, bytes, &ht);
 	/* The timeline first: its "wrote" line has always come before the others. */
 	static const enum export_format order[] = { EXPORT_FMT_TIMELINE, EXPORT_FMT_PPROF,
 						    EXPORT_FMT_FOLDED, EXPORT_FMT_SVG };
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		enum export_format fmt = order[i];
 		struct export_opts opts = { .weight = EXPORT_WEIGHT_BYTES,
-					    .title = fmt == EXPORT_FMT_TIMELINE ? title : NULL };
+					    .title = fmt == EXPORT_FMT_TIMELINE ? title : NULL,
+					    .workload = title };
 		char *path;
 		int e;
 
 		if (!(o->formats & (1u << fmt)))
 			continue;
-		if (export_format__from_profile(fmt) && !src.profile &&
+		if (!src.profile &&
 		    !(src.profile = dhat_profile__load(json_path, err, sizeof(err)))) {
 			elog("%s\n", err);
 			return -EINVAL;
@@ -156,5 +147,5 @@ int profile_output__write(const struct profile_output_opts *o, const struct coll
 	/* Under sudo the writer has already handed the file to the invoking user. */
 	*written = true;
 	ilog("wrote %s\n", path);
-	return o->formats ? write_exports(o, path, c, title) : 0;
+	return o->formats ? write_exports(o, path, title) : 0;
 }

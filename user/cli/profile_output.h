@@ -21,7 +21,8 @@ struct profile_output_opts {
 };
 
 /* Fail before tracing, not after, when profiles could not be written where asked: logs and
- * returns -ENOENT or -ENOTDIR. */
+ * returns -ENOENT, -ENOTDIR or mkdir's -errno. With --workload all -o DIR, a missing DIR
+ * (one level) is created first. */
 int profile_output__check_dir(const struct profile_output_opts *o);
 
 /*

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "dhat_reader.h"
 #include "output.h"
 
 struct format_info {
@@ -53,12 +54,14 @@ static int dispatch(enum export_format fmt, const struct export_src *src, FILE *
 {
 	switch (fmt) {
 	case EXPORT_FMT_PPROF:
-		return export__pprof_write(src->profile, out);
+		return export__pprof_write(src->profile, out, opts);
 	case EXPORT_FMT_FOLDED:
 		return export__folded_opts(src->profile, out, opts);
 	case EXPORT_FMT_SVG:
 		return export__flamegraph_svg_opts(src->profile, out, opts);
 	case EXPORT_FMT_TIMELINE:
+		if (!src->timeline)
+			return export__timeline_profile_svg(src->profile, out, opts);
 		return export__timeline_svg(src->timeline, out, opts ? opts->title : NULL);
 	default:
 		return -EINVAL;
@@ -72,8 +75,11 @@ int export__write(enum export_format fmt, const struct export_src *src, const ch
 	int err;
 
 	if (fmt < 0 || fmt >= EXPORT_FMT_CNT || !src ||
-	    (export_format__from_profile(fmt) ? !src->profile : !src->timeline))
+	    (export_format__from_profile(fmt) ? !src->profile : !src->timeline && !src->profile))
 		return -EINVAL;
+	/* Checked before the file is created: no empty output for a file without a series. */
+	if (fmt == EXPORT_FMT_TIMELINE && !src->timeline && !export__has_timeline(src->profile))
+		return -ENODATA;
 	err = output__open(&o, path, OUTPUT_STDOUT_DASH | formats[fmt].output_flags);
 	if (err)
 		return err;
@@ -83,8 +89,6 @@ int export__write(enum export_format fmt, const struct export_src *src, const ch
 int export__to_path(const struct dhat_profile *p, enum export_format fmt, const char *path,
 		    const struct export_opts *opts)
 {
-	if (!export_format__from_profile(fmt))
-		return -EINVAL;
 	return export__write(fmt, &(struct export_src){ .profile = p }, path, opts);
 }
 

@@ -21,7 +21,7 @@ int export__folded_opts(const struct dhat_profile *p, FILE *out, const struct ex
 	struct export_stacks *s = NULL;
 	int err;
 
-	err = export_stacks__build(p, o.weight, o.location, &s);
+	err = export_stacks__build_opts(p, &o, &s);
 	if (err)
 		goto cleanup;
 	for (size_t i = 0; i < s->cnt; i++) {

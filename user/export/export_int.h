@@ -10,6 +10,8 @@
 #include "export.h"
 #include "strtab.h"
 
+struct dhat_pp;
+
 /* One DHAT frame string split into its parts. Pointers are slices of the parsed text (not
  * NUL-terminated at *_len); absent parts are NULL with length 0. */
 struct export_frame {
@@ -36,9 +38,19 @@ void export_frame__parse(const char *text, struct export_frame *f);
  * ':' and control characters '?'. Returns a new string or NULL (ENOMEM). */
 char *export_frame__name(const char *text, bool location);
 
+/* Which module a frame's code is in, for flame graph colours. */
+enum export_module {
+	EXPORT_MOD_EXE = 0, /* the traced program (or a frame we cannot place otherwise) */
+	EXPORT_MOD_LIBC,    /* libc, libm, libpthread, the dynamic loader */
+	EXPORT_MOD_LIB,	    /* any other shared library */
+	EXPORT_MOD_UNKNOWN, /* "???" with no object */
+	EXPORT_MOD_CNT,
+};
+
 /* A collapsed stack: interned names, outermost first, with its summed weights. */
 struct export_stack {
 	const char **names; /* borrowed from the set's name table */
+	const uint8_t *mods; /* enum export_module of each name (the first PP's frame) */
 	size_t cnt;
 	uint64_t w;  /* the chosen weight */
 	uint64_t w2; /* its companion count (blocks for bytes, bytes for blocks) */
@@ -51,17 +63,83 @@ struct export_stacks {
 	const char *unit, *unit2; /* e.g. "bytes", "blocks" (the profile's bsu/bksu if set) */
 	struct strtab *names;
 	const char **pool; /* backing store of every names array */
+	uint8_t *mod_pool; /* backing store of every mods array */
 };
 
-/* Collapse p's PPs under weight w. Zero-weight stacks are dropped. Returns 0, -EINVAL or
- * -ENOMEM; on success *out is freed with export_stacks__free. */
+/* Collapse p's PPs under opts (weight, location, plumbing; NULL: the defaults). Zero-weight
+ * stacks are dropped. Returns 0, -EINVAL or -ENOMEM; on success *out is freed with
+ * export_stacks__free. */
+int export_stacks__build_opts(const struct dhat_profile *p, const struct export_opts *opts,
+			      struct export_stacks **out);
+
+/* export_stacks__build_opts with weight w and location, plumbing KEPT (its behaviour before
+ * plumbing was left out; for callers that want every frame). */
 int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
 			 struct export_stacks **out);
+
+/* Plumbing marks of p's frame table under o (export_plumbing.c): *out is a new array of
+ * ftbl_cnt + 1 flags, or NULL when o keeps plumbing. Returns 0 or -ENOMEM. */
+int export_plumbing__mark(const struct dhat_profile *p, const struct export_opts *o, bool **out);
+
+/* How many innermost frames of pp are plumbing under marks (0 for NULL marks, and 0 when
+ * every frame is, so that no sample loses all its frames). */
+size_t export_plumbing__cut(const bool *marks, const struct dhat_profile *p,
+			    const struct dhat_pp *pp);
 void export_stacks__free(struct export_stacks *s);
+
+/* Sort s->v[0..n) frame by frame and merge identical stacks (summing w, w2) into s->cnt. */
+void export_stacks__merge(struct export_stacks *s, size_t n);
+
+/* ---- flame graphs (export_svg.c), shared by the plain and the differential one ---------- */
+
+/* One rectangle: a (call path, function), spanning [start, end) of the weight axis. */
+struct flame_node {
+	const char *name; /* borrowed from the stack set */
+	uint8_t mod;	  /* enum export_module of the frame (colour) */
+	size_t depth;	  /* 0: "all" */
+	uint64_t start, end;
+	uint64_t w2; /* Σ companion weight (export_stack.w2) of the stacks below */
+};
+
+/* How one frame looks: its fill, and the figures line of its tooltip (after its name). */
+struct flame_look {
+	char color[32];
+	char tip[192];
+};
+
+/* Fills *look for nd; NULL in a style: the "mem" palette by name, "W unit (P%), W2 unit2". */
+typedef void (*flame_look_fn)(void *ctx, const struct flame_node *nd, const struct export_stacks *s,
+			      struct flame_look *look);
+
+struct flame_style {
+	const char *title, *subtitle; /* plain text (escaped when written); subtitle wrapped */
+	const char *totals;	      /* a line under the subtitle; NULL: none */
+	bool module_legend;	      /* a row of the module colours under them */
+	const char *empty_what;	      /* "no data: every program point has 0 <empty_what>" */
+	flame_look_fn look;
+	void *ctx; /* handed to look */
+};
+
+/* The frame spans of s, "all" first, in flamegraph.pl's flow order: (*nodes)[0..*cnt), the
+ * deepest stack in *max_depth. Returns 0 or -ENOMEM; *nodes is freed by the caller. */
+int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size_t *cnt,
+		  size_t *max_depth);
+
+/* The self-contained interactive SVG of a layout (see export__flamegraph_svg). Returns 0
+ * or -EIO. */
+int flame__write(FILE *out, const struct export_stacks *s, const struct flame_node *nodes,
+		 size_t cnt, size_t depth, const struct flame_style *st);
 
 /* Write s to out as XML character data / attribute value: & < > " ' escaped, control
  * characters and invalid UTF-8 bytes replaced by '?', so the document stays well-formed. */
 void export_xml__puts(FILE *out, const char *s);
+
+/* Layout of text in lines of at most cols bytes, broken after spaces where it can (a word
+ * longer than a line is cut at a UTF-8 boundary), at most max_lines (the last one then ends
+ * with "..."). If out is not NULL, each line is written as <text ATTRS x=X y=Y+i*LINE_H>.
+ * Returns the number of lines (0 for empty text). */
+int export_svg__wrap(FILE *out, const char *text, const char *attrs, double x, double y,
+		     double line_h, size_t cols, int max_lines);
 
 /* v with thousands separators: "1,234,567". buf needs 27 bytes. Returns buf. */
 char *export__fmt_u64(char *buf, uint64_t v);

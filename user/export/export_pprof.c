@@ -14,6 +14,7 @@
  *	          4 location Location*       5 function Function*    6 string_table string*
  *	          9 time_nanos int64        10 duration_nanos int64 11 period_type ValueType
  *	         12 period int64            13 comment int64* (string index)
+ *	         14 default_sample_type int64 (string index)
  *	ValueType 1 type (string index)      2 unit (string index)
  *	Sample    1 location_id uint64* (packed, leaf first)   2 value int64* (packed)
  *	Mapping   1 id  2 memory_start  3 memory_limit  4 file_offset  5 filename (string index)
@@ -26,7 +27,11 @@
  * Mapping of DHAT onto it:
  *  - sample types as a Go heap profile: alloc_objects/count, alloc_space/bytes,
  *    inuse_objects/count, inuse_space/bytes, filled with tbk, tb, ebk, eb ("in use" = still
- *    live at t-end). period_type space/bytes, period 1: every allocation was seen.
+ *    live at t-end), then gmax_objects/count, gmax_space/bytes = gbk, gb: live at t-gmax,
+ *    the heap's peak. default_sample_type inuse_space. period_type space/bytes, period 1:
+ *    every allocation was seen.
+ *  - allocation plumbing (plumbing.h) is left out of each stack unless keep_plumbing, so that
+ *    `pprof -top` ranks the code that allocates, not malloc.
  *  - one sample per PP; its fs (innermost first) is already pprof's leaf-first order.
  *  - consecutive frames with the same address are one return address expanded by inlining
  *    (dhat-format.md §4): one Location, one Line per frame, innermost first, as pprof wants.
@@ -36,8 +41,7 @@
  *  - a PP without frames gets one "[unknown]" location (as in folded output); Mapping 1 is
  *    the traced program, named from cmd, so that pprof shows "File: prog".
  *  - duration_nanos from te when tu is a time unit; time_nanos unknown (DHAT has no clock).
- *  - no default_sample_type, as Go heap profiles: pprof shows inuse_space (leaks) unless
- *    -sample_index=alloc_space etc. is given.
+ *  - pprof shows inuse_space (leaks) unless -sample_index=alloc_space etc. is given.
  */
 #include "export_int.h"
 
@@ -143,6 +147,7 @@ struct pprof_b {
 	struct pbuf mappings, locations, functions;
 	struct pbuf msg, sub, packed; /* scratch */
 	uint64_t unknown_loc;	      /* Location id of "no frames", 0 until needed */
+	bool *plumbing;		      /* per ftbl index; NULL: plumbing kept */
 	bool oom;
 };
 
@@ -317,13 +322,13 @@ static uint64_t unknown_location(struct pprof_b *b)
 static void add_sample(struct pprof_b *b, const struct dhat_pp *pp)
 {
 	struct pbuf ids = {0};
-	uint64_t vals[4] = {pp->tbk, pp->tb, pp->ebk, pp->eb};
+	uint64_t vals[] = {pp->tbk, pp->tb, pp->ebk, pp->eb, pp->gbk, pp->gb};
 
 	/* No frames at all: one "[unknown]" location, as folded output, so that pprof's
 	 * nodes still add up to the total. */
 	if (!pp->fs_cnt)
 		pb_varint(&ids, unknown_location(b));
-	for (size_t j = 0; j < pp->fs_cnt;) {
+	for (size_t j = export_plumbing__cut(b->plumbing, b->p, pp); j < pp->fs_cnt;) {
 		const struct frame_info *f = frame_info(b, pp->fs[j]);
 		size_t n = 1;
 
@@ -342,7 +347,7 @@ static void add_sample(struct pprof_b *b, const struct dhat_pp *pp)
 		b->oom = true;
 	pb_bytes(&b->sub, 1, ids.d, ids.len);
 	free(ids.d);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
 		pb_varint(&b->packed, vals[i]);
 	pb_msg(&b->sub, 2, &b->packed);
 	pb_msg(&b->out, 2, &b->sub);
@@ -365,6 +370,12 @@ static uint64_t duration_ns(const struct dhat_profile *p)
 
 int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *len)
 {
+	return export__pprof_encode_opts(p, NULL, buf, len);
+}
+
+int export__pprof_encode_opts(const struct dhat_profile *p, const struct export_opts *opts,
+			      uint8_t **buf, size_t *len)
+{
 	struct pprof_b b = {.p = p};
 	char *comment = NULL;
 	int err;
@@ -376,6 +387,9 @@ int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *le
 	b.locs = strtab__new();
 	b.maps = strtab__new();
 	b.fi = calloc(p->ftbl_cnt + 1, sizeof(*b.fi));
+	err = export_plumbing__mark(p, opts, &b.plumbing);
+	if (err)
+		goto cleanup;
 	if (!b.strs || !b.fns || !b.locs || !b.maps || !b.fi) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -386,6 +400,9 @@ int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *le
 	value_type(&b, &b.out, 1, "alloc_space", "bytes");
 	value_type(&b, &b.out, 1, "inuse_objects", "count");
 	value_type(&b, &b.out, 1, "inuse_space", "bytes");
+	/* Not Go's: the heap at its peak (t-gmax), `go tool pprof -sample_index=gmax_space`. */
+	value_type(&b, &b.out, 1, "gmax_objects", "count");
+	value_type(&b, &b.out, 1, "gmax_space", "bytes");
 	/* Mapping 1: the traced program (cmd's first word). No location points into it (frames
 	 * do not say which object they are in unless "(in /obj)"), but pprof names the profile
 	 * after its first mapping ("File: prog") rather than after some library. */
@@ -409,6 +426,9 @@ int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *le
 	}
 	pb_key(&b.out, 13, WT_VARINT);
 	pb_varint(&b.out, (uint64_t)str_idx0(&b, comment));
+	/* pprof shows the LAST sample type by default: keep that inuse_space (leaks), as for a
+	 * Go heap profile, now that gmax_* come after it. */
+	pb_uint(&b.out, 14, (uint64_t)str_idx0(&b, "inuse_space"));
 	/* Last: every string has been interned by now. */
 	for (size_t i = 0; i < b.strs->cnt; i++)
 		pb_bytes(&b.out, 6, b.strs->strs[i], strlen(b.strs->strs[i]));
@@ -432,6 +452,7 @@ cleanup:
 	free(b.sub.d);
 	free(b.packed.d);
 	free(b.fi);
+	free(b.plumbing);
 	strtab__free(b.strs);
 	strtab__free(b.fns);
 	strtab__free(b.locs);
@@ -439,13 +460,13 @@ cleanup:
 	return err;
 }
 
-int export__pprof_write(const struct dhat_profile *p, FILE *out)
+int export__pprof_write(const struct dhat_profile *p, FILE *out, const struct export_opts *opts)
 {
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int err;
 
-	err = export__pprof_encode(p, &buf, &len);
+	err = export__pprof_encode_opts(p, opts, &buf, &len);
 	if (err)
 		return err;
 	errno = 0;

@@ -9,9 +9,15 @@
  * while consecutive stacks share the path to it, so every frame is one contiguous span
  * [start, end) of the weight axis and its children tile it in name order.
  *
+ * Colours say where the code is (export_int.h, enum export_module): warm for the traced
+ * program, blue for libc, green for other libraries, grey when unknown; the shade within a
+ * module comes from the name, so one function keeps one colour. A label that does not fit
+ * drops template arguments and parameter lists, then namespaces, before it is cut.
+ *
  * The file is self-contained (inline <style> and <script>, no network) and the script only
  * reads attributes the writer put on each frame's <g>: data-o (start on the weight axis),
- * data-v (weight), data-d (depth); the name is the first line of its <title>.
+ * data-v (weight), data-d (depth) (data-m, the module, is for people and tests); the name is
+ * the first line of its <title>.
  */
 #include "export_int.h"
 
@@ -28,60 +34,117 @@
 #define FRAME_H	   16
 #define FONT_SZ	   12
 #define FONT_W	   0.59 /* average glyph width / font size, for fitting labels */
-#define PAD_TOP	   (FONT_SZ * 5)
+#define PAD_TOP	   (FONT_SZ * 5) /* with one subtitle line; each further line adds LINE_H */
 #define PAD_BOTTOM (FONT_SZ * 2 + 10)
+#define SUB_Y	   (FONT_SZ * 2 + 18) /* first subtitle line */
+#define LINE_H	   15
+#define SUB_COLS   175 /* subtitle characters per line over IMG_W */
+#define SUB_LINES  3
 #define MIN_W	   0.1 /* narrower frames are left out: invisible, and they bloat the file */
 
-struct fg_node {
-	const char *name;
-	size_t depth; /* 0: "all" */
-	uint64_t start, end;
-	uint64_t w2; /* companion count */
+/* Per module: the base colour and how far the name's hash moves each channel. */
+static const struct {
+	int r, g, b, dr, dg, db;
+	const char *legend;
+} MODULE_COLORS[EXPORT_MOD_CNT] = {
+    [EXPORT_MOD_EXE] = {205, 80, 0, 50, 150, 55, "program"},	     /* flamegraph.pl "hot" */
+    [EXPORT_MOD_LIBC] = {80, 130, 200, 40, 50, 55, "libc"},	     /* blues */
+    [EXPORT_MOD_LIB] = {40, 170, 70, 50, 60, 60, "other libraries"}, /* greens */
+    [EXPORT_MOD_UNKNOWN] = {165, 165, 165, 30, 30, 30, "unknown"},   /* greys */
 };
 
-/* flamegraph.pl's "mem" palette (greens and blues), chosen by the name's hash so that one
- * function has one colour everywhere and the output is reproducible. */
-static void frame_color(const char *name, char *buf, size_t sz)
+/* The colour of a frame: its module's, shaded by the name's hash so that one function has
+ * one colour everywhere and the output is reproducible. */
+static void frame_color(const char *name, enum export_module mod, char *buf, size_t sz)
 {
-	uint32_t h = 2166136261u, h2;
+	uint32_t h = 2166136261u;
 	double v1, v2;
 
 	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
 		h = (h ^ *c) * 16777619u;
-	h2 = h * 2654435761u;
 	v1 = (h & 0xffff) / 65535.0;
-	v2 = (h2 >> 16) / 65535.0;
-	snprintf(buf, sz, "rgb(0,%d,%d)", 190 + (int)(50 * v2), (int)(210 * v1));
+	v2 = ((h * 2654435761u) >> 16) / 65535.0;
+	if (mod >= EXPORT_MOD_CNT)
+		mod = EXPORT_MOD_UNKNOWN;
+	if (mod == EXPORT_MOD_UNKNOWN)
+		v2 = v1; /* greys stay grey */
+	snprintf(buf, sz, "rgb(%d,%d,%d)", MODULE_COLORS[mod].r + (int)(MODULE_COLORS[mod].dr * v1),
+		 MODULE_COLORS[mod].g + (int)(MODULE_COLORS[mod].dg * v2),
+		 MODULE_COLORS[mod].b + (int)(MODULE_COLORS[mod].db * v1));
 }
 
-/* Label that fits w px: the name, cut with ".." or empty (as flamegraph.pl). */
+/* name without template arguments and parameter lists ("ns::f<int>(int)" -> "ns::f"), and
+ * without a leading "::" (what "<T as Trait>::f" leaves). NULL if nothing is left or on
+ * ENOMEM. The script's shortNames() does the same. */
+static char *strip_args(const char *name)
+{
+	char *o = malloc(strlen(name) + 1), *q = o, *start;
+	int d = 0;
+
+	if (!o)
+		return NULL;
+	for (const char *c = name; *c; c++) {
+		if (*c == '<' || *c == '(')
+			d++;
+		else if ((*c == '>' || *c == ')') && d > 0)
+			d--;
+		else if (!d)
+			*q++ = *c;
+	}
+	while (q > o && q[-1] == ' ')
+		q--;
+	*q = '\0';
+	for (start = o; !strncmp(start, "::", 2) || *start == ' ';)
+		start += *start == ' ' ? 1 : 2;
+	memmove(o, start, strlen(start) + 1);
+	if (!*o) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Label that fits w px, as flamegraph.pl but whole names first: the name, else the name
+ * without arguments (strip_args), else its last "::" component, else that cut with "..",
+ * or nothing under 3 characters. */
 static void put_label(FILE *out, const char *name, double w)
 {
 	size_t fit = (size_t)((w - 3) / (FONT_SZ * FONT_W) > 0 ? (w - 3) / (FONT_SZ * FONT_W) : 0);
-	size_t len = strlen(name);
-	char *cut;
+	char *stripped, *cut;
+	const char *last;
 
 	if (fit < 3)
 		return;
-	if (len <= fit) {
+	if (strlen(name) <= fit) {
 		export_xml__puts(out, name);
 		return;
 	}
-	cut = strndup(name, fit - 2);
-	if (!cut)
-		return; /* a label is decoration; the <title> still names the frame */
-	export_xml__puts(out, cut);
-	fputs("..", out);
-	free(cut);
+	stripped = strip_args(name);
+	last = stripped ? stripped : name;
+	if (stripped && strlen(stripped) > fit && strstr(stripped, "::")) {
+		const char *c;
+
+		for (c = stripped; strstr(c, "::"); c = strstr(c, "::") + 2)
+			;
+		if (*c)
+			last = c;
+	}
+	if (strlen(last) <= fit) {
+		export_xml__puts(out, last);
+	} else if ((cut = strndup(last, fit - 2))) {
+		export_xml__puts(out, cut);
+		fputs("..", out);
+		free(cut);
+	} /* else: a label is decoration; the <title> still names the frame */
+	free(stripped);
 }
 
-/* The frame spans of s, "all" first: nodes[0..*cnt). Returns 0 or -ENOMEM. */
-static int flow(const struct export_stacks *s, struct fg_node **nodes, size_t *cnt,
-		size_t *max_depth)
+int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size_t *cnt,
+		  size_t *max_depth)
 {
 	size_t frames = 1, n = 0, depth = 0, *open = NULL;
 	const struct export_stack *prev = NULL;
-	struct fg_node *v = NULL;
+	struct flame_node *v = NULL;
 	uint64_t x = 0;
 	int err;
 
@@ -96,7 +159,7 @@ static int flow(const struct export_stacks *s, struct fg_node **nodes, size_t *c
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	v[n++] = (struct fg_node){.name = "all", .w2 = s->total2};
+	v[n++] = (struct flame_node){.name = "all", .mod = EXPORT_MOD_UNKNOWN, .w2 = s->total2};
 	open[0] = 0;
 	for (size_t i = 0; i < s->cnt; i++) {
 		const struct export_stack *st = &s->v[i];
@@ -111,7 +174,12 @@ static int flow(const struct export_stacks *s, struct fg_node **nodes, size_t *c
 		/* ...and open this one's. */
 		for (size_t d = common + 1; d <= st->cnt; d++) {
 			open[d] = n;
-			v[n++] = (struct fg_node){.name = st->names[d - 1], .depth = d, .start = x};
+			/* Stacks built without modules (the diff's) are drawn as the program's. */
+			v[n++] =
+			    (struct flame_node){.name = st->names[d - 1],
+						.mod = st->mods ? st->mods[d - 1] : EXPORT_MOD_EXE,
+						.depth = d,
+						.start = x};
 		}
 		for (size_t d = 1; d <= st->cnt; d++)
 			v[open[d]].w2 += st->w2;
@@ -191,8 +259,28 @@ static const char SCRIPT[] =
     "  r.setAttribute('x', x.toFixed(1));\n"
     "  r.setAttribute('width', Math.max(w, 0).toFixed(1));\n"
     "  t.setAttribute('x', (x + 3).toFixed(1));\n"
-    "  var fit = Math.floor((w - 3) / (FONT_SZ * FONT_W)), s = names[i];\n"
-    "  t.textContent = fit < 3 ? '' : s.length <= fit ? s : s.substring(0, fit - 2) + '..';\n"
+    "  t.textContent = label(names[i], Math.floor((w - 3) / (FONT_SZ * FONT_W)));\n"
+    "}\n"
+    "/* As put_label() in export_svg.c: whole names before cut ones. */\n"
+    "function stripArgs(s) {\n"
+    "  var o = '', d = 0;\n"
+    "  for (var i = 0; i < s.length; i++) {\n"
+    "    var c = s[i];\n"
+    "    if (c === '<' || c === '(') d++;\n"
+    "    else if ((c === '>' || c === ')') && d > 0) d--;\n"
+    "    else if (!d) o += c;\n"
+    "  }\n"
+    "  return o.replace(/ +$/, '').replace(/^(::| )+/, '');\n"
+    "}\n"
+    "function label(s, fit) {\n"
+    "  if (fit < 3) return '';\n"
+    "  if (s.length <= fit) return s;\n"
+    "  var t = stripArgs(s), last = t || s;\n"
+    "  if (t && t.length > fit && t.indexOf('::') >= 0) {\n"
+    "    var c = t.substring(t.lastIndexOf('::') + 2);\n"
+    "    if (c) last = c;\n"
+    "  }\n"
+    "  return last.length <= fit ? last : last.substring(0, fit - 2) + '..';\n"
     "}\n"
     "function zoom(z) {\n"
     "  var o = attr(z, 'data-o'), v = attr(z, 'data-v'), d = attr(z, 'data-d');\n"
@@ -264,61 +352,84 @@ static const char SCRIPT[] =
     "  matchedtxt.textContent = ' ';\n"
     "}\n";
 
-static void put_frame(FILE *out, const struct export_stacks *s, const struct fg_node *nd,
-		      double scale, int img_h)
+/* The plain flame graph's look: the palette by name, "all" grey; weight, share, companion. */
+static void default_look(void *ctx, const struct flame_node *nd, const struct export_stacks *s,
+			 struct flame_look *look)
+{
+	uint64_t v = nd->end - nd->start;
+	char n1[32], n2[32];
+
+	(void)ctx;
+	if (nd->depth)
+		frame_color(nd->name, (enum export_module)nd->mod, look->color,
+			    sizeof(look->color));
+	else
+		snprintf(look->color, sizeof(look->color), "rgb(200,200,200)");
+	snprintf(look->tip, sizeof(look->tip), "%s %s (%.2f%%), %s %s", export__fmt_u64(n1, v),
+		 s->unit, s->total ? 100.0 * (double)v / (double)s->total : 0.0,
+		 export__fmt_u64(n2, nd->w2), s->unit2);
+}
+
+static void put_frame(FILE *out, const struct export_stacks *s, const struct flame_node *nd,
+		      double scale, int img_h, const struct flame_style *st)
 {
 	double x = XPAD + (double)nd->start * scale;
 	double w = (double)(nd->end - nd->start) * scale;
 	double y = img_h - PAD_BOTTOM - (double)(nd->depth + 1) * FRAME_H;
 	uint64_t v = nd->end - nd->start;
-	char color[32], n1[32], n2[32];
+	struct flame_look look = {.color = "", .tip = ""};
 
 	if (!s->total)
 		w = IMG_W - 2 * XPAD; /* nothing allocated: a lone "all" across the width */
-	if (nd->depth)
-		frame_color(nd->name, color, sizeof(color));
-	else
-		snprintf(color, sizeof(color), "rgb(200,200,200)");
-	fprintf(out, "<g class=\"f\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%zu\">",
-		nd->start, v, nd->depth);
+	(st->look ? st->look : default_look)(st->ctx, nd, s, &look);
+	fprintf(out,
+		"<g class=\"f\" data-o=\"%" PRIu64 "\" data-v=\"%" PRIu64
+		"\" data-d=\"%zu\" data-m=\"%s\">",
+		nd->start, v, nd->depth,
+		nd->depth && nd->mod < EXPORT_MOD_CNT ? MODULE_COLORS[nd->mod].legend : "all");
 	/* Tooltip: name, then the figures; the script shows the same text below the graph. */
 	fputs("<title>", out);
 	export_xml__puts(out, nd->name);
-	fprintf(out, "\n%s %s (%.2f%%), %s %s</title>", export__fmt_u64(n1, v), s->unit,
-		s->total ? 100.0 * (double)v / (double)s->total : 0.0, export__fmt_u64(n2, nd->w2),
-		s->unit2);
+	fputc('\n', out);
+	export_xml__puts(out, look.tip);
+	fputs("</title>", out);
 	fprintf(out,
 		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\" "
 		"ry=\"2\"/>",
-		x, y, w, FRAME_H - 1, color);
+		x, y, w, FRAME_H - 1, look.color);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FRAME_H - 5);
 	put_label(out, nd->name, w);
 	fputs("</text></g>\n", out);
 }
 
-int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
-				const struct export_opts *opts)
+/* One row of swatches: the module colours, at baseline y. */
+static void module_legend(FILE *out, int y)
 {
-	struct export_opts o = opts ? *opts : (struct export_opts){0};
-	struct export_stacks *s = NULL;
-	struct fg_node *nodes = NULL;
-	size_t cnt = 0, depth = 0;
-	char dflt[96], n1[32], n2[32];
-	double scale;
-	int img_h, err;
+	char color[32];
 
-	err = export_stacks__build(p, o.weight, o.location, &s);
-	if (err)
-		goto cleanup;
-	err = flow(s, &nodes, &cnt, &depth);
-	if (err)
-		goto cleanup;
-	if (!o.title) {
-		snprintf(dflt, sizeof(dflt), "Heap flame graph: %s", export_weight__name(o.weight));
-		o.title = dflt;
+	fputs("<g id=\"legend\">", out);
+	for (int m = 0; m < EXPORT_MOD_CNT; m++) {
+		int x = XPAD + m * 140;
+
+		frame_color("", (enum export_module)m, color, sizeof(color));
+		fprintf(out,
+			"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\">%s</text>",
+			x, y - 10, color, x + 16, y, MODULE_COLORS[m].legend);
 	}
-	img_h = PAD_TOP + PAD_BOTTOM + (int)(depth + 1) * FRAME_H;
-	scale = s->total ? (double)(IMG_W - 2 * XPAD) / (double)s->total : 0;
+	fputs("</g>\n", out);
+}
+
+int flame__write(FILE *out, const struct export_stacks *s, const struct flame_node *nodes,
+		 size_t cnt, size_t depth, const struct flame_style *st)
+{
+	int sub_lines = export_svg__wrap(NULL, st->subtitle, "", 0, 0, 0, SUB_COLS, SUB_LINES);
+	/* Lines under the first subtitle line: more subtitle, totals, the module legend. */
+	int extra = (sub_lines > 1 ? sub_lines - 1 : 0) + (st->totals ? 1 : 0) +
+		    (st->module_legend ? 1 : 0);
+	int pad_top = PAD_TOP + extra * LINE_H;
+	int img_h = pad_top + PAD_BOTTOM + (int)(depth + 1) * FRAME_H;
+	double scale = s->total ? (double)(IMG_W - 2 * XPAD) / (double)s->total : 0;
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	fprintf(out,
@@ -334,7 +445,7 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 	      "text { font-family: Verdana, 'DejaVu Sans', sans-serif; font-size: 12px; fill: "
 	      "#000; }\n"
 	      "#title { text-anchor: middle; font-size: 17px; }\n"
-	      "#subtitle { text-anchor: middle; fill: #444; }\n"
+	      ".subtitle { text-anchor: middle; fill: #444; }\n"
 	      ".btn { cursor: pointer; fill: #225; text-decoration: underline; }\n"
 	      "#matched { text-anchor: end; }\n"
 	      "g.f { cursor: pointer; }\n"
@@ -355,12 +466,18 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"url(#bg)\"/>\n",
 		IMG_W, img_h);
 	fprintf(out, "<text id=\"title\" x=\"%d\" y=\"%d\">", IMG_W / 2, FONT_SZ * 2);
-	export_xml__puts(out, o.title);
-	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"%d\">", IMG_W / 2,
-		FONT_SZ * 2 + 18);
-	export_xml__puts(out, p->cmd ? p->cmd : "");
-	fprintf(out, " \xe2\x80\x94 total %s %s, %s %s</text>\n", export__fmt_u64(n1, s->total),
-		s->unit, export__fmt_u64(n2, s->total2), s->unit2);
+	export_xml__puts(out, st->title);
+	fputs("</text>\n", out);
+	export_svg__wrap(out, st->subtitle, "class=\"subtitle\"", IMG_W / 2, SUB_Y, LINE_H,
+			 SUB_COLS, SUB_LINES);
+	if (st->totals) {
+		fprintf(out, "<text id=\"totals\" class=\"subtitle\" x=\"%d\" y=\"%d\">", IMG_W / 2,
+			SUB_Y + sub_lines * LINE_H);
+		export_xml__puts(out, st->totals);
+		fputs("</text>\n", out);
+	}
+	if (st->module_legend)
+		module_legend(out, SUB_Y + (sub_lines + (st->totals ? 1 : 0)) * LINE_H);
 	fprintf(out, "<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n",
 		XPAD, FONT_SZ * 2);
 	fprintf(out,
@@ -375,17 +492,59 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 		fprintf(out,
 			"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data: every program "
 			"point has 0 %s</text>\n",
-			IMG_W / 2, img_h / 2, export_weight__name(o.weight));
+			IMG_W / 2, img_h / 2, st->empty_what);
 
 	fputs("<g id=\"frames\">\n", out);
 	for (size_t i = 0; i < cnt; i++) {
 		if (i && (double)(nodes[i].end - nodes[i].start) * scale < MIN_W)
 			continue;
-		put_frame(out, s, &nodes[i], scale, img_h);
+		put_frame(out, s, &nodes[i], scale, img_h, st);
 	}
 	fputs("</g>\n</svg>\n", out);
-	err = ferror(out) ? -EIO : 0;
+	return ferror(out) ? -EIO : 0;
+}
+
+int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
+				const struct export_opts *opts)
+{
+	struct export_opts o = opts ? *opts : (struct export_opts){0};
+	struct export_stacks *s = NULL;
+	struct flame_node *nodes = NULL;
+	size_t cnt = 0, depth = 0;
+	char dflt[96], n1[32], n2[32], *sub = NULL, *totals = NULL;
+	int err;
+
+	err = export_stacks__build_opts(p, &o, &s);
+	if (err)
+		goto cleanup;
+	err = flame__layout(s, &nodes, &cnt, &depth);
+	if (err)
+		goto cleanup;
+	if (!o.title) {
+		snprintf(dflt, sizeof(dflt), "Heap flame graph: %s", export_weight__name(o.weight));
+		o.title = dflt;
+	}
+	/* Subtitle: the workload and the command line (wrapped), then the totals. */
+	if (asprintf(&sub, "%s%s%s", o.workload ? o.workload : "",
+		     o.workload ? " \xe2\x80\x94 " : "", p->cmd ? p->cmd : "") < 0)
+		sub = NULL;
+	if (asprintf(&totals, "total %s %s, %s %s%s", export__fmt_u64(n1, s->total), s->unit,
+		     export__fmt_u64(n2, s->total2), s->unit2,
+		     o.keep_plumbing ? "" : " (allocator frames left out)") < 0)
+		totals = NULL;
+	if (!sub || !totals) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = flame__write(out, s, nodes, cnt, depth,
+			   &(struct flame_style){.title = o.title,
+						 .subtitle = sub,
+						 .totals = totals,
+						 .module_legend = true,
+						 .empty_what = export_weight__name(o.weight)});
 cleanup:
+	free(sub);
+	free(totals);
 	free(nodes);
 	export_stacks__free(s);
 	return err;

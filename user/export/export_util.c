@@ -153,6 +153,106 @@ char *export_frame__name(const char *text, bool location)
 	return name;
 }
 
+/* Address ranges of the objects named by "(in /obj)" frames, to place the frames of the same
+ * objects that carry "(file:line)" instead (libc with its debug info, say). */
+struct obj_range {
+	const char *obj; /* slice of a frame string */
+	size_t len;
+	uint64_t lo, hi;
+	enum export_module mod;
+};
+
+#define OBJ_RANGES 32
+#define OBJ_SLACK  (16ull << 20) /* a library's text is at most this far from a seen address */
+
+static bool is_libc(const char *base, size_t n)
+{
+	static const char *const libc[] = {"libc.so",  "libc-", "libm.so", "libpthread",
+					   "ld-linux", "ld-2.", "libdl"};
+
+	for (size_t i = 0; i < sizeof(libc) / sizeof(libc[0]); i++)
+		if (n >= strlen(libc[i]) && !strncmp(base, libc[i], strlen(libc[i])))
+			return true;
+	return false;
+}
+
+/* The module of an "(in /obj)" object: exe is the program's basename. */
+static enum export_module obj_module(const char *obj, size_t n, const char *exe, size_t exe_n)
+{
+	const char *base = memrchr(obj, '/', n);
+
+	base = base ? base + 1 : obj;
+	n -= (size_t)(base - obj);
+	if (is_libc(base, n))
+		return EXPORT_MOD_LIBC;
+	return exe_n && n == exe_n && !strncmp(base, exe, n) ? EXPORT_MOD_EXE : EXPORT_MOD_LIB;
+}
+
+/* Module of every frame of p, by "(in /obj)" when given, else by address: inside (or near)
+ * a range learnt from such frames, else the usual x86-64 layout (PIE executables at
+ * 0x55.., 0x56.., non-PIE and Valgrind's below 64 MiB; shared libraries at 0x7f..). */
+static int frame_modules(const struct dhat_profile *p, uint8_t **out)
+{
+	struct obj_range r[OBJ_RANGES];
+	size_t rn = 0, exe_n = 0;
+	const char *exe = p->cmd ? p->cmd : "";
+	const char *slash;
+	uint8_t *m;
+
+	exe_n = strcspn(exe, " ");
+	slash = memrchr(exe, '/', exe_n);
+	if (slash) {
+		exe_n -= (size_t)(slash + 1 - exe);
+		exe = slash + 1;
+	}
+	m = calloc(p->ftbl_cnt + 1, 1);
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->ftbl_cnt; i++) {
+		struct export_frame f;
+		size_t k;
+
+		export_frame__parse(p->ftbl[i], &f);
+		if (!f.obj || !f.has_addr)
+			continue;
+		for (k = 0;
+		     k < rn && !(r[k].len == f.obj_len && !memcmp(r[k].obj, f.obj, f.obj_len)); k++)
+			;
+		if (k == rn && rn < OBJ_RANGES)
+			r[rn++] = (struct obj_range){f.obj, f.obj_len, f.addr, f.addr,
+						     obj_module(f.obj, f.obj_len, exe, exe_n)};
+		else if (k < rn && f.addr < r[k].lo)
+			r[k].lo = f.addr;
+		else if (k < rn && f.addr > r[k].hi)
+			r[k].hi = f.addr;
+	}
+	for (size_t i = 0; i < p->ftbl_cnt; i++) {
+		struct export_frame f;
+		enum export_module mod = EXPORT_MOD_EXE;
+
+		export_frame__parse(p->ftbl[i], &f);
+		if (f.obj) {
+			mod = obj_module(f.obj, f.obj_len, exe, exe_n);
+		} else if (f.has_addr) {
+			size_t k;
+
+			for (k = 0; k < rn; k++)
+				if (f.addr + OBJ_SLACK >= r[k].lo && f.addr <= r[k].hi + OBJ_SLACK)
+					break;
+			if (k < rn)
+				mod = r[k].mod;
+			else if (f.addr >= 0x7f0000000000ull)
+				mod = EXPORT_MOD_LIB;
+		}
+		/* "???" with neither object nor file: nothing tells where it is. */
+		if (!f.obj && !f.file && f.fn_len == 3 && !strncmp(f.fn, "???", 3))
+			mod = EXPORT_MOD_UNKNOWN;
+		m[i] = (uint8_t)mod;
+	}
+	*out = m;
+	return 0;
+}
+
 /* The weight w of pp and its companion count. */
 static void pp_weights(const struct dhat_pp *pp, enum export_weight w, uint64_t *v, uint64_t *v2)
 {
@@ -189,12 +289,28 @@ static bool same_stack(const struct export_stack *a, const struct export_stack *
 	return a->cnt == b->cnt && !memcmp(a->names, b->names, a->cnt * sizeof(*a->names));
 }
 
+void export_stacks__merge(struct export_stacks *s, size_t n)
+{
+	qsort(s->v, n, sizeof(*s->v), cmp_stack);
+	/* Merge runs of identical stacks: PPs differing only in addresses or lines. */
+	s->cnt = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->cnt && same_stack(&s->v[s->cnt - 1], &s->v[i])) {
+			s->v[s->cnt - 1].w += s->v[i].w;
+			s->v[s->cnt - 1].w2 += s->v[i].w2;
+		} else {
+			s->v[s->cnt++] = s->v[i];
+		}
+	}
+}
+
 void export_stacks__free(struct export_stacks *s)
 {
 	if (!s)
 		return;
 	strtab__free(s->names);
 	free(s->pool);
+	free(s->mod_pool);
 	free(s->v);
 	free(s);
 }
@@ -224,6 +340,17 @@ static const char *frame_name(const struct dhat_profile *p, struct strtab *t,
 int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
 			 struct export_stacks **out)
 {
+	struct export_opts o = {.weight = w, .location = location, .keep_plumbing = true};
+
+	return export_stacks__build_opts(p, &o, out);
+}
+
+int export_stacks__build_opts(const struct dhat_profile *p, const struct export_opts *opts,
+			      struct export_stacks **out)
+{
+	enum export_weight w = opts ? opts->weight : EXPORT_WEIGHT_BYTES;
+	bool location = opts && opts->location, *plumbing = NULL;
+	uint8_t *mods = NULL;
 	struct export_stacks *s = NULL;
 	const char **cache = NULL, *unknown;
 	size_t frames = 0, n = 0, used = 0;
@@ -239,6 +366,11 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	s->names = strtab__new();
 	cache = calloc(p->ftbl_cnt + 1, sizeof(*cache));
 	s->v = calloc(p->pp_cnt + 1, sizeof(*s->v));
+	err = export_plumbing__mark(p, opts, &plumbing);
+	if (!err)
+		err = frame_modules(p, &mods);
+	if (err)
+		goto cleanup;
 	if (!s->names || !cache || !s->v) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -246,8 +378,9 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	for (size_t i = 0; i < p->pp_cnt; i++)
 		frames += p->pps[i].fs_cnt ? p->pps[i].fs_cnt : 1;
 	s->pool = calloc(frames + 1, sizeof(*s->pool));
+	s->mod_pool = calloc(frames + 1, 1);
 	k = strtab__intern(s->names, "[unknown]", 9);
-	if (!s->pool || k < 0) {
+	if (!s->pool || !s->mod_pool || k < 0) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -256,6 +389,7 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	for (size_t i = 0; i < p->pp_cnt; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
 		struct export_stack *st = &s->v[n];
+		size_t cut = export_plumbing__cut(plumbing, p, pp);
 		uint64_t v, v2;
 
 		pp_weights(pp, w, &v, &v2);
@@ -264,14 +398,16 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 		if (!v)
 			continue;
 		st->names = s->pool + used;
+		st->mods = s->mod_pool + used;
 		st->w = v;
 		st->w2 = v2;
 		if (!pp->fs_cnt) {
 			st->names[0] = unknown;
+			s->mod_pool[used] = EXPORT_MOD_UNKNOWN;
 			st->cnt = 1;
 		}
 		/* fs is innermost first; folded stacks are outermost first. */
-		for (size_t j = 0; j < pp->fs_cnt; j++) {
+		for (size_t j = cut; j < pp->fs_cnt; j++) {
 			const char *name = frame_name(p, s->names, cache, pp->fs[j], location);
 
 			if (!name) {
@@ -279,23 +415,15 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 				goto cleanup;
 			}
 			st->names[pp->fs_cnt - 1 - j] = name;
+			s->mod_pool[used + pp->fs_cnt - 1 - j] =
+			    pp->fs[j] < p->ftbl_cnt ? mods[pp->fs[j]] : EXPORT_MOD_UNKNOWN;
 			st->cnt++;
 		}
 		used += st->cnt;
 		n++;
 	}
 
-	qsort(s->v, n, sizeof(*s->v), cmp_stack);
-	/* Merge runs of identical stacks: PPs differing only in addresses or lines. */
-	s->cnt = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s->cnt && same_stack(&s->v[s->cnt - 1], &s->v[i])) {
-			s->v[s->cnt - 1].w += s->v[i].w;
-			s->v[s->cnt - 1].w2 += s->v[i].w2;
-		} else {
-			s->v[s->cnt++] = s->v[i];
-		}
-	}
+	export_stacks__merge(s, n);
 	switch (w) {
 	case EXPORT_WEIGHT_BLOCKS:
 		s->unit = p->bksu ? p->bksu : "blocks";
@@ -310,6 +438,8 @@ int export_stacks__build(const struct dhat_profile *p, enum export_weight w, boo
 	s = NULL;
 	err = 0;
 cleanup:
+	free(mods);
+	free(plumbing);
 	free(cache);
 	export_stacks__free(s);
 	return err;
@@ -372,6 +502,52 @@ void export_xml__puts(FILE *out, const char *s)
 		fwrite(c, 1, n, out);
 		c += n;
 	}
+}
+
+int export_svg__wrap(FILE *out, const char *text, const char *attrs, double x, double y,
+		     double line_h, size_t cols, int max_lines)
+{
+	const char *s = text ? text : "";
+	int lines = 0;
+
+	if (cols < 8)
+		cols = 8;
+	while (*s == ' ')
+		s++;
+	while (*s && lines < max_lines) {
+		size_t n = strlen(s), cut = n;
+		bool last = lines + 1 == max_lines && n > cols;
+		char *seg;
+
+		if (n > cols) {
+			size_t room = last ? cols - 3 : cols;
+
+			/* Break after the last space that fits; else cut inside the word, never
+			 * inside a UTF-8 sequence. */
+			cut = room;
+			while (cut > room / 2 && s[cut - 1] != ' ')
+				cut--;
+			if (s[cut - 1] != ' ' || last)
+				for (cut = room; cut > 1 && ((unsigned char)s[cut] & 0xC0) == 0x80;
+				     cut--)
+					;
+		}
+		if (out) {
+			seg = strndup(s, cut);
+			if (!seg)
+				return lines;
+			fprintf(out, "<text %s x=\"%.1f\" y=\"%.1f\">", attrs, x,
+				y + lines * line_h);
+			export_xml__puts(out, seg);
+			fputs(last ? "...</text>\n" : "</text>\n", out);
+			free(seg);
+		}
+		lines++;
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+	return lines;
 }
 
 char *export__fmt_u64(char *buf, uint64_t v)

@@ -17,15 +17,20 @@ static const char *const WHAT[DHAT_LOST_CNT] = {
 	"processes seen but not traced",
 };
 
-bool dhat_lost__any(const struct dhat_lost *l)
+bool dhat_lost__any_of(const struct dhat_lost *l, unsigned mask)
 {
 	for (int k = 0; k < DHAT_LOST_CNT; k++)
-		if (l->n[k])
+		if (l->n[k] && mask & 1u << k)
 			return true;
 	return false;
 }
 
-void dhat_lost__describe(const struct dhat_lost *l, char *buf, size_t sz)
+bool dhat_lost__any(const struct dhat_lost *l)
+{
+	return dhat_lost__any_of(l, ~0u);
+}
+
+void dhat_lost__describe(const struct dhat_lost *l, unsigned mask, char *buf, size_t sz)
 {
 	size_t used = 0;
 
@@ -34,7 +39,7 @@ void dhat_lost__describe(const struct dhat_lost *l, char *buf, size_t sz)
 	for (int k = 0; k < DHAT_LOST_CNT && used < sz; k++) {
 		int n;
 
-		if (!l->n[k])
+		if (!l->n[k] || !(mask & 1u << k))
 			continue;
 		n = snprintf(buf + used, sz - used, "%s%llu %s", used ? ", " : "",
 			     (unsigned long long)l->n[k], WHAT[k]);

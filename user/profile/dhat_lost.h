@@ -42,8 +42,18 @@ extern const char *const dhat_lost_keys[DHAT_LOST_CNT];
 /* Whether any count is not zero. */
 bool dhat_lost__any(const struct dhat_lost *l);
 
-/* The non-zero counts for humans into buf, e.g. "2 records dropped, 3 frees of blocks
- * allocated before tracing"; "" if none. */
-void dhat_lost__describe(const struct dhat_lost *l, char *buf, size_t sz);
+/* The kinds that make the file's figures wrong (records dropped, allocations without a
+ * stack, processes not traced), as a mask of (1u << enum dhat_lost_kind). Unknown frees and
+ * cut-short stacks are not among them: a free of a block allocated before tracing began
+ * changes nothing in the file, and a short stack still names its call site. */
+#define DHAT_LOST_INCOMPLETE                                                                     \
+	(1u << DHAT_LOST_DROPPED | 1u << DHAT_LOST_STACK_FAILURES | 1u << DHAT_LOST_UNTRACED)
+
+/* Whether any count of the kinds in mask is not zero. */
+bool dhat_lost__any_of(const struct dhat_lost *l, unsigned mask);
+
+/* The non-zero counts of the kinds in mask for humans into buf, e.g. "2 ring-buffer records
+ * dropped, 3 frees of blocks whose allocation was not traced"; "" if none. */
+void dhat_lost__describe(const struct dhat_lost *l, unsigned mask, char *buf, size_t sz);
 
 #endif

@@ -908,6 +908,86 @@ static int parse_ftbl(struct ps *ps)
 	}
 }
 
+/* Tracer's live-heap series: {"t":[...],"b":[...]}, read optionally (see dhat_reader.h). */
+#define LIVE_KEY "heapTimeline"
+
+/* u64-array := '[' { integer } ']'  -- into a new *out (*cnt entries); *bad on any element
+ * that is not a non-negative integer (the array is still read to its end). */
+static int parse_u64s(struct ps *ps, uint64_t **out, size_t *cnt, bool *bad)
+{
+	bool first = true, more;
+	size_t cap = 0;
+	struct jv v;
+	int err;
+
+	advance(ps); /* '[' */
+	for (;;) {
+		if ((err = next_item(ps, false, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		if ((err = read_value(ps, &v, 3)))
+			return err;
+		if (*bad || !v.u64_ok) {
+			*bad = true;
+			continue;
+		}
+		if (*cnt == cap) {
+			uint64_t *n;
+
+			cap = cap ? cap * 2 : 256;
+			n = realloc(*out, cap * sizeof(*n));
+			if (!n)
+				return nomem(ps);
+			*out = n;
+		}
+		(*out)[(*cnt)++] = v.u;
+	}
+}
+
+/* heapTimeline := '{' "t" ':' u64-array ',' "b" ':' u64-array '}'  -- kept in p->live_*
+ * only when well formed: both arrays, equal lengths, t ascending. The first well-formed one
+ * given is kept. */
+static int parse_live(struct ps *ps)
+{
+	uint64_t *t = NULL, *b = NULL;
+	size_t tn = 0, bn = 0;
+	bool first = true, more, bad = false, have_t = false, have_b = false;
+	struct jv v;
+	int err = 0;
+
+	if (skip_ws(ps) != '{' || ps->p->live_t)
+		return read_value(ps, &v, 1);
+	advance(ps);
+	for (;;) {
+		bool is_t;
+
+		if ((err = next_item(ps, true, &first, &more)) || !more)
+			break;
+		is_t = !strcmp(ps->sb, "t");
+		if ((is_t || !strcmp(ps->sb, "b")) && skip_ws(ps) == '[' &&
+		    !(is_t ? have_t : have_b)) {
+			*(is_t ? &have_t : &have_b) = true;
+			err = is_t ? parse_u64s(ps, &t, &tn, &bad) : parse_u64s(ps, &b, &bn, &bad);
+		} else {
+			err = read_value(ps, &v, 2);
+		}
+		if (err)
+			break;
+	}
+	for (size_t i = 1; !err && !bad && i < tn; i++)
+		bad = t[i] < t[i - 1];
+	if (!err && !bad && have_t && have_b && tn == bn && tn) {
+		ps->p->live_t = t;
+		ps->p->live_b = b;
+		ps->p->live_cnt = tn;
+		return 0;
+	}
+	free(t);
+	free(b);
+	return err;
+}
+
 /* lost := '{' { key ':' value } '}'  -- our optional object (dhat_lost.h). Lenient, as the
  * viewer ignores it: counts that are not non-negative integers stay 0, other keys and
  * values are skipped (syntax still checked). */
@@ -1065,7 +1145,9 @@ static int parse_text(struct ps *ps)
 			if (!more)
 				break;
 			k = top_key(ps->sb);
-			if (k < 0) {
+			if (k < 0 && !strcmp(ps->sb, LIVE_KEY)) {
+				err = parse_live(ps);
+			} else if (k < 0) {
 				err = read_value(ps, &v, 1);
 			} else if (ps->top[k].seen) {
 				struct pos at = ps->s.at;
@@ -1252,6 +1334,8 @@ void dhat_profile__free(struct dhat_profile *p)
 	free(p->bsu);
 	free(p->bksu);
 	free(p->cmd);
+	free(p->live_t);
+	free(p->live_b);
 	free(p);
 }
 

@@ -9,7 +9,8 @@
  * per PP, plus mb mbk gb gbk eb ebk when bklt and rb wb when bkacc; counters must be
  * non-negative integers, fs an array of in-range ftbl indices, ftbl an array of strings;
  * no two PPs with equal fs; no known key given twice in one object. The optional "lost"
- * object (dhat_lost.h) is read leniently and never rejects a file. Any failure gives ONE
+ * object (dhat_lost.h) is read leniently and never rejects a file; so is tracer's optional
+ * "heapTimeline" (see live_t below). Any failure gives ONE
  * line naming the file and the location, compiler style (byte columns):
  *	prof.json:12:3: not valid JSON: expected ',' or '}', found ']'
  *	prof.json:40:2: pps[3]: missing field "tbk"
@@ -66,6 +67,12 @@ struct dhat_profile {
 	uint64_t gmax_bytes, gmax_blocks;   /* Σgb, Σgbk: live at the global peak */
 	uint64_t end_bytes, end_blocks;	    /* Σeb, Σebk */
 	uint64_t total_reads, total_writes; /* Σrb, Σwb (bkacc) */
+	/* Live heap over time, tracer's optional "heapTimeline" key (dh_view ignores it;
+	 * Valgrind and dhat-rs files lack it): live_cnt points, live_t[i] in tu (ascending),
+	 * live_b[i] the highest live bytes from live_t[i] to the next point. A malformed series
+	 * is dropped (NULL/0), never an error: the viewer would not look at it either. */
+	uint64_t *live_t, *live_b;
+	size_t live_cnt;
 };
 
 /* Read path (plain or gzip, detected by content) and validate it. On failure returns NULL,

@@ -7,7 +7,8 @@
  *
  *   {"dhatFileVersion":2                  <- the viewer requires exactly 2
  *   ,"mode":"ebpf-heap","verb":"Allocated" <- mode is free text; verb labels "Allocated at {"
- *   ,"bklt":true,"bkacc":false            <- lifetimes yes; no reads/writes (uprobes can't see them)
+ *   ,"bklt":true,"bkacc":false            <- lifetimes yes; no reads/writes (uprobes can't see
+ * them)
  *   ,"tu":"µs","Mtu":"s"                  <- time unit (UTF-8 C2 B5) and the name of 10^6 tu
  *   ,"tuth":10                            <- "short-lived" threshold, in tu (required by bklt)
  *   ,"cmd":"./kaish-workloads grep"       <- traced command line, JSON-escaped
@@ -34,6 +35,10 @@
  *    ,"0x4011A2: main (prog.c:35)"
  *    ,"0x4011B0: _start (in /path/prog)"
  *    ]
+ *   ,"heapTimeline":                      <- tracer's own key (dh_view ignores unknown keys);
+ *                                            absent when nothing was ever live
+ *    {"t":[0,12,25]                       <- µs since window start: bucket starts (timeline.h)
+ *    ,"b":[0,80,120]}                     <- highest live bytes within each bucket
  *   }
  *
  * An empty profile is written with ,"pps":\n [\n ] like Valgrind.
@@ -338,6 +343,26 @@ static inline unsigned long long ns_to_us(__u64 ns)
 	return (unsigned long long)((ns + 500) / 1000);
 }
 
+/* The live-heap series, so that `tracer export --format timeline` can draw any of our
+ * files later (dhat_reader.h reads it back). Left out when nothing was ever live: no chart
+ * to draw, and the empty file keeps Valgrind's layout. */
+static void emit_live(FILE *f, const struct timeline *tl)
+{
+	size_t live = 0;
+
+	while (live < tl->cnt && !tl->bytes[live])
+		live++;
+	if (live == tl->cnt)
+		return;
+	fputs(",\"heapTimeline\":\n {\"t\":[", f);
+	for (size_t i = 0; i < tl->cnt; i++)
+		fprintf(f, "%s%llu", i ? "," : "", ns_to_us(tl->t_ns[i]));
+	fputs("]\n ,\"b\":[", f);
+	for (size_t i = 0; i < tl->cnt; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)tl->bytes[i]);
+	fputs("]}\n", f);
+}
+
 /* The "lost" object, when the profile misses anything (see dhat_lost.h). */
 static void writer__emit_lost(const struct writer *w, FILE *f, const struct collector *c,
 			      const struct dhat_meta *meta)
@@ -402,7 +427,9 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 			fputs("\n ,", f);
 		json_str(f, w->ftbl->strs[k]);
 	}
-	fputs("\n ]\n}\n", f);
+	fputs("\n ]\n", f);
+	emit_live(f, collector__timeline(c));
+	fputs("}\n", f);
 }
 
 int dhat__write(FILE *f, const struct collector *c, pp_frames_fn frames, void *ctx,

@@ -31,6 +31,7 @@
  */
 #include "diff.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,29 +42,102 @@
 #include "strtab.h"
 
 #define DEFAULT_TOP 12
-#define KEY_SEP	    '\x1f' /* between frames in a key: absent from real frame text */
+#define KEY_SEP	    DIFF_KEY_SEP
 
 /* ---- matching ------------------------------------------------------------------------- */
 
-/* The key of a PP: its cleaned frames joined by KEY_SEP. */
-static char *key_of(const struct dhat_profile *p, const struct dhat_pp *pp)
+/* Whether s[0..n) is a location suffix's inside: "in OBJ" or "FILE:LINE[:COL]". */
+static bool is_location(const char *s, size_t n)
 {
-	size_t len = 1;
+	size_t i = n, groups = 0;
+
+	if (n > 3 && !strncmp(s, "in ", 3))
+		return true;
+	/* from the end: ":LINE", then maybe ":COL" before it */
+	while (groups < 2) {
+		size_t end = i;
+
+		while (i && isdigit((unsigned char)s[i - 1]))
+			i--;
+		if (i == end || i < 2 || s[i - 1] != ':') {
+			i = end;
+			break;
+		}
+		i--;
+		groups++;
+	}
+	return groups && i;
+}
+
+/* The part of a cleaned frame that --match function compares, into *len bytes of f:
+ * "fn (file:line)" and "fn (in /obj)" give "fn"; "??? (in /lib/libc.so.6)" keeps its
+ * object, by basename (producers name one library by different paths). The suffix is the
+ * last " (...)" that is a location, so "f(int) const" stays whole. */
+static const char *function_of(const char *f, size_t *len, bool *unnamed_obj)
+{
+	size_t n = strlen(f);
+	const char *open;
+
+	*unnamed_obj = false;
+	*len = n;
+	if (n < 4 || f[n - 1] != ')')
+		return f;
+	for (open = f + n - 2; open > f && !(open[0] == '(' && open[-1] == ' '); open--)
+		;
+	if (open <= f || !is_location(open + 1, (size_t)(f + n - 1 - (open + 1))))
+		return f;
+	if ((size_t)(open - 1 - f) == 3 && !strncmp(f, "???", 3) && !strncmp(open + 1, "in ", 3)) {
+		const char *obj = open + 4, *slash = memrchr(obj, '/', (size_t)(f + n - obj));
+
+		*unnamed_obj = true;
+		obj = slash ? slash + 1 : obj;
+		*len = (size_t)(f + n - 1 - obj);
+		return obj;
+	}
+	*len = (size_t)(open - 1 - f);
+	return f;
+}
+
+/* Frame i of pp as compared (match) or shown (full): appended to w, returns the new end. */
+static char *put_frame(char *w, const struct dhat_profile *p, const struct dhat_pp *pp, size_t i,
+		       enum diff_match match, bool full)
+{
+	const char *f = report__clean_frame(dhat_profile__frame(p, pp->fs[i]));
+	size_t n = strlen(f);
+	bool obj;
+
+	if (!full && match == DIFF_MATCH_FUNCTION) {
+		f = function_of(f, &n, &obj);
+		if (obj) {
+			memcpy(w, "??? (in ", 8);
+			w += 8;
+			memcpy(w, f, n);
+			w += n;
+			*w++ = ')';
+			return w;
+		}
+	}
+	memcpy(w, f, n);
+	return w + n;
+}
+
+/* The key of a PP (full: its shown frames): its first depth frames (0: all) joined by
+ * KEY_SEP. */
+static char *key_of(const struct dhat_profile *p, const struct dhat_pp *pp, enum diff_match match,
+		    size_t depth, bool full)
+{
+	size_t len = 1, cnt = depth && depth < pp->fs_cnt ? depth : pp->fs_cnt;
 	char *k, *w;
 
-	for (size_t i = 0; i < pp->fs_cnt; i++)
-		len += strlen(report__clean_frame(dhat_profile__frame(p, pp->fs[i]))) + 1;
+	for (size_t i = 0; i < cnt; i++)
+		len += strlen(report__clean_frame(dhat_profile__frame(p, pp->fs[i]))) + 10;
 	k = w = malloc(len);
 	if (!k)
 		return NULL;
-	for (size_t i = 0; i < pp->fs_cnt; i++) {
-		const char *f = report__clean_frame(dhat_profile__frame(p, pp->fs[i]));
-		size_t n = strlen(f);
-
+	for (size_t i = 0; i < cnt; i++) {
 		if (i)
 			*w++ = KEY_SEP;
-		memcpy(w, f, n);
-		w += n;
+		w = put_frame(w, p, pp, i, match, full);
 	}
 	*w = '\0';
 	return k;
@@ -111,11 +185,14 @@ static void side_add(struct diff_side *s, const struct dhat_pp *pp)
 }
 
 /* Add every PP of p to d's rows, on the old or the new side. Row i has key d->keys->strs[i]:
- * a key seen first makes a new row. */
+ * a key seen first makes a new row. A row's shown frames are those of its first PP, the
+ * NEW file's first one if any (its lines are the current ones). */
 static int add_profile(struct diff *d, const struct dhat_profile *p, bool is_new)
 {
 	for (size_t k = 0; k < p->pp_cnt; k++) {
-		char *key = key_of(p, &p->pps[k]);
+		char *key = key_of(p, &p->pps[k], d->match, d->depth, false);
+		struct diff_side *side;
+		struct diff_row *r;
 		int64_t i;
 
 		if (!key)
@@ -124,14 +201,48 @@ static int add_profile(struct diff *d, const struct dhat_profile *p, bool is_new
 		free(key);
 		if (i < 0)
 			return (int)i;
+		r = &d->rows[i];
 		if ((size_t)i == d->row_cnt) {
-			memset(&d->rows[i], 0, sizeof(d->rows[i]));
-			d->rows[i].key = d->keys->strs[i];
+			memset(r, 0, sizeof(*r));
+			r->key = d->keys->strs[i];
 			d->row_cnt++;
 		}
-		side_add(is_new ? &d->rows[i].new : &d->rows[i].old, &p->pps[k]);
+		side = is_new ? &r->new : &r->old;
+		if (!r->frames || (is_new && !side->pp_cnt)) {
+			free(r->frames);
+			r->frames = key_of(p, &p->pps[k], d->match, d->depth, true);
+			if (!r->frames)
+				return -ENOMEM;
+		}
+		side_add(side, &p->pps[k]);
 	}
 	return 0;
+}
+
+/* The producer of a file, from its mode: "ebpf-heap" us, "rust-heap" dhat-rs, Valgrind. */
+static int producer(const struct dhat_profile *p)
+{
+	const char *m = p->mode ? p->mode : "";
+
+	return !strncmp(m, "ebpf-", 5) ? 1 : !strncmp(m, "rust-", 5) ? 2 : 0;
+}
+
+static size_t max_depth(const struct dhat_profile *p)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < p->pp_cnt; i++)
+		m = p->pps[i].fs_cnt > m ? p->pps[i].fs_cnt : m;
+	return m;
+}
+
+size_t diff__default_depth(const struct dhat_profile *old, const struct dhat_profile *new)
+{
+	size_t a = max_depth(old), b = max_depth(new);
+
+	if (producer(old) == producer(new))
+		return 0;
+	return a < b ? a : b;
 }
 
 static void diff_status(struct diff *d, struct diff_row *r)
@@ -185,7 +296,7 @@ static char *distinct_site(struct diff_row *r, size_t k, const struct report_opt
 {
 	size_t cnt, head;
 	char *buf, *s = NULL;
-	const char **f = frames_of(r->key, &buf, &cnt);
+	const char **f = frames_of(r->frames, &buf, &cnt);
 	int ret = 0;
 
 	if (!f)
@@ -251,8 +362,9 @@ cleanup:
 }
 
 struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile *new,
-		       const struct report_opts *attr)
+		       const struct diff_opts *opts)
 {
+	const struct report_opts *attr = opts ? opts->attr : NULL;
 	size_t n = old->pp_cnt + new->pp_cnt;
 	struct diff *d;
 	int err = -ENOMEM;
@@ -262,6 +374,12 @@ struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile
 		goto cleanup;
 	d->old = old;
 	d->new = new;
+	d->match = opts ? opts->match : DIFF_MATCH_FUNCTION;
+	d->depth = opts ? opts->depth : 0;
+	if (!d->depth) {
+		d->depth = diff__default_depth(old, new);
+		d->depth_defaulted = d->depth != 0;
+	}
 	d->rows = calloc(n ? n : 1, sizeof(*d->rows));
 	d->keys = strtab__new();
 	if (!d->rows || !d->keys)
@@ -276,7 +394,7 @@ struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile
 		char *buf;
 
 		diff_status(d, r);
-		frames = frames_of(r->key, &buf, &cnt);
+		frames = frames_of(r->frames, &buf, &cnt);
 		if (!frames)
 			goto cleanup;
 		r->site = report__site(frames, cnt, attr);
@@ -299,24 +417,49 @@ void diff__free(struct diff *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->row_cnt; i++)
+	for (size_t i = 0; i < d->row_cnt; i++) {
 		free(d->rows[i].site);
+		free(d->rows[i].frames);
+	}
 	strtab__free(d->keys);
 	free(d->rows);
 	free(d);
 }
 
+/* Index of name in names[0..n), or -EINVAL. */
+static int name_index(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
 int diff__parse_sort(const char *name, enum diff_sort *out)
 {
 	static const char *const names[] = {"bytes", "blocks", "peak", "end"};
+	int i = name_index(name, names, 4);
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(name, names[i])) {
-			*out = (enum diff_sort)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	*out = i < 0 ? *out : (enum diff_sort)i;
+	return i < 0 ? i : 0;
+}
+
+int diff__parse_match(const char *name, enum diff_match *out)
+{
+	static const char *const names[] = {"function", "line"};
+	int i = name_index(name, names, 2);
+
+	*out = i < 0 ? *out : (enum diff_match)i;
+	return i < 0 ? i : 0;
+}
+
+int diff__parse_format(const char *name, enum diff_format *out)
+{
+	static const char *const names[] = {"text", "json", "markdown", "svg"};
+	int i = name_index(name, names, 4);
+
+	*out = i < 0 ? *out : (enum diff_format)i;
+	return i < 0 ? i : 0;
 }
 
 /* ---- ordering ------------------------------------------------------------------------- */
@@ -415,15 +558,22 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* " (+12.5%)", " (new)" from 0, or "" when unchanged. */
+static char *fmt_pct(char *buf, size_t sz, uint64_t old, uint64_t new)
+{
+	*buf = '\0';
+	if (old && old != new)
+		snprintf(buf, sz, " (%+.1f%%)", ((double)new - (double)old) * 100.0 / (double)old);
+	else if (!old && new)
+		snprintf(buf, sz, " (new)");
+	return buf;
+}
+
 static void total_line(FILE *out, const char *label, uint64_t old, uint64_t new)
 {
-	char o[32], n[32], dl[40], pct[32] = "";
+	char o[32], n[32], dl[40], pct[32];
 
-	if (old && old != new)
-		snprintf(pct, sizeof(pct), " (%+.1f%%)",
-			 ((double)new - (double)old) * 100.0 / (double)old);
-	else if (!old && new)
-		snprintf(pct, sizeof(pct), " (new)");
+	fmt_pct(pct, sizeof(pct), old, new);
 	fmt_delta(dl, sizeof(dl), old, new);
 	fprintf(out, "  %-18s: %14s  %14s  %10s%s\n", label, fmt_u64(o, sizeof(o), old),
 		fmt_u64(n, sizeof(n), new), dl, pct);
@@ -439,6 +589,66 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+static const char *bytes_unit(const struct dhat_profile *p)
+{
+	return p->bsu ? p->bsu : "bytes";
+}
+
+static const char *blocks_unit(const struct dhat_profile *p)
+{
+	return p->bksu ? p->bksu : allocs(p) ? "allocs" : "blocks";
+}
+
+static const char *status_tag(const struct diff_row *r)
+{
+	return r->status == DIFF_ADDED ? "added" : r->status == DIFF_REMOVED ? "removed" : "";
+}
+
+/* The total lines, each by line(out, label, old, new): blocks, bytes, and with both files'
+ * block lifetimes, peak and end bytes. */
+static void totals(FILE *out, const struct diff *d,
+		   void (*line)(FILE *, const char *, uint64_t, uint64_t))
+{
+	const struct dhat_profile *o = d->old, *n = d->new;
+	char label[64];
+
+	snprintf(label, sizeof(label), "total %s", allocs(n) ? "allocations" : blocks_unit(n));
+	line(out, label, o->total_blocks, n->total_blocks);
+	snprintf(label, sizeof(label), "total %s", bytes_unit(n));
+	line(out, label, o->total_bytes, n->total_bytes);
+	if (o->bklt && n->bklt) {
+		line(out, "peak live bytes", o->gmax_bytes, n->gmax_bytes);
+		line(out, "end live bytes", o->end_bytes, n->end_bytes);
+	}
+}
+
+/* A row's changes of bytes, blocks, peak and end bytes, as text ("+1,234", "0"). */
+static void row_deltas(const struct diff_row *r, char cell[4][40])
+{
+	fmt_delta(cell[0], sizeof(cell[0]), r->old.tb, r->new.tb);
+	fmt_delta(cell[1], sizeof(cell[1]), r->old.tbk, r->new.tbk);
+	fmt_delta(cell[2], sizeof(cell[2]), r->old.gb, r->new.gb);
+	fmt_delta(cell[3], sizeof(cell[3]), r->old.eb, r->new.eb);
+}
+
+/* What the rows were matched on, when it is not the default: a line for the text and the
+ * Markdown header, into buf ("" if nothing to say). */
+static char *matching_note(char *buf, size_t sz, const struct diff *d)
+{
+	int n = 0;
+
+	*buf = '\0';
+	if (d->match == DIFF_MATCH_LINE)
+		n = snprintf(buf, sz, "stacks matched by function and file:line");
+	if (d->depth && n >= 0 && (size_t)n < sz)
+		snprintf(buf + n, sz - (size_t)n, "%sstacks cut to their %zu innermost frames%s",
+			 n ? "; " : "", d->depth,
+			 d->depth_defaulted ? " (the shallower file's depth: the files come from "
+					      "different producers; --depth N to change)"
+					    : "");
+	return buf;
+}
+
 static int print_text(FILE *out, const struct diff *d, const struct diff_opts *opts)
 {
 	static const char *const sort_hdr[] = {"BYTES", "BLOCKS", "PEAK BYTES", "END BYTES"};
@@ -446,11 +656,9 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	size_t top = opts && opts->top ? opts->top : DEFAULT_TOP, cnt;
 	enum diff_sort s = opts ? opts->sort : DIFF_SORT_BYTES;
 	bool lt = o->bklt && n->bklt;
-	const char *bu = n->bsu ? n->bsu : "bytes", *bk = n->bksu     ? n->bksu
-							  : allocs(n) ? "allocs"
-								      : "blocks";
+	const char *bu = bytes_unit(n), *bk = blocks_unit(n);
 	const struct diff_row **rows = changed_rows(d, s, &cnt);
-	char label[64], a[40], b[40], c[40], e[40];
+	char cell[4][40], note[256];
 
 	if (!rows)
 		return -ENOMEM;
@@ -462,15 +670,10 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	if (!same_str(o->bsu, n->bsu) || !same_str(o->bksu, n->bksu) || !same_str(o->verb, n->verb))
 		fprintf(out, "  note: the files count different things (%s: \"%s\", %s: \"%s\")\n",
 			o->mode, o->verb, n->mode, n->verb);
+	if (*matching_note(note, sizeof(note), d))
+		fprintf(out, "  note: %s\n", note);
 	fprintf(out, "\n  %-18s  %14s  %14s  %10s\n", "", "old", "new", "change");
-	snprintf(label, sizeof(label), "total %s", allocs(n) ? "allocations" : bk);
-	total_line(out, label, o->total_blocks, n->total_blocks);
-	snprintf(label, sizeof(label), "total %s", bu);
-	total_line(out, label, o->total_bytes, n->total_bytes);
-	if (lt) {
-		total_line(out, "peak live bytes", o->gmax_bytes, n->gmax_bytes);
-		total_line(out, "end live bytes", o->end_bytes, n->end_bytes);
-	}
+	totals(out, d, total_line);
 
 	fprintf(out,
 		"\n  program points by change in %s: %zu changed (%zu added, %zu removed), "
@@ -485,18 +688,94 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	for (size_t i = 0; i < cnt && i < top; i++) {
 		const struct diff_row *r = rows[i];
 
-		fprintf(out, "    %12s  %10s", fmt_delta(a, sizeof(a), r->old.tb, r->new.tb),
-			fmt_delta(b, sizeof(b), r->old.tbk, r->new.tbk));
+		row_deltas(r, cell);
+		fprintf(out, "    %12s  %10s", cell[0], cell[1]);
 		if (lt)
-			fprintf(out, "  %10s  %10s", fmt_delta(c, sizeof(c), r->old.gb, r->new.gb),
-				fmt_delta(e, sizeof(e), r->old.eb, r->new.eb));
-		fprintf(out, "   %s%s\n", r->site,
-			r->status == DIFF_ADDED	    ? "  [added]"
-			: r->status == DIFF_REMOVED ? "  [removed]"
-						    : "");
+			fprintf(out, "  %10s  %10s", cell[2], cell[3]);
+		fprintf(out, "   %s%s%s%s\n", r->site, *status_tag(r) ? "  [" : "", status_tag(r),
+			*status_tag(r) ? "]" : "");
 	}
 	if (cnt > top)
 		fprintf(out, "    ... %zu more (--top N)\n", cnt - top);
+	free(rows);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+/* ---- Markdown ------------------------------------------------------------------------- */
+
+/* s as a Markdown code span inside a table cell: '|' escaped (GitHub splits cells on it even
+ * in code), a longer fence when s holds a backtick. */
+static void md_code(FILE *out, const char *s)
+{
+	bool tick = strchr(s, '`');
+
+	fputs(tick ? "`` " : "`", out);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', out);
+		fputc(*s == '\n' ? ' ' : *s, out);
+	}
+	fputs(tick ? " ``" : "`", out);
+}
+
+static void md_total(FILE *out, const char *label, uint64_t old, uint64_t new)
+{
+	char o[32], n[32], dl[40], pct[32];
+
+	fprintf(out, "| %s | %s | %s | %s%s |\n", label, fmt_u64(o, sizeof(o), old),
+		fmt_u64(n, sizeof(n), new), fmt_delta(dl, sizeof(dl), old, new),
+		fmt_pct(pct, sizeof(pct), old, new));
+}
+
+/*
+ * GitHub-flavoured Markdown, to paste into a pull request:
+ *	### Heap profile diff: `vg_1.json` → `vg_2.json`
+ *	| | old | new | change |			(totals, as the text)
+ *	**Program points by change in bytes:** 4 changed (1 added, 1 removed), 1 unchanged
+ *	| bytes | allocs | peak B | end B | site | |	(top rows, as the text)
+ */
+static int print_markdown(FILE *out, const struct diff *d, const struct diff_opts *opts)
+{
+	static const char *const sort_hdr[] = {"bytes", "blocks", "peak bytes", "end bytes"};
+	const struct dhat_profile *o = d->old, *n = d->new;
+	size_t top = opts && opts->top ? opts->top : DEFAULT_TOP, cnt;
+	enum diff_sort s = opts ? opts->sort : DIFF_SORT_BYTES;
+	bool lt = o->bklt && n->bklt;
+	const struct diff_row **rows = changed_rows(d, s, &cnt);
+	char cell[4][40], note[256];
+
+	if (!rows)
+		return -ENOMEM;
+	fputs("### Heap profile diff: ", out);
+	md_code(out, base_name(o->path));
+	fputs(" \xe2\x86\x92 ", out);
+	md_code(out, base_name(n->path));
+	fputs("\n\n", out);
+	if (*matching_note(note, sizeof(note), d))
+		fprintf(out, "_Note: %s._\n\n", note);
+	fputs("| | old | new | change |\n|---|--:|--:|--:|\n", out);
+	totals(out, d, md_total);
+	fprintf(out,
+		"\n**Program points by change in %s:** %zu changed (%zu added, %zu removed), "
+		"%zu unchanged\n",
+		s < 4 ? sort_hdr[s] : "?", cnt, d->added_cnt, d->removed_cnt, d->unchanged_cnt);
+	if (cnt) {
+		fprintf(out, "\n| %s | %s |%s site | |\n|--:|--:|%s---|---|\n", bytes_unit(n),
+			blocks_unit(n), lt ? " peak B | end B |" : "", lt ? "--:|--:|" : "");
+	}
+	for (size_t i = 0; i < cnt && i < top; i++) {
+		const struct diff_row *r = rows[i];
+
+		row_deltas(r, cell);
+		fprintf(out, "| %s | %s |", cell[0], cell[1]);
+		if (lt)
+			fprintf(out, " %s | %s |", cell[2], cell[3]);
+		fputc(' ', out);
+		md_code(out, r->site);
+		fprintf(out, " | %s |\n", status_tag(r));
+	}
+	if (cnt > top)
+		fprintf(out, "\n_\xe2\x80\xa6 %zu more (`--top N`)_\n", cnt - top);
 	free(rows);
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }
@@ -557,7 +836,7 @@ static int json_row(struct json_writer *jw, const struct diff_row *r, bool lt)
 	char *buf = NULL;
 	size_t cnt = 0;
 
-	frames = frames_of(r->key, &buf, &cnt);
+	frames = frames_of(r->frames, &buf, &cnt);
 	if (!frames)
 		return -ENOMEM;
 	json_writer__begin_object(jw, NULL);
@@ -587,7 +866,8 @@ static int json_row(struct json_writer *jw, const struct diff_row *r, bool lt)
  * {"old": {"file", "mode", "cmd", "pp_count", "bklt"}, "new": {...},
  *  "totals": {"blocks": {"old", "new", "delta"}, "bytes": {...},
  *             "peak_bytes", "peak_blocks", "end_bytes", "end_blocks"  (both bklt)},
- *  "sort": "bytes", "changed": N, "added": N, "removed": N, "unchanged": N,
+ *  "sort": "bytes", "match": "function"|"line", "depth": N (0: whole stacks),
+ *  "changed": N, "added": N, "removed": N, "unchanged": N,
  *  "rows": [{"status": "changed"|"added"|"removed", "site", "frames": [...],
  *            "old": {"pps", "tb", "tbk", "tl", "gb", "gbk", "eb", "ebk"}, "new": {...},
  *            "delta": {"tb", "tbk", "gb", "eb"}}]}
@@ -624,6 +904,8 @@ static int print_json(FILE *out, const struct diff *d, const struct diff_opts *o
 	}
 	json_writer__end_object(jw);
 	json_writer__string(jw, "sort", s < 4 ? sort_names[s] : "?");
+	json_writer__string(jw, "match", d->match == DIFF_MATCH_LINE ? "line" : "function");
+	json_writer__uint(jw, "depth", d->depth);
 	json_writer__uint(jw, "changed", cnt);
 	json_writer__uint(jw, "added", d->added_cnt);
 	json_writer__uint(jw, "removed", d->removed_cnt);
@@ -645,7 +927,194 @@ cleanup:
 
 int diff__print(FILE *out, const struct diff *d, const struct diff_opts *opts)
 {
-	return opts && opts->json ? print_json(out, d, opts) : print_text(out, d, opts);
+	enum diff_format f = opts ? opts->format : DIFF_FMT_TEXT;
+
+	if (opts && opts->json)
+		f = DIFF_FMT_JSON;
+	switch (f) {
+	case DIFF_FMT_TEXT:
+		return print_text(out, d, opts);
+	case DIFF_FMT_JSON:
+		return print_json(out, d, opts);
+	case DIFF_FMT_MARKDOWN:
+		return print_markdown(out, d, opts);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ---- --fail-if ------------------------------------------------------------------------ */
+
+static const char *const metric_names[] = {"total-bytes", "total-blocks", "peak-bytes",
+					   "end-bytes"};
+
+/* A size with an optional unit: powers of 1024 for K/KiB, M/MiB, G/GiB, of 1000 for
+ * kB/KB, MB, GB; B or nothing: bytes. Blocks are counted: no unit. */
+static int parse_size(const char *s, bool blocks, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		double mul;
+	} units[] = {
+	    {"", 1},	      {"B", 1},		  {"K", 1024.0},       {"KiB", 1024.0},
+	    {"M", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GiB", 1073741824.0},
+	    {"kB", 1e3},      {"KB", 1e3},	  {"MB", 1e6},	       {"GB", 1e9},
+	};
+	char *end;
+	double v;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	v = strtod(s, &end);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) || (blocks && *end))
+			continue;
+		v *= units[i].mul;
+		if (v >= 18446744073709551615.0)
+			return -EINVAL;
+		*out = (uint64_t)(v + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err, size_t errsz)
+{
+	const char *gt = strchr(text, '>'), *v;
+	size_t mlen;
+	char *end = NULL;
+	double pct;
+	int i = -1;
+
+	memset(t, 0, sizeof(*t));
+	t->text = text;
+	if (!gt) {
+		snprintf(err, errsz, "--fail-if '%s': expected METRIC>+N%% or METRIC>+SIZE", text);
+		return -EINVAL;
+	}
+	t->site = !strncmp(text, "site-", 5);
+	mlen = (size_t)(gt - text) - (t->site ? 5 : 0);
+	for (size_t k = 0; k < 4; k++)
+		if (strlen(metric_names[k]) == mlen &&
+		    !strncmp(text + (t->site ? 5 : 0), metric_names[k], mlen))
+			i = (int)k;
+	if (i < 0) {
+		snprintf(err, errsz,
+			 "--fail-if '%s': unknown metric '%.*s' (total-bytes, total-blocks, "
+			 "peak-bytes, end-bytes, or one of them after site-)",
+			 text, (int)(gt - text), text);
+		return -EINVAL;
+	}
+	t->metric = (enum diff_metric)i;
+	v = gt + 1 + (gt[1] == '+');
+	pct = isdigit((unsigned char)*v) ? strtod(v, &end) : 0;
+	if (isdigit((unsigned char)*v) && *end == '%' && !end[1]) {
+		t->pct = true;
+		t->pct_limit = pct;
+		return 0;
+	}
+	if (!parse_size(v, t->metric == DIFF_M_BLOCKS, &t->abs_limit))
+		return 0;
+	snprintf(err, errsz,
+		 "--fail-if '%s': bad threshold '%s' (a percentage like 5%%, or %s like 1000%s)",
+		 text, gt + 1, t->metric == DIFF_M_BLOCKS ? "a count" : "a size",
+		 t->metric == DIFF_M_BLOCKS ? "" : ", 512KiB, 1MiB");
+	return -EINVAL;
+}
+
+uint64_t diff_side__value(const struct diff_side *s, enum diff_metric m)
+{
+	const uint64_t v[] = {s->tb, s->tbk, s->gb, s->eb};
+
+	return v[m];
+}
+
+static uint64_t total_metric(const struct dhat_profile *p, enum diff_metric m)
+{
+	const uint64_t v[] = {p->total_bytes, p->total_blocks, p->gmax_bytes, p->end_bytes};
+
+	return v[m];
+}
+
+static bool exceeds(const struct diff_threshold *t, uint64_t old, uint64_t new)
+{
+	if (new <= old)
+		return false;
+	if (!t->pct)
+		return new - old > t->abs_limit;
+	return !old || (double)(new - old) * 100.0 > t->pct_limit * (double)old;
+}
+
+/* "976 -> 1,872 (+896, +91.8%)"; "0 -> 1,000 (+1,000, new)" */
+static void change_text(char *buf, size_t sz, uint64_t old, uint64_t new)
+{
+	char o[32], n[32], dl[40], pct[32];
+	size_t k;
+
+	fmt_pct(pct, sizeof(pct), old, new);
+	k = strlen(pct);
+	if (k > 2) /* " (+91.8%)" -> "+91.8%" */
+		memmove(pct, pct + 2, k - 2), pct[k - 3] = '\0';
+	snprintf(buf, sz, "%s -> %s (%s%s%s)", fmt_u64(o, sizeof(o), old),
+		 fmt_u64(n, sizeof(n), new), fmt_delta(dl, sizeof(dl), old, new), *pct ? ", " : "",
+		 pct);
+}
+
+int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, FILE *msgs,
+		size_t *exceeded, char *err, size_t errsz)
+{
+	bool lt = d->old->bklt && d->new->bklt;
+	char what[128];
+
+	*exceeded = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_threshold *c = &t[i];
+		const struct diff_row *worst = NULL;
+		size_t hits = 0;
+
+		if (!lt && (c->metric == DIFF_M_PEAK || c->metric == DIFF_M_END)) {
+			snprintf(err, errsz,
+				 "--fail-if '%s': %s needs block lifetimes (bklt) in both files",
+				 c->text, metric_names[c->metric]);
+			return -EINVAL;
+		}
+		if (!c->site) {
+			uint64_t o = total_metric(d->old, c->metric);
+			uint64_t w = total_metric(d->new, c->metric);
+
+			if (!exceeds(c, o, w))
+				continue;
+			change_text(what, sizeof(what), o, w);
+			if (msgs)
+				fprintf(msgs, "tracer: diff: --fail-if '%s' exceeded: %s\n",
+					c->text, what);
+			(*exceeded)++;
+			continue;
+		}
+		for (size_t r = 0; r < d->row_cnt; r++) {
+			const struct diff_row *row = &d->rows[r];
+			uint64_t o = diff_side__value(&row->old, c->metric);
+			uint64_t w = diff_side__value(&row->new, c->metric);
+
+			if (!exceeds(c, o, w))
+				continue;
+			hits++;
+			if (!worst || w - o > diff_side__value(&worst->new, c->metric) -
+						  diff_side__value(&worst->old, c->metric))
+				worst = row;
+		}
+		if (!worst)
+			continue;
+		change_text(what, sizeof(what), diff_side__value(&worst->old, c->metric),
+			    diff_side__value(&worst->new, c->metric));
+		if (msgs)
+			fprintf(msgs,
+				"tracer: diff: --fail-if '%s' exceeded at %zu program point%s; the "
+				"largest: %s: %s\n",
+				c->text, hits, hits == 1 ? "" : "s", worst->site, what);
+		(*exceeded)++;
+	}
+	return msgs && (fflush(msgs) || ferror(msgs)) ? -EIO : 0;
 }
 
 int diff__print_files(FILE *out, const char *old_path, const char *new_path,
@@ -665,7 +1134,7 @@ int diff__print_files(FILE *out, const char *old_path, const char *new_path,
 		ret = errno ? -errno : -EINVAL;
 		goto cleanup;
 	}
-	d = diff__new(o, n, opts ? opts->attr : NULL);
+	d = diff__new(o, n, opts);
 	if (!d) {
 		ret = -errno;
 		snprintf(err, errsz, "diff: %s", strerror(errno));

@@ -55,129 +55,10 @@
 #include "dhat_reader.h"
 #include "json_writer.h"
 #include "log.h"
+#include "plumbing.h"
 
 #define DEFAULT_TOP 12
 #define SITE_SEP    "  <-  "
-
-enum plumbing_match {
-	MATCH_PREFIX, /* the cleaned frame starts with the pattern */
-	MATCH_SYMBOL, /* the frame's symbol is exactly the pattern ("malloc (in ...)") */
-};
-
-struct plumbing {
-	const char *pat;
-	enum plumbing_match how;
-};
-
-/*
- * Frames that are allocation plumbing rather than a call site worth naming. The seed's
- * Rust list is kept as prefixes, except "malloc" and "realloc", which name C functions here
- * and are matched as whole symbols so that a user function such as realloc_buffer() stays
- * visible. Extend this table (or pass report_opts.skip) to hide more.
- */
-static const struct plumbing PLUMBING[] = {
-    /* Rust: the seed's list, plus dhat-rs's kept allocator frame and __rg_alloc */
-    {"alloc::", MATCH_PREFIX},
-    {"<alloc::", MATCH_PREFIX},
-    {"core::", MATCH_PREFIX},
-    {"<core::", MATCH_PREFIX},
-    {"std::", MATCH_PREFIX}, /* also C++'s std::allocator, std::vector::_M_... */
-    {"<std::", MATCH_PREFIX},
-    {"hashbrown::", MATCH_PREFIX},
-    {"<hashbrown::", MATCH_PREFIX},
-    {"__rust", MATCH_PREFIX},
-    {"__rg_", MATCH_PREFIX},
-    {"dhat::", MATCH_PREFIX},
-    {"<dhat::", MATCH_PREFIX}, /* dhat-rs keeps "<dhat::Alloc as ...GlobalAlloc>::alloc" */
-    /* C allocator entry points and libc helpers that allocate */
-    {"malloc", MATCH_SYMBOL},
-    {"realloc", MATCH_SYMBOL},
-    {"calloc", MATCH_SYMBOL},
-    {"reallocarray", MATCH_SYMBOL},
-    {"free", MATCH_SYMBOL},
-    {"posix_memalign", MATCH_SYMBOL},
-    {"aligned_alloc", MATCH_SYMBOL},
-    {"memalign", MATCH_SYMBOL},
-    {"valloc", MATCH_SYMBOL},
-    {"pvalloc", MATCH_SYMBOL},
-    {"strdup", MATCH_SYMBOL},
-    {"strndup", MATCH_SYMBOL},
-    {"asprintf", MATCH_SYMBOL},
-    {"vasprintf", MATCH_SYMBOL},
-    {"getline", MATCH_SYMBOL},
-    {"getdelim", MATCH_SYMBOL},
-    {"open_memstream", MATCH_SYMBOL},
-    /* glibc internals */
-    {"__libc_", MATCH_PREFIX},
-    {"_int_", MATCH_PREFIX},
-    {"__GI_", MATCH_PREFIX},
-    {"tcache_", MATCH_PREFIX},
-    {"sysmalloc", MATCH_SYMBOL},
-    /* Valgrind copy mode's replaced functions: the site is their caller */
-    {"memcpy", MATCH_SYMBOL},
-    {"memmove", MATCH_SYMBOL},
-    {"mempcpy", MATCH_SYMBOL},
-    {"bcopy", MATCH_SYMBOL},
-    {"strcpy", MATCH_SYMBOL},
-    {"strncpy", MATCH_SYMBOL},
-    {"strlcpy", MATCH_SYMBOL},
-    {"stpcpy", MATCH_SYMBOL},
-    {"stpncpy", MATCH_SYMBOL},
-    {"wcscpy", MATCH_SYMBOL},
-    {"__memcpy_chk", MATCH_SYMBOL},
-    {"__memmove_chk", MATCH_SYMBOL},
-    {"__strcpy_chk", MATCH_SYMBOL},
-    {"__stpcpy_chk", MATCH_SYMBOL},
-    /* C++: operator new/new[]/delete demangled or not, libstdc++'s allocators */
-    {"operator new", MATCH_PREFIX},
-    {"operator delete", MATCH_PREFIX},
-    {"_Znw", MATCH_PREFIX}, /* _Znwm, _ZnwmRKSt9nothrow_t, _ZnwmSt11align_val_t */
-    {"_Zna", MATCH_PREFIX}, /* _Znam ... */
-    {"_Zdl", MATCH_PREFIX},
-    {"_Zda", MATCH_PREFIX},
-    {"__gnu_cxx::new_allocator", MATCH_PREFIX},
-    {"__gnu_cxx::__new_allocator", MATCH_PREFIX},
-    {"__gnu_cxx::__alloc_traits", MATCH_PREFIX},
-
-    /* ---- runtime allocators (issue 17): the layers a language runtime puts between the
-     * user's code and malloc, so that a row names the code that asked for memory ---- */
-    /* CPython: obmalloc and the PyMem_/PyObject_ allocator families */
-    {"_PyObject_Malloc", MATCH_SYMBOL},
-    {"_PyObject_Calloc", MATCH_SYMBOL},
-    {"_PyObject_Realloc", MATCH_SYMBOL},
-    {"PyObject_Malloc", MATCH_SYMBOL},
-    {"PyObject_Calloc", MATCH_SYMBOL},
-    {"PyObject_Realloc", MATCH_SYMBOL},
-    {"PyMem_", MATCH_PREFIX},
-    {"_PyMem_", MATCH_PREFIX},
-    {"pymalloc_", MATCH_PREFIX},
-    {"allocate_from_new_pool", MATCH_SYMBOL},
-    {"new_arena", MATCH_SYMBOL},
-    {"arena_map_", MATCH_PREFIX}, /* obmalloc's radix tree of arenas */
-    {"_PyObject_GC_Link", MATCH_SYMBOL},
-    {"gc_alloc", MATCH_SYMBOL},
-    /* ...and the generic "an object of this type" allocators: the site is the type's code */
-    {"_PyObject_New", MATCH_SYMBOL},
-    {"_PyObject_NewVar", MATCH_SYMBOL},
-    {"_PyObject_GC_New", MATCH_SYMBOL},
-    {"_PyObject_GC_NewVar", MATCH_SYMBOL},
-    {"_PyObject_GC_Malloc", MATCH_SYMBOL},
-    {"PyType_GenericAlloc", MATCH_SYMBOL},
-    {"_PyType_AllocNoTrack", MATCH_SYMBOL},
-    /* Rust: the global allocator shims (alloc::, RawVec and hashbrown::raw are above) */
-    {"__rdl_", MATCH_PREFIX},
-    /* C++: libstdc++'s allocator (std::allocator is under "std::" above) */
-    {"__gnu_cxx::", MATCH_PREFIX},
-    /* glib */
-    {"g_malloc", MATCH_PREFIX}, /* g_malloc, g_malloc0, g_malloc_n, g_malloc0_n */
-    {"g_realloc", MATCH_PREFIX},
-    {"g_try_malloc", MATCH_PREFIX},
-    {"g_try_realloc", MATCH_PREFIX},
-    {"g_slice_alloc", MATCH_PREFIX},
-    {"g_strdup", MATCH_PREFIX},
-    {"g_strndup", MATCH_SYMBOL},
-    {"g_memdup", MATCH_PREFIX},
-};
 
 /* One PP as the tables show it. */
 struct row {
@@ -200,31 +81,17 @@ const char *report__clean_frame(const char *raw)
 	return p[0] == ':' && p[1] == ' ' ? p + 2 : raw;
 }
 
-static bool matches(const char *frame, const char *pat, enum plumbing_match how)
-{
-	size_t n = strlen(pat);
-
-	if (strncmp(frame, pat, n))
-		return false;
-	if (how == MATCH_PREFIX)
-		return true;
-	/* The symbol ends at the " (file:line)" / " (in obj)" suffix, or at a symbol version. */
-	return frame[n] == '\0' || frame[n] == ' ' || frame[n] == '@';
-}
-
 static bool match_any(const char *sym, const struct report_opts *opts)
 {
-	for (size_t i = 0;
-	     !(opts && opts->no_default_skip) && i < sizeof(PLUMBING) / sizeof(PLUMBING[0]); i++)
-		if (matches(sym, PLUMBING[i].pat, PLUMBING[i].how))
-			return true;
+	if (!(opts && opts->no_default_skip) && plumbing__builtin(sym))
+		return true;
 	for (size_t i = 0; opts && i < opts->skip_cnt; i++) {
 		const char *pat = opts->skip[i];
 
 		if (!pat || !*pat || (pat[0] == '=' && !pat[1]))
 			continue;
-		if (pat[0] == '=' ? matches(sym, pat + 1, MATCH_SYMBOL)
-				  : matches(sym, pat, MATCH_PREFIX))
+		if (pat[0] == '=' ? plumbing__match(sym, pat + 1, true)
+				  : plumbing__match(sym, pat, false))
 			return true;
 	}
 	return false;
@@ -1151,9 +1018,14 @@ int report__print_file(FILE *out, const char *path, const struct report_opts *op
 	if (opts && opts->warn_lost && p->has_lost && dhat_lost__any(&p->lost)) {
 		char what[512];
 
-		dhat_lost__describe(&p->lost, what, sizeof(what));
 		fflush(out); /* the warning comes first, also when both go to a terminal */
-		elog("warning: %s records what its trace missed: %s\n", path, what);
+		/* A warning only for what makes the figures wrong; the rest is a note. */
+		dhat_lost__describe(&p->lost, DHAT_LOST_INCOMPLETE, what, sizeof(what));
+		if (*what)
+			elog("warning: %s is incomplete, its trace missed: %s\n", path, what);
+		dhat_lost__describe(&p->lost, ~DHAT_LOST_INCOMPLETE, what, sizeof(what));
+		if (*what)
+			elog("note: %s records %s\n", path, what);
 	}
 	ret = report__print(out, p, opts);
 	if (ret && err && errsz)

@@ -15,7 +15,9 @@
 static int frames__allocator(struct frames_ctx *fc, const struct pp_stats *pp, struct strvec *out)
 {
 	__u64 addr = fc->src->fn_addr ? fc->src->fn_addr(fc->src->ctx, pp->fn) : 0;
-	const char *lib = fc->src->lib_path ? fc->src->lib_path : "libc";
+	const char *lib = fc->src->fn_lib ? fc->src->fn_lib(fc->src->ctx, pp->fn) : NULL;
+
+	lib = lib ? lib : fc->src->lib_path ? fc->src->lib_path : "libc";
 
 	return strvec__pushf(out, "0x%llX: %s (in %s)", (unsigned long long)addr,
 			     alloc_fn_name(pp->fn), lib);

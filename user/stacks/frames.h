@@ -21,6 +21,9 @@ struct stack_source {
 	__u64 (*fn_addr)(void *ctx, __u32 fn);
 	void *ctx;
 	const char *lib_path; /* the allocator library, named in the allocator frame */
+	/* The object allocator function fn is probed in (several may be: alloc_symbols.h), or
+	 * NULL; then lib_path names it. May be NULL. */
+	const char *(*fn_lib)(void *ctx, __u32 fn);
 };
 
 struct frames_ctx {

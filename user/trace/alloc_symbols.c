@@ -12,68 +12,50 @@
 
 /* Its messages are the loader's (the attach step fails with them). */
 #define LOG_TAG "loader: "
+#include "alloc_scope.h"
 #include "log.h"
 
-/* libc.so.6, libc.so, libc-2.31.so; not libcrypt.so or libc_malloc_debug.so. */
-static bool is_libc_name(const char *path)
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocator entry points that are not malloc's family: a program calling them directly is
+ * invisible to the probes (see alloc_symbols.prefixed), unless one is malloc itself under
+ * another name (mimalloc's mi_malloc is). */
+static const char *const prefixed_names[] = {
+	"je_malloc", "_rjem_malloc", "_rjem_mallocx", "mi_malloc", "tc_malloc", "rpmalloc", "mallocx",
+};
+
+/* The enum alloc_fn named name, or FN_COUNT. Rust's shims also match in rustc's v0
+ * mangling (rustc >= 1.71: _RNvCs<hash>_7___rustc12___rust_alloc, a local symbol). */
+static __u32 fn_of_name(const char *name, bool *rust_v0)
 {
-	const char *base = strrchr(path, '/');
+	const char *v0 = !strncmp(name, "_RNvCs", 6) ? strstr(name, "_7___rustc") : NULL;
 
-	base = base ? base + 1 : path;
-	if (!strncmp(base, "libc.so", 7))
-		return true;
-	if (!strncmp(base, "libc-", 5)) {
-		size_t n = strlen(base);
-
-		return n > 3 && !strcmp(base + n - 3, ".so");
+	*rust_v0 = false;
+	if (v0) {
+		v0 += strlen("_7___rustc");
+		v0 += strspn(v0, "0123456789");
+		for (__u32 fn = FN_RUST_ALLOC; fn <= FN_RUST_ALLOC_ZEROED; fn++)
+			if (!strcmp(v0, alloc_fn_name(fn))) {
+				*rust_v0 = true;
+				return fn;
+			}
+		return FN_COUNT;
 	}
-	return false;
+	for (__u32 fn = 0; fn < FN_COUNT; fn++)
+		if (!strcmp(name, alloc_fn_name(fn)))
+			return fn;
+	return FN_COUNT;
 }
 
-/* The libc mapped by pid, as a path this process can open. */
-static int find_libc(pid_t pid, char *out, size_t out_sz)
-{
-	char maps[64], line[PATH_MAX + 256];
-	struct stat here, in_root;
-	int err = -ENOENT;
-	FILE *f;
-
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	f = fopen(maps, "re");
-	if (!f) {
-		err = errno == ENOENT ? -ESRCH : -errno;
-		elog("cannot read %s: %s\n", maps, strerror(-err));
-		return err;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
-
-		if (!path)
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		if (!is_libc_name(path) || strstr(path, " (deleted)"))
-			continue;
-		/* The target may live in another mount namespace: the plain path is used when it
-		 * is the very file the target mapped, else the target's root's view of it. */
-		if (snprintf(out, out_sz, "/proc/%d/root%s", (int)pid, path) >= (int)out_sz ||
-		    stat(out, &in_root) ||
-		    (!stat(path, &here) && here.st_dev == in_root.st_dev &&
-		     here.st_ino == in_root.st_ino))
-			snprintf(out, out_sz, "%s", path);
-		err = 0;
-		break;
-	}
-	fclose(f);
-	if (err)
-		elog("no libc in /proc/%d/maps (statically linked target?): use --lib PATH\n",
-		     (int)pid);
-	return err;
-}
-
-/* File offsets of the allocator functions in the ELF at path (0: absent). */
-static int resolve_offsets(const char *path, size_t offs[FN_COUNT])
+/* File offsets of the allocator functions in the ELF at path (0: absent): defined global
+ * symbols of .dynsym, and of .symtab too when symtab (the executable). A prefixed allocator
+ * entry point defined, not at malloc's address, goes to prefixed (may be NULL). */
+static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab, char *prefixed,
+			   size_t prefixed_sz)
 {
 	bool hidden_only[FN_COUNT] = {};
+	GElf_Addr malloc_at = 0, other_at = 0;
+	const char *other = NULL;
 	Elf_Scn *scn = NULL;
 	int fd, err = 0;
 	Elf *elf;
@@ -99,7 +81,7 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT])
 		size_t n;
 
 		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+		    (sh.sh_type != SHT_DYNSYM && (sh.sh_type != SHT_SYMTAB || !symtab)))
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data || !sh.sh_entsize)
@@ -118,6 +100,7 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT])
 			GElf_Shdr tsh;
 			GElf_Sym sym;
 			const char *name;
+			bool rust_v0;
 			Elf_Scn *text;
 			size_t off;
 			__u32 fn;
@@ -131,10 +114,17 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT])
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name)
 				continue;
-			for (fn = 0; fn < FN_COUNT; fn++)
-				if (!strcmp(name, alloc_fn_name(fn)))
-					break;
-			if (fn == FN_COUNT)
+			fn = fn_of_name(name, &rust_v0);
+			for (size_t k = 0; fn == FN_COUNT && !other && k < ARRAY_LEN(prefixed_names); k++)
+				if (!strcmp(name, prefixed_names[k])) {
+					other = prefixed_names[k];
+					other_at = sym.st_value;
+				}
+			if (fn == FN_MALLOC)
+				malloc_at = sym.st_value;
+			/* A local symbol is no definition others reach (but rustc's v0 shims are
+			 * local and called directly by the executable's own code). */
+			if (fn == FN_COUNT || (GELF_ST_BIND(sym.st_info) == STB_LOCAL && !rust_v0))
 				continue;
 			if (GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC) {
 				vlog("%s: %s is an IFUNC: not probed\n", path, name);
@@ -152,11 +142,33 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT])
 			hidden_only[fn] = ver & 0x8000;
 		}
 	}
+	if (prefixed && !*prefixed && other && other_at != malloc_at)
+		snprintf(prefixed, prefixed_sz, "%s", other);
 cleanup:
 	if (elf)
 		elf_end(elf);
 	close(fd);
 	return err;
+}
+
+/* Fill owner[]: aliases (same object, same offset) share the first name's probe. */
+static void set_owners(struct alloc_symbols *out)
+{
+	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
+		out->owner[fn] = fn;
+		for (__u32 prev = 0; prev < fn; prev++) {
+			if (out->off[fn] && out->off[prev] == out->off[fn] &&
+			    out->obj[prev] == out->obj[fn]) {
+				out->owner[fn] = prev;
+				dlog("%s is an alias of %s: one probe\n", alloc_fn_name(fn),
+				     alloc_fn_name(prev));
+				break;
+			}
+		}
+		/* Rust's shims and C++'s operators: only programs in those languages have them. */
+		if (!out->off[fn] && fn < FN_RUST_ALLOC)
+			vlog("no %s: not probed\n", alloc_fn_name(fn));
+	}
 }
 
 int alloc_symbols__for_binary(const char *path, struct alloc_symbols *out)
@@ -166,31 +178,103 @@ int alloc_symbols__for_binary(const char *path, struct alloc_symbols *out)
 
 	if (path != out->path)
 		snprintf(out->path, sizeof(out->path), "%s", path);
-	err = resolve_offsets(out->path, offs);
+	memcpy(out->objs[0], out->path, sizeof(out->objs[0]));
+	out->obj_cnt = 1;
+	memset(out->obj, 0, sizeof(out->obj));
+	err = resolve_offsets(out->path, offs, true, NULL, 0);
 	if (err)
 		return err;
 	if (!offs[FN_MALLOC] || !offs[FN_FREE] || !offs[FN_REALLOC] || !offs[FN_CALLOC]) {
 		elog("%s does not define malloc, calloc, realloc and free\n", out->path);
 		return -ENOENT;
 	}
+	set_owners(out);
+	return 0;
+}
+
+/* Take from the object at path every function no earlier object defined. */
+static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
+{
+	size_t offs[FN_COUNT];
+	__u32 idx = out->obj_cnt, skipped = 0;
+	bool any = false;
+	int err;
+
+	err = resolve_offsets(path, offs, is_exe, out->prefixed, sizeof(out->prefixed));
+	if (err)
+		return err == -ENOEXEC ? 0 : err;
+	if (out->prefixed[0] && !out->prefixed_in[0])
+		snprintf(out->prefixed_in, sizeof(out->prefixed_in), "%s", path);
 	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
-		out->owner[fn] = fn;
-		for (__u32 prev = 0; prev < fn; prev++) {
-			if (offs[fn] && offs[prev] == offs[fn]) {
-				out->owner[fn] = prev;
-				dlog("%s is an alias of %s: one probe\n", alloc_fn_name(fn),
-				     alloc_fn_name(prev));
-				break;
-			}
+		/* Rust's shims are the executable's own functions, not a linker lookup. */
+		if (!offs[fn] || out->off[fn] ||
+		    (!is_exe && fn >= FN_RUST_ALLOC && fn <= FN_RUST_ALLOC_ZEROED))
+			continue;
+		if (idx >= ALLOC_OBJ_MAX) {
+			skipped++;
+			continue;
 		}
-		if (!offs[fn])
-			vlog("%s: no %s: not probed\n", out->path, alloc_fn_name(fn));
+		out->off[fn] = offs[fn];
+		out->obj[fn] = (__u8)idx;
+		any = true;
 	}
+	if (any) {
+		snprintf(out->objs[idx], sizeof(out->objs[idx]), "%s", path);
+		out->obj_cnt++;
+	}
+	if (skipped)
+		elog("%s: %u allocator entry points not probed: already %d objects probed\n", path,
+		     skipped, ALLOC_OBJ_MAX);
+	return 0;
+}
+
+static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *out);
+
+/* Resolve every function in the order of scope, built with error err (see the header),
+ * and release scope. */
+static int resolve_scope(int err, struct alloc_scope *scope, struct alloc_symbols *out)
+{
+	if (err)
+		return err;
+	err = scope_resolve(scope, out);
+	alloc_scope__release(scope);
+	return err;
+}
+
+/* Every function from the first object of scope defining it. */
+static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *out)
+{
+	int err;
+
+	snprintf(out->exe, sizeof(out->exe), "%s", scope->paths.items[0]);
+	for (size_t i = 0; i < scope->paths.cnt; i++) {
+		err = take_from(out, scope->paths.items[i], i == 0);
+		if (err)
+			return err;
+	}
+	if (!out->off[FN_MALLOC] || !out->off[FN_FREE]) {
+		elog("%s: no object of its scope defines malloc and free%s: use --lib PATH\n",
+		     out->exe, scope->static_exe ? " (a stripped static executable?)" : "");
+		return -ENOSYS;
+	}
+	if (out->off[FN_RUST_ALLOC]) /* the shims are probed, whatever allocator they call */
+		out->prefixed[0] = out->prefixed_in[0] = '\0';
+	memcpy(out->path, out->objs[out->obj[FN_MALLOC]], sizeof(out->path));
+	for (__u32 i = 0; i < out->obj_cnt; i++)
+		vlog("probing %s in %s\n", i == out->obj[FN_MALLOC] ? "the allocator" : "entry points",
+		     out->objs[i]);
+	/* Worth saying when malloc is not where libc's other functions are. */
+	if (!out->off[FN_STRDUP] || out->obj[FN_STRDUP] != out->obj[FN_MALLOC] ||
+	    !strcmp(out->path, out->exe))
+		ilog("probing the allocator in %s: malloc of %s resolves there\n", out->path,
+		     out->exe);
+	set_owners(out);
 	return 0;
 }
 
 int alloc_symbols__for_process(pid_t pid, const char *lib_path, struct alloc_symbols *out)
 {
+	struct alloc_scope scope;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -200,12 +284,44 @@ int alloc_symbols__for_process(pid_t pid, const char *lib_path, struct alloc_sym
 			elog("cannot read %s: %s\n", lib_path, strerror(-err));
 			return err;
 		}
-		snprintf(out->path, sizeof(out->path), "%s", lib_path);
-	} else {
-		err = find_libc(pid, out->path, sizeof(out->path));
-		if (err)
-			return err;
+		vlog("probing %s in pid %d\n", lib_path, (int)pid);
+		return alloc_symbols__for_binary(lib_path, out);
 	}
-	vlog("probing %s in pid %d\n", out->path, (int)pid);
-	return alloc_symbols__for_binary(out->path, out);
+	return resolve_scope(alloc_scope__for_process(pid, &scope), &scope, out);
+}
+
+int alloc_symbols__for_command(const char *exe, struct alloc_symbols *out)
+{
+	struct alloc_scope scope;
+
+	memset(out, 0, sizeof(*out));
+	return resolve_scope(alloc_scope__for_command(exe, &scope), &scope, out);
+}
+
+int alloc_symbols__for_exec(pid_t pid, struct alloc_symbols *out)
+{
+	struct alloc_scope scope;
+
+	memset(out, 0, sizeof(*out));
+	return resolve_scope(alloc_scope__for_exec(pid, &scope), &scope, out);
+}
+
+const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn)
+{
+	if (!s || fn >= FN_COUNT || !s->off[fn] || s->obj[fn] >= s->obj_cnt)
+		return NULL;
+	return s->objs[s->obj[fn]];
+}
+
+bool alloc_symbols__defines_malloc(const char *path)
+{
+	size_t offs[FN_COUNT];
+	char magic[SELFMAG];
+	FILE *f = fopen(path, "re");
+	bool elf = f && fread(magic, SELFMAG, 1, f) == 1 && !memcmp(magic, ELFMAG, SELFMAG);
+
+	if (f)
+		fclose(f);
+	/* Any mapped file may be asked about (fonts, locale archives): only ELF is read. */
+	return elf && !resolve_offsets(path, offs, false, NULL, 0) && offs[FN_MALLOC];
 }

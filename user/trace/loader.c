@@ -53,7 +53,8 @@ struct loader {
 	void *cb_ctx;
 	struct alloc_symbols syms; /* the probed object, offsets and aliases */
 	__u32 site_off[FN_COUNT]; /* entry probe site - function entry (free: past its NULL test) */
-	int multi_fd[2];	  /* uprobe-multi links: returns, entries (-1: none) */
+	int multi_fd[2 * ALLOC_OBJ_MAX]; /* uprobe-multi links: returns, entries of each probed
+					  * object (-1: none) */
 	struct bpf_link *links[2 * FN_COUNT]; /* per-probe links (kernels without uprobe-multi) */
 	size_t link_cnt;
 };
@@ -100,13 +101,19 @@ struct uprobe_multi_attr {
 	__u32 pad;
 };
 
-/* One function's probes: entry site and cookies. */
+/* The probes of one object: entry sites and cookies. */
 struct probe_plan {
 	__u32 fns[FN_COUNT];
 	size_t entry_off[FN_COUNT], ret_off[FN_COUNT];
 	__u64 entry_cookie[FN_COUNT], ret_cookie[FN_COUNT];
 	size_t entry_cnt, ret_cnt;
 	__u32 ret_fns[FN_COUNT];
+};
+
+/* Every probed object's plan, objs[] order (alloc_symbols.h). */
+struct probe_plans {
+	struct probe_plan obj[ALLOC_OBJ_MAX];
+	size_t cnt;
 };
 
 static int uprobe_multi_link(int prog_fd, const char *path, const size_t *offs,
@@ -132,19 +139,23 @@ static int uprobe_multi_link(int prog_fd, const char *path, const size_t *offs,
 }
 
 /* Where each function is probed: entry offsets (free: its emulated site), return offsets
- * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h). */
-static int plan_probes(struct loader *l, struct probe_plan *p)
+ * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h), one plan
+ * per probed object. */
+static int plan_probes(struct loader *l, struct probe_plans *plans)
 {
 	const size_t *offs = l->syms.off;
-	int fd = open(l->syms.path, O_RDONLY | O_CLOEXEC), err = 0;
+	const char *free_obj = alloc_symbols__obj(&l->syms, FN_FREE);
+	int fd = free_obj ? open(free_obj, O_RDONLY | O_CLOEXEC) : -1, err = 0;
 
 	if (fd < 0) {
-		err = -errno;
-		elog("cannot open %s: %s\n", l->syms.path, strerror(-err));
+		err = free_obj ? -errno : -ENOENT;
+		elog("cannot open %s: %s\n", free_obj ? free_obj : "free's object", strerror(-err));
 		return err;
 	}
-	memset(p, 0, sizeof(*p));
+	memset(plans, 0, sizeof(*plans));
+	plans->cnt = l->syms.obj_cnt;
 	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
+		struct probe_plan *p = &plans->obj[l->syms.obj[fn]];
 		__u32 sp_adj = 0;
 		size_t site = 0;
 		__u8 code[32];
@@ -172,21 +183,29 @@ static int plan_probes(struct loader *l, struct probe_plan *p)
 	return 0;
 }
 
-/* Two uprobe-multi links: returns, then entries. -errno when the kernel refuses. */
-static int attach_multi(struct loader *l, const struct probe_plan *p, pid_t pid)
+/* Two uprobe-multi links per object: all returns, then all entries. -errno when the kernel
+ * refuses. */
+static int attach_multi(struct loader *l, const struct probe_plans *plans, pid_t pid)
 {
+	size_t n = 0;
 	int fd;
 
-	fd = uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_return), l->syms.path,
-			       p->ret_off, p->ret_cookie, p->ret_cnt, true, pid);
-	if (fd < 0)
-		return fd;
-	l->multi_fd[0] = fd;
-	fd = uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_entry), l->syms.path,
-			       p->entry_off, p->entry_cookie, p->entry_cnt, false, pid);
-	if (fd < 0)
-		return fd;
-	l->multi_fd[1] = fd;
+	for (int entries = 0; entries < 2; entries++)
+		for (size_t i = 0; i < plans->cnt; i++) {
+			const struct probe_plan *p = &plans->obj[i];
+
+			if (entries ? !p->entry_cnt : !p->ret_cnt)
+				continue;
+			fd = entries ? uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_entry),
+							 l->syms.objs[i], p->entry_off,
+							 p->entry_cookie, p->entry_cnt, false, pid)
+				     : uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_return),
+							 l->syms.objs[i], p->ret_off, p->ret_cookie,
+							 p->ret_cnt, true, pid);
+			if (fd < 0)
+				return fd;
+			l->multi_fd[n++] = fd;
+		}
 	return 0;
 }
 
@@ -210,22 +229,27 @@ static int attach_one(struct bpf_program *prog, struct bpf_link **link, bool ret
 }
 
 /* One link per probe (kernels without uprobe-multi): returns first, then entries. */
-static int attach_each(struct loader *l, const struct probe_plan *p, pid_t pid)
+static int attach_each(struct loader *l, const struct probe_plans *plans, pid_t pid)
 {
 	int err;
 
-	for (size_t i = 0; i < p->ret_cnt; i++) {
-		err = attach_one(l->skel->progs.alloc_return, &l->links[l->link_cnt++], true, pid,
-				 l->syms.path, p->ret_off[i], p->ret_cookie[i], p->ret_fns[i]);
-		if (err)
-			return err;
-	}
-	for (size_t i = 0; i < p->entry_cnt; i++) {
-		err = attach_one(l->skel->progs.alloc_entry, &l->links[l->link_cnt++], false, pid,
-				 l->syms.path, p->entry_off[i], p->entry_cookie[i], p->fns[i]);
-		if (err)
-			return err;
-	}
+	for (int entries = 0; entries < 2; entries++)
+		for (size_t o = 0; o < plans->cnt; o++) {
+			const struct probe_plan *p = &plans->obj[o];
+			size_t cnt = entries ? p->entry_cnt : p->ret_cnt;
+
+			for (size_t i = 0; i < cnt; i++) {
+				err = attach_one(entries ? l->skel->progs.alloc_entry
+							 : l->skel->progs.alloc_return,
+						 &l->links[l->link_cnt++], !entries, pid,
+						 l->syms.objs[o],
+						 entries ? p->entry_off[i] : p->ret_off[i],
+						 entries ? p->entry_cookie[i] : p->ret_cookie[i],
+						 entries ? p->fns[i] : p->ret_fns[i]);
+				if (err)
+					return err;
+			}
+		}
 	return 0;
 }
 
@@ -327,10 +351,10 @@ static void *detach_one(void *arg)
  */
 static void detach_links(struct loader *l, bool usdt)
 {
-	struct detach_job jobs[2 + 2 * FN_COUNT + 2];
+	struct detach_job jobs[2 * ALLOC_OBJ_MAX + 2 * FN_COUNT + 2];
 	size_t n = 0;
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 * ALLOC_OBJ_MAX; i++) {
 		if (l->multi_fd[i] >= 0)
 			jobs[n++] = (struct detach_job){.fd = l->multi_fd[i]};
 		l->multi_fd[i] = -1;
@@ -412,7 +436,8 @@ struct loader *loader__new(const struct loader_opts *opts)
 	long page = sysconf(_SC_PAGESIZE);
 	struct loader *l = NULL;
 	double t0 = mono_ms(), t1 = 0;
-	struct probe_plan plan;
+	struct probe_plans *plan = NULL;
+	size_t probe_cnt = 0;
 	int err;
 
 	if (!opts || opts->pid <= 0) {
@@ -438,13 +463,21 @@ struct loader *loader__new(const struct loader_opts *opts)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	l->multi_fd[0] = l->multi_fd[1] = -1;
-	err = alloc_symbols__for_process(opts->pid, opts->libc_path, &l->syms);
+	for (int i = 0; i < 2 * ALLOC_OBJ_MAX; i++)
+		l->multi_fd[i] = -1;
+	err = 0;
+	if (opts->syms)
+		l->syms = *opts->syms;
+	else
+		err = alloc_symbols__for_process(opts->pid, opts->libc_path, &l->syms);
 	if (err)
 		goto cleanup;
-	err = plan_probes(l, &plan);
+	plan = malloc(sizeof(*plan));
+	err = plan ? plan_probes(l, plan) : -ENOMEM;
 	if (err)
 		goto cleanup;
+	for (size_t i = 0; i < plan->cnt; i++)
+		probe_cnt += plan->obj[i].entry_cnt + plan->obj[i].ret_cnt;
 
 	/* open -> configure -> load -> attach; uprobe-multi first, per-probe links if the
 	 * kernel refuses them (the programs must then be reloaded as plain uprobes). */
@@ -453,8 +486,8 @@ struct loader *loader__new(const struct loader_opts *opts)
 		t1 = mono_ms();
 		if (!err) {
 			dlog("BPF object loaded in %.1f ms\n", t1 - t0);
-			err = multi ? attach_multi(l, &plan, opts->pid)
-				    : attach_each(l, &plan, opts->pid);
+			err = multi ? attach_multi(l, plan, opts->pid)
+				    : attach_each(l, plan, opts->pid);
 		}
 		if (!err || !multi || err == -ESRCH)
 			break;
@@ -465,8 +498,8 @@ struct loader *loader__new(const struct loader_opts *opts)
 	}
 	if (err)
 		goto cleanup;
-	vlog("%zu allocator probes as %s\n", plan.entry_cnt + plan.ret_cnt,
-	     l->multi_fd[0] >= 0 ? "2 uprobe-multi links" : "one link each");
+	vlog("%zu allocator probes in %u objects as %s\n", probe_cnt, l->syms.obj_cnt,
+	     l->multi_fd[0] >= 0 ? "uprobe-multi links" : "one link each");
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), on_sample, l, NULL);
 	if (!l->rb) {
 		err = -errno;
@@ -482,9 +515,11 @@ struct loader *loader__new(const struct loader_opts *opts)
 	/* Every link is in place: let the programs work (see probes_live in alloc.bpf.c). */
 	__sync_synchronize();
 	l->skel->bss->probes_live = 1;
+	free(plan);
 	return l;
 
 cleanup:
+	free(plan);
 	loader__free(l);
 	errno = -err;
 	return NULL;
@@ -602,6 +637,11 @@ __u64 loader__fn_addr(struct loader *l, __u32 fn)
 const char *loader__libc_path(struct loader *l)
 {
 	return l ? l->syms.path : NULL;
+}
+
+const struct alloc_symbols *loader__alloc_symbols(struct loader *l)
+{
+	return l ? &l->syms : NULL;
 }
 
 __u32 loader__fn_owner(struct loader *l, __u32 fn)

@@ -11,11 +11,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "alloc_symbols.h"
 #include "events.h"
 
 struct loader_opts {
 	pid_t pid;		 /* target process (tgid); all of its threads are traced */
-	const char *libc_path;	 /* allocator library; NULL: its libc (alloc_symbols.h) */
+	const char *libc_path;	 /* allocator library (--lib); NULL: resolved (alloc_symbols.h) */
+	const struct alloc_symbols *syms; /* resolved already (a command not exec'd yet);
+					   * NULL: from pid and libc_path. Copied */
 	const char *usdt_binary; /* binary carrying kaish_workload:window_* USDT probes, or NULL */
 	bool window_gated;	 /* BPF drops allocator events while no window is open */
 	size_t ringbuf_sz;	 /* ring buffer bytes (power of two, >= page size); 0: default */
@@ -67,8 +70,11 @@ int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max);
  * 0 when the function was never hit. Used to name the allocator frame of a stack. */
 __u64 loader__fn_addr(struct loader *l, __u32 fn);
 
-/* The allocator library the probes are on (e.g. /usr/lib/x86_64-linux-gnu/libc.so.6). */
+/* The object malloc's probes are on (e.g. /usr/lib/x86_64-linux-gnu/libc.so.6). */
 const char *loader__libc_path(struct loader *l);
+
+/* Every probed entry point and its object. Valid until loader__free. */
+const struct alloc_symbols *loader__alloc_symbols(struct loader *l);
 
 /* The enum alloc_fn that records of fn carry: fn itself, or the first function (in enum order)
  * at the same address when the library aliases them (glibc 2.36: memalign and aligned_alloc

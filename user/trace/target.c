@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The traced process: see target.h. */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -14,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_symbols.h"
 #include "log.h"
 #include "target.h"
 
@@ -328,94 +328,15 @@ int target__exe(const struct target *t, char *path, size_t sz)
 	return -ENOENT;
 }
 
-/* True if path is an ELF executable without an interpreter, i.e. statically linked. */
-static bool is_static_executable(const char *path)
+int target__resolve_allocator(const struct target *t, struct alloc_symbols *out)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	bool interp = false;
-	FILE *f = fopen(path, "re");
+	char exe[PATH_MAX];
+	int err;
 
-	if (!f)
-		return false;
-	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph)) {
-		fclose(f);
-		return false;
-	}
-	for (int i = 0; i < eh.e_phnum && !interp; i++)
-		if (fseek(f, (long)(eh.e_phoff + (Elf64_Off)i * sizeof(ph)), SEEK_SET) ||
-		    fread(&ph, sizeof(ph), 1, f) != 1 || ph.p_type == PT_INTERP)
-			interp = true; /* unreadable counts as dynamic: fall back to libc */
-	fclose(f);
-	return !interp;
-}
-
-static const char *const allocators[] = { "libjemalloc", "libtcmalloc", "libmimalloc" };
-#define ALLOCATOR_CNT (sizeof(allocators) / sizeof(allocators[0]))
-
-/* Not exec'd yet: an allocator preloaded through the environment, if the file exists. */
-static bool preloaded_allocator(char *out, size_t sz)
-{
-	const char *preload = getenv("LD_PRELOAD");
-	char *copy = preload ? strdup(preload) : NULL, *save = NULL, *tok;
-	bool found = false;
-
-	for (tok = copy ? strtok_r(copy, ": ", &save) : NULL; tok && !found;
-	     tok = strtok_r(NULL, ": ", &save))
-		for (size_t i = 0; i < ALLOCATOR_CNT; i++)
-			if (strstr(tok, allocators[i])) {
-				if (strchr(tok, '/'))
-					snprintf(out, sz, "%s", tok);
-				else
-					snprintf(out, sz, "/usr/lib/x86_64-linux-gnu/%s", tok);
-				found = !access(out, R_OK);
-			}
-	free(copy);
-	return found;
-}
-
-/* A running process: 1 if an allocator library is in its maps, 0 if not, -errno if they
- * cannot be read. */
-static int mapped_allocator(pid_t pid, char *out, size_t sz)
-{
-	char maps[64], line[4096];
-	FILE *f;
-
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	f = fopen(maps, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
-
-		if (!path)
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		for (size_t i = 0; i < ALLOCATOR_CNT; i++)
-			if (strstr(path, allocators[i])) {
-				snprintf(out, sz, "%s", path);
-				fclose(f);
-				return 1;
-			}
-	}
-	fclose(f);
-	return 0;
-}
-
-bool target__find_allocator(const struct target *t, const char *exe, char *out, size_t sz)
-{
-	if (t->is_child) {
-		if (preloaded_allocator(out, sz))
-			return true;
-	} else {
-		int found = mapped_allocator(t->pid, out, sz);
-
-		if (found) /* unreadable maps say nothing: do not guess from the executable */
-			return found > 0;
-	}
-	if (!is_static_executable(exe))
-		return false;
-	snprintf(out, sz, "%s", exe);
-	return true;
+	if (!t->is_child)
+		return alloc_symbols__for_process(t->pid, NULL, out);
+	err = target__exe(t, exe, sizeof(exe));
+	if (err || access(exe, X_OK))
+		return -ENOENT; /* the exec fails and says why */
+	return alloc_symbols__for_command(exe, out);
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct alloc_symbols;
+
 struct target;
 
 /* Called at a spawned child's exit stop: the last moment its /proc/PID/maps can be read. */
@@ -60,10 +62,11 @@ const char *target__cmdline(const struct target *t);
 int target__exe(const struct target *t, char *path, size_t sz);
 
 /*
- * Where the target's malloc lives when --lib is not given: a replacement allocator (jemalloc,
- * tcmalloc, mimalloc) mapped into the running process or preloaded for a spawned one, or the
- * executable exe itself when it is statically linked. False: probe the target's libc.
+ * Where each allocator entry point of the target resolves (alloc_symbols.h): a running
+ * process from its mapped objects, a held child from the executable it will exec and the
+ * libraries that will load with it. 0 or -errno, logged; -ENOENT, not logged: a child's
+ * command cannot be found or executed (its exec fails and says so).
  */
-bool target__find_allocator(const struct target *t, const char *exe, char *out, size_t sz);
+int target__resolve_allocator(const struct target *t, struct alloc_symbols *out);
 
 #endif

@@ -9,32 +9,42 @@
 #include "log.h"
 #include "workloads.h"
 
-/* Path of kaish-workloads: next to the tracer, in the build tree, or as configured. */
+/* Where the driver is, relative to the tracer's own directory: next to it, installed
+ * (libexec, TRACER_LIBEXEC_FROM_BIN from CMake's install dirs), or in the build tree. Never
+ * $PATH, the cwd or a compiled-in absolute path: the tracer runs the driver as root, and
+ * such a path could name a file anyone may plant on another machine. */
+static const char *const driver_dirs[] = {
+	".",
+#ifdef TRACER_LIBEXEC_FROM_BIN
+	TRACER_LIBEXEC_FROM_BIN,
+#endif
+	"../workloads",
+};
+
+/* Path of kaish-workloads, found from /proc/self/exe (see driver_dirs). */
 static int find_driver(char *path, size_t sz)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
 
-	if (n > 0) {
-		char *slash;
+	if (n <= 0)
+		return -ENOENT;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(driver_dirs) / sizeof(driver_dirs[0]); i++) {
+		char found[PATH_MAX];
 
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(path, sz, "%s/kaish-workloads", self);
-			if (!access(path, X_OK))
-				return 0;
-			snprintf(path, sz, "%s/../workloads/kaish-workloads", self);
-			if (!access(path, X_OK))
-				return 0;
+		snprintf(path, sz, "%s/%s/kaish-workloads", self, driver_dirs[i]);
+		/* Canonical, so the profile's "cmd" names the driver without "bin/../". */
+		if (!access(path, X_OK) && realpath(path, found)) {
+			snprintf(path, sz, "%s", found);
+			return 0;
 		}
 	}
-#ifdef WORKLOAD_DRIVER_BUILD_PATH
-	snprintf(path, sz, "%s", WORKLOAD_DRIVER_BUILD_PATH);
-	if (!access(path, X_OK))
-		return 0;
-#endif
 	return -ENOENT;
 }
 
@@ -72,7 +82,8 @@ int workloads__load(struct workloads *ws)
 	ws->cnt = 0;
 	err = find_driver(ws->driver, sizeof(ws->driver));
 	if (err) {
-		elog("cannot find the workload driver kaish-workloads next to the tracer\n");
+		elog("cannot find the workload driver kaish-workloads next to the tracer, in "
+		     "its ../libexec or its build tree\n");
 		return err;
 	}
 	err = read_table(ws);

@@ -26,7 +26,7 @@ struct workloads {
 	size_t cnt;
 };
 
-/* Find the driver (next to the tracer, in the build tree, or as configured) and read its
+/* Find the driver (next to the tracer, in its ../libexec, or in the build tree) and read its
  * table. Returns 0, -ENOENT (no driver) or -EIO (no table); logs which. */
 int workloads__load(struct workloads *ws);
 
