@@ -1006,9 +1006,11 @@ Test(report, recursion_folded)
 	for (size_t i = 0; i < n; i++)
 		cr_expect_str_eq(f[i], want[i], "frame %zu", i);
 
-	const char *py[] = { "malloc (in /lib/libc.so.6)", "_PyObject_Malloc (obmalloc.c:2003)",
-			     "_PyObject_Malloc (obmalloc.c:1996)", "PyUnicode_New (unicodeobject.c:1425)",
-			     "PyUnicode_New (unicodeobject.c:1410)", "unicode_result (u.c:7)" };
+	const char *py[] = {
+		"malloc (in /lib/libc.so.6)",	      "_PyObject_Malloc (obmalloc.c:2003)",
+		"_PyObject_Malloc (obmalloc.c:1996)", "PyUnicode_New (unicodeobject.c:1425)",
+		"PyUnicode_New (unicodeobject.c:1410)", "unicode_result (u.c:7)",
+	};
 	site = report__site(py, 6, NULL);
 	cr_expect_str_eq(site, "PyUnicode_New (unicodeobject.c:1425)  <-  unicode_result (u.c:7)");
 	free(site);
@@ -1053,18 +1055,25 @@ Test(report, alike_rows_told_apart)
 	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
 	cr_expect(strstr(out,
 		"  top program points by TOTAL BYTES\n"
-		"             400 B          4 allocs   rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
+		"             400 B          4 allocs   "
+		"rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
 		"[hashbrown::raw::RawTable::reserve_rehash (mod.rs:1)]\n"
-		"             300 B          3 allocs   rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
+		"             300 B          3 allocs   "
+		"rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
 		"[alloc::vec::Vec::from_iter (spec.rs:2)]\n"
-		"             200 B          2 allocs   rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
+		"             200 B          2 allocs   "
+		"rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
 		"[alloc::fmt::format (fmt.rs:3)]\n"
-		"              90 B          9 allocs   sb_reserve (util.c:31)  <-  sb_add (util.c:43)"
+		"              90 B          9 allocs   "
+		"sb_reserve (util.c:31)  <-  sb_add (util.c:43)"
 		"  <-  #2 expand_word (expand.c:10)\n"
-		"              80 B          8 allocs   sb_reserve (util.c:31)  <-  sb_add (util.c:43)"
+		"              80 B          8 allocs   "
+		"sb_reserve (util.c:31)  <-  sb_add (util.c:43)"
 		"  <-  #2 eval_pipe (eval.c:20)\n"
-		"               7 B          1 allocs   leaf (l.c:4)  <-  main (m.c:1)  [at 0xA1]\n"
-		"               6 B          1 allocs   leaf (l.c:4)  <-  main (m.c:1)  [at 0xA7]\n"),
+		"               7 B          1 allocs   "
+		"leaf (l.c:4)  <-  main (m.c:1)  [at 0xA1]\n"
+		"               6 B          1 allocs   "
+		"leaf (l.c:4)  <-  main (m.c:1)  [at 0xA7]\n"),
 		"%s", out);
 	free(out);
 }
@@ -1074,7 +1083,8 @@ Test(report, alike_rows_told_apart)
 Test(report, still_live_section)
 {
 #define LIVE_HDR "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":true," \
-		 "\"bkacc\":false,\"tu\":\"µs\",\"Mtu\":\"s\",\"cmd\":\"x\",\"pid\":1,\"te\":1000,\"tg\":10,\"tuth\":1,"
+		 "\"bkacc\":false,\"tu\":\"µs\",\"Mtu\":\"s\",\"cmd\":\"x\",\"pid\":1,\"te\":1000," \
+		 "\"tg\":10,\"tuth\":1,"
 #define PP(tb, tbk, tl, eb, ebk, f)                                                             \
 	"{\"tb\":" #tb ",\"tbk\":" #tbk ",\"tl\":" #tl ",\"mb\":0,\"mbk\":0,\"gb\":0,\"gbk\":0," \
 	"\"eb\":" #eb ",\"ebk\":" #ebk ",\"fs\":[" #f "]}"
@@ -1105,6 +1115,7 @@ Test(report, still_live_section)
 		"],\"ftbl\":[\"[root]\",\"f (a.c:1)\"]}");
 	cr_assert_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
 	cr_expect(strstr(out, "still live at the end (leak suspects: 2+ allocs, or living half the "
-			      "run)\n    none: 1 allocs live, none of them many or old\n"), "%s", out);
+			      "run)\n    none: 1 allocs live, none of them many or old\n"),
+		  "%s", out);
 	free(out);
 }

@@ -15,7 +15,8 @@ Test(window_symbol, split_keeps_double_colons_in_names)
 		{ "app::leak_some", "/exe", "app::leak_some" },
 		{ "/lib/libx.so:f", "/lib/libx.so", "f" },
 		{ "/lib/libx.so:ns::Cls::run", "/lib/libx.so", "ns::Cls::run" },
-		{ "<app::T as core::ops::Drop>::drop", "/exe", "<app::T as core::ops::Drop>::drop" },
+		{ "<app::T as core::ops::Drop>::drop", "/exe",
+		  "<app::T as core::ops::Drop>::drop" },
 	};
 	char path[256];
 	const char *name;
@@ -42,10 +43,11 @@ Test(window_symbol, cxx_demangled_names)
 	char sym[512];
 	int amb, err;
 
-	expect_resolves(CXX_BIN, "main", "main");			/* plain names as before */
-	expect_resolves(CXX_BIN, "_Z11grow_vectori", "_Z11grow_vectori"); /* mangled as before */
-	expect_resolves(CXX_BIN, "grow_vector", "_Z11grow_vectori");	/* demangled, no params */
-	expect_resolves(CXX_BIN, "grow_vector(int)", "_Z11grow_vectori"); /* with params */
+	/* plain and mangled names as before, then demangled ones without and with parameters */
+	expect_resolves(CXX_BIN, "main", "main");
+	expect_resolves(CXX_BIN, "_Z11grow_vectori", "_Z11grow_vectori");
+	expect_resolves(CXX_BIN, "grow_vector", "_Z11grow_vectori");
+	expect_resolves(CXX_BIN, "grow_vector(int)", "_Z11grow_vectori");
 	cr_expect_eq(window_symbol__resolve(CXX_BIN, "grow_vec", sym, sizeof(sym), &amb), -ENOENT);
 	cr_expect_eq(window_symbol__resolve(CXX_BIN, "grow_vector(long)", sym, sizeof(sym), &amb),
 		     -ENOENT);

@@ -67,7 +67,7 @@ struct row {
 	char *site;	     /* owned */
 	const char **fr;     /* owned array of borrowed cleaned frames, recursion folded */
 	size_t fr_cnt;
-	size_t head;	     /* index in fr of the site's first frame */
+	size_t head; /* index in fr of the site's first frame */
 };
 
 const char *report__clean_frame(const char *raw)
@@ -372,7 +372,7 @@ static void units_of(const struct dhat_profile *p, struct units *u)
  * prefix k gives the telling frame:
  *	k < head (below):	"site  [frame]"
  *	k > head (above):	"site  <-  ...  <-  #N frame", N counting callers above the site
- *	k == head:		the site alone (the other row has plumbing below it, this one not)
+ *	k == head:		the site alone (the other row has plumbing below it)
  * Rows whose cleaned stacks are equal keep the same text.
  */
 static const char *seq_at(const struct row *r, size_t i)
@@ -422,8 +422,9 @@ static char *distinct_site(const struct row *r, size_t k)
 		return strdup(r->site);
 	if (k < r->head)
 		return asprintf(&s, "%s  [%s]", r->site, seq_at(r, k)) < 0 ? NULL : s;
-	return asprintf(&s, "%s" SITE_SEP "%s#%zu %s", r->site, k + 1 - r->head > 2 ? "..." SITE_SEP : "",
-			k + 1 - r->head, seq_at(r, k)) < 0
+	return asprintf(&s, "%s" SITE_SEP "%s#%zu %s", r->site,
+			k + 1 - r->head > 2 ? "..." SITE_SEP : "", k + 1 - r->head,
+			seq_at(r, k)) < 0
 		   ? NULL
 		   : s;
 }
@@ -742,8 +743,8 @@ static bool live_suspect(const struct row *r, uint64_t te)
 	return r->pp->ebk && (r->pp->ebk >= LIVE_MANY || r->avg_lifetime * 2 >= (double)te);
 }
 
-static void print_still_live(FILE *out, const struct dhat_profile *p, struct row **order,
-			     size_t n, size_t top, const struct units *u)
+static void print_still_live(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
+			     size_t top, const struct units *u)
 {
 	size_t shown = 0;
 	char c[64];
@@ -756,8 +757,8 @@ static void print_still_live(FILE *out, const struct dhat_profile *p, struct row
 
 		if (!live_suspect(r, p->te))
 			continue;
-		fprintf(out, "    %s  %9llu %s  age %3.0f%%   %s\n", cell(u, r->pp->eb, c, sizeof(c)),
-			(unsigned long long)r->pp->ebk, u->bk,
+		fprintf(out, "    %s  %9llu %s  age %3.0f%%   %s\n",
+			cell(u, r->pp->eb, c, sizeof(c)), (unsigned long long)r->pp->ebk, u->bk,
 			p->te ? 100.0 * r->avg_lifetime / (double)p->te : 0.0, r->site);
 		shown++;
 	}
@@ -815,7 +816,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	}
 	if (p->bkacc) {
 		fprintf(out, "  total reads       : %s\n", total(&u, p->total_reads, c, sizeof(c)));
-		fprintf(out, "  total writes      : %s\n", total(&u, p->total_writes, c, sizeof(c)));
+		fprintf(out, "  total writes      : %s\n",
+			total(&u, p->total_writes, c, sizeof(c)));
 	}
 
 	shown = n < top ? n : top;

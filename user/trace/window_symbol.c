@@ -35,8 +35,7 @@ static bool demangled_match(const char *d, const char *name)
 {
 	size_t n = strlen(name);
 
-	return !strncmp(d, name, n) &&
-	       (d[n] == '\0' || d[n] == '(' || !strncmp(d + n, "[abi:", 5));
+	return !strncmp(d, name, n) && (d[n] == '\0' || d[n] == '(' || !strncmp(d + n, "[abi:", 5));
 }
 
 /* How good a match symbol s is: 2 its own name, 1 its demangled name, 0 none. */
