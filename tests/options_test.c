@@ -119,7 +119,8 @@ Test(options, argv_vectors)
 				   "-vv",    "-t", "20", NULL };
 	const char *pid[] = { "tracer", "--pid", "42", "--duration", "1.5", "--unwind", "dwarf",
 			      "--stack-size", "4096", "--ringbuf-size", "65536", "-q", NULL };
-	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/l.so",
+	/* --lib is opened while parsing: a real regular file. */
+	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/proc/self/exe",
 			      "--summary", "s.txt", "--", "ls", "-l", NULL };
 	const char *bare_cmd[] = { "tracer", "-v", "ls", "-q", NULL };
 	char *out, *errs;
@@ -153,7 +154,7 @@ Test(options, argv_vectors)
 	cr_expect_null(parsed.cmd[2]);
 	cr_expect_str_eq(parsed.start_at, "f");
 	cr_expect(parsed.as_root);
-	cr_expect_str_eq(parsed.lib, "/l.so");
+	cr_expect_str_eq(parsed.lib, "/proc/self/exe");
 	cr_expect_str_eq(parsed.summary, "s.txt");
 	free(out);
 	free(errs);

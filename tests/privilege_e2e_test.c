@@ -3,7 +3,7 @@
  *  - under sudo (SUDO_UID/SUDO_GID set) `-- CMD` runs as the invoking user, `--as-root`
  *    keeps root, and the profile is owned by the invoking user;
  *  - `-o` pointing at a symlink planted in a world-writable sticky directory: the tracer
- *    refuses (exit 1, "cannot write"), the symlink's target is untouched.
+ *    refuses before tracing (exit 2, "cannot write"), the symlink's target is untouched.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -35,6 +35,8 @@ Test(privilege_e2e, sudo_drops_the_command_to_the_invoking_user, .timeout = TEST
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("sudo");
 	chmod(dir, 0755);
+	/* The profile is created as the invoking user: in a directory they may write. */
+	cr_assert_eq(chown(dir, 65534, 65534), 0);
 	snprintf(path, sizeof(path), "%s/id.json", dir);
 	snprintf(cmd, sizeof(cmd), "SUDO_UID=65534 SUDO_GID=65534 %s -q -o %s -- id -u 2>&1",
 		 TRACER_BIN, path);
@@ -63,12 +65,12 @@ Test(privilege_e2e, sudo_drops_the_command_to_the_invoking_user, .timeout = TEST
 	free(out);
 
 	/* Without sudo variables nothing is dropped; and root does not replace the (former)
-	 * invoking user's file then: it is someone else's now (exit 1, file intact). */
+	 * invoking user's file then: it is someone else's now (exit 2 before tracing, file
+	 * intact). */
 	snprintf(cmd, sizeof(cmd), "env -u SUDO_UID -u SUDO_GID %s -q -o %s -- id -u 2>&1",
 		 TRACER_BIN, path);
 	rc = e2e_run(cmd, &out);
-	cr_expect_eq(rc, 1, "%s", out);
-	cr_expect(has_line(out, "0"), "%s", out);
+	cr_expect_eq(rc, 2, "%s", out);
 	cr_expect(strstr(out, "cannot write"), "%s", out);
 	cr_expect_eq(stat(path, &st), 0);
 	cr_expect_eq(st.st_uid, 65534);
@@ -95,8 +97,8 @@ Test(privilege_e2e, planted_symlink_in_a_sticky_dir_is_refused, .timeout = TEST_
 	cr_assert_eq(symlink(victim, path), 0);
 	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- true 2>&1", TRACER_BIN, path);
 	rc = e2e_run(cmd, &out);
-	cr_expect_eq(rc, 1, "writing through a planted symlink must fail (1), got %d:\n%s", rc,
-		     out);
+	cr_expect_eq(rc, 2, "writing through a planted symlink must fail up front (2), got %d:\n%s",
+		     rc, out);
 	cr_expect(strstr(out, "cannot write"), "%s", out);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "cat %s", victim);

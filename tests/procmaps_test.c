@@ -93,8 +93,10 @@ Test(procmaps, opens_own_executable_by_inode)
 	cr_assert_eq(fstat(fd, &st), 0);
 	cr_assert_eq((__u64)st.st_ino, self->ino);
 	close(fd);
-	/* Nothing opens: -errno. */
+	/* Nothing opens (no such mapping, no such path): -errno. */
 	fake = *self;
+	fake.start = 0x1000;
+	fake.end = 0x2000;
 	fake.path = "/nonexistent/procmaps_test";
 	cr_assert_eq(procmaps__open_file(getpid(), &fake), -ENOENT);
 	procmaps__free(m, cnt);

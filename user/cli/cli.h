@@ -33,6 +33,13 @@ struct report_opts;
 int cli__add_skip(const char *cmd, struct report_opts *o, const char **slots,
 		  const char *pattern);
 
+/* Largest count option (--top, --iterations): far beyond any use, far below overflow. */
+#define CLI_COUNT_MAX 1000000000ULL
+
+/* A count option's value (1..CLI_COUNT_MAX, strict: parse_num.h) into *out; else logs
+ * "OPT needs a positive number, not ..." and returns -EINVAL. */
+int cli__parse_count(const char *opt, const char *s, unsigned long *out);
+
 /* The subcommands' option tables and help (options.h lists them for the man page). */
 extern const struct opt_cmd cli_report_cmd, cli_diff_cmd, cli_export_cmd;
 

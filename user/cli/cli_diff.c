@@ -86,16 +86,14 @@ struct diff_args {
 	int nfiles;
 };
 
-/* v as a positive number into *out: OPT_GO_ON, or a usage error naming opt. */
+/* v as a positive count (cli__parse_count: digits only, in range) into *out: OPT_GO_ON, or a
+ * usage error naming opt. */
 static int positive(const char *opt, const char *v, size_t *out)
 {
-	char *end;
-	long n = strtol(v, &end, 10);
+	unsigned long n;
 
-	if (!*v || *end || n <= 0) {
-		elog("%s needs a positive number, not '%s'\n", opt, v);
+	if (cli__parse_count(opt, v, &n))
 		return TRACER_EXIT_USAGE;
-	}
 	*out = (size_t)n;
 	return OPT_GO_ON;
 }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "parse_num.h"
 #include "report.h"
 
 enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE, OPT_BYTES };
@@ -56,15 +57,12 @@ struct report_args {
 	const char *file;
 };
 
-static int parse_count(const char *opt, const char *s, unsigned long *out)
+int cli__parse_count(const char *opt, const char *s, unsigned long *out)
 {
-	char *end;
-	unsigned long long n;
+	uint64_t n;
 
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (!*s || *end || errno || n == 0 || s[0] == '-') {
-		elog("%s needs a positive number, not '%s'\n", opt, s);
+	if (parse_num__u64(s, 1, CLI_COUNT_MAX, &n)) {
+		elog("%s needs a positive number, not '%s' (at most %llu)\n", opt, s, CLI_COUNT_MAX);
 		return -EINVAL;
 	}
 	*out = (unsigned long)n;
@@ -106,7 +104,7 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 		a->opts.no_default_skip = true;
 		break;
 	case 't':
-		if (parse_count("--top", v, &n))
+		if (cli__parse_count("--top", v, &n))
 			return TRACER_EXIT_USAGE;
 		a->opts.top = n;
 		break;
@@ -121,7 +119,7 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 	case OPT_SKIP:
 		return cli__add_skip("report", &a->opts, a->skip, v);
 	case OPT_ITERATIONS:
-		if (parse_count("--iterations", v, &a->opts.iterations))
+		if (cli__parse_count("--iterations", v, &a->opts.iterations))
 			return TRACER_EXIT_USAGE;
 		break;
 	case OPT_UNIT:

@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The tracer's command line: see options.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "events.h"
 #include "export.h"
 #include "log.h"
 #include "options.h"
+#include "parse_num.h"
 #include "profile_output.h"
+#include "safe_open.h"
 #include "tracer_exit.h"
 
 #ifndef TRACER_VERSION
@@ -163,34 +168,34 @@ static int parse_formats(const char *list, unsigned *out)
 	return err;
 }
 
-/* A power of two >= 4096. */
+/* A power of two from 4096 to 1 GiB (the loader's own bound). */
 static int parse_ringbuf_size(const char *s, size_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < 4096 || (v & (v - 1)))
+	if (parse_num__u64(s, 4096, 1u << 30, &v) || (v & (v - 1)))
 		return -EINVAL;
 	*out = (size_t)v;
 	return 0;
 }
 
+/* Longest --duration: a year. Longer is a typo, and *1e9 must still fit the ns clock. */
+#define DURATION_MAX_S (365.0 * 24 * 3600)
+
 /* One option's value into o; an opt_fn. */
 static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 {
 	struct tracer_opts *o = ctx;
-	char *end;
+	int fd;
 
 	switch (opt->id) {
 	case 'w':
 		o->workload = arg;
 		break;
 	case 'p': {
-		long pid = strtol(arg, &end, 10);
+		uint64_t pid;
 
-		if (*end || pid <= 0 || pid > INT_MAX) {
+		if (parse_num__u64(arg, 1, INT_MAX, &pid)) {
 			elog("--pid needs a process id, not '%s'\n", arg);
 			return TRACER_EXIT_USAGE;
 		}
@@ -198,9 +203,9 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	}
 	case 'd':
-		o->duration_s = strtod(arg, &end);
-		if (*end || o->duration_s <= 0) {
-			elog("--duration needs a positive number of seconds, not '%s'\n", arg);
+		if (parse_num__double(arg, 0.001, DURATION_MAX_S, &o->duration_s)) {
+			elog("--duration needs a positive number of seconds, not '%s' (from 0.001 "
+			     "to %.0f)\n", arg, DURATION_MAX_S);
 			return TRACER_EXIT_USAGE;
 		}
 		break;
@@ -212,11 +217,19 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	case OPT_RINGBUF:
 		if (parse_ringbuf_size(arg, &o->ringbuf_sz)) {
-			elog("--ringbuf-size needs a power of two >= 4096, not '%s'\n", arg);
+			elog("--ringbuf-size needs a power of two >= 4096, not '%s' (at most %u)\n",
+			     arg, 1u << 30);
 			return TRACER_EXIT_USAGE;
 		}
 		break;
 	case OPT_LIB:
+		/* Now, not after attaching: a FIFO or a device here would block or mislead. */
+		fd = safe_open__read(AT_FDCWD, arg, 0, SAFE_OPEN_ELF_MAX);
+		if (fd < 0) {
+			elog("--lib %s: %s\n", arg, safe_open__strerror(fd));
+			return TRACER_EXIT_USAGE;
+		}
+		close(fd);
 		o->lib = arg;
 		break;
 	case OPT_AS_ROOT:
@@ -235,9 +248,9 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		}
 		break;
 	case OPT_STACK_SIZE: {
-		unsigned long n = strtoul(arg, &end, 10);
+		uint64_t n;
 
-		if (*end || !*arg || n < 64 || n > SNAPSHOT_STACK_MAX) {
+		if (parse_num__u64(arg, 64, SNAPSHOT_STACK_MAX, &n)) {
 			elog("--stack-size needs a byte count from 64 to %u, not '%s'\n",
 			     SNAPSHOT_STACK_MAX, arg);
 			return TRACER_EXIT_USAGE;
@@ -246,12 +259,10 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	}
 	case 't': {
-		long n = strtol(arg, &end, 10);
+		unsigned long n;
 
-		if (*end || n <= 0) {
-			elog("--top needs a positive number, not '%s'\n", arg);
+		if (cli__parse_count("--top", arg, &n))
 			return TRACER_EXIT_USAGE;
-		}
 		o->top = (size_t)n;
 		break;
 	}
@@ -294,6 +305,18 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 	return OPT_GO_ON;
 }
 
+/* -- CMD naming a FIFO, device or directory: execve would refuse it (EACCES), and reading
+ * it first (is it static? which allocator?) could block. Refused here. 0 or exit status. */
+static int check_command(const char *cmd)
+{
+	struct stat st;
+
+	if (!strchr(cmd, '/') || stat(cmd, &st) || S_ISREG(st.st_mode))
+		return 0; /* PATH lookups and missing files: execvp's own error */
+	elog("cannot run %s: not a regular file\n", cmd);
+	return TRACER_EXIT_USAGE;
+}
+
 int options__parse(int argc, char **argv, struct tracer_opts *o)
 {
 	int ret, operand;
@@ -304,6 +327,8 @@ int options__parse(int argc, char **argv, struct tracer_opts *o)
 		return ret;
 	if (operand < argc)
 		o->cmd = &argv[operand];
+	if (o->cmd && check_command(o->cmd[0]))
+		return TRACER_EXIT_USAGE;
 	if (!!o->workload + !!o->pid + !!o->cmd != 1) {
 		elog("give exactly one of --workload NAME, --pid PID or -- CMD (see --help)\n");
 		return TRACER_EXIT_USAGE;

@@ -12,8 +12,40 @@
 #include "dhat_reader.h"
 #include "export.h"
 #include "log.h"
+#include "output.h"
 #include "procmaps.h"
 #include "profile_output.h"
+
+/* The checks the writer itself makes (output.h), now rather than after the trace: the path
+ * walked as outputs walk it (no untrusted symlink), not a directory, not a symlink. */
+static int check_output_path(const struct profile_output_opts *o, const char *dir)
+{
+	char probe[PATH_MAX + 2];
+	const char *base, *what = o->output;
+	int fd, err;
+
+	if (o->output && !o->all_workloads) {
+		err = output__check_path(o->output);
+	} else {
+		/* A directory of profiles: walk it as the writer will, "dir/" naming no file. */
+		snprintf(probe, sizeof(probe), "%s/", dir);
+		what = dir;
+		fd = output__open_dir(probe, &base);
+		err = fd < 0 ? fd : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!err)
+		return 0;
+	elog("cannot write %s: %s\n", what[0] ? what : "''",
+	     err == -ELOOP  ? "a symbolic link that is not followed (only links that root or you own, in a directory\n"
+				"  nobody else can write, are)" :
+	     err == -EINVAL ? "empty path" :
+	     err == -EISDIR ? "is a directory" :
+	     err == -EPERM  ? "an existing file that is not yours to replace" :
+			      strerror(-err));
+	return err;
+}
 
 int profile_output__check_dir(const struct profile_output_opts *o)
 {
@@ -49,7 +81,7 @@ int profile_output__check_dir(const struct profile_output_opts *o)
 		elog("output directory %s: not a directory\n", dir);
 		return -ENOTDIR;
 	}
-	return 0;
+	return check_output_path(o, dir);
 }
 
 static void profile_path(const struct profile_output_opts *o, const char *name, int pid,

@@ -26,6 +26,7 @@
  * "NAME: problem" when there is no position (an empty file, an unreadable one).
  */
 #include "dhat_reader.h"
+#include "safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1408,16 +1409,16 @@ struct dhat_profile *dhat_profile__load(const char *path, char *err, size_t errs
 
 	if (err && errsz)
 		err[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never blocks on a FIFO; a directory or device is refused before any read. */
+	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ANY_SZ);
 	if (fd < 0) {
-		ret = -errno;
-		fail_at(&ps, NULL, "cannot open: %s", strerror(errno));
-		goto cleanup;
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		fail_at(&ps, NULL, "cannot read: %s", strerror(EISDIR));
-		close(fd);
+		ret = fd;
+		if (fd == -EINVAL && !stat(path, &st) && S_ISDIR(st.st_mode)) {
+			ret = -EISDIR;
+			fail_at(&ps, NULL, "cannot read: %s", strerror(EISDIR));
+		} else {
+			fail_at(&ps, NULL, "cannot open: %s", safe_open__strerror(fd));
+		}
 		goto cleanup;
 	}
 	/* gzread passes a plain file through unchanged, so one path serves both. */

@@ -51,6 +51,7 @@
 #include "dhat_writer.h"
 
 #include "output.h"
+#include "safe_text.h"
 #include "strtab.h"
 
 #include <errno.h>
@@ -179,34 +180,6 @@ static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_o
 	};
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 if the bytes there are not one
- * (overlong forms, surrogates and code points above U+10FFFF are invalid). */
-static size_t utf8_seq_len(const unsigned char *p)
-{
-	unsigned int cp;
-	size_t n;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL terminator */
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
 /* Write s as a JSON string: quotes, backslash and control characters escaped; bytes that
  * are not UTF-8 (a Latin-1 path, a corrupt name) become U+FFFD, so that strict parsers
  * accept the file too. */
@@ -223,7 +196,7 @@ static void json_str(FILE *f, const char *s)
 			fputc(*p++, f);
 		} else if (*p < 0x20 || *p == 0x7f) {
 			fprintf(f, "\\u%04x", *p++);
-		} else if ((n = utf8_seq_len(p))) {
+		} else if ((n = safe_text__utf8_len(p))) {
 			fwrite(p, 1, n, f);
 			p += n;
 		} else {
@@ -244,7 +217,7 @@ static char *utf8_fixed_copy(const char *s, int *err)
 	char *out, *o;
 
 	for (; *p; p += n ? n : 1)
-		if (!(n = utf8_seq_len(p)))
+		if (!(n = safe_text__utf8_len(p)))
 			bad++;
 	if (!bad)
 		return NULL;
@@ -254,7 +227,7 @@ static char *utf8_fixed_copy(const char *s, int *err)
 		return NULL;
 	}
 	for (p = (const unsigned char *)s, o = out; *p; p += n ? n : 1) {
-		n = utf8_seq_len(p);
+		n = safe_text__utf8_len(p);
 		if (n) {
 			memcpy(o, p, n);
 			o += n;

@@ -39,6 +39,7 @@
 #include "dhat_reader.h"
 #include "json_writer.h"
 #include "report.h"
+#include "safe_text.h"
 #include "strtab.h"
 
 #define DEFAULT_TOP 12
@@ -665,8 +666,16 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	fputs("\n==============================================================\n", out);
 	fprintf(out, "  diff  %s  ->  %s\n", base_name(o->path), base_name(n->path));
 	fputs("--------------------------------------------------------------\n", out);
-	fprintf(out, "  old: %s, %zu program points, cmd %s\n", o->mode, o->pp_cnt, o->cmd);
-	fprintf(out, "  new: %s, %zu program points, cmd %s\n", n->mode, n->pp_cnt, n->cmd);
+	/* mode, cmd and sites come from the files (the target): terminal-safe (safe_text.h). */
+	fputs("  old: ", out);
+	safe_text__fputs_term(out, o->mode);
+	fprintf(out, ", %zu program points, cmd ", o->pp_cnt);
+	safe_text__fputs_term(out, o->cmd);
+	fputs("\n  new: ", out);
+	safe_text__fputs_term(out, n->mode);
+	fprintf(out, ", %zu program points, cmd ", n->pp_cnt);
+	safe_text__fputs_term(out, n->cmd);
+	fputc('\n', out);
 	if (!same_str(o->bsu, n->bsu) || !same_str(o->bksu, n->bksu) || !same_str(o->verb, n->verb))
 		fprintf(out, "  note: the files count different things (%s: \"%s\", %s: \"%s\")\n",
 			o->mode, o->verb, n->mode, n->verb);
@@ -692,7 +701,9 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 		fprintf(out, "    %12s  %10s", cell[0], cell[1]);
 		if (lt)
 			fprintf(out, "  %10s  %10s", cell[2], cell[3]);
-		fprintf(out, "   %s%s%s%s\n", r->site, *status_tag(r) ? "  [" : "", status_tag(r),
+		fputs("   ", out);
+		safe_text__fputs_term(out, r->site);
+		fprintf(out, "%s%s%s\n", *status_tag(r) ? "  [" : "", status_tag(r),
 			*status_tag(r) ? "]" : "");
 	}
 	if (cnt > top)

@@ -56,6 +56,7 @@
 #include "json_writer.h"
 #include "log.h"
 #include "plumbing.h"
+#include "safe_text.h"
 
 #define DEFAULT_TOP 12
 #define SITE_SEP    "  <-  "
@@ -330,11 +331,13 @@ static void sort_rows(struct row **order, size_t n, enum report_sort s)
 }
 
 /* The words a file's units give the text. */
+/* Every text here is terminal-safe (safe_text.h): bsu/bksu/tu come from the file. */
 struct units {
-	const char *bytes;   /* "bytes" or bsu */
-	const char *b;	     /* row suffix: "B" or bsu */
-	const char *blocks;  /* "allocations", "blocks" or bksu */
-	const char *bk;	     /* row suffix: "allocs", "blocks" or bksu */
+	char bytes[48];	     /* "bytes" or bsu */
+	char b[48];	     /* row suffix: "B" or bsu */
+	char blocks[48];     /* "allocations", "blocks" or bksu */
+	char bk[48];	     /* row suffix: "allocs", "blocks" or bksu */
+	char tu[48];	     /* time unit: "tu" or tu */
 	char bytes_hdr[64];  /* "TOTAL BYTES" */
 	char blocks_hdr[64]; /* "ALLOCATION COUNT", "NUMBER OF EVENTS" */
 	bool human;	     /* byte figures in KiB/MiB/... (report__human_bytes) */
@@ -350,10 +353,12 @@ static void units_of(const struct dhat_profile *p, struct units *u)
 {
 	bool allocs = !p->verb || !strcmp(p->verb, "Allocated");
 
-	u->bytes = p->bsu ? p->bsu : "bytes";
-	u->b = p->bsu ? p->bsu : "B";
-	u->blocks = p->bksu ? p->bksu : allocs ? "allocations" : "blocks";
-	u->bk = p->bksu ? p->bksu : allocs ? "allocs" : "blocks";
+	safe_text__copy_term(u->bytes, sizeof(u->bytes), p->bsu ? p->bsu : "bytes");
+	safe_text__copy_term(u->b, sizeof(u->b), p->bsu ? p->bsu : "B");
+	safe_text__copy_term(u->blocks, sizeof(u->blocks),
+			     p->bksu ? p->bksu : allocs ? "allocations" : "blocks");
+	safe_text__copy_term(u->bk, sizeof(u->bk), p->bksu ? p->bksu : allocs ? "allocs" : "blocks");
+	safe_text__copy_term(u->tu, sizeof(u->tu), p->tu ? p->tu : "tu");
 	snprintf(u->bytes_hdr, sizeof(u->bytes_hdr), "TOTAL %s", u->bytes);
 	if (!p->bksu && allocs)
 		snprintf(u->blocks_hdr, sizeof(u->blocks_hdr), "ALLOCATION COUNT");
@@ -694,6 +699,13 @@ static const char *total(const struct units *u, uint64_t v, char *buf, size_t sz
 }
 
 /* The --sort table: rows with a non-zero metric, by that metric. */
+/* A line's last field, from the target (a symbol name, a path): terminal-safe, then '\n'. */
+static void put_site(FILE *out, const char *s)
+{
+	safe_text__fputs_term(out, s);
+	fputc('\n', out);
+}
+
 static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
 			     size_t top, enum report_sort s, const struct units *u)
 {
@@ -714,17 +726,18 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 		if (s == REPORT_SORT_LIFETIME) {
 			if (!r->pp->tbk)
 				continue;
-			fprintf(out, "    %12.0f %s  %9llu %s   %s\n", r->avg_lifetime,
-				p->tu ? p->tu : "tu", (unsigned long long)r->pp->tbk, u->bk,
-				r->site);
+			fprintf(out, "    %12.0f %s  %9llu %s   ", r->avg_lifetime, u->tu,
+				(unsigned long long)r->pp->tbk, u->bk);
+			put_site(out, r->site);
 		} else {
 			uint64_t b = s == REPORT_SORT_PEAK ? r->pp->gb : r->pp->eb;
 			uint64_t bk = s == REPORT_SORT_PEAK ? r->pp->gbk : r->pp->ebk;
 
 			if (!b && !bk)
 				continue;
-			fprintf(out, "    %s  %9llu %s   %s\n", cell(u, b, c, sizeof(c)),
-				(unsigned long long)bk, u->bk, r->site);
+			fprintf(out, "    %s  %9llu %s   ", cell(u, b, c, sizeof(c)),
+				(unsigned long long)bk, u->bk);
+			put_site(out, r->site);
 		}
 		shown++;
 	}
@@ -757,9 +770,10 @@ static void print_still_live(FILE *out, const struct dhat_profile *p, struct row
 
 		if (!live_suspect(r, p->te))
 			continue;
-		fprintf(out, "    %s  %9llu %s  age %3.0f%%   %s\n",
-			cell(u, r->pp->eb, c, sizeof(c)), (unsigned long long)r->pp->ebk, u->bk,
-			p->te ? 100.0 * r->avg_lifetime / (double)p->te : 0.0, r->site);
+		fprintf(out, "    %s  %9llu %s  age %3.0f%%   ", cell(u, r->pp->eb, c, sizeof(c)),
+			(unsigned long long)r->pp->ebk, u->bk,
+			p->te ? 100.0 * r->avg_lifetime / (double)p->te : 0.0);
+		put_site(out, r->site);
 		shown++;
 	}
 	if (!shown)
@@ -792,9 +806,13 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		goto cleanup;
 
 	fputs("\n==============================================================\n", out);
-	fprintf(out, "  %s\n", title);
-	if (opts && opts->unit)
-		fprintf(out, "  unit: %s x %lu\n", opts->unit, iters);
+	fputs("  ", out);
+	put_site(out, title);
+	if (opts && opts->unit) {
+		fputs("  unit: ", out);
+		safe_text__fputs_term(out, opts->unit);
+		fprintf(out, " x %lu\n", iters);
+	}
 	fputs("--------------------------------------------------------------\n", out);
 	snprintf(label, sizeof(label), "total %s", u.blocks);
 	fprintf(out, "  %-18s: %12llu", label, (unsigned long long)p->total_blocks);
@@ -823,14 +841,18 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	shown = n < top ? n : top;
 	fprintf(out, "\n  top program points by %s\n", u.bytes_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BYTES);
-	for (size_t i = 0; i < shown; i++)
-		fprintf(out, "    %s  %9llu %s   %s\n", cell(&u, order[i]->pp->tb, c, sizeof(c)),
-			(unsigned long long)order[i]->pp->tbk, u.bk, order[i]->site);
+	for (size_t i = 0; i < shown; i++) {
+		fprintf(out, "    %s  %9llu %s   ", cell(&u, order[i]->pp->tb, c, sizeof(c)),
+			(unsigned long long)order[i]->pp->tbk, u.bk);
+		put_site(out, order[i]->site);
+	}
 	fprintf(out, "\n  top program points by %s\n", u.blocks_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BLOCKS);
-	for (size_t i = 0; i < shown; i++)
-		fprintf(out, "    %9llu %s  %s   %s\n", (unsigned long long)order[i]->pp->tbk, u.bk,
-			cell(&u, order[i]->pp->tb, c, sizeof(c)), order[i]->site);
+	for (size_t i = 0; i < shown; i++) {
+		fprintf(out, "    %9llu %s  %s   ", (unsigned long long)order[i]->pp->tbk, u.bk,
+			cell(&u, order[i]->pp->tb, c, sizeof(c)));
+		put_site(out, order[i]->site);
+	}
 	if (needs_bklt(sort) && p->bklt)
 		print_sort_table(out, p, order, n, top, sort, &u);
 	if (p->bklt && p->end_blocks)

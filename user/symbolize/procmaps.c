@@ -16,6 +16,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/openat2.h>
+
+#include "safe_open.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -125,29 +128,39 @@ cleanup:
 
 int procmaps__open_file(pid_t pid, const struct proc_mapping *m)
 {
-	char cand[3][4200];
-	int n = 0, i, fd, first = -1, err = -ENOENT;
+	char mf[96], rootp[64];
+	int i, fd, root_fd = -1, first = -1, err = -ENOENT;
 	struct stat st;
 
-	/* Deleted files and memfds are only reachable through the mapping itself (root only). */
-	if (m->deleted || m->path[0] != '/')
-		snprintf(cand[n++], sizeof(cand[0]), "/proc/%d/map_files/%llx-%llx", pid,
-			 (unsigned long long)m->start, (unsigned long long)m->end);
-	/* Through the target's root first: it may live in another mount namespace. */
-	if (m->path[0] == '/') {
-		snprintf(cand[n++], sizeof(cand[0]), "/proc/%d/root%s", pid, m->path);
-		snprintf(cand[n++], sizeof(cand[0]), "%s", m->path);
-	}
-	for (i = 0; i < n; i++) {
-		fd = open(cand[i], O_RDONLY | O_CLOEXEC);
+	/* The mapping itself: exactly the mapped file, even deleted or a memfd (root only). */
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)m->start,
+		 (unsigned long long)m->end);
+	/* The path as the target resolves it (its root, maybe another mount namespace), then
+	 * as we do: symlinks inside the target's root stay inside it (RESOLVE_IN_ROOT). */
+	snprintf(rootp, sizeof(rootp), "/proc/%d/root", pid);
+	if (m->path[0] == '/')
+		root_fd = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; i < 3; i++) {
+		if (i == 0)
+			fd = safe_open__read(AT_FDCWD, mf, 0, SAFE_OPEN_ELF_MAX);
+		else if (m->path[0] != '/' || m->deleted)
+			break;
+		else if (i == 1 && root_fd >= 0)
+			fd = safe_open__read(root_fd, m->path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+					     SAFE_OPEN_ELF_MAX);
+		else if (i == 2)
+			fd = safe_open__read(AT_FDCWD, m->path, 0, SAFE_OPEN_ELF_MAX);
+		else
+			continue;
 		if (fd < 0) {
-			err = -errno;
+			err = fd;
 			continue;
 		}
 		if (!m->ino || (fstat(fd, &st) == 0 && st.st_ino == m->ino)) {
 			if (first >= 0)
 				close(first);
-			return fd;
+			first = fd;
+			break;
 		}
 		/* Inode differs (replaced file, overlayfs): keep as a last resort. */
 		if (first < 0)
@@ -155,6 +168,8 @@ int procmaps__open_file(pid_t pid, const struct proc_mapping *m)
 		else
 			close(fd);
 	}
+	if (root_fd >= 0)
+		close(root_fd);
 	return first >= 0 ? first : err;
 }
 

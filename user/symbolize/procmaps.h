@@ -42,11 +42,12 @@ int procmaps__read(pid_t pid, bool exec_only, struct proc_mapping **out, size_t 
 void procmaps__free(struct proc_mapping *maps, size_t cnt);
 
 /*
- * Open the file behind mapping m of pid, read-only. Candidates, in order:
- * /proc/PID/map_files/<start>-<end> (deleted files and paths not starting with '/'),
- * /proc/PID/root<path> and <path> (absolute paths). The first candidate whose inode equals
- * m->ino wins (any, if m->ino is 0); else the first that opened. An fd (owned by the
- * caller) or -errno.
+ * Open the file behind mapping m of pid, read-only, through safe_open (regular files only,
+ * never blocking, as the sudo user under sudo). Candidates, in order:
+ * /proc/PID/map_files/<start>-<end> (the mapped file itself, even deleted), then for
+ * absolute paths not marked deleted, <path> resolved inside /proc/PID/root (RESOLVE_IN_ROOT)
+ * and <path> as we see it. The first candidate whose inode equals m->ino wins (any, if
+ * m->ino is 0); else the first that opened. An fd (owned by the caller) or -errno.
  */
 int procmaps__open_file(pid_t pid, const struct proc_mapping *m);
 

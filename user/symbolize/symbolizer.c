@@ -16,12 +16,14 @@
 #include "symbolizer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libelf.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "procmaps.h"
 #include "symbolizer_module.h"
@@ -66,6 +68,7 @@ struct symbolizer {
 	size_t cache_cap;	       /* slots in cache */
 	size_t cache_cnt;	       /* used slots */
 	struct strvec debug_dirs;      /* roots for separate debug files */
+	int root_fd;		       /* the target's root (O_PATH), -1 if unavailable */
 	unsigned int auto_refresh_cnt; /* automatic refreshes so far */
 	__u64 last_refresh_ns;	       /* CLOCK_MONOTONIC of the last refresh */
 };
@@ -145,7 +148,7 @@ static int symbolizer__module(struct symbolizer *s, const struct proc_mapping *m
 			fd = -1; /* sym_module__new: -1 is "no file" */
 	}
 	/* Other pseudo paths ([vsyscall], ...) only get a name. */
-	mod = sym_module__new(path, fd, img, img_sz, &s->debug_dirs);
+	mod = sym_module__new(path, fd, img, img_sz, &s->debug_dirs, s->root_fd);
 	if (!mod) {
 		err = -errno;
 		goto cleanup;
@@ -283,16 +286,17 @@ struct symbolizer *symbolizer__new(pid_t pid)
 		goto cleanup;
 	}
 	s->pid = pid;
+	s->root_fd = -1;
 	s->cache_cap = 1024;
 	s->cache = calloc(s->cache_cap, sizeof(*s->cache));
 	if (!s->cache) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	snprintf(dir, sizeof(dir), "/proc/%d/root/usr/lib/debug", pid);
+	/* Kept open: debug files are looked up at the first lookup, maybe after the exit. */
+	snprintf(dir, sizeof(dir), "/proc/%d/root", pid);
+	s->root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	err = strvec__push(&s->debug_dirs, "/usr/lib/debug");
-	if (!err)
-		err = strvec__push(&s->debug_dirs, dir);
 	if (err)
 		goto cleanup;
 	s->start_time = proc_start_time(pid);
@@ -323,6 +327,8 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->mods);
 	free(s->maps);
 	strvec__release(&s->debug_dirs);
+	if (s->root_fd >= 0)
+		close(s->root_fd);
 	free(s);
 }
 

@@ -36,7 +36,8 @@ int symbolizer__frames(struct symbolizer *s, __u64 ip, bool is_return, struct st
 
 /*
  * Also look for separate debug files under dir (as <dir>/.build-id/xx/yyyy.debug and
- * <dir><module dir>/<debuglink>), after /usr/lib/debug and /proc/PID/root/usr/lib/debug.
+ * <dir><module dir>/<debuglink>), after /usr/lib/debug (and the target's own
+ * /usr/lib/debug, read inside its root).
  * Affects modules not yet symbolized. 0 or -errno.
  */
 int symbolizer__add_debug_dir(struct symbolizer *s, const char *dir);

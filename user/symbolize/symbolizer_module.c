@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
+#include "debug_file.h"
 #include "demangle.h"
 
 /* A function symbol. name points into the (still open) ELF's string table. */
@@ -89,6 +91,7 @@ struct load_seg {
 struct sym_module {
 	char *name;			 /* display name: path in the target, "[vdso]", ... */
 	const struct strvec *debug_dirs; /* borrowed debug roots */
+	int root_fd;			 /* borrowed: the target's root (O_PATH), or -1 */
 	int fd;				 /* module file, -1 if none */
 	void *image;			 /* in-memory ELF image (vdso), owned, or NULL */
 	size_t image_sz;		 /* bytes in image */
@@ -141,7 +144,7 @@ static void elf_info__scan(Elf *elf, struct elf_info *info)
 }
 
 struct sym_module *sym_module__new(const char *name, int fd, void *image, size_t image_sz,
-				   const struct strvec *debug_dirs)
+				   const struct strvec *debug_dirs, int root_fd)
 {
 	struct sym_module *m = calloc(1, sizeof(*m));
 	int err;
@@ -160,6 +163,7 @@ struct sym_module *sym_module__new(const char *name, int fd, void *image, size_t
 	m->image_sz = image_sz;
 	m->dbg_fd = -1;
 	m->debug_dirs = debug_dirs;
+	m->root_fd = root_fd;
 	return m;
 
 cleanup:
@@ -227,33 +231,23 @@ static int sym_module__load_segs(struct sym_module *m)
 	return 0;
 }
 
-/* Does candidate (an ELF) carry the same build-id as the module? Unknown counts as yes. */
-static bool build_id_matches(Elf *elf, const void *id, ssize_t id_sz)
-{
-	const void *other;
-	ssize_t other_sz;
-
-	if (id_sz <= 0)
-		return true;
-	other_sz = dwelf_elf_gnu_build_id(elf, &other);
-	if (other_sz <= 0)
-		return true;
-	return other_sz == id_sz && !memcmp(id, other, id_sz);
-}
-
-/* Try path as the debug file; keeps it (returns true) if it has symbols or DWARF. */
-static bool sym_module__try_debug(struct sym_module *m, const char *path, const void *id,
-				  ssize_t id_sz)
+/* Open candidate path (inside the target's root when root_fd >= 0) as the debug file;
+ * keeps it (returns true) if it belongs to the module and has symbols or DWARF. */
+static bool sym_module__try_debug(struct sym_module *m, int root_fd, const char *path,
+				  const struct debug_file_want *want)
 {
 	struct elf_info info;
 	Elf *elf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (root_fd >= 0)
+		fd = debug_file__open(root_fd, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, want);
+	else
+		fd = debug_file__open(AT_FDCWD, path, 0, want);
 	if (fd < 0)
 		return false;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !build_id_matches(elf, id, id_sz))
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto reject;
 	elf_info__scan(elf, &info);
 	if (!info.has_dwarf && !info.has_symtab)
@@ -269,45 +263,59 @@ reject:
 	return false;
 }
 
-/* Find a separate debug file: build-id first, then .gnu_debuglink next to the module. */
+/*
+ * Find a separate debug file, as gdb does: build-id first (<root>/.build-id/xx/yyyy.debug),
+ * then the .gnu_debuglink name in the module's directory, its .debug/ and <root><dir>/.
+ * The module's directory and the target's /usr/lib/debug are read inside the target's root
+ * (root_fd); the tracer's own debug roots (/usr/lib/debug, --debug-dir) as they are.
+ */
 static void sym_module__find_debug(struct sym_module *m)
 {
+	struct debug_file_want want = { 0 };
 	const unsigned char *id = NULL;
-	ssize_t id_sz = dwelf_elf_gnu_build_id(m->elf, (const void **)&id);
-	const char *link;
+	const char *link, *base;
 	char path[4096], hex[2 * 64 + 1], dir[4096];
 	GElf_Word crc;
 	size_t i;
-	char *slash;
 
-	if (id_sz > 1 && id_sz <= 64) {
-		for (i = 0; i < (size_t)id_sz; i++)
+	want.id_sz = dwelf_elf_gnu_build_id(m->elf, (const void **)&id);
+	want.id = id;
+	if (want.id_sz > 1 && want.id_sz <= 64) {
+		for (i = 0; i < (size_t)want.id_sz; i++)
 			sprintf(hex + 2 * i, "%02x", id[i]);
 		for (i = 0; i < m->debug_dirs->cnt; i++) {
 			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug",
 				 m->debug_dirs->items[i], hex, hex + 2);
-			if (sym_module__try_debug(m, path, id, id_sz))
+			if (sym_module__try_debug(m, -1, path, &want))
 				return;
 		}
-	}
-	link = dwelf_elf_gnu_debuglink(m->elf, &crc);
-	if (!link || m->name[0] != '/')
-		return;
-	snprintf(dir, sizeof(dir), "%s", m->name);
-	slash = strrchr(dir, '/');
-	*slash = '\0';
-	for (i = 0; i < m->debug_dirs->cnt; i++) {
-		snprintf(path, sizeof(path), "%s%s/%s", m->debug_dirs->items[i], dir, link);
-		if (sym_module__try_debug(m, path, id, id_sz))
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		if (m->root_fd >= 0 && sym_module__try_debug(m, m->root_fd, path, &want))
 			return;
 	}
-	snprintf(path, sizeof(path), "%s/.debug/%s", dir, link);
-	if (sym_module__try_debug(m, path, id, id_sz))
+	link = dwelf_elf_gnu_debuglink(m->elf, &crc);
+	/* A name that climbs (../) or points elsewhere (/) is not a debuglink gdb would use. */
+	if (!debug_file__link_ok(link) || m->name[0] != '/')
 		return;
+	want.have_crc = true;
+	want.crc = crc;
+	snprintf(dir, sizeof(dir), "%s", m->name);
+	*strrchr(dir, '/') = '\0';
+	base = strrchr(m->name, '/') + 1;
 	/* Same directory: only if it is not the module itself. */
-	if (strcmp(strrchr(m->name, '/') + 1, link)) {
-		snprintf(path, sizeof(path), "%s/%s", dir, link);
-		sym_module__try_debug(m, path, id, id_sz);
+	snprintf(path, sizeof(path), "%s/%s", dir, link);
+	if (strcmp(base, link) && sym_module__try_debug(m, m->root_fd, path, &want))
+		return;
+	snprintf(path, sizeof(path), "%s/.debug/%s", dir, link);
+	if (sym_module__try_debug(m, m->root_fd, path, &want))
+		return;
+	snprintf(path, sizeof(path), "/usr/lib/debug%s/%s", dir, link);
+	if (m->root_fd >= 0 && sym_module__try_debug(m, m->root_fd, path, &want))
+		return;
+	for (i = 0; i < m->debug_dirs->cnt; i++) {
+		snprintf(path, sizeof(path), "%s%s/%s", m->debug_dirs->items[i], dir, link);
+		if (sym_module__try_debug(m, -1, path, &want))
+			return;
 	}
 }
 

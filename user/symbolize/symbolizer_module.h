@@ -21,11 +21,13 @@ struct sym_module;
  * A module shown as `name` in frames. Takes ownership of fd (-1: no file) and of image
  * (malloc'd in-memory ELF such as a copy of the vdso; NULL: none). With neither, the module
  * only has a name ("??? (in name)"). debug_dirs (borrowed, must outlive the module) lists
- * roots searched for separate debug files: <root>/.build-id/xx/yyyy.debug and
- * <root><dir of path>/<debuglink>. NULL + errno on failure (fd/image are then released).
+ * the tracer's roots searched for separate debug files: <root>/.build-id/xx/yyyy.debug and
+ * <root><dir of path>/<debuglink>; root_fd (borrowed, -1: none) is the target's root, where
+ * the module's own directory and the target's /usr/lib/debug are searched (debug_file.h).
+ * NULL + errno on failure (fd/image are then released).
  */
 struct sym_module *sym_module__new(const char *name, int fd, void *image, size_t image_sz,
-				   const struct strvec *debug_dirs);
+				   const struct strvec *debug_dirs, int root_fd);
 /* Accepts NULL. */
 void sym_module__free(struct sym_module *m);
 /* The name given at creation. */

@@ -14,6 +14,7 @@
 #define LOG_TAG "loader: "
 #include "alloc_scope.h"
 #include "log.h"
+#include "safe_open.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -63,11 +64,10 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab,
 	memset(offs, 0, sizeof(offs[0]) * FN_COUNT);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
 	if (fd < 0) {
-		err = -errno;
-		elog("cannot open %s: %s\n", path, strerror(-err));
-		return err;
+		elog("cannot open %s: %s\n", path, safe_open__strerror(fd));
+		return fd;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -228,21 +228,22 @@ static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
 	return 0;
 }
 
-static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *out);
+static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *out, bool quiet);
 
 /* Resolve every function in the order of scope, built with error err (see the header),
- * and release scope. */
-static int resolve_scope(int err, struct alloc_scope *scope, struct alloc_symbols *out)
+ * and release scope. quiet: no message when no object defines malloc and free (-ENOSYS). */
+static int resolve_scope(int err, struct alloc_scope *scope, struct alloc_symbols *out,
+			 bool quiet)
 {
 	if (err)
 		return err;
-	err = scope_resolve(scope, out);
+	err = scope_resolve(scope, out, quiet);
 	alloc_scope__release(scope);
 	return err;
 }
 
 /* Every function from the first object of scope defining it. */
-static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *out)
+static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *out, bool quiet)
 {
 	int err;
 
@@ -253,6 +254,8 @@ static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *
 			return err;
 	}
 	if (!out->off[FN_MALLOC] || !out->off[FN_FREE]) {
+		if (quiet)
+			return -ENOSYS;
 		elog("%s: no object of its scope defines malloc and free%s: use --lib PATH\n",
 		     out->exe, scope->static_exe ? " (a stripped static executable?)" : "");
 		return -ENOSYS;
@@ -287,7 +290,13 @@ int alloc_symbols__for_process(pid_t pid, const char *lib_path, struct alloc_sym
 		vlog("probing %s in pid %d\n", lib_path, (int)pid);
 		return alloc_symbols__for_binary(lib_path, out);
 	}
-	return resolve_scope(alloc_scope__for_process(pid, &scope), &scope, out);
+	err = resolve_scope(alloc_scope__for_process(pid, &scope), &scope, out, true);
+	if (err != -ENOSYS)
+		return err;
+	/* A process caught in the dynamic linker's start-up (just exec'd) has not mapped its
+	 * libraries yet: search them on disk, with its own environment, as ld.so is about to. */
+	vlog("pid %d maps no allocator yet: resolving its libraries as ld.so will\n", (int)pid);
+	return alloc_symbols__for_exec(pid, out);
 }
 
 int alloc_symbols__for_command(const char *exe, struct alloc_symbols *out)
@@ -295,7 +304,7 @@ int alloc_symbols__for_command(const char *exe, struct alloc_symbols *out)
 	struct alloc_scope scope;
 
 	memset(out, 0, sizeof(*out));
-	return resolve_scope(alloc_scope__for_command(exe, &scope), &scope, out);
+	return resolve_scope(alloc_scope__for_command(exe, &scope), &scope, out, false);
 }
 
 int alloc_symbols__for_exec(pid_t pid, struct alloc_symbols *out)
@@ -303,7 +312,7 @@ int alloc_symbols__for_exec(pid_t pid, struct alloc_symbols *out)
 	struct alloc_scope scope;
 
 	memset(out, 0, sizeof(*out));
-	return resolve_scope(alloc_scope__for_exec(pid, &scope), &scope, out);
+	return resolve_scope(alloc_scope__for_exec(pid, &scope), &scope, out, false);
 }
 
 const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "x86_prologue.h"
+#include "safe_open.h"
 
 #define FP_MIN_FUNC_SZ 16 /* smaller ones are stubs and thunks */
 #define FP_SCAN_SZ     32 /* prologue bytes searched */
@@ -88,9 +89,9 @@ int fp_detect__census(const char *path, struct fp_census *out)
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_machine != EM_X86_64) {

@@ -43,6 +43,7 @@
 
 #define LOG_TAG "loader: "
 #include "log.h"
+#include "safe_open.h"
 
 #define USDT_PROVIDER "kaish_workload"
 
@@ -145,12 +146,12 @@ static int plan_probes(struct loader *l, struct probe_plans *plans)
 {
 	const size_t *offs = l->syms.off;
 	const char *free_obj = alloc_symbols__obj(&l->syms, FN_FREE);
-	int fd = free_obj ? open(free_obj, O_RDONLY | O_CLOEXEC) : -1, err = 0;
+	int fd = free_obj ? safe_open__read(AT_FDCWD, free_obj, 0, SAFE_OPEN_ELF_MAX) : -ENOENT;
 
 	if (fd < 0) {
-		err = free_obj ? -errno : -ENOENT;
-		elog("cannot open %s: %s\n", free_obj ? free_obj : "free's object", strerror(-err));
-		return err;
+		elog("cannot open %s: %s\n", free_obj ? free_obj : "free's object",
+		     safe_open__strerror(fd));
+		return fd;
 	}
 	memset(plans, 0, sizeof(*plans));
 	plans->cnt = l->syms.obj_cnt;

@@ -15,6 +15,7 @@
 
 #include "alloc_symbols.h"
 #include "log.h"
+#include "safe_open.h"
 #include "target.h"
 
 struct target {

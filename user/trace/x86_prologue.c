@@ -161,6 +161,9 @@ entry:
 	return 0;
 }
 
+/* Bytes allowed between `push %rbp` and `mov %rsp,%rbp` (one or two scheduled instructions). */
+#define FP_SETUP_WINDOW 12
+
 bool x86_prologue__sets_fp(const __u8 *code, size_t len)
 {
 	/* Every byte, not every instruction: the frame setup may follow code we cannot decode. */
@@ -169,9 +172,13 @@ bool x86_prologue__sets_fp(const __u8 *code, size_t len)
 
 		if (push.kind != INSN_PUSH || push.reg != X86_RBP)
 			continue;
-		mov = decode_insn(code + i + 1, len - i - 1);
-		if (mov.kind == INSN_MOV_RR && mov.reg == X86_RBP && mov.reg2 == X86_RSP)
-			return true;
+		/* gcc -O2 may schedule an instruction (xor, mov, lea: any length) between the
+		 * push and the mov: look for the mov within a short window, byte by byte. */
+		for (size_t j = i + 1; j < len && j <= i + 1 + FP_SETUP_WINDOW; j++) {
+			mov = decode_insn(code + j, len - j);
+			if (mov.kind == INSN_MOV_RR && mov.reg == X86_RBP && mov.reg2 == X86_RSP)
+				return true;
+		}
 	}
 	return false;
 }

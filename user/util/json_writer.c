@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "safe_text.h"
+
 struct json_level {
 	bool is_obj;
 	size_t cnt; /* members or items written so far */
@@ -80,18 +82,24 @@ static void tabs(struct json_writer *jw, size_t n)
 		put(jw, "\t", 1);
 }
 
+/* s as JSON string content: quotes, backslash and control characters escaped,
+ * each byte that is not UTF-8 written as \ufffd, as dhat_writer.c writes them. */
 static void put_escaped(struct json_writer *jw, const char *s)
 {
 	const char *run = s;
+	const unsigned char *p = (const unsigned char *)s;
 
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
+		size_t n = *p >= 0x80 ? safe_text__utf8_len(p) : 1;
 		char esc[8];
 
-		if (*p >= 0x20 && *p != '"' && *p != '\\')
+		if (n && *p >= 0x20 && *p != '"' && *p != '\\') {
+			p += n;
 			continue;
+		}
 		put(jw, run, (size_t)((const char *)p - run));
 		run = (const char *)p + 1;
-		switch (*p) {
+		switch (n ? *p : 0x80) {
 		case '"':
 			puts_(jw, "\\\"");
 			break;
@@ -113,10 +121,14 @@ static void put_escaped(struct json_writer *jw, const char *s)
 		case '\t':
 			puts_(jw, "\\t");
 			break;
+		case 0x80: /* not UTF-8: U+FFFD */
+			puts_(jw, "\\ufffd");
+			break;
 		default:
 			snprintf(esc, sizeof(esc), "\\u%04x", *p);
 			puts_(jw, esc);
 		}
+		p++;
 	}
 	puts_(jw, run);
 }

@@ -3,27 +3,33 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
-/* An id from the environment (SUDO_UID, SUDO_GID), or (id_t)-1 when unset or malformed. */
-static id_t env_id(const char *name)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long n;
+#include "sudo_user.h"
 
-	if (!v || !*v)
-		return (id_t)-1;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || *end || n >= (id_t)-1)
-		return (id_t)-1;
-	return (id_t)n;
+/* The replace rule of output__dest_check on an lstat result. */
+static int dest_rule(const struct stat *st, uid_t euid, uid_t sudo_uid)
+{
+	if (S_ISLNK(st->st_mode))
+		return -ELOOP; /* never through, nor over, a symlink someone else may have planted */
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st->st_mode))
+		return -EPERM; /* devices, fifos, sockets */
+	/* Under sudo only the invoking user's own writable file; a root-owned one (the
+	 * password file...) would be handed to them. */
+	if (sudo_uid != (uid_t)-1)
+		return st->st_uid == sudo_uid && (st->st_mode & S_IWUSR) ? 0 : -EPERM;
+	if (st->st_uid != euid && st->st_uid != 0)
+		return -EPERM; /* someone else's file: not ours to replace */
+	return 0;
 }
 
 int output__dest_check(const char *path, uid_t euid, uid_t sudo_uid)
@@ -32,97 +38,205 @@ int output__dest_check(const char *path, uid_t euid, uid_t sudo_uid)
 
 	if (lstat(path, &st))
 		return errno == ENOENT ? 0 : -errno;
-	if (S_ISLNK(st.st_mode))
-		return -ELOOP; /* never through, nor over, a symlink someone else may have planted */
-	if (S_ISDIR(st.st_mode))
+	return dest_rule(&st, euid, sudo_uid);
+}
+
+/* May the entry base of dir_fd be created or replaced? dest_rule on what is there; under
+ * sudo (called as the sudo user) the kernel must also agree that they can write it. */
+static int dest_ok(int dir_fd, const char *base)
+{
+	const struct sudo_user *u = sudo_user__get();
+	struct stat st;
+	int err;
+
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EPERM; /* devices, fifos, sockets */
-	if (st.st_uid != euid && st.st_uid != 0 && (sudo_uid == (uid_t)-1 || st.st_uid != sudo_uid))
-		return -EPERM; /* someone else's file: not ours to replace */
-	return 0;
+	if (fstatat(dir_fd, base, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	err = dest_rule(&st, geteuid(), u->active ? u->uid : (uid_t)-1);
+	if (!err && u->active && faccessat(dir_fd, base, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW))
+		err = -EPERM;
+	return err;
 }
 
 int output__check_path(const char *path)
 {
-	const char *slash = path ? strrchr(path, '/') : NULL;
+	struct sudo_saved saved;
+	const char *base;
 	struct stat st;
-	char *dir;
-	int err = 0;
+	int dir_fd, err;
 
 	if (!path || !*path)
 		return -EINVAL;
-	if (slash && !slash[1])
-		return -EISDIR; /* "dir/": names a directory, not a file */
-	if (slash)
-		dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-	else
-		dir = strdup(".");
-	if (!dir)
-		return -ENOMEM;
-	if (stat(dir, &st))
-		err = -errno;
-	else if (!S_ISDIR(st.st_mode))
-		err = -ENOTDIR;
-	free(dir);
-	if (err)
-		return err;
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && stat(path, &st))
-		return -ELOOP; /* a dangling symlink: what it would create is not ours to say */
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+	dir_fd = output__open_dir(path, &base);
+	if (dir_fd < 0)
+		return dir_fd;
+	/* A symlink to a directory reads better as -EISDIR; any other symlink is -ELOOP. */
+	if (*base && !fstatat(dir_fd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode) &&
+	    !fstatat(dir_fd, base, &st, 0) && S_ISDIR(st.st_mode)) {
+		close(dir_fd);
 		return -EISDIR;
-	return 0;
+	}
+	err = sudo_user__enter(&saved);
+	if (!err) {
+		err = dest_ok(dir_fd, base);
+		/* The temporary file is created there: a directory we (under sudo: the user)
+		 * cannot write, or a read-only one, would lose the whole trace at the end. */
+		if (!err && faccessat(dir_fd, ".", W_OK | X_OK, AT_EACCESS))
+			err = -errno;
+		sudo_user__leave(&saved);
+	}
+	close(dir_fd);
+	return err;
 }
 
-int output__open_fd(const char *path, char **tmp_out)
+/* May a symlink (st) in directory dir_fd be followed on the way to an output? Only when
+ * nobody but root or the acting user could have planted it: the link and its directory
+ * belong to one of them, and the directory is not writable by group or others. */
+static bool trusted_link(int dir_fd, const struct stat *st, uid_t acting)
 {
-	uid_t euid = geteuid();
-	id_t sudo_uid = euid == 0 ? env_id("SUDO_UID") : (id_t)-1;
-	id_t sudo_gid = euid == 0 ? env_id("SUDO_GID") : (id_t)-1;
-	const char *slash = strrchr(path, '/');
-	char *tmp = NULL;
-	mode_t um;
-	int fd, err;
+	struct stat dst;
 
-	*tmp_out = NULL;
-	err = output__dest_check(path, euid, (uid_t)sudo_uid);
+	if (st->st_uid != 0 && st->st_uid != acting)
+		return false;
+	if (fstat(dir_fd, &dst))
+		return false;
+	return (dst.st_uid == 0 || dst.st_uid == acting) && !(dst.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+int output__open_dir(const char *path, const char **base)
+{
+	const struct sudo_user *u = sudo_user__get();
+	uid_t acting = u->active ? u->uid : geteuid();
+	const char *p = path, *slash = strrchr(path, '/');
+	struct sudo_saved saved;
+	int fd, next, err;
+
+	*base = slash ? slash + 1 : path;
+	err = sudo_user__enter(&saved);
 	if (err)
 		return err;
-	/* DIR/.BASE.XXXXXX next to the destination, so the rename stays on one filesystem. */
-	if (asprintf(&tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
-		     slash ? slash + 1 : path) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		free(tmp);
-		return err;
+		goto out;
 	}
-	/* mkostemp creates 0600: give the file the usual 0644 (less the umask). */
-	um = umask(0);
-	umask(um);
-	if (fchmod(fd, 0644 & ~um) ||
-	    (sudo_uid != (id_t)-1 && sudo_gid != (id_t)-1 &&
-	     fchown(fd, (uid_t)sudo_uid, (gid_t)sudo_gid))) {
-		err = -errno;
+	/* Component by component: a symlink is followed only when trusted_link() says so. */
+	while (slash && p < slash) {
+		size_t len = strcspn(p, "/");
+		char comp[NAME_MAX + 1];
+		struct stat st;
+
+		if (p + len > slash)
+			len = (size_t)(slash - p);
+		if (len > NAME_MAX) {
+			err = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		p += len + 1;
+		if (!len || !strcmp(comp, "."))
+			continue;
+		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
+			err = -errno;
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode) && !trusted_link(fd, &st, acting)) {
+			err = -ELOOP;
+			goto out;
+		}
+		next = openat(fd, comp,
+			      O_PATH | O_DIRECTORY | O_CLOEXEC | (S_ISLNK(st.st_mode) ? 0 : O_NOFOLLOW));
+		if (next < 0) {
+			err = -errno;
+			goto out;
+		}
 		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return err;
+		fd = next;
 	}
-	*tmp_out = tmp;
+out:
+	sudo_user__leave(&saved);
+	if (err && fd >= 0)
+		close(fd);
+	return err ? err : fd;
+}
+
+/* A fresh .BASE.XXXXXX in dir_fd, created exclusively (never through a symlink). */
+static int create_tmp(int dir_fd, const char *base, char **tmp_out)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[6];
+	char *tmp;
+	int fd = -EEXIST, i, j;
+
+	if (asprintf(&tmp, ".%.200s.XXXXXX", base) < 0)
+		return -ENOMEM;
+	for (i = 0; i < 100 && fd == -EEXIST; i++) {
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+			fd = -errno;
+			break;
+		}
+		for (j = 0; j < 6; j++)
+			tmp[strlen(tmp) - 6 + (size_t)j] = chars[rnd[j] % (sizeof(chars) - 1)];
+		/* 0644 less the umask, as any new file. */
+		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		free(tmp);
+	else
+		*tmp_out = tmp;
 	return fd;
 }
 
-int output__finish_fd(const char *path, char *tmp, int err)
+/*
+ * Check the destination and create the temporary file next to it, as the sudo user when
+ * there is one (then the file is theirs from the start, and the kernel checks every step
+ * as for them). Fills o->dir_fd, o->base, o->tmp. The fd or -errno.
+ */
+static int output__open_fd(struct output *o)
 {
-	if (!tmp)
-		return err;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	struct sudo_saved saved;
+	int fd, err;
+
+	o->dir_fd = output__open_dir(o->path, &o->base);
+	if (o->dir_fd < 0)
+		return o->dir_fd;
+	err = sudo_user__enter(&saved);
 	if (err)
-		unlink(tmp); /* never leave a truncated file behind; an older one stays intact */
-	free(tmp);
+		return err;
+	err = dest_ok(o->dir_fd, o->base);
+	fd = err ? err : create_tmp(o->dir_fd, o->base, &o->tmp);
+	sudo_user__leave(&saved);
+	return fd;
+}
+
+/* err == 0: rename the temporary file over the destination; otherwise (or if the rename
+ * fails) remove it. Releases what output__open_fd filled. Returns err or the rename's. */
+static int output__finish_fd(struct output *o, int err)
+{
+	struct sudo_saved saved;
+
+	if (o->tmp) {
+		/* As the user: the sticky-directory and directory-write rules are theirs. */
+		if (!sudo_user__enter(&saved)) {
+			if (!err && renameat(o->dir_fd, o->tmp, o->dir_fd, o->base))
+				err = -errno;
+			if (err)
+				unlinkat(o->dir_fd, o->tmp, 0); /* an older file stays intact */
+			sudo_user__leave(&saved);
+		} else {
+			err = err ?: -EPERM;
+			unlinkat(o->dir_fd, o->tmp, 0);
+		}
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	if (o->dir_fd >= 0)
+		close(o->dir_fd);
+	o->dir_fd = -1;
 	return err;
 }
 
@@ -183,22 +297,20 @@ int output__open(struct output *o, const char *path, unsigned flags)
 	bool gzip = (flags & OUTPUT_GZIP) || ((flags & OUTPUT_GZIP_SUFFIX) && has_gz_suffix(path));
 	int fd, err;
 
-	*o = (struct output){ .path = path, .fd = -1 };
+	*o = (struct output){ .path = path, .fd = -1, .dir_fd = -1 };
 	if ((flags & OUTPUT_STDOUT_DASH) && !strcmp(path, "-")) {
 		o->f = gzip ? stream_on(STDOUT_FILENO, true) : stdout;
 		return o->f ? 0 : -errno;
 	}
-	fd = output__open_fd(path, &o->tmp);
+	fd = output__open_fd(o);
 	if (fd < 0)
-		return fd;
+		return output__finish_fd(o, fd);
 	errno = 0;
 	o->f = stream_on(fd, gzip);
 	if (!o->f) {
 		err = errno ? -errno : -ENOMEM;
 		close(fd);
-		output__finish_fd(path, o->tmp, err);
-		o->tmp = NULL;
-		return err;
+		return output__finish_fd(o, err);
 	}
 	o->fd = fd;
 	return 0;
@@ -225,7 +337,5 @@ int output__close(struct output *o, int err)
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
-	err = output__finish_fd(o->path, o->tmp, err);
-	o->tmp = NULL;
-	return err;
+	return output__finish_fd(o, err);
 }

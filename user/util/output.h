@@ -2,15 +2,20 @@
 /*
  * output - the one way the tracer creates or replaces a file (profiles, exports, charts),
  * safe even as root in a world-writable directory such as /tmp:
- *  - data goes to a fresh temporary file in the destination's directory, created by
- *    mkostemp (O_CREAT|O_EXCL: never an existing file, never through a symlink), fsync'ed,
- *    then renamed over the destination. rename() replaces a directory entry; it never
- *    follows a symlink and never writes into a file someone else created. Readers see the
- *    old complete file or the new complete one, never a truncated one;
+ *  - the destination's directory is opened component by component (output__open_dir): a
+ *    symlink on the way is followed only if root or the acting user planted it in a
+ *    directory nobody else can write, so a link planted in /tmp by another user never
+ *    leads root into a directory of its choosing. Everything after that is relative to the
+ *    directory's descriptor (openat, fstatat, renameat): the path is not resolved again;
+ *  - data goes to a fresh temporary file in that directory, created O_CREAT|O_EXCL|O_NOFOLLOW
+ *    (never an existing file, never through a symlink), fsync'ed, then renamed over the
+ *    destination. rename() replaces a directory entry; it never follows a symlink and never
+ *    writes into a file someone else created. Readers see the old complete file or the new
+ *    complete one, never a truncated one;
  *  - an existing destination is replaced only if output__dest_check() allows it;
- *  - under sudo (euid 0 with SUDO_UID/SUDO_GID set) the file is handed to the invoking user
- *    with fchown() on the open descriptor before the rename, so users can read and delete
- *    their files; a path-based chown could be redirected by a symlink swap.
+ *  - under sudo (euid 0 with SUDO_UID/SUDO_GID set) every step runs with the invoking user's
+ *    filesystem identity (sudo_user.h): the file is created as theirs, only where they may
+ *    create files, and never replaces a file they could not write.
  * Residual race, harmless by construction: a file planted at the destination between the
  * check and the rename is replaced (its name is unlinked), never written into.
  *
@@ -38,8 +43,10 @@
 struct output {
 	FILE *f; /* write here; owned by the output */
 	const char *path; /* borrowed from the caller until output__close */
-	char *tmp;	  /* the temporary file (owned); NULL for stdout */
+	char *tmp;	  /* the temporary file's name in dir_fd (owned); NULL for stdout */
 	int fd;		  /* the temporary file's own descriptor, for fsync; -1 for stdout */
+	int dir_fd;	  /* the destination's directory (O_PATH), -1 for stdout */
+	const char *base; /* the destination's name in dir_fd (points into path) */
 };
 
 /* Open o for writing to path (see flags). Returns 0 or -errno: -ELOOP (path is a symlink),
@@ -53,29 +60,28 @@ int output__open(struct output *o, const char *path, unsigned flags);
 int output__close(struct output *o, int err);
 
 /*
- * The descriptor-level form of output__open, for writers that do their own I/O: checks
- * path with output__dest_check, then returns a descriptor open for writing on a fresh
- * temporary file next to path (its name in *tmp, malloc'd), mode 0644 less the umask, owned
- * by the invoking user under sudo. Returns the fd or -errno. Always finish with
- * output__finish_fd(), after closing the fd.
+ * Open the directory part of path (O_PATH, close-on-exec) the way outputs do: component by
+ * component, a symlink followed only when root or the acting user (the sudo user under sudo)
+ * owns it and its directory and nobody else can write that directory; as the sudo user
+ * under sudo. *base points at the last component (in path). The fd or -errno: -ELOOP for an
+ * untrusted symlink, -ENOENT, -ENOTDIR, -EACCES, ...
  */
-int output__open_fd(const char *path, char **tmp);
-
-/* err == 0: rename tmp over path; otherwise (or if the rename fails) remove tmp. Frees tmp
- * (NULL allowed). Returns err, or the rename's -errno. */
-int output__finish_fd(const char *path, char *tmp, int err);
+int output__open_dir(const char *path, const char **base);
 
 /*
- * May an output replace path? 0 if it does not exist or is a regular file owned by euid,
- * by root or by sudo_uid ((uid_t)-1: none); else -ELOOP (a symlink), -EISDIR, -EPERM.
+ * May an output replace path? 0 if it does not exist or is a regular file owned by euid or
+ * by root, or under sudo (sudo_uid not (uid_t)-1) owned by sudo_uid and writable by its
+ * owner; else -ELOOP (a symlink), -EISDIR, -EPERM.
  */
 int output__dest_check(const char *path, uid_t euid, uid_t sudo_uid);
 
 /*
  * Can an output be written at path at all? For checking an -o value before any work is
- * done: 0 if path is not empty, its directory exists and is a directory, and path is not
- * a directory nor a dangling symlink; else -EINVAL (empty), -ENOENT or -ENOTDIR (the
- * directory part), -EISDIR, -ELOOP (a dangling symlink). Ownership is output__dest_check's.
+ * done: 0 if path is not empty, its directory opens as output__open_dir opens it, and path
+ * may be created or replaced as output__open would (output__dest_check's rules; under sudo
+ * also writable by the invoking user) in a directory they can write; else -EINVAL (empty),
+ * output__open_dir's errors (the directory part), -EISDIR, -ELOOP (a symlink), -EPERM (not
+ * ours to replace), -EACCES or -EROFS (the directory).
  */
 int output__check_path(const char *path);
 

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Root safety of the tracer binary against a hostile target (root + BTF, label bpf); see
+ * docs/RELIABILITY.md, "Root safety". The unit suite (security_test.c) proves each rule on
+ * the modules; this one proves the binary goes through them, from options to exit status.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e2e_util.h"
+#include "sec_util.h"
+#include "test_timeout.h"
+#include "test_util.h"
+
+/* Fault: symbol names went raw into the end-of-trace report and `tracer report`. */
+Test(security_e2e, escape_sequences_in_symbol_names_are_shown_not_obeyed,
+     .timeout = TEST_TIMEOUT(120))
+{
+	char dir[256], cmd[1024], *out = NULL;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "e2e-esc", 0755), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "env -u SUDO_UID -u SUDO_GID %s -o %s/p.json -- %s/named_alloc 2>&1", TRACER_BIN,
+		 dir, SEC_DIR);
+	rc = e2e_run(cmd, &out);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "evil\\x1b]0;pwned\\x07\\x1b[2J"), "name not shown escaped:\n%s",
+		  out);
+	cr_expect(!sec_has_byte(out, strlen(out), 0x1b), "raw ESC in the end-of-trace report");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s report %s/p.json 2>&1", TRACER_BIN, dir);
+	rc = e2e_run(cmd, &out);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "evil\\x1b]0;pwned\\x07\\x1b[2J"), "%s", out);
+	cr_expect(!sec_has_byte(out, strlen(out), 0x1b), "raw ESC in tracer report");
+	free(out);
+	sec_rmtree(dir);
+}
+
+/* Fault: a stripped target whose .gnu_debuglink names a FIFO hung the tracer after the
+ * target exited; only SIGINT ended it. The guard here is the test's own timeout. */
+Test(security_e2e, fifo_debuglink_does_not_hang_the_trace, .timeout = TEST_TIMEOUT(120))
+{
+	char dir[256], prog[300], fifo[300], cmd[1024], path[300], *out = NULL;
+	struct stat st;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "e2e-fifo", 0755), 0);
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	cr_assert_eq(sec_copy(SEC_DIR "/named_alloc_linked", prog, 0755), 0);
+	snprintf(fifo, sizeof(fifo), "%s/named_alloc.debug", dir);
+	cr_assert_eq(mkfifo(fifo, 0644), 0);
+	snprintf(path, sizeof(path), "%s/p.json", dir);
+	snprintf(cmd, sizeof(cmd), "env -u SUDO_UID -u SUDO_GID %s -q -o %s -- %s 2>&1", TRACER_BIN,
+		 path, prog);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect_eq(stat(path, &st), 0, "no profile: %s", out);
+	free(out);
+	sec_rmtree(dir);
+}
+
+/* Fault: `-- ./fifo` blocked forever (the tracer read the "executable" before exec). */
+Test(security_e2e, fifo_command_is_refused, .timeout = TEST_TIMEOUT(60))
+{
+	char dir[256], fifo[300], cmd[1024], *out = NULL;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "e2e-fifocmd", 0755), 0);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s/p.json -- %s 2>&1", TRACER_BIN, dir, fifo);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 2, "%s", out);
+	cr_expect(strstr(out, "not a regular file"), "%s", out);
+	free(out);
+	sec_rmtree(dir);
+}
+
+/* Faults: under sudo, -o naming a root-owned file replaced it and handed it to the user;
+ * a symlinked directory in -o was followed. Both are now refused before the target runs. */
+Test(security_e2e, output_paths_are_checked_before_tracing, .timeout = TEST_TIMEOUT(120))
+{
+	char dir[256], victim[300], vault[300], link[300], cmd[2048], *out = NULL, *text;
+	struct stat st;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "e2e-out", 01777), 0);
+	snprintf(victim, sizeof(victim), "%s/passwd", dir);
+	cr_assert_eq(tu_spit(victim, "root:x:0:0\n", 11), 0);
+	/* The command would leave a mark if it ran: it must not. */
+	snprintf(cmd, sizeof(cmd), "SUDO_UID=65534 SUDO_GID=65534 %s -q -o %s -- touch %s/ran 2>&1",
+		 TRACER_BIN, victim, dir);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 2, "%s", out);
+	cr_expect(strstr(out, "cannot write"), "%s", out);
+	free(out);
+	cr_assert_eq(stat(victim, &st), 0);
+	cr_expect_eq(st.st_uid, 0, "the root-owned file was handed to the sudo user");
+	text = tu_slurp(victim, NULL);
+	cr_expect_str_eq(text, "root:x:0:0\n");
+	free(text);
+	snprintf(link, sizeof(link), "%s/ran", dir);
+	cr_expect_neq(access(link, F_OK), 0, "the command ran before the output was checked");
+
+	snprintf(vault, sizeof(vault), "%s/vault", dir);
+	cr_assert_eq(mkdir(vault, 0700), 0);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	cr_assert_eq(symlink(vault, link), 0);
+	cr_assert_eq(lchown(link, 65534, 65534), 0);
+	snprintf(cmd, sizeof(cmd), "env -u SUDO_UID -u SUDO_GID %s -q -o %s/p.json -- true 2>&1",
+		 TRACER_BIN, link);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 2, "%s", out);
+	cr_expect(strstr(out, "symbolic link"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/p.json", vault);
+	cr_expect_neq(access(cmd, F_OK), 0, "a file was created through the planted link");
+	sec_rmtree(dir);
+}
