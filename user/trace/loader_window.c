@@ -11,6 +11,7 @@
 #include "demangle.h"
 #include "events.h"
 #include "log.h"
+#include "safe_open.h"
 #include "window.skel.h"
 #include "window_symbol.h"
 
@@ -37,7 +38,7 @@ static struct bpf_link *attach_symbol(struct bpf_program *prog, pid_t pid, const
 		return NULL;
 	}
 	if (err) {
-		elog("cannot attach to %s in %s: %s\n", func, binary, strerror(-err));
+		elog("cannot attach to %s in %s: %s\n", func, binary, safe_open__strerror(err));
 		errno = -err;
 		return NULL;
 	}

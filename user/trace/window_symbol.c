@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "safe_open.h"
 
 void window_symbol__split(const char *spec, const char *executable, char *path, size_t path_sz,
 			  const char **name)
@@ -67,9 +68,10 @@ int window_symbol__resolve(const char *path, const char *name, char *sym, size_t
 	*ambiguous = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a file the target or the command line names, opened as root: the safe way */
+	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -ENOEXEC;

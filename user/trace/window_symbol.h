@@ -20,7 +20,9 @@ void window_symbol__split(const char *spec, const char *executable, char *path, 
  * when a function symbol is called so; else the one whose demangled name (demangle.h) is name,
  * or is name followed by a C++ parameter list ("ns::f" finds "ns::f(int)"). Among several
  * matches at different addresses, the first in the file wins and *ambiguous is set.
- * Returns 0, -ENOENT (no such function), -ENAMETOOLONG (sym too small) or another -errno.
+ * The file is opened through safe_open (regular files only, as the sudo user). Returns 0,
+ * -ENOENT (no such function or file), -ENOEXEC (not ELF), -ENAMETOOLONG (sym too small) or
+ * safe_open__read's -errno.
  */
 int window_symbol__resolve(const char *path, const char *name, char *sym, size_t sym_sz,
 			   int *ambiguous);
