@@ -29,6 +29,9 @@ enum {
 	OPT_STACK_SIZE,
 	OPT_HELP_MAN,
 	OPT_COMPLETION,
+	OPT_CGROUP,
+	OPT_NO_FOLLOW,
+	OPT_REPORT,
 };
 
 #define G_TARGET "What to trace"
@@ -39,7 +42,18 @@ enum {
 static const struct opt_spec tracer_opts_table[] = {
 	{ "workload", 'w', "NAME", "a workload of kaish-workloads, `all` or `list`", G_TARGET,
 	  "all list", 'w' },
-	{ "pid", 'p', "PID", "trace a running process (all of its threads)", G_TARGET, "", 'p' },
+	{ "pid", 'p', "PID[,PID...]",
+	  "trace running processes (all of their threads, and what\n"
+	  "they fork and exec from now on)",
+	  G_TARGET, "", 'p' },
+	{ "cgroup", 0, "PATH",
+	  "trace every process of a cgroup (v1 or v2 directory),\n"
+	  "those that enter it later too",
+	  G_TARGET, "", OPT_CGROUP },
+	{ "no-follow", 0, NULL,
+	  "trace the target process only: not its children, and an\n"
+	  "exec'd image stays in the same profile",
+	  G_TARGET, NULL, OPT_NO_FOLLOW },
 	{ "duration", 'd', "SECONDS",
 	  "with --pid: stop after this long (default: until Ctrl-C or exit)", G_TARGET, "", 'd' },
 	{ "as-root", 0, NULL, "with -- CMD under sudo: do not drop to the invoking user",
@@ -78,6 +92,10 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "svg (flame graph), timeline (live heap over time, .svg)",
 	  G_OUTPUT, "pprof folded svg timeline", 'f' },
 	{ "top", 't', "N", "rows per report table (default 12)", G_OUTPUT, "", 't' },
+	{ "report", 0, "WHICH",
+	  "with several process images: report `top` (the one with\n"
+	  "the most allocations, default) or `all`",
+	  G_OUTPUT, "top all", OPT_REPORT },
 	{ "quiet", 'q', NULL, "no progress or summary on stderr", G_OUTPUT, NULL, 'q' },
 	{ "verbose", 'v', NULL, "more detail (-vv, -vvv: libbpf debug output)", G_OUTPUT, NULL,
 	  'v' },
@@ -96,8 +114,10 @@ const struct opt_cmd tracer_cmd = {
 		"Usage:\n"
 		"  tracer --workload NAME|all|list [options]   trace the seed's shell-kernel "
 		"workloads\n"
-		"  tracer --pid PID [--duration SECONDS] [options]\n"
-		"                                              attach to a running process\n"
+		"  tracer --pid PID[,PID...] [--duration SECONDS] [options]\n"
+		"                                              attach to running processes\n"
+		"  tracer --cgroup PATH [--duration SECONDS] [options]\n"
+		"                                              trace a cgroup's processes\n"
 		"  tracer [options] -- CMD [ARGS...]           start CMD traced, exit with its "
 		"status\n"
 		"  tracer report FILE [--top N] [--sort KEY] [--json]   summarize any DHAT file\n"
@@ -173,16 +193,36 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 	case 'w':
 		o->workload = arg;
 		break;
-	case 'p': {
-		long pid = strtol(arg, &end, 10);
+	case 'p':
+		for (const char *p = arg;; p = end + 1) {
+			long pid = strtol(p, &end, 10);
 
-		if (*end || pid <= 0 || pid > INT_MAX) {
-			elog("--pid needs a process id, not '%s'\n", arg);
+			if ((*end && *end != ',') || end == p || pid <= 0 || pid > INT_MAX ||
+			    o->pid_cnt == TRACER_PIDS_MAX) {
+				elog("--pid needs process ids separated by commas (at most %d), "
+				     "not '%s'\n",
+				     TRACER_PIDS_MAX, arg);
+				return TRACER_EXIT_USAGE;
+			}
+			o->pids[o->pid_cnt++] = (pid_t)pid;
+			if (!*end)
+				break;
+		}
+		o->pid = o->pids[0];
+		break;
+	case OPT_CGROUP:
+		o->cgroup = arg;
+		break;
+	case OPT_NO_FOLLOW:
+		o->no_follow = true;
+		break;
+	case OPT_REPORT:
+		if (strcmp(arg, "top") && strcmp(arg, "all")) {
+			elog("--report takes top or all, not '%s'\n", arg);
 			return TRACER_EXIT_USAGE;
 		}
-		o->pid = (pid_t)pid;
+		o->report_all = !strcmp(arg, "all");
 		break;
-	}
 	case 'd':
 		o->duration_s = strtod(arg, &end);
 		if (*end || o->duration_s <= 0) {
@@ -284,16 +324,17 @@ int options__parse(int argc, char **argv, struct tracer_opts *o)
 		return ret;
 	if (operand < argc)
 		o->cmd = &argv[operand];
-	if (!!o->workload + !!o->pid + !!o->cmd != 1) {
-		elog("give exactly one of --workload NAME, --pid PID or -- CMD (see --help)\n");
+	if (!!o->workload + !!o->pid + !!o->cgroup + !!o->cmd != 1) {
+		elog("give exactly one of --workload NAME, --pid PID, --cgroup PATH or -- CMD "
+		     "(see --help)\n");
 		return TRACER_EXIT_USAGE;
 	}
 	if ((o->start_at || o->stop_at) && o->workload) {
 		elog("--start-at/--stop-at go with --pid or -- CMD (workloads mark their own windows)\n");
 		return TRACER_EXIT_USAGE;
 	}
-	if (o->duration_s > 0 && !o->pid) {
-		elog("--duration goes with --pid\n");
+	if (o->duration_s > 0 && !o->pid && !o->cgroup) {
+		elog("--duration goes with --pid or --cgroup\n");
 		return TRACER_EXIT_USAGE;
 	}
 	return OPT_GO_ON;
