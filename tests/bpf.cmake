@@ -25,7 +25,8 @@ target_link_options(bpf_e2e_static PRIVATE -static -fno-sanitize=all)
 set_target_properties(bpf_e2e_static PROPERTIES OUTPUT_NAME static_target
 	RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/e2e)
 
-add_library(tracer_loader_e2e STATIC ${PROJECT_SOURCE_DIR}/user/loader.c)
+add_library(tracer_loader_e2e STATIC ${PROJECT_SOURCE_DIR}/user/loader.c
+	${PROJECT_SOURCE_DIR}/user/loader_inherit.c)
 target_compile_options(tracer_loader_e2e PRIVATE ${TRACER_WARNINGS})
 target_link_libraries(tracer_loader_e2e PUBLIC tracer_core alloc_skel PkgConfig::LIBBPF
 	PkgConfig::LIBELF)

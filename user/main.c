@@ -180,8 +180,10 @@ static int on_proc_event(struct run *r, const struct proc_event *e)
 			break; /* forked by the held child before its exec: not the command */
 		if (t)
 			err = tracees__close(t, e->ts_ns, true); /* pid reused: a lost EXIT */
-		open_image(r, (pid_t)e->tgid, (pid_t)e->parent_tgid, parent ? parent->exe : NULL,
-			   e->ts_ns);
+		t = open_image(r, (pid_t)e->tgid, (pid_t)e->parent_tgid,
+			       parent ? parent->exe : NULL, e->ts_ns);
+		if (t && parent) /* its own may show the exec that followed already */
+			snprintf(t->cmdline, sizeof(t->cmdline), "%s", parent->cmdline);
 		break;
 	case EV_PROC_EXEC:
 		if (t)
