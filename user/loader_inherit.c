@@ -37,6 +37,26 @@ static int uprobe_events_write(const char *cmd)
 	return err;
 }
 
+/* A tracer killed before its background closer ran (SIGKILL) leaves its tracefs events:
+ * delete those of tracers that no longer exist, once, before making ours. */
+static void delete_stale_events(void)
+{
+	FILE *f = fopen(TRACEFS "/uprobe_events", "re");
+	char line[PATH_MAX + 128], cmd[128];
+	int pid;
+	unsigned seq;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*c:tracer_%d/e%u ", &pid, &seq) == 2 && kill(pid, 0) &&
+		    errno == ESRCH) {
+			snprintf(cmd, sizeof(cmd), "-:tracer_%d/e%u\n", pid, seq);
+			uprobe_events_write(cmd);
+		}
+	fclose(f);
+}
+
 /* The event for (path, off, retprobe): found, or made in tracefs. NULL + errno. */
 static struct inherit_event *event_for(struct inherit_links *ls, const char *path, size_t off,
 				       bool retprobe)
@@ -62,6 +82,8 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 	}
 	e = &ls->ev[ls->ev_cnt];
 	*e = (struct inherit_event){ .off = off, .retprobe = retprobe, .seq = (unsigned)ls->ev_cnt };
+	if (!ls->group)
+		delete_stale_events();
 	ls->group = getpid();
 	snprintf(cmd, sizeof(cmd), "%c:tracer_%d/e%u %s:0x%zx\n", retprobe ? 'r' : 'p',
 		 (int)ls->group, e->seq, path, off);
@@ -139,6 +161,27 @@ static int push_link(struct inherit_links *ls, struct bpf_link *link)
 	return 0;
 }
 
+/* Close every descriptor of this (forked) process but 0-2 and the n in keep. */
+static void keep_only(const int *keep, size_t n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int dfd = d ? dirfd(d) : -1;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd = (int)strtol(e->d_name, NULL, 10);
+		bool kept = fd < 3 || fd == dfd;
+
+		for (size_t i = 0; i < n && !kept; i++)
+			kept = keep[i] == fd;
+		if (!kept)
+			close(fd);
+	}
+	closedir(d);
+}
+
 /*
  * The task carrying the programs: a child of the tracer that only waits to die. The BPF
  * program of a uprobe hangs off its trace event, attached through ONE perf event; when
@@ -157,6 +200,9 @@ static int carrier_pid(struct inherit_links *ls)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		/* Hold nothing of the tracer's: a held target's go pipe kept open here would
+		 * keep it from ever seeing the tracer give up on it. */
+		keep_only(NULL, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (;;)
 			pause();
@@ -316,12 +362,22 @@ void loader_inherit__detach(struct inherit_links *ls)
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		int *keep = malloc((ls->cnt + ls->fd_cnt + 1) * sizeof(*keep));
+		size_t k = 0;
 
 		if (fork() != 0)
 			_exit(0);
-		/* Keep no pipe of the tracer's caller open: it would wait for this. */
+		/* Keep no pipe of the tracer's caller open (it would wait for this), nor a
+		 * held target's: only the perf events being closed. */
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
+		for (size_t i = 0; keep && i < ls->cnt; i++)
+			keep[k++] = bpf_link__fd(ls->v[i]);
+		for (size_t i = 0; keep && i < ls->fd_cnt; i++)
+			keep[k++] = ls->fds[i];
+		if (keep)
+			keep_only(keep, k);
+		free(keep);
 		setsid();
 		close_all(ls);
 		_exit(0);

@@ -48,12 +48,10 @@ struct run {
 	struct window_probes *window; /* --start-at/--stop-at */
 	struct tracees *tracees;      /* one per process image: session, symbolizer, stacks */
 	bool follow;		      /* process trees are followed (not --no-follow) */
-	bool root_execd;	      /* follow, spawned: the child has exec'd its command */
 	bool reports_inline;	      /* windowed: each profile's report as it is written */
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
 	struct workloads workloads;   /* --workload: the driver's table */
 	__u64 truncated_stacks;
-	__u64 pre_exec_records;	      /* follow: the held child's, before its exec (dropped) */
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */
@@ -116,7 +114,7 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	if (!written)
 		return 0; /* keep tracing: later windows may still be written */
 	r->profiles_written++;
-	snprintf(t->path, sizeof(t->path), "%s", path);
+	snprintf(t->written_path, sizeof(t->written_path), "%s", path);
 	t->written = true;
 	t->totals = *collector__totals(c);
 	if (!r->reports_inline)
@@ -152,109 +150,24 @@ static void attach_allocator_for_image(struct run *r, pid_t pid, const char *exe
 		ilog("pid %d (%s): probing its allocator in %s\n", (int)pid, exe, lib);
 }
 
-/* A new image of tgid starts (fork: the parent's image, exec: filename). */
-static struct tracee *open_image(struct run *r, pid_t tgid, pid_t parent, const char *exe,
-				 __u64 ts)
+/* tracee_exec_fn: an image opened by an exec record, without a hold point (--pid,
+ * --cgroup): its allocator as early as the record arrives. */
+static void on_image_exec(void *owner, struct tracee *t)
 {
-	struct tracee *t = tracees__open(r->tracees, tgid, parent, exe, ts);
-
-	if (!t)
-		elog("pid %d: cannot open a profile: %s\n", (int)tgid, strerror(errno));
-	else
-		vlog("pid %d: tracing %s%s\n", (int)tgid, t->cmdline,
-		     parent ? " (forked)" : "");
-	return t;
+	attach_allocator_for_image(owner, t->tgid, t->exe);
 }
 
-/* EV_PROC_*: open and close the images' profiles at their place in the stream. */
-static int on_proc_event(struct run *r, const struct proc_event *e)
-{
-	struct tracee *t = tracees__live(r->tracees, (pid_t)e->tgid), *parent;
-	pid_t root = target__pid(r->target);
-	int err = 0;
-
-	switch (e->type) {
-	case EV_PROC_FORK:
-		parent = tracees__live(r->tracees, (pid_t)e->parent_tgid);
-		if (!parent && (pid_t)e->parent_tgid == root && !r->root_execd)
-			break; /* forked by the held child before its exec: not the command */
-		if (t)
-			err = tracees__close(t, e->ts_ns, true); /* pid reused: a lost EXIT */
-		t = open_image(r, (pid_t)e->tgid, (pid_t)e->parent_tgid,
-			       parent ? parent->exe : NULL, e->ts_ns);
-		if (t && parent) /* its own may show the exec that followed already */
-			snprintf(t->cmdline, sizeof(t->cmdline), "%s", parent->cmdline);
-		break;
-	case EV_PROC_EXEC:
-		if (t)
-			err = tracees__close(t, e->ts_ns, true);
-		if ((pid_t)e->tgid == root)
-			r->root_execd = true;
-		t = open_image(r, (pid_t)e->tgid, t ? t->parent : 0, e->filename, e->ts_ns);
-		/* No hold point (--pid, --cgroup): as early as the record arrives. */
-		if (t && !target__is_child(r->target))
-			attach_allocator_for_image(r, t->tgid, t->exe);
-		break;
-	case EV_PROC_EXIT:
-		err = tracees__close(t, e->ts_ns, true);
-		break;
-	}
-	return err;
-}
-
-/* The tgid of an allocator or window record, 0 if it has none. */
-static pid_t record_tgid(const void *data, size_t sz)
-{
-	const struct alloc_event *a = data;
-	const struct window_event *w = data;
-
-	if (a->type == EV_WINDOW_BEGIN || a->type == EV_WINDOW_END)
-		return sz >= sizeof(*w) ? (pid_t)w->tgid : 0;
-	return sz >= sizeof(*a) ? (pid_t)a->tgid : 0;
-}
-
-/* loader_record_fn: process events open and close images; every other record goes to the
- * image of its process (opened on its first record if its birth was not seen). */
+/* loader_record_fn: every record to the process images (tracee.h). */
 static int on_record(void *ctx, const void *data, size_t sz)
 {
-	struct run *r = ctx;
-	const struct window_event *w = data;
-	struct tracee *t;
-	pid_t tgid;
-
-	if (sz < sizeof(__u32))
-		return session__handle(NULL, data, sz);
-	if (w->type == EV_PROC_FORK || w->type == EV_PROC_EXEC || w->type == EV_PROC_EXIT)
-		return sz >= sizeof(struct proc_event) ? on_proc_event(r, data) : 0;
-	tgid = record_tgid(data, sz);
-	t = tracees__live(r->tracees, tgid);
-	if (!t && r->follow && target__is_child(r->target) && !r->root_execd) {
-		r->pre_exec_records++; /* the held child between release and exec */
-		return 0;
-	}
-	if (!t && tgid > 0)
-		t = open_image(r, tgid, 0, NULL, mono_now_ns());
-	if (!t)
-		return 0;
-	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN && w->iterations)
-		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
-		     (unsigned long long)w->iterations);
-	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
-		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
-	if (w->type == EV_STACK_SNAPSHOT) {
-		struct alloc_event ev;
-
-		/* Unwound here, before the session: it only ever sees plain records. A
-		 * malformed snapshot goes on as is and is counted as a bad record. */
-		if (t->stacks && !dwarf_stacks__resolve(t->stacks, data, sz, &ev))
-			return session__handle(t->session, &ev, sizeof(ev));
-	}
-	return session__handle(t->session, data, sz);
+	return tracees__handle(((struct run *)ctx)->tracees, data, sz);
 }
 
 /* Records up to now, so the tracee of pid is the one its hold point is about. */
 static struct tracee *drain_for(struct run *r, pid_t pid)
 {
+	if (!r->tracees) /* given up before the trace began */
+		return NULL;
 	if (r->loader)
 		loader__poll(r->loader, 0, on_record, r);
 	return tracees__live(r->tracees, pid);
@@ -327,7 +240,7 @@ static void add_new_procs(struct run *r)
 				elog("cannot trace pid %d: %s\n", (int)pids[i], strerror(-err));
 			continue;
 		}
-		open_image(r, pids[i], 0, NULL, mono_now_ns());
+		tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns());
 	}
 }
 
@@ -383,9 +296,9 @@ static void print_counters(struct run *r)
 		tracees__unwind_stats(r->tracees, &s.unwind);
 	}
 	trace_summary__print(&s);
-	if (r->pre_exec_records)
+	if (tracees__pre_exec_records(r->tracees))
 		vlog("%llu records of the held child before its exec: dropped\n",
-		     (unsigned long long)r->pre_exec_records);
+		     (unsigned long long)tracees__pre_exec_records(r->tracees));
 }
 
 /* Attach --start-at/--stop-at probes to the target's functions. */
@@ -524,7 +437,7 @@ static int add_targets(struct run *r)
 				return err;
 			}
 		}
-		if (!open_image(r, pids[i], 0, NULL, mono_now_ns()))
+		if (!tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns()))
 			return -ENOMEM;
 	}
 	return 0;
@@ -549,7 +462,7 @@ static void print_reports(struct run *r)
 		if (!t->written || (t != top && !r->args->report_all))
 			continue;
 		ropts.title = t->cmdline;
-		if (report__print_file(stdout, t->path, &ropts, err, sizeof(err)))
+		if (report__print_file(stdout, t->written_path, &ropts, err, sizeof(err)))
 			elog("report: %s\n", err);
 	}
 	fflush(stdout);
@@ -619,6 +532,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	sopts.start_ns = mono_now_ns();
 	tops.sopts = sopts;
 	tops.dwarf = r->dwarf;
+	tops.held_root = argv && r->follow ? pid : 0;
+	tops.on_exec = argv ? NULL : on_image_exec; /* spawned: at the exec hold point */
 	r->tracees = tracees__new(&tops);
 	if (!r->tracees) {
 		elog("out of memory\n");
@@ -634,7 +549,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	/* --no-follow: one image, opened once exec is done (the executable is mapped); with
 	 * follow the child's exec record opens it, at its place in the stream. */
 	if (argv && !r->follow && !tracees__live(r->tracees, pid))
-		open_image(r, pid, 0, NULL, sopts.start_ns);
+		tracees__open(r->tracees, pid, 0, NULL, sopts.start_ns);
 	vlog("attached to pid %d\n", (int)pid);
 
 	err = trace_loop(r, &wait_status,

@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include "dwarf_stacks.h"
+#include "events.h"
+#include "log.h"
+#include "procmaps.h"
 #include "symbolizer.h"
 #include "tracee.h"
 
@@ -14,6 +17,8 @@ struct tracees {
 	struct tracees_opts opts;
 	struct tracee **v; /* in the order they were opened */
 	size_t cnt, cap;
+	bool root_execd;	 /* held_root has exec'd its command */
+	__u64 pre_exec_records;	 /* held_root's records before that (dropped) */
 };
 
 /* "a/b/app.json.gz" -> offset of ".json.gz"; the last '.' of the basename otherwise; or the
@@ -325,4 +330,103 @@ struct tracee *tracees__busiest(const struct tracees *ts)
 		}
 	}
 	return best;
+}
+
+/* A new image of tgid starts (fork: the parent's image, exec: filename). */
+static struct tracee *open_image(struct tracees *ts, pid_t tgid, pid_t parent, const char *exe,
+				 __u64 ns)
+{
+	struct tracee *t = tracees__open(ts, tgid, parent, exe, ns);
+
+	if (!t)
+		elog("pid %d: cannot open a profile: %s\n", (int)tgid, strerror(errno));
+	else
+		vlog("pid %d: tracing %s%s\n", (int)tgid, t->cmdline, parent ? " (forked)" : "");
+	return t;
+}
+
+/* EV_PROC_*: open and close the images' profiles at their place in the stream. */
+static int on_proc_event(struct tracees *ts, const struct proc_event *e)
+{
+	struct tracee *t = tracees__live(ts, (pid_t)e->tgid), *parent;
+	pid_t root = ts->opts.held_root;
+	int err = 0;
+
+	switch (e->type) {
+	case EV_PROC_FORK:
+		parent = tracees__live(ts, (pid_t)e->parent_tgid);
+		if (!parent && root && (pid_t)e->parent_tgid == root && !ts->root_execd)
+			break; /* forked by the held child before its exec: not the command */
+		if (t)
+			err = tracees__close(t, e->ts_ns, true); /* pid reused: a lost EXIT */
+		t = open_image(ts, (pid_t)e->tgid, (pid_t)e->parent_tgid,
+			       parent ? parent->exe : NULL, e->ts_ns);
+		if (t && parent) /* its own may show the exec that followed already */
+			snprintf(t->cmdline, sizeof(t->cmdline), "%s", parent->cmdline);
+		break;
+	case EV_PROC_EXEC:
+		if (t)
+			err = tracees__close(t, e->ts_ns, true);
+		if ((pid_t)e->tgid == root)
+			ts->root_execd = true;
+		t = open_image(ts, (pid_t)e->tgid, t ? t->parent : 0, e->filename, e->ts_ns);
+		if (t && ts->opts.on_exec)
+			ts->opts.on_exec(ts->opts.owner, t);
+		break;
+	case EV_PROC_EXIT:
+		err = tracees__close(t, e->ts_ns, true);
+		break;
+	}
+	return err;
+}
+
+/* The tgid of an allocator or window record, 0 if it has none. */
+static pid_t record_tgid(const void *data, size_t sz)
+{
+	const struct alloc_event *a = data;
+	const struct window_event *w = data;
+
+	if (a->type == EV_WINDOW_BEGIN || a->type == EV_WINDOW_END)
+		return sz >= sizeof(*w) ? (pid_t)w->tgid : 0;
+	return sz >= sizeof(*a) ? (pid_t)a->tgid : 0;
+}
+
+int tracees__handle(void *set, const void *data, size_t sz)
+{
+	struct tracees *ts = set;
+	const struct window_event *w = data;
+	struct alloc_event ev;
+	struct tracee *t;
+	pid_t tgid;
+
+	if (sz < sizeof(__u32))
+		return 0;
+	if (w->type == EV_PROC_FORK || w->type == EV_PROC_EXEC || w->type == EV_PROC_EXIT)
+		return sz >= sizeof(struct proc_event) ? on_proc_event(ts, data) : 0;
+	tgid = record_tgid(data, sz);
+	t = tracees__live(ts, tgid);
+	if (!t && ts->opts.held_root == tgid && !ts->root_execd) {
+		ts->pre_exec_records++;
+		return 0;
+	}
+	if (!t && tgid > 0)
+		t = open_image(ts, tgid, 0, NULL, mono_now_ns());
+	if (!t)
+		return 0;
+	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN && w->iterations)
+		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
+		     (unsigned long long)w->iterations);
+	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
+		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
+	/* Unwound here, before the session: it only ever sees plain records. A malformed
+	 * snapshot goes on as is and is counted as a bad record. */
+	if (w->type == EV_STACK_SNAPSHOT && t->stacks &&
+	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev))
+		return session__handle(t->session, &ev, sizeof(ev));
+	return session__handle(t->session, data, sz);
+}
+
+__u64 tracees__pre_exec_records(const struct tracees *ts)
+{
+	return ts ? ts->pre_exec_records : 0;
 }

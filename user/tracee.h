@@ -30,17 +30,21 @@ struct tracee {
 	char exe[PATH_MAX];	       /* the image's path (exec filename or /proc/PID/exe) */
 	char cmdline[1024];	       /* space-joined argv when readable, else exe */
 	char path[PATH_MAX];	       /* its profile file ("" in workload mode: named there) */
+	char written_path[PATH_MAX];   /* the last profile file written for it */
 	struct session *session;       /* its records; NULL once closed */
 	struct symbolizer *sym;	       /* its maps and modules; NULL once closed or unreadable */
 	struct dwarf_stacks *stacks;   /* --unwind dwarf: its resolver; NULL otherwise */
 	bool ended;		       /* the image is gone (exec'd away or exited): its maps
 					* can no longer be read */
-	bool written;		       /* its profile file exists (path) */
+	bool written;		       /* a profile file exists (written_path) */
 	struct collector_totals totals; /* of its (last) profile, set when one is written */
 	struct session_stats stats;    /* its session's counters, kept at close */
 	struct dwarf_stacks_stats unwind; /* its resolver's counters, kept at close */
 	struct tracees *set;
 };
+
+/* An image opened by an exec record (not by a hold point): owner is tracees_opts.owner. */
+typedef void (*tracee_exec_fn)(void *owner, struct tracee *t);
 
 struct tracees_opts {
 	struct session_opts sopts; /* every tracee's session; ctx is replaced by the tracee */
@@ -48,6 +52,9 @@ struct tracees_opts {
 	const char *output;	   /* -o (may hold %p), or NULL for the default name */
 	bool name_paths;	   /* false: leave path empty (workloads name their profiles) */
 	void *owner;		   /* for the session callback: tracees__owner() */
+	pid_t held_root;	   /* spawned, follow: its records before its first exec are
+				    * the tracer's own code in the held child (dropped) */
+	tracee_exec_fn on_exec;	   /* may be NULL */
 };
 
 struct tracees *tracees__new(const struct tracees_opts *o);
@@ -61,6 +68,19 @@ void tracees__free(struct tracees *ts);
  */
 struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const char *exe,
 			     __u64 start_ns);
+
+/*
+ * The record switch (a loader_record_fn, ctx = the set). EV_PROC_FORK opens an image of the
+ * child (its parent's program and command line), EV_PROC_EXEC closes the process's image
+ * and opens the new one, EV_PROC_EXIT closes it, each at its place in the stream. Every
+ * other record goes to the open image of its tgid, opened on its first record if its birth
+ * was not seen; --unwind dwarf snapshots are unwound with that image's resolver first.
+ * Returns 0 or -errno.
+ */
+int tracees__handle(void *ts, const void *data, size_t sz);
+
+/* Records of the held child before its exec, dropped (held_root). */
+__u64 tracees__pre_exec_records(const struct tracees *ts);
 
 /* The open tracee of process tgid, or NULL. */
 struct tracee *tracees__live(const struct tracees *ts, pid_t tgid);

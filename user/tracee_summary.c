@@ -15,7 +15,7 @@ void tracee_summary__print(FILE *f, const struct tracees *ts)
 		fprintf(f, "  %7d %7d %10llu %12llu  %s -> %s\n", (int)t->tgid, (int)t->parent,
 			(unsigned long long)t->totals.total_blocks,
 			(unsigned long long)t->totals.total_bytes, t->cmdline,
-			t->written ? t->path : "(not written)");
+			t->written ? t->written_path : "(not written)");
 	}
 }
 
