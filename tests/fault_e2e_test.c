@@ -389,20 +389,6 @@ Test(fault_e2e, two_tracers_on_one_process, .timeout = TEST_TIMEOUT(300))
 
 /* --- exec ------------------------------------------------------------------------------------- */
 
-/* True if the profile at path names a frame containing name. */
-static bool profile_names(const char *path, const char *name)
-{
-	char err[512];
-	struct dhat_profile *p = dhat_profile__load(path, err, sizeof(err));
-	bool named = false;
-
-	cr_assert_not_null(p, "%s: %s", path, err);
-	for (size_t i = 0; i < p->ftbl_cnt && !named; i++)
-		named = strstr(p->ftbl[i], name) != NULL;
-	dhat_profile__free(p);
-	return named;
-}
-
 /*
  * An exec closes the old image's profile and opens one for the new image: `-o exec.json`
  * holds sh's (the first image), exec.<pid>.<program>.json the program's, symbolized from
@@ -443,7 +429,7 @@ Test(fault_e2e, target_that_execs_is_traced_as_the_new_program, .timeout = TEST_
 	cr_expect_eq(profiles, 2, "sh's profile and the exec'd program's: %zu files", profiles);
 	cr_assert(*other, "no exec.<pid>.%s.json in %s", prog, dir);
 	check_profile(path, false, NULL);
-	cr_expect(!profile_names(path, "kaish_kernel_new"), "sh's profile holds the program's");
+	cr_expect(!e2e_profile_names(path, "kaish_kernel_new"), "sh's profile holds the program's");
 	check_profile(other, true, "kaish_kernel_new");
 
 	/* --no-follow: one profile, the exec'd program's allocations in it. */

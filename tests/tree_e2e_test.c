@@ -86,20 +86,6 @@ static void expect_image(const struct image *img, size_t n, const char *tail, ui
 		     f->cmd, (unsigned long long)f->blocks, (unsigned long long)blocks);
 }
 
-/* True if the profile at path names a frame containing name. */
-static bool profile_names(const char *path, const char *name)
-{
-	char err[512];
-	struct dhat_profile *p = dhat_profile__load(path, err, sizeof(err));
-	bool named = false;
-
-	cr_assert_not_null(p, "%s: %s", path, err);
-	for (size_t i = 0; i < p->ftbl_cnt && !named; i++)
-		named = strstr(p->ftbl[i], name) != NULL;
-	dhat_profile__free(p);
-	return named;
-}
-
 /* `tree_node 4` traced alone (--no-follow): its blocks and bytes. */
 static void alone(const char *dir, uint64_t *blocks, uint64_t *bytes)
 {
@@ -149,7 +135,7 @@ Test(tree_e2e, shell_running_two_programs, .timeout = TEST_TIMEOUT(300))
 	cr_assert_eq(count_cmd(img, n, tail, &f), 1);
 	cr_expect_eq(f->blocks, blocks, "same blocks as alone");
 	cr_expect_eq(f->bytes, bytes, "same bytes as alone");
-	cr_expect(profile_names(f->path, "tree_node_allocs"), "%s: symbolized", f->path);
+	cr_expect(e2e_profile_names(f->path, "tree_node_allocs"), "%s: symbolized", f->path);
 	snprintf(tail, sizeof(tail), "%s 9", TREE_NODE_BIN);
 	expect_image(img, n, tail, 9);
 	free(dir);
@@ -214,7 +200,7 @@ Test(tree_e2e, no_follow_traces_the_first_process_only, .timeout = TEST_TIMEOUT(
 	free(out);
 	n = load_images(dir, img);
 	cr_expect_eq(n, 1, "%zu profiles", n);
-	cr_expect(!profile_names(path, "tree_node_allocs"), "the programs sh ran are in %s",
+	cr_expect(!e2e_profile_names(path, "tree_node_allocs"), "the programs sh ran are in %s",
 		  path);
 	free(dir);
 }

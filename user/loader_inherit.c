@@ -24,6 +24,22 @@
 
 #define TRACEFS "/sys/kernel/tracing"
 
+/* Room for one more element in *v (cnt in use, *cap allocated). 0 or -ENOMEM. */
+static int grow(void **v, size_t *cap, size_t cnt, size_t elem)
+{
+	size_t n = *cap ? 2 * *cap : 32;
+	void *nv;
+
+	if (cnt < *cap)
+		return 0;
+	nv = realloc(*v, n * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
 /* Append one command line to tracefs's uprobe_events. 0 or -errno. */
 static int uprobe_events_write(const char *cmd)
 {
@@ -71,15 +87,8 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 		if (e->off == off && e->retprobe == retprobe && !strcmp(e->path, path))
 			return e;
 	}
-	if (ls->ev_cnt == ls->ev_cap) {
-		size_t cap = ls->ev_cap ? 2 * ls->ev_cap : 32;
-		struct inherit_event *v = realloc(ls->ev, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		ls->ev = v;
-		ls->ev_cap = cap;
-	}
+	if (grow((void **)&ls->ev, &ls->ev_cap, ls->ev_cnt, sizeof(*ls->ev)))
+		return NULL;
 	e = &ls->ev[ls->ev_cnt];
 	*e = (struct inherit_event){ .off = off, .retprobe = retprobe, .seq = (unsigned)ls->ev_cnt };
 	if (!ls->group)
@@ -133,30 +142,16 @@ static int perf_event_on(int id, pid_t tid, bool inherit)
 
 static int push_fd(struct inherit_links *ls, int fd)
 {
-	if (ls->fd_cnt == ls->fd_cap) {
-		size_t cap = ls->fd_cap ? 2 * ls->fd_cap : 64;
-		int *v = realloc(ls->fds, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ls->fds = v;
-		ls->fd_cap = cap;
-	}
+	if (grow((void **)&ls->fds, &ls->fd_cap, ls->fd_cnt, sizeof(*ls->fds)))
+		return -ENOMEM;
 	ls->fds[ls->fd_cnt++] = fd;
 	return 0;
 }
 
 static int push_link(struct inherit_links *ls, struct bpf_link *link)
 {
-	if (ls->cnt == ls->cap) {
-		size_t cap = ls->cap ? 2 * ls->cap : 64;
-		struct bpf_link **v = realloc(ls->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ls->v = v;
-		ls->cap = cap;
-	}
+	if (grow((void **)&ls->v, &ls->cap, ls->cnt, sizeof(*ls->v)))
+		return -ENOMEM;
 	ls->v[ls->cnt++] = link;
 	return 0;
 }

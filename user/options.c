@@ -130,6 +130,8 @@ const struct opt_cmd tracer_cmd = {
 		    "  sudo KAISH_PROFILE_OUT=/tmp/prof tracer --workload all\n"
 		    "  sudo tracer -o app.json -- ./my-embedder --serve\n"
 		    "  sudo tracer --pid 4242 --duration 10\n"
+		    "  sudo tracer -o build-%p.json -- make -j2      # one profile per process\n"
+		    "  sudo tracer --cgroup /sys/fs/cgroup/system.slice/app.service --report all\n"
 		    "  sudo tracer --unwind dwarf -o app.json -- "
 		    "./release-build-without-frame-pointers\n"
 		    "  tracer report dhat-heap-grep-pipeline.json --top 20\n"

@@ -165,23 +165,26 @@ static int open_pidfd(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-static void read_cmdline(pid_t pid, char *buf, size_t sz)
+bool target__read_cmdline(pid_t pid, char *buf, size_t sz)
 {
 	char path[64];
+	size_t n;
 	FILE *f;
 
-	snprintf(buf, sz, "pid %d", (int)pid);
+	buf[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	f = fopen(path, "re");
-	if (f) {
-		size_t n = fread(buf, 1, sz - 1, f);
-
-		for (size_t i = 0; i + 1 < n; i++)
-			if (!buf[i])
-				buf[i] = ' ';
-		buf[n] = '\0';
-		fclose(f);
-	}
+	if (!f)
+		return false;
+	n = fread(buf, 1, sz - 1, f);
+	fclose(f);
+	while (n && !buf[n - 1])
+		n--; /* the trailing NUL(s) */
+	for (size_t i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return n > 0;
 }
 
 /* An attached target with room for cnt pids, none set. */
@@ -212,7 +215,8 @@ static void add_pid(struct target *t, pid_t pid)
 	if (!t->pid_cnt++) {
 		t->pid = pid;
 		t->pidfd = t->pidfds[0];
-		read_cmdline(pid, t->cmdline, sizeof(t->cmdline));
+		if (!target__read_cmdline(pid, t->cmdline, sizeof(t->cmdline)))
+			snprintf(t->cmdline, sizeof(t->cmdline), "pid %d", (int)pid);
 	}
 }
 

@@ -102,6 +102,9 @@ bool target__find_allocator(const struct target *t, const char *exe, char *out, 
  */
 bool target__image_allocator(pid_t pid, const char *exe, char *out, size_t sz);
 
+/* The argv of a live process pid, space-joined into buf; false (buf "") if unreadable. */
+bool target__read_cmdline(pid_t pid, char *buf, size_t sz);
+
 /* The parent of process pid, or 0 if it cannot be read. */
 pid_t target__ppid(pid_t pid);
 

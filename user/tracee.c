@@ -11,6 +11,7 @@
 #include "log.h"
 #include "procmaps.h"
 #include "symbolizer.h"
+#include "target.h"
 #include "tracee.h"
 
 struct tracees {
@@ -124,28 +125,6 @@ void tracees__free(struct tracees *ts)
 	free(ts);
 }
 
-/* argv of a live process, space-joined; false if unreadable (gone, kernel thread). */
-static bool read_cmdline(pid_t pid, char *buf, size_t sz)
-{
-	char path[64];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sz - 1, f);
-	fclose(f);
-	while (n && !buf[n - 1])
-		n--; /* the trailing NUL(s) */
-	for (size_t i = 0; i < n; i++)
-		if (!buf[i])
-			buf[i] = ' ';
-	buf[n] = '\0';
-	return n > 0;
-}
-
 static int push(struct tracees *ts, struct tracee *t)
 {
 	if (ts->cnt == ts->cap) {
@@ -184,7 +163,7 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 	}
 	slash = strrchr(t->exe, '/');
 	snprintf(t->prog, sizeof(t->prog), "%s", slash ? slash + 1 : *t->exe ? t->exe : "unknown");
-	if (!read_cmdline(tgid, t->cmdline, sizeof(t->cmdline)))
+	if (!target__read_cmdline(tgid, t->cmdline, sizeof(t->cmdline)))
 		snprintf(t->cmdline, sizeof(t->cmdline), "%s", *t->exe ? t->exe : t->prog);
 	if (ts->opts.name_paths) {
 		tracee_path(ts->opts.output, ts->cnt == 0, tgid, t->prog, t->path, sizeof(t->path));
