@@ -613,7 +613,7 @@ int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 	 * returns (or frees of blocks never sent) at the end of the stream. */
 	l->skel->bss->probes_live = 0;
 	__sync_synchronize();
-	/* Inherited probes are closed in the background (loader_inherit.h): their programs may
+	/* Inherited probes are closed by a thread (loader_inherit.h): their programs may
 	 * still be running past the flag. They run inside an RCU read section, so one grace
 	 * period (membarrier GLOBAL is synchronize_rcu) sees the last of them out. */
 	if (l->inherit && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
@@ -638,6 +638,7 @@ void loader__free(struct loader *l)
 		return;
 	ring_buffer__free(l->rb);
 	detach_links(l, true);
+	loader_inherit__wait(&l->inh); /* begun by loader__stop: overlapped with the output */
 	t1 = mono_ms();
 	alloc_bpf__destroy(l->skel); /* detaches the USDT links stored in skel->links */
 	t2 = mono_ms();

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <sys/ioctl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -53,7 +54,7 @@ static int uprobe_events_write(const char *cmd)
 	return err;
 }
 
-/* A tracer killed before its background closer ran (SIGKILL) leaves its tracefs events:
+/* A tracer killed before its closer thread ran (SIGKILL) leaves its tracefs events:
  * delete those of tracers that no longer exist, once, before making ours. */
 static void delete_stale_events(void)
 {
@@ -156,8 +157,8 @@ static int push_link(struct inherit_links *ls, struct bpf_link *link)
 	return 0;
 }
 
-/* Close every descriptor of this (forked) process but 0-2 and the n in keep. */
-static void keep_only(const int *keep, size_t n)
+/* Close every descriptor of this (forked) process but 0-2. */
+static void close_inherited_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
@@ -167,11 +168,7 @@ static void keep_only(const int *keep, size_t n)
 		return;
 	while ((e = readdir(d))) {
 		int fd = (int)strtol(e->d_name, NULL, 10);
-		bool kept = fd < 3 || fd == dfd;
-
-		for (size_t i = 0; i < n && !kept; i++)
-			kept = keep[i] == fd;
-		if (!kept)
+		if (fd >= 3 && fd != dfd)
 			close(fd);
 	}
 	closedir(d);
@@ -197,7 +194,7 @@ static int carrier_pid(struct inherit_links *ls)
 	if (pid == 0) {
 		/* Hold nothing of the tracer's: a held target's go pipe kept open here would
 		 * keep it from ever seeing the tracer give up on it. */
-		keep_only(NULL, 0);
+		close_inherited_fds();
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (;;)
 			pause();
@@ -340,52 +337,35 @@ static void close_all(struct inherit_links *ls)
 	}
 }
 
+static void *closer(void *arg)
+{
+	close_all(arg);
+	return NULL;
+}
+
 void loader_inherit__detach(struct inherit_links *ls)
 {
-	pid_t pid;
-
-	if (!ls->cnt && !ls->fd_cnt && !ls->ev_cnt)
+	if (ls->closing || (!ls->cnt && !ls->fd_cnt && !ls->ev_cnt))
 		return;
 	/*
 	 * Closing the last perf event of a uprobe unregisters it and waits for RCU grace
 	 * periods under the kernel's event_mutex: ~100 ms per probe, one after the other
 	 * (31 probes: 3.1 s here), whatever the number of threads closing. The programs are
-	 * silenced already (probes_live), so the close can happen after the tracer is gone:
-	 * a grandchild (never ours to reap) holds copies of the fds, closes them, deletes the
-	 * tracefs events and exits; this process drops its copies at once.
+	 * silenced already (probes_live), so a thread closes them while the profiles are
+	 * written. Not a process outliving the tracer: the next tracer's attach would wait
+	 * behind it on event_mutex (3 s: a short-lived --pid target was gone by then).
 	 */
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		int *keep = malloc((ls->cnt + ls->fd_cnt + 1) * sizeof(*keep));
-		size_t k = 0;
-
-		if (fork() != 0)
-			_exit(0);
-		/* Keep no pipe of the tracer's caller open (it would wait for this), nor a
-		 * held target's: only the perf events being closed. */
-		for (int fd = 0; fd < 3 && null >= 0; fd++)
-			dup2(null, fd);
-		for (size_t i = 0; keep && i < ls->cnt; i++)
-			keep[k++] = bpf_link__fd(ls->v[i]);
-		for (size_t i = 0; keep && i < ls->fd_cnt; i++)
-			keep[k++] = ls->fds[i];
-		if (keep)
-			keep_only(keep, k);
-		free(keep);
-		setsid();
+	ls->closing = true;
+	ls->threaded = !pthread_create(&ls->thread, NULL, closer, ls);
+	if (!ls->threaded)
 		close_all(ls);
-		_exit(0);
-	}
-	if (pid > 0) {
-		waitpid(pid, NULL, 0);
-		for (size_t i = 0; i < ls->cnt; i++)
-			bpf_link__destroy(ls->v[i]); /* our copy: the grandchild holds its own */
-		for (size_t i = 0; i < ls->fd_cnt; i++)
-			close(ls->fds[i]);
-	} else {
-		close_all(ls); /* no background: close here, slowly */
-	}
+}
+
+void loader_inherit__wait(struct inherit_links *ls)
+{
+	loader_inherit__detach(ls);
+	if (ls->threaded)
+		pthread_join(ls->thread, NULL);
 	if (ls->carrier > 0) {
 		kill(ls->carrier, SIGKILL);
 		waitpid(ls->carrier, NULL, 0);

@@ -19,6 +19,7 @@
 #define TRACER_LOADER_INHERIT_H
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
@@ -53,6 +54,8 @@ struct inherit_links {
 	size_t ev_cnt, ev_cap;
 	pid_t group;		 /* the tracefs group is tracer_<group> (the tracer's pid) */
 	pid_t carrier;		 /* the idle child whose perf events carry the programs */
+	bool closing, threaded;	 /* loader_inherit__detach began; in a thread */
+	pthread_t thread;
 };
 
 /*
@@ -65,9 +68,12 @@ int loader_inherit__attach(struct inherit_links *ls, struct bpf_program *entry,
 			   struct bpf_program *ret, const char *path,
 			   const struct inherit_probe *probes, size_t cnt, pid_t pid);
 
-/* Detach every probe: the perf events are closed and the tracefs events deleted in a
- * background process (each close waits ~100 ms, see loader_inherit.c); the programs must
- * be silenced first. */
+/* Begin detaching every probe: a thread closes the perf events and deletes the tracefs
+ * events (each close waits ~100 ms, see loader_inherit.c); the programs must be silenced
+ * first. Idempotent. */
 void loader_inherit__detach(struct inherit_links *ls);
+
+/* Detach (if not begun), wait until it is done, and free ls's memory. */
+void loader_inherit__wait(struct inherit_links *ls);
 
 #endif
