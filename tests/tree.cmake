@@ -14,3 +14,13 @@ target_compile_definitions(tree_e2e_test PRIVATE
 	TREE_NODE_BIN="$<TARGET_FILE:tree_node>")
 add_dependencies(tree_e2e_test tracer tree_node)
 tracer_test_timeout(tree_e2e_test 900)
+
+# The same program linked statically: a child whose allocator is its own executable, not
+# the parent's libc (probed at its exec hold point).
+add_executable(tree_node_static ${CMAKE_CURRENT_SOURCE_DIR}/data/tree/tree_node.c)
+target_compile_options(tree_node_static PRIVATE -O1 -g -fno-omit-frame-pointer -fno-sanitize=all)
+target_link_options(tree_node_static PRIVATE -static -fno-sanitize=all)
+set_target_properties(tree_node_static PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tree)
+add_dependencies(tree_e2e_test tree_node_static)
+target_compile_definitions(tree_e2e_test PRIVATE
+	TREE_NODE_STATIC_BIN="$<TARGET_FILE:tree_node_static>")

@@ -86,16 +86,15 @@ static void expect_image(const struct image *img, size_t n, const char *tail, ui
 		     f->cmd, (unsigned long long)f->blocks, (unsigned long long)blocks);
 }
 
-/* `tree_node 4` traced alone (--no-follow): its blocks and bytes. */
-static void alone(const char *dir, uint64_t *blocks, uint64_t *bytes)
+/* `prog 4` traced alone (--no-follow): its blocks and bytes. */
+static void alone(const char *dir, const char *prog, uint64_t *blocks, uint64_t *bytes)
 {
 	char cmd[2048], path[1200], err[512], *out = NULL;
 	struct dhat_profile *p;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/alone.json", dir);
-	snprintf(cmd, sizeof(cmd), "%s -q --no-follow -o %s -- %s 4 2>&1", TRACER_BIN, path,
-		 TREE_NODE_BIN);
+	snprintf(cmd, sizeof(cmd), "%s -q --no-follow -o %s -- %s 4 2>&1", TRACER_BIN, path, prog);
 	rc = e2e_run(cmd, &out);
 	cr_assert_eq(rc, 0, "alone: %d\n%s", rc, out);
 	free(out);
@@ -118,7 +117,7 @@ Test(tree_e2e, shell_running_two_programs, .timeout = TEST_TIMEOUT(300))
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("tree-sh");
-	alone(dir, &blocks, &bytes);
+	alone(dir, TREE_NODE_BIN, &blocks, &bytes);
 	cr_expect_eq(blocks, 4, "tree_node 4 alone: %llu blocks", (unsigned long long)blocks);
 	snprintf(path, sizeof(path), "%s/sh.json", dir);
 	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- sh -c '%s 4; %s 9' 2>&1", TRACER_BIN, path,
@@ -180,6 +179,39 @@ Test(tree_e2e, three_levels_with_an_exec_in_the_middle, .timeout = TEST_TIMEOUT(
 	/* The level-1 image (3) and level 2 after exec (7) share their command lines with
 	 * their forked children (0 each). */
 	cr_expect_eq(sum, 3 + 5 + 7 + 11, "%llu blocks in all", (unsigned long long)sum);
+	free(dir);
+}
+
+/* A child whose allocator is not its parent's: a static executable run by sh is probed in
+ * its own file at its exec, and counts what it counts alone. */
+Test(tree_e2e, static_child_probed_in_its_own_executable, .timeout = TEST_TIMEOUT(300))
+{
+	char *dir, *out = NULL, cmd[4096], path[1200], tail[1200];
+	struct image img[IMAGES_MAX];
+	const struct image *f = NULL;
+	uint64_t blocks, bytes;
+	size_t n;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("tree-static");
+	alone(dir, TREE_NODE_STATIC_BIN, &blocks, &bytes);
+	/* Static glibc allocates for itself at startup too: at least the program's 4. */
+	cr_expect_geq(blocks, 4, "alone: %llu blocks", (unsigned long long)blocks);
+	snprintf(path, sizeof(path), "%s/st.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c '%s 4' 2>&1 >/dev/null", TRACER_BIN, path,
+		 TREE_NODE_STATIC_BIN);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 0, "tracer: %d\n%s", rc, out);
+	cr_expect(strstr(out, "probing its allocator in"), "%s", out);
+	free(out);
+	n = load_images(dir, img);
+	snprintf(tail, sizeof(tail), "%s 4", TREE_NODE_STATIC_BIN);
+	cr_assert_eq(count_cmd(img, n, tail, &f), 1, "one image running %s", tail);
+	cr_expect_eq(f->blocks, blocks, "%llu blocks, alone %llu", (unsigned long long)f->blocks,
+		     (unsigned long long)blocks);
+	cr_expect_eq(f->bytes, bytes, "%llu bytes, alone %llu", (unsigned long long)f->bytes,
+		     (unsigned long long)bytes);
 	free(dir);
 }
 
