@@ -106,6 +106,20 @@ static void alone(const char *dir, const char *prog, uint64_t *blocks, uint64_t 
 	unlink(path);
 }
 
+/* Exactly one image runs cmd, with the blocks and bytes the program makes alone. */
+static const struct image *expect_as_alone(const struct image *img, size_t n, const char *cmd,
+					   uint64_t blocks, uint64_t bytes)
+{
+	const struct image *f = NULL;
+
+	cr_assert_eq(count_cmd(img, n, cmd, &f), 1, "one image running %s", cmd);
+	cr_expect_eq(f->blocks, blocks, "%s: %llu blocks, alone %llu", cmd,
+		     (unsigned long long)f->blocks, (unsigned long long)blocks);
+	cr_expect_eq(f->bytes, bytes, "%s: %llu bytes, alone %llu", cmd,
+		     (unsigned long long)f->bytes, (unsigned long long)bytes);
+	return f;
+}
+
 Test(tree_e2e, shell_running_two_programs, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir, *out = NULL, cmd[4096], path[1200], tail[1200];
@@ -130,10 +144,7 @@ Test(tree_e2e, shell_running_two_programs, .timeout = TEST_TIMEOUT(300))
 	cr_expect_eq(n, 5, "%zu profiles", n);
 	cr_expect_eq(access(path, F_OK), 0, "the first image (sh) goes to -o");
 	snprintf(tail, sizeof(tail), "%s 4", TREE_NODE_BIN);
-	expect_image(img, n, tail, 4);
-	cr_assert_eq(count_cmd(img, n, tail, &f), 1);
-	cr_expect_eq(f->blocks, blocks, "same blocks as alone");
-	cr_expect_eq(f->bytes, bytes, "same bytes as alone");
+	f = expect_as_alone(img, n, tail, blocks, bytes);
 	cr_expect(e2e_profile_names(f->path, "tree_node_allocs"), "%s: symbolized", f->path);
 	snprintf(tail, sizeof(tail), "%s 9", TREE_NODE_BIN);
 	expect_image(img, n, tail, 9);
@@ -188,7 +199,6 @@ Test(tree_e2e, static_child_probed_in_its_own_executable, .timeout = TEST_TIMEOU
 {
 	char *dir, *out = NULL, cmd[4096], path[1200], tail[1200];
 	struct image img[IMAGES_MAX];
-	const struct image *f = NULL;
 	uint64_t blocks, bytes;
 	size_t n;
 	int rc;
@@ -207,11 +217,7 @@ Test(tree_e2e, static_child_probed_in_its_own_executable, .timeout = TEST_TIMEOU
 	free(out);
 	n = load_images(dir, img);
 	snprintf(tail, sizeof(tail), "%s 4", TREE_NODE_STATIC_BIN);
-	cr_assert_eq(count_cmd(img, n, tail, &f), 1, "one image running %s", tail);
-	cr_expect_eq(f->blocks, blocks, "%llu blocks, alone %llu", (unsigned long long)f->blocks,
-		     (unsigned long long)blocks);
-	cr_expect_eq(f->bytes, bytes, "%llu bytes, alone %llu", (unsigned long long)f->bytes,
-		     (unsigned long long)bytes);
+	expect_as_alone(img, n, tail, blocks, bytes);
 	free(dir);
 }
 
