@@ -35,6 +35,8 @@
 #include "symbolizer.h"
 #include "target.h"
 #include "trace_summary.h"
+#include "tracee.h"
+#include "tracee_summary.h"
 #include "tracer_exit.h"
 #include "workloads.h"
 
@@ -48,14 +50,15 @@ struct run {
 	struct target *target;
 	struct loader *loader;
 	struct window_probes *window; /* --start-at/--stop-at */
-	struct symbolizer *sym;
+	struct tracees *tracees;      /* one per process image: session, symbolizer, stacks */
+	bool follow;		      /* process trees are followed (not --no-follow) */
+	bool reports_inline;	      /* windowed: each profile's report as it is written */
 	struct alloc_watch *alloc_watch; /* dlopen'd allocators (alloc_watch.h) */
-	struct session *session;
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
-	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
 	struct workloads workloads;   /* --workload: the driver's table */
 	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
 	__u64 dropped_written;		/* records dropped before the last profile was written */
+	__u64 untraced_written;		/* processes not traced, likewise */
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */
@@ -71,49 +74,73 @@ static void on_signal(int sig)
 	stop_requested = sig;
 }
 
-/* stack_source callbacks, ctx = struct run: stack ids are BPF's, or the resolver's in
- * dwarf mode (one kind per run). */
+/* SIGCHLD: a traced process stopped (fork, exec, exit, a signal for it): its handler only
+ * interrupts the poll's epoll_wait, so the stop is handled now, not at the next 20 ms tick
+ * (a tracee waits stopped until then: 20 ms per fork of a shell loop). */
+static void on_sigchld(int sig)
+{
+	(void)sig;
+}
+
+/* A profile being written: the run and the image it belongs to. */
+struct profile_ctx {
+	struct run *r;
+	struct tracee *t;
+};
+
+/* stack_source callbacks, ctx = struct profile_ctx: stack ids are BPF's, or the image's
+ * resolver's in dwarf mode (one kind per run). */
 static int run_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
 {
-	struct run *r = ctx;
+	struct profile_ctx *p = ctx;
 
-	if (r->dwarf)
-		return r->stacks ? dwarf_stacks__stack(r->stacks, id, ips, max) : -ENOENT;
-	return loader__stack(r->loader, id, ips, max);
+	if (p->r->dwarf)
+		return p->t->stacks ? dwarf_stacks__stack(p->t->stacks, id, ips, max) : -ENOENT;
+	return loader__stack(p->r->loader, id, ips, max);
 }
 
 static __u64 run_fn_addr_cb(void *ctx, __u32 fn)
 {
-	return loader__fn_addr(((struct run *)ctx)->loader, fn);
+	return loader__fn_addr(((struct profile_ctx *)ctx)->r->loader, fn);
 }
 
 static const char *run_fn_lib_cb(void *ctx, __u32 fn)
 {
-	return alloc_symbols__obj(loader__alloc_symbols(((struct run *)ctx)->loader), fn);
+	return alloc_symbols__obj(loader__alloc_symbols(((struct profile_ctx *)ctx)->r->loader),
+				  fn);
 }
 
-/* session_profile_fn: write the DHAT file and its conversions, print the seed's report. */
+/* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
+ * print the seed's report now (otherwise at the end: print_reports). */
 static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
 {
-	struct run *r = ctx;
-	const char *cmdline = target__cmdline(r->target);
-	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader),
+	struct tracee *t = ctx;
+	struct run *r = tracees__owner(t->set);
+	struct profile_ctx pc = { r, t };
+	struct stack_source src = { run_stack_cb, run_fn_addr_cb, &pc, loader__libc_path(r->loader),
 				    run_fn_lib_cb };
-	struct frames_ctx fc = { .sym = r->sym, .src = &src };
-	struct dhat_meta meta = { .cmd = cmdline, .pid = target__pid(r->target) };
-	struct probe_counters pc;
+	struct frames_ctx fc = { .sym = t->sym, .src = &src };
+	struct dhat_meta meta = { .cmd = t->cmdline, .pid = t->tgid };
+	struct probe_counters probes;
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
 	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
+	struct profile_output_opts out = r->out;
 	char path[PATH_MAX], err[512];
 	bool written;
 
-	if (r->sym)
-		symbolizer__refresh_maps(r->sym);
-	/* A dropped record's profile is unknown: charge it to the one open when it was lost. */
-	loader__counters(r->loader, &pc);
-	meta.lost.n[DHAT_LOST_DROPPED] = pc.dropped - r->dropped_written;
-	r->dropped_written = pc.dropped;
-	if (profile_output__write(&r->out, c, name, &fc, &meta, name ? name : cmdline, path,
+	/* An image that exec'd away must not take the new image's maps. */
+	if (t->sym && !t->ended)
+		symbolizer__refresh_maps(t->sym);
+	if (*t->path)
+		out.output = t->path;
+	/* A dropped record's profile is unknown: charge it to the one open when it was lost;
+	 * likewise a process seen but not traced. */
+	loader__counters(r->loader, &probes);
+	meta.lost.n[DHAT_LOST_DROPPED] = probes.dropped - r->dropped_written;
+	r->dropped_written = probes.dropped;
+	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
+	r->untraced_written = probes.untraced_procs;
+	if (profile_output__write(&out, c, name, &fc, &meta, name ? name : t->cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;
 	r->cut_short += fc.cut_short;
@@ -121,7 +148,12 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	if (!written)
 		return 0; /* keep tracing: later windows may still be written */
 	r->profiles_written++;
-	ropts.title = name && *name ? name : cmdline;
+	snprintf(t->written_path, sizeof(t->written_path), "%s", path);
+	t->written = true;
+	t->totals = *collector__totals(c);
+	if (!r->reports_inline)
+		return 0;
+	ropts.title = name && *name ? name : t->cmdline;
 	ropts.unit = w ? w->unit : NULL;
 	ropts.iterations = w ? iterations : 0;
 	if (!r->report_out)
@@ -132,50 +164,103 @@ static int on_profile(void *ctx, struct collector *c, const char *name, __u64 it
 	return 0;
 }
 
-/* loader_record_fn: make sure the symbolizer has seen the target's maps while it is alive,
- * show progress, then route the record. */
-static int on_record(void *ctx, const void *data, size_t sz)
+/* Whether every object syms probes is probed already (the loader's first image). */
+static bool objects_probed(const struct alloc_symbols *probed, const struct alloc_symbols *syms)
 {
-	struct run *r = ctx;
-	const struct window_event *w = data;
+	for (__u32 i = 0; i < syms->obj_cnt; i++) {
+		bool found = false;
 
-	if (!r->sym)
-		r->sym = symbolizer__new(target__pid(r->target));
-	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN && w->iterations)
-		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
-		     (unsigned long long)w->iterations);
-	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
-		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
-	if (sz >= sizeof(__u32) && w->type == EV_STACK_SNAPSHOT) {
-		struct alloc_event ev;
-
-		/* Unwound here, before the session: it only ever sees plain records. A
-		 * malformed snapshot goes on as is and is counted as a bad record. */
-		if (!r->stacks && r->dwarf)
-			r->stacks = dwarf_stacks__new(target__pid(r->target));
-		if (r->stacks && !dwarf_stacks__resolve(r->stacks, data, sz, &ev))
-			return session__handle(r->session, &ev, sizeof(ev));
+		for (__u32 j = 0; probed && j < probed->obj_cnt && !found; j++)
+			found = !strcmp(syms->objs[i], probed->objs[j]);
+		if (!found)
+			return false;
 	}
-	return session__handle(r->session, data, sz);
+	return true;
 }
 
-/* target_exit_fn: the spawned child is about to exit; read its maps while they exist. */
-static void on_exit_stop(void *ctx)
+/*
+ * The allocator of a new process image, resolved as its dynamic linker will (the executable,
+ * preloads, DT_NEEDED: alloc_symbols__for_exec). When it lies in objects not probed yet (a
+ * static executable, jemalloc linked in, Rust's shims), probes on them are attached to this
+ * process (inherited by what it creates). With a hold point (spawned, follow) the image has
+ * not run yet.
+ */
+static void attach_allocator_for_image(struct run *r, pid_t pid, const char *exe)
+{
+	struct alloc_symbols *syms;
+	int err;
+
+	if (r->args->lib)
+		return;
+	syms = malloc(sizeof(*syms));
+	if (!syms || alloc_symbols__for_exec(pid, syms) ||
+	    objects_probed(loader__alloc_symbols(r->loader), syms)) {
+		free(syms);
+		return;
+	}
+	err = loader__attach_image(r->loader, pid, syms);
+	if (err)
+		elog("pid %d (%s): cannot probe its allocator in %s: %s\n", (int)pid, exe,
+		     syms->path, strerror(-err));
+	else
+		ilog("pid %d (%s): probing its allocator in %s\n", (int)pid, exe, syms->path);
+	free(syms);
+}
+
+/* tracee_exec_fn: an image opened by an exec record, without a hold point (--pid,
+ * --cgroup): its allocator as early as the record arrives. */
+static void on_image_exec(void *owner, struct tracee *t)
+{
+	attach_allocator_for_image(owner, t->tgid, t->exe);
+}
+
+/* loader_record_fn: every record to the process images (tracee.h). */
+static int on_record(void *ctx, const void *data, size_t sz)
+{
+	return tracees__handle(((struct run *)ctx)->tracees, data, sz);
+}
+
+/* Records up to now, so the tracee of pid is the one its hold point is about. */
+static struct tracee *drain_for(struct run *r, pid_t pid)
+{
+	if (!r->tracees) /* given up before the trace began */
+		return NULL;
+	if (r->loader)
+		loader__poll(r->loader, 0, on_record, r);
+	return tracees__live(r->tracees, pid);
+}
+
+/* target_stop_fn: a process of the tree is about to exit; read its maps while they exist. */
+static void on_exit_stop(void *ctx, pid_t pid)
+{
+	struct tracee *t = drain_for(ctx, pid);
+
+	if (!t || t->ended)
+		return;
+	if (!t->sym)
+		t->sym = symbolizer__new(pid);
+	else
+		symbolizer__refresh_maps(t->sym);
+	if (t->stacks)
+		dwarf_stacks__refresh_maps(t->stacks);
+}
+
+/* target_stop_fn (follow): pid exec'd and waits before its first instruction: its image's
+ * allocator is probed now, so none of its calls is missed. */
+static void on_exec_stop(void *ctx, pid_t pid)
 {
 	struct run *r = ctx;
+	struct tracee *t = drain_for(r, pid);
 
-	if (!r->sym)
-		r->sym = symbolizer__new(target__pid(r->target));
-	else
-		symbolizer__refresh_maps(r->sym);
-	if (r->stacks)
-		dwarf_stacks__refresh_maps(r->stacks);
+	if (t)
+		attach_allocator_for_image(r, pid, t->exe);
 }
 
 /* Once a second on a terminal: event rate, live bytes of the open profile, drops. */
 static void show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
 {
-	const struct collector_totals *t = session__current(r->session);
+	struct tracee *busiest = tracees__busiest(r->tracees);
+	const struct collector_totals *t = busiest ? session__current(busiest->session) : NULL;
 	struct probe_counters pc;
 	__u64 now = mono_now_ns();
 
@@ -189,6 +274,31 @@ static void show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
 	*last_ns = now;
 	*last_events = pc.events;
 	r->progress_shown = true;
+}
+
+/* --cgroup: the processes that entered the cgroup since the last look (not those its
+ * traced processes forked: the fork tracepoint follows them). */
+static void add_new_procs(struct run *r)
+{
+	pid_t pids[256];
+	int n = target__new_procs(r->target, pids, 256);
+
+	if (n > 0)
+		loader__poll(r->loader, 0, on_record, r); /* their FORK records first */
+	for (int i = 0; i < n; i++) {
+		int err;
+
+		if (tracees__live(r->tracees, pids[i]) || loader__is_traced(r->loader, pids[i]) ||
+		    (r->follow && loader__is_traced(r->loader, target__ppid(pids[i]))))
+			continue;
+		err = loader__add_process(r->loader, pids[i]);
+		if (err) {
+			if (err != -ESRCH)
+				elog("cannot trace pid %d: %s\n", (int)pids[i], strerror(-err));
+			continue;
+		}
+		tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns());
+	}
 }
 
 /* Poll until the target exits, a signal arrives, or the duration ends. *wait_status: the
@@ -211,13 +321,13 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		alive = target__alive(r->target, wait_status);
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
-		if (alive && r->sym && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
-			symbolizer__refresh_maps(r->sym);
-			if (r->stacks)
-				dwarf_stacks__refresh_maps(r->stacks);
+		if (alive && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
+			tracees__refresh_maps(r->tracees);
 			alloc_watch__refresh(r->alloc_watch);
 			last_maps_ns = mono_now_ns();
 		}
+		if (alive)
+			add_new_procs(r);
 		if (progress)
 			show_progress(r, &last_ns, &last_events);
 	}
@@ -233,19 +343,25 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 /* The closing summary of the trace on stderr. */
 static void print_counters(struct run *r)
 {
-	struct trace_summary s = { .dwarf = r->dwarf, .session = session__stats(r->session),
+	struct session_stats stats;
+	struct trace_summary s = { .dwarf = r->dwarf, .session = &stats,
 				   .cut_short = r->cut_short,
 				   .stacks = r->stacks_judged };
 
+	tracees__stats(r->tracees, &stats);
 	loader__counters(r->loader, &s.probes);
 	if (r->dwarf) {
 		loader__snapshot_counters(r->loader, &s.snapshots);
-		dwarf_stacks__stats(r->stacks, &s.unwind);
+		tracees__unwind_stats(r->tracees, &s.unwind);
 	}
 	trace_summary__print(r->counters_out, &s);
+	if (tracees__pre_exec_records(r->tracees))
+		vlog("%llu records of the held child before its exec: dropped\n",
+		     (unsigned long long)tracees__pre_exec_records(r->tracees));
 }
 
-/* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h). */
+/* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h).
+ * The first target's image: the probes' hit addresses are per run, not per image. */
 static void warn_no_allocator_call(struct run *r)
 {
 	struct alloc_check_in in = { .pid = target__pid(r->target),
@@ -336,11 +452,13 @@ static int trace_exit_status(const struct run *r, int err, int wait_status, bool
 	return ret;
 }
 
-/* Start the target: argv spawned and held, or the --pid process. */
+/* Start the target: argv spawned and held, the --pid processes, or the --cgroup's. */
 static int start_target(struct run *r, char *const argv[])
 {
-	struct target_opts topts = { .drop_privs = !r->args->as_root,
-				     .on_exit_stop = on_exit_stop, .ctx = r };
+	struct target_opts topts = { .drop_privs = !r->args->as_root, .follow = r->follow,
+				     .on_exit_stop = on_exit_stop, .on_exec_stop = on_exec_stop,
+				     .ctx = r };
+	pid_t missing = 0;
 
 	if (argv) {
 		r->target = target__spawn(argv, &topts);
@@ -350,20 +468,80 @@ static int start_target(struct run *r, char *const argv[])
 		}
 		return TRACER_EXIT_OK;
 	}
-	r->target = target__attach_pid(r->args->pid);
-	if (!r->target && errno == ESRCH) {
-		elog("no such process: %d\n", (int)r->args->pid);
-		return TRACER_EXIT_USAGE;
+	if (r->args->cgroup) {
+		r->target = target__attach_cgroup(r->args->cgroup);
+		if (!r->target && (errno == ENOENT || errno == ESRCH)) {
+			elog("cgroup %s: %s\n", r->args->cgroup,
+			     errno == ENOENT ? "no such cgroup (no cgroup.procs in it)" :
+					       "holds no process");
+			return TRACER_EXIT_USAGE;
+		}
+	} else {
+		r->target = target__attach_pids(r->args->pids, r->args->pid_cnt, &missing);
+		if (!r->target && errno == ESRCH) {
+			elog("no such process: %d\n", (int)missing);
+			return TRACER_EXIT_USAGE;
+		}
 	}
 	if (!r->target) {
-		elog("out of memory\n");
+		elog("cannot attach: %s\n", strerror(errno));
 		return TRACER_EXIT_FAILURE;
 	}
-	r->sym = symbolizer__new(r->args->pid); /* maps first, while it is certainly alive */
 	return TRACER_EXIT_OK;
 }
 
-/* Trace one process: spawned from argv (held until attached), or the running pid. */
+/* The attached targets besides the first (loader__new probed that one): probes and an
+ * image each; their maps are read now, while they certainly live. */
+static int add_targets(struct run *r)
+{
+	size_t cnt;
+	const pid_t *pids = target__pids(r->target, &cnt);
+	int err;
+
+	for (size_t i = 0; i < cnt; i++) {
+		if (i) {
+			err = loader__add_process(r->loader, pids[i]);
+			if (err == -ESRCH) {
+				vlog("pid %d exited before it could be traced\n", (int)pids[i]);
+				continue;
+			}
+			if (err) {
+				elog("cannot trace pid %d: %s\n", (int)pids[i], strerror(-err));
+				return err;
+			}
+		}
+		if (!tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns()))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The closing reports (not windowed): the list of images when there is more than one, then
+ * the report of the one with the most allocations, or of each with --report all. */
+static void print_reports(struct run *r)
+{
+	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
+	size_t cnt = tracees__count(r->tracees);
+	const struct tracee *top = tracee_summary__top(r->tracees);
+	char err[512];
+
+	if (r->reports_inline || !r->report_out)
+		return;
+	if (cnt > 1)
+		tracee_summary__print(r->report_out, r->tracees);
+	for (size_t i = 0; i < cnt; i++) {
+		const struct tracee *t = tracees__at(r->tracees, i);
+
+		if (!t->written || (t != top && !r->args->report_all))
+			continue;
+		ropts.title = t->cmdline;
+		if (report__print_file(r->report_out, t->written_path, &ropts, err, sizeof(err)))
+			elog("report: %s\n", err);
+	}
+	fflush(r->report_out);
+}
+
+/* Trace the target: spawned from argv (held until attached), or running processes. */
 static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
 {
 	struct loader_opts lopts = {
@@ -373,16 +551,25 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.ringbuf_sz = r->args->ringbuf_sz,
 		.stack_copy_sz = r->args->stack_sz,
 	};
-	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
+	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile };
+	struct tracees_opts tops = { .output = r->out.output, .name_paths = !r->out.workloads,
+				     .owner = r };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
 	struct alloc_symbols syms;
 	int wait_status = 0, err, stop_err, ret;
+	size_t target_cnt;
 	pid_t pid;
 
+	/* The workload driver is one process whose windows are the profiles. */
+	r->follow = !r->args->no_follow && !usdt_binary;
+	r->reports_inline = windowed;
 	ret = start_target(r, argv);
 	if (ret)
 		return ret;
 	pid = lopts.pid = target__pid(r->target);
+	target__pids(r->target, &target_cnt);
+	lopts.follow = r->follow;
+	lopts.inherit = target_cnt > 1 || r->args->cgroup;
 	r->dwarf = lopts.unwind_dwarf = choose_unwind(r);
 	/* A held child has not exec'd: its allocator is resolved from the command's files (a
 	 * running process's by the loader, from its maps). -ENOENT: no such command, which
@@ -420,20 +607,26 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		sopts.open_at_start = !r->args->start_at;
 	}
 	sopts.start_ns = mono_now_ns();
-	r->session = session__new(&sopts);
-	if (!r->session) {
+	tops.sopts = sopts;
+	tops.dwarf = r->dwarf;
+	tops.held_root = argv && r->follow ? pid : 0;
+	tops.on_exec = argv ? NULL : on_image_exec; /* spawned: at the exec hold point */
+	r->tracees = tracees__new(&tops);
+	if (!r->tracees) {
 		elog("out of memory\n");
 		return TRACER_EXIT_FAILURE;
 	}
+	if (!argv && add_targets(r))
+		return TRACER_EXIT_FAILURE;
 	err = target__release(r->target);
 	if (err) {
 		elog("cannot run %s: %s\n", argv[0], strerror(-err));
 		return err == -ENOENT ? TRACER_EXIT_USAGE : TRACER_EXIT_FAILURE;
 	}
-	if (!r->sym)
-		r->sym = symbolizer__new(pid); /* exec done: the executable is mapped */
-	if (r->dwarf && !r->stacks)
-		r->stacks = dwarf_stacks__new(pid); /* after exec, like the symbolizer */
+	/* --no-follow: one image, opened once exec is done (the executable is mapped); with
+	 * follow the child's exec record opens it, at its place in the stream. */
+	if (argv && !r->follow && !tracees__live(r->tracees, pid))
+		tracees__open(r->tracees, pid, 0, NULL, sopts.start_ns);
 	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
 
@@ -450,11 +643,10 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		elog("reading the last events: %s\n", strerror(-stop_err));
 		err = err ?: stop_err;
 	}
-	if (session__in_profile(r->session))
-		vlog("closing the open profile (%s)\n",
-		     stop_requested ? "interrupted" : "target ended");
-	err = session__finish(r->session, mono_now_ns()) ?: err;
+	vlog("closing the open profiles (%s)\n", stop_requested ? "interrupted" : "target ended");
+	err = tracees__close_all(r->tracees, mono_now_ns()) ?: err;
 	print_counters(r);
+	print_reports(r);
 	warn_no_allocator_call(r);
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
@@ -545,6 +737,9 @@ int main(int argc, char **argv)
 		return TRACER_EXIT_USAGE;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* SA_RESTART: every other call goes on; epoll_wait is never restarted (signal(7)). */
+	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_sigchld, .sa_flags = SA_RESTART },
+		  NULL);
 	if (args.workload) {
 		ret = cmd_workload(&r);
 	} else {
@@ -553,11 +748,9 @@ int main(int argc, char **argv)
 	}
 	/* The target first: a held child's exit stop may still create the symbolizer. */
 	target__free(r.target);
-	session__free(r.session);
 	window_probes__free(r.window);
 	loader__free(r.loader);
-	dwarf_stacks__free(r.stacks);
-	symbolizer__free(r.sym);
+	tracees__free(r.tracees);
 	alloc_watch__free(r.alloc_watch);
 	if (summary.f) {
 		int err = output__close(&summary, 0);
