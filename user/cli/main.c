@@ -235,6 +235,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		err = err ?: stop_err;
 	}
 	vlog("closing the open profiles (%s)\n", stop_requested ? "interrupted" : "target ended");
+	run__check_allocator_calls(r);
 	err = tracees__close_all(r->tracees, mono_now_ns()) ?: err;
 	run__print_counters(r);
 	run__print_reports(r);

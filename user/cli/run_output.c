@@ -89,6 +89,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	r->dropped_written = probes.dropped;
 	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
 	r->untraced_written = probes.untraced_procs;
+	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = r->allocator_silent;
 	if (profile_output__write(&out, c, name, &fc, &meta, name ? name : t->cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;
@@ -155,15 +156,30 @@ void run__print_counters(struct run *r)
 
 /* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h).
  * The first target's image: the probes' hit addresses are per run, not per image. */
+/* What alloc_check judges: the first target's image (hit addresses are per run). */
+static void allocator_calls(const struct run *r, struct alloc_check_in *in)
+{
+	*in = (struct alloc_check_in){ .pid = target__pid(r->target),
+				       .cmd = target__cmdline(r->target),
+				       .syms = loader__alloc_symbols(r->loader),
+				       .lib = r->args->lib };
+	for (__u32 fn = 0; fn < FN_COUNT; fn++)
+		in->hit[fn] = loader__fn_addr(r->loader, fn) != 0;
+}
+
+void run__check_allocator_calls(struct run *r)
+{
+	struct alloc_check_in in;
+
+	allocator_calls(r, &in);
+	r->allocator_silent = alloc_check__silent(&in);
+}
+
 void run__warn_no_allocator_call(struct run *r)
 {
-	struct alloc_check_in in = { .pid = target__pid(r->target),
-				     .cmd = target__cmdline(r->target),
-				     .syms = loader__alloc_symbols(r->loader),
-				     .lib = r->args->lib };
+	struct alloc_check_in in;
 
-	for (__u32 fn = 0; fn < FN_COUNT; fn++)
-		in.hit[fn] = loader__fn_addr(r->loader, fn) != 0;
+	allocator_calls(r, &in);
 	alloc_check__warn(stderr, &in);
 }
 
