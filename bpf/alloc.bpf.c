@@ -107,7 +107,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define NET_SLOTS 4 /* live net-effect entries per helper call (getline uses 2) */
 
 /* Configuration, set by the loader before load. */
-const volatile __u32 target_tgid = 0;	   /* only this process is traced */
+const volatile __u32 target_tgid = 0;	   /* the first target: always traced (fast path) */
+/* Follow process trees: a traced process's forks become traced (the `traced` map), and
+ * fork/exec/exit are announced in the ring (struct proc_event). */
+const volatile __u32 follow = 0;
 const volatile __u32 window_gated = 0;	   /* drop allocator records while no window is open */
 const volatile __u64 wakeup_threshold = 0; /* unconsumed bytes above which records wake up */
 /* Benchmark only: every program returns 0 at once (the verifier prunes the rest), giving
@@ -133,6 +136,27 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20); /* resized by the loader */
 } events SEC(".maps");
+
+/*
+ * The traced processes besides target_tgid (tgid -> 1): the other --pid targets and the
+ * cgroup's processes, added by userspace, and with `follow` every process a traced one
+ * forks, added by the fork tracepoint before the child runs (so its first call is seen).
+ * The exit tracepoint removes them. The probes themselves reach a child through inherited
+ * perf events (user/loader_inherit.c); this map only says whose calls are records.
+ */
+#define TRACED_MAX 16384
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACED_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} traced SEC(".maps");
+
+static __always_inline bool is_traced(__u32 tgid)
+{
+	return tgid == target_tgid || bpf_map_lookup_elem(&traced, &tgid);
+}
 
 /*
  * User stacks, deduplicated by content. Not a BPF_MAP_TYPE_STACK_TRACE: that map keeps one
@@ -241,8 +265,23 @@ struct mm_struct {
 	unsigned long start_stack;
 } __attribute__((preserve_access_index));
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct signal_struct {
+	atomic_t live; /* threads not yet past exit: 0 once the whole group is exiting */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	struct mm_struct *mm;
+	int pid;
+	int tgid;
+	struct signal_struct *signal;
+} __attribute__((preserve_access_index));
+
+struct linux_binprm {
+	const char *filename;
 } __attribute__((preserve_access_index));
 
 /* mm->start_stack: where _start found argc, the top of the main thread's stack (every frame
@@ -386,6 +425,8 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 		return -EINVAL;
 	s->ev.type = EV_STACK_SNAPSHOT;
 	s->ev.tid = (__u32)bpf_get_current_pid_tgid();
+	s->ev.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	s->ev.pad = 0;
 	s->ev.ts_ns = bpf_ktime_get_ns();
 	s->ev.addr = addr;
 	s->ev.old_addr = old_addr;
@@ -434,6 +475,8 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 	}
 	e->type = type;
 	e->tid = tid;
+	e->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	e->pad = 0;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->addr = addr;
 	e->old_addr = old_addr;
@@ -743,7 +786,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	__u64 sp, ip;
 	struct call_state *st;
 
-	if ((__u32)(id >> 32) != target_tgid)
+	if (!is_traced((__u32)(id >> 32)))
 		return 0;
 
 	/* IP is the probe site; minus its offset, the function's runtime address. Write only
@@ -868,7 +911,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 	__u64 ret = PT_REGS_RC(ctx);
 	struct call_state *st;
 
-	if ((__u32)(id >> 32) != target_tgid)
+	if (!is_traced((__u32)(id >> 32)))
 		return 0;
 
 	st = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
@@ -942,7 +985,7 @@ static __always_inline int window_mark(__u32 type, __u64 name, __u64 iterations)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct window_event *e;
 
-	if (noop || !probes_live || (__u32)(id >> 32) != target_tgid)
+	if (noop || !probes_live || !is_traced((__u32)(id >> 32)))
 		return 0;
 	if (type == EV_WINDOW_BEGIN)
 		window_open = 1;
@@ -950,6 +993,8 @@ static __always_inline int window_mark(__u32 type, __u64 name, __u64 iterations)
 	if (e) {
 		e->type = type;
 		e->tid = (__u32)id;
+		e->tgid = (__u32)(id >> 32);
+		e->pad = 0;
 		e->ts_ns = bpf_ktime_get_ns();
 		e->iterations = iterations;
 		if (bpf_probe_read_user_str(e->name, sizeof(e->name), (void *)name) < 0)
@@ -975,4 +1020,76 @@ SEC("usdt")
 int BPF_USDT(window_end, void *name, long iterations)
 {
 	return window_mark(EV_WINDOW_END, (__u64)name, (__u64)iterations);
+}
+
+/* ---- process trees (follow): fork, exec, exit ------------------------------------------
+ *
+ * tp_btf programs: the arguments are the kernel's own typed pointers, read with plain loads.
+ * They run in the context of the process concerned (fork: the parent, exec and exit: the
+ * process itself), so each event is reserved in the ring after every record that process
+ * made before it, and before any it makes after. They ignore probes_live: a fork or exit
+ * during the attach must still update `traced`, and userspace drops what it does not want.
+ */
+static __always_inline void proc_event(__u32 type, __u32 tgid, __u32 parent, const char *file)
+{
+	struct proc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(&counters.dropped);
+		return;
+	}
+	e->type = type;
+	e->tgid = tgid;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->parent_tgid = parent;
+	e->pad = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->filename[0] = '\0';
+	if (file && bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), file) < 0)
+		e->filename[0] = '\0';
+	/* Rare, and userspace acts on them (hold points, new profiles): wake it now. */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	count(&counters.events);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
+
+	/* A new thread is the same process; only a new thread group is a new process. */
+	if (!follow || noop || ptgid == ctgid || !is_traced(ptgid))
+		return 0;
+	if (bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY)) {
+		count(&counters.untraced_procs);
+		return 0;
+	}
+	proc_event(EV_PROC_FORK, ctgid, ptgid, NULL);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(proc_exec, struct task_struct *p, int old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+
+	if (!follow || noop || !is_traced(tgid))
+		return 0;
+	proc_event(EV_PROC_EXEC, tgid, 0, bprm->filename);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(proc_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	/* Once per thread: the group is gone when no thread is left alive (signal->live,
+	 * decremented before this tracepoint). */
+	if (!follow || noop || !is_traced(tgid) || p->signal->live.counter)
+		return 0;
+	proc_event(EV_PROC_EXIT, tgid, 0, NULL);
+	if (tgid != target_tgid)
+		bpf_map_delete_elem(&traced, &tgid);
+	return 0;
 }

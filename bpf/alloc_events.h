@@ -125,7 +125,9 @@ enum event_type {
 	EV_WINDOW_END = 5,   /* struct window_event: the measurement window closes */
 	EV_STACK_SNAPSHOT = 6, /* --unwind dwarf: an EV_ALLOC/EV_REALLOC carrying a stack copy
 				* to unwind in userspace (struct stack_snapshot, below) */
-	/* 7..9: kept for the process-tree records (EV_PROC_FORK/EXEC/EXIT, branch proc-tree) */
+	EV_PROC_FORK = 7,  /* struct proc_event: a traced process forked a new traced one */
+	EV_PROC_EXEC = 8,  /* struct proc_event: a traced process exec'd a new image */
+	EV_PROC_EXIT = 9,  /* struct proc_event: the last thread of a traced process exited */
 	EV_DEATH = 10,	       /* struct death_event: a traced process ended (bpf/death.bpf.c) */
 	EV_MAPPING = 11,       /* struct mapping_event + stack: mmap/munmap/mremap/brk of a
 				* traced process (bpf/mappings.bpf.c) */
@@ -141,6 +143,8 @@ struct alloc_event {
 	__u64 size;	 /* requested bytes (calloc: nmemb*size); 0 for FREE */
 	__s32 stack_id;	 /* `stacks` map key (struct stack_val), STACK_ID_SNAPSHOT, or -errno */
 	__u32 fn;	 /* enum alloc_fn: the outermost allocator function called */
+	__u32 tgid;	 /* process (thread group) of the caller: which profile it goes to */
+	__u32 pad;
 };
 
 /*
@@ -186,6 +190,31 @@ struct window_event {
 	__u64 ts_ns;			/* bpf_ktime_get_ns() */
 	__u64 iterations;		/* measured iterations announced by the driver (0 if none) */
 	char name[WINDOW_NAME_LEN];	/* workload name, NUL-terminated (may be truncated) */
+	__u32 tgid;			/* process that crossed the mark */
+	__u32 pad;
+};
+
+/*
+ * EV_PROC_FORK, EV_PROC_EXEC, EV_PROC_EXIT: the life of the traced processes, from the
+ * sched_process_{fork,exec,exit} tracepoints (only when following process trees). They go
+ * through the same ring as the allocator records, so a process's records all lie between
+ * its FORK (or EXEC) and its next EXEC or EXIT: userspace opens and closes one profile per
+ * process image at exactly those points of the stream.
+ *   FORK  tgid = the child, parent_tgid = the traced parent (the child runs its image)
+ *   EXEC  tgid = the process, filename = the path given to execve (bprm->filename)
+ *   EXIT  tgid = the process; its last thread is gone, no record of it follows
+ */
+#define PROC_FILENAME_LEN 256
+#define PROC_COMM_LEN	  16
+
+struct proc_event {
+	__u32 type;	   /* enum event_type */
+	__u32 tgid;	   /* the process */
+	__u64 ts_ns;	   /* bpf_ktime_get_ns() */
+	__u32 parent_tgid; /* FORK: the process that forked; 0 otherwise */
+	__u32 pad;
+	char comm[PROC_COMM_LEN];	  /* the task's comm at the event, NUL-terminated */
+	char filename[PROC_FILENAME_LEN]; /* EXEC: the new image's path; "" otherwise */
 };
 
 /*
@@ -200,6 +229,8 @@ struct probe_counters {
 	__u64 unmatched_returns;  /* a uretprobe fired with no entry recorded for its thread */
 	__u64 entry_overflow;	  /* entry could not be stored (inflight map full) */
 	__u64 nested_calls;	  /* allocator calls made by another allocator call: not counted */
+	__u64 untraced_procs;	  /* a traced process forked one that could not be followed
+				   * (process table map full) */
 };
 
 /*

@@ -40,6 +40,8 @@ static __always_inline int emit(__u32 type, const volatile char *name)
 	}
 	e->type = type;
 	e->tid = (__u32)id;
+	e->tgid = (__u32)(id >> 32); /* the profile it belongs to */
+	e->pad = 0;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->iterations = 0;
 	for (int i = 0; i < WINDOW_NAME_LEN; i++)

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dhat_lost.h"
 #include "e2e_util.h"
 #include "test_timeout.h"
 
@@ -287,11 +288,21 @@ Test(alloc_resolve, empty_trace_warns, .timeout = TEST_TIMEOUT(120))
 		char *dir = e2e_tmpdir("empty"), *out = NULL;
 		int st = trace(dir, empty_traces[i].bin, &out);
 
+		char path[1100], err[512];
+		struct dhat_profile *p;
+
 		cr_assert_eq(st, 0, "%s", out);
 		cr_expect(strstr(out, "tracer: warning: pid "), "%s", out);
 		for (size_t k = 0; k < 3; k++)
 			cr_expect(strstr(out, empty_traces[i].says[k]), "no '%s' in:\n%s",
 				  empty_traces[i].says[k], out);
+		/* The file records it too: a report of it later says it is incomplete. */
+		snprintf(path, sizeof(path), "%s/ours.json", dir);
+		p = dhat_profile__load(path, err, sizeof(err));
+		cr_assert_not_null(p, "%s", err);
+		cr_expect(p->has_lost && p->lost.n[DHAT_LOST_NO_ALLOC_CALLS] == 1,
+			  "%s: no noAllocatorCalls in its \"lost\" object", path);
+		dhat_profile__free(p);
 		free(out);
 		free(dir);
 	}

@@ -18,6 +18,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,14 +146,16 @@ static void check_oom_file(const char *path)
 	free(out);
 }
 
-/* `tracer OPTS -o DIR/NAME -- CMD` with the leak in a fresh memory cgroup (removed after):
- * the shell joins the cgroup, then becomes the program (same pid, traced from exec). Returns
- * the tracer's status; its output in *out, the profile's path in path. */
+/* `tracer OPTS -o DIR/leak.json -- CMD` with the leak in a fresh memory cgroup (removed
+ * after): the shell joins the cgroup, then becomes the program (same pid, traced from exec).
+ * The shell's image is leak.json, the program's leak.<pid>.death_oom_leak.json (one profile
+ * per image). Returns the tracer's status; its output in *out, the program's profile in path. */
 static int trace_leak_in_memcg(const char *tag, const char *opts, const char *prog_opts, char *path,
 			       size_t sz, char **out)
 {
 	char *dir = e2e_tmpdir(tag), cmd[2048];
 	struct memcg m;
+	glob_t g;
 	int st;
 
 	memcg_create(&m, tag);
@@ -161,6 +164,12 @@ static int trace_leak_in_memcg(const char *tag, const char *opts, const char *pr
 		 TRACER_BIN, opts, path, m.procs, OOM_LEAK_BIN, prog_opts);
 	st = e2e_run(cmd, out);
 	memcg_remove(&m);
+	snprintf(cmd, sizeof(cmd), "%s/leak.*.death_oom_leak.json", dir);
+	if (!glob(cmd, 0, NULL, &g) && g.gl_pathc == 1)
+		snprintf(path, sz, "%s", g.gl_pathv[0]);
+	else
+		snprintf(path, sz, "%s/leak.<pid>.death_oom_leak.json (missing)", dir);
+	globfree(&g);
 	free(dir);
 	return st;
 }
@@ -229,10 +238,26 @@ Test(death_e2e, oom_kill_in_a_memory_cgroup_under_pid, .timeout = TEST_TIMEOUT(1
 	free(dir);
 }
 
+/* The profile of data/death/segv.c: killed by SIGSEGV at SEGV_ADDR, fill()'s pages live. */
+static void check_segv_file(const char *path)
+{
+	char err[512];
+	struct dhat_profile *p = dhat_profile__load(path, err, sizeof(err));
+
+	cr_assert_not_null(p, "%s", err);
+	cr_assert(p->has_death, "%s: no \"death\" object", path);
+	cr_expect_eq(p->death.cause, DHAT_DEATH_SIGNAL);
+	cr_expect_eq(p->death.signo, SIGSEGV);
+	cr_expect(p->death.has_addr && p->death.addr == strtoull(SEGV_ADDR, NULL, 16),
+		  "fault address %#llx", (unsigned long long)p->death.addr);
+	/* The 16 pages of fill() are live at death. */
+	cr_expect_geq(p->end_bytes, 16 * 4096);
+	dhat_profile__free(p);
+}
+
 Test(death_e2e, sigsegv_cause_and_faulting_address, .timeout = TEST_TIMEOUT(60))
 {
-	char *dir, cmd[2048], path[1024], err[512], *out = NULL;
-	struct dhat_profile *p;
+	char *dir, cmd[2048], path[1024], *out = NULL;
 	int st;
 
 	E2E_REQUIRE_ROOT();
@@ -244,21 +269,42 @@ Test(death_e2e, sigsegv_cause_and_faulting_address, .timeout = TEST_TIMEOUT(60))
 	cr_expect(strstr(out, "killed by SIGSEGV at address " SEGV_ADDR ": live heap ") != NULL,
 		  "%s", out);
 	free(out);
-	p = dhat_profile__load(path, err, sizeof(err));
-	cr_assert_not_null(p, "%s", err);
-	cr_assert(p->has_death, "no \"death\" object");
-	cr_expect_eq(p->death.cause, DHAT_DEATH_SIGNAL);
-	cr_expect_eq(p->death.signo, SIGSEGV);
-	cr_expect(p->death.has_addr && p->death.addr == strtoull(SEGV_ADDR, NULL, 16),
-		  "fault address %#llx", (unsigned long long)p->death.addr);
-	/* The 16 pages of fill() are live at death. */
-	cr_expect_geq(p->end_bytes, 16 * 4096);
-	dhat_profile__free(p);
+	check_segv_file(path);
 	snprintf(cmd, sizeof(cmd), "grep -c '\"faultAddr\":\"" SEGV_ADDR "\"' %s", path);
 	cr_expect_eq(e2e_run(cmd, NULL), 0, "the file does not record the address");
 	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
 	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", path, out);
 	free(out);
+	free(dir);
+}
+
+/* A process tree: sh forks the program, which dies of SIGSEGV, then exits 3 itself. Each
+ * image's profile records its own end: the child's the signal and its address (its exit
+ * record comes before its death record and must not close the profile without the cause),
+ * sh's its exit status. */
+Test(death_e2e, forked_child_death_in_its_own_profile, .timeout = TEST_TIMEOUT(60))
+{
+	char *dir, cmd[2048], path[1024], err[512], *out = NULL;
+	struct dhat_profile *p;
+	glob_t g;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-tree");
+	snprintf(path, sizeof(path), "%s/sh.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c '%s; exit 3' 2>&1", TRACER_BIN, path, SEGV_BIN);
+	st = e2e_run(cmd, &out);
+	cr_expect_eq(st, 3, "tracer -- CMD exited %d:\n%s", st, out);
+	free(out);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_expect(p->has_death && p->death.cause == DHAT_DEATH_EXIT && p->death.status == 3,
+		  "sh: its exit (status 3) is not recorded");
+	dhat_profile__free(p);
+	snprintf(cmd, sizeof(cmd), "%s/sh.*.death_segv.json", dir);
+	cr_assert(!glob(cmd, 0, NULL, &g) && g.gl_pathc == 1, "no single %s", cmd);
+	check_segv_file(g.gl_pathv[0]);
+	globfree(&g);
 	free(dir);
 }
 
@@ -300,7 +346,7 @@ Test(death_e2e, snapshot_at_rss_writes_exactly_one, .timeout = TEST_TIMEOUT(120)
 	*strrchr(dir, '/') = '\0'; /* the profile's directory */
 	cr_assert_eq(count_snapshots(dir, snap, sizeof(snap)), 1, "not exactly one snapshot in %s",
 		     dir);
-	cr_expect(strstr(snap, "leak-snapshot-1.json") != NULL, "%s", snap);
+	cr_expect(strstr(snap, ".death_oom_leak-snapshot-1.json") != NULL, "%s", snap);
 	s = dhat_profile__load(snap, err, sizeof(err));
 	cr_assert_not_null(s, "%s", err);
 	p = dhat_profile__load(path, err, sizeof(err));

@@ -268,3 +268,14 @@ const char *e2e_invariants(const struct dhat_profile *p)
 	}
 	return NULL;
 }
+
+bool e2e_profile_names(const char *path, const char *name)
+{
+	struct dhat_profile *p = dhat_profile__load(path, NULL, 0);
+	bool named = false;
+
+	for (size_t i = 0; p && i < p->ftbl_cnt && !named; i++)
+		named = strstr(p->ftbl[i], name) != NULL;
+	dhat_profile__free(p);
+	return named;
+}

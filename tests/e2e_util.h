@@ -60,6 +60,9 @@ const struct site_total *e2e_site_find(const struct site_total *s, size_t n, con
  */
 char *e2e_callers(const struct dhat_profile *p, const struct dhat_pp *pp);
 
+/* True if the profile at path loads and names a frame containing name. */
+bool e2e_profile_names(const char *path, const char *name);
+
 /* Check the DHAT invariants of a profile; returns NULL or a static description of the
  * first violation. */
 const char *e2e_invariants(const struct dhat_profile *p);

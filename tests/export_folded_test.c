@@ -27,6 +27,9 @@ static const struct {
      "malloc", NULL, "/usr/libexec/valgrind/vgpreload_dhat-amd64-linux.so", 0, 0, "malloc"},
     {"0x401AB77: ??? (in /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)", 0x401AB77, "???", NULL,
      "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 0, 0, "[ld-linux-x86-64.so.2]"},
+    /* an unnamed frame with its address in the module (symbolizer): the object is OBJ */
+    {"0x55D000006E8C: ??? (in /usr/bin/sort+0x6e8c)", 0x55D000006E8C, "???", NULL,
+     "/usr/bin/sort", 0, 0, "[sort]"},
     {"0x80483BF: really (in ?\?\?)", 0x80483BF, "really", NULL, NULL, 0, 0, "really"},
     {"0x80483BF: ??? (a.c:20)", 0x80483BF, "???", "a.c", NULL, 20, 0, "???"},
     {"0x80483BF: ???", 0x80483BF, "???", NULL, NULL, 0, 0, "???"},

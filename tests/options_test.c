@@ -123,7 +123,26 @@ Test(options, argv_vectors)
 	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/proc/self/exe",
 			      "--summary", "s.txt", "--", "ls", "-l", NULL };
 	const char *bare_cmd[] = { "tracer", "-v", "ls", "-q", NULL };
+	const char *pids[] = { "tracer", "--pid", "42,43,7", "--report", "all", NULL };
+	const char *cgroup[] = { "tracer", "--cgroup", "/sys/fs/cgroup/x", "--no-follow", NULL };
 	char *out, *errs;
+
+	cr_assert_eq(tu_run_cli(parse, pids, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect_eq(parsed.pid_cnt, 3);
+	cr_expect_eq(parsed.pid, 42);
+	cr_expect_eq(parsed.pids[1], 43);
+	cr_expect_eq(parsed.pids[2], 7);
+	cr_expect(parsed.report_all);
+	cr_expect(!parsed.no_follow);
+	free(out);
+	free(errs);
+
+	cr_assert_eq(tu_run_cli(parse, cgroup, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect_str_eq(parsed.cgroup, "/sys/fs/cgroup/x");
+	cr_expect(parsed.no_follow);
+	cr_expect_eq(parsed.pid_cnt, 0);
+	free(out);
+	free(errs);
 
 	cr_assert_eq(tu_run_cli(parse, workload, &out, &errs), OPT_GO_ON, "%s", errs);
 	cr_expect_str_eq(parsed.workload, "all");
@@ -227,7 +246,12 @@ Test(options, bad_usage)
 		{ parse, { "tracer", "-x", NULL }, "invalid option -- 'x'\ntry 'tracer --help'\n" },
 		{ parse, { "tracer", "-w", NULL },
 		  "option requires an argument -- 'w'\ntry 'tracer --help'\n" },
-		{ parse, { "tracer", NULL }, "give exactly one of --workload NAME, --pid PID or -- CMD" },
+		{ parse, { "tracer", NULL },
+		  "give exactly one of --workload NAME, --pid PID, --cgroup PATH or -- CMD" },
+		{ parse, { "tracer", "--cgroup", "/c", "--pid", "3", NULL }, "give exactly one of" },
+		{ parse, { "tracer", "--pid", "3,", NULL }, "--pid needs process ids separated" },
+		{ parse, { "tracer", "--pid", "3,x", NULL }, "--pid needs process ids separated" },
+		{ parse, { "tracer", "--report", "some", "ls", NULL }, "--report takes top or all" },
 		{ parse, { "tracer", "-w", "all", "--pid", "3", NULL }, "give exactly one of" },
 		{ parse, { "tracer", "--top", "0", "--", "ls", NULL },
 		  "--top needs a positive number, not '0'" },

@@ -75,15 +75,20 @@ static const char *write_fixture(const char *name)
 	cr_expect_eq(tu_golden(golden, text, strlen(text)), 0,                                      \
 		     "output differs from %s (UPDATE_GOLDEN=1 to accept):\n%s", golden, text)
 
+/* --bytes: the exact figures, as before human units; then the default, in KiB/MiB. */
 Test(report, golden_summary_of_our_file)
 {
 	struct report_opts opts = { .title = "prog-c", .unit = "one run of prog.c",
-				    .iterations = 4 };
+				    .iterations = 4, .exact_bytes = true };
 	const char *path = write_fixture("prog.json");
 	char err[256] = "", *out = NULL;
 
 	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
 	EXPECT_GOLDEN(TESTS_SRC_DIR "/data/report_prog_c.golden.txt", out);
+	free(out);
+	opts.exact_bytes = false;
+	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
+	EXPECT_GOLDEN(TESTS_SRC_DIR "/data/report_prog_c.human.golden.txt", out);
 	free(out);
 }
 
@@ -128,11 +133,11 @@ Test(report, defaults_and_gzip_input)
 		"  prog.json.gz\n"
 		"--------------------------------------------------------------\n"
 		"  total allocations :            7\n"
-		"  total bytes       :          526\n"
+		"  total bytes       :        526 B\n"
 		"  peak live blocks  :            2\n"
-		"  peak live bytes   :          280\n"
+		"  peak live bytes   :        280 B\n"
 		"  end live blocks   :            1\n"
-		"  end live bytes    :           32\n"
+		"  end live bytes    :         32 B\n"
 		"\n  top program points by TOTAL BYTES\n";
 
 	cr_expect(!strncmp(out, want, strlen(want)), "%s", out);
@@ -146,7 +151,7 @@ Test(report, per_iteration_rounding)
 		"{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
 		"\"bkacc\":false,\"tu\":\"instrs\",\"Mtu\":\"Minstr\",\"cmd\":\"x\",\"pid\":1,"
 		"\"te\":1,\"pps\":[{\"tb\":7,\"tbk\":5,\"fs\":[1]}],\"ftbl\":[\"[root]\",\"g\"]}");
-	struct report_opts opts = { .iterations = 2 };
+	struct report_opts opts = { .iterations = 2, .exact_bytes = true };
 	char err[256] = "", *out = NULL;
 
 	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
@@ -156,13 +161,20 @@ Test(report, per_iteration_rounding)
 		  "%s", out);
 	cr_expect(!strstr(out, "peak live"), "no peak lines without bklt:\n%s", out);
 	free(out);
+	/* human units round the same way */
+	opts.exact_bytes = false;
+	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(out, "  total bytes       :          7 B   (         4 B per iter)\n"),
+		  "%s", out);
+	free(out);
 }
 
 /* A real Valgrind DHAT file (mode "heap", rb/wb/acc present), produced right now. */
 Test(report, reads_real_valgrind_file)
 {
 	char dir[512], file[700], cmd[2048], err[256] = "", *out = NULL;
-	struct report_opts opts = { .title = "valgrind prog.c", .sort = REPORT_SORT_PEAK };
+	struct report_opts opts = { .title = "valgrind prog.c", .sort = REPORT_SORT_PEAK,
+				    .exact_bytes = true };
 	struct dhat_profile *p;
 	cJSON *j;
 
@@ -640,9 +652,14 @@ Test(report, accepts_what_the_viewer_accepts)
 	char err[256] = "", *out = NULL;
 	struct dhat_profile *p;
 
-	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
+	struct report_opts exact = { .exact_bytes = true };
+
+	cr_expect_eq(run_report(path, &exact, &out, err, sizeof(err)), 0, "%s", err);
 	cr_expect(strstr(out, "  total blocks      :            2\n"), "%s", out); /* verb "A" */
 	cr_expect(strstr(out, "  total bytes       : 18446744073709551615\n"), "%s", out);
+	free(out);
+	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(out, "  total bytes       :    16.00 EiB\n"), "%s", out);
 	free(out);
 	p = dhat_profile__load(path, err, sizeof(err));
 	cr_assert_not_null(p, "%s", err);
@@ -757,7 +774,11 @@ Test(report, cli_report_exit_codes)
 	const char *skip_argv[] = { "report", DATA "vg_adhoc.json", "--skip", "g ", "--skip=f",
 				    NULL };
 	cr_expect_eq(tu_run_cli(cli_report, skip_argv, &out, &errs), 0, "%s", errs);
-	cr_expect(strstr(out, "   main (adhoc.c:4)\n"), "%s", out);
+	/* all three are main's now, told apart by what main called (g directly, or through f
+	 * from two addresses on one line) */
+	cr_expect(strstr(out, "   main (adhoc.c:4)  [g (adhoc.c:2)]\n"), "%s", out);
+	cr_expect(strstr(out, "   main (adhoc.c:4)  [f (adhoc.c:3)]  [at 0x1093C4]\n"), "%s", out);
+	cr_expect(strstr(out, "   main (adhoc.c:4)  [f (adhoc.c:3)]  [at 0x1093BA]\n"), "%s", out);
 	free(out);
 	free(errs);
 
@@ -938,4 +959,163 @@ Test(report, cli_report_warns_about_what_was_lost)
 	cr_expect_str_eq(errs, "");
 	free(out);
 	free(errs);
+}
+
+/* Human units: bytes below 1 KiB exactly, then two decimals of the largest binary unit that
+ * keeps the figure under 1024 (also where rounding would give "1024.00"). */
+Test(report, human_units)
+{
+	static const struct {
+		uint64_t v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0 B" },
+		{ 1023, "1023 B" },
+		{ 1024, "1.00 KiB" },
+		{ 1536, "1.50 KiB" },
+		{ 419603616, "400.17 MiB" },
+		{ 1048575, "1.00 MiB" }, /* 1023.999 KiB rounds up: the next unit */
+		{ 1073741824, "1.00 GiB" },
+		{ UINT64_MAX, "16.00 EiB" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		report__human_bytes(cases[i].v, buf, sizeof(buf));
+		cr_expect_str_eq(buf, cases[i].want, "%llu", (unsigned long long)cases[i].v);
+	}
+}
+
+/* A function calling itself is one frame: runs of one function (lines may differ) keep their
+ * innermost frame; unknown code ("???") is never folded; C++ signatures are one function. */
+Test(report, recursion_folded)
+{
+	const char *f[] = {
+		"PyUnicode_New (unicodeobject.c:1425)", "PyUnicode_New (unicodeobject.c:1410)",
+		"walk (t.c:3)", "walk (t.c:3)", "walk (t.c:9)", "???", "???",
+		"f(int) (a.cc:1)", "f(int) (a.cc:2)", "f(long) (a.cc:5)", "main (m.c:1)",
+	};
+	const char *want[] = {
+		"PyUnicode_New (unicodeobject.c:1425)", "walk (t.c:3)", "???", "???",
+		"f(int) (a.cc:1)", "f(long) (a.cc:5)", "main (m.c:1)",
+	};
+	size_t n = report__fold(f, sizeof(f) / sizeof(f[0]));
+	char *site;
+
+	cr_assert_eq(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++)
+		cr_expect_str_eq(f[i], want[i], "frame %zu", i);
+
+	const char *py[] = {
+		"malloc (in /lib/libc.so.6)",	      "_PyObject_Malloc (obmalloc.c:2003)",
+		"_PyObject_Malloc (obmalloc.c:1996)", "PyUnicode_New (unicodeobject.c:1425)",
+		"PyUnicode_New (unicodeobject.c:1410)", "unicode_result (u.c:7)",
+	};
+	site = report__site(py, 6, NULL);
+	cr_expect_str_eq(site, "PyUnicode_New (unicodeobject.c:1425)  <-  unicode_result (u.c:7)");
+	free(site);
+}
+
+/* Rows that would print the same site show the first frame that tells them apart: below the
+ * site (the plumbing each called, nearest the site first), else above its caller ("#N"
+ * callers up), else (equal text, different addresses) their addresses. */
+Test(report, alike_rows_told_apart)
+{
+	const char *path = put("alike.json", HDR
+		"\"pps\":["
+		/* Rust-like: one line of build(), four std paths */
+		"{\"tb\":400,\"tbk\":4,\"fs\":[1,2,3,6,7]},"
+		"{\"tb\":300,\"tbk\":3,\"fs\":[1,2,4,6,7]},"
+		"{\"tb\":200,\"tbk\":2,\"fs\":[1,5,6,7]},"
+		/* kaish-like: sb_reserve <- sb_add from two callers */
+		"{\"tb\":90,\"tbk\":9,\"fs\":[1,8,9,10,11]},"
+		"{\"tb\":80,\"tbk\":8,\"fs\":[1,8,9,12,11]},"
+		/* same text, different addresses */
+		"{\"tb\":7,\"tbk\":1,\"fs\":[1,13,11]},"
+		"{\"tb\":6,\"tbk\":1,\"fs\":[1,14,11]}"
+		"],\"ftbl\":[\"[root]\","
+		"\"0x1: malloc (in /lib/libc.so.6)\","				/* 1 */
+		"\"0x2: alloc::alloc::alloc (alloc.rs:95)\","			/* 2 */
+		"\"0x3: hashbrown::raw::RawTable::reserve_rehash (mod.rs:1)\","	/* 3 */
+		"\"0x4: alloc::vec::Vec::from_iter (spec.rs:2)\","		/* 4 */
+		"\"0x5: alloc::fmt::format (fmt.rs:3)\","			/* 5 */
+		"\"0x10: rs::build (rs.rs:5)\","				/* 6 */
+		"\"0x11: rs::main (rs.rs:9)\","					/* 7 */
+		"\"0x20: sb_reserve (util.c:31)\","				/* 8 */
+		"\"0x21: sb_add (util.c:43)\","					/* 9 */
+		"\"0x22: expand_word (expand.c:10)\","				/* 10 */
+		"\"0x23: main (m.c:1)\","					/* 11 */
+		"\"0x24: eval_pipe (eval.c:20)\","				/* 12 */
+		"\"0xA1: leaf (l.c:4)\","					/* 13 */
+		"\"0xA7: leaf (l.c:4)\""					/* 14 */
+		"]}");
+	struct report_opts opts = { .title = "t" };
+	char err[256] = "", *out = NULL;
+
+	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(out,
+		"  top program points by TOTAL BYTES\n"
+		"             400 B          4 allocs   "
+		"rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
+		"[hashbrown::raw::RawTable::reserve_rehash (mod.rs:1)]\n"
+		"             300 B          3 allocs   "
+		"rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
+		"[alloc::vec::Vec::from_iter (spec.rs:2)]\n"
+		"             200 B          2 allocs   "
+		"rs::build (rs.rs:5)  <-  rs::main (rs.rs:9)  "
+		"[alloc::fmt::format (fmt.rs:3)]\n"
+		"              90 B          9 allocs   "
+		"sb_reserve (util.c:31)  <-  sb_add (util.c:43)"
+		"  <-  #2 expand_word (expand.c:10)\n"
+		"              80 B          8 allocs   "
+		"sb_reserve (util.c:31)  <-  sb_add (util.c:43)"
+		"  <-  #2 eval_pipe (eval.c:20)\n"
+		"               7 B          1 allocs   "
+		"leaf (l.c:4)  <-  main (m.c:1)  [at 0xA1]\n"
+		"               6 B          1 allocs   "
+		"leaf (l.c:4)  <-  main (m.c:1)  [at 0xA7]\n"),
+		"%s", out);
+	free(out);
+}
+
+/* The still-live section: sites with many blocks live at the end, or old ones, by bytes live
+ * at the end; absent when nothing is live; a line saying so when nothing live is suspect. */
+Test(report, still_live_section)
+{
+#define LIVE_HDR "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":true," \
+		 "\"bkacc\":false,\"tu\":\"µs\",\"Mtu\":\"s\",\"cmd\":\"x\",\"pid\":1,\"te\":1000," \
+		 "\"tg\":10,\"tuth\":1,"
+#define PP(tb, tbk, tl, eb, ebk, f)                                                             \
+	"{\"tb\":" #tb ",\"tbk\":" #tbk ",\"tl\":" #tl ",\"mb\":0,\"mbk\":0,\"gb\":0,\"gbk\":0," \
+	"\"eb\":" #eb ",\"ebk\":" #ebk ",\"fs\":[" #f "]}"
+	const char *path = put("live.json", LIVE_HDR "\"pps\":["
+		PP(4000, 40, 20000, 1000, 10, 1) ","	/* many: 10 live; age 500 = 50% */
+		PP(64, 1, 900, 64, 1, 2) ","		/* old: lived 90% of the run */
+		PP(32, 1, 10, 32, 1, 3) ","		/* one young block: not a suspect */
+		PP(99999, 99, 100, 0, 0, 4)		/* freed it all */
+		"],\"ftbl\":[\"[root]\",\"many (a.c:1)\",\"old (b.c:2)\",\"young (c.c:3)\","
+		"\"churn (d.c:4)\"]}");
+	char err[256] = "", *out = NULL;
+
+	cr_assert_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(out,
+		"\n  still live at the end (leak suspects: 2+ allocs, or living half the run)\n"
+		"            1000 B         10 allocs  age  50%   many (a.c:1)\n"
+		"              64 B          1 allocs  age  90%   old (b.c:2)\n"), "%s", out);
+	cr_expect(!strstr(strstr(out, "still live"), "young") &&
+		  !strstr(strstr(out, "still live"), "churn"), "%s", out);
+	free(out);
+	/* put() reuses one path: each file is read before the next is written */
+	path = put("none.json", LIVE_HDR "\"pps\":[" PP(5, 1, 1, 0, 0, 1)
+		"],\"ftbl\":[\"[root]\",\"f (a.c:1)\"]}");
+	cr_assert_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(!strstr(out, "still live"), "%s", out);
+	free(out);
+	path = put("young.json", LIVE_HDR "\"pps\":[" PP(5, 1, 1, 5, 1, 1)
+		"],\"ftbl\":[\"[root]\",\"f (a.c:1)\"]}");
+	cr_assert_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(out, "still live at the end (leak suspects: 2+ allocs, or living half the "
+			      "run)\n    none: 1 allocs live, none of them many or old\n"),
+		  "%s", out);
+	free(out);
 }

@@ -222,12 +222,26 @@ Test(symbolizer, stripped_binary)
 	const struct symfix_addr *a;
 	struct strvec got = {0};
 
+	struct strvec later = {0};
+	__u64 rel = 0;
+	const char *plus;
+
 	start(FIX("symfix_stripped"));
 	a = symfix__get(&fix, "main_ra");
 	cr_assert_eq(symbolizer__frames(sym, a->addr, true, &got), 1);
-	snprintf(want, sizeof(want), "0x%llX: ??? (in %s)", (unsigned long long)(a->addr - 1),
-		 real(FIX("symfix_stripped"), path));
+	/* the module and the address in it, as `addr2line -e MODULE REL` takes them */
+	snprintf(want, sizeof(want), "0x%llX: ??? (in %s+0x%llx)",
+		 (unsigned long long)(a->addr - 1), real(FIX("symfix_stripped"), path),
+		 (unsigned long long)(a->addr - 1 - a->bias));
 	cr_assert_str_eq(got.items[0], want);
+	/* ...which finds main in the same binary before it was stripped */
+	plus = strrchr(got.items[0], '+');
+	cr_assert_not_null(plus);
+	rel = strtoull(plus + 1, NULL, 16);
+	cr_assert_gt(addr2line__frames(FIX("symfix_pie"), rel, a->addr - 1, &later), 0);
+	cr_expect(!strncmp(strchr(later.items[later.cnt - 1], ' ') + 1, "main (", 6), "%s",
+		  later.items[later.cnt - 1]);
+	strvec__release(&later);
 	strvec__release(&got);
 	/* Its (unstripped) library still has everything. */
 	expect_addr2line(sym, FIX("libsymfix.so"), symfix__get(&fix, "lib_ra"), true, &got);

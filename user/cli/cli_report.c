@@ -10,7 +10,7 @@
 #include "parse_num.h"
 #include "report.h"
 
-enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE };
+enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE, OPT_BYTES };
 
 static const struct opt_spec report_opts_table[] = {
 	{ "top", 't', "N", "rows per table (default 12; with --json: all rows)", NULL, "", 't' },
@@ -30,7 +30,11 @@ static const struct opt_spec report_opts_table[] = {
 	  OPT_ITERATIONS },
 	{ "unit", 0, "TEXT", "what one iteration is (with --iterations)", NULL, "", OPT_UNIT },
 	{ "title", 0, "TEXT", "heading (default: the file name)", NULL, "", OPT_TITLE },
-	{ "json", 'j', NULL, "one JSON object instead of text", NULL, NULL, 'j' },
+	{ "bytes", 0, NULL,
+	  "exact byte counts (default: KiB, MiB, GiB with two\n"
+	  "decimals, 1 KiB = 1024 B)",
+	  NULL, NULL, OPT_BYTES },
+	{ "json", 'j', NULL, "one JSON object instead of text (always exact)", NULL, NULL, 'j' },
 	{ "help", 'h', NULL, "this help", NULL, NULL, OPT_HELP },
 	{ 0 },
 };
@@ -92,6 +96,9 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 		break;
 	case 'j':
 		a->opts.json = true;
+		break;
+	case OPT_BYTES:
+		a->opts.exact_bytes = true;
 		break;
 	case OPT_NO_DEFAULT_SKIP:
 		a->opts.no_default_skip = true;

@@ -38,38 +38,14 @@
 #include "symbolizer.h"
 #include "target.h"
 #include "trace_summary.h"
+#include "tracee.h"
+#include "tracee_summary.h"
 #include "tracer_exit.h"
+#include "run.h"
 #include "workloads.h"
 
 #define POLL_INTERVAL_MS 20
 #define MAPS_REFRESH_NS 1000000000ull
-
-/* Everything one tracing run owns. */
-struct run {
-	const struct tracer_opts *args;
-	struct profile_output_opts out;
-	struct target *target;
-	struct loader *loader;
-	struct window_probes *window; /* --start-at/--stop-at */
-	struct death_probes *death;   /* how the target ends (NULL: not recorded) */
-	struct rss_sampler *rss;      /* the target's RSS over the trace (NULL: not sampled) */
-	struct mappings *maps;	      /* its own anonymous mappings (EV_MAPPING) */
-	struct symbolizer *sym;
-	struct alloc_watch *alloc_watch; /* dlopen'd allocators (alloc_watch.h) */
-	struct session *session;
-	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
-	struct dwarf_stacks *stacks;  /* dwarf: the resolver, NULL until the target exec'd */
-	struct workloads workloads;   /* --workload: the driver's table */
-	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
-	__u64 dropped_written;		/* records dropped before the last profile was written */
-	int write_failures;
-	size_t profiles_written;
-	bool progress_shown; /* a progress line is on the terminal */
-	unsigned snapshots;  /* --snapshot-at-rss: snapshots written (one at most) */
-	/* Where the tracer's own report and closing counters go, never the traced command's
-	 * stdout (open_summary); NULL: not printed (-q). */
-	FILE *report_out, *counters_out;
-};
 
 static volatile sig_atomic_t stop_requested;
 
@@ -78,156 +54,12 @@ static void on_signal(int sig)
 	stop_requested = sig;
 }
 
-/* stack_source callbacks, ctx = struct run: stack ids are BPF's, or the resolver's in
- * dwarf mode (one kind per run). */
-static int run_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
+/* SIGCHLD: a traced process stopped (fork, exec, exit, a signal for it): its handler only
+ * interrupts the poll's epoll_wait, so the stop is handled now, not at the next 20 ms tick
+ * (a tracee waits stopped until then: 20 ms per fork of a shell loop). */
+static void on_sigchld(int sig)
 {
-	struct run *r = ctx;
-
-	if (r->dwarf)
-		return r->stacks ? dwarf_stacks__stack(r->stacks, id, ips, max) : -ENOENT;
-	return loader__stack(r->loader, id, ips, max);
-}
-
-static __u64 run_fn_addr_cb(void *ctx, __u32 fn)
-{
-	return loader__fn_addr(((struct run *)ctx)->loader, fn);
-}
-
-static const char *run_fn_lib_cb(void *ctx, __u32 fn)
-{
-	return alloc_symbols__obj(loader__alloc_symbols(((struct run *)ctx)->loader), fn);
-}
-
-/* session_profile_fn: write the DHAT file and its conversions, print the seed's report. */
-static int on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
-{
-	struct run *r = ctx;
-	const char *cmdline = target__cmdline(r->target);
-	struct stack_source src = { run_stack_cb, run_fn_addr_cb, r, loader__libc_path(r->loader),
-				    run_fn_lib_cb };
-	struct frames_ctx fc = { .sym = r->sym, .src = &src };
-	struct dhat_meta meta = { .cmd = cmdline, .pid = target__pid(r->target) };
-	struct probe_counters pc;
-	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
-	struct report_opts ropts = { .top = r->args->top };
-	struct dhat_mappings maps;
-	char path[PATH_MAX], err[512];
-	bool written;
-
-	if (r->sym)
-		symbolizer__refresh_maps(r->sym);
-	/* A dropped record's profile is unknown: charge it to the one open when it was lost. */
-	loader__counters(r->loader, &pc);
-	meta.lost.n[DHAT_LOST_DROPPED] = pc.dropped - r->dropped_written;
-	meta.death = session__death(r->session);
-	meta.rss = rss_sampler__samples(r->rss, &meta.rss_cnt);
-	meta.mappings = mappings__summary(r->maps, r->sym, &maps) ? NULL : &maps;
-	r->dropped_written = pc.dropped;
-	if (profile_output__write(&r->out, c, name, &fc, &meta, name ? name : cmdline, path,
-				  sizeof(path), &written))
-		r->write_failures++;
-	dhat_mappings__release(&maps);
-	r->cut_short += fc.cut_short;
-	r->stacks_judged += fc.stacks;
-	if (!written)
-		return 0; /* keep tracing: later windows may still be written */
-	r->profiles_written++;
-	ropts.title = name && *name ? name : cmdline;
-	ropts.unit = w ? w->unit : NULL;
-	ropts.iterations = w ? iterations : 0;
-	if (!r->report_out)
-		return 0;
-	if (report__print_file(r->report_out, path, &ropts, err, sizeof(err)))
-		elog("report: %s\n", err);
-	fflush(r->report_out);
-	return 0;
-}
-
-/* --snapshot-at-rss: the first time the target's RSS reaches the size, write the open
- * profile as it is now (NAME-snapshot-1.json, with its report) and trace on. */
-static void snapshot_at_rss(struct run *r)
-{
-	__u64 dropped_written = r->dropped_written, rss = rss_sampler__rss(r->rss);
-	struct collector *c;
-
-	if (!r->args->snapshot_at_rss || r->snapshots || rss < r->args->snapshot_at_rss)
-		return;
-	r->snapshots++;
-	c = session__snapshot(r->session, mono_now_ns());
-	if (!c) {
-		elog("--snapshot-at-rss: no snapshot: %s\n", strerror(errno));
-		return;
-	}
-	ilog("RSS %llu bytes reached --snapshot-at-rss: writing a snapshot\n",
-	     (unsigned long long)rss);
-	r->out.snapshot = r->snapshots;
-	on_profile(r, c, NULL, 0);
-	r->out.snapshot = 0;
-	r->dropped_written = dropped_written; /* drops so far stay the whole profile's too */
-	collector__free(c);
-}
-
-/* loader_record_fn: make sure the symbolizer has seen the target's maps while it is alive,
- * show progress, then route the record. */
-static int on_record(void *ctx, const void *data, size_t sz)
-{
-	struct run *r = ctx;
-	const struct window_event *w = data;
-
-	if (!r->sym)
-		r->sym = symbolizer__new(target__pid(r->target));
-	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN && w->iterations)
-		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
-		     (unsigned long long)w->iterations);
-	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
-		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
-	if (sz >= sizeof(__u32) && w->type == EV_MAPPING)
-		return mappings__handle(r->maps, data, sz) == -ENOMEM ? -ENOMEM : 0;
-	if (sz >= sizeof(__u32) && w->type == EV_STACK_SNAPSHOT) {
-		struct alloc_event ev;
-
-		/* Unwound here, before the session: it only ever sees plain records. A
-		 * malformed snapshot goes on as is and is counted as a bad record. */
-		if (!r->stacks && r->dwarf)
-			r->stacks = dwarf_stacks__new(target__pid(r->target));
-		if (r->stacks && !dwarf_stacks__resolve(r->stacks, data, sz, &ev))
-			return session__handle(r->session, &ev, sizeof(ev));
-	}
-	return session__handle(r->session, data, sz);
-}
-
-/* target_exit_fn: the spawned child is about to exit; read its maps while they exist. */
-static void on_exit_stop(void *ctx)
-{
-	struct run *r = ctx;
-
-	if (!r->sym)
-		r->sym = symbolizer__new(target__pid(r->target));
-	else
-		symbolizer__refresh_maps(r->sym);
-	if (r->stacks)
-		dwarf_stacks__refresh_maps(r->stacks);
-	mappings__refresh_maps(r->maps);
-}
-
-/* Once a second on a terminal: event rate, live bytes of the open profile, drops. */
-static void show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
-{
-	const struct collector_totals *t = session__current(r->session);
-	struct probe_counters pc;
-	__u64 now = mono_now_ns();
-
-	if (now - *last_ns < 1000000000ull)
-		return;
-	loader__counters(r->loader, &pc);
-	fprintf(stderr, "\r\033[Ktracer: %.0f events/s, live %.1f KiB in %llu blocks, dropped %llu",
-		(double)(pc.events - *last_events) * 1e9 / (double)(now - *last_ns),
-		t ? (double)t->live_bytes / 1024.0 : 0.0,
-		t ? (unsigned long long)t->live_blocks : 0ull, (unsigned long long)pc.dropped);
-	*last_ns = now;
-	*last_events = pc.events;
-	r->progress_shown = true;
+	(void)sig;
 }
 
 /* Poll until the target exits, a signal arrives, or the duration ends. *wait_status: the
@@ -242,26 +74,27 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 
 	*wait_status = 0;
 	while (alive && !stop_requested && (!deadline || mono_now_ns() < deadline)) {
-		n = loader__poll(r->loader, POLL_INTERVAL_MS, on_record, r);
+		n = loader__poll(r->loader, POLL_INTERVAL_MS, run__on_record, r);
 		if (n < 0 && n != -EINTR) {
 			elog("reading events: %s\n", strerror(-n));
 			return n;
 		}
+		tracees__close_exited(r->tracees); /* exited, no EV_DEATH in the batch */
 		alive = target__alive(r->target, wait_status);
 		if (rss_sampler__tick(r->rss, mono_now_ns()))
-			snapshot_at_rss(r);
+			run__snapshot_at_rss(r);
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
-		if (alive && r->sym && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
-			symbolizer__refresh_maps(r->sym);
-			if (r->stacks)
-				dwarf_stacks__refresh_maps(r->stacks);
+		if (alive && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
+			tracees__refresh_maps(r->tracees);
 			mappings__refresh_maps(r->maps);
 			alloc_watch__refresh(r->alloc_watch);
 			last_maps_ns = mono_now_ns();
 		}
+		if (alive)
+			run__add_new_procs(r);
 		if (progress)
-			show_progress(r, &last_ns, &last_events);
+			run__show_progress(r, &last_ns, &last_events);
 	}
 	if (r->progress_shown)
 		fputc('\n', stderr);
@@ -270,80 +103,6 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 	/* What the target produced until now is drained by loader__stop (run_trace), after
 	 * the programs are silenced: a drain here could chase a live target forever. */
 	return 0;
-}
-
-/* The closing summary of the trace on stderr. */
-static void print_counters(struct run *r)
-{
-	struct trace_summary s = { .dwarf = r->dwarf, .session = session__stats(r->session),
-				   .cut_short = r->cut_short,
-				   .stacks = r->stacks_judged };
-
-	loader__counters(r->loader, &s.probes);
-	if (r->dwarf) {
-		loader__snapshot_counters(r->loader, &s.snapshots);
-		dwarf_stacks__stats(r->stacks, &s.unwind);
-	}
-	trace_summary__print(r->counters_out, &s);
-}
-
-/* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h). */
-static void warn_no_allocator_call(struct run *r)
-{
-	struct alloc_check_in in = { .pid = target__pid(r->target),
-				     .cmd = target__cmdline(r->target),
-				     .syms = loader__alloc_symbols(r->loader),
-				     .lib = r->args->lib };
-
-	for (__u32 fn = 0; fn < FN_COUNT; fn++)
-		in.hit[fn] = loader__fn_addr(r->loader, fn) != 0;
-	alloc_check__warn(stderr, &in);
-}
-
-/* Attach --start-at/--stop-at probes to the target's functions. */
-static int attach_window_symbols(struct run *r)
-{
-	struct window_probes_opts wopts = {
-		.pid = target__pid(r->target),
-		.ringbuf_fd = loader__ringbuf_fd(r->loader),
-		.start = r->args->start_at,
-		.stop = r->args->stop_at,
-	};
-	char exe[PATH_MAX];
-
-	target__exe(r->target, exe, sizeof(exe)); /* not found: the name, the attach says so */
-	wopts.executable = exe;
-	r->window = window_probes__new(&wopts);
-	return r->window ? 0 : -errno;
-}
-
-/*
- * fp or dwarf for this run (one kind of stack id per run). auto: DWARF unwinding unless the
- * target executable keeps frame pointers (fp_detect.h), where BPF's frame-pointer walk is
- * complete and cheaper. Allocations made by libc on the program's behalf (strdup, getline,
- * ...) are charged to their caller in both modes; only code without frame pointers between
- * the allocator and main (callbacks from qsort, -O2 builds, Rust) needs dwarf.
- */
-static bool choose_unwind(const struct run *r)
-{
-	struct fp_census c;
-	char exe[PATH_MAX];
-	int err;
-
-	if (r->args->unwind != UNWIND_AUTO)
-		return r->args->unwind == UNWIND_DWARF;
-	err = target__exe(r->target, exe, sizeof(exe));
-	if (!err)
-		err = fp_detect__census(exe, &c);
-	if (err) {
-		vlog("--unwind auto: cannot read the target executable's code (%s): dwarf\n",
-		     strerror(-err));
-		return true;
-	}
-	vlog("--unwind auto: %zu of %zu functions of %s%s keep frame pointers: %s\n", c.with_fp,
-	     c.funcs, exe, c.rust ? " (Rust: its crates do not)" : "",
-	     fp_detect__has_fp(&c) ? "fp" : "dwarf");
-	return !fp_detect__has_fp(&c);
 }
 
 /* The exit status of a trace that ran to its end (see --help). */
@@ -361,7 +120,7 @@ static int trace_exit_status(const struct run *r, int err, int wait_status, bool
 		ret = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) :
 		      WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : TRACER_EXIT_FAILURE;
 		/* -- CMD: the command's status, but a success with dropped records is not one:
-		 * 4, as in the other modes (print_counters says why). */
+		 * 4, as in the other modes (run__print_counters says why). */
 		if (ret == TRACER_EXIT_OK && pc.dropped)
 			ret = TRACER_EXIT_INCOMPLETE;
 	} else if (child && (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status))) {
@@ -378,34 +137,7 @@ static int trace_exit_status(const struct run *r, int err, int wait_status, bool
 	return ret;
 }
 
-/* Start the target: argv spawned and held, or the --pid process. */
-static int start_target(struct run *r, char *const argv[])
-{
-	struct target_opts topts = { .drop_privs = !r->args->as_root,
-				     .on_exit_stop = on_exit_stop, .ctx = r };
-
-	if (argv) {
-		r->target = target__spawn(argv, &topts);
-		if (!r->target) {
-			elog("cannot start %s: %s\n", argv[0], strerror(errno));
-			return TRACER_EXIT_FAILURE;
-		}
-		return TRACER_EXIT_OK;
-	}
-	r->target = target__attach_pid(r->args->pid);
-	if (!r->target && errno == ESRCH) {
-		elog("no such process: %d\n", (int)r->args->pid);
-		return TRACER_EXIT_USAGE;
-	}
-	if (!r->target) {
-		elog("out of memory\n");
-		return TRACER_EXIT_FAILURE;
-	}
-	r->sym = symbolizer__new(r->args->pid); /* maps first, while it is certainly alive */
-	return TRACER_EXIT_OK;
-}
-
-/* Trace one process: spawned from argv (held until attached), or the running pid. */
+/* Trace the target: spawned from argv (held until attached), or running processes. */
 static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
 {
 	struct loader_opts lopts = {
@@ -416,17 +148,26 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.stack_copy_sz = r->args->stack_sz,
 		.paused = true, /* until the death probes share the ring (loader__resume) */
 	};
-	struct session_opts sopts = { .windowed = windowed, .on_profile = on_profile, .ctx = r };
+	struct session_opts sopts = { .windowed = windowed, .on_profile = run__on_profile };
+	struct tracees_opts tops = { .output = r->out.output, .name_paths = !r->out.workloads,
+				     .owner = r };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
 	struct alloc_symbols syms;
 	int wait_status = 0, err, stop_err, ret;
+	size_t target_cnt;
 	pid_t pid;
 
-	ret = start_target(r, argv);
+	/* The workload driver is one process whose windows are the profiles. */
+	r->follow = !r->args->no_follow && !usdt_binary;
+	r->reports_inline = windowed;
+	ret = run__start_target(r, argv);
 	if (ret)
 		return ret;
 	pid = lopts.pid = target__pid(r->target);
-	r->dwarf = lopts.unwind_dwarf = choose_unwind(r);
+	target__pids(r->target, &target_cnt);
+	lopts.follow = r->follow;
+	lopts.inherit = target_cnt > 1 || r->args->cgroup;
+	r->dwarf = lopts.unwind_dwarf = run__choose_unwind(r);
 	/* A held child has not exec'd: its allocator is resolved from the command's files (a
 	 * running process's by the loader, from its maps). -ENOENT: no such command, which
 	 * target__release reports. */
@@ -457,7 +198,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	loader__resume(r->loader); /* the death probes are in: nobody read the ring meanwhile */
 	r->rss = rss_sampler__new(pid);
 	if (r->args->start_at || r->args->stop_at) {
-		err = attach_window_symbols(r);
+		err = run__attach_window_symbols(r);
 		if (err)
 			return err == -ENOENT || err == -ESRCH ? TRACER_EXIT_USAGE :
 								 TRACER_EXIT_FAILURE;
@@ -466,20 +207,27 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		sopts.open_at_start = !r->args->start_at;
 	}
 	sopts.start_ns = mono_now_ns();
-	r->session = session__new(&sopts);
-	if (!r->session) {
+	tops.sopts = sopts;
+	tops.dwarf = r->dwarf;
+	tops.held_root = argv && r->follow ? pid : 0;
+	tops.await_death = r->death != NULL;
+	tops.on_exec = argv ? NULL : run__on_image_exec; /* spawned: at the exec hold point */
+	r->tracees = tracees__new(&tops);
+	if (!r->tracees) {
 		elog("out of memory\n");
 		return TRACER_EXIT_FAILURE;
 	}
+	if (!argv && run__add_targets(r))
+		return TRACER_EXIT_FAILURE;
 	err = target__release(r->target);
 	if (err) {
 		elog("cannot run %s: %s\n", argv[0], strerror(-err));
 		return err == -ENOENT ? TRACER_EXIT_USAGE : TRACER_EXIT_FAILURE;
 	}
-	if (!r->sym)
-		r->sym = symbolizer__new(pid); /* exec done: the executable is mapped */
-	if (r->dwarf && !r->stacks)
-		r->stacks = dwarf_stacks__new(pid); /* after exec, like the symbolizer */
+	/* --no-follow: one image, opened once exec is done (the executable is mapped); with
+	 * follow the child's exec record opens it, at its place in the stream. */
+	if (argv && !r->follow && !tracees__live(r->tracees, pid))
+		tracees__open(r->tracees, pid, 0, NULL, sopts.start_ns);
 	r->maps = r->death ? mappings__new(pid) : NULL; /* after exec: it unwinds too */
 	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
@@ -492,17 +240,17 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	 * ring, so they go first. Unmapping the ring also lowers the peak RSS. */
 	window_probes__free(r->window);
 	r->window = NULL;
-	stop_err = loader__stop(r->loader, on_record, r);
+	stop_err = loader__stop(r->loader, run__on_record, r);
 	if (stop_err < 0) {
 		elog("reading the last events: %s\n", strerror(-stop_err));
 		err = err ?: stop_err;
 	}
-	if (session__in_profile(r->session))
-		vlog("closing the open profile (%s)\n",
-		     stop_requested ? "interrupted" : "target ended");
-	err = session__finish(r->session, mono_now_ns()) ?: err;
-	print_counters(r);
-	warn_no_allocator_call(r);
+	vlog("closing the open profiles (%s)\n", stop_requested ? "interrupted" : "target ended");
+	run__check_allocator_calls(r);
+	err = tracees__close_all(r->tracees, mono_now_ns()) ?: err;
+	run__print_counters(r);
+	run__print_reports(r);
+	run__warn_no_allocator_call(r);
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
 
@@ -535,33 +283,6 @@ static int cmd_workload(struct run *r)
 	return run_trace(r, argv, r->workloads.driver, true);
 }
 
-/*
- * Choose where the report and the counters go (see --summary and -q in --help): --summary
- * PATH ("-": stdout), else stderr, so that the command's stdout stays byte for byte its own
- * under -- CMD and --pid; with --workload the report is the run's output and stays on stdout.
- * -q without --summary prints neither. Returns 0 or -errno (the message is logged).
- */
-static int open_summary(struct run *r, struct output *o)
-{
-	const struct tracer_opts *a = r->args;
-	int err;
-
-	if (a->summary) {
-		err = output__open(o, a->summary, OUTPUT_STDOUT_DASH);
-		if (err) {
-			elog("--summary %s: %s\n", a->summary, strerror(-err));
-			return err;
-		}
-		r->report_out = r->counters_out = o->f;
-		return 0;
-	}
-	if (a->verbosity < 0)
-		return 0;
-	r->report_out = a->workload ? stdout : stderr;
-	r->counters_out = stderr;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct tracer_opts args;
@@ -588,10 +309,13 @@ int main(int argc, char **argv)
 		.all_workloads = args.workload && !strcmp(args.workload, "all"),
 		.formats = args.formats,
 	};
-	if (profile_output__check_dir(&r.out) || open_summary(&r, &summary))
+	if (profile_output__check_dir(&r.out) || run__open_summary(&r, &summary))
 		return TRACER_EXIT_USAGE;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* SA_RESTART: every other call goes on; epoll_wait is never restarted (signal(7)). */
+	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_sigchld, .sa_flags = SA_RESTART },
+		  NULL);
 	if (args.workload) {
 		ret = cmd_workload(&r);
 	} else {
@@ -600,14 +324,12 @@ int main(int argc, char **argv)
 	}
 	/* The target first: a held child's exit stop may still create the symbolizer. */
 	target__free(r.target);
-	session__free(r.session);
 	window_probes__free(r.window);
 	death_probes__free(r.death);
 	rss_sampler__free(r.rss);
 	mappings__free(r.maps);
 	loader__free(r.loader);
-	dwarf_stacks__free(r.stacks);
-	symbolizer__free(r.sym);
+	tracees__free(r.tracees);
 	alloc_watch__free(r.alloc_watch);
 	if (summary.f) {
 		int err = output__close(&summary, 0);

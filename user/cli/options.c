@@ -36,6 +36,10 @@ enum {
 	OPT_COMPLETION,
 	OPT_SUMMARY,
 	OPT_SNAPSHOT_AT_RSS,
+	OPT_BYTES,
+	OPT_CGROUP,
+	OPT_NO_FOLLOW,
+	OPT_REPORT,
 };
 
 #define G_TARGET "What to trace"
@@ -46,7 +50,18 @@ enum {
 static const struct opt_spec tracer_opts_table[] = {
 	{ "workload", 'w', "NAME", "a workload of kaish-workloads, `all` or `list`", G_TARGET,
 	  "all list", 'w' },
-	{ "pid", 'p', "PID", "trace a running process (all of its threads)", G_TARGET, "", 'p' },
+	{ "pid", 'p', "PID[,PID...]",
+	  "trace running processes (all of their threads, and what\n"
+	  "they fork and exec from now on)",
+	  G_TARGET, "", 'p' },
+	{ "cgroup", 0, "PATH",
+	  "trace every process of a cgroup (v1 or v2 directory),\n"
+	  "those that enter it later too",
+	  G_TARGET, "", OPT_CGROUP },
+	{ "no-follow", 0, NULL,
+	  "trace the target process only: not its children, and an\n"
+	  "exec'd image stays in the same profile",
+	  G_TARGET, NULL, OPT_NO_FOLLOW },
 	{ "duration", 'd', "SECONDS",
 	  "with --pid: stop after this long (default: until Ctrl-C or exit)", G_TARGET, "", 'd' },
 	{ "as-root", 0, NULL, "with -- CMD under sudo: do not drop to the invoking user",
@@ -67,7 +82,8 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_PROBES, "", OPT_STACK_SIZE },
 	{ "start-at", 0, "SYMBOL",
 	  "open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
-	  "NAME alone is looked up in the target's executable)",
+	  "NAME alone is looked up in the target's executable; it may\n"
+	  "be demangled, as reports show it: app::leak_some)",
 	  G_PROBES, "", OPT_START_AT },
 	{ "stop-at", 0, "SYMBOL", "close it at the next call of SYMBOL (default: at the end)",
 	  G_PROBES, "", OPT_STOP_AT },
@@ -95,6 +111,12 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "command's stdout stays its own; stdout with --workload",
 	  G_OUTPUT, NULL, OPT_SUMMARY },
 	{ "top", 't', "N", "rows per report table (default 12)", G_OUTPUT, "", 't' },
+	{ "bytes", 0, NULL, "exact byte counts in the report (default: KiB, MiB, ...)",
+	  G_OUTPUT, NULL, OPT_BYTES },
+	{ "report", 0, "WHICH",
+	  "with several process images: report `top` (the one with\n"
+	  "the most allocations, default) or `all`",
+	  G_OUTPUT, "top all", OPT_REPORT },
 	{ "quiet", 'q', NULL,
 	  "print nothing but errors and warnings (no progress, report\n"
 	  "or counters, unless --summary names where they go)",
@@ -116,8 +138,10 @@ const struct opt_cmd tracer_cmd = {
 		"Usage:\n"
 		"  tracer --workload NAME|all|list [options]   trace the seed's shell-kernel "
 		"workloads\n"
-		"  tracer --pid PID [--duration SECONDS] [options]\n"
-		"                                              attach to a running process\n"
+		"  tracer --pid PID[,PID...] [--duration SECONDS] [options]\n"
+		"                                              attach to running processes\n"
+		"  tracer --cgroup PATH [--duration SECONDS] [options]\n"
+		"                                              trace a cgroup's processes\n"
 		"  tracer [options] -- CMD [ARGS...]           start CMD traced, exit with its "
 		"status\n"
 		"  tracer report FILE [--top N] [--sort KEY] [--json]   summarize any DHAT file\n"
@@ -131,6 +155,8 @@ const struct opt_cmd tracer_cmd = {
 		    "  sudo tracer -o app.json -- ./my-embedder --serve\n"
 		    "  sudo tracer --pid 4242 --duration 10\n"
 		    "  sudo tracer -q --summary sort.txt -o sort.json -- sort big >sorted\n"
+		    "  sudo tracer -o build-%p.json -- make -j2      # one profile per process\n"
+		    "  sudo tracer --cgroup /sys/fs/cgroup/system.slice/app.service --report all\n"
 		    "  sudo tracer --unwind dwarf -o app.json -- "
 		    "./release-build-without-frame-pointers\n"
 		    "  tracer report dhat-heap-grep-pipeline.json --top 20\n"
@@ -222,15 +248,39 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		o->workload = arg;
 		break;
 	case 'p': {
-		uint64_t pid;
+		char *copy = strdup(arg), *save = NULL, *tok;
+		int bad = !copy;
 
-		if (parse_num__u64(arg, 1, INT_MAX, &pid)) {
-			elog("--pid needs a process id, not '%s'\n", arg);
+		for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !bad;
+		     tok = strtok_r(NULL, ",", &save)) {
+			uint64_t pid;
+
+			bad = parse_num__u64(tok, 1, INT_MAX, &pid) || o->pid_cnt == TRACER_PIDS_MAX;
+			if (!bad)
+				o->pids[o->pid_cnt++] = (pid_t)pid;
+		}
+		free(copy);
+		if (bad || !o->pid_cnt || arg[strlen(arg) - 1] == ',') {
+			elog("--pid needs process ids separated by commas (at most %d), not '%s'\n",
+			     TRACER_PIDS_MAX, arg);
 			return TRACER_EXIT_USAGE;
 		}
-		o->pid = (pid_t)pid;
+		o->pid = o->pids[0];
 		break;
 	}
+	case OPT_CGROUP:
+		o->cgroup = arg;
+		break;
+	case OPT_NO_FOLLOW:
+		o->no_follow = true;
+		break;
+	case OPT_REPORT:
+		if (strcmp(arg, "top") && strcmp(arg, "all")) {
+			elog("--report takes top or all, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
+		o->report_all = !strcmp(arg, "all");
+		break;
 	case 'd':
 		if (parse_num__double(arg, 0.001, DURATION_MAX_S, &o->duration_s)) {
 			elog("--duration needs a positive number of seconds, not '%s' (from 0.001 "
@@ -308,6 +358,9 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 			return TRACER_EXIT_USAGE;
 		}
 		break;
+	case OPT_BYTES:
+		o->exact_bytes = true;
+		break;
 	case OPT_START_AT:
 		o->start_at = arg;
 		break;
@@ -361,16 +414,17 @@ int options__parse(int argc, char **argv, struct tracer_opts *o)
 		o->cmd = &argv[operand];
 	if (o->cmd && check_command(o->cmd[0]))
 		return TRACER_EXIT_USAGE;
-	if (!!o->workload + !!o->pid + !!o->cmd != 1) {
-		elog("give exactly one of --workload NAME, --pid PID or -- CMD (see --help)\n");
+	if (!!o->workload + !!o->pid + !!o->cgroup + !!o->cmd != 1) {
+		elog("give exactly one of --workload NAME, --pid PID, --cgroup PATH or -- CMD "
+		     "(see --help)\n");
 		return TRACER_EXIT_USAGE;
 	}
 	if ((o->start_at || o->stop_at) && o->workload) {
 		elog("--start-at/--stop-at go with --pid or -- CMD (workloads mark their own windows)\n");
 		return TRACER_EXIT_USAGE;
 	}
-	if (o->duration_s > 0 && !o->pid) {
-		elog("--duration goes with --pid\n");
+	if (o->duration_s > 0 && !o->pid && !o->cgroup) {
+		elog("--duration goes with --pid or --cgroup\n");
 		return TRACER_EXIT_USAGE;
 	}
 	return OPT_GO_ON;

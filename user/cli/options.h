@@ -22,9 +22,16 @@ enum unwind_mode {
 	UNWIND_DWARF,
 };
 
+#define TRACER_PIDS_MAX 64 /* processes in one --pid list */
+
 struct tracer_opts {
 	const char *workload;		/* --workload NAME, "all" or "list" */
-	pid_t pid;			/* --pid */
+	pid_t pid;			/* --pid: the first process */
+	pid_t pids[TRACER_PIDS_MAX];	/* --pid PID[,PID...] */
+	size_t pid_cnt;
+	const char *cgroup;		/* --cgroup PATH */
+	bool no_follow;			/* --no-follow: neither forks nor execs open images */
+	bool report_all;		/* --report all: a report for every image */
 	double duration_s;		/* --duration, 0: until the target ends or Ctrl-C */
 	char **cmd;			/* the command after the options (`--`), NULL-terminated */
 	const char *output;		/* -o */
@@ -33,6 +40,7 @@ struct tracer_opts {
 	const char *lib;		/* --lib */
 	bool as_root;			/* --as-root */
 	size_t top;			/* --top, rows; 0: the report's default */
+	bool exact_bytes;		/* --bytes: exact byte counts in the report */
 	unsigned formats;		/* --format: bits of profile_output.h */
 	const char *start_at, *stop_at; /* window symbols (--start-at/--stop-at) */
 	enum unwind_mode unwind;	/* as given; the run decides what auto means */

@@ -52,6 +52,14 @@ static bool parse_loc(const char *s, size_t n, struct export_frame *f)
 			return true;
 		f->obj = s + 3;
 		f->obj_len = n - 3;
+		/* "(in OBJ+0xREL)" of an unnamed frame: the object is OBJ */
+		for (size_t i = f->obj_len; i > 3; i--) {
+			if (!isxdigit((unsigned char)f->obj[i - 1])) {
+				if (i < f->obj_len && !strncmp(f->obj + i - 3, "+0x", 3))
+					f->obj_len = i - 3;
+				break;
+			}
+		}
 		return true;
 	}
 	c1 = memrchr(s, ':', n);

@@ -5,7 +5,8 @@
 #include <stdio.h>
 
 const char *const dhat_lost_keys[DHAT_LOST_CNT] = {
-	"droppedRecords", "unknownFrees", "stackFailures", "cutShortStacks", "untracedProcesses",
+	"droppedRecords", "unknownFrees",	  "stackFailures",
+	"cutShortStacks", "untracedProcesses", "noAllocatorCalls",
 };
 
 /* What one unit of each count is, in the plural. */
@@ -15,6 +16,7 @@ static const char *const WHAT[DHAT_LOST_CNT] = {
 	"allocations without a stack",
 	"program points whose stack stops before the thread's entry",
 	"processes seen but not traced",
+	"traces in which the probed allocator was never called",
 };
 
 bool dhat_lost__any_of(const struct dhat_lost *l, unsigned mask)

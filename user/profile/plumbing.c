@@ -99,6 +99,15 @@ static const struct plumbing TABLE[] = {
     {"_PyObject_GC_New", MATCH_PREFIX}, /* _PyObject_GC_New, _PyObject_GC_NewVar */
     {"_PyObject_GC_Resize", MATCH_SYMBOL},
     {"gc_alloc", MATCH_SYMBOL},
+    {"new_arena", MATCH_SYMBOL},
+    {"arena_map_", MATCH_PREFIX}, /* obmalloc's radix tree of arenas */
+    {"_PyObject_GC_Link", MATCH_SYMBOL},
+    /* ...and the generic "an object of this type" allocators: the site is the type's code
+     * (PyUnicode_New, list_resize, _PyCode_New), not the allocator it went through */
+    {"_PyObject_New", MATCH_SYMBOL},
+    {"_PyObject_NewVar", MATCH_SYMBOL},
+    {"PyType_GenericAlloc", MATCH_SYMBOL},
+    {"_PyType_AllocNoTrack", MATCH_SYMBOL},
     /* glib */
     {"g_malloc", MATCH_PREFIX}, /* g_malloc, g_malloc0, g_malloc_n, g_malloc0_n */
     {"g_try_malloc", MATCH_PREFIX},

@@ -3,8 +3,8 @@
  * report - the seed harness's summary (alloc_profile.rs, report() and top_program_points())
  * printed from any DHAT v2 file loaded by dhat_reader, as text or JSON.
  *
- * Text, the seed's layout byte for byte for a heap file (widths included), plus the lines
- * the file can answer:
+ * Text: with --bytes (report_opts.exact_bytes), the seed's layout byte for byte for a heap
+ * file (widths included), plus the lines the file can answer:
  *
  *	<blank line>
  *	==============================================================
@@ -26,14 +26,21 @@
  *	  top program points by ALLOCATION COUNT
  *	    %9llu allocs  %12llu B   SITE
  *	[<blank line> and a third table with --sort peak|end|lifetime]
+ *	[<blank line> and the still-live section (print_still_live), when blocks are live at end]
+ *
+ * By default byte figures are in human units (report__human_bytes: "526 B", "400.17 MiB"),
+ * right-aligned in the same columns ("%12s", and "%14s" for "%12llu B").
  *
  * Units: a file's "bsu"/"bksu" (ad-hoc: "units"/"events") replace bytes/B and
- * allocations/allocs; a file whose verb is not "Allocated" (copy mode) counts "blocks".
+ * allocations/allocs, and keep exact figures; a file whose verb is not "Allocated" (copy
+ * mode) counts "blocks".
  *
  * SITE is the first frame that is not allocation plumbing, plus its caller, joined by
- * "  <-  ", each with the "0xADDR: " prefix removed; "<unattributed>" for an empty stack.
- * Per-iteration figures are total/N printed with %.0f, which rounds half to even on the
- * exact binary value exactly like Rust's {:.0}.
+ * "  <-  ", each with the "0xADDR: " prefix removed, after a function calling itself was
+ * folded into one frame (report__fold); "<unattributed>" for an empty stack. Rows whose SITE
+ * would read the same get the frame that tells them apart (disambiguate). Per-iteration
+ * figures are total/N printed with %.0f, which rounds half to even on the exact binary
+ * value exactly like Rust's {:.0}.
  *
  * JSON: one object (see report__print_json below); counters are exact integers.
  */
@@ -59,6 +66,9 @@ struct row {
 	const struct dhat_pp *pp;
 	double avg_lifetime; /* tl/tbk, 0 without blocks */
 	char *site;	     /* owned */
+	const char **fr;     /* owned array of borrowed cleaned frames, recursion folded */
+	size_t fr_cnt;
+	size_t head; /* index in fr of the site's first frame */
 };
 
 const char *report__clean_frame(const char *raw)
@@ -185,7 +195,41 @@ bool report__is_plumbing(const char *frame, const struct report_opts *opts)
 	return sp && sp[1] && match_any(sp + 1, opts);
 }
 
-char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts)
+/* Length of a cleaned frame's function: the text before its " (file:line)" / " (in obj)"
+ * suffix, i.e. before the last " (" when the frame ends with ')'. */
+static size_t fn_len(const char *f)
+{
+	size_t n = strlen(f);
+
+	if (!n || f[n - 1] != ')')
+		return n;
+	for (const char *c = f + n - 2; c > f; c--)
+		if (*c == '(' && c[-1] == ' ')
+			return (size_t)(c - 1 - f);
+	return n;
+}
+
+/* Whether two frames are the same function (lines may differ). Unknown code ("???") is
+ * never the same function as anything. */
+static bool same_function(const char *a, const char *b)
+{
+	size_t n = fn_len(a);
+
+	return n == fn_len(b) && !strncmp(a, b, n) && !(n == 3 && !strncmp(a, "???", 3));
+}
+
+size_t report__fold(const char **frames, size_t cnt)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cnt; i++)
+		if (!n || !same_function(frames[n - 1], frames[i]))
+			frames[n++] = frames[i];
+	return n;
+}
+
+/* The site of frames already folded: head and its caller. */
+static char *site_folded(const char *const *frames, size_t cnt, const struct report_opts *opts)
 {
 	size_t head = report__site_head(frames, cnt, opts);
 	char *s;
@@ -196,6 +240,19 @@ char *report__site(const char *const *frames, size_t cnt, const struct report_op
 		return strdup(frames[head]);
 	if (asprintf(&s, "%s" SITE_SEP "%s", frames[head], frames[head + 1]) < 0)
 		return NULL;
+	return s;
+}
+
+char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts)
+{
+	const char **f = malloc((cnt ? cnt : 1) * sizeof(*f));
+	char *s;
+
+	if (!f)
+		return NULL;
+	memcpy(f, frames, cnt * sizeof(*f));
+	s = site_folded(f, report__fold(f, cnt), opts);
+	free(f);
 	return s;
 }
 
@@ -230,22 +287,6 @@ int report__parse_sort(const char *name, enum report_sort *out)
 const char *report__sort_name(enum report_sort sort)
 {
 	return sort <= REPORT_SORT_LIFETIME ? SORT_NAMES[sort] : "?";
-}
-
-/* The site of PP pp in p. */
-static char *site_of(const struct dhat_profile *p, const struct dhat_pp *pp,
-		     const struct report_opts *opts)
-{
-	const char **frames = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*frames));
-	char *s;
-
-	if (!frames)
-		return NULL;
-	for (size_t i = 0; i < pp->fs_cnt; i++)
-		frames[i] = report__clean_frame(dhat_profile__frame(p, pp->fs[i]));
-	s = report__site(frames, pp->fs_cnt, opts);
-	free(frames);
-	return s;
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -299,6 +340,7 @@ struct units {
 	char tu[48];	     /* time unit: "tu" or tu */
 	char bytes_hdr[64];  /* "TOTAL BYTES" */
 	char blocks_hdr[64]; /* "ALLOCATION COUNT", "NUMBER OF EVENTS" */
+	bool human;	     /* byte figures in KiB/MiB/... (report__human_bytes) */
 };
 
 static void upper(char *s)
@@ -326,6 +368,237 @@ static void units_of(const struct dhat_profile *p, struct units *u)
 	upper(u->blocks_hdr);
 }
 
+/*
+ * Rows whose sites print the same text are told apart by the first frame where their stacks
+ * differ, looked for first below the site (the plumbing it called: a hashbrown resize and a
+ * Vec collect under the same Rust function) outwards from the site, then above its caller
+ * (who called it: sb_add from five places). Each row's sequence is [fr[head-1] .. fr[0],
+ * "", fr[head+2] ..]; sorted, a row's closest neighbour is next to it, so that their common
+ * prefix k gives the telling frame:
+ *	k < head (below):	"site  [frame]"
+ *	k > head (above):	"site  <-  ...  <-  #N frame", N counting callers above the site
+ *	k == head:		the site alone (the other row has plumbing below it)
+ * Rows whose cleaned stacks are equal keep the same text.
+ */
+static const char *seq_at(const struct row *r, size_t i)
+{
+	if (i < r->head)
+		return r->fr[r->head - 1 - i];
+	if (i == r->head)
+		return "";
+	return r->fr[i + 1];
+}
+
+static size_t seq_cnt(const struct row *r)
+{
+	return r->fr_cnt > r->head + 1 ? r->fr_cnt - 1 : r->head + 1;
+}
+
+/* Equal leading elements of two rows' sequences. */
+static size_t seq_common(const struct row *a, const struct row *b)
+{
+	size_t n = 0, na = seq_cnt(a), nb = seq_cnt(b);
+
+	while (n < na && n < nb && !strcmp(seq_at(a, n), seq_at(b, n)))
+		n++;
+	return n;
+}
+
+static int cmp_site_seq(const void *x, const void *y)
+{
+	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	size_t k, na = seq_cnt(a), nb = seq_cnt(b);
+	int c = strcmp(a->site, b->site);
+
+	if (c)
+		return c;
+	k = seq_common(a, b);
+	if (k < na && k < nb)
+		return strcmp(seq_at(a, k), seq_at(b, k));
+	return na < nb ? -1 : na > nb;
+}
+
+/* The text of row r told apart at sequence index k (see above); NULL on ENOMEM. */
+static char *distinct_site(const struct row *r, size_t k)
+{
+	char *s;
+
+	if (k >= seq_cnt(r) || k == r->head)
+		return strdup(r->site);
+	if (k < r->head)
+		return asprintf(&s, "%s  [%s]", r->site, seq_at(r, k)) < 0 ? NULL : s;
+	return asprintf(&s, "%s" SITE_SEP "%s#%zu %s", r->site,
+			k + 1 - r->head > 2 ? "..." SITE_SEP : "", k + 1 - r->head,
+			seq_at(r, k)) < 0
+		   ? NULL
+		   : s;
+}
+
+/*
+ * Rows whose cleaned stacks are equal (twins) differ in addresses: two calls on one line,
+ * frames without line information, or recursion folded differently. Sorted by their raw
+ * frames, a twin shows the addresses of its raw frames from the first index where any two
+ * twins differ (lo) to the last one it shares with its closest twin (k): two twins first
+ * differ at some j, lo <= j <= k of each, so their lists differ. At most MAX_ADDRS shown.
+ */
+#define MAX_ADDRS 4
+
+static size_t raw_common(const struct dhat_profile *p, const struct row *a, const struct row *b)
+{
+	size_t n = 0;
+
+	while (n < a->pp->fs_cnt && n < b->pp->fs_cnt &&
+	       !strcmp(dhat_profile__frame(p, a->pp->fs[n]), dhat_profile__frame(p, b->pp->fs[n])))
+		n++;
+	return n;
+}
+
+/* ctx: the profile */
+static int cmp_raw(const void *x, const void *y, void *ctx)
+{
+	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	const struct dhat_profile *raw_p = ctx;
+	size_t k = raw_common(raw_p, a, b);
+
+	if (k < a->pp->fs_cnt && k < b->pp->fs_cnt)
+		return strcmp(dhat_profile__frame(raw_p, a->pp->fs[k]),
+			      dhat_profile__frame(raw_p, b->pp->fs[k]));
+	return a->pp->fs_cnt < b->pp->fs_cnt ? -1 : a->pp->fs_cnt > b->pp->fs_cnt;
+}
+
+/* "BASE  [at 0xA 0xB]": the addresses of r's raw frames lo..k. NULL on ENOMEM. */
+static char *distinct_raw(const struct dhat_profile *p, const struct row *r, const char *base,
+			  size_t lo, size_t k)
+{
+	char *s = NULL;
+	size_t len = 0, shown = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s  [at", base);
+	if (k >= r->pp->fs_cnt)
+		k = r->pp->fs_cnt - 1;
+	for (size_t i = lo; i <= k && r->pp->fs_cnt; i++) {
+		const char *fr = dhat_profile__frame(p, r->pp->fs[i]);
+
+		if (fr == report__clean_frame(fr))
+			continue; /* no address */
+		if (++shown > MAX_ADDRS) {
+			fputs(" ...", f);
+			break;
+		}
+		fprintf(f, " %.*s", (int)strcspn(fr, ":"), fr);
+	}
+	fputc(']', f);
+	if (fclose(f) || !shown) {
+		free(s);
+		return shown ? NULL : strdup(base);
+	}
+	return s;
+}
+
+/* New sites for the twins o[i..j) (sorted by their raw frames here) into site[i..j): base,
+ * which tells them from the other rows of their site, and their addresses. */
+static int twins_apart(const struct dhat_profile *p, struct row **o, size_t i, size_t j,
+		       const char *base, char **site)
+{
+	size_t lo;
+
+	qsort_r(o + i, j - i, sizeof(*o), cmp_raw, (void *)p);
+	lo = raw_common(p, o[i], o[j - 1]);
+	for (size_t m = i; m < j; m++) {
+		size_t a = m > i ? raw_common(p, o[m], o[m - 1]) : 0;
+		size_t b = m + 1 < j ? raw_common(p, o[m], o[m + 1]) : 0;
+
+		site[m] = distinct_raw(p, o[m], base, lo, a > b ? a : b);
+		if (!site[m])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* By site text, then by total bytes and blocks (desc): ctx unused. */
+static int cmp_site_tb(const void *x, const void *y, void *ctx)
+{
+	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	int c = strcmp(a->site, b->site);
+
+	(void)ctx;
+	if (!c)
+		c = cmp_u64_desc(a->pp->tb, b->pp->tb);
+	return c ? c : cmp_u64_desc(a->pp->tbk, b->pp->tbk);
+}
+
+/* The last resort, for rows that differ only where no text or address shows it (recursion
+ * of different depths through the same frames): " (2)", " (3)" after the first. */
+static int number_equal(struct row **o, size_t n)
+{
+	qsort_r(o, n, sizeof(*o), cmp_site_tb, NULL);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(o[i]->site, o[j]->site); j++)
+			;
+		for (size_t m = j - 1; m > i; m--) {
+			char *s;
+
+			if (asprintf(&s, "%s (%zu)", o[m]->site, m - i + 1) < 0)
+				return -ENOMEM;
+			free(o[m]->site);
+			o[m]->site = s;
+		}
+	}
+	return 0;
+}
+
+static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
+{
+	char **site = calloc(n ? n : 1, sizeof(*site));
+	int err = 0;
+
+	if (!site)
+		return -ENOMEM;
+	qsort(o, n, sizeof(*o), cmp_site_seq);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(o[i]->site, o[j]->site); j++)
+			;
+		if (j - i < 2)
+			continue;
+		for (size_t m = i, t; m < j; m = t) {
+			size_t a = m > i ? seq_common(o[m], o[m - 1]) : 0, b;
+
+			for (t = m + 1; t < j && !cmp_site_seq(&o[m], &o[t]); t++)
+				;
+			b = t < j ? seq_common(o[t - 1], o[t]) : 0;
+			if (t - m > 1) {
+				/* what tells the twins from the others, then their addresses */
+				char *base = t - m < j - i ? distinct_site(o[m], a > b ? a : b)
+							   : strdup(o[m]->site);
+
+				err = base ? twins_apart(p, o, m, t, base, site) : -ENOMEM;
+				free(base);
+				if (err)
+					goto cleanup;
+				continue;
+			}
+			site[m] = distinct_site(o[m], a > b ? a : b);
+			if (!site[m]) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+		}
+	}
+cleanup:
+	/* all compared: now the sites may change */
+	for (size_t m = 0; m < n; m++) {
+		if (!site[m])
+			continue;
+		free(o[m]->site);
+		o[m]->site = site[m];
+	}
+	free(site);
+	return err ? err : number_equal(o, n);
+}
+
 /* rows[i] for every PP, and order[] pointing at them. */
 static int build_rows(const struct dhat_profile *p, const struct report_opts *opts,
 		      struct row **rows_out, struct row ***order_out)
@@ -339,21 +612,32 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 	if (!rows || !order)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		rows[i].pp = &p->pps[i];
-		rows[i].avg_lifetime =
-		    p->pps[i].tbk ? (double)p->pps[i].tl / (double)p->pps[i].tbk : 0;
-		rows[i].site = site_of(p, &p->pps[i], opts);
-		if (!rows[i].site)
+		const struct dhat_pp *pp = &p->pps[i];
+		struct row *r = &rows[i];
+
+		r->pp = pp;
+		r->avg_lifetime = pp->tbk ? (double)pp->tl / (double)pp->tbk : 0;
+		r->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*r->fr));
+		if (!r->fr)
 			return -ENOMEM;
-		order[i] = &rows[i];
+		for (size_t f = 0; f < pp->fs_cnt; f++)
+			r->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
+		r->fr_cnt = report__fold(r->fr, pp->fs_cnt);
+		r->head = report__site_head(r->fr, r->fr_cnt, opts);
+		r->site = site_folded(r->fr, r->fr_cnt, opts);
+		if (!r->site)
+			return -ENOMEM;
+		order[i] = r;
 	}
-	return 0;
+	return disambiguate(p, order, n);
 }
 
 static void free_rows(struct row *rows, struct row **order, size_t n)
 {
-	for (size_t i = 0; rows && i < n; i++)
+	for (size_t i = 0; rows && i < n; i++) {
 		free(rows[i].site);
+		free(rows[i].fr);
+	}
 	free(rows);
 	free(order);
 }
@@ -361,6 +645,57 @@ static void free_rows(struct row *rows, struct row **order, size_t n)
 static bool needs_bklt(enum report_sort s)
 {
 	return s == REPORT_SORT_PEAK || s == REPORT_SORT_END || s == REPORT_SORT_LIFETIME;
+}
+
+/* report__human_bytes of a figure that may have a fraction (a per-iteration average): below
+ * 1 KiB it is rounded by %.0f, half to even like the exact figures. */
+static void human(double x, char *buf, size_t sz)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	size_t u = 0;
+
+	if (x < 1024) {
+		snprintf(buf, sz, "%.0f B", x);
+		return;
+	}
+	/* step up while the figure would round to 1024.00 or more */
+	for (x /= 1024; x >= 1023.995 && u + 1 < sizeof(units) / sizeof(units[0]); u++)
+		x /= 1024;
+	snprintf(buf, sz, "%.2f %s", x, units[u]);
+}
+
+void report__human_bytes(uint64_t v, char *buf, size_t sz)
+{
+	human((double)v, buf, sz);
+}
+
+/* A byte figure in a row: "%12llu B" exactly as before with --bytes or in a file that counts
+ * something else (bsu), else human units right-aligned to the same 14 columns. */
+static const char *cell(const struct units *u, uint64_t v, char *buf, size_t sz)
+{
+	char h[32];
+
+	if (!u->human) {
+		snprintf(buf, sz, "%12llu %s", (unsigned long long)v, u->b);
+		return buf;
+	}
+	report__human_bytes(v, h, sizeof(h));
+	snprintf(buf, sz, "%14s", h);
+	return buf;
+}
+
+/* A byte figure in the totals: "%12llu", or human units in 12 columns. */
+static const char *total(const struct units *u, uint64_t v, char *buf, size_t sz)
+{
+	char h[32];
+
+	if (!u->human) {
+		snprintf(buf, sz, "%12llu", (unsigned long long)v);
+		return buf;
+	}
+	report__human_bytes(v, h, sizeof(h));
+	snprintf(buf, sz, "%12s", h);
+	return buf;
 }
 
 /* The --sort table: rows with a non-zero metric, by that metric. */
@@ -380,6 +715,7 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 	    [REPORT_SORT_LIFETIME] = "AVERAGE LIFETIME",
 	};
 	size_t shown = 0;
+	char c[64];
 
 	/* A file that records a death ends at it: what was live at t-end is the heap then. */
 	if (s == REPORT_SORT_END && p->has_death)
@@ -404,12 +740,54 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 
 			if (!b && !bk)
 				continue;
-			fprintf(out, "    %12llu %s  %9llu %s   ", (unsigned long long)b, u->b,
+			fprintf(out, "    %s  %9llu %s   ", cell(u, b, c, sizeof(c)),
 				(unsigned long long)bk, u->bk);
 			put_site(out, r->site);
 		}
 		shown++;
 	}
+}
+
+/*
+ * The leak suspects: sites with blocks still live at the end (t-end) that are many (at least
+ * LIVE_MANY) or old (their blocks lived, on average, at least half the run: tl/tbk >= te/2;
+ * a DHAT file has no per-block age, and tl counts a block live at the end up to t-end). By
+ * bytes live at the end, as memleak's outstanding allocations; "age" is tl/tbk in % of te.
+ */
+#define LIVE_MANY 2
+
+static bool live_suspect(const struct row *r, uint64_t te)
+{
+	return r->pp->ebk && (r->pp->ebk >= LIVE_MANY || r->avg_lifetime * 2 >= (double)te);
+}
+
+static void print_still_live(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
+			     size_t top, const struct units *u)
+{
+	/* A file that records a death ends at it. */
+	const char *when = !p->has_death			  ? "the end" :
+			   p->death.cause == DHAT_DEATH_EXIT ? "exit" :
+							       "death";
+	size_t shown = 0;
+	char c[64];
+
+	fprintf(out, "\n  still live at %s (leak suspects: %d+ %s, or living half the run)\n",
+		when, LIVE_MANY, u->bk);
+	sort_rows(order, n, REPORT_SORT_END);
+	for (size_t i = 0; i < n && shown < top; i++) {
+		const struct row *r = order[i];
+
+		if (!live_suspect(r, p->te))
+			continue;
+		fprintf(out, "    %s  %9llu %s  age %3.0f%%   ", cell(u, r->pp->eb, c, sizeof(c)),
+			(unsigned long long)r->pp->ebk, u->bk,
+			p->te ? 100.0 * r->avg_lifetime / (double)p->te : 0.0);
+		put_site(out, r->site);
+		shown++;
+	}
+	if (!shown)
+		fprintf(out, "    none: %llu %s live, none of them many or old\n",
+			(unsigned long long)p->end_blocks, u->bk);
 }
 
 static int print_text(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
@@ -420,7 +798,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	const char *title = opts && opts->title ? opts->title : p->path;
 	struct row *rows = NULL, **order = NULL;
 	size_t n = p->pp_cnt, shown;
-	char label[64];
+	char label[64], c[64];
 	struct units u;
 	int err;
 
@@ -431,6 +809,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 			title = slash + 1;
 	}
 	units_of(p, &u);
+	u.human = !p->bsu && !(opts && opts->exact_bytes);
 	err = build_rows(p, opts, &rows, &order);
 	if (err)
 		goto cleanup;
@@ -468,15 +847,18 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_blocks / (double)iters);
 	snprintf(label, sizeof(label), "total %s", u.bytes);
-	fprintf(out, "\n  %-18s: %12llu", label, (unsigned long long)p->total_bytes);
-	if (iters)
+	fprintf(out, "\n  %-18s: %s", label, total(&u, p->total_bytes, c, sizeof(c)));
+	if (iters && u.human) {
+		human((double)p->total_bytes / (double)iters, label, sizeof(label));
+		fprintf(out, "   (%12s per iter)", label);
+	} else if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_bytes / (double)iters);
 	fputc('\n', out);
 	if (p->bklt) {
 		fprintf(out, "  peak live blocks  : %12llu\n", (unsigned long long)p->gmax_blocks);
-		fprintf(out, "  peak live bytes   : %12llu\n", (unsigned long long)p->gmax_bytes);
+		fprintf(out, "  peak live bytes   : %s\n", total(&u, p->gmax_bytes, c, sizeof(c)));
 		fprintf(out, "  end live blocks   : %12llu\n", (unsigned long long)p->end_blocks);
-		fprintf(out, "  end live bytes    : %12llu\n", (unsigned long long)p->end_bytes);
+		fprintf(out, "  end live bytes    : %s\n", total(&u, p->end_bytes, c, sizeof(c)));
 	}
 	if (p->has_rss && !p->has_death && p->bklt) {
 		fputc('\n', out);
@@ -484,27 +866,30 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 				      p->has_mappings ? &p->mappings.outside_malloc : NULL);
 	}
 	if (p->bkacc) {
-		fprintf(out, "  total reads       : %12llu\n", (unsigned long long)p->total_reads);
-		fprintf(out, "  total writes      : %12llu\n", (unsigned long long)p->total_writes);
+		fprintf(out, "  total reads       : %s\n", total(&u, p->total_reads, c, sizeof(c)));
+		fprintf(out, "  total writes      : %s\n",
+			total(&u, p->total_writes, c, sizeof(c)));
 	}
 
 	shown = n < top ? n : top;
 	fprintf(out, "\n  top program points by %s\n", u.bytes_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BYTES);
 	for (size_t i = 0; i < shown; i++) {
-		fprintf(out, "    %12llu %s  %9llu %s   ", (unsigned long long)order[i]->pp->tb,
-			u.b, (unsigned long long)order[i]->pp->tbk, u.bk);
+		fprintf(out, "    %s  %9llu %s   ", cell(&u, order[i]->pp->tb, c, sizeof(c)),
+			(unsigned long long)order[i]->pp->tbk, u.bk);
 		put_site(out, order[i]->site);
 	}
 	fprintf(out, "\n  top program points by %s\n", u.blocks_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BLOCKS);
 	for (size_t i = 0; i < shown; i++) {
-		fprintf(out, "    %9llu %s  %12llu %s   ", (unsigned long long)order[i]->pp->tbk,
-			u.bk, (unsigned long long)order[i]->pp->tb, u.b);
+		fprintf(out, "    %9llu %s  %s   ", (unsigned long long)order[i]->pp->tbk, u.bk,
+			cell(&u, order[i]->pp->tb, c, sizeof(c)));
 		put_site(out, order[i]->site);
 	}
 	if (needs_bklt(sort) && p->bklt && !(sort == REPORT_SORT_END && p->has_death))
 		print_sort_table(out, p, order, n, top, sort, &u);
+	if (p->bklt && p->end_blocks)
+		print_still_live(out, p, order, n, top, &u);
 	if (p->has_mappings && !p->has_death)
 		dhat_mappings__print(out, &p->mappings, top, "end");
 	if (fflush(out) || ferror(out))

@@ -3,8 +3,9 @@
  * report - reads a DHAT v2 file (ours, Valgrind's "heap"/"copy"/"ad-hoc", dhat-rs's
  * "rust-heap"/"rust-ad-hoc") and prints the seed's summary: totals and per-iteration figures,
  * peak and end live blocks/bytes (when the file has block lifetimes), reads/writes (when it
- * has accesses), and the top program points by total bytes and by count, each named by its
- * first non-plumbing frame plus one caller. Used after every traced workload, by
+ * has accesses), the top program points by total bytes and by count, each named by its
+ * first non-plumbing frame plus one caller, and the sites still live at the end (leak
+ * suspects). Byte figures in KiB/MiB unless exact_bytes. Used after every traced workload, by
  * `tracer report` and (the attribution helpers) by `tracer diff`.
  */
 #ifndef TRACER_REPORT_H
@@ -12,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The metric of the optional third table (text) and of the row order (JSON). */
@@ -37,6 +39,7 @@ struct report_opts {
 	bool no_default_skip;  /* ignore the built-in C/C++/Rust plumbing table */
 	enum report_sort sort; /* see enum report_sort */
 	bool json;	       /* one JSON object instead of the text summary */
+	bool exact_bytes;      /* --bytes: byte figures as exact integers, not KiB/MiB/... */
 	bool warn_lost;	       /* report__print_file: first warn on stderr when the file
 				* records what its trace lost (dhat_lost.h) */
 };
@@ -68,10 +71,20 @@ const char *report__clean_frame(const char *raw);
 /* Whether a cleaned frame is allocation plumbing under opts (built-in table + skip). */
 bool report__is_plumbing(const char *frame, const struct report_opts *opts);
 
-/* The site of a stack of cleaned frames (innermost first): the first non-plumbing frame
- * (the first frame if all are plumbing) and its caller, joined by "  <-  ";
- * "<unattributed>" for an empty stack. Returns a new string (caller frees) or NULL. */
+/* The site of a stack of cleaned frames (innermost first), recursion folded (report__fold):
+ * the first non-plumbing frame (the first frame if all are plumbing) and its caller, joined
+ * by "  <-  "; "<unattributed>" for an empty stack. Returns a new string (caller frees) or
+ * NULL. (The report's rows then tell apart rows whose sites read the same.) */
 char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts);
+
+/* Fold recursion in place: a run of consecutive frames of one function (the same text before
+ * " (file:line)"; "???" never) keeps its innermost frame. Returns the new count. */
+size_t report__fold(const char **frames, size_t cnt);
+
+/* v bytes in human units into buf: "122 B" below 1 KiB, else two decimals of the largest
+ * binary unit that keeps the figure under 1024: "1.50 KiB", "400.17 MiB" (1 KiB = 1024 B,
+ * as IEC 80000-13; --bytes prints the exact integers instead). */
+void report__human_bytes(uint64_t v, char *buf, size_t sz);
 
 /* Index of the frame report__site starts with: the first non-plumbing one, or 0. */
 size_t report__site_head(const char *const *frames, size_t cnt, const struct report_opts *opts);

@@ -894,6 +894,19 @@ static bool sym_module__off_to_vaddr(const struct sym_module *m, __u64 off, __u6
 	return false;
 }
 
+/*
+ * Push a frame no symbol names: "0xADDR: ??? (in MODULE+0xREL)", REL being what
+ * `addr2line -e MODULE REL` takes, the ELF virtual address (the file offset when the module
+ * has no readable ELF), so that the frame can be looked up later, e.g. with debug info
+ * installed afterwards.
+ */
+static int sym_module__push_unknown(const struct sym_module *m, struct strvec *out,
+				    __u64 print_addr, __u64 rel)
+{
+	return strvec__pushf(out, "0x%llX: ??? (in %s+0x%llx)", (unsigned long long)print_addr,
+			     m->name, (unsigned long long)rel);
+}
+
 int sym_module__describe(struct sym_module *m, __u64 off, __u64 print_addr, struct strvec *out)
 {
 	const struct sym_entry *sym = NULL;
@@ -906,12 +919,14 @@ int sym_module__describe(struct sym_module *m, __u64 off, __u64 print_addr, stru
 			return err;
 	}
 	if (!m->elf || !sym_module__off_to_vaddr(m, off, &vaddr))
-		return sym_module__push(m, out, print_addr, NULL, NULL, 0) ?: 1;
+		return sym_module__push_unknown(m, out, print_addr, off) ?: 1;
 	sym = sym_module__find_sym(m, vaddr);
 	if (m->dw) {
 		cnt = sym_module__describe_dwarf(m, vaddr, print_addr, sym, out);
 		if (cnt)
 			return cnt;
 	}
-	return sym_module__push(m, out, print_addr, sym ? sym->name : NULL, NULL, 0) ?: 1;
+	if (!sym)
+		return sym_module__push_unknown(m, out, print_addr, vaddr) ?: 1;
+	return sym_module__push(m, out, print_addr, sym->name, NULL, 0) ?: 1;
 }

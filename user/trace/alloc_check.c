@@ -3,17 +3,24 @@
 
 #include <string.h>
 
+bool alloc_check__silent(const struct alloc_check_in *in)
+{
+	if (!in->syms)
+		return false;
+	for (__u32 fn = 0; fn < FN_COUNT; fn++)
+		if (in->hit[fn])
+			return false;
+	return true;
+}
+
 bool alloc_check__warn(FILE *out, const struct alloc_check_in *in)
 {
 	const struct alloc_symbols *s = in->syms;
 	const char *cmd = in->cmd ? in->cmd : "?";
 	int name_len = (int)strcspn(cmd, " ");
 
-	if (!s)
+	if (!alloc_check__silent(in))
 		return false;
-	for (__u32 fn = 0; fn < FN_COUNT; fn++)
-		if (in->hit[fn])
-			return false;
 	fprintf(out, "tracer: warning: pid %d (%.*s) made no call to the probed allocator in %s",
 		(int)in->pid, name_len, cmd, s->path);
 	if (in->lib)

@@ -21,6 +21,9 @@ struct alloc_check_in {
 	const char *lib;		  /* --lib PATH given, or NULL */
 };
 
+/* Whether no probe of in fired (the case alloc_check__warn writes about). */
+bool alloc_check__silent(const struct alloc_check_in *in);
+
 /* Write "tracer: warning: ..." to out when no probe of in fired. Returns true if written. */
 bool alloc_check__warn(FILE *out, const struct alloc_check_in *in);
 

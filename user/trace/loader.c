@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -39,6 +40,7 @@
 #include "alloc.skel.h"
 #include "alloc_symbols.h"
 #include "environment.h"
+#include "loader_inherit.h"
 #include "x86_prologue.h"
 
 #define LOG_TAG "loader: "
@@ -58,6 +60,12 @@ struct loader {
 					  * object (-1: none) */
 	struct bpf_link *links[2 * FN_COUNT]; /* per-probe links (kernels without uprobe-multi) */
 	size_t link_cnt;
+	bool inherit;			/* opts.inherit: probes are inherited perf events */
+	/* follow: each probed object's plan (objs[] of syms), for processes added later */
+	struct inherit_probe inh_probes[ALLOC_OBJ_MAX][2 * FN_COUNT];
+	size_t inh_cnt[ALLOC_OBJ_MAX];
+	struct inherit_links inh;	/* follow: every inherited probe attached */
+	struct bpf_link *proc_links[3]; /* follow: fork, exec, exit tracepoints */
 };
 
 /* libbpf's own log: warnings at -v, info at -vv, debug (verifier logs) only at -vvv. */
@@ -141,11 +149,11 @@ static int uprobe_multi_link(int prog_fd, const char *path, const size_t *offs,
 
 /* Where each function is probed: entry offsets (free: its emulated site), return offsets
  * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h), one plan
- * per probed object. */
-static int plan_probes(struct loader *l, struct probe_plans *plans)
+ * per probed object of syms. site_off: each function's entry probe site (may be NULL). */
+static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct probe_plans *plans)
 {
-	const size_t *offs = l->syms.off;
-	const char *free_obj = alloc_symbols__obj(&l->syms, FN_FREE);
+	const size_t *offs = syms->off;
+	const char *free_obj = alloc_symbols__obj(syms, FN_FREE);
 	int fd = free_obj ? safe_open__read(AT_FDCWD, free_obj, 0, SAFE_OPEN_ELF_MAX) : -ENOENT;
 
 	if (fd < 0) {
@@ -154,22 +162,23 @@ static int plan_probes(struct loader *l, struct probe_plans *plans)
 		return fd;
 	}
 	memset(plans, 0, sizeof(*plans));
-	plans->cnt = l->syms.obj_cnt;
+	plans->cnt = syms->obj_cnt;
 	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
-		struct probe_plan *p = &plans->obj[l->syms.obj[fn]];
+		struct probe_plan *p = &plans->obj[syms->obj[fn]];
 		__u32 sp_adj = 0;
 		size_t site = 0;
 		__u8 code[32];
 		ssize_t n;
 
-		if (!offs[fn] || l->syms.owner[fn] != fn)
+		if (!offs[fn] || syms->owner[fn] != fn)
 			continue;
 		if (fn == FN_FREE) { /* the only entry-only probe; free(NULL) is a no-op */
 			n = pread(fd, code, sizeof(code), (off_t)offs[fn]);
 			if (n > 0)
 				site = x86_prologue__probe_site(code, (size_t)n, 1, true, &sp_adj);
 		}
-		l->site_off[fn] = (__u32)site;
+		if (site_off)
+			site_off[fn] = (__u32)site;
 		dlog("%s: entry probe at +%zu (sp +%u)\n", alloc_fn_name(fn), site, sp_adj);
 		p->fns[p->entry_cnt] = fn;
 		p->entry_off[p->entry_cnt] = offs[fn] + site;
@@ -252,6 +261,60 @@ static int attach_each(struct loader *l, const struct probe_plans *plans, pid_t 
 			}
 		}
 	return 0;
+}
+
+/* A plan as inherited probes (2 * FN_COUNT at most). Returns their count. */
+static size_t inherit_probes(const struct probe_plan *p, struct inherit_probe *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->ret_cnt; i++)
+		out[n++] = (struct inherit_probe){ .off = p->ret_off[i], .cookie = p->ret_cookie[i],
+						   .retprobe = true };
+	for (size_t i = 0; i < p->entry_cnt; i++)
+		out[n++] = (struct inherit_probe){ .off = p->entry_off[i],
+						   .cookie = p->entry_cookie[i] };
+	return n;
+}
+
+/* Every object's inherited probes (l->inh_probes) on pid's threads. */
+static int inherit_attach_all(struct loader *l, pid_t pid)
+{
+	int err = 0;
+
+	for (__u32 k = 0; k < l->syms.obj_cnt && !err; k++) {
+		err = loader_inherit__attach(&l->inh, l->skel->progs.alloc_entry,
+					     l->skel->progs.alloc_return, l->syms.objs[k],
+					     l->inh_probes[k], l->inh_cnt[k], pid);
+		if (err && err != -ESRCH)
+			elog("cannot attach inherited probes to %s for pid %d: %s\n",
+			     l->syms.objs[k], (int)pid, strerror(-err));
+	}
+	return err;
+}
+
+/* inherit: the process tracepoints (follow), then the plans as inherited probes on pid's
+ * threads. */
+static int attach_inherit(struct loader *l, const struct probe_plans *plans, pid_t pid,
+			  bool follow)
+{
+	struct bpf_program *tps[3] = { l->skel->progs.proc_fork, l->skel->progs.proc_exec,
+				       l->skel->progs.proc_exit };
+	int err;
+
+	for (size_t k = 0; k < plans->cnt; k++)
+		l->inh_cnt[k] = inherit_probes(&plans->obj[k], l->inh_probes[k]);
+	/* Tracepoints first: a fork during the attach must already put the child in the
+	 * traced map (it inherits the probes attached so far). */
+	for (int i = 0; i < 3 && follow; i++) {
+		l->proc_links[i] = bpf_program__attach(tps[i]);
+		if (!l->proc_links[i]) {
+			err = -errno;
+			elog("cannot attach %s: %s\n", bpf_program__name(tps[i]), strerror(-err));
+			return err;
+		}
+	}
+	return inherit_attach_all(l, pid);
 }
 
 /*
@@ -352,7 +415,7 @@ static void *detach_one(void *arg)
  */
 static void detach_links(struct loader *l, bool usdt)
 {
-	struct detach_job jobs[2 * ALLOC_OBJ_MAX + 2 * FN_COUNT + 2];
+	struct detach_job jobs[2 * ALLOC_OBJ_MAX + 2 * FN_COUNT + 3 + 2];
 	size_t n = 0;
 
 	for (int i = 0; i < 2 * ALLOC_OBJ_MAX; i++) {
@@ -363,6 +426,12 @@ static void detach_links(struct loader *l, bool usdt)
 	for (size_t i = 0; i < l->link_cnt; i++)
 		jobs[n++] = (struct detach_job){.fd = -1, .link = l->links[i]};
 	l->link_cnt = 0;
+	loader_inherit__detach(&l->inh);
+	for (int i = 0; i < 3; i++) {
+		if (l->proc_links[i])
+			jobs[n++] = (struct detach_job){.fd = -1, .link = l->proc_links[i]};
+		l->proc_links[i] = NULL;
+	}
 	if (usdt && l->skel) {
 		jobs[n++] = (struct detach_job){.fd = -1, .link = l->skel->links.window_begin};
 		jobs[n++] = (struct detach_job){.fd = -1, .link = l->skel->links.window_end};
@@ -398,6 +467,7 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 		return err;
 	}
 	l->skel->rodata->target_tgid = (__u32)opts->pid;
+	l->skel->rodata->follow = opts->follow;
 	l->skel->rodata->window_gated = opts->window_gated;
 	l->skel->rodata->noop = opts->noop;
 	l->skel->rodata->bench_cut = opts->bench_cut;
@@ -474,7 +544,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 	if (err)
 		goto cleanup;
 	plan = malloc(sizeof(*plan));
-	err = plan ? plan_probes(l, plan) : -ENOMEM;
+	err = plan ? plan_probes(&l->syms, l->site_off, plan) : -ENOMEM;
 	if (err)
 		goto cleanup;
 	for (size_t i = 0; i < plan->cnt; i++)
@@ -482,13 +552,15 @@ struct loader *loader__new(const struct loader_opts *opts)
 
 	/* open -> configure -> load -> attach; uprobe-multi first, per-probe links if the
 	 * kernel refuses them (the programs must then be reloaded as plain uprobes). */
-	for (int multi = !opts->per_probe_links; multi >= 0; multi--) {
+	l->inherit = opts->inherit || opts->follow;
+	for (int multi = !opts->per_probe_links && !l->inherit; multi >= 0; multi--) {
 		err = open_load(l, opts, rb_sz, multi);
 		t1 = mono_ms();
 		if (!err) {
 			dlog("BPF object loaded in %.1f ms\n", t1 - t0);
-			err = multi ? attach_multi(l, plan, opts->pid)
-				    : attach_each(l, plan, opts->pid);
+			err = l->inherit ? attach_inherit(l, plan, opts->pid, opts->follow) :
+			      multi	   ? attach_multi(l, plan, opts->pid) :
+					     attach_each(l, plan, opts->pid);
 		}
 		if (!err || !multi || err == -ESRCH)
 			break;
@@ -500,7 +572,9 @@ struct loader *loader__new(const struct loader_opts *opts)
 	if (err)
 		goto cleanup;
 	vlog("%zu allocator probes in %u objects as %s\n", probe_cnt, l->syms.obj_cnt,
-	     l->multi_fd[0] >= 0 ? "uprobe-multi links" : "one link each");
+	     l->inherit		 ? "inherited perf events" :
+	     l->multi_fd[0] >= 0 ? "uprobe-multi links" :
+				   "one link each");
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), on_sample, l, NULL);
 	if (!l->rb) {
 		err = -errno;
@@ -532,6 +606,53 @@ void loader__resume(struct loader *l)
 	l->skel->bss->probes_live = 1;
 }
 
+int loader__add_process(struct loader *l, pid_t pid)
+{
+	__u32 tgid = (__u32)pid, one = 1;
+	int err;
+
+	if (!l || !l->skel)
+		return -EINVAL;
+	if (bpf_map__update_elem(l->skel->maps.traced, &tgid, sizeof(tgid), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	err = l->inherit ? inherit_attach_all(l, pid) :
+			   -ENOTSUP; /* loader_opts.inherit was not asked for */
+	if (err) {
+		bpf_map__delete_elem(l->skel->maps.traced, &tgid, sizeof(tgid), 0);
+		return err;
+	}
+	return 0;
+}
+
+bool loader__is_traced(struct loader *l, pid_t pid)
+{
+	__u32 tgid = (__u32)pid, v;
+
+	if (!l || !l->skel || pid <= 0)
+		return false;
+	return tgid == l->skel->rodata->target_tgid ||
+	       !bpf_map__lookup_elem(l->skel->maps.traced, &tgid, sizeof(tgid), &v, sizeof(v), 0);
+}
+
+int loader__attach_image(struct loader *l, pid_t pid, const struct alloc_symbols *syms)
+{
+	struct inherit_probe probes[2 * FN_COUNT];
+	struct probe_plans *plans;
+	int err;
+
+	if (!l || !l->skel || !l->inherit)
+		return -ENOTSUP;
+	plans = malloc(sizeof(*plans));
+	err = plans ? plan_probes(syms, NULL, plans) : -ENOMEM;
+	for (size_t k = 0; !err && k < plans->cnt; k++)
+		err = loader_inherit__attach(&l->inh, l->skel->progs.alloc_entry,
+					     l->skel->progs.alloc_return, syms->objs[k], probes,
+					     inherit_probes(&plans->obj[k], probes), pid);
+	free(plans);
+	return err;
+}
+
 int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 {
 	double t0 = mono_ms();
@@ -544,6 +665,11 @@ int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 	 * returns (or frees of blocks never sent) at the end of the stream. */
 	l->skel->bss->probes_live = 0;
 	__sync_synchronize();
+	/* Inherited probes are closed by a thread (loader_inherit.h): their programs may
+	 * still be running past the flag. They run inside an RCU read section, so one grace
+	 * period (membarrier GLOBAL is synchronize_rcu) sees the last of them out. */
+	if (l->inherit && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		vlog("membarrier: %s: the last records may be missed\n", strerror(errno));
 	detach_links(l, true);
 	if (!l->rb)
 		return 0;
@@ -564,6 +690,7 @@ void loader__free(struct loader *l)
 		return;
 	ring_buffer__free(l->rb);
 	detach_links(l, true);
+	loader_inherit__wait(&l->inh); /* begun by loader__stop: overlapped with the output */
 	t1 = mono_ms();
 	alloc_bpf__destroy(l->skel); /* detaches the USDT links stored in skel->links */
 	t2 = mono_ms();

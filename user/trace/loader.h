@@ -29,6 +29,13 @@ struct loader_opts {
 	bool per_probe_links;	 /* one link per probe even where uprobe-multi links exist */
 	bool paused;		 /* the programs stay silent until loader__resume (more probes
 				  * sharing the ring are loaded meanwhile, nobody reads it yet) */
+	/* Follow the process tree: probes as inherited perf events (loader_inherit.h) that
+	 * reach every thread, fork, vfork and exec'd image of pid, and the fork/exec/exit
+	 * tracepoints announcing them in the ring (struct proc_event). */
+	bool follow;
+	/* Probes as inherited perf events even without follow: needed for more than one
+	 * target (loader__add_process). */
+	bool inherit;
 };
 
 #define LOADER_DEFAULT_RINGBUF_SZ (16u << 20)
@@ -42,6 +49,24 @@ typedef int (*loader_record_fn)(void *ctx, const void *data, size_t sz);
 
 /* Open, configure, load and attach. NULL + errno on failure, with the reason logged. */
 struct loader *loader__new(const struct loader_opts *opts);
+/*
+ * Trace process pid too (another --pid target, a process of the cgroup): its calls become
+ * records, and with follow what it creates too. The probes are the first target's
+ * allocator's. Needs opts.inherit or opts.follow. Returns 0 or -errno (-ESRCH: gone).
+ */
+int loader__add_process(struct loader *l, pid_t pid);
+
+/* True if BPF traces process pid (a target, or followed from one). */
+bool loader__is_traced(struct loader *l, pid_t pid);
+
+/*
+ * A process image whose allocator resolves to other objects than the probed ones (syms, as
+ * alloc_symbols__for_exec gives them): probes on syms' objects, attached to process pid only
+ * (and inherited by what it creates). Records name the functions the same way. Needs
+ * opts.inherit or opts.follow. Returns 0 or -errno.
+ */
+int loader__attach_image(struct loader *l, pid_t pid, const struct alloc_symbols *syms);
+
 /* Detach everything and free. Accepts NULL. */
 void loader__free(struct loader *l);
 

@@ -8,44 +8,46 @@
 
 #include <bpf/libbpf.h>
 
+#include "demangle.h"
 #include "events.h"
 #include "log.h"
+#include "safe_open.h"
 #include "window.skel.h"
+#include "window_symbol.h"
 
 struct window_probes {
 	struct window_bpf *skel;
 	struct bpf_link *start_link, *stop_link;
 };
 
-/* Split "PATH:NAME" (or "NAME", in the executable) into a binary and a function name. */
-static void split_symbol(const char *spec, const char *executable, char *binary, size_t bsz,
-			 const char **func)
-{
-	const char *colon = strrchr(spec, ':');
-
-	if (colon && colon != spec) {
-		snprintf(binary, bsz, "%.*s", (int)(colon - spec), spec);
-		*func = colon + 1;
-	} else {
-		snprintf(binary, bsz, "%s", executable);
-		*func = spec;
-	}
-}
-
 static struct bpf_link *attach_symbol(struct bpf_program *prog, pid_t pid, const char *spec,
 				      const char *executable)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uopts);
-	char binary[4096];
+	char binary[4096], sym[DEMANGLE_MAX_IN];
 	struct bpf_link *link;
 	const char *func;
+	int ambiguous, err;
 
-	split_symbol(spec, executable, binary, sizeof(binary), &func);
-	uopts.func_name = func;
+	window_symbol__split(spec, executable, binary, sizeof(binary), &func);
+	/* a demangled name ("app::leak_some") attaches to its ELF symbol */
+	err = window_symbol__resolve(binary, func, sym, sizeof(sym), &ambiguous);
+	if (err == -ENOENT || err == -ENOEXEC) {
+		elog("cannot attach to %s in %s: no such function or file\n", func, binary);
+		errno = ENOENT;
+		return NULL;
+	}
+	if (err) {
+		elog("cannot attach to %s in %s: %s\n", func, binary, safe_open__strerror(err));
+		errno = -err;
+		return NULL;
+	}
+	if (ambiguous)
+		elog("warning: %s names several functions in %s; using %s\n", func, binary, sym);
+	uopts.func_name = sym;
 	link = bpf_program__attach_uprobe_opts(prog, pid, binary, 0, &uopts);
 	if (!link) {
-		int err = errno;
-
+		err = errno;
 		elog("cannot attach to %s in %s: %s\n", func, binary,
 		     err == ENOENT || err == ESRCH ? "no such function or file" : strerror(err));
 		errno = err;
@@ -56,10 +58,11 @@ static struct bpf_link *attach_symbol(struct bpf_program *prog, pid_t pid, const
 /* The window's name: the function part of the spec, truncated to fit. */
 static void set_name(volatile char *dst, const char *spec)
 {
-	const char *colon = strrchr(spec, ':');
-	const char *name = colon && colon != spec ? colon + 1 : spec;
+	char path[4096];
+	const char *name;
 	size_t i;
 
+	window_symbol__split(spec, "", path, sizeof(path), &name);
 	for (i = 0; i + 1 < WINDOW_NAME_LEN && name[i]; i++)
 		dst[i] = name[i];
 	dst[i] = '\0';

@@ -2,7 +2,8 @@
 /*
  * loader_window - `--start-at SYMBOL` / `--stop-at SYMBOL`: uprobes on functions of the
  * target that emit window marks into the allocation probes' ring buffer (bpf/window.bpf.c).
- * A symbol is `NAME` (in the target's executable) or `PATH:NAME` (in that file).
+ * A symbol is `NAME` (in the target's executable) or `PATH:NAME` (in that file), NAME mangled
+ * or demangled (window_symbol.h).
  */
 #ifndef TRACER_LOADER_WINDOW_H
 #define TRACER_LOADER_WINDOW_H

@@ -19,11 +19,17 @@
 #include "target.h"
 
 struct target {
-	pid_t pid;
+	pid_t pid;		/* the first process */
 	bool is_child;		/* spawned by us: waited for, not watched through a pidfd */
 	char *const *argv;	/* spawned: what it runs (borrowed) */
 	int go_fd, err_fd;	/* spawned and still held: the handshake pipes, else -1 */
-	int pidfd;		/* attached: readable once it exits, else -1 */
+	int pidfd;		/* attached: the first one's, readable once it exits, else -1 */
+	pid_t *pids;		/* the targets given (spawned: the child) */
+	int *pidfds;		/* attached: one per pid (-1: none) */
+	size_t pid_cnt;
+	char *procs;		/* cgroup: its cgroup.procs file, else NULL */
+	pid_t *seen;		/* cgroup: every process reported so far */
+	size_t seen_cnt, seen_cap;
 	struct target_opts opts;
 	char cmdline[1024];
 };
@@ -103,9 +109,14 @@ static pid_t spawn_held(char *const argv[], bool drop_privs, int *go_fd, int *er
  * its /proc/PID/maps can be read, and short programs exit long before their profile is
  * symbolized. Other stops (signal delivery, group stop) are passed straight through.
  */
-static int seize_for_exit_stop(pid_t pid)
+static int seize_for_exit_stop(pid_t pid, bool follow)
 {
-	return ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXIT) ? -errno : 0;
+	long opts = PTRACE_O_TRACEEXIT;
+
+	/* follow: every process the child's tree creates is seized too, from its birth. */
+	if (follow)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC;
+	return ptrace(PTRACE_SEIZE, pid, 0, opts) ? -errno : 0;
 }
 
 static void join_cmdline(char *buf, size_t sz, char *const argv[])
@@ -136,8 +147,10 @@ struct target *target__spawn(char *const argv[], const struct target_opts *opts)
 		errno = err;
 		return NULL;
 	}
+	t->pids = &t->pid;
+	t->pid_cnt = 1;
 	join_cmdline(t->cmdline, sizeof(t->cmdline), argv);
-	err = seize_for_exit_stop(t->pid);
+	err = seize_for_exit_stop(t->pid, t->opts.follow);
 	if (err)
 		vlog("ptrace: %s: maps of a short-lived target may be missed\n", strerror(-err));
 	return t;
@@ -153,66 +166,249 @@ static int open_pidfd(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-struct target *target__attach_pid(pid_t pid)
+bool target__read_cmdline(pid_t pid, char *buf, size_t sz)
 {
-	struct target *t;
 	char path[64];
+	size_t n;
 	FILE *f;
 
-	if (kill(pid, 0) && errno == ESRCH)
-		return NULL;
-	t = calloc(1, sizeof(*t));
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sz - 1, f);
+	fclose(f);
+	while (n && !buf[n - 1])
+		n--; /* the trailing NUL(s) */
+	for (size_t i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return n > 0;
+}
+
+/* An attached target with room for cnt pids, none set. */
+static struct target *target_alloc(size_t cnt)
+{
+	struct target *t = calloc(1, sizeof(*t));
+
 	if (!t)
 		return NULL;
-	t->pid = pid;
-	t->go_fd = t->err_fd = -1;
-	snprintf(t->cmdline, sizeof(t->cmdline), "pid %d", (int)pid);
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	f = fopen(path, "r");
-	if (f) {
-		size_t n = fread(t->cmdline, 1, sizeof(t->cmdline) - 1, f);
-
-		for (size_t i = 0; i + 1 < n; i++)
-			if (!t->cmdline[i])
-				t->cmdline[i] = ' ';
-		t->cmdline[n] = '\0';
-		fclose(f);
+	t->pids = calloc(cnt ? cnt : 1, sizeof(*t->pids));
+	t->pidfds = calloc(cnt ? cnt : 1, sizeof(*t->pidfds));
+	if (!t->pids || !t->pidfds) {
+		free(t->pids);
+		free(t->pidfds);
+		free(t);
+		errno = ENOMEM;
+		return NULL;
 	}
-	t->pidfd = open_pidfd(pid);
+	t->go_fd = t->err_fd = t->pidfd = -1;
 	return t;
 }
 
-/* Resume a ptrace-stopped child, letting the caller read its maps if it is about to exit. */
-static void handle_child_stop(struct target *t, int status)
+/* Add pid to the attached target t: its pidfd, and its command line if it is the first. */
+static void add_pid(struct target *t, pid_t pid)
 {
-	int event = status >> 16;
-
-	if (event == PTRACE_EVENT_EXIT) {
-		if (t->opts.on_exit_stop)
-			t->opts.on_exit_stop(t->opts.ctx);
-		ptrace(PTRACE_CONT, t->pid, 0, 0);
-	} else if (event == PTRACE_EVENT_STOP) {
-		ptrace(PTRACE_LISTEN, t->pid, 0, 0); /* group stop: stay stopped */
-	} else {
-		ptrace(PTRACE_CONT, t->pid, 0, WSTOPSIG(status)); /* deliver the signal */
+	t->pids[t->pid_cnt] = pid;
+	t->pidfds[t->pid_cnt] = open_pidfd(pid);
+	if (!t->pid_cnt++) {
+		t->pid = pid;
+		t->pidfd = t->pidfds[0];
+		if (!target__read_cmdline(pid, t->cmdline, sizeof(t->cmdline)))
+			snprintf(t->cmdline, sizeof(t->cmdline), "pid %d", (int)pid);
 	}
 }
 
-/* Wait for the spawned child (blocking or not), resuming it through ptrace stops.
- * Returns true while it lives; *status holds its exit status once it is gone. */
+struct target *target__attach_pids(const pid_t *pids, size_t cnt, pid_t *missing)
+{
+	struct target *t;
+
+	for (size_t i = 0; i < cnt; i++)
+		if (kill(pids[i], 0) && errno == ESRCH) {
+			*missing = pids[i];
+			return NULL;
+		}
+	t = target_alloc(cnt);
+	for (size_t i = 0; t && i < cnt; i++)
+		add_pid(t, pids[i]);
+	return t;
+}
+
+/* Read a cgroup.procs file: up to max pids into out. Count or -errno. */
+static int read_procs(const char *file, pid_t *out, size_t max)
+{
+	FILE *f = fopen(file, "re");
+	long pid;
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while ((size_t)n < max && fscanf(f, "%ld", &pid) == 1)
+		out[n++] = (pid_t)pid;
+	fclose(f);
+	return n;
+}
+
+#define CGROUP_PROCS_MAX 4096 /* processes read from cgroup.procs per scan */
+
+static bool was_seen(const struct target *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->seen_cnt; i++)
+		if (t->seen[i] == pid)
+			return true;
+	return false;
+}
+
+static int mark_seen(struct target *t, pid_t pid)
+{
+	if (t->seen_cnt == t->seen_cap) {
+		size_t cap = t->seen_cap ? 2 * t->seen_cap : 64;
+		pid_t *v = realloc(t->seen, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->seen = v;
+		t->seen_cap = cap;
+	}
+	t->seen[t->seen_cnt++] = pid;
+	return 0;
+}
+
+struct target *target__attach_cgroup(const char *path)
+{
+	pid_t *pids = malloc(CGROUP_PROCS_MAX * sizeof(*pids));
+	struct target *t = NULL;
+	char *file = NULL;
+	int n, err = 0;
+
+	if (!pids || asprintf(&file, "%s/cgroup.procs", path) < 0) {
+		err = ENOMEM;
+		goto cleanup;
+	}
+	n = read_procs(file, pids, CGROUP_PROCS_MAX);
+	if (n <= 0) {
+		err = n < 0 ? (n == -ENOENT ? ENOENT : -n) : ESRCH;
+		goto cleanup;
+	}
+	t = target_alloc((size_t)n);
+	if (!t) {
+		err = ENOMEM;
+		goto cleanup;
+	}
+	for (int i = 0; i < n; i++) {
+		add_pid(t, pids[i]);
+		if (mark_seen(t, pids[i])) {
+			err = ENOMEM;
+			goto cleanup;
+		}
+	}
+	t->procs = file;
+	file = NULL;
+cleanup:
+	free(pids);
+	free(file);
+	if (err) {
+		target__free(t);
+		t = NULL;
+		errno = err;
+	}
+	return t;
+}
+
+int target__new_procs(struct target *t, pid_t *out, size_t max)
+{
+	pid_t *pids;
+	int n, cnt = 0;
+
+	if (!t->procs)
+		return 0;
+	pids = malloc(CGROUP_PROCS_MAX * sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	n = read_procs(t->procs, pids, CGROUP_PROCS_MAX);
+	for (int i = 0; i < n && (size_t)cnt < max; i++) {
+		if (was_seen(t, pids[i]))
+			continue;
+		if (mark_seen(t, pids[i])) {
+			n = -ENOMEM;
+			break;
+		}
+		out[cnt++] = pids[i];
+	}
+	free(pids);
+	return n < 0 ? n : cnt;
+}
+
+const pid_t *target__pids(const struct target *t, size_t *cnt)
+{
+	*cnt = t->pid_cnt;
+	return t->pids;
+}
+
+/* A group stop (SIGSTOP and the terminal stops) as opposed to PTRACE_EVENT_STOP's other
+ * uses here: the first stop of an auto-attached child (SIGTRAP). */
+static bool is_group_stop_sig(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Resume a ptrace-stopped process of the tree, after the hold point's callback. */
+static void handle_stop(struct target *t, pid_t pid, int status)
+{
+	int event = status >> 16, sig = WSTOPSIG(status);
+
+	switch (event) {
+	case PTRACE_EVENT_EXIT:
+		if (t->opts.on_exit_stop)
+			t->opts.on_exit_stop(t->opts.ctx, pid);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		break;
+	case PTRACE_EVENT_EXEC:
+		if (t->opts.on_exec_stop)
+			t->opts.on_exec_stop(t->opts.ctx, pid);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		/* The child is seized already; its own first stop is reported on its own. */
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		break;
+	case PTRACE_EVENT_STOP:
+		if (is_group_stop_sig(sig))
+			ptrace(PTRACE_LISTEN, pid, 0, 0); /* group stop: stay stopped */
+		else
+			ptrace(PTRACE_CONT, pid, 0, 0); /* a new child's first stop */
+		break;
+	default:
+		ptrace(PTRACE_CONT, pid, 0, sig); /* deliver the signal */
+	}
+}
+
+/* Wait for the spawned child (blocking or not), resuming it and (follow) the processes of
+ * its tree through their ptrace stops. Returns true while the child lives; *status holds
+ * its exit status once it is gone. Its descendants' exits are reaped here too (as their
+ * tracer; their parents still get them). */
 static bool wait_child(struct target *t, int *status, bool block)
 {
 	for (;;) {
-		pid_t p = waitpid(t->pid, status, (block ? 0 : WNOHANG) | __WALL);
+		int st;
+		pid_t p = waitpid(t->opts.follow ? -1 : t->pid, &st, (block ? 0 : WNOHANG) | __WALL);
 
 		if (p == 0)
 			return true;
 		if (p < 0)
 			return errno == EINTR;
-		if (WIFEXITED(*status) || WIFSIGNALED(*status))
+		if (WIFSTOPPED(st)) {
+			handle_stop(t, p, st);
+			continue;
+		}
+		if (p == t->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+			*status = st;
 			return false;
-		if (WIFSTOPPED(*status))
-			handle_child_stop(t, *status);
+		}
 	}
 }
 
@@ -239,15 +435,28 @@ int target__release(struct target *t)
 	return -child_errno;
 }
 
+/* An attached process lives: its pidfd is not readable yet (or, without one, kill says). */
+static bool pid_alive(pid_t pid, int pidfd)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	if (pidfd >= 0)
+		return poll(&pfd, 1, 0) == 0;
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
 bool target__alive(struct target *t, int *status)
 {
-	struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
+	pid_t one;
 
 	if (t->is_child)
 		return wait_child(t, status, false);
-	if (t->pidfd >= 0)
-		return poll(&pfd, 1, 0) == 0;
-	return kill(t->pid, 0) == 0 || errno == EPERM;
+	if (t->procs) /* a cgroup lives while it holds a process */
+		return read_procs(t->procs, &one, 1) > 0;
+	for (size_t i = 0; i < t->pid_cnt; i++)
+		if (pid_alive(t->pids[i], t->pidfds[i]))
+			return true;
+	return false;
 }
 
 bool target__gone_within(struct target *t, int ms)
@@ -281,8 +490,15 @@ void target__free(struct target *t)
 		while (wait_child(t, &status, true))
 			;
 	}
-	if (t->pidfd >= 0)
-		close(t->pidfd);
+	for (size_t i = 0; !t->is_child && i < t->pid_cnt; i++)
+		if (t->pidfds[i] >= 0)
+			close(t->pidfds[i]);
+	if (!t->is_child) {
+		free(t->pids);
+		free(t->pidfds);
+	}
+	free(t->procs);
+	free(t->seen);
 	free(t);
 }
 
@@ -340,4 +556,21 @@ int target__resolve_allocator(const struct target *t, struct alloc_symbols *out)
 	if (err || access(exe, X_OK))
 		return -ENOENT; /* the exec fails and says why */
 	return alloc_symbols__for_command(exe, out);
+}
+
+pid_t target__ppid(pid_t pid)
+{
+	char path[64], buf[512], *close_paren;
+	long ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+	if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')))
+		sscanf(close_paren + 1, " %*c %ld", &ppid);
+	fclose(f);
+	return (pid_t)ppid;
 }

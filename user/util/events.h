@@ -5,10 +5,12 @@
 
 #include "alloc_events.h"
 
-_Static_assert(sizeof(struct alloc_event) == 48, "alloc_event layout changed: update both sides");
-_Static_assert(sizeof(struct window_event) == 56, "window_event layout changed: update both sides");
-_Static_assert(sizeof(struct probe_counters) == 48, "probe_counters layout changed");
+_Static_assert(sizeof(struct alloc_event) == 56, "alloc_event layout changed: update both sides");
+_Static_assert(sizeof(struct window_event) == 64, "window_event layout changed: update both sides");
+_Static_assert(sizeof(struct probe_counters) == 56, "probe_counters layout changed");
 _Static_assert(sizeof(struct stack_snapshot) == 80, "stack_snapshot layout changed");
+_Static_assert(sizeof(struct proc_event) == 24 + PROC_COMM_LEN + PROC_FILENAME_LEN,
+	       "proc_event layout changed");
 _Static_assert(sizeof(struct snapshot_counters) == 40, "snapshot_counters layout changed");
 _Static_assert(sizeof(struct death_event) == 152, "death_event layout changed");
 _Static_assert(sizeof(struct mapping_event) == 64, "mapping_event layout changed");

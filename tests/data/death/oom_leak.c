@@ -36,9 +36,11 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--slow")) {
 			slow = 1;
 		} else if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
+			const char *go = argv[++i]; /* once: not on every turn of the wait */
+
 			printf("waiting %d\n", (int)getpid());
 			fflush(stdout);
-			while (access(argv[++i], F_OK))
+			while (access(go, F_OK))
 				usleep(10000);
 		}
 	}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * run - one tracing run's state, shared by the lifecycle (main.c), what it prints and writes
+ * (run_output.c) and the process images it follows (run_images.c).
+ */
+#ifndef TRACER_RUN_H
+#define TRACER_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "collector.h"
+#include "options.h"
+#include "output.h"
+#include "profile_output.h"
+#include "tracee.h"
+#include "workloads.h"
+
+/* Everything one tracing run owns. */
+struct run {
+	const struct tracer_opts *args;
+	struct profile_output_opts out;
+	struct target *target;
+	struct loader *loader;
+	struct window_probes *window; /* --start-at/--stop-at */
+	struct tracees *tracees;      /* one per process image: session, symbolizer, stacks */
+	/* How traced processes end (NULL: not recorded); the first target's RSS over the trace
+	 * and its anonymous mappings (EV_MAPPING), written in its images' profiles. */
+	struct death_probes *death;
+	struct rss_sampler *rss;
+	struct mappings *maps;
+	unsigned snapshots; /* --snapshot-at-rss: snapshots written (one at most) */
+	bool follow;		      /* process trees are followed (not --no-follow) */
+	bool reports_inline;	      /* windowed: each profile's report as it is written */
+	struct alloc_watch *alloc_watch; /* dlopen'd allocators (alloc_watch.h) */
+	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
+	struct workloads workloads;   /* --workload: the driver's table */
+	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
+	__u64 dropped_written;		/* records dropped before the last profile was written */
+	__u64 untraced_written;		/* processes not traced, likewise */
+	bool allocator_silent;		/* no allocator probe fired (run__check_allocator_calls) */
+	int write_failures;
+	size_t profiles_written;
+	bool progress_shown; /* a progress line is on the terminal */
+	/* Where the tracer's own report and closing counters go, never the traced command's
+	 * stdout (run__open_summary); NULL: not printed (-q). */
+	FILE *report_out, *counters_out;
+};
+
+/* A profile being written: the run and the image it belongs to. */
+struct profile_ctx {
+	struct run *r;
+	struct tracee *t;
+};
+
+/* ---- run_output.c: profiles, reports, counters and progress ------------------------- */
+
+/* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
+ * print the seed's report now (otherwise at the end: run__print_reports). */
+int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations);
+
+/* --snapshot-at-rss: the first time the first target's RSS reaches the size, write its open
+ * profile as it is now (NAME-snapshot-1.json, with its report) and trace on. */
+void run__snapshot_at_rss(struct run *r);
+
+/* Once a second on a terminal: event rate, live bytes of the open profile, drops. */
+void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events);
+
+/* The closing summary of the trace on stderr. */
+void run__print_counters(struct run *r);
+
+/* Before the last profiles are written, and as a process's death closes its profile:
+ * whether no allocator probe ever fired, so that the files record it (r->allocator_silent,
+ * the "lost" object's noAllocatorCalls). */
+void run__check_allocator_calls(struct run *r);
+
+/* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h).
+ * The first target's image: the probes' hit addresses are per run, not per image. */
+void run__warn_no_allocator_call(struct run *r);
+
+/* The closing reports (not windowed): the list of images when there is more than one, then
+ * the report of the one with the most allocations, or of each with --report all. */
+void run__print_reports(struct run *r);
+
+/*
+ * Choose where the report and the counters go (see --summary and -q in --help): --summary
+ * PATH ("-": stdout), else stderr, so that the command's stdout stays byte for byte its own
+ * under -- CMD and --pid; with --workload the report is the run's output and stays on stdout.
+ * -q without --summary prints neither. Returns 0 or -errno (the message is logged).
+ */
+int run__open_summary(struct run *r, struct output *o);
+
+/* ---- run_images.c: the targets and the process images they become ---------------------- */
+
+/* tracee_exec_fn: an image opened by an exec record, without a hold point (--pid,
+ * --cgroup): its allocator as early as the record arrives. */
+void run__on_image_exec(void *owner, struct tracee *t);
+
+/* loader_record_fn: every record to the process images (tracee.h). */
+int run__on_record(void *ctx, const void *data, size_t sz);
+
+/* --cgroup: the processes that entered the cgroup since the last look (not those its
+ * traced processes forked: the fork tracepoint follows them). */
+void run__add_new_procs(struct run *r);
+
+/* Attach --start-at/--stop-at probes to the target's functions. */
+int run__attach_window_symbols(struct run *r);
+
+/*
+ * fp or dwarf for this run (one kind of stack id per run). auto: DWARF unwinding unless the
+ * target executable keeps frame pointers (fp_detect.h), where BPF's frame-pointer walk is
+ * complete and cheaper. Allocations made by libc on the program's behalf (strdup, getline,
+ * ...) are charged to their caller in both modes; only code without frame pointers between
+ * the allocator and main (callbacks from qsort, -O2 builds, Rust) needs dwarf.
+ */
+bool run__choose_unwind(const struct run *r);
+
+/* Start the target: argv spawned and held, the --pid processes, or the --cgroup's. */
+int run__start_target(struct run *r, char *const argv[]);
+
+/* The attached targets besides the first (loader__new probed that one): probes and an
+ * image each; their maps are read now, while they certainly live. */
+int run__add_targets(struct run *r);
+
+#endif

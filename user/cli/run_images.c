@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The targets of a run and the process images they become: starting or attaching, hold
+ * points, each image's allocator, records routed to images (run.h). */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "alloc_check.h"
+#include "alloc_symbols.h"
+#include "alloc_watch.h"
+#include "cli.h"
+#include "collector.h"
+#include "death_probes.h"
+#include "dwarf_stacks.h"
+#include "environment.h"
+#include "fp_detect.h"
+#include "frames.h"
+#include "loader.h"
+#include "loader_window.h"
+#include "log.h"
+#include "mappings.h"
+#include "options.h"
+#include "output.h"
+#include "procmaps.h"
+#include "profile_output.h"
+#include "report.h"
+#include "rss_sampler.h"
+#include "session.h"
+#include "symbolizer.h"
+#include "target.h"
+#include "trace_summary.h"
+#include "tracee.h"
+#include "tracee_summary.h"
+#include "tracer_exit.h"
+#include "run.h"
+#include "workloads.h"
+
+/* Whether every object syms probes is probed already (the loader's first image). */
+static bool objects_probed(const struct alloc_symbols *probed, const struct alloc_symbols *syms)
+{
+	for (__u32 i = 0; i < syms->obj_cnt; i++) {
+		bool found = false;
+
+		for (__u32 j = 0; probed && j < probed->obj_cnt && !found; j++)
+			found = !strcmp(syms->objs[i], probed->objs[j]);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The allocator of a new process image, resolved as its dynamic linker will (the executable,
+ * preloads, DT_NEEDED: alloc_symbols__for_exec). When it lies in objects not probed yet (a
+ * static executable, jemalloc linked in, Rust's shims), probes on them are attached to this
+ * process (inherited by what it creates). With a hold point (spawned, follow) the image has
+ * not run yet.
+ */
+static void attach_allocator_for_image(struct run *r, pid_t pid, const char *exe)
+{
+	struct alloc_symbols *syms;
+	int err;
+
+	if (r->args->lib)
+		return;
+	syms = malloc(sizeof(*syms));
+	if (!syms || alloc_symbols__for_exec(pid, syms) ||
+	    objects_probed(loader__alloc_symbols(r->loader), syms)) {
+		free(syms);
+		return;
+	}
+	err = loader__attach_image(r->loader, pid, syms);
+	if (err)
+		elog("pid %d (%s): cannot probe its allocator in %s: %s\n", (int)pid, exe,
+		     syms->path, strerror(-err));
+	else
+		ilog("pid %d (%s): probing its allocator in %s\n", (int)pid, exe, syms->path);
+	free(syms);
+}
+
+/* tracee_exec_fn: an image opened by an exec record, without a hold point (--pid,
+ * --cgroup): its allocator as early as the record arrives. */
+void run__on_image_exec(void *owner, struct tracee *t)
+{
+	attach_allocator_for_image(owner, t->tgid, t->exe);
+}
+
+/* The first target exec'd (its old image's profile is written): the RSS series and the
+ * mappings start again with the new image's address space. */
+static void restart_image_series(struct run *r)
+{
+	pid_t pid = target__pid(r->target);
+
+	if (r->rss) {
+		rss_sampler__free(r->rss);
+		r->rss = rss_sampler__new(pid);
+	}
+	if (r->maps) {
+		mappings__free(r->maps);
+		r->maps = mappings__new(pid);
+	}
+}
+
+/* loader_record_fn: every record to the process images (tracee.h). */
+int run__on_record(void *ctx, const void *data, size_t sz)
+{
+	struct run *r = ctx;
+	const struct proc_event *e = data;
+	const struct mapping_event *m = data;
+	int err;
+
+	if (sz < sizeof(__u32))
+		return 0;
+	/* The first target's mappings (run.h); another process's are not tracked. */
+	if (m->type == EV_MAPPING && sz >= sizeof(*m) && (pid_t)m->tgid != target__pid(r->target))
+		return 0;
+	if (m->type == EV_MAPPING)
+		return mappings__handle(r->maps, data, sz) == -ENOMEM ? -ENOMEM : 0;
+	/* A followed child's end is recorded too (its image waits for it: tracee.h). */
+	if (e->type == EV_PROC_FORK && sz >= sizeof(*e) && r->death)
+		death_probes__add_pid(r->death, (pid_t)e->tgid);
+	err = tracees__handle(r->tracees, data, sz);
+	if (e->type == EV_PROC_EXEC && sz >= sizeof(*e) && (pid_t)e->tgid == target__pid(r->target))
+		restart_image_series(r);
+	return err;
+}
+
+/* Records up to now, so the tracee of pid is the one its hold point is about. */
+static struct tracee *drain_for(struct run *r, pid_t pid)
+{
+	if (!r->tracees) /* given up before the trace began */
+		return NULL;
+	if (r->loader)
+		loader__poll(r->loader, 0, run__on_record, r);
+	return tracees__live(r->tracees, pid);
+}
+
+/* target_stop_fn: a process of the tree is about to exit; read its maps while they exist. */
+static void on_exit_stop(void *ctx, pid_t pid)
+{
+	struct tracee *t = drain_for(ctx, pid);
+
+	if (!t || t->ended)
+		return;
+	if (!t->sym)
+		t->sym = symbolizer__new(pid);
+	else
+		symbolizer__refresh_maps(t->sym);
+	if (t->stacks)
+		dwarf_stacks__refresh_maps(t->stacks);
+}
+
+/* target_stop_fn (follow): pid exec'd and waits before its first instruction: its image's
+ * allocator is probed now, so none of its calls is missed. */
+static void on_exec_stop(void *ctx, pid_t pid)
+{
+	struct run *r = ctx;
+	struct tracee *t = drain_for(r, pid);
+
+	if (t)
+		attach_allocator_for_image(r, pid, t->exe);
+}
+
+/* --cgroup: the processes that entered the cgroup since the last look (not those its
+ * traced processes forked: the fork tracepoint follows them). */
+void run__add_new_procs(struct run *r)
+{
+	pid_t pids[256];
+	int n = target__new_procs(r->target, pids, 256);
+
+	if (n > 0)
+		loader__poll(r->loader, 0, run__on_record, r); /* their FORK records first */
+	for (int i = 0; i < n; i++) {
+		int err;
+
+		if (tracees__live(r->tracees, pids[i]) || loader__is_traced(r->loader, pids[i]) ||
+		    (r->follow && loader__is_traced(r->loader, target__ppid(pids[i]))))
+			continue;
+		err = loader__add_process(r->loader, pids[i]);
+		if (err) {
+			if (err != -ESRCH)
+				elog("cannot trace pid %d: %s\n", (int)pids[i], strerror(-err));
+			continue;
+		}
+		if (r->death)
+			death_probes__add_pid(r->death, pids[i]);
+		tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns());
+	}
+}
+
+/* Attach --start-at/--stop-at probes to the target's functions. */
+int run__attach_window_symbols(struct run *r)
+{
+	struct window_probes_opts wopts = {
+		.pid = target__pid(r->target),
+		.ringbuf_fd = loader__ringbuf_fd(r->loader),
+		.start = r->args->start_at,
+		.stop = r->args->stop_at,
+	};
+	char exe[PATH_MAX];
+
+	target__exe(r->target, exe, sizeof(exe)); /* not found: the name, the attach says so */
+	wopts.executable = exe;
+	r->window = window_probes__new(&wopts);
+	return r->window ? 0 : -errno;
+}
+
+/*
+ * fp or dwarf for this run (one kind of stack id per run). auto: DWARF unwinding unless the
+ * target executable keeps frame pointers (fp_detect.h), where BPF's frame-pointer walk is
+ * complete and cheaper. Allocations made by libc on the program's behalf (strdup, getline,
+ * ...) are charged to their caller in both modes; only code without frame pointers between
+ * the allocator and main (callbacks from qsort, -O2 builds, Rust) needs dwarf.
+ */
+bool run__choose_unwind(const struct run *r)
+{
+	struct fp_census c;
+	char exe[PATH_MAX];
+	int err;
+
+	if (r->args->unwind != UNWIND_AUTO)
+		return r->args->unwind == UNWIND_DWARF;
+	err = target__exe(r->target, exe, sizeof(exe));
+	if (!err)
+		err = fp_detect__census(exe, &c);
+	if (err) {
+		vlog("--unwind auto: cannot read the target executable's code (%s): dwarf\n",
+		     strerror(-err));
+		return true;
+	}
+	vlog("--unwind auto: %zu of %zu functions of %s%s keep frame pointers: %s\n", c.with_fp,
+	     c.funcs, exe, c.rust ? " (Rust: its crates do not)" : "",
+	     fp_detect__has_fp(&c) ? "fp" : "dwarf");
+	return !fp_detect__has_fp(&c);
+}
+
+/* Start the target: argv spawned and held, the --pid processes, or the --cgroup's. */
+int run__start_target(struct run *r, char *const argv[])
+{
+	struct target_opts topts = { .drop_privs = !r->args->as_root, .follow = r->follow,
+				     .on_exit_stop = on_exit_stop, .on_exec_stop = on_exec_stop,
+				     .ctx = r };
+	pid_t missing = 0;
+
+	if (argv) {
+		r->target = target__spawn(argv, &topts);
+		if (!r->target) {
+			elog("cannot start %s: %s\n", argv[0], strerror(errno));
+			return TRACER_EXIT_FAILURE;
+		}
+		return TRACER_EXIT_OK;
+	}
+	if (r->args->cgroup) {
+		r->target = target__attach_cgroup(r->args->cgroup);
+		if (!r->target && (errno == ENOENT || errno == ESRCH)) {
+			elog("cgroup %s: %s\n", r->args->cgroup,
+			     errno == ENOENT ? "no such cgroup (no cgroup.procs in it)" :
+					       "holds no process");
+			return TRACER_EXIT_USAGE;
+		}
+	} else {
+		r->target = target__attach_pids(r->args->pids, r->args->pid_cnt, &missing);
+		if (!r->target && errno == ESRCH) {
+			elog("no such process: %d\n", (int)missing);
+			return TRACER_EXIT_USAGE;
+		}
+	}
+	if (!r->target) {
+		elog("cannot attach: %s\n", strerror(errno));
+		return TRACER_EXIT_FAILURE;
+	}
+	return TRACER_EXIT_OK;
+}
+
+/* The attached targets besides the first (loader__new probed that one): probes and an
+ * image each; their maps are read now, while they certainly live. */
+int run__add_targets(struct run *r)
+{
+	size_t cnt;
+	const pid_t *pids = target__pids(r->target, &cnt);
+	int err;
+
+	for (size_t i = 0; i < cnt; i++) {
+		if (i) {
+			err = loader__add_process(r->loader, pids[i]);
+			if (err == -ESRCH) {
+				vlog("pid %d exited before it could be traced\n", (int)pids[i]);
+				continue;
+			}
+			if (err) {
+				elog("cannot trace pid %d: %s\n", (int)pids[i], strerror(-err));
+				return err;
+			}
+			if (r->death)
+				death_probes__add_pid(r->death, pids[i]);
+		}
+		if (!tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns()))
+			return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What a run writes and prints: profiles as they close, the closing reports and counters,
+ * progress on a terminal (run.h). */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "alloc_check.h"
+#include "alloc_symbols.h"
+#include "alloc_watch.h"
+#include "cli.h"
+#include "collector.h"
+#include "dwarf_stacks.h"
+#include "environment.h"
+#include "fp_detect.h"
+#include "frames.h"
+#include "loader.h"
+#include "loader_window.h"
+#include "log.h"
+#include "mappings.h"
+#include "options.h"
+#include "output.h"
+#include "procmaps.h"
+#include "profile_output.h"
+#include "report.h"
+#include "rss_sampler.h"
+#include "session.h"
+#include "symbolizer.h"
+#include "target.h"
+#include "trace_summary.h"
+#include "tracee.h"
+#include "tracee_summary.h"
+#include "tracer_exit.h"
+#include "run.h"
+#include "workloads.h"
+
+/* stack_source callbacks, ctx = struct profile_ctx: stack ids are BPF's, or the image's
+ * resolver's in dwarf mode (one kind per run). */
+static int run_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
+{
+	struct profile_ctx *p = ctx;
+
+	if (p->r->dwarf)
+		return p->t->stacks ? dwarf_stacks__stack(p->t->stacks, id, ips, max) : -ENOENT;
+	return loader__stack(p->r->loader, id, ips, max);
+}
+
+static __u64 run_fn_addr_cb(void *ctx, __u32 fn)
+{
+	return loader__fn_addr(((struct profile_ctx *)ctx)->r->loader, fn);
+}
+
+static const char *run_fn_lib_cb(void *ctx, __u32 fn)
+{
+	return alloc_symbols__obj(loader__alloc_symbols(((struct profile_ctx *)ctx)->r->loader),
+				  fn);
+}
+
+/* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
+ * print the seed's report now (otherwise at the end: run__print_reports). */
+int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
+{
+	struct tracee *t = ctx;
+	struct run *r = tracees__owner(t->set);
+	struct profile_ctx pc = { r, t };
+	struct stack_source src = { run_stack_cb, run_fn_addr_cb, &pc, loader__libc_path(r->loader),
+				    run_fn_lib_cb };
+	struct frames_ctx fc = { .sym = t->sym, .src = &src };
+	struct dhat_meta meta = { .cmd = t->cmdline, .pid = t->tgid };
+	struct probe_counters probes;
+	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
+	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
+	struct profile_output_opts out = r->out;
+	struct dhat_mappings maps;
+	char path[PATH_MAX], err[512];
+	bool written;
+	/* The RSS series and the mappings are the first target's (run.h). */
+	bool first = t->tgid == target__pid(r->target);
+
+	/* An image that exec'd away must not take the new image's maps. */
+	if (t->sym && !t->ended)
+		symbolizer__refresh_maps(t->sym);
+	if (*t->path)
+		out.output = t->path;
+	/* A dropped record's profile is unknown: charge it to the one open when it was lost;
+	 * likewise a process seen but not traced. */
+	loader__counters(r->loader, &probes);
+	meta.lost.n[DHAT_LOST_DROPPED] = probes.dropped - r->dropped_written;
+	r->dropped_written = probes.dropped;
+	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
+	r->untraced_written = probes.untraced_procs;
+	meta.death = t->session ? session__death(t->session) : NULL;
+	/* Closed by its death, before the trace ends: whether any probe fired is known now. */
+	if (meta.death)
+		run__check_allocator_calls(r);
+	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = r->allocator_silent;
+	if (first)
+		meta.rss = rss_sampler__samples(r->rss, &meta.rss_cnt);
+	meta.mappings = mappings__summary(first ? r->maps : NULL, t->sym, &maps) ? NULL : &maps;
+	if (profile_output__write(&out, c, name, &fc, &meta, name ? name : t->cmdline, path,
+				  sizeof(path), &written))
+		r->write_failures++;
+	dhat_mappings__release(&maps);
+	r->cut_short += fc.cut_short;
+	r->stacks_judged += fc.stacks;
+	if (!written)
+		return 0; /* keep tracing: later windows may still be written */
+	r->profiles_written++;
+	snprintf(t->written_path, sizeof(t->written_path), "%s", path);
+	t->written = true;
+	t->totals = *collector__totals(c);
+	if (!r->reports_inline)
+		return 0;
+	ropts.title = name && *name ? name : t->cmdline;
+	ropts.unit = w ? w->unit : NULL;
+	ropts.iterations = w ? iterations : 0;
+	if (!r->report_out)
+		return 0;
+	if (report__print_file(r->report_out, path, &ropts, err, sizeof(err)))
+		elog("report: %s\n", err);
+	fflush(r->report_out);
+	return 0;
+}
+
+/* Once a second on a terminal: event rate, live bytes of the open profile, drops. */
+void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
+{
+	struct tracee *busiest = tracees__busiest(r->tracees);
+	const struct collector_totals *t = busiest ? session__current(busiest->session) : NULL;
+	struct probe_counters pc;
+	__u64 now = mono_now_ns();
+
+	if (now - *last_ns < 1000000000ull)
+		return;
+	loader__counters(r->loader, &pc);
+	fprintf(stderr, "\r\033[Ktracer: %.0f events/s, live %.1f KiB in %llu blocks, dropped %llu",
+		(double)(pc.events - *last_events) * 1e9 / (double)(now - *last_ns),
+		t ? (double)t->live_bytes / 1024.0 : 0.0,
+		t ? (unsigned long long)t->live_blocks : 0ull, (unsigned long long)pc.dropped);
+	*last_ns = now;
+	*last_events = pc.events;
+	r->progress_shown = true;
+}
+
+/* The closing summary of the trace on stderr. */
+void run__print_counters(struct run *r)
+{
+	struct session_stats stats;
+	struct trace_summary s = { .dwarf = r->dwarf, .session = &stats,
+				   .cut_short = r->cut_short,
+				   .stacks = r->stacks_judged };
+
+	tracees__stats(r->tracees, &stats);
+	loader__counters(r->loader, &s.probes);
+	if (r->dwarf) {
+		loader__snapshot_counters(r->loader, &s.snapshots);
+		tracees__unwind_stats(r->tracees, &s.unwind);
+	}
+	trace_summary__print(r->counters_out, &s);
+	if (tracees__pre_exec_records(r->tracees))
+		vlog("%llu records of the held child before its exec: dropped\n",
+		     (unsigned long long)tracees__pre_exec_records(r->tracees));
+}
+
+/* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h).
+ * The first target's image: the probes' hit addresses are per run, not per image. */
+/* What alloc_check judges: the first target's image (hit addresses are per run). */
+static void allocator_calls(const struct run *r, struct alloc_check_in *in)
+{
+	*in = (struct alloc_check_in){ .pid = target__pid(r->target),
+				       .cmd = target__cmdline(r->target),
+				       .syms = loader__alloc_symbols(r->loader),
+				       .lib = r->args->lib };
+	for (__u32 fn = 0; fn < FN_COUNT; fn++)
+		in->hit[fn] = loader__fn_addr(r->loader, fn) != 0;
+}
+
+void run__check_allocator_calls(struct run *r)
+{
+	struct alloc_check_in in;
+
+	allocator_calls(r, &in);
+	r->allocator_silent = alloc_check__silent(&in);
+}
+
+void run__warn_no_allocator_call(struct run *r)
+{
+	struct alloc_check_in in;
+
+	allocator_calls(r, &in);
+	alloc_check__warn(stderr, &in);
+}
+
+/* The closing reports (not windowed): the list of images when there is more than one, then
+ * the report of the one with the most allocations, or of each with --report all. */
+void run__print_reports(struct run *r)
+{
+	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
+	size_t cnt = tracees__count(r->tracees);
+	const struct tracee *top = tracee_summary__top(r->tracees);
+	char err[512];
+
+	if (r->reports_inline || !r->report_out)
+		return;
+	if (cnt > 1)
+		tracee_summary__print(r->report_out, r->tracees);
+	for (size_t i = 0; i < cnt; i++) {
+		const struct tracee *t = tracees__at(r->tracees, i);
+
+		if (!t->written || (t != top && !r->args->report_all))
+			continue;
+		ropts.title = t->cmdline;
+		if (report__print_file(r->report_out, t->written_path, &ropts, err, sizeof(err)))
+			elog("report: %s\n", err);
+	}
+	fflush(r->report_out);
+}
+
+/*
+ * Choose where the report and the counters go (see --summary and -q in --help): --summary
+ * PATH ("-": stdout), else stderr, so that the command's stdout stays byte for byte its own
+ * under -- CMD and --pid; with --workload the report is the run's output and stays on stdout.
+ * -q without --summary prints neither. Returns 0 or -errno (the message is logged).
+ */
+int run__open_summary(struct run *r, struct output *o)
+{
+	const struct tracer_opts *a = r->args;
+	int err;
+
+	if (a->summary) {
+		err = output__open(o, a->summary, OUTPUT_STDOUT_DASH);
+		if (err) {
+			elog("--summary %s: %s\n", a->summary, strerror(-err));
+			return err;
+		}
+		r->report_out = r->counters_out = o->f;
+		return 0;
+	}
+	if (a->verbosity < 0)
+		return 0;
+	r->report_out = a->workload ? stdout : stderr;
+	r->counters_out = stderr;
+	return 0;
+}
+
+void run__snapshot_at_rss(struct run *r)
+{
+	__u64 dropped_written = r->dropped_written, rss = rss_sampler__rss(r->rss);
+	struct tracee *t = tracees__live(r->tracees, target__pid(r->target));
+	struct collector *c;
+
+	if (!t || !r->args->snapshot_at_rss || r->snapshots || rss < r->args->snapshot_at_rss)
+		return;
+	r->snapshots++;
+	c = session__snapshot(t->session, mono_now_ns());
+	if (!c) {
+		elog("--snapshot-at-rss: no snapshot: %s\n", strerror(errno));
+		return;
+	}
+	ilog("RSS %llu bytes reached --snapshot-at-rss: writing a snapshot\n",
+	     (unsigned long long)rss);
+	r->out.snapshot = r->snapshots;
+	run__on_profile(t, c, NULL, 0);
+	r->out.snapshot = 0;
+	r->dropped_written = dropped_written; /* drops so far stay the whole profile's too */
+	collector__free(c);
+}
+

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Traced process images: see tracee.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwarf_stacks.h"
+#include "events.h"
+#include "log.h"
+#include "procmaps.h"
+#include "symbolizer.h"
+#include "target.h"
+#include "tracee.h"
+
+struct tracees {
+	struct tracees_opts opts;
+	struct tracee **v; /* in the order they were opened */
+	size_t cnt, cap;
+	bool root_execd;	 /* held_root has exec'd its command */
+	__u64 pre_exec_records;	 /* held_root's records before that (dropped) */
+};
+
+/* "a/b/app.json.gz" -> offset of ".json.gz"; the last '.' of the basename otherwise; or the
+ * end. Where ".<pid>.<prog>" goes. */
+static size_t suffix_at(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base ? base + 1 : path;
+	dot = strstr(base, ".json");
+	if (!dot)
+		dot = strrchr(base, '.');
+	return dot && dot != base ? (size_t)(dot - path) : strlen(path);
+}
+
+/* Copy pattern into out with every "%p" replaced by rep. */
+static void expand_pid(const char *pattern, const char *rep, char *out, size_t sz)
+{
+	size_t n = 0;
+
+	for (const char *p = pattern; *p && n + 1 < sz; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			n += (size_t)snprintf(out + n, sz - n, "%s", rep);
+			p++;
+		} else {
+			out[n++] = *p;
+		}
+		if (n >= sz)
+			n = sz - 1;
+	}
+	out[n] = '\0';
+}
+
+bool tracee_path(const char *output, bool first, pid_t pid, const char *prog, char *out,
+		 size_t sz)
+{
+	const char *env = getenv("KAISH_PROFILE_OUT");
+	char pattern[PATH_MAX], rep[128];
+	size_t at;
+
+	if (output)
+		snprintf(pattern, sizeof(pattern), "%s", output);
+	else
+		snprintf(pattern, sizeof(pattern), "%s/dhat-heap-%%p.json", env && *env ? env : ".");
+	if (first || strstr(pattern, "%p")) {
+		if (first)
+			snprintf(rep, sizeof(rep), "%d", (int)pid);
+		else
+			snprintf(rep, sizeof(rep), "%d.%s", (int)pid, prog);
+		expand_pid(pattern, rep, out, sz);
+		return strlen(out) + 1 < sz;
+	}
+	at = suffix_at(pattern);
+	return snprintf(out, sz, "%.*s.%d.%s%s", (int)at, pattern, (int)pid, prog,
+			pattern + at) < (int)sz;
+}
+
+/* A path no earlier tracee of the set took (an image exec'ing the same program twice):
+ * ".2", ".3" ... before the suffix. */
+static void unique_path(const struct tracees *ts, char *path, size_t sz)
+{
+	char base[PATH_MAX];
+	size_t at;
+	bool taken = true;
+
+	snprintf(base, sizeof(base), "%s", path);
+	at = suffix_at(base);
+	for (int n = 2; taken; n++) {
+		taken = false;
+		for (size_t i = 0; i < ts->cnt && !taken; i++)
+			taken = !strcmp(ts->v[i]->path, path);
+		if (taken)
+			snprintf(path, sz, "%.*s.%d%s", (int)at, base, n, base + at);
+	}
+}
+
+struct tracees *tracees__new(const struct tracees_opts *o)
+{
+	struct tracees *ts = calloc(1, sizeof(*ts));
+
+	if (ts)
+		ts->opts = *o;
+	return ts;
+}
+
+static void tracee_free(struct tracee *t)
+{
+	if (!t)
+		return;
+	session__free(t->session);
+	symbolizer__free(t->sym);
+	dwarf_stacks__free(t->stacks);
+	free(t);
+}
+
+void tracees__free(struct tracees *ts)
+{
+	if (!ts)
+		return;
+	for (size_t i = 0; i < ts->cnt; i++)
+		tracee_free(ts->v[i]);
+	free(ts->v);
+	free(ts);
+}
+
+static int push(struct tracees *ts, struct tracee *t)
+{
+	if (ts->cnt == ts->cap) {
+		size_t cap = ts->cap ? 2 * ts->cap : 16;
+		struct tracee **v = realloc(ts->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ts->v = v;
+		ts->cap = cap;
+	}
+	ts->v[ts->cnt++] = t;
+	return 0;
+}
+
+struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const char *exe,
+			     __u64 start_ns)
+{
+	struct tracee *t = calloc(1, sizeof(*t));
+	struct session_opts so = ts->opts.sopts;
+	const char *slash;
+	char link[64];
+	ssize_t n;
+
+	if (!t)
+		return NULL;
+	t->tgid = tgid;
+	t->parent = parent;
+	t->set = ts;
+	if (exe && *exe) {
+		snprintf(t->exe, sizeof(t->exe), "%s", exe);
+	} else {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)tgid);
+		n = readlink(link, t->exe, sizeof(t->exe) - 1);
+		t->exe[n > 0 ? n : 0] = '\0';
+	}
+	slash = strrchr(t->exe, '/');
+	snprintf(t->prog, sizeof(t->prog), "%s", slash ? slash + 1 : *t->exe ? t->exe : "unknown");
+	if (!target__read_cmdline(tgid, t->cmdline, sizeof(t->cmdline)))
+		snprintf(t->cmdline, sizeof(t->cmdline), "%s", *t->exe ? t->exe : t->prog);
+	if (ts->opts.name_paths) {
+		tracee_path(ts->opts.output, ts->cnt == 0, tgid, t->prog, t->path, sizeof(t->path));
+		unique_path(ts, t->path, sizeof(t->path));
+	}
+	so.ctx = t;
+	so.start_ns = start_ns;
+	t->session = session__new(&so);
+	/* Maps now, while the image certainly lives; NULL when they cannot be read (it is
+	 * gone already): its frames then print as addresses. */
+	t->sym = symbolizer__new(tgid);
+	if (ts->opts.dwarf)
+		t->stacks = dwarf_stacks__new(tgid);
+	if (!t->session || push(ts, t)) {
+		tracee_free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+struct tracee *tracees__live(const struct tracees *ts, pid_t tgid)
+{
+	/* Newest first: the open image of a pid is its last tracee. */
+	for (size_t i = ts->cnt; i-- > 0;)
+		if (ts->v[i]->tgid == tgid)
+			return ts->v[i]->session ? ts->v[i] : NULL;
+	return NULL;
+}
+
+int tracees__close(struct tracee *t, __u64 end_ns, bool ended)
+{
+	int err;
+
+	if (!t || !t->session)
+		return 0;
+	t->ended = t->ended || ended;
+	err = session__finish(t->session, end_ns);
+	t->stats = *session__stats(t->session);
+	session__free(t->session);
+	t->session = NULL;
+	symbolizer__free(t->sym);
+	t->sym = NULL;
+	if (t->stacks)
+		dwarf_stacks__stats(t->stacks, &t->unwind);
+	dwarf_stacks__free(t->stacks);
+	t->stacks = NULL;
+	return err;
+}
+
+int tracees__close_exited(struct tracees *ts)
+{
+	int err = 0, e;
+
+	for (size_t i = 0; ts && i < ts->cnt; i++) {
+		if (!ts->v[i]->session || !ts->v[i]->exit_ns)
+			continue;
+		e = tracees__close(ts->v[i], ts->v[i]->exit_ns, true);
+		err = err ?: e;
+	}
+	return err;
+}
+
+int tracees__close_all(struct tracees *ts, __u64 end_ns)
+{
+	int err = tracees__close_exited(ts), e;
+
+	for (size_t i = 0; i < ts->cnt; i++) {
+		e = tracees__close(ts->v[i], end_ns, false);
+		err = err ?: e;
+	}
+	return err;
+}
+
+void tracees__refresh_maps(struct tracees *ts)
+{
+	for (size_t i = 0; i < ts->cnt; i++) {
+		struct tracee *t = ts->v[i];
+
+		if (!t->session || t->ended)
+			continue;
+		if (t->sym)
+			symbolizer__refresh_maps(t->sym);
+		else
+			t->sym = symbolizer__new(t->tgid);
+		if (t->stacks)
+			dwarf_stacks__refresh_maps(t->stacks);
+	}
+}
+
+size_t tracees__count(const struct tracees *ts)
+{
+	return ts ? ts->cnt : 0;
+}
+
+struct tracee *tracees__at(const struct tracees *ts, size_t i)
+{
+	return i < ts->cnt ? ts->v[i] : NULL;
+}
+
+void *tracees__owner(const struct tracees *ts)
+{
+	return ts->opts.owner;
+}
+
+void tracees__stats(const struct tracees *ts, struct session_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; ts && i < ts->cnt; i++) {
+		const struct session_stats *s =
+			ts->v[i]->session ? session__stats(ts->v[i]->session) : &ts->v[i]->stats;
+
+		out->records += s->records;
+		out->outside_window += s->outside_window;
+		out->bad_records += s->bad_records;
+		out->profiles += s->profiles;
+		out->unknown_frees += s->unknown_frees;
+		out->stack_failures += s->stack_failures;
+	}
+}
+
+void tracees__unwind_stats(const struct tracees *ts, struct dwarf_stacks_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; ts && i < ts->cnt; i++) {
+		struct dwarf_stacks_stats s = ts->v[i]->unwind;
+
+		if (ts->v[i]->stacks)
+			dwarf_stacks__stats(ts->v[i]->stacks, &s);
+		out->snapshots += s.snapshots;
+		out->unwound += s.unwound;
+		out->partial += s.partial;
+		out->short_copies += s.short_copies;
+		out->failures += s.failures;
+		out->frames += s.frames;
+		out->unwind_ns += s.unwind_ns;
+		if (s.max_unwind_ns > out->max_unwind_ns)
+			out->max_unwind_ns = s.max_unwind_ns;
+		out->stack_bytes += s.stack_bytes;
+		out->distinct += s.distinct;
+	}
+}
+
+struct tracee *tracees__busiest(const struct tracees *ts)
+{
+	struct tracee *best = NULL;
+	__u64 most = 0;
+
+	for (size_t i = 0; ts && i < ts->cnt; i++) {
+		const struct collector_totals *c =
+			ts->v[i]->session ? session__current(ts->v[i]->session) : NULL;
+
+		if (c && (!best || c->live_bytes > most)) {
+			best = ts->v[i];
+			most = c->live_bytes;
+		}
+	}
+	return best;
+}
+
+/* A new image of tgid starts (fork: the parent's image, exec: filename). */
+static struct tracee *open_image(struct tracees *ts, pid_t tgid, pid_t parent, const char *exe,
+				 __u64 ns)
+{
+	struct tracee *t = tracees__open(ts, tgid, parent, exe, ns);
+
+	if (!t)
+		elog("pid %d: cannot open a profile: %s\n", (int)tgid, strerror(errno));
+	else
+		vlog("pid %d: tracing %s%s\n", (int)tgid, t->cmdline, parent ? " (forked)" : "");
+	return t;
+}
+
+/* EV_PROC_*: open and close the images' profiles at their place in the stream. */
+static int on_proc_event(struct tracees *ts, const struct proc_event *e)
+{
+	struct tracee *t = tracees__live(ts, (pid_t)e->tgid), *parent;
+	pid_t root = ts->opts.held_root;
+	int err = 0;
+
+	switch (e->type) {
+	case EV_PROC_FORK:
+		parent = tracees__live(ts, (pid_t)e->parent_tgid);
+		if (!parent && root && (pid_t)e->parent_tgid == root && !ts->root_execd)
+			break; /* forked by the held child before its exec: not the command */
+		if (t)
+			err = tracees__close(t, e->ts_ns, true); /* pid reused: a lost EXIT */
+		t = open_image(ts, (pid_t)e->tgid, (pid_t)e->parent_tgid,
+			       parent ? parent->exe : NULL, e->ts_ns);
+		if (t && parent) /* its own may show the exec that followed already */
+			snprintf(t->cmdline, sizeof(t->cmdline), "%s", parent->cmdline);
+		break;
+	case EV_PROC_EXEC:
+		if (t)
+			err = tracees__close(t, e->ts_ns, true);
+		if ((pid_t)e->tgid == root)
+			ts->root_execd = true;
+		t = open_image(ts, (pid_t)e->tgid, t ? t->parent : 0, e->filename, e->ts_ns);
+		if (t && ts->opts.on_exec)
+			ts->opts.on_exec(ts->opts.owner, t);
+		break;
+	case EV_PROC_EXIT:
+		if (t && ts->opts.await_death)
+			t->exit_ns = e->ts_ns; /* its EV_DEATH follows, with the cause */
+		else
+			err = tracees__close(t, e->ts_ns, true);
+		break;
+	}
+	return err;
+}
+
+/* The tgid of an allocator, window or death record, 0 if it has none. */
+static pid_t record_tgid(const void *data, size_t sz)
+{
+	const struct alloc_event *a = data;
+	const struct window_event *w = data;
+	const struct death_event *d = data;
+
+	if (a->type == EV_DEATH)
+		return sz >= sizeof(*d) ? (pid_t)d->tgid : 0;
+	if (a->type == EV_WINDOW_BEGIN || a->type == EV_WINDOW_END)
+		return sz >= sizeof(*w) ? (pid_t)w->tgid : 0;
+	return sz >= sizeof(*a) ? (pid_t)a->tgid : 0;
+}
+
+int tracees__handle(void *set, const void *data, size_t sz)
+{
+	struct tracees *ts = set;
+	const struct window_event *w = data;
+	struct alloc_event ev;
+	struct tracee *t;
+	pid_t tgid;
+
+	if (sz < sizeof(__u32))
+		return 0;
+	if (w->type == EV_PROC_FORK || w->type == EV_PROC_EXEC || w->type == EV_PROC_EXIT)
+		return sz >= sizeof(struct proc_event) ? on_proc_event(ts, data) : 0;
+	tgid = record_tgid(data, sz);
+	t = tracees__live(ts, tgid);
+	if (!t && ts->opts.held_root == tgid && !ts->root_execd) {
+		ts->pre_exec_records++;
+		return 0;
+	}
+	if (!t && w->type == EV_DEATH)
+		return 0; /* its image closed already: nothing left to end */
+	if (!t && tgid > 0)
+		t = open_image(ts, tgid, 0, NULL, mono_now_ns());
+	if (!t)
+		return 0;
+	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN && w->iterations)
+		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
+		     (unsigned long long)w->iterations);
+	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
+		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
+	/* Unwound here, before the session: it only ever sees plain records. A malformed
+	 * snapshot goes on as is and is counted as a bad record. */
+	if (w->type == EV_STACK_SNAPSHOT && t->stacks &&
+	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev))
+		return session__handle(t->session, &ev, sizeof(ev));
+	if (w->type == EV_DEATH) { /* the process is gone: its profile ended at the death */
+		int err = session__handle(t->session, data, sz);
+
+		return tracees__close(t, ((const struct death_event *)data)->ts_ns, true) ?: err;
+	}
+	return session__handle(t->session, data, sz);
+}
+
+__u64 tracees__pre_exec_records(const struct tracees *ts)
+{
+	return ts ? ts->pre_exec_records : 0;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * tracee - one traced process image and everything kept for it: its session (profile),
+ * symbolizer, DWARF stack resolver and profile path. A process that forks makes a new
+ * tracee; an exec closes the tracee of the old image and opens one for the new image (same
+ * pid). The set routes records by tgid to the live tracee of that process.
+ *
+ * Profile paths: the first tracee's is -o (a "%p" in it replaced by its pid), or
+ * dhat-heap-<pid>.json in $KAISH_PROFILE_OUT or "."; every other one goes next to it, named
+ * with its pid and program: app.json -> app.<pid>.<prog>.json, app-%p.json ->
+ * app-<pid>.<prog>.json (".N" added if that file was already used in this run).
+ */
+#ifndef TRACER_TRACEE_H
+#define TRACER_TRACEE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "collector.h"
+#include "dwarf_stacks.h"
+#include "session.h"
+
+struct tracees;
+
+struct tracee {
+	pid_t tgid;		       /* the process */
+	pid_t parent;		       /* traced process that forked it; 0 for a target */
+	char prog[64];		       /* program name (basename of the image's path) */
+	char exe[PATH_MAX];	       /* the image's path (exec filename or /proc/PID/exe) */
+	char cmdline[1024];	       /* space-joined argv when readable, else exe */
+	char path[PATH_MAX];	       /* its profile file ("" in workload mode: named there) */
+	char written_path[PATH_MAX];   /* the last profile file written for it */
+	struct session *session;       /* its records; NULL once closed */
+	struct symbolizer *sym;	       /* its maps and modules; NULL once closed or unreadable */
+	struct dwarf_stacks *stacks;   /* --unwind dwarf: its resolver; NULL otherwise */
+	bool ended;		       /* the image is gone (exec'd away or exited): its maps
+					* can no longer be read */
+	bool written;		       /* a profile file exists (written_path) */
+	__u64 exit_ns;		       /* await_death: its EV_PROC_EXIT, the close waits for
+					* EV_DEATH (0: not exited) */
+	struct collector_totals totals; /* of its (last) profile, set when one is written */
+	struct session_stats stats;    /* its session's counters, kept at close */
+	struct dwarf_stacks_stats unwind; /* its resolver's counters, kept at close */
+	struct tracees *set;
+};
+
+/* An image opened by an exec record (not by a hold point): owner is tracees_opts.owner. */
+typedef void (*tracee_exec_fn)(void *owner, struct tracee *t);
+
+struct tracees_opts {
+	struct session_opts sopts; /* every tracee's session; ctx is replaced by the tracee */
+	bool dwarf;		   /* give each tracee a dwarf_stacks resolver */
+	const char *output;	   /* -o (may hold %p), or NULL for the default name */
+	bool name_paths;	   /* false: leave path empty (workloads name their profiles) */
+	void *owner;		   /* for the session callback: tracees__owner() */
+	pid_t held_root;	   /* spawned, follow: its records before its first exec are
+				    * the tracer's own code in the held child (dropped) */
+	tracee_exec_fn on_exec;	   /* may be NULL */
+	/* The death probes are loaded: EV_PROC_EXIT (attached first, on the same tracepoint)
+	 * precedes the process's EV_DEATH, so its image closes at that EV_DEATH, with the
+	 * cause, or at tracees__close_exited for a process whose end is not recorded. */
+	bool await_death;
+};
+
+struct tracees *tracees__new(const struct tracees_opts *o);
+/* Free every tracee (closing none: call tracees__close_all first). Accepts NULL. */
+void tracees__free(struct tracees *ts);
+
+/*
+ * A new image of process tgid starting at start_ns: exe is its path (NULL: read
+ * /proc/PID/exe). Reads its maps and command line now, while it lives. The tracee is owned
+ * by the set. NULL + errno (ENOMEM) on failure.
+ */
+struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const char *exe,
+			     __u64 start_ns);
+
+/*
+ * The record switch (a loader_record_fn, ctx = the set). EV_PROC_FORK opens an image of the
+ * child (its parent's program and command line), EV_PROC_EXEC closes the process's image
+ * and opens the new one, EV_PROC_EXIT closes it (await_death: EV_DEATH does), each at its
+ * place in the stream. EV_DEATH goes to the image of its tgid like every
+ * other record goes to the open image of its tgid, opened on its first record if its birth
+ * was not seen; --unwind dwarf snapshots are unwound with that image's resolver first.
+ * Returns 0 or -errno.
+ */
+int tracees__handle(void *ts, const void *data, size_t sz);
+
+/* Records of the held child before its exec, dropped (held_root). */
+__u64 tracees__pre_exec_records(const struct tracees *ts);
+
+/* The open tracee of process tgid, or NULL. */
+struct tracee *tracees__live(const struct tracees *ts, pid_t tgid);
+
+/* Close t's profile at end_ns (writing it through the session callback); ended: its image is
+ * gone, so its maps must not be re-read. Frees its symbolizer and resolver. Returns 0 or
+ * -errno. No-op for a tracee already closed. */
+int tracees__close(struct tracee *t, __u64 end_ns, bool ended);
+/* Close the images that exited without an EV_DEATH in the records read so far, at their
+ * exit (await_death; call after each poll). Returns the first error. */
+int tracees__close_exited(struct tracees *ts);
+/* Close every open tracee. Returns the first error. */
+int tracees__close_all(struct tracees *ts, __u64 end_ns);
+
+/* Re-read the maps of every open tracee (dlopen'd libraries). */
+void tracees__refresh_maps(struct tracees *ts);
+
+size_t tracees__count(const struct tracees *ts);
+struct tracee *tracees__at(const struct tracees *ts, size_t i);
+void *tracees__owner(const struct tracees *ts);
+
+/* The sessions' counters, summed over every tracee. */
+void tracees__stats(const struct tracees *ts, struct session_stats *out);
+
+/*
+ * The profile path of an image of process pid running prog (see the header comment):
+ * output is -o or NULL; first: the run's first image. False if it did not fit in sz.
+ */
+bool tracee_path(const char *output, bool first, pid_t pid, const char *prog, char *out,
+		 size_t sz);
+
+/* The resolvers' counters, summed over every tracee (dwarf). */
+void tracees__unwind_stats(const struct tracees *ts, struct dwarf_stacks_stats *out);
+
+/* The open tracee whose session has the most live bytes (progress line), or NULL. */
+struct tracee *tracees__busiest(const struct tracees *ts);
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* tracee_summary - the closing list of the process images a trace followed: one line each
+ * with its pid, parent, totals, profile file and command line. */
+#ifndef TRACER_TRACEE_SUMMARY_H
+#define TRACER_TRACEE_SUMMARY_H
+
+#include <stdio.h>
+
+#include "tracee.h"
+
+/* Print the list of every image of ts, in the order they started, to f. */
+void tracee_summary__print(FILE *f, const struct tracees *ts);
+
+/* The image with the most allocations (blocks) among those whose profile was written, the
+ * first one on a tie; NULL if none was written. */
+const struct tracee *tracee_summary__top(const struct tracees *ts);
+
+#endif
