@@ -153,7 +153,9 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 
 	/* The workload driver is one process whose windows are the profiles. */
 	r->follow = !r->args->no_follow && !usdt_binary;
-	r->reports_inline = windowed;
+	/* Windows (the workloads', --start-at/--stop-at) are reported as they close, under the
+	 * window's name; whole processes at the end, the busiest first. */
+	r->reports_inline = windowed || r->args->start_at || r->args->stop_at;
 	ret = run__start_target(r, argv);
 	if (ret)
 		return ret;
@@ -235,10 +237,9 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		err = err ?: stop_err;
 	}
 	vlog("closing the open profiles (%s)\n", stop_requested ? "interrupted" : "target ended");
-	run__check_allocator_calls(r);
 	err = tracees__close_all(r->tracees, mono_now_ns()) ?: err;
-	run__print_counters(r);
 	run__print_reports(r);
+	run__print_counters(r);
 	run__warn_no_allocator_call(r);
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }

@@ -89,7 +89,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	r->dropped_written = probes.dropped;
 	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
 	r->untraced_written = probes.untraced_procs;
-	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = r->allocator_silent;
+	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = run__allocator_silent(r);
 	if (profile_output__write(&out, c, name, &fc, &meta, name ? name : t->cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;
@@ -167,12 +167,12 @@ static void allocator_calls(const struct run *r, struct alloc_check_in *in)
 		in->hit[fn] = loader__fn_addr(r->loader, fn) != 0;
 }
 
-void run__check_allocator_calls(struct run *r)
+bool run__allocator_silent(const struct run *r)
 {
 	struct alloc_check_in in;
 
 	allocator_calls(r, &in);
-	r->allocator_silent = alloc_check__silent(&in);
+	return alloc_check__silent(&in);
 }
 
 void run__warn_no_allocator_call(struct run *r)
