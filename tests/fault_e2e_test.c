@@ -6,7 +6,10 @@
  *    wins), and the profile is still valid;
  *  - the target SIGKILLed mid-trace: the tracer ends (--pid: 0; -- CMD: 137), profile valid;
  *  - SIGTERM (and SIGINT for -- CMD) to the tracer: profile valid (--pid: 0; -- CMD: the
- *    command is stopped with SIGTERM and its status 143 comes through);
+ *    command is stopped with SIGTERM and its status 143 comes through); SIGHUP and SIGQUIT
+ *    too, and SIGUSR1 and SIGPIPE do not end it;
+ *  - a command that ignores SIGTERM and SIGINT: a second signal or --kill-after SIGKILLs
+ *    it, exit 137, profile valid; a SIGKILLed tracer's command dies with it (PDEATHSIG);
  *  - the pid exits before attach completes: a clear error (2; 1 if the attach itself
  *    failed) or a valid profile, never a hang or a crash;
  *  - two tracers on one process: both write valid profiles;
@@ -304,6 +307,137 @@ Test(fault_e2e, sigterm_to_the_tracer, .timeout = TEST_TIMEOUT(300))
 		free(txt);
 		check_profile(path, true, NULL);
 	}
+	free(dir);
+}
+
+/* True once pid is gone (or a zombie nobody reaped yet) within secs. */
+static bool gone_within(pid_t pid, int secs)
+{
+	char path[64], buf[512], *paren;
+	bool gone = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < secs * 100 && !gone; i++) {
+		f = fopen(path, "re");
+		gone = !f || !fgets(buf, sizeof(buf), f) || !(paren = strrchr(buf, ')')) ||
+		       paren[2] == 'Z';
+		if (f)
+			fclose(f);
+		if (!gone)
+			usleep(10000);
+	}
+	return gone;
+}
+
+/* The tracer's command, started with -v and stderr to log; its first child is the command. */
+static pid_t start_traced(const char *opts, const char *path, const char *log, const char *what)
+{
+	char cmd[2048];
+	pid_t tracer;
+
+	snprintf(cmd, sizeof(cmd), "%s -v %s -o %s -- %s", TRACER_BIN, opts, path, what);
+	tracer = start_bg(cmd, NULL, log);
+	cr_assert_gt(first_child(tracer), 0, "no traced child");
+	wait_attached(log);
+	return tracer;
+}
+
+/* The tracer ended with exit want and a valid, non-empty profile. */
+static void expect_ended(pid_t tracer, int want, const char *path, const char *log,
+			 const char *what)
+{
+	char *txt;
+	int st;
+
+	cr_assert(wait_for(tracer, 60, &st), "%s: the tracer hung", what);
+	txt = slurp(log);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == want, "%s: status %#x, want exit %d:\n%s",
+		  what, st, want, txt);
+	free(txt);
+	check_profile(path, true, NULL);
+}
+
+/* Every signal that can end a session ends the trace with its profile: a closed terminal
+ * (SIGHUP), Ctrl-\ (SIGQUIT). SIGUSR1 and SIGPIPE do not end it at all. */
+Test(fault_e2e, sighup_and_sigquit_end_the_trace, .timeout = TEST_TIMEOUT(300))
+{
+	static const int sigs[] = { SIGHUP, SIGQUIT };
+	char *dir, path[1024], log[1024], what[64];
+	pid_t tracer;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("hup");
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/sig%d.json", dir, sigs[i]);
+		snprintf(log, sizeof(log), "%s/sig%d.log", dir, sigs[i]);
+		snprintf(what, sizeof(what), "signal %d", sigs[i]);
+		tracer = start_traced("", path, log, SPIN_BIN " 120");
+		kill(tracer, sigs[i]);
+		expect_ended(tracer, 128 + SIGTERM, path, log, what); /* its command got SIGTERM */
+	}
+	/* SIGUSR1 and SIGPIPE first: the trace goes on, and SIGINT still ends it cleanly. */
+	snprintf(path, sizeof(path), "%s/usr1.json", dir);
+	snprintf(log, sizeof(log), "%s/usr1.log", dir);
+	tracer = start_traced("", path, log, SPIN_BIN " 120");
+	kill(tracer, SIGUSR1);
+	kill(tracer, SIGPIPE);
+	kill(tracer, SIGINT);
+	expect_ended(tracer, 128 + SIGTERM, path, log, "SIGUSR1, SIGPIPE, then SIGINT");
+	free(dir);
+}
+
+/* A command that ignores SIGTERM and SIGINT: a second signal, or --kill-after, SIGKILLs it;
+ * the profile is written and 128+9 comes through. */
+#define STUBBORN "sh -c 'trap \"\" TERM INT; exec " SPIN_BIN " 120'"
+
+Test(fault_e2e, stubborn_command_is_killed, .timeout = TEST_TIMEOUT(300))
+{
+	char *dir, path[1024], log[1024];
+	pid_t tracer, child;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("stubborn");
+	/* A second SIGINT, once the first one's SIGTERM was sent (a grace no test waits for). */
+	snprintf(path, sizeof(path), "%s/twice.json", dir);
+	snprintf(log, sizeof(log), "%s/twice.log", dir);
+	tracer = start_traced("--kill-after 600", path, log, STUBBORN);
+	child = first_child(tracer);
+	kill(tracer, SIGINT);
+	cr_assert(e2e_wait_for_text(log, "SIGTERM", TEST_TIMEOUT(60)), "no SIGTERM sent");
+	kill(tracer, SIGINT);
+	expect_ended(tracer, 128 + SIGKILL, path, log, "second SIGINT");
+	cr_expect(gone_within(child, 1), "the command outlived its tracer");
+
+	/* --kill-after 1: one SIGTERM is enough. */
+	snprintf(path, sizeof(path), "%s/grace.json", dir);
+	snprintf(log, sizeof(log), "%s/grace.log", dir);
+	tracer = start_traced("--kill-after 1", path, log, STUBBORN);
+	child = first_child(tracer);
+	kill(tracer, SIGTERM);
+	expect_ended(tracer, 128 + SIGKILL, path, log, "--kill-after 1");
+	cr_expect(gone_within(child, 1), "the command outlived its tracer");
+	free(dir);
+}
+
+/* PR_SET_PDEATHSIG: the tracer SIGKILLed (no profile possible) takes its command along. */
+Test(fault_e2e, sigkilled_tracer_takes_its_command_along, .timeout = TEST_TIMEOUT(300))
+{
+	char *dir, path[1024], log[1024];
+	pid_t tracer, child;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("pdeath");
+	snprintf(path, sizeof(path), "%s/p.json", dir);
+	snprintf(log, sizeof(log), "%s/p.log", dir);
+	tracer = start_traced("", path, log, SPIN_BIN " 120");
+	child = first_child(tracer);
+	kill(tracer, SIGKILL);
+	waitpid(tracer, &st, 0);
+	cr_expect(gone_within(child, 30), "the command %d outlived its SIGKILLed tracer",
+		  (int)child);
+	kill(child, SIGKILL); /* a failed case leaves nothing behind */
 	free(dir);
 }
 
