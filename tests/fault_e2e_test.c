@@ -394,7 +394,7 @@ Test(fault_e2e, sighup_and_sigquit_end_the_trace, .timeout = TEST_TIMEOUT(300))
 Test(fault_e2e, stubborn_command_is_killed, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir, path[1024], log[1024];
-	pid_t tracer, child;
+	pid_t tracer, child, grandchild;
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("stubborn");
@@ -409,14 +409,20 @@ Test(fault_e2e, stubborn_command_is_killed, .timeout = TEST_TIMEOUT(300))
 	expect_ended(tracer, 128 + SIGKILL, path, log, "second SIGINT");
 	cr_expect(gone_within(child, 1), "the command outlived its tracer");
 
-	/* --kill-after 1: one SIGTERM is enough. */
+	/* --kill-after 1: one SIGTERM is enough, and what the command started dies with it
+	 * (a stubborn process of its own in the background). */
 	snprintf(path, sizeof(path), "%s/grace.json", dir);
 	snprintf(log, sizeof(log), "%s/grace.log", dir);
-	tracer = start_traced("--kill-after 1", path, log, STUBBORN);
+	tracer = start_traced("--kill-after 1", path, log,
+			      "sh -c 'trap \"\" TERM INT; " SPIN_BIN " 120 & exec " SPIN_BIN " 120'");
 	child = first_child(tracer);
+	grandchild = first_child(child);
+	cr_assert_gt(grandchild, 0, "the command started nothing");
 	kill(tracer, SIGTERM);
 	expect_ended(tracer, 128 + SIGKILL, path, log, "--kill-after 1");
 	cr_expect(gone_within(child, 1), "the command outlived its tracer");
+	cr_expect(gone_within(grandchild, 1), "what the command started outlived its tracer");
+	kill(grandchild, SIGKILL); /* a failed case leaves nothing behind */
 	free(dir);
 }
 
