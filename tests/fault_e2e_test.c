@@ -4,6 +4,7 @@
  *  - a ring buffer too small for the event rate (--ringbuf-size 4096): drops are counted and
  *    reported, exit 4 (--pid; -- CMD when the command exited 0; a failing command's status
  *    wins), and the profile is still valid;
+ *  - --ringbuf-size too small for --unwind dwarf: exit 2 before anything is loaded;
  *  - the target SIGKILLed mid-trace: the tracer ends (--pid: 0; -- CMD: 137), profile valid;
  *  - SIGTERM (and SIGINT for -- CMD) to the tracer: profile valid (--pid: 0; -- CMD: the
  *    command is stopped with SIGTERM and its status 143 comes through); SIGHUP and SIGQUIT
@@ -261,6 +262,29 @@ Test(fault_e2e, target_sigkilled_mid_trace, .timeout = TEST_TIMEOUT(300))
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d:\n%s", st, txt);
 	free(txt);
 	check_profile(path, true, NULL);
+	free(dir);
+}
+
+/* A ring too small for dwarf stack copies is a usage error found before anything is loaded:
+ * one line, exit 2, no attach failure, and the command never runs. */
+Test(fault_e2e, tiny_ringbuf_with_dwarf_is_a_usage_error, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], ran[1024], *out = NULL;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("rb-dwarf");
+	snprintf(ran, sizeof(ran), "%s/ran", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s --unwind dwarf --ringbuf-size 4096 -o %s/p.json -- touch %s 2>&1", TRACER_BIN,
+		 dir, ran);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
+	cr_expect(strstr(out, "--ringbuf-size 4096 is too small for dwarf"), "%s", out);
+	cr_expect(!strstr(out, "cannot attach"), "an attach failure reported:\n%s", out);
+	cr_expect(strchr(out, '\n') == strrchr(out, '\n'), "more than one line:\n%s", out);
+	cr_expect_neq(access(ran, F_OK), 0, "the command ran");
+	free(out);
 	free(dir);
 }
 

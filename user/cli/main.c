@@ -193,6 +193,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	lopts.follow = r->follow;
 	lopts.inherit = target_cnt > 1 || r->args->cgroup;
 	r->dwarf = lopts.unwind_dwarf = run__choose_unwind(r);
+	/* Known once the unwind mode is: a usage error, not an attach failure. */
+	if (lopts.ringbuf_sz && lopts.ringbuf_sz < loader__ringbuf_min(&lopts)) {
+		elog("--ringbuf-size %zu is too small for dwarf unwinding with %u-byte stack "
+		     "copies: at least %zu\n", lopts.ringbuf_sz,
+		     lopts.stack_copy_sz ?: LOADER_DEFAULT_STACK_COPY_SZ,
+		     loader__ringbuf_min(&lopts));
+		return TRACER_EXIT_USAGE;
+	}
 	/* A held child has not exec'd: its allocator is resolved from the command's files (a
 	 * running process's by the loader, from its maps). -ENOENT: no such command, which
 	 * target__release reports. */
