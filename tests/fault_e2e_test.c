@@ -4,9 +4,13 @@
  *  - a ring buffer too small for the event rate (--ringbuf-size 4096): drops are counted and
  *    reported, exit 4 (--pid; -- CMD when the command exited 0; a failing command's status
  *    wins), and the profile is still valid;
+ *  - --ringbuf-size too small for --unwind dwarf: exit 2 before anything is loaded;
  *  - the target SIGKILLed mid-trace: the tracer ends (--pid: 0; -- CMD: 137), profile valid;
  *  - SIGTERM (and SIGINT for -- CMD) to the tracer: profile valid (--pid: 0; -- CMD: the
- *    command is stopped with SIGTERM and its status 143 comes through);
+ *    command is stopped with SIGTERM and its status 143 comes through); SIGHUP and SIGQUIT
+ *    too, and SIGUSR1 and SIGPIPE do not end it;
+ *  - a command that ignores SIGTERM and SIGINT: a second signal or --kill-after SIGKILLs
+ *    it, exit 137, profile valid; a SIGKILLed tracer's command dies with it (PDEATHSIG);
  *  - the pid exits before attach completes: a clear error (2; 1 if the attach itself
  *    failed) or a valid profile, never a hang or a crash;
  *  - two tracers on one process: both write valid profiles;
@@ -150,6 +154,61 @@ static void wait_attached(const char *log)
 	sleep(1);
 }
 
+/* True once pid is gone (or a zombie nobody reaped yet) within secs. */
+static bool gone_within(pid_t pid, int secs)
+{
+	char path[64], buf[512], *paren;
+	bool gone = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < secs * 100 && !gone; i++) {
+		f = fopen(path, "re");
+		gone = !f || !fgets(buf, sizeof(buf), f) || !(paren = strrchr(buf, ')')) ||
+		       paren[2] == 'Z';
+		if (f)
+			fclose(f);
+		if (!gone)
+			usleep(10000);
+	}
+	return gone;
+}
+
+/* A tracer run on a command: its profile and -v log under dir, named name.json/.log. */
+struct traced {
+	pid_t tracer, child;
+	char path[1024], log[1024];
+};
+
+/* Start `tracer -v OPTS -o PATH -- WHAT` and wait until it has attached to its child. */
+static void start_traced(struct traced *t, const char *dir, const char *name, const char *opts,
+			 const char *what)
+{
+	char cmd[2048];
+
+	snprintf(t->path, sizeof(t->path), "%s/%s.json", dir, name);
+	snprintf(t->log, sizeof(t->log), "%s/%s.log", dir, name);
+	snprintf(cmd, sizeof(cmd), "%s -v %s -o %s -- %s", TRACER_BIN, opts, t->path, what);
+	t->tracer = start_bg(cmd, NULL, t->log);
+	t->child = first_child(t->tracer);
+	cr_assert_gt(t->child, 0, "no traced child");
+	wait_attached(t->log);
+}
+
+/* The tracer ended with exit want and a valid, non-empty profile. */
+static void expect_ended(const struct traced *t, int want, const char *what)
+{
+	char *txt;
+	int st;
+
+	cr_assert(wait_for(t->tracer, 60, &st), "%s: the tracer hung", what);
+	txt = slurp(t->log);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == want, "%s: status %#x, want exit %d:\n%s",
+		  what, st, want, txt);
+	free(txt);
+	check_profile(t->path, true, NULL);
+}
+
 /* --- a ring buffer too small for the event rate ---------------------------------------------- */
 
 Test(fault_e2e, tiny_ringbuf_pid_mode_reports_drops_exit_4, .timeout = TEST_TIMEOUT(300))
@@ -220,30 +279,44 @@ Test(fault_e2e, tiny_ringbuf_command_mode_rule, .timeout = TEST_TIMEOUT(600))
 	free(dir);
 }
 
+/* A ring too small for dwarf stack copies is a usage error found before anything is loaded:
+ * one line, exit 2, no attach failure, and the command never runs. */
+Test(fault_e2e, tiny_ringbuf_with_dwarf_is_a_usage_error, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], ran[1024], *out = NULL;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("rb-dwarf");
+	snprintf(ran, sizeof(ran), "%s/ran", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s --unwind dwarf --ringbuf-size 4096 -o %s/p.json -- touch %s 2>&1", TRACER_BIN,
+		 dir, ran);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
+	cr_expect(strstr(out, "--ringbuf-size 4096 is too small for dwarf"), "%s", out);
+	cr_expect(!strstr(out, "cannot attach"), "an attach failure reported:\n%s", out);
+	cr_expect(strchr(out, '\n') == strrchr(out, '\n'), "more than one line:\n%s", out);
+	cr_expect_neq(access(ran, F_OK), 0, "the command ran");
+	free(out);
+	free(dir);
+}
+
 /* --- the target dies ----------------------------------------------------------------------- */
 
 Test(fault_e2e, target_sigkilled_mid_trace, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir, cmd[2048], path[1024], log[1024], *txt;
+	struct traced t;
 	pid_t tracer, target;
 	int st;
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("kill9");
 	/* -- CMD: the tracer reports the command's death by SIGKILL as 128+9. */
-	snprintf(path, sizeof(path), "%s/cmd.json", dir);
-	snprintf(log, sizeof(log), "%s/cmd.log", dir);
-	snprintf(cmd, sizeof(cmd), "%s -v -o %s -- %s 120", TRACER_BIN, path, SPIN_BIN);
-	tracer = start_bg(cmd, NULL, log);
-	target = first_child(tracer);
-	cr_assert_gt(target, 0, "no traced child");
-	wait_attached(log);
-	kill(target, SIGKILL);
-	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after its target was killed");
-	txt = slurp(log);
-	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 137, "status %d:\n%s", st, txt);
-	free(txt);
-	check_profile(path, true, NULL);
+	start_traced(&t, dir, "cmd", "", SPIN_BIN " 120");
+	kill(t.child, SIGKILL);
+	expect_ended(&t, 128 + SIGKILL, "its command SIGKILLed");
 
 	/* --pid: the tracer notices the exit and writes what it saw, exit 0. */
 	snprintf(path, sizeof(path), "%s/pid.json", dir);
@@ -266,6 +339,7 @@ Test(fault_e2e, target_sigkilled_mid_trace, .timeout = TEST_TIMEOUT(300))
 Test(fault_e2e, sigterm_to_the_tracer, .timeout = TEST_TIMEOUT(300))
 {
 	char *dir, cmd[2048], path[1024], log[1024], *txt;
+	struct traced t;
 	pid_t tracer, target;
 	int st;
 
@@ -290,20 +364,87 @@ Test(fault_e2e, sigterm_to_the_tracer, .timeout = TEST_TIMEOUT(300))
 	for (int i = 0; i < 2; i++) {
 		int sig = i ? SIGINT : SIGTERM;
 
-		snprintf(path, sizeof(path), "%s/cmd%d.json", dir, i);
-		snprintf(log, sizeof(log), "%s/cmd%d.log", dir, i);
-		snprintf(cmd, sizeof(cmd), "%s -v -o %s -- %s 120", TRACER_BIN, path, SPIN_BIN);
-		tracer = start_bg(cmd, NULL, log);
-		cr_assert_gt(first_child(tracer), 0);
-		wait_attached(log);
-		kill(tracer, sig);
-		cr_assert(wait_for(tracer, 60, &st), "the tracer hung after signal %d", sig);
-		txt = slurp(log);
-		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM,
-			  "signal %d: status %d, want exit %d:\n%s", sig, st, 128 + SIGTERM, txt);
-		free(txt);
-		check_profile(path, true, NULL);
+		start_traced(&t, dir, i ? "cmd-int" : "cmd-term", "", SPIN_BIN " 120");
+		kill(t.tracer, sig);
+		expect_ended(&t, 128 + SIGTERM, i ? "SIGINT" : "SIGTERM");
 	}
+	free(dir);
+}
+
+/* Every signal that can end a session ends the trace with its profile: a closed terminal
+ * (SIGHUP), Ctrl-\ (SIGQUIT). SIGUSR1 and SIGPIPE do not end it at all. */
+Test(fault_e2e, sighup_and_sigquit_end_the_trace, .timeout = TEST_TIMEOUT(300))
+{
+	static const int sigs[] = { SIGHUP, SIGQUIT };
+	char *dir, name[64];
+	struct traced t;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("hup");
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		snprintf(name, sizeof(name), "signal-%d", sigs[i]);
+		start_traced(&t, dir, name, "", SPIN_BIN " 120");
+		kill(t.tracer, sigs[i]);
+		expect_ended(&t, 128 + SIGTERM, name); /* its command got SIGTERM */
+	}
+	/* SIGUSR1 and SIGPIPE first: the trace goes on, and SIGINT still ends it cleanly. */
+	start_traced(&t, dir, "usr1", "", SPIN_BIN " 120");
+	kill(t.tracer, SIGUSR1);
+	kill(t.tracer, SIGPIPE);
+	kill(t.tracer, SIGINT);
+	expect_ended(&t, 128 + SIGTERM, "SIGUSR1, SIGPIPE, then SIGINT");
+	free(dir);
+}
+
+/* A command that ignores SIGTERM and SIGINT: a second signal, or --kill-after, SIGKILLs it;
+ * the profile is written and 128+9 comes through. */
+#define STUBBORN "sh -c 'trap \"\" TERM INT; exec " SPIN_BIN " 120'"
+
+Test(fault_e2e, stubborn_command_is_killed, .timeout = TEST_TIMEOUT(300))
+{
+	struct traced t;
+	pid_t grandchild;
+	char *dir;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("stubborn");
+	/* A second SIGINT, once the first one's SIGTERM was sent (a grace no test waits for). */
+	start_traced(&t, dir, "twice", "--kill-after 600", STUBBORN);
+	kill(t.tracer, SIGINT);
+	cr_assert(e2e_wait_for_text(t.log, "SIGTERM", TEST_TIMEOUT(60)), "no SIGTERM sent");
+	kill(t.tracer, SIGINT);
+	expect_ended(&t, 128 + SIGKILL, "second SIGINT");
+	cr_expect(gone_within(t.child, 1), "the command outlived its tracer");
+
+	/* --kill-after 1: one SIGTERM is enough, and what the command started dies with it
+	 * (a stubborn process of its own in the background). */
+	start_traced(&t, dir, "grace", "--kill-after 1",
+		     "sh -c 'trap \"\" TERM INT; " SPIN_BIN " 120 & exec " SPIN_BIN " 120'");
+	grandchild = first_child(t.child);
+	cr_assert_gt(grandchild, 0, "the command started nothing");
+	kill(t.tracer, SIGTERM);
+	expect_ended(&t, 128 + SIGKILL, "--kill-after 1");
+	cr_expect(gone_within(t.child, 1), "the command outlived its tracer");
+	cr_expect(gone_within(grandchild, 1), "what the command started outlived its tracer");
+	kill(grandchild, SIGKILL); /* a failed case leaves nothing behind */
+	free(dir);
+}
+
+/* PR_SET_PDEATHSIG: the tracer SIGKILLed (no profile possible) takes its command along. */
+Test(fault_e2e, sigkilled_tracer_takes_its_command_along, .timeout = TEST_TIMEOUT(300))
+{
+	struct traced t;
+	char *dir;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("pdeath");
+	start_traced(&t, dir, "p", "", SPIN_BIN " 120");
+	kill(t.tracer, SIGKILL);
+	waitpid(t.tracer, &st, 0);
+	cr_expect(gone_within(t.child, 30), "the command %d outlived its SIGKILLed tracer",
+		  (int)t.child);
+	kill(t.child, SIGKILL); /* a failed case leaves nothing behind */
 	free(dir);
 }
 

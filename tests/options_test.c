@@ -123,6 +123,7 @@ Test(options, argv_vectors)
 	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/proc/self/exe",
 			      "--summary", "s.txt", "--", "ls", "-l", NULL };
 	const char *bare_cmd[] = { "tracer", "-v", "ls", "-q", NULL };
+	const char *kill_after[] = { "tracer", "--kill-after", "0.5", "ls", NULL };
 	const char *pids[] = { "tracer", "--pid", "42,43,7", "--report", "all", NULL };
 	const char *cgroup[] = { "tracer", "--cgroup", "/sys/fs/cgroup/x", "--no-follow", NULL };
 	char *out, *errs;
@@ -154,8 +155,14 @@ Test(options, argv_vectors)
 	free(out);
 	free(errs);
 
+	cr_assert_eq(tu_run_cli(parse, kill_after, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect_eq(parsed.kill_after_s, 0.5);
+	free(out);
+	free(errs);
+
 	cr_assert_eq(tu_run_cli(parse, pid, &out, &errs), OPT_GO_ON, "%s", errs);
 	cr_expect_eq(parsed.pid, 42);
+	cr_expect_eq(parsed.kill_after_s, KILL_AFTER_DEFAULT_S, "the default grace");
 	cr_expect_eq(parsed.duration_s, 1.5);
 	cr_expect_eq(parsed.unwind, UNWIND_DWARF);
 	cr_expect_eq(parsed.stack_sz, 4096);
@@ -260,6 +267,11 @@ Test(options, bad_usage)
 		  "--ringbuf-size needs a power" },
 		{ parse, { "tracer", "-f", "pprof,png", "ls", NULL }, "--format takes a list of" },
 		{ parse, { "tracer", "--duration", "3", "ls", NULL }, "--duration goes with --pid" },
+		{ parse, { "tracer", "--kill-after", "nan", "ls", NULL },
+		  "--kill-after needs a number of seconds, not 'nan'" },
+		{ parse, { "tracer", "--kill-after", "-1", "ls", NULL }, "--kill-after needs" },
+		{ parse, { "tracer", "--kill-after", "1e9999", "ls", NULL }, "--kill-after needs" },
+		{ parse, { "tracer", "--kill-after", "", "ls", NULL }, "--kill-after needs" },
 		{ parse, { "tracer", "-w", "all", "--stop-at", "f", NULL },
 		  "--start-at/--stop-at go with" },
 		{ parse, { "tracer", "--completion", "zsh", NULL }, "--completion takes bash, not 'zsh'" },

@@ -59,7 +59,18 @@ static char **table_sites(const char *log, const char *heading, size_t *n)
 	while (*p == ' ' && p[1] == ' ' && p[2] == ' ') {
 		const char *end = strchr(p, '\n'), *s = strstr(p, "allocs");
 
-		/* the site follows the first three spaces after the block count */
+		/* the site follows the first three spaces after the block count, or in the
+		 * still-live table after the age column ("allocs  age   6%   site") */
+		if (s) {
+			const char *a = s + strlen("allocs");
+
+			a += strspn(a, " ");
+			if (!strncmp(a, "age ", 4)) {
+				a += 4;
+				a += strspn(a, " ");
+				s = a + strcspn(a, " ");
+			}
+		}
 		s = s ? strstr(s, "   ") : NULL;
 		cr_assert(end && s && s < end, "not a row: %.*s", 200, p);
 		s += 3;

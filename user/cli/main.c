@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,12 +48,20 @@
 #define POLL_INTERVAL_MS 20
 #define MAPS_REFRESH_NS 1000000000ull
 
-static volatile sig_atomic_t stop_requested;
+/* The first ending signal, and how many came: a second one kills a -- CMD at once. */
+static volatile sig_atomic_t stop_requested, stop_signals;
 
 static void on_signal(int sig)
 {
-	stop_requested = sig;
+	if (!stop_requested)
+		stop_requested = sig;
+	if (stop_signals < 2)
+		stop_signals++;
 }
+
+/* Signals that end the trace with its profile written: Ctrl-C, kill, Ctrl-\, and a closed
+ * terminal or SSH session. */
+static const int ending_signals[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP };
 
 /* SIGCHLD: a traced process stopped (fork, exec, exit, a signal for it): its handler only
  * interrupts the poll's epoll_wait, so the stop is handled now, not at the next 20 ms tick
@@ -62,18 +71,42 @@ static void on_sigchld(int sig)
 	(void)sig;
 }
 
-/* Poll until the target exits, a signal arrives, or the duration ends. *wait_status: the
+/* The end of a trace that a signal or --duration asked for. A spawned child gets SIGTERM
+ * and the trace goes on while it exits (its last records still count); one that outlives
+ * --kill-after, or a second signal, is SIGKILLed with the processes it started. True when
+ * the loop stops now (an attached target: it is only let go). */
+static bool stop_target(struct run *r, __u64 *kill_at)
+{
+	if (!target__is_child(r->target))
+		return true;
+	if (!*kill_at) {
+		vlog("ending pid %d: SIGTERM\n", (int)target__pid(r->target));
+		target__stop(r->target, false);
+		*kill_at = mono_now_ns() + (__u64)(r->args->kill_after_s * 1e9);
+	} else if (*kill_at != UINT64_MAX && (stop_signals > 1 || mono_now_ns() >= *kill_at)) {
+		vlog("pid %d still runs: SIGKILL\n", (int)target__pid(r->target));
+		target__stop(r->target, true);
+		*kill_at = UINT64_MAX; /* once */
+	}
+	return false;
+}
+
+/* Poll until the target exits, or a signal or the duration ends it. *wait_status: the
  * child's wait status (0 for an attached process). Returns 0 or -errno. */
 static int trace_loop(struct run *r, int *wait_status, bool progress)
 {
 	__u64 deadline = r->args->duration_s > 0 ?
 				 mono_now_ns() + (__u64)(r->args->duration_s * 1e9) : 0;
 	__u64 last_ns = mono_now_ns(), last_events = 0, last_maps_ns = mono_now_ns();
+	__u64 kill_at = 0;
 	bool alive = true;
 	int n;
 
 	*wait_status = 0;
-	while (alive && !stop_requested && (!deadline || mono_now_ns() < deadline)) {
+	while (alive) {
+		if ((stop_requested || (deadline && mono_now_ns() >= deadline)) &&
+		    stop_target(r, &kill_at))
+			break;
 		n = loader__poll(r->loader, POLL_INTERVAL_MS, run__on_record, r);
 		if (n < 0 && n != -EINTR) {
 			elog("reading events: %s\n", strerror(-n));
@@ -98,8 +131,6 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 	}
 	if (r->progress_shown)
 		fputc('\n', stderr);
-	if (alive) /* interrupted: stop the child we started, and reap it */
-		target__wait(r->target, true, wait_status);
 	/* What the target produced until now is drained by loader__stop (run_trace), after
 	 * the programs are silenced: a drain here could chase a live target forever. */
 	return 0;
@@ -159,7 +190,9 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 
 	/* The workload driver is one process whose windows are the profiles. */
 	r->follow = !r->args->no_follow && !usdt_binary;
-	r->reports_inline = windowed;
+	/* Windows (the workloads', --start-at/--stop-at) are reported as they close, under the
+	 * window's name; whole processes at the end, the busiest first. */
+	r->reports_inline = windowed || r->args->start_at || r->args->stop_at;
 	ret = run__start_target(r, argv);
 	if (ret)
 		return ret;
@@ -168,6 +201,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	lopts.follow = r->follow;
 	lopts.inherit = target_cnt > 1 || r->args->cgroup;
 	r->dwarf = lopts.unwind_dwarf = run__choose_unwind(r);
+	/* Known once the unwind mode is: a usage error, not an attach failure. */
+	if (lopts.ringbuf_sz && lopts.ringbuf_sz < loader__ringbuf_min(&lopts)) {
+		elog("--ringbuf-size %zu is too small for dwarf unwinding with %u-byte stack "
+		     "copies: at least %zu\n", lopts.ringbuf_sz,
+		     lopts.stack_copy_sz ?: LOADER_DEFAULT_STACK_COPY_SZ,
+		     loader__ringbuf_min(&lopts));
+		return TRACER_EXIT_USAGE;
+	}
 	/* A held child has not exec'd: its allocator is resolved from the command's files (a
 	 * running process's by the loader, from its maps). -ENOENT: no such command, which
 	 * target__release reports. */
@@ -246,10 +287,9 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		err = err ?: stop_err;
 	}
 	vlog("closing the open profiles (%s)\n", stop_requested ? "interrupted" : "target ended");
-	run__check_allocator_calls(r);
 	err = tracees__close_all(r->tracees, mono_now_ns()) ?: err;
-	run__print_counters(r);
 	run__print_reports(r);
+	run__print_counters(r);
 	run__warn_no_allocator_call(r);
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
@@ -311,8 +351,12 @@ int main(int argc, char **argv)
 	};
 	if (profile_output__check_dir(&r.out) || run__open_summary(&r, &summary))
 		return TRACER_EXIT_USAGE;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+		sigaction(ending_signals[i], &sa, NULL);
+	/* A closed pipe on stdout or stderr is a failed write, not a lost profile. SIGUSR1 is
+	 * kept for later use (a snapshot); until then it must not kill the trace. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
 	/* SA_RESTART: every other call goes on; epoll_wait is never restarted (signal(7)). */
 	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_sigchld, .sa_flags = SA_RESTART },
 		  NULL);

@@ -40,6 +40,7 @@ enum {
 	OPT_CGROUP,
 	OPT_NO_FOLLOW,
 	OPT_REPORT,
+	OPT_KILL_AFTER,
 };
 
 #define G_TARGET "What to trace"
@@ -64,6 +65,11 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_TARGET, NULL, OPT_NO_FOLLOW },
 	{ "duration", 'd', "SECONDS",
 	  "with --pid: stop after this long (default: until Ctrl-C or exit)", G_TARGET, "", 'd' },
+	{ "kill-after", 0, "SECONDS",
+	  "after Ctrl-C (or the end of --duration), SIGKILL a -- CMD\n"
+	  "still running this long after its SIGTERM (default 5);\n"
+	  "a second Ctrl-C kills it at once",
+	  G_TARGET, "", OPT_KILL_AFTER },
 	{ "as-root", 0, NULL, "with -- CMD under sudo: do not drop to the invoking user",
 	  G_TARGET, NULL, OPT_AS_ROOT },
 	{ "lib", 0, "PATH",
@@ -288,6 +294,13 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 			return TRACER_EXIT_USAGE;
 		}
 		break;
+	case OPT_KILL_AFTER:
+		if (parse_num__double(arg, 0, DURATION_MAX_S, &o->kill_after_s)) {
+			elog("--kill-after needs a number of seconds, not '%s' (from 0 to %.0f)\n",
+			     arg, DURATION_MAX_S);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
 	case 'o':
 		o->output = arg;
 		break;
@@ -406,7 +419,7 @@ int options__parse(int argc, char **argv, struct tracer_opts *o)
 {
 	int ret, operand;
 
-	*o = (struct tracer_opts){ 0 };
+	*o = (struct tracer_opts){ .kill_after_s = KILL_AFTER_DEFAULT_S };
 	ret = opt__parse(&tracer_cmd, argc, argv, set_option, o, &operand);
 	if (ret != OPT_GO_ON)
 		return ret;

@@ -23,6 +23,7 @@ enum unwind_mode {
 };
 
 #define TRACER_PIDS_MAX 64 /* processes in one --pid list */
+#define KILL_AFTER_DEFAULT_S 5.0 /* --kill-after */
 
 struct tracer_opts {
 	const char *workload;		/* --workload NAME, "all" or "list" */
@@ -33,6 +34,7 @@ struct tracer_opts {
 	bool no_follow;			/* --no-follow: neither forks nor execs open images */
 	bool report_all;		/* --report all: a report for every image */
 	double duration_s;		/* --duration, 0: until the target ends or Ctrl-C */
+	double kill_after_s;		/* --kill-after: SIGTERM to SIGKILL of a -- CMD */
 	char **cmd;			/* the command after the options (`--`), NULL-terminated */
 	const char *output;		/* -o */
 	const char *summary;		/* --summary: report + counters go there ("-": stdout) */

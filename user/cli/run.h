@@ -40,7 +40,6 @@ struct run {
 	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
 	__u64 dropped_written;		/* records dropped before the last profile was written */
 	__u64 untraced_written;		/* processes not traced, likewise */
-	bool allocator_silent;		/* no allocator probe fired (run__check_allocator_calls) */
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */
@@ -71,10 +70,9 @@ void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events);
 /* The closing summary of the trace on stderr. */
 void run__print_counters(struct run *r);
 
-/* Before the last profiles are written, and as a process's death closes its profile:
- * whether no allocator probe ever fired, so that the files record it (r->allocator_silent,
- * the "lost" object's noAllocatorCalls). */
-void run__check_allocator_calls(struct run *r);
+/* Whether no allocator probe has fired so far in the run (alloc_check.h): a profile written
+ * then records it (the "lost" object's noAllocatorCalls). */
+bool run__allocator_silent(const struct run *r);
 
 /* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h).
  * The first target's image: the probes' hit addresses are per run, not per image. */

@@ -95,10 +95,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
 	r->untraced_written = probes.untraced_procs;
 	meta.death = t->session ? session__death(t->session) : NULL;
-	/* Closed by its death, before the trace ends: whether any probe fired is known now. */
-	if (meta.death)
-		run__check_allocator_calls(r);
-	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = r->allocator_silent;
+	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = run__allocator_silent(r);
 	if (first)
 		meta.rss = rss_sampler__samples(r->rss, &meta.rss_cnt);
 	meta.mappings = mappings__summary(first ? r->maps : NULL, t->sym, &maps) ? NULL : &maps;
@@ -180,12 +177,12 @@ static void allocator_calls(const struct run *r, struct alloc_check_in *in)
 		in->hit[fn] = loader__fn_addr(r->loader, fn) != 0;
 }
 
-void run__check_allocator_calls(struct run *r)
+bool run__allocator_silent(const struct run *r)
 {
 	struct alloc_check_in in;
 
 	allocator_calls(r, &in);
-	r->allocator_silent = alloc_check__silent(&in);
+	return alloc_check__silent(&in);
 }
 
 void run__warn_no_allocator_call(struct run *r)

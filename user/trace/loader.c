@@ -360,11 +360,20 @@ static int attach_usdt(struct loader *l, pid_t pid, const char *binary)
 /* Largest snapshot records a ring must hold at once, at the least. */
 #define DWARF_MIN_RING_RECORDS 64
 
+size_t loader__ringbuf_min(const struct loader_opts *opts)
+{
+	__u32 sz = opts->stack_copy_sz ? opts->stack_copy_sz : LOADER_DEFAULT_STACK_COPY_SZ;
+
+	if (!opts->unwind_dwarf)
+		return 0;
+	return DWARF_MIN_RING_RECORDS *
+	       (sizeof(struct alloc_event) + sizeof(struct stack_snapshot) + sz);
+}
+
 /* unwind_dwarf: the rodata switch, the copy size and one scratch slot per possible CPU. */
 static int configure_dwarf(struct loader *l, const struct loader_opts *opts, size_t rb_sz)
 {
 	__u32 sz = opts->stack_copy_sz ? opts->stack_copy_sz : LOADER_DEFAULT_STACK_COPY_SZ;
-	size_t rec_max = sizeof(struct alloc_event) + sizeof(struct stack_snapshot) + sz;
 	int cpus;
 
 	if (!opts->unwind_dwarf)
@@ -373,9 +382,9 @@ static int configure_dwarf(struct loader *l, const struct loader_opts *opts, siz
 		elog("stack copy size %u: at most %u bytes\n", sz, SNAPSHOT_STACK_MAX);
 		return -EINVAL;
 	}
-	if (rb_sz < DWARF_MIN_RING_RECORDS * rec_max) {
+	if (rb_sz < loader__ringbuf_min(opts)) {
 		elog("ring buffer of %zu bytes: too small for %u-byte stack copies (at least %zu)\n",
-		     rb_sz, sz, DWARF_MIN_RING_RECORDS * rec_max);
+		     rb_sz, sz, loader__ringbuf_min(opts));
 		return -EINVAL;
 	}
 	cpus = libbpf_num_possible_cpus();

@@ -47,6 +47,11 @@ struct loader_opts {
  * A negative return stops the current poll and is returned by loader__poll(). */
 typedef int (*loader_record_fn)(void *ctx, const void *data, size_t sz);
 
+/* The smallest ring buffer opts can work with (dwarf: room for the largest stack copies);
+ * 0 when any will do. Checked by loader__new too; callers check first to refuse it as a
+ * usage error before anything is loaded. */
+size_t loader__ringbuf_min(const struct loader_opts *opts);
+
 /* Open, configure, load and attach. NULL + errno on failure, with the reason logged. */
 struct loader *loader__new(const struct loader_opts *opts);
 /*

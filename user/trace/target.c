@@ -2,12 +2,14 @@
 /* The traced process: see target.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -55,8 +57,9 @@ static int drop_to_sudo_user(void)
  */
 static pid_t spawn_held(char *const argv[], bool drop_privs, int *go_fd, int *err_fd)
 {
+	static const int child_dfl[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1 };
+	pid_t parent = getpid(), pid;
 	int go[2], ep[2];
-	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -1;
@@ -82,8 +85,9 @@ static pid_t spawn_held(char *const argv[], bool drop_privs, int *go_fd, int *er
 
 		close(go[1]);
 		close(ep[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		/* The tracer ignores SIGPIPE and SIGUSR1, and ignored signals survive exec. */
+		for (size_t i = 0; i < sizeof(child_dfl) / sizeof(child_dfl[0]); i++)
+			signal(child_dfl[i], SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		if (drop_privs && drop_to_sudo_user()) {
@@ -91,6 +95,10 @@ static pid_t spawn_held(char *const argv[], bool drop_privs, int *go_fd, int *er
 			(void)!write(ep[1], &e, sizeof(e));
 			_exit(127);
 		}
+		/* A dead tracer (even SIGKILLed) takes the command with it. Set after the
+		 * credentials change, which clears it; a tracer already gone is checked after. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		execvp(argv[0], argv);
 		e = errno;
 		(void)!write(ep[1], &e, sizeof(e));
@@ -467,14 +475,44 @@ bool target__gone_within(struct target *t, int ms)
 	return t->pidfd >= 0 ? poll(&pfd, 1, ms) == 1 : !target__alive(t, &status);
 }
 
-void target__wait(struct target *t, bool terminate, int *status)
+/* Every live descendant of root, found through the parents in /proc: at most max into out.
+ * Read before root dies, while they are still its descendants (then init's children). */
+static size_t descendants(pid_t root, pid_t *out, size_t max)
 {
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && n < max && (de = readdir(d))) {
+		pid_t pid = (pid_t)atoi(de->d_name), p = pid;
+
+		/* A bounded walk: a pid reused during it cannot make a loop. */
+		for (int depth = 0; p > 1 && p != root && depth < 64; depth++)
+			p = target__ppid(p);
+		if (pid > 0 && pid != root && p == root)
+			out[n++] = pid;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+void target__stop(struct target *t, bool kill_tree)
+{
+	pid_t tree[1024];
+	size_t n;
+
 	if (!t->is_child)
 		return;
-	if (terminate)
+	if (!kill_tree) {
 		kill(t->pid, SIGTERM);
-	while (wait_child(t, status, true))
-		;
+		return;
+	}
+	/* What the command started dies with it (a shell's pipeline, a server's workers). */
+	n = descendants(t->pid, tree, sizeof(tree) / sizeof(tree[0]));
+	kill(t->pid, SIGKILL);
+	for (size_t i = 0; i < n; i++)
+		kill(tree[i], SIGKILL);
 }
 
 void target__free(struct target *t)

@@ -71,9 +71,10 @@ bool target__alive(struct target *t, int *status);
 /* An attached target: true if the first process is gone or goes within ms milliseconds. */
 bool target__gone_within(struct target *t, int ms);
 
-/* Block until a spawned child has exited (after SIGTERM if terminate), reaping it into
- * *status. No-op for an attached process. */
-void target__wait(struct target *t, bool terminate, int *status);
+/* End a spawned child: SIGTERM to it, or (kill_tree) SIGKILL to it and to every process
+ * it started that is still its descendant. target__alive then reaps it. No-op for an
+ * attached process. */
+void target__stop(struct target *t, bool kill_tree);
 
 /* Stop a child that was never released (it exits 127 before exec) and free. Accepts NULL. */
 void target__free(struct target *t);

@@ -16,9 +16,10 @@
 #
 # Each program is resolved to the ELF it really runs (a pyenv shim or a rustup proxy is a launcher
 # that execs the real binary; the binary is what is compared; the Binary column names it).
-# When Valgrind wrote more than one profile (gcc's cc1 and as), the row sums the totals over all
-# of them (peaks and ends of separate processes do not add: "-") and a second row compares the
-# first process alone.
+# When a tool wrote more than one profile (gcc's cc1 and as: the tracer follows children by
+# default, Valgrind with --trace-children=yes), the row sums the totals over all of them (peaks
+# and ends of separate processes do not add: "-") and a second row compares the first process
+# alone.
 #
 # Per program, LOGDIR holds NAME.tracer.{json,log}, NAME.vg.PID.json, NAME.valgrind.{log,stdout},
 # NAME.diff.txt (`tracer diff`) and NAME.sites.txt (site_totals.py: totals per allocation site).
@@ -208,12 +209,18 @@ for name in $PROGS; do
 		echo "| $name | \`$bin\` | no profile (tracer exit $trc, valgrind exit $vrc; see $name.*.log) ||||||||"
 		continue
 	fi
-	tt=$(totals "$LOGDIR/$name.tracer.json")
+	# The tracer follows children too: one profile per process image, the first at -o, the
+	# others next to it (NAME.tracer.PID.PROG.json).
+	tfiles=("$LOGDIR/$name.tracer.json")
+	for f in "$LOGDIR/$name".tracer.*.json; do [ -e "$f" ] && tfiles+=("$f"); done
+	tt=$(totals "${tfiles[@]}")
 	vt=$(totals "${vfiles[@]}")
-	if [ ${#vfiles[@]} -gt 1 ]; then
-		row "$name (vg: ${#vfiles[@]} processes)" "$bin" "$tt" "$vt" "$counters" "$trc / $vrc" 0
+	if [ ${#vfiles[@]} -gt 1 ] || [ ${#tfiles[@]} -gt 1 ]; then
+		row "$name (${#tfiles[@]} / ${#vfiles[@]} processes)" "$bin" "$tt" "$vt" "$counters" \
+			"$trc / $vrc" 0
+		tt=$(totals "$LOGDIR/$name.tracer.json")
 		vt=$(totals "$LOGDIR/$name.vg.$vpid.json")
-		row "$name (vg: first process)" "$bin" "$tt" "$vt" "$counters" "$trc / $vrc"
+		row "$name (first process)" "$bin" "$tt" "$vt" "$counters" "$trc / $vrc"
 	else
 		row "$name" "$bin" "$tt" "$vt" "$counters" "$trc / $vrc"
 	fi
