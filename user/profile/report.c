@@ -764,15 +764,11 @@ static bool live_suspect(const struct row *r, uint64_t te)
 static void print_still_live(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
 			     size_t top, const struct units *u)
 {
-	/* A file that records a death ends at it. */
-	const char *when = !p->has_death			  ? "the end" :
-			   p->death.cause == DHAT_DEATH_EXIT ? "exit" :
-							       "death";
 	size_t shown = 0;
 	char c[64];
 
-	fprintf(out, "\n  still live at %s (leak suspects: %d+ %s, or living half the run)\n",
-		when, LIVE_MANY, u->bk);
+	fprintf(out, "\n  still live at the end (leak suspects: %d+ %s, or living half the run)\n",
+		LIVE_MANY, u->bk);
 	sort_rows(order, n, REPORT_SORT_END);
 	for (size_t i = 0; i < n && shown < top; i++) {
 		const struct row *r = order[i];
