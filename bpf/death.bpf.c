@@ -5,6 +5,7 @@
  *   tp_btf/mark_victim          the OOM killer chose this process: which cgroup's limit
  *   tp_btf/signal_deliver       a signal is delivered: kept per process with its si_addr
  *   tp_btf/sched_process_exit   the last thread exits: one EV_DEATH record with all of it
+ *   tp_btf/sched_process_fork   with `follow`, a traced process's child is traced too
  * Records go into the allocation probes' ring buffer (bpf_map__reuse_fd before load), so the
  * death comes after every allocation record of the process, in order.
  *
@@ -75,6 +76,10 @@ struct task_struct___death {
 #define PAGE_COUNTER_MAX (0x7fffffffffffffffull / page_size)
 
 const volatile __u64 page_size = 4096; /* set by userspace (sysconf) */
+/* Process trees are followed: a traced process's forks are traced from the fork on. Done
+ * here, in the fork itself, and not by userspace on the EV_PROC_FORK record: a child that
+ * dies before the collector reads that record would otherwise end without a death. */
+const volatile __u32 follow = 0;
 
 /* What was seen of a traced process on its way out, until its last thread exits. A record
  * is built here and sent whole at exit; the per-tgid value is that record. */
@@ -191,6 +196,19 @@ int BPF_PROG(death_signal, int sig, void *info)
 	if ((sig == 4 || sig == 7 || sig == 8 || sig == 11) && d->si_code > 0 &&
 	    !bpf_probe_read_kernel(&d->fault_addr, sizeof(d->fault_addr), info + 16))
 		d->flags |= DEATH_F_FAULT_ADDR;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(death_fork, struct task_struct___death *parent, struct task_struct___death *child)
+{
+	__u32 ptgid = (__u32)BPF_CORE_READ(parent, tgid), ctgid = (__u32)BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	/* A new thread is the same process; only a new thread group is a new process. */
+	if (!follow || ptgid == ctgid || !bpf_map_lookup_elem(&traced, &ptgid))
+		return 0;
+	bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 	return 0;
 }
 

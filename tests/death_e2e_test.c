@@ -299,7 +299,8 @@ Test(death_e2e, forked_child_death_in_its_own_profile, .timeout = TEST_TIMEOUT(6
 	p = dhat_profile__load(path, err, sizeof(err));
 	cr_assert_not_null(p, "%s", err);
 	cr_expect(p->has_death && p->death.cause == DHAT_DEATH_EXIT && p->death.status == 3,
-		  "sh: its exit (status 3) is not recorded");
+		  "sh: its exit (status 3) is not recorded: has_death %d cause %d status %d",
+		  p->has_death, (int)p->death.cause, p->death.status);
 	dhat_profile__free(p);
 	snprintf(cmd, sizeof(cmd), "%s/sh.*.death_segv.json", dir);
 	cr_assert(!glob(cmd, 0, NULL, &g) && g.gl_pathc == 1, "no single %s", cmd);

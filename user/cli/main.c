@@ -235,7 +235,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		return err == ESRCH ? TRACER_EXIT_USAGE :
 		       err == EPERM ? TRACER_EXIT_UNSUPPORTED : TRACER_EXIT_FAILURE;
 	}
-	r->death = death_probes__start(loader__ringbuf_fd(r->loader), pid);
+	r->death = death_probes__start(loader__ringbuf_fd(r->loader), pid, r->follow);
 	loader__resume(r->loader); /* the death probes are in: nobody read the ring meanwhile */
 	r->rss = rss_sampler__new(pid);
 	if (r->args->start_at || r->args->stop_at) {

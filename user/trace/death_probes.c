@@ -19,7 +19,7 @@
 
 struct death_probes {
 	struct death_bpf *skel;
-	struct bpf_link *links[3];
+	struct bpf_link *links[4];
 	struct mappings_bpf *maps; /* the mappings probes, NULL if not loaded */
 	struct bpf_link *map_links[MAPPING_PROGS];
 };
@@ -50,10 +50,10 @@ static int mappings_start(struct death_probes *d, int ringbuf_fd)
 	return err;
 }
 
-struct death_probes *death_probes__new(int ringbuf_fd)
+struct death_probes *death_probes__new(int ringbuf_fd, bool follow)
 {
 	struct death_probes *d = calloc(1, sizeof(*d));
-	struct bpf_program *progs[3];
+	struct bpf_program *progs[4];
 	long page = sysconf(_SC_PAGESIZE);
 	int err;
 
@@ -65,6 +65,7 @@ struct death_probes *death_probes__new(int ringbuf_fd)
 		goto cleanup;
 	}
 	d->skel->rodata->page_size = page > 0 ? (__u64)page : 4096;
+	d->skel->rodata->follow = follow;
 	/* One stream: the death comes after the process's last allocation record. */
 	err = bpf_map__reuse_fd(d->skel->maps.events, ringbuf_fd);
 	if (err)
@@ -75,7 +76,8 @@ struct death_probes *death_probes__new(int ringbuf_fd)
 	progs[0] = d->skel->progs.death_exit;
 	progs[1] = d->skel->progs.death_signal;
 	progs[2] = d->skel->progs.death_mark_victim;
-	for (int i = 0; i < 3; i++) {
+	progs[3] = d->skel->progs.death_fork;
+	for (int i = 0; i < 4; i++) {
 		d->links[i] = bpf_program__attach(progs[i]);
 		if (!d->links[i]) {
 			err = -errno;
@@ -109,10 +111,10 @@ int death_probes__add_pid(struct death_probes *d, pid_t pid)
 	return 0;
 }
 
-struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid)
+struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid, bool follow)
 {
 	__u64 t0 = mono_now_ns();
-	struct death_probes *d = death_probes__new(ringbuf_fd);
+	struct death_probes *d = death_probes__new(ringbuf_fd, follow);
 	int err;
 
 	vlog("death and mappings probes loaded in %.1f ms\n",
@@ -138,7 +140,7 @@ void death_probes__free(struct death_probes *d)
 	for (int i = 0; i < MAPPING_PROGS; i++)
 		bpf_link__destroy(d->map_links[i]);
 	mappings_bpf__destroy(d->maps);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		bpf_link__destroy(d->links[i]);
 	death_bpf__destroy(d->skel);
 	free(d);

@@ -9,18 +9,20 @@
 #ifndef TRACER_DEATH_PROBES_H
 #define TRACER_DEATH_PROBES_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
-/* Load and attach, sharing the ring buffer ringbuf_fd (loader__ringbuf_fd()). NULL + errno
- * on failure. */
-struct death_probes *death_probes__new(int ringbuf_fd);
+/* Load and attach, sharing the ring buffer ringbuf_fd (loader__ringbuf_fd()). With follow,
+ * the children a traced process forks are traced from their fork on (in the kernel, before
+ * any record of them is read). NULL + errno on failure. */
+struct death_probes *death_probes__new(int ringbuf_fd, bool follow);
 
 /* Trace how process pid (a tgid) ends. Returns 0 or -errno. */
 int death_probes__add_pid(struct death_probes *d, pid_t pid);
 
 /* death_probes__new + death_probes__add_pid(pid), logging why when it cannot (the trace goes
  * on without causes of death). NULL on failure. */
-struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid);
+struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid, bool follow);
 
 /* Detach and free. Accepts NULL. */
 void death_probes__free(struct death_probes *d);
