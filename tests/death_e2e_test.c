@@ -292,16 +292,17 @@ Test(death_e2e, forked_child_death_in_its_own_profile, .timeout = TEST_TIMEOUT(6
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("death-tree");
 	snprintf(path, sizeof(path), "%s/sh.json", dir);
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c '%s; exit 3' 2>&1", TRACER_BIN, path, SEGV_BIN);
+	snprintf(cmd, sizeof(cmd), "%s -v -o %s -- sh -c '%s; exit 3' 2>&1", TRACER_BIN, path,
+		 SEGV_BIN);
 	st = e2e_run(cmd, &out);
 	cr_expect_eq(st, 3, "tracer -- CMD exited %d:\n%s", st, out);
-	free(out);
 	p = dhat_profile__load(path, err, sizeof(err));
 	cr_assert_not_null(p, "%s", err);
 	cr_expect(p->has_death && p->death.cause == DHAT_DEATH_EXIT && p->death.status == 3,
-		  "sh: its exit (status 3) is not recorded: has_death %d cause %d status %d",
-		  p->has_death, (int)p->death.cause, p->death.status);
+		  "sh: its exit (status 3) is not recorded: has_death %d cause %d status %d\n%s",
+		  p->has_death, (int)p->death.cause, p->death.status, out);
 	dhat_profile__free(p);
+	free(out);
 	snprintf(cmd, sizeof(cmd), "%s/sh.*.death_segv.json", dir);
 	cr_assert(!glob(cmd, 0, NULL, &g) && g.gl_pathc == 1, "no single %s", cmd);
 	check_segv_file(g.gl_pathv[0]);
