@@ -152,24 +152,36 @@ static char *tables_of(const char *text)
 	return tables;
 }
 
-Test(leaks_e2e, interval_tables_name_the_leaking_function, .timeout = TEST_TIMEOUT(300))
+/* Trace the service with --interval 0.5 (and --min-age min_age unless NULL) until the log
+ * holds n tables, then stop. *text: the whole log, the tables alone returned (both
+ * malloc'd); path: the final profile. */
+static char *trace_tables(const char *tag, const char *min_age, int n, char **text, char *path,
+			  size_t sz)
 {
-	char *dir, log[1024], path[1024], *text;
-	const char *const opts[] = { "--interval", "0.5", "-o", path, NULL };
-	char *tables;
+	char *dir = e2e_tmpdir(tag), log[1024], *tables;
+	const char *const opts[] = { "--interval", "0.5", "-o", path,
+				     min_age ? "--min-age" : NULL, min_age, NULL };
 	pid_t service, tracer;
 
-	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("leaks-interval");
 	snprintf(log, sizeof(log), "%s/tracer.log", dir);
-	snprintf(path, sizeof(path), "%s/svc.json", dir);
+	snprintf(path, sz, "%s/svc.json", dir);
 	service = start_service(dir);
 	tracer = start_tracer(log, service, opts);
-	cr_assert(wait_tables(log, 3, TEST_TIMEOUT(120)), "fewer than 3 tables");
+	cr_assert(wait_tables(log, n, TEST_TIMEOUT(120)), "fewer than %d tables", n);
 	stop_both(tracer, service, log);
-	text = slurp(log);
-	tables = tables_of(text);
-	cr_expect_geq(count(tables, TABLE_HEADER), 3, "%s", text);
+	*text = slurp(log);
+	tables = tables_of(*text);
+	cr_expect_geq(count(tables, TABLE_HEADER), n, "%s", *text);
+	free(dir);
+	return tables;
+}
+
+Test(leaks_e2e, interval_tables_name_the_leaking_function, .timeout = TEST_TIMEOUT(300))
+{
+	char path[1024], *text, *tables;
+
+	E2E_REQUIRE_ROOT();
+	tables = trace_tables("leaks-interval", NULL, 3, &text, path, sizeof(path));
 	/* A row per program point with its stack down to main, in the report's units. */
 	cr_expect(strstr(tables, "allocs  oldest ") != NULL, "%s", text);
 	cr_expect_geq(count(tables, "leak_slowly (service.c:"), 2, "%s", text);
@@ -180,34 +192,21 @@ Test(leaks_e2e, interval_tables_name_the_leaking_function, .timeout = TEST_TIMEO
 	cr_expect(e2e_profile_names(path, "leak_slowly"), "the final profile");
 	free(tables);
 	free(text);
-	free(dir);
 }
 
 Test(leaks_e2e, min_age_hides_blocks_freed_young, .timeout = TEST_TIMEOUT(300))
 {
-	char *dir, log[1024], path[1024], *text;
-	const char *const opts[] = { "--interval", "0.5", "--min-age", "1", "-o", path, NULL };
-	char *tables;
-	pid_t service, tracer;
+	char path[1024], *text, *tables;
 
 	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("leaks-min-age");
-	snprintf(log, sizeof(log), "%s/tracer.log", dir);
-	snprintf(path, sizeof(path), "%s/svc.json", dir);
-	service = start_service(dir);
-	tracer = start_tracer(log, service, opts);
 	/* Blocks are 1 s old from the tables 1 s after the attach: the 4th is 2 s after it. */
-	cr_assert(wait_tables(log, 4, TEST_TIMEOUT(120)), "fewer than 4 tables");
-	stop_both(tracer, service, log);
-	text = slurp(log);
-	tables = tables_of(text);
+	tables = trace_tables("leaks-min-age", "1", 4, &text, path, sizeof(path));
 	cr_expect(strstr(tables, "; older than 1 s: ") != NULL, "%s", text);
 	cr_expect(strstr(tables, "leak_slowly (service.c:") != NULL, "%s", text);
 	/* Its blocks live ~40 ms: none is ever 1 s old. */
 	cr_expect_null(strstr(tables, "churn_young"), "%s", text);
 	free(tables);
 	free(text);
-	free(dir);
 }
 
 Test(leaks_e2e, sigusr1_writes_a_snapshot_and_tracing_goes_on, .timeout = TEST_TIMEOUT(300))
