@@ -12,7 +12,7 @@
  *	          leak_some (leak.c:12)
  *	          main (leak.c:30)
  */
-#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +42,15 @@ static int cmp_live_rows(const void *x, const void *y)
 	if (a->live.blocks != b->live.blocks)
 		return a->live.blocks > b->live.blocks ? -1 : 1;
 	return a->pp < b->pp ? -1 : a->pp > b->pp;
+}
+
+/* A total of the header line: human units, exact with --bytes. */
+static void size_text(const struct run *r, __u64 v, char *buf, size_t sz)
+{
+	if (r->args->exact_bytes)
+		snprintf(buf, sz, "%llu B", (unsigned long long)v);
+	else
+		report__human_bytes(v, buf, sz);
 }
 
 /* One row: the still-live section's figures, the site, then the whole folded stack from the
@@ -115,13 +124,13 @@ static void print_table(FILE *out, struct run *r, struct tracee *t, __u64 now)
 	}
 	qsort(rows, n, sizeof(*rows), cmp_live_rows);
 	strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&wall, &tm));
-	report__human_bytes(tot->live_bytes, total, sizeof(total));
+	size_text(r, tot->live_bytes, total, sizeof(total));
 	fprintf(out, "\n[%s] pid %d (", when, (int)t->tgid);
 	safe_text__fputs_term(out, t->cmdline);
 	fprintf(out, "): %s outstanding in %llu blocks", total,
 		(unsigned long long)tot->live_blocks);
 	if (min_age) {
-		report__human_bytes(bytes, old, sizeof(old));
+		size_text(r, bytes, old, sizeof(old));
 		fprintf(out, "; older than %g s: %s in %llu blocks", r->args->min_age_s, old,
 			(unsigned long long)blocks);
 	}
