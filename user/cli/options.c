@@ -102,7 +102,7 @@ static const struct opt_spec tracer_opts_table[] = {
 	{ "snapshot-at-rss", 0, "SIZE",
 	  "also write the profile as it is when the target's RSS\n"
 	  "first reaches SIZE (bytes, or with K, M, G: KiB, MiB, GiB)\n"
-	  "next to it, as NAME-snapshot-1.json; tracing goes on",
+	  "next to it, as NAME-snapshot-N.json; tracing goes on",
 	  G_OUTPUT, "", OPT_SNAPSHOT_AT_RSS },
 	{ "interval", 0, "SECONDS",
 	  "every SECONDS, print the outstanding allocations by\n"

@@ -64,7 +64,8 @@ struct profile_ctx {
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations);
 
 /* --snapshot-at-rss: the first time the first target's RSS reaches the size, write its open
- * profile as it is now (NAME-snapshot-1.json, with its report) and trace on. */
+ * profile as it is now (NAME-snapshot-N.json, N counting SIGUSR1's snapshots too; with its
+ * report) and trace on. */
 void run__snapshot_at_rss(struct run *r);
 
 /* SIGUSR1: write every open profile as it is now, as NAME-snapshot-N.json next to its
