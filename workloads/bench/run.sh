@@ -249,6 +249,41 @@ if [[ " ${ROWS[*]} " == *" pairs "* ]]; then
 fi
 
 # --- report ------------------------------------------------------------------------------------
+wall() { col 1 "$1"; }
+# ratio_table MEASURE: each tool's MEASURE (wall or cpu) over untraced's, every row.
+ratio_table() {
+	local base row tool t
+	printf '| row |'; for tool in "${TOOLV[@]}"; do printf ' %s |' "$tool"; done; echo
+	printf '|---|'; for tool in "${TOOLV[@]}"; do printf -- '---:|'; done; echo
+	for row in "${ROWS[@]}"; do
+		base=$($1 "$WORK/t.$row.untraced")
+		printf '| %s |' "$row"
+		for tool in "${TOOLV[@]}"; do
+			t=$($1 "$WORK/t.$row.$tool")
+			if [ "$tool" = untraced ]; then printf ' %.3f s |' "$base"
+			else awk -v t="$t" -v b="$base" 'BEGIN {if (t == "nan" || b <= 0) printf " - |"; else printf " %.2f |", t / b}'
+			fi
+		done
+		echo
+	done
+}
+# cost_table MEASURE: µs per event over untraced's MEASURE on the micro-benchmarks.
+cost_table() {
+	local base row tool t
+	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
+	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
+	for row in "${MICRO[@]}"; do
+		base=$($1 "$WORK/t.$row.untraced")
+		printf '| %s | %d |' "$row" "${EVENTS[$row]}"
+		for tool in "${TOOLV[@]}"; do
+			[ $tool = untraced ] && continue
+			t=$($1 "$WORK/t.$row.$tool")
+			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]}" \
+				'BEGIN {if (t == "nan") printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
+		done
+		echo
+	done
+}
 report() {
 	local base row tool t
 	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
@@ -260,53 +295,19 @@ report() {
 	echo
 	echo "Target wall time / untraced (median of $REPS; untraced column in seconds):"
 	echo
-	printf '| row |'; for tool in "${TOOLV[@]}"; do printf ' %s |' "$tool"; done; echo
-	printf '|---|'; for tool in "${TOOLV[@]}"; do printf -- '---:|'; done; echo
-	for row in "${ROWS[@]}"; do
-		base=$(col 1 "$WORK/t.$row.untraced")
-		printf '| %s |' "$row"
-		for tool in "${TOOLV[@]}"; do
-			t=$(col 1 "$WORK/t.$row.$tool")
-			if [ "$tool" = untraced ]; then printf ' %.3f s |' "$base"
-			else awk -v t="$t" -v b="$base" 'BEGIN {if (t == "nan" || b <= 0) printf " - |"; else printf " %.2f |", t / b}'
-			fi
-		done
-		echo
-	done
+	ratio_table wall
 	echo
 	echo "Cost per event (target time over untraced / events, µs) on the micro-benchmarks:"
 	echo
-	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
-	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
-	for row in "${MICRO[@]}"; do
-		base=$(col 1 "$WORK/t.$row.untraced")
-		printf '| %s | %d |' "$row" "${EVENTS[$row]}"
-		for tool in "${TOOLV[@]}"; do
-			[ $tool = untraced ] && continue
-			t=$(col 1 "$WORK/t.$row.$tool")
-			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]}" \
-				'BEGIN {if (t == "nan") printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
-		done
-		echo
-	done
+	cost_table wall
 	echo
-	echo "Cost per event from the target's CPU time ((user + sys) over untraced's / events, µs):"\
-		"a trap's kernel work is the target's sys time, so this is less sensitive than wall"\
-		"time to other load on a shared machine:"
+	echo "The same from the target's CPU time (user + sys): a trap's kernel work is the target's"\
+		"sys time, so this is less sensitive than wall time to other load on a shared machine."\
+		"CPU time / untraced's, then µs per event:"
 	echo
-	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
-	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
-	for row in "${MICRO[@]}"; do
-		base=$(cpu "$WORK/t.$row.untraced")
-		printf '| %s | %d |' "$row" "${EVENTS[$row]}"
-		for tool in "${TOOLV[@]}"; do
-			[ $tool = untraced ] && continue
-			t=$(cpu "$WORK/t.$row.$tool")
-			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]}" \
-				'BEGIN {if (t == "nan") printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
-		done
-		echo
-	done
+	ratio_table cpu
+	echo
+	cost_table cpu
 	echo
 	echo "tracer runs (last rep): exit status, JSON size, /usr/bin/time 'wall user sys maxrss_kb' of tracer+target; target's own 'wall user sys maxrss_kb':"
 	echo
