@@ -270,6 +270,7 @@ ratio_table() {
 # cost_table MEASURE: µs per event over untraced's MEASURE on the micro-benchmarks.
 cost_table() {
 	local base row tool t
+	[ ${#MICRO[@]} -gt 0 ] || { echo "(no micro-benchmark row selected)"; return; }
 	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
 	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
 	for row in "${MICRO[@]}"; do
