@@ -226,7 +226,7 @@ struct call_state {
 	__u64 args[3];	   /* outermost call's first three arguments */
 	__u64 entry_sp;	   /* outermost call's SP at entry: nested calls have SP <= this */
 	__u32 fn;	   /* outermost enum alloc_fn */
-	__u32 depth;	   /* active probed calls with a return probe (outermost included) */
+	__u32 depth;	   /* active probed calls whose return probe runs (outermost included) */
 	__u32 prim_active; /* active primitive allocator calls (outermost included) */
 	__u32 pend_op;	   /* enum pend_op of the active top primitive inside a helper */
 	__u64 pend_old;	   /* its old pointer (realloc) */
