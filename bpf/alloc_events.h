@@ -259,7 +259,7 @@ struct snapshot_counters {
  */
 struct sample_counters {
 	__u64 sampled;	/* blocks sampled (their address kept until their free) */
-	__u64 skipped;	/* outermost calls and frees that sent nothing: not sampled */
+	__u64 skipped;	/* outermost allocator calls that sent nothing: not sampled */
 	__u64 overflow; /* sampled blocks dropped: the sampled_blocks map was full */
 };
 

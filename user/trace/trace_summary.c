@@ -52,7 +52,7 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 
 			dhat_sampled__label(s->sample_bytes, label, sizeof(label));
 			fprintf(out,
-				"%s: %llu blocks sampled, %llu calls and frees not sampled (no "
+				"%s: %llu blocks sampled, %llu allocator calls not sampled (no "
 				"record), %llu sampled blocks dropped (map full)\n",
 				label, (unsigned long long)s->sampling.sampled,
 				(unsigned long long)s->sampling.skipped,
