@@ -5,13 +5,15 @@
 # set, bcc memleak, a bpftrace memleak-style script, heaptrack and Valgrind DHAT.
 # Kept out of the test suite. Needs root (BPF) and installs its own tools with apt-get.
 #
-#   workloads/bench/run.sh [-b BUILD_DIR] [-r REPS] [-n PAIRS] [-t TOOLS] [-o OUT.md] [--no-install]
+#   workloads/bench/run.sh [-b BUILD_DIR] [-r REPS] [-n PAIRS] [-t TOOLS] [-s N] [-o OUT.md] [--no-install]
 #
 #   -b BUILD_DIR  CMake build dir holding user/tracer, workloads/... (default: ./build)
 #   -r REPS       runs per cell; the median is reported (default 3)
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
 #   -t TOOLS      comma list of untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,
-#                 bpftrace_realloc,heaptrack,dhat (full, cut_*: bench-trace, the loader alone)
+#                 bpftrace_realloc,heaptrack,dhat,sampled (full, cut_*: bench-trace, the loader
+#                 alone; sampled: the tracer with --sample-bytes N, not in the default list)
+#   -s N          --sample-bytes of the sampled column (default 64K)
 #   -o OUT.md     also write the tables there (default: stdout only)
 #   -x PATH       also run another tracer binary (e.g. an older build) as column "tracer_x"
 #
@@ -22,7 +24,7 @@
 # (memleak -c starts the command before compiling its program, so it would miss it).
 set -euo pipefail
 
-BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X=
+BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X= SAMPLE_BYTES=64K
 TOOLS=untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
 	-t) TOOLS=$2; shift 2 ;;
 	-o) OUT=$2; shift 2 ;;
 	-x) TRACER_X=$2; shift 2 ;;
+	-s) SAMPLE_BYTES=$2; shift 2 ;;
 	--no-install) INSTALL=0; shift ;;
 	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
@@ -178,6 +181,11 @@ one() {
 		;;
 	tracer_x)
 		"$TRACER_X" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
+		echo "rc=$rc" >>"$xf"
+		;;
+	sampled)
+		"$TRACER" -q --sample-bytes "$SAMPLE_BYTES" -o "$WORK/out.json" -- ${CMD[$row]} \
+			>/dev/null 2>&1 || rc=$?
 		echo "rc=$rc" >>"$xf"
 		;;
 	noop) "$BTRACE" --noop -- ${CMD[$row]} >>"$xf" ;;
