@@ -21,7 +21,7 @@
  *       its return: each block born in it is decided there by its size, each block it
  *       resized or freed is handled as realloc and free above. Helpers pay their return.
  * The decision is the entry's; the map is updated when the record is sent (the return), so
- * a failed realloc leaves p sampled. A full map (sampled_overflow) drops the block's record
+ * a failed realloc leaves p sampled. Keys are (process, address). A full map (sampled_overflow) drops the block's record
  * (the block is then unsampled, never a leak): the count is reported as a loss.
  */
 #ifndef TRACER_SAMPLING_BPF_H
@@ -45,18 +45,32 @@ const volatile __u64 sample_bytes = 0;
 struct sample_counters sample_counters = {};
 
 /*
- * Sampled live blocks (address -> 1). A sampled run keeps about live_bytes / N entries
- * (1 GiB live at N = 4 KiB: 256k); memory grows with the entries (no preallocation).
+ * Sampled live blocks ((process, address) -> 1: a forked child has its parent's addresses,
+ * and must neither find nor remove the parent's blocks). A sampled run keeps about
+ * live_bytes / N entries (1 GiB live at N = 4 KiB: 256k); memory grows with the entries (no
+ * preallocation). A process that exits with sampled blocks live leaves their entries.
  */
 #define SAMPLED_BLOCKS_MAX (1u << 20)
+
+struct sampled_key {
+	__u64 addr;
+	__u32 tgid;
+	__u32 pad;
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SAMPLED_BLOCKS_MAX);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);
+	__type(key, struct sampled_key);
 	__type(value, __u8);
 } sampled_blocks SEC(".maps");
+
+static __always_inline struct sampled_key sample__key(__u64 addr)
+{
+	return (struct sampled_key){ .addr = addr,
+				     .tgid = (__u32)(bpf_get_current_pid_tgid() >> 32) };
+}
 
 /* Whether a new block of size bytes is sampled: a draw against p(size). */
 static __always_inline bool sample__draw(__u64 size)
@@ -66,18 +80,21 @@ static __always_inline bool sample__draw(__u64 size)
 
 static __always_inline bool sample__known(__u64 addr)
 {
-	return addr && bpf_map_lookup_elem(&sampled_blocks, &addr);
+	struct sampled_key k = sample__key(addr);
+
+	return addr && bpf_map_lookup_elem(&sampled_blocks, &k);
 }
 
 /* A sampled block's record is about to be sent: remember it. False (record dropped, the
  * block stays unsampled) when the map is full. */
 static __always_inline bool sample__track(__u64 addr)
 {
+	struct sampled_key k = sample__key(addr);
 	__u8 one = 1;
 
 	if (!sample_bytes)
 		return true;
-	if (bpf_map_update_elem(&sampled_blocks, &addr, &one, BPF_ANY)) {
+	if (bpf_map_update_elem(&sampled_blocks, &k, &one, BPF_ANY)) {
 		__sync_fetch_and_add(&sample_counters.overflow, 1);
 		return false;
 	}
@@ -88,9 +105,11 @@ static __always_inline bool sample__track(__u64 addr)
 /* A block is freed: whether its free is a record (exact mode, or it was sampled). */
 static __always_inline bool sample__untrack(__u64 addr)
 {
+	struct sampled_key k = sample__key(addr);
+
 	if (!sample_bytes)
 		return true;
-	return !bpf_map_delete_elem(&sampled_blocks, &addr);
+	return !bpf_map_delete_elem(&sampled_blocks, &k);
 }
 
 /*

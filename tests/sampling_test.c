@@ -29,48 +29,70 @@ static __u64 sample_bytes;   /* the BPF rodata, settable here */
 static __u32 next_random;    /* what bpf_get_prandom_u32 returns next */
 static bool map_full;	     /* updates of a new key fail with -E2BIG */
 #define HOST_MAP_CAP 64
-static __u64 host_keys[HOST_MAP_CAP]; /* the sampled_blocks map: 0 = empty slot */
+static __u32 cur_tgid = 100; /* the calling process */
+/* The sampled_blocks map: address and process per slot; address 0 = empty slot. */
+static __u64 host_keys[HOST_MAP_CAP];
+static __u32 host_tgids[HOST_MAP_CAP];
 
 static __u32 bpf_get_prandom_u32(void)
 {
 	return next_random;
 }
 
-static int host_find(__u64 key)
+static __u64 bpf_get_current_pid_tgid(void)
+{
+	return (__u64)cur_tgid << 32 | 7;
+}
+
+/* The slot of (the current process, addr); addr 0: a free slot. */
+static int host_find(__u64 addr)
 {
 	for (int i = 0; i < HOST_MAP_CAP; i++)
-		if (host_keys[i] == key)
+		if (host_keys[i] == addr && (!addr || host_tgids[i] == cur_tgid))
 			return i;
 	return -1;
 }
 
+/* The key layout of sampling.bpf.h's map, read by the stubs below. */
+struct host_key {
+	__u64 addr;
+	__u32 tgid, pad;
+};
+
 static void *bpf_map_lookup_elem(void *map, const void *key)
 {
-	int i = host_find(*(const __u64 *)key);
+	const struct host_key *k = key;
+	int i;
 
 	(void)map;
+	cr_assert_eq(k->tgid, cur_tgid, "keys carry the calling process");
+	i = host_find(k->addr);
 	return i < 0 ? NULL : &host_keys[i];
 }
 
 static long bpf_map_update_elem(void *map, const void *key, const void *val, __u64 flags)
 {
-	__u64 k = *(const __u64 *)key;
-	int i = host_find(k);
+	const struct host_key *k = key;
+	int i = host_find(k->addr);
 
 	(void)map, (void)val, (void)flags;
+	cr_assert_eq(k->tgid, cur_tgid, "keys carry the calling process");
 	if (i >= 0)
 		return 0;
 	if (map_full || (i = host_find(0)) < 0)
 		return -E2BIG;
-	host_keys[i] = k;
+	host_keys[i] = k->addr;
+	host_tgids[i] = k->tgid;
 	return 0;
 }
 
 static long bpf_map_delete_elem(void *map, const void *key)
 {
-	int i = host_find(*(const __u64 *)key);
+	const struct host_key *k = key;
+	int i = host_find(k->addr);
 
 	(void)map;
+	cr_assert_eq(k->tgid, cur_tgid, "keys carry the calling process");
 	if (i < 0)
 		return -ENOENT;
 	host_keys[i] = 0;
@@ -88,6 +110,7 @@ static void host_reset(__u64 n)
 	next_random = 0;
 	map_full = false;
 	memset(host_keys, 0, sizeof(host_keys));
+	cur_tgid = 100;
 	memset(&sample_counters, 0, sizeof(sample_counters));
 }
 
@@ -333,6 +356,18 @@ Test(sampling_map, block_lifecycle)
 	cr_expect_eq(host_find(0), 0, "the map is empty again");
 	for (int i = 0; i < HOST_MAP_CAP; i++)
 		cr_expect_eq(host_keys[i], 0);
+}
+
+/* A forked child has its parent's addresses: it neither finds nor frees the parent's. */
+Test(sampling_map, processes_have_their_own_blocks)
+{
+	host_reset(4096);
+	cr_expect_eq(sample__record(SAMPLE_NEW, 0, 0x1000), EV_ALLOC);
+	cur_tgid = 200;
+	cr_expect_eq(sample__entry(FN_REALLOC, 0x1000, 0, 0), 0, "not the child's block");
+	cr_expect(!sample__untrack(0x1000), "the child's free of it sends nothing");
+	cur_tgid = 100;
+	cr_expect(sample__untrack(0x1000), "the parent's block is still there");
 }
 
 Test(sampling_map, full_map_drops_the_block_and_counts_it)
