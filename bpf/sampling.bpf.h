@@ -109,6 +109,9 @@ static __always_inline bool sample__untrack(__u64 addr)
 
 	if (!sample_bytes)
 		return true;
+	/* Most frees are of unsampled blocks: a lookup takes no bucket lock, a delete does. */
+	if (!bpf_map_lookup_elem(&sampled_blocks, &k))
+		return false;
 	return !bpf_map_delete_elem(&sampled_blocks, &k);
 }
 
