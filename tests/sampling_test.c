@@ -2,8 +2,9 @@
 /*
  * Unit tests for --sample-bytes: bpf/sampling.h's probability (against libm's exp),
  * user/profile/sample_weight.c's weights, the collector's weighted figures (unbiased on a
- * simulated sample), and bpf/sampling.bpf.h's sampled-block map lifecycle, compiled here
- * against a host stand-in of the BPF map helpers.
+ * simulated sample), bpf/sampling.bpf.h's sampled-block map lifecycle, compiled here
+ * against a host stand-in of the BPF map helpers, and the one "estimates" line of report,
+ * diff and folded export.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -14,7 +15,12 @@
 #include <linux/bpf.h>
 
 #include "collector.h"
+#include "diff.h"
+#include "dhat_reader.h"
+#include "dhat_writer.h"
 #include "events.h"
+#include "export.h"
+#include "report.h"
 #include "sample_weight.h"
 #include "sampling.h"
 
@@ -400,4 +406,73 @@ Test(sampling_map, helpers_decide_at_their_return)
 	cr_expect_eq(sample__net(NET_FREED, 0x5000, 0, 0), NET_FREED);
 	cr_expect_eq(sample__net(NET_FREED, 0x5000, 0, 0), NET_EMPTY);
 	cr_expect_eq(host_find(0), 0, "nothing left in the map");
+}
+
+/* ---- every output marks a sampled profile's figures, one way ---------------------------- */
+
+#define LABEL "estimates: sampled every 4 KiB on average (--sample-bytes 4096)"
+
+/* A small profile written and read back: sampled at 4 KiB when n, else exact. */
+static struct dhat_profile *profile_of(__u64 n)
+{
+	struct collector_opts o = { .sample_bytes = n };
+	struct collector *c = collector__new(0, &o);
+	struct alloc_event e = { .type = EV_ALLOC, .ts_ns = 1, .addr = 0x1000, .size = 100,
+				 .stack_id = 1, .fn = FN_MALLOC };
+	struct dhat_meta meta = { .cmd = "prog", .pid = 1 };
+	struct dhat_profile *p;
+	char *text = NULL, err[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(c);
+	cr_assert_not_null(f);
+	cr_assert_eq(collector__handle(c, &e), 0);
+	collector__finish(c, 2);
+	cr_assert_eq(dhat__write(f, c, NULL, NULL, &meta), 0);
+	fclose(f);
+	p = dhat_profile__parse(text, len, n ? "sampled.json" : "exact.json", err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	free(text);
+	collector__free(c);
+	return p;
+}
+
+/* What fn printed into a memory stream (malloc'd). */
+#define CAPTURE(out, call)                                                                        \
+	do {                                                                                       \
+		size_t cap_len = 0;                                                                \
+		FILE *cap = open_memstream(&(out), &cap_len);                                      \
+		cr_assert_not_null(cap);                                                           \
+		cr_assert_eq((call), 0);                                                           \
+		fclose(cap);                                                                       \
+	} while (0)
+
+Test(sampling_output, report_diff_and_folded_say_estimates)
+{
+	struct dhat_profile *x = profile_of(0), *s = profile_of(4096);
+	struct diff_opts dopts = { 0 };
+	struct diff *d = diff__new(x, s, &dopts);
+	char *out = NULL;
+
+	cr_assert_not_null(d);
+	CAPTURE(out, report__print(cap, s, NULL));
+	cr_expect(strstr(out, "\n  " LABEL "\n"), "%s", out);
+	free(out);
+	CAPTURE(out, report__print(cap, x, NULL));
+	cr_expect_null(strstr(out, "estimates"), "%s", out);
+	free(out);
+	CAPTURE(out, diff__print(cap, d, &dopts));
+	cr_expect(strstr(out, "  note: new: " LABEL "\n"), "%s", out);
+	cr_expect_null(strstr(out, "note: old: estimates"), "%s", out);
+	free(out);
+	CAPTURE(out, export__folded(s, cap, EXPORT_WEIGHT_BYTES));
+	cr_expect(!strncmp(out, "# " LABEL "\n", strlen("# " LABEL "\n")), "%s", out);
+	free(out);
+	CAPTURE(out, export__folded(x, cap, EXPORT_WEIGHT_BYTES));
+	cr_expect_neq(out[0], '#', "%s", out);
+	free(out);
+	diff__free(d);
+	dhat_profile__free(x);
+	dhat_profile__free(s);
 }
