@@ -21,8 +21,9 @@
  *       its return: each block born in it is decided there by its size, each block it
  *       resized or freed is handled as realloc and free above. Helpers pay their return.
  * The decision is the entry's; the map is updated when the record is sent (the return), so
- * a failed realloc leaves p sampled. Keys are (process, address). A full map (sampled_overflow) drops the block's record
- * (the block is then unsampled, never a leak): the count is reported as a loss.
+ * a failed realloc leaves p sampled. Keys are (process, address). A full map (sampled_overflow)
+ * drops the block's record (the block is then unsampled, never a leak): the count is reported as a
+ * loss.
  */
 #ifndef TRACER_SAMPLING_BPF_H
 #define TRACER_SAMPLING_BPF_H
@@ -68,8 +69,8 @@ struct {
 
 static __always_inline struct sampled_key sample__key(__u64 addr)
 {
-	return (struct sampled_key){ .addr = addr,
-				     .tgid = (__u32)(bpf_get_current_pid_tgid() >> 32) };
+	return (struct sampled_key){.addr = addr,
+				    .tgid = (__u32)(bpf_get_current_pid_tgid() >> 32)};
 }
 
 /* Whether a new block of size bytes is sampled: a draw against p(size). */
@@ -204,8 +205,10 @@ static __always_inline __u32 sample__net(__u32 kind, __u64 orig, __u64 addr, __u
 	if (kind != NET_FREED && sample__draw(size))
 		d |= SAMPLE_NEW;
 	ev = sample__record(d, kind == NET_BORN ? 0 : orig, kind == NET_FREED ? 0 : addr);
-	return ev == EV_REALLOC ? NET_RESIZED : ev == EV_FREE ? NET_FREED
-	       : ev == EV_ALLOC ? NET_BORN : NET_EMPTY;
+	return ev == EV_REALLOC ? NET_RESIZED
+	       : ev == EV_FREE	? NET_FREED
+	       : ev == EV_ALLOC ? NET_BORN
+				: NET_EMPTY;
 }
 
 #endif

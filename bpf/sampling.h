@@ -24,7 +24,7 @@
 #include <linux/types.h>
 #endif
 
-#define SAMPLE_ONE	 (1ull << 32) /* probability 1 in Q32 */
+#define SAMPLE_ONE	 (1ull << 32)  /* probability 1 in Q32 */
 #define SAMPLE_BYTES_MAX (64ull << 20) /* largest N: keeps s << 32 within 64 bits */
 
 /* (a * b) >> 32 for a, b <= 2^32, not both equal to 2^32. */

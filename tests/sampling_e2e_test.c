@@ -26,8 +26,8 @@
 static const struct {
 	const char *fn; /* the site's function */
 	double size;
-} MIX[] = { { "alloc_24", 24 },	    { "alloc_200", 200 },   { "alloc_1500", 1500 },
-	    { "alloc_9000", 9000 }, { "alloc_70000", 70000 }, { "grow_400", 400 } };
+} MIX[] = {{"alloc_24", 24},	 {"alloc_200", 200},	 {"alloc_1500", 1500},
+	   {"alloc_9000", 9000}, {"alloc_70000", 70000}, {"grow_400", 400}};
 #define MIX_CNT (sizeof(MIX) / sizeof(MIX[0]))
 
 /* Every block of the run, exact figures and the variances of their estimates. */
@@ -43,7 +43,7 @@ static double p_of(double s)
 
 static struct expect expected(void)
 {
-	struct expect e = { 0 };
+	struct expect e = {0};
 	const double leaked = MIX_ROUNDS / MIX_LEAK_EVERY;
 
 	for (size_t i = 0; i < MIX_CNT; i++) {
@@ -95,10 +95,10 @@ static struct dhat_profile *trace(const char *dir, const char *name, const char 
 	return p;
 }
 
-#define EXPECT_WITHIN(got, want, var, what)                                                       \
-	cr_expect(fabs((double)(got) - (want)) <= 6 * sqrt(var) + 1,                              \
-		  "%s: estimate %.0f, exact %.0f, 6 sigma %.0f", what, (double)(got), (double)(want), \
-		  6 * sqrt(var))
+#define EXPECT_WITHIN(got, want, var, what)                                                        \
+	cr_expect(fabs((double)(got) - (want)) <= 6 * sqrt(var) + 1,                               \
+		  "%s: estimate %.0f, exact %.0f, 6 sigma %.0f", what, (double)(got),              \
+		  (double)(want), 6 * sqrt(var))
 
 Test(sampling_e2e, estimates_land_within_six_sigma, .timeout = TEST_TIMEOUT(300))
 {

@@ -31,9 +31,9 @@
 #define __uint(name, val) int(*name)[val]
 #define __type(name, val) __typeof__(val) *name
 
-static __u64 sample_bytes;   /* the BPF rodata, settable here */
-static __u32 next_random;    /* what bpf_get_prandom_u32 returns next */
-static bool map_full;	     /* updates of a new key fail with -E2BIG */
+static __u64 sample_bytes; /* the BPF rodata, settable here */
+static __u32 next_random;  /* what bpf_get_prandom_u32 returns next */
+static bool map_full;	   /* updates of a new key fail with -E2BIG */
 #define HOST_MAP_CAP 64
 static __u32 cur_tgid = 100; /* the calling process */
 /* The sampled_blocks map: address and process per slot; address 0 = empty slot. */
@@ -129,7 +129,7 @@ static double exact_p(__u64 s, __u64 n)
 
 Test(sampling, threshold_matches_exp)
 {
-	static const __u64 NS[] = { 1, 7, 4096, 65536, 524288, 1000003, SAMPLE_BYTES_MAX };
+	static const __u64 NS[] = {1, 7, 4096, 65536, 524288, 1000003, SAMPLE_BYTES_MAX};
 	double worst = 0;
 
 	for (size_t j = 0; j < sizeof(NS) / sizeof(NS[0]); j++) {
@@ -161,7 +161,8 @@ Test(sampling, exact_mode_and_bounds)
 	/* The smallest N and the smallest block at the largest N still sample sometimes. */
 	cr_expect_gt(sample__threshold(1, SAMPLE_BYTES_MAX), 0);
 	cr_expect(sample__threshold(1, SAMPLE_BYTES_MAX) >= 63 &&
-		  sample__threshold(1, SAMPLE_BYTES_MAX) <= 64, "p(1, 64 MiB) ~ 2^-26");
+		      sample__threshold(1, SAMPLE_BYTES_MAX) <= 64,
+		  "p(1, 64 MiB) ~ 2^-26");
 	cr_expect_eq(sample__threshold((__u64)1 << 40, 4096), SAMPLE_ONE);
 }
 
@@ -169,7 +170,7 @@ Test(sampling, exact_mode_and_bounds)
 
 Test(sampling, weight_draw_is_unbiased)
 {
-	static const __u64 SIZES[] = { 1, 100, 3000, 4096, 6000, 20000, 200000 };
+	static const __u64 SIZES[] = {1, 100, 3000, 4096, 6000, 20000, 200000};
 
 	for (size_t j = 0; j < sizeof(SIZES) / sizeof(SIZES[0]); j++) {
 		__u64 s = SIZES[j], lo, hi;
@@ -186,8 +187,8 @@ Test(sampling, weight_draw_is_unbiased)
 			sum += (double)w;
 		}
 		/* The draw's sd is at most 1/2: 6 sigma of the mean of 200k draws is 0.0067. */
-		cr_expect(fabs(sum / draws - mean) < 0.0067, "size %llu: mean weight %g, 1/p %g",
-			  s, sum / draws, mean);
+		cr_expect(fabs(sum / draws - mean) < 0.0067, "size %llu: mean weight %g, 1/p %g", s,
+			  sum / draws, mean);
 	}
 	cr_expect_eq(sample_weight__draw(12345, 0, 99), 1, "exact mode: weight 1");
 	cr_expect_eq(sample_weight__draw(32 * 4096, 4096, 99), 1, "certain blocks weigh 1");
@@ -213,9 +214,9 @@ static __u32 rng32(void)
  */
 Test(sampling, collector_estimates_are_unbiased)
 {
-	static const __u64 SIZES[] = { 16, 200, 1000, 5000, 70000 };
+	static const __u64 SIZES[] = {16, 200, 1000, 5000, 70000};
 	const __u64 n = 4096, rounds = 20000;
-	struct collector_opts o = { .sample_bytes = n };
+	struct collector_opts o = {.sample_bytes = n};
 	struct collector *c = collector__new(0, &o);
 	double var_b = 0, var_bk = 0, exact_b = 0, exact_bk = 0, exact_live = 0, kept = 0;
 	double sd_bk;
@@ -238,12 +239,16 @@ Test(sampling, collector_estimates_are_unbiased)
 			if (!keep)
 				continue;
 			kept++;
-			struct alloc_event e = { .type = EV_ALLOC, .ts_ns = ts++, .addr = a,
-						 .size = s, .stack_id = (__s32)j, .fn = FN_MALLOC };
+			struct alloc_event e = {.type = EV_ALLOC,
+						.ts_ns = ts++,
+						.addr = a,
+						.size = s,
+						.stack_id = (__s32)j,
+						.fn = FN_MALLOC};
 			cr_assert_eq(collector__handle(c, &e), 0);
 			if (!(r & 1)) {
-				struct alloc_event f = { .type = EV_FREE, .ts_ns = ts++, .addr = a,
-							 .fn = FN_FREE };
+				struct alloc_event f = {
+				    .type = EV_FREE, .ts_ns = ts++, .addr = a, .fn = FN_FREE};
 				cr_assert_eq(collector__handle(c, &f), 0);
 			}
 		}
@@ -254,8 +259,8 @@ Test(sampling, collector_estimates_are_unbiased)
 		  "bytes %llu vs %g (sd %g)", t->total_bytes, exact_b, sqrt(var_b));
 	/* The integer weights' rounding adds at most 1/4 per sampled block of variance. */
 	sd_bk = sqrt(var_bk + kept / 4);
-	cr_expect(fabs((double)t->total_blocks - exact_bk) < 6 * sd_bk,
-		  "blocks %llu vs %g (sd %g)", t->total_blocks, exact_bk, sd_bk);
+	cr_expect(fabs((double)t->total_blocks - exact_bk) < 6 * sd_bk, "blocks %llu vs %g (sd %g)",
+		  t->total_blocks, exact_bk, sd_bk);
 	cr_expect(fabs((double)t->live_bytes - exact_live) < 6 * sqrt(var_b / 2) + 1,
 		  "live %llu vs %g", t->live_bytes, exact_live);
 	/* Unweighted, the same records would be far outside that window. */
@@ -265,13 +270,21 @@ Test(sampling, collector_estimates_are_unbiased)
 
 Test(sampling, sampled_realloc_is_a_free_and_a_new_block)
 {
-	struct collector_opts o = { .sample_bytes = 4096 };
+	struct collector_opts o = {.sample_bytes = 4096};
 	struct collector *c = collector__new(0, &o);
-	struct alloc_event a = { .type = EV_ALLOC, .ts_ns = 1, .addr = 0x1000, .size = 1 << 20,
-				 .stack_id = 1, .fn = FN_MALLOC };
-	struct alloc_event r = { .type = EV_REALLOC, .ts_ns = 2, .addr = 0x2000,
-				 .old_addr = 0x1000, .size = 2 << 20, .stack_id = 2,
-				 .fn = FN_REALLOC };
+	struct alloc_event a = {.type = EV_ALLOC,
+				.ts_ns = 1,
+				.addr = 0x1000,
+				.size = 1 << 20,
+				.stack_id = 1,
+				.fn = FN_MALLOC};
+	struct alloc_event r = {.type = EV_REALLOC,
+				.ts_ns = 2,
+				.addr = 0x2000,
+				.old_addr = 0x1000,
+				.size = 2 << 20,
+				.stack_id = 2,
+				.fn = FN_REALLOC};
 	const struct pp_stats *pps;
 	size_t cnt;
 
@@ -415,11 +428,15 @@ Test(sampling_map, helpers_decide_at_their_return)
 /* A small profile written and read back: sampled at 4 KiB when n, else exact. */
 static struct dhat_profile *profile_of(__u64 n)
 {
-	struct collector_opts o = { .sample_bytes = n };
+	struct collector_opts o = {.sample_bytes = n};
 	struct collector *c = collector__new(0, &o);
-	struct alloc_event e = { .type = EV_ALLOC, .ts_ns = 1, .addr = 0x1000, .size = 100,
-				 .stack_id = 1, .fn = FN_MALLOC };
-	struct dhat_meta meta = { .cmd = "prog", .pid = 1 };
+	struct alloc_event e = {.type = EV_ALLOC,
+				.ts_ns = 1,
+				.addr = 0x1000,
+				.size = 100,
+				.stack_id = 1,
+				.fn = FN_MALLOC};
+	struct dhat_meta meta = {.cmd = "prog", .pid = 1};
 	struct dhat_profile *p;
 	char *text = NULL, err[256];
 	size_t len = 0;
@@ -439,7 +456,7 @@ static struct dhat_profile *profile_of(__u64 n)
 }
 
 /* What fn printed into a memory stream (malloc'd). */
-#define CAPTURE(out, call)                                                                        \
+#define CAPTURE(out, call)                                                                         \
 	do {                                                                                       \
 		size_t cap_len = 0;                                                                \
 		FILE *cap = open_memstream(&(out), &cap_len);                                      \
@@ -451,7 +468,7 @@ static struct dhat_profile *profile_of(__u64 n)
 Test(sampling_output, report_diff_and_folded_say_estimates)
 {
 	struct dhat_profile *x = profile_of(0), *s = profile_of(4096);
-	struct diff_opts dopts = { 0 };
+	struct diff_opts dopts = {0};
 	struct diff *d = diff__new(x, s, &dopts);
 	char *out = NULL;
 

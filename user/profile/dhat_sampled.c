@@ -11,7 +11,7 @@ void dhat_sampled__write(FILE *f, uint64_t n)
 
 void dhat_sampled__label(uint64_t n, char *buf, size_t sz)
 {
-	static const char *const UNIT[] = { "bytes", "KiB", "MiB" };
+	static const char *const UNIT[] = {"bytes", "KiB", "MiB"};
 	uint64_t v = n;
 	int u = 0;
 

@@ -32,7 +32,7 @@ __attribute__((noinline)) static char *grow_400(char *p)
 int main(void)
 {
 	for (int r = 0; r < ROUNDS; r++) {
-		char *b[5] = { alloc_24(), alloc_200(), alloc_1500(), alloc_9000(), alloc_70000() };
+		char *b[5] = {alloc_24(), alloc_200(), alloc_1500(), alloc_9000(), alloc_70000()};
 
 		b[1] = grow_400(b[1]);
 		for (int i = 0; i < 5; i++) {
