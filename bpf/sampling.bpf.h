@@ -21,7 +21,7 @@
  *       its return: each block born in it is decided there by its size, each block it
  *       resized or freed is handled as realloc and free above. Helpers pay their return.
  * The decision is the entry's; the map is updated when the record is sent (the return), so
- * a failed realloc leaves p sampled. Keys are (process, address). A full map (sampled_overflow)
+ * a failed realloc leaves p sampled. Keys are (process, address). A full map (sample_counters.overflow)
  * drops the block's record (the block is then unsampled, never a leak): the count is reported as a
  * loss.
  */
