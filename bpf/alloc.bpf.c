@@ -232,7 +232,10 @@ struct call_state {
 	__u64 pend_old;	   /* its old pointer (realloc) */
 	__u64 pend_size;   /* its requested size */
 	struct net_slot net[NET_SLOTS]; /* helpers: net effect on the heap so far */
+	__u32 sampled; /* --sample-bytes: SAMPLE_* of the outermost call (sampling.bpf.h) */
 };
+
+#include "sampling.bpf.h"
 
 /* Task-local storage: one slot per thread, found without hashing or a bucket lock, and
  * freed with the thread (a tid-keyed hash map cost ~0.5 us more per malloc/free pair here). A slot
@@ -249,6 +252,14 @@ struct {
 static __always_inline bool is_prim(__u32 fn)
 {
 	return fn <= FN_PVALLOC || fn >= FN_RUST_ALLOC;
+}
+
+/* Primitives that call no probed function (glibc's malloc .. pvalloc, realloc aside: its
+ * realloc(NULL, n) and realloc(p, 0) call malloc and free through their probed addresses). */
+static __always_inline bool is_leaf_prim(__u32 fn)
+{
+	return fn == FN_MALLOC || fn == FN_CALLOC || fn == FN_POSIX_MEMALIGN ||
+	       fn == FN_ALIGNED_ALLOC || fn == FN_MEMALIGN || fn == FN_VALLOC || fn == FN_PVALLOC;
 }
 
 /* Primitives that allocate a0 bytes. */
@@ -732,6 +743,8 @@ static __always_inline void net_emit(struct pt_regs *ctx, struct call_state *st,
 	__s32 stack_id = -ENOENT;
 
 	for (int i = 0; i < NET_SLOTS; i++) {
+		st->net[i].kind = sample__net(st->net[i].kind, st->net[i].orig, st->net[i].addr,
+					      st->net[i].size);
 		if (st->net[i].kind == NET_FREED)
 			emit(EV_FREE, st->fn, tid, st->net[i].orig, 0, 0, -ENOENT);
 		else if (st->net[i].kind != NET_EMPTY)
@@ -852,7 +865,8 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	}
 
 	if (fn == FN_FREE) {
-		if (a0 && records_allowed()) /* free(NULL) is a no-op: dropped */
+		/* free(NULL) is a no-op: dropped; sampled mode: only sampled blocks' frees. */
+		if (a0 && sample__untrack(a0) && records_allowed())
 			emit(EV_FREE, FN_FREE, tid, a0, 0, 0, -ENOENT);
 		return RET_SKIP;
 	}
@@ -870,6 +884,16 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	st->pend_op = PEND_NONE;
 	for (int i = 0; i < NET_SLOTS; i++)
 		st->net[i].kind = NET_EMPTY;
+	st->sampled = sample__entry(fn, a0, a1, a2);
+	/* Sampled mode with session uprobes: an unsampled call of a primitive that makes no
+	 * probed call of its own has no work at its return, so its trap is skipped, as if it
+	 * never entered (depth 0: the next call from this frame is outermost again). realloc
+	 * (malloc/free inside), Rust's shims and C++'s new/delete do call probed functions:
+	 * their returns stay, or a nested call would be taken for an outermost one. */
+	if (session && !st->sampled && is_leaf_prim(fn)) {
+		st->depth = 0;
+		return RET_SKIP;
+	}
 	return RET_WANTED;
 }
 
@@ -879,7 +903,7 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 {
 	__u64 a0 = st->args[0], a1 = st->args[1], a2 = st->args[2];
 	__u64 old = 0, size;
-	__u32 fn = st->fn;
+	__u32 fn = st->fn, type;
 
 	switch (is_sized_new(fn) ? FN_MALLOC : FN_IS_CXX_DELETE(fn) ? FN_RUST_DEALLOC : fn) {
 	case FN_MALLOC:
@@ -895,7 +919,7 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	case FN_RUST_DEALLOC:
 		/* Emitted at its return, not its entry like free: the free it makes is then
 		 * nested, not a second record of the same block. delete(NULL) is a no-op. */
-		if (a0)
+		if (a0 && sample__record(st->sampled, a0, 0))
 			emit(EV_FREE, fn, tid, a0, 0, 0, -ENOENT);
 		return;
 	case FN_POSIX_MEMALIGN:
@@ -919,15 +943,17 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 
 	if (old && !size) {
 		/* realloc(p, 0): glibc frees p and returns NULL. */
-		emit(EV_FREE, fn, tid, old, 0, 0, -ENOENT);
+		if (sample__record(st->sampled, old, 0))
+			emit(EV_FREE, fn, tid, old, 0, 0, -ENOENT);
 		return;
 	}
 	if (!ret)
 		return; /* failed allocation: the heap did not change */
-	if (old)
-		emit(EV_REALLOC, fn, tid, ret, old, size, take_stack(ctx));
-	else
-		emit(EV_ALLOC, fn, tid, ret, 0, size, take_stack(ctx));
+	type = sample__record(st->sampled, old, ret); /* exact mode: REALLOC iff old */
+	if (type == EV_FREE)
+		emit(EV_FREE, fn, tid, old, 0, 0, -ENOENT);
+	else if (type)
+		emit(type, fn, tid, ret, type == EV_REALLOC ? old : 0, size, take_stack(ctx));
 }
 
 static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
@@ -957,7 +983,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 	}
 
 	/* The outermost call returned: the stack walk from here is complete. */
-	if (records_allowed()) {
+	if (records_allowed() && st->sampled) { /* 0: an unsampled call, nothing to send */
 		if (is_prim(st->fn))
 			prim_emit(ctx, st, tid, ret);
 		else

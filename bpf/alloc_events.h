@@ -267,6 +267,15 @@ struct snapshot_counters {
 };
 
 /*
+ * --sample-bytes counters (bpf/sampling.bpf.h), a separate BPF global like snapshot_counters.
+ */
+struct sample_counters {
+	__u64 sampled;	/* blocks sampled (their address kept until their free) */
+	__u64 skipped;	/* outermost allocator calls that sent nothing: not sampled */
+	__u64 overflow; /* sampled blocks dropped: the sampled_blocks map was full */
+};
+
+/*
  * EV_DEATH: the last thread of a traced process (tgid) ran do_exit. Sent by bpf/death.bpf.c
  * from sched_process_exit, with what the kernel said on the way there: the fatal signal
  * (signal_deliver, with the faulting address of SIGSEGV/SIGBUS/SIGILL/SIGFPE) and an OOM kill

@@ -253,6 +253,28 @@ static void expect_usage_errors(const struct usage_case *cases, size_t n)
 	}
 }
 
+/* --sample-bytes: a size with K/M suffixes like --snapshot-at-rss, 0 for exact mode. */
+Test(options, sample_bytes_sizes)
+{
+	static const struct {
+		const char *arg;
+		__u64 want;
+	} ok[] = { { "4096", 4096 }, { "4K", 4096 }, { "64KiB", 65536 }, { "512k", 524288 },
+		   { "64M", 64ull << 20 }, { "1", 1 }, { "0", 0 } };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		const char *argv[] = { "tracer", "--sample-bytes", "4K", "--sample-bytes", ok[i].arg,
+				       "ls", NULL };
+		char *out, *errs;
+
+		cr_assert_eq(tu_run_cli(parse, argv, &out, &errs), OPT_GO_ON, "%s", errs);
+		free(out);
+		free(errs);
+		cr_expect_eq(parsed.sample_bytes, ok[i].want, "--sample-bytes %s: %llu", ok[i].arg,
+			     (unsigned long long)parsed.sample_bytes);
+	}
+}
+
 Test(options, bad_usage)
 {
 	static const struct usage_case cases[] = {
@@ -295,6 +317,14 @@ Test(options, bad_usage)
 		  "--interval goes with --pid, --cgroup or -- CMD" },
 		{ parse, { "tracer", "-q", "--interval", "1", "ls", NULL },
 		  "--interval with -q prints nowhere" },
+		{ parse, { "tracer", "--sample-bytes", "65M", "ls", NULL },
+		  "--sample-bytes needs a size from 1 to 64M (0: exact), not '65M'" },
+		{ parse, { "tracer", "--sample-bytes", "-1", "ls", NULL }, "--sample-bytes needs" },
+		{ parse, { "tracer", "--sample-bytes", "1.5K", "ls", NULL }, "--sample-bytes needs" },
+		{ parse, { "tracer", "--sample-bytes", "K", "ls", NULL }, "--sample-bytes needs" },
+		{ parse, { "tracer", "--sample-bytes", "4X", "ls", NULL }, "--sample-bytes needs" },
+		{ parse, { "tracer", "--sample-bytes", "", "ls", NULL }, "--sample-bytes needs" },
+		{ parse, { "tracer", "--sample-bytes", "00", "ls", NULL }, "--sample-bytes needs" },
 	};
 
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));

@@ -191,9 +191,11 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.window_gated = windowed,
 		.ringbuf_sz = r->args->ringbuf_sz,
 		.stack_copy_sz = r->args->stack_sz,
+		.sample_bytes = r->args->sample_bytes,
 		.paused = true, /* until the death probes share the ring (loader__resume) */
 	};
-	struct session_opts sopts = { .windowed = windowed, .on_profile = run__on_profile };
+	struct session_opts sopts = { .windowed = windowed, .on_profile = run__on_profile,
+				      .sample_bytes = r->args->sample_bytes };
 	struct tracees_opts tops = { .output = r->out.output, .name_paths = !r->out.workloads,
 				     .owner = r };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */

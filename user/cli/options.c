@@ -17,6 +17,7 @@
 #include "parse_num.h"
 #include "profile_output.h"
 #include "safe_open.h"
+#include "sampling.h"
 #include "tracer_exit.h"
 
 #ifndef TRACER_VERSION
@@ -43,6 +44,7 @@ enum {
 	OPT_KILL_AFTER,
 	OPT_INTERVAL,
 	OPT_MIN_AGE,
+	OPT_SAMPLE_BYTES,
 };
 
 #define G_TARGET "What to trace"
@@ -95,6 +97,12 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_PROBES, "", OPT_START_AT },
 	{ "stop-at", 0, "SYMBOL", "close it at the next call of SYMBOL (default: at the end)",
 	  G_PROBES, "", OPT_STOP_AT },
+	{ "sample-bytes", 0, "N",
+	  "sample allocations, one per N bytes on average (bytes, or\n"
+	  "with K, M: KiB, MiB; at most 64M): a block of s bytes is\n"
+	  "traced with probability 1 - exp(-s/N) and weighted, so the\n"
+	  "figures are unbiased estimates (default 0: every block)",
+	  G_PROBES, "", OPT_SAMPLE_BYTES },
 	{ "ringbuf-size", 0, "N",
 	  "ring buffer bytes, a power of two (default 16777216;\n"
 	  "67108864 with --unwind dwarf)",
@@ -346,6 +354,15 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 	case OPT_SNAPSHOT_AT_RSS:
 		if (parse_size(arg, &o->snapshot_at_rss)) {
 			elog("--snapshot-at-rss needs a size such as 512M, not '%s'\n", arg);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
+	case OPT_SAMPLE_BYTES:
+		o->sample_bytes = 0;
+		if (strcmp(arg, "0") &&
+		    (parse_size(arg, &o->sample_bytes) || o->sample_bytes > SAMPLE_BYTES_MAX)) {
+			elog("--sample-bytes needs a size from 1 to 64M (0: exact), not '%s'\n",
+			     arg);
 			return TRACER_EXIT_USAGE;
 		}
 		break;

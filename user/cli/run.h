@@ -43,6 +43,7 @@ struct run {
 	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
 	__u64 dropped_written;		/* records dropped before the last profile was written */
 	__u64 untraced_written;		/* processes not traced, likewise */
+	__u64 overflow_written;		/* sampled blocks dropped (map full), likewise */
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */

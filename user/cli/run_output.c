@@ -78,6 +78,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	struct frames_ctx fc = { .sym = t->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = t->cmdline, .pid = t->tgid };
 	struct probe_counters probes;
+	struct sample_counters sampling;
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
 	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
 	struct profile_output_opts out = r->out;
@@ -100,6 +101,9 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	r->dropped_written = probes.dropped;
 	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
 	r->untraced_written = probes.untraced_procs;
+	loader__sample_counters(r->loader, &sampling);
+	meta.lost.n[DHAT_LOST_SAMPLE_OVERFLOW] = sampling.overflow - r->overflow_written;
+	r->overflow_written = sampling.overflow;
 	meta.death = t->session ? session__death(t->session) : NULL;
 	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = run__allocator_silent(r);
 	if (first)
@@ -160,6 +164,8 @@ void run__print_counters(struct run *r)
 
 	tracees__stats(r->tracees, &stats);
 	loader__counters(r->loader, &s.probes);
+	s.sample_bytes = r->args->sample_bytes;
+	loader__sample_counters(r->loader, &s.sampling);
 	if (r->dwarf) {
 		loader__snapshot_counters(r->loader, &s.snapshots);
 		tracees__unwind_stats(r->tracees, &s.unwind);

@@ -26,6 +26,7 @@
  * "NAME: problem" when there is no position (an empty file, an unreadable one).
  */
 #include "dhat_reader.h"
+#include "dhat_sampled.h"
 #include "safe_open.h"
 
 #include <errno.h>
@@ -76,12 +77,12 @@ struct jv {
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
 	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST,
-	K_DEATH, K_RSS, K_MAPPINGS, K_CNT
+	K_DEATH, K_RSS, K_MAPPINGS, K_SAMPLED, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
 	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
-	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY,
+	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY, DHAT_SAMPLED_KEY,
 };
 
 /* clang-format on */
@@ -1060,6 +1061,13 @@ static void site_member(void *ctx, const char *key, const struct jv *v, const ch
 	dhat_mapping_site__set(ctx, key, str, v->u64_ok, v->u, v->t == JT_BOOL, v->b);
 }
 
+static void sampled_member(void *ctx, const char *key, const struct jv *v, const char *str)
+{
+	(void)str;
+	if (!strcmp(key, DHAT_SAMPLED_MEAN) && v->u64_ok)
+		*(uint64_t *)ctx = v->u;
+}
+
 /* death := flat  -- our optional object (dhat_death.h). */
 static int parse_death(struct ps *ps)
 {
@@ -1214,6 +1222,8 @@ static int parse_member(struct ps *ps, int k)
 		return parse_rss(ps);
 	if (k == K_MAPPINGS && c == '{')
 		return parse_mappings(ps);
+	if (k == K_SAMPLED && c == '{') /* sampled := flat (dhat_sampled.h), as lenient */
+		return parse_flat(ps, 2, sampled_member, &ps->p->sample_bytes);
 	if ((err = read_value(ps, &v, 1)))
 		return err;
 	switch (k) {

@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "dhat_reader.h"
+#include "dhat_sampled.h"
 #include "json_writer.h"
 #include "log.h"
 #include "plumbing.h"
@@ -827,6 +828,12 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, " x %lu\n", iters);
 	}
 	fputs("--------------------------------------------------------------\n", out);
+	if (p->sample_bytes) { /* every figure below is an estimate */
+		char est[128];
+
+		dhat_sampled__label(p->sample_bytes, est, sizeof(est));
+		fprintf(out, "  %s\n", est);
+	}
 	if (p->has_death) { /* the end is the death: lead with it and with what was live */
 		char line[256];
 
@@ -1006,6 +1013,8 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	json_writer__uint(jw, "pid", (uint64_t)p->pid);
 	json_writer__bool(jw, "bklt", p->bklt);
 	json_writer__bool(jw, "bkacc", p->bkacc);
+	if (p->sample_bytes) /* the figures are estimates (dhat_sampled.h) */
+		json_writer__uint(jw, "sampleBytes", p->sample_bytes);
 	json_writer__begin_object(jw, "units");
 	json_writer__string(jw, "time", p->tu);
 	json_writer__string(jw, "Mtime", p->mtu);

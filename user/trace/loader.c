@@ -562,6 +562,7 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 				opts->noop_entry ? BENCH_NOOP_ENTRY :
 						   BENCH_NOOP_SITES;
 	l->skel->rodata->bench_cut = opts->bench_cut;
+	l->skel->rodata->sample_bytes = opts->sample_bytes; /* --sample-bytes, 0: exact */
 	/* Wake the consumer early only when a quarter of the ring is waiting. */
 	l->skel->rodata->wakeup_threshold = rb_sz / 4;
 	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);
@@ -867,6 +868,15 @@ void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out)
 		return;
 	}
 	*out = *(volatile struct snapshot_counters *)&l->skel->bss->snap_counters;
+}
+
+void loader__sample_counters(struct loader *l, struct sample_counters *out)
+{
+	if (!l) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	*out = *(volatile struct sample_counters *)&l->skel->bss->sample_counters;
 }
 
 int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max)

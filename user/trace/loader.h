@@ -38,6 +38,7 @@ struct loader_opts {
 	/* Probes as inherited perf events even without follow: needed for more than one
 	 * target (loader__add_process). */
 	bool inherit;
+	__u64 sample_bytes; /* --sample-bytes: mean bytes between sampled blocks; 0: every one */
 };
 
 #define LOADER_DEFAULT_RINGBUF_SZ (16u << 20)
@@ -95,6 +96,9 @@ int loader__poll(struct loader *l, int timeout_ms, loader_record_fn fn, void *ct
 
 /* Snapshot of the BPF-side counters. */
 void loader__counters(struct loader *l, struct probe_counters *out);
+
+/* Snapshot of the --sample-bytes counters (all zero in exact mode). */
+void loader__sample_counters(struct loader *l, struct sample_counters *out);
 
 /* Snapshot of the unwind_dwarf counters (all zero in frame-pointer mode). */
 void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out);

@@ -26,6 +26,7 @@ struct session_opts {
 	/* With windowed: the (single) window is open from start_ns (no --start-at). */
 	bool open_at_start;
 	__u64 start_ns;		    /* not windowed: the profile's time origin */
+	__u64 sample_bytes;	    /* --sample-bytes (collector_opts), 0: exact */
 	session_profile_fn on_profile;
 	void *ctx;
 };

@@ -5,17 +5,19 @@
 # set, bcc memleak, a bpftrace memleak-style script, heaptrack and Valgrind DHAT.
 # Kept out of the test suite. Needs root (BPF) and installs its own tools with apt-get.
 #
-#   workloads/bench/run.sh [-b BUILD_DIR] [-r REPS] [-n PAIRS] [-t TOOLS] [-o OUT.md] [--no-install]
+#   workloads/bench/run.sh [-b BUILD_DIR] [-r REPS] [-n PAIRS] [-t TOOLS] [-s N] [-o OUT.md] [--no-install]
 #
 #   -b BUILD_DIR  CMake build dir holding user/tracer, workloads/... (default: ./build)
 #   -r REPS       runs per cell; the median is reported (default 3)
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
 #   -t TOOLS      comma list of untraced,tracer,tracer_nf,noop,noop_entry,cut_records,cut_stacks,
-#                 full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat (full, cut_*, noop*:
+#                 full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled (full, cut_*, noop*:
 #                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
-#                 path of noop and full). A tool with the suffix _nosess runs with
+#                 path of noop and full; sampled: the tracer with --sample-bytes N, not in the
+#                 default list). A tool with the suffix _nosess runs with
 #                 TRACER_NO_SESSION=1: the fallback without session uprobes, the "before".
 #   -R ROWS       comma list of rows: pairs,mt,realloc,workloads (default: all)
+#   -s N          --sample-bytes of the sampled column (default 64K)
 #   -o OUT.md     also write the tables there (default: stdout only)
 #   -x PATH       also run another tracer binary (e.g. an older build) as column "tracer_x"
 #
@@ -27,6 +29,7 @@
 set -euo pipefail
 
 BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X= ROWSEL=pairs,mt,realloc,workloads
+SAMPLE_BYTES=64K
 TOOLS=untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
 	-R) ROWSEL=$2; shift 2 ;;
 	-o) OUT=$2; shift 2 ;;
 	-x) TRACER_X=$2; shift 2 ;;
+	-s) SAMPLE_BYTES=$2; shift 2 ;;
 	--no-install) INSTALL=0; shift ;;
 	-h|--help) sed -n '3,24p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
@@ -197,6 +201,11 @@ one() {
 	# the real tracer on the uprobe-multi path (session links when the kernel has them)
 	tracer_nf)
 		"$TRACER" -q --no-follow -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
+		echo "rc=$rc" >>"$xf"
+		;;
+	sampled)
+		"$TRACER" -q --sample-bytes "$SAMPLE_BYTES" -o "$WORK/out.json" -- ${CMD[$row]} \
+			>/dev/null 2>&1 || rc=$?
 		echo "rc=$rc" >>"$xf"
 		;;
 	noop) "$BTRACE" --noop -- ${CMD[$row]} >>"$xf" ;;
