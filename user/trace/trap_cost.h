@@ -4,10 +4,10 @@
  *
  * Every allocator call the tracer sees costs its target one or two uprobe traps, and a trap
  * costs 0.65 us on one host and 6 us on another of the same kind (docs/BENCHMARKS.md, "Where
- * the floor comes from"). The tracer times a few hundred traps in its OWN process (a no-op
- * BPF program on an empty function of its own, probed for this process only: the target is
- * untouched) and says so when they are expensive. Raw bpf(2) and perf_event_open(2): no
- * libbpf, so the decision and its message are unit-tested without root.
+ * the floor comes from"). The tracer times a few hundred traps in its OWN process (a
+ * counting no-op BPF program on an empty function of its own, a uprobe-multi link for this
+ * process only: the target is untouched) and says so when they are expensive. Raw bpf(2):
+ * no libbpf, so the decision and its message are unit-tested without root.
  */
 #ifndef TRACER_TRAP_COST_H
 #define TRACER_TRAP_COST_H
@@ -19,9 +19,10 @@
 #define TRAP_COST_SLOW_NS 2000.0
 
 /*
- * Time TRAP_COST_BATCHES batches of calls to a probed empty function in this process and
- * put the cheapest batch's cost per call, less the same call unprobed, in *ns. Returns 0 or
- * -errno (not root, no uprobe PMU, the probe site not found); takes a few ms at 6 us a trap.
+ * Time batches of calls to a probed empty function in this process (thread CPU time) and
+ * put the cheapest batch's cost per call, less the same code unprobed, in *ns. Returns 0 or
+ * -errno (not root, no uprobe-multi: kernel < 6.6, the probe site not found, -EIO: the
+ * program did not count every call). ~0.5 ms here; the link is closed in the background.
  */
 int trap_cost__measure(double *ns);
 
