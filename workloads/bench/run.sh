@@ -129,6 +129,8 @@ CMD[sed]="sed -E -f $WORK/sed.script $WORK/sed.txt"
 CMD[jq]="jq -c -f $WORK/prog.jq $WORK/in.json"
 CMD[sqlite]="sqlite3 -batch -init $WORK/ins.sql :memory: .quit"
 CMD[xz_mt]="xz -T2 -1 -c $WORK/xz.txt" # 2 threads compressing ~1.2 s of CPU, few allocations
+# (heaptrack's script runs sed on its -o argument, before the target: the target's timing line
+# is the last, the one one() keeps.)
 EXE[sed]=sed EXE[jq]=jq EXE[sqlite]=sqlite3 EXE[xz_mt]=xz
 
 BPFT_SCRIPT=$WORK/memleak.bt
