@@ -244,6 +244,18 @@ enum bench_cut {
 };
 
 /*
+ * Benchmark only (bench-trace --noop, --noop-entry): the probe floors. SITES: the tracer's
+ * own probe sites, links and mode, every program returning at once. ENTRY: entry probes
+ * only, no return probe at all (session uprobes skip it, the fallback attaches none): what
+ * a malloc/free pair costs when only its entry and free trap, the limit of uprobes.
+ */
+enum bench_noop {
+	BENCH_NOOP_OFF = 0,
+	BENCH_NOOP_SITES = 1,
+	BENCH_NOOP_ENTRY = 2,
+};
+
+/*
  * --unwind dwarf counters, a separate BPF global so struct probe_counters stays as it is.
  */
 struct snapshot_counters {

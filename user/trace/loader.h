@@ -25,6 +25,8 @@ struct loader_opts {
 	bool unwind_dwarf;	 /* send EV_STACK_SNAPSHOT records instead of BPF stack ids */
 	__u32 stack_copy_sz;	 /* unwind_dwarf: stack bytes copied per event; 0: default */
 	bool noop;		 /* benchmark only: same probes, programs that only return 0 */
+	bool noop_entry;	 /* with noop: entry probes only, no return probe (the floor
+				  * of an allocation that needs no return; not with inherit) */
 	__u32 bench_cut;	 /* benchmark only: enum bench_cut (alloc_events.h) */
 	bool per_probe_links;	 /* one link per probe even where uprobe-multi links exist */
 	bool paused;		 /* the programs stay silent until loader__resume (more probes

@@ -13,11 +13,15 @@
 #   -b BUILD_DIR  CMake build dir holding user/tracer, workloads/... (default: ./build)
 #   -r REPS       runs per cell; the median is reported (default 3)
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
-#   -t TOOLS      comma list of untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,
-#                 bpftrace_realloc,heaptrack,dhat (full, cut_*: bench-trace, the loader alone)
+#   -t TOOLS      comma list of untraced,tracer,tracer_nf,noop,noop_entry,cut_records,cut_stacks,
+#                 full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat (full, cut_*, noop*:
+#                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
+#                 path of noop and full). A tool with the suffix _nosess runs with
+#                 TRACER_NO_SESSION=1: the fallback without session uprobes, the "before".
+#   -R ROWS       comma list of rows: pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt (default:
+#                 all)
 #   -o OUT.md     also write the tables there (default: stdout only)
 #   -x PATH       also run another tracer binary (e.g. an older build) as column "tracer_x"
-#   -R ROWS       comma list of rows (default: all): pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt
 #
 # Every cell is the TARGET's own wall time (bench_timer.so, LD_PRELOAD'ed, measures from its
 # constructor to exit) divided by the untraced run's, all measured in this one run. The
@@ -26,7 +30,8 @@
 # (memleak -c starts the command before compiling its program, so it would miss it).
 set -euo pipefail
 
-BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X= ROWLIST=
+BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X=
+ROWSEL=pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt
 TOOLS=untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,9 +39,9 @@ while [ $# -gt 0 ]; do
 	-r) REPS=$2; shift 2 ;;
 	-n) PAIRS=$2; shift 2 ;;
 	-t) TOOLS=$2; shift 2 ;;
+	-R) ROWSEL=$2; shift 2 ;;
 	-o) OUT=$2; shift 2 ;;
 	-x) TRACER_X=$2; shift 2 ;;
-	-R) ROWLIST=$2; shift 2 ;;
 	--no-install) INSTALL=0; shift ;;
 	-h|--help) sed -n '3,24p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
@@ -90,8 +95,13 @@ fi
 LIBC=$(ldd "$ABENCH" | awk '/libc.so/ {print $3}')
 
 # --- rows ------------------------------------------------------------------------------------
-ROWS=(pairs mt realloc workloads sed jq sqlite xz_mt)
-[ -z "$ROWLIST" ] || IFS=, read -r -a ROWS <<<"$ROWLIST"
+IFS=, read -r -a ROWS <<<"$ROWSEL"
+for row in "${ROWS[@]}"; do
+	case $row in
+	pairs|mt|realloc|workloads|sed|jq|sqlite|xz_mt) ;;
+	*) echo "run.sh: unknown row $row" >&2; exit 2 ;;
+	esac
+done
 declare -A CMD EXE EVENTS
 CMD[pairs]="$ABENCH pairs $PAIRS"
 CMD[mt]="$ABENCH mt 2 $((PAIRS / 2))"
@@ -207,8 +217,9 @@ gated() {
 one() {
 	local row=$1 tool=$2 tf=$WORK/t.$1.$2 xf=$WORK/x.$1.$2 st rc=0
 	export BENCH_TIME_FILE=$tf.cur BENCH_TIME_EXE=${EXE[$row]} LD_PRELOAD=$TIMER
+	[ "${tool%_nosess}" = "$tool" ] || export TRACER_NO_SESSION=1
 	rm -f "$tf.cur"
-	case $tool in
+	case ${tool%_nosess} in
 	untraced) ${CMD[$row]} >/dev/null ;;
 	tracer)
 		st=$(date +%s.%N)
@@ -219,7 +230,15 @@ one() {
 		"$TRACER_X" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
 		echo "rc=$rc" >>"$xf"
 		;;
+	# the real tracer on the uprobe-multi path (session links when the kernel has them)
+	tracer_nf)
+		"$TRACER" -q --no-follow -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
+		echo "rc=$rc" >>"$xf"
+		;;
 	noop) "$BTRACE" --noop -- ${CMD[$row]} >>"$xf" ;;
+	# entry and free traps only, no return probe: the floor of an allocation whose return
+	# is skipped
+	noop_entry) "$BTRACE" --noop-entry -- ${CMD[$row]} >>"$xf" ;;
 	full) "$BTRACE" -- ${CMD[$row]} >>"$xf" ;;
 	# where the time goes: the tracer's probes with part of the work left out
 	cut_records) "$BTRACE" --cut records -- ${CMD[$row]} >>"$xf" ;;
@@ -232,11 +251,11 @@ one() {
 	heaptrack) heaptrack -o "$WORK/ht" ${CMD[$row]} >/dev/null 2>&1; rm -f "$WORK"/ht* ;;
 	dhat) valgrind -q --tool=dhat --dhat-out-file="$WORK/dhat.json" ${CMD[$row]} >/dev/null 2>&1 ;;
 	esac
-	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE
+	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE TRACER_NO_SESSION
 	# After the unset: the sed row's timer would count this sed too.
 	# -v adds the "timing:" line: symbolization and JSON write times (the report and the
 	# counters, on stderr under -- CMD, go to tracer.err with it).
-	[ "$tool" != tracer ] || echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
+	[ "${tool%_nosess}" != tracer ] || echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
 		"time=$(tr ' ' , <"$WORK/time")" \
 		"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"
 	[ -s "$tf.cur" ] && tail -1 "$tf.cur" >>"$tf" || echo "run.sh: no timing for $row/$tool" >&2
@@ -246,6 +265,8 @@ one() {
 kv() { grep -oE "(^| )$1=[^ ]*" "$2" 2>/dev/null | tail -1 | cut -d= -f2 | grep . || echo -; }
 median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
 col() { if [ -s "$2" ]; then awk -v c=$1 '{print $c}' "$2" | median; else echo nan; fi; }
+# cpu FILE: the median of user + sys.
+cpu() { if [ -s "$1" ]; then awk '{print $2 + $3}' "$1" | median; else echo nan; fi; }
 
 IFS=, read -r -a TOOLV <<<"$TOOLS"
 for rep in $(seq 1 "$REPS"); do
@@ -266,8 +287,10 @@ for row in "${ROWS[@]}"; do
 done
 # The pairs row again at half the records: the collector's memory must not follow them.
 CMD[pairs_half]="$ABENCH pairs $((PAIRS / 2))"
-"$BTRACE" --record "$WORK/rec.pairs_half" -- ${CMD[pairs_half]} >"$WORK/rec.pairs_half.txt"
-"$BTRACE" --replay "$WORK/rec.pairs_half" --passes 1 >>"$WORK/rec.pairs_half.txt"
+if [[ " ${ROWS[*]} " == *" pairs "* ]]; then
+	"$BTRACE" --record "$WORK/rec.pairs_half" -- ${CMD[pairs_half]} >"$WORK/rec.pairs_half.txt"
+	"$BTRACE" --replay "$WORK/rec.pairs_half" --passes 1 >>"$WORK/rec.pairs_half.txt"
+fi
 
 # --- what one trap costs: trap_bench (thread CPU time per call, best of 5 rounds) untraced and
 # under a bpftrace no-op uprobe / uretprobe, on a site the kernel emulates (push, as malloc's
@@ -290,6 +313,42 @@ trap_run() { # MODE CALLS [PROBE]
 } >"$WORK/traps.txt"
 
 # --- report ------------------------------------------------------------------------------------
+wall() { col 1 "$1"; }
+# ratio_table MEASURE: each tool's MEASURE (wall or cpu) over untraced's, every row.
+ratio_table() {
+	local base row tool t
+	printf '| row |'; for tool in "${TOOLV[@]}"; do printf ' %s |' "$tool"; done; echo
+	printf '|---|'; for tool in "${TOOLV[@]}"; do printf -- '---:|'; done; echo
+	for row in "${ROWS[@]}"; do
+		base=$($1 "$WORK/t.$row.untraced")
+		printf '| %s |' "$row"
+		for tool in "${TOOLV[@]}"; do
+			t=$($1 "$WORK/t.$row.$tool")
+			if [ "$tool" = untraced ]; then printf ' %.3f s |' "$base"
+			else awk -v t="$t" -v b="$base" 'BEGIN {if (t == "nan" || b <= 0) printf " - |"; else printf " %.2f |", t / b}'
+			fi
+		done
+		echo
+	done
+}
+# cost_table MEASURE: µs per event over untraced's MEASURE, every row (a real program's and the
+# workloads' events: bench-trace's records; EVENTS is filled by the record pass).
+cost_table() {
+	local base row tool t
+	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
+	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
+	for row in "${ROWS[@]}"; do
+		base=$($1 "$WORK/t.$row.untraced")
+		printf '| %s | %d |' "$row" "${EVENTS[$row]:-0}"
+		for tool in "${TOOLV[@]}"; do
+			[ $tool = untraced ] && continue
+			t=$($1 "$WORK/t.$row.$tool")
+			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]:-0}" \
+				'BEGIN {if (t == "nan" || n <= 0) printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
+		done
+		echo
+	done
+}
 report() {
 	local base row tool t
 	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
@@ -297,40 +356,24 @@ report() {
 	echo "Versions: $(ldd --version | head -1 | sed 's/.*) //') glibc; libbpf $(pkg-config --modversion libbpf);"\
 		"$(bpftrace --version); bcc $(dpkg-query -W -f '${Version}' bpfcc-tools 2>/dev/null);"\
 		"heaptrack $(dpkg-query -W -f '${Version}' heaptrack 2>/dev/null); $(valgrind --version)"
-	echo "Command: workloads/bench/run.sh -r $REPS -n $PAIRS -t $TOOLS ($(date -u +%FT%TZ))"
+	echo "Command: workloads/bench/run.sh -r $REPS -n $PAIRS -R $ROWSEL -t $TOOLS ($(date -u +%FT%TZ))"
 	echo
 	echo "Target wall time / untraced (median of $REPS; untraced column in seconds):"
 	echo
-	printf '| row |'; for tool in "${TOOLV[@]}"; do printf ' %s |' "$tool"; done; echo
-	printf '|---|'; for tool in "${TOOLV[@]}"; do printf -- '---:|'; done; echo
-	for row in "${ROWS[@]}"; do
-		base=$(col 1 "$WORK/t.$row.untraced")
-		printf '| %s |' "$row"
-		for tool in "${TOOLV[@]}"; do
-			t=$(col 1 "$WORK/t.$row.$tool")
-			if [ "$tool" = untraced ]; then printf ' %.3f s |' "$base"
-			else awk -v t="$t" -v b="$base" 'BEGIN {if (t == "nan" || b <= 0) printf " - |"; else printf " %.2f |", t / b}'
-			fi
-		done
-		echo
-	done
+	ratio_table wall
 	echo
 	echo "Cost per event (target time over untraced / allocator calls, µs; a real program's calls"\
 		"are bench-trace's records):"
 	echo
-	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
-	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
-	for row in "${ROWS[@]}"; do
-		base=$(col 1 "$WORK/t.$row.untraced")
-		printf '| %s | %d |' "$row" "${EVENTS[$row]}"
-		for tool in "${TOOLV[@]}"; do
-			[ $tool = untraced ] && continue
-			t=$(col 1 "$WORK/t.$row.$tool")
-			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]:-0}" \
-				'BEGIN {if (t == "nan" || n <= 0) printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
-		done
-		echo
-	done
+	cost_table wall
+	echo
+	echo "The same from the target's CPU time (user + sys): a trap's kernel work is the target's"\
+		"sys time, so this is less sensitive than wall time to other load on a shared machine."\
+		"CPU time / untraced's, then µs per event:"
+	echo
+	ratio_table cpu
+	echo
+	cost_table cpu
 	echo
 	echo "tracer runs (last rep): exit status, JSON size, /usr/bin/time 'wall user sys maxrss_kb' of tracer+target; target's own 'wall user sys maxrss_kb':"
 	echo
@@ -352,6 +395,7 @@ report() {
 	echo "|---|---:|---:|---:|---:|---:|"
 	for row in pairs_half "${ROWS[@]}"; do
 		t=$WORK/rec.$row.txt
+		[ -e "$t" ] || continue
 		echo "| $row | $(kv replay_records "$t") | $(kv collector_peak_kb "$t") |"\
 			"$(kv stream_base_maxrss_kb "$t") | $(kv stream_maxrss_kb "$t") |"\
 			"$(kv time "$WORK/x.$row.tracer" | cut -d, -f4) |"
