@@ -41,6 +41,7 @@
 #include "trace_summary.h"
 #include "tracee.h"
 #include "tracee_summary.h"
+#include "trap_cost.h"
 #include "tracer_exit.h"
 #include "run.h"
 #include "workloads.h"
@@ -276,6 +277,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	if (!argv && run__add_targets(r))
 		return TRACER_EXIT_FAILURE;
+	trap_cost__check(); /* a spawned target is still held: it does not compete */
 	err = target__release(r->target);
 	if (err) {
 		elog("cannot run %s: %s\n", argv[0], strerror(-err));

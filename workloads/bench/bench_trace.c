@@ -13,7 +13,7 @@
  *	(what each part costs: run.sh's "Where the time goes"). --record saves every raw record as
  *	<u32 size><bytes> for --replay. --per-probe-links: one link per probe, as on kernels
  *	without uprobe-multi. BENCH_TRACE_VERBOSE=N: loader verbosity. Prints one line of
- *	key=value figures on stdout.
+ *	key=value figures on stdout; CMD's stdout goes to /dev/null.
  *
  *   bench-trace --replay FILE [--passes N]
  *	Feeds the EV_ALLOC/EV_FREE/EV_REALLOC records of FILE to collector__handle() N times
@@ -23,6 +23,7 @@
  *	after that pass: the collector's memory, measured two ways.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ static int run_traced(char **argv, int noop, __u32 cut, bool per_probe, const ch
 	struct sink sink = {0};
 	struct probe_counters pc;
 	struct loader *l = NULL;
-	int go[2], status = 0, err = 0;
+	int go[2], status = 0, err = 0, fd_null;
 	double t0, t_attached, t_start, t_end, t_detached;
 	struct rusage ru;
 	pid_t pid;
@@ -84,6 +85,7 @@ static int run_traced(char **argv, int noop, __u32 cut, bool per_probe, const ch
 	}
 	if (pipe(go))
 		return 1;
+	fd_null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	pid = fork();
 	if (pid < 0)
 		return 1;
@@ -94,9 +96,14 @@ static int run_traced(char **argv, int noop, __u32 cut, bool per_probe, const ch
 		if (read(go[0], &c, 1) != 1)
 			_exit(126);
 		close(go[0]);
+		/* stdout carries this program's figures: the command's own output is not wanted */
+		if (fd_null >= 0)
+			dup2(fd_null, STDOUT_FILENO);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	if (fd_null >= 0)
+		close(fd_null);
 	close(go[0]);
 	opts.pid = pid;
 	opts.ringbuf_sz = rb_sz;

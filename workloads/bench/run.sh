@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # run.sh - overhead, throughput and accuracy of the tracer, side by side with a no-op probe
-# set, bcc memleak, a bpftrace memleak-style script, heaptrack and Valgrind DHAT.
-# Kept out of the test suite. Needs root (BPF) and installs its own tools with apt-get.
+# set, bcc memleak, a bpftrace memleak-style script, heaptrack and Valgrind DHAT, on
+# micro-benchmarks, the kaish workloads and real Debian programs (sed, jq, sqlite3, xz -T2);
+# then what one uprobe trap costs on this host (trap_bench).
+# Kept out of the test suite. Needs root (BPF) and installs its own tools with apt-get
+# (bpfcc-tools bpftrace heaptrack valgrind linux-headers-amd64 time jq sqlite3 xz-utils).
 #
 #   workloads/bench/run.sh [-b BUILD_DIR] [-r REPS] [-n PAIRS] [-t TOOLS] [-s N] [-o OUT.md] [--no-install]
 #
@@ -16,7 +19,8 @@
 #                 path of noop and full; sampled: the tracer with --sample-bytes N, not in the
 #                 default list). A tool with the suffix _nosess runs with
 #                 TRACER_NO_SESSION=1: the fallback without session uprobes, the "before".
-#   -R ROWS       comma list of rows: pairs,mt,realloc,workloads (default: all)
+#   -R ROWS       comma list of rows: pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt (default:
+#                 all)
 #   -s N          --sample-bytes of the sampled column (default 64K)
 #   -o OUT.md     also write the tables there (default: stdout only)
 #   -x PATH       also run another tracer binary (e.g. an older build) as column "tracer_x"
@@ -28,8 +32,8 @@
 # (memleak -c starts the command before compiling its program, so it would miss it).
 set -euo pipefail
 
-BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X= ROWSEL=pairs,mt,realloc,workloads
-SAMPLE_BYTES=64K
+BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X= SAMPLE_BYTES=64K
+ROWSEL=pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt
 TOOLS=untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -42,7 +46,7 @@ while [ $# -gt 0 ]; do
 	-x) TRACER_X=$2; shift 2 ;;
 	-s) SAMPLE_BYTES=$2; shift 2 ;;
 	--no-install) INSTALL=0; shift ;;
-	-h|--help) sed -n '3,24p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,26p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -55,7 +59,8 @@ DRIVER=$BUILD/workloads/kaish-workloads
 ABENCH=$BUILD/workloads/bench/alloc_bench
 BTRACE=$BUILD/workloads/bench/bench-trace
 TIMER=$BUILD/workloads/bench/bench_timer.so
-for f in "$TRACER" "$DRIVER" "$ABENCH" "$BTRACE" "$TIMER"; do
+TBENCH=$BUILD/workloads/bench/trap_bench
+for f in "$TRACER" "$DRIVER" "$ABENCH" "$BTRACE" "$TIMER" "$TBENCH"; do
 	[ -e "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 1; }
 done
 
@@ -68,6 +73,10 @@ if [ $INSTALL = 1 ]; then
 	command -v valgrind >/dev/null || need+=(valgrind)
 	ls -d /usr/src/linux-headers-*-amd64 >/dev/null 2>&1 || need+=(linux-headers-amd64)
 	command -v /usr/bin/time >/dev/null || need+=(time)
+	# the real-program rows
+	command -v jq >/dev/null || need+=(jq)
+	command -v sqlite3 >/dev/null || need+=(sqlite3)
+	command -v xz >/dev/null || need+=(xz-utils)
 	if [ ${#need[@]} -gt 0 ]; then
 		apt-get update -q >/dev/null
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null
@@ -90,11 +99,9 @@ LIBC=$(ldd "$ABENCH" | awk '/libc.so/ {print $3}')
 
 # --- rows ------------------------------------------------------------------------------------
 IFS=, read -r -a ROWS <<<"$ROWSEL"
-MICRO=()
 for row in "${ROWS[@]}"; do
 	case $row in
-	pairs|mt|realloc) MICRO+=("$row") ;;
-	workloads) ;;
+	pairs|mt|realloc|workloads|sed|jq|sqlite|xz_mt) ;;
 	*) echo "run.sh: unknown row $row" >&2; exit 2 ;;
 	esac
 done
@@ -105,6 +112,39 @@ CMD[realloc]="$ABENCH realloc $((PAIRS / 10))"
 CMD[workloads]="$DRIVER --quiet all"
 EXE[pairs]=alloc_bench EXE[mt]=alloc_bench EXE[realloc]=alloc_bench EXE[workloads]=kaish-workloads
 EVENTS[pairs]=$((2 * PAIRS)) EVENTS[mt]=$((2 * PAIRS)) EVENTS[realloc]=$PAIRS
+
+# Real programs nobody here wrote (Debian's), on inputs generated with fixed seeds (the same
+# bytes every run), each ~0.2-0.7 s untraced on a 2-CPU host. Commands hold no quoted
+# arguments (scripts go in files): CMD is word-split, and the gated tools exec it from bash.
+# Their allocator calls (EVENTS) are counted by bench-trace's record pass below.
+awk 'BEGIN { srand(42); for (i = 0; i < 8000; i++) { printf "id%d", i
+	for (j = 0; j < 6; j++) printf " k%c%c=%d", 97 + int(rand() * 26), 97 + int(rand() * 26), int(rand() * 100000)
+	print "" } }' >"$WORK/sed.txt"
+echo 's/([a-z]+)=([0-9]+)/\2:\1/g' >"$WORK/sed.script"
+awk 'BEGIN { srand(42); printf "["; for (i = 0; i < 18000; i++) { if (i) printf ","
+	printf "{\"id\":%d,\"name\":\"n%x\",\"tags\":[\"t%d\",\"t%d\"],\"vals\":[%d,%d,%d,%d]}", i,
+		int(rand() * 1e6), int(rand() * 50), int(rand() * 50), int(rand() * 1000),
+		int(rand() * 1000), int(rand() * 1000), int(rand() * 1000) }
+	print "]" }' >"$WORK/in.json"
+echo 'group_by(.tags[0]) | map({tag: .[0].tags[0], n: length, sum: (map(.vals | add) | add),
+	names: (map(.name) | join(","))})' >"$WORK/prog.jq"
+cat >"$WORK/ins.sql" <<'SQL'
+CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, v REAL);
+CREATE INDEX t_name ON t(name);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 60000)
+INSERT INTO t SELECT i, printf('n%08x', (i * 2654435761) % 4294967296), i % 97,
+	(i * 7919 % 10007) / 10007.0 FROM c;
+SELECT grp, count(*), sum(v), group_concat(substr(name, 1, 4)) FROM t GROUP BY grp ORDER BY 3 DESC LIMIT 3;
+SQL
+awk 'BEGIN { srand(7); for (i = 0; i < 400000; i++)
+	printf "%d %x %s\n", i, int(rand() * 1e9), (rand() < 0.5 ? "alpha beta" : "gamma delta epsilon") }' >"$WORK/xz.txt"
+CMD[sed]="sed -E -f $WORK/sed.script $WORK/sed.txt"
+CMD[jq]="jq -c -f $WORK/prog.jq $WORK/in.json"
+CMD[sqlite]="sqlite3 -batch -init $WORK/ins.sql :memory: .quit"
+CMD[xz_mt]="xz -T2 -1 -c $WORK/xz.txt" # 2 threads compressing ~1.2 s of CPU, few allocations
+# (heaptrack's script runs sed on its -o argument, before the target: the target's timing line
+# is the last, the one one() keeps.)
+EXE[sed]=sed EXE[jq]=jq EXE[sqlite]=sqlite3 EXE[xz_mt]=xz
 
 BPFT_SCRIPT=$WORK/memleak.bt
 cat >"$BPFT_SCRIPT" <<BT
@@ -188,11 +228,6 @@ one() {
 		st=$(date +%s.%N)
 		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
 			"$TRACER" -v -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>"$WORK/tracer.err" || rc=$?
-		# -v adds the "timing:" line: symbolization and JSON write times (the report and
-		# the counters, on stderr under -- CMD, go to tracer.err with it).
-		echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
-			"time=$(tr ' ' , <"$WORK/time")" \
-			"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"
 		;;
 	tracer_x)
 		"$TRACER_X" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
@@ -225,6 +260,12 @@ one() {
 	dhat) valgrind -q --tool=dhat --dhat-out-file="$WORK/dhat.json" ${CMD[$row]} >/dev/null 2>&1 ;;
 	esac
 	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE TRACER_NO_SESSION
+	# After the unset: the sed row's timer would count this sed too.
+	# -v adds the "timing:" line: symbolization and JSON write times (the report and the
+	# counters, on stderr under -- CMD, go to tracer.err with it).
+	[ "${tool%_nosess}" != tracer ] || echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
+		"time=$(tr ' ' , <"$WORK/time")" \
+		"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"
 	[ -s "$tf.cur" ] && tail -1 "$tf.cur" >>"$tf" || echo "run.sh: no timing for $row/$tool" >&2
 }
 
@@ -249,6 +290,8 @@ done
 for row in "${ROWS[@]}"; do
 	"$BTRACE" --record "$WORK/rec.$row" -- ${CMD[$row]} >"$WORK/rec.$row.txt"
 	"$BTRACE" --replay "$WORK/rec.$row" >>"$WORK/rec.$row.txt"
+	# a real program's allocator calls: one record each
+	[ -n "${EVENTS[$row]:-}" ] || EVENTS[$row]=$(kv records "$WORK/rec.$row.txt")
 done
 # The pairs row again at half the records: the collector's memory must not follow them.
 CMD[pairs_half]="$ABENCH pairs $((PAIRS / 2))"
@@ -256,6 +299,26 @@ if [[ " ${ROWS[*]} " == *" pairs "* ]]; then
 	"$BTRACE" --record "$WORK/rec.pairs_half" -- ${CMD[pairs_half]} >"$WORK/rec.pairs_half.txt"
 	"$BTRACE" --replay "$WORK/rec.pairs_half" --passes 1 >>"$WORK/rec.pairs_half.txt"
 fi
+
+# --- what one trap costs: trap_bench (thread CPU time per call, best of 5 rounds) untraced and
+# under a bpftrace no-op uprobe / uretprobe, on a site the kernel emulates (push, as malloc's
+# entry and free's probe site) and one it single-steps (test, as free's first instruction);
+# a getppid() syscall for scale; and the tracer's own start-up figure (-v, trap_cost.c).
+trap_run() { # MODE CALLS [PROBE]
+	if [ -z "${3:-}" ]; then "$TBENCH" "$1" "$2"
+	else bpftrace -e "$3:$TBENCH:trap_bench_$1 {}" -c "$TBENCH $1 $2" 2>/dev/null | grep calls=
+	fi
+}
+{
+	for m in push test; do
+		n=20000; [ $m = test ] && n=2000 # single-stepped hits cost ~25 us on some hosts
+		echo "$m untraced $(trap_run $m 200000)"
+		echo "$m uprobe $(trap_run $m $n uprobe)"
+		echo "$m uretprobe $(trap_run $m $n uretprobe)"
+	done
+	echo "syscall - $(trap_run syscall 200000)"
+	"$TRACER" -v -o "$WORK/trap.json" -- true 2>&1 | sed -n 's/.*trap cost: \([0-9]*\) ns per uprobe trap/tracer_startup - ns_per_call=\1/p'
+} >"$WORK/traps.txt"
 
 # --- report ------------------------------------------------------------------------------------
 wall() { col 1 "$1"; }
@@ -276,20 +339,20 @@ ratio_table() {
 		echo
 	done
 }
-# cost_table MEASURE: µs per event over untraced's MEASURE on the micro-benchmarks.
+# cost_table MEASURE: µs per event over untraced's MEASURE, every row (a real program's and the
+# workloads' events: bench-trace's records; EVENTS is filled by the record pass).
 cost_table() {
 	local base row tool t
-	[ ${#MICRO[@]} -gt 0 ] || { echo "(no micro-benchmark row selected)"; return; }
 	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
 	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
-	for row in "${MICRO[@]}"; do
+	for row in "${ROWS[@]}"; do
 		base=$($1 "$WORK/t.$row.untraced")
-		printf '| %s | %d |' "$row" "${EVENTS[$row]}"
+		printf '| %s | %d |' "$row" "${EVENTS[$row]:-0}"
 		for tool in "${TOOLV[@]}"; do
 			[ $tool = untraced ] && continue
 			t=$($1 "$WORK/t.$row.$tool")
-			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]}" \
-				'BEGIN {if (t == "nan") printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
+			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]:-0}" \
+				'BEGIN {if (t == "nan" || n <= 0) printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
 		done
 		echo
 	done
@@ -307,7 +370,8 @@ report() {
 	echo
 	ratio_table wall
 	echo
-	echo "Cost per event (target time over untraced / events, µs) on the micro-benchmarks:"
+	echo "Cost per event (target time over untraced / allocator calls, µs; a real program's calls"\
+		"are bench-trace's records):"
 	echo
 	cost_table wall
 	echo
@@ -344,5 +408,21 @@ report() {
 			"$(kv stream_base_maxrss_kb "$t") | $(kv stream_maxrss_kb "$t") |"\
 			"$(kv time "$WORK/x.$row.tracer" | cut -d, -f4) |"
 	done
+	echo
+	echo "One trap (trap_bench: thread CPU ns per call, best of 5 rounds; wall in brackets):"
+	echo
+	echo "| site | untraced | uprobe | uretprobe |"
+	echo "|---|---:|---:|---:|"
+	for m in push test; do
+		printf '| %s |' $m
+		for p in untraced uprobe uretprobe; do
+			grep "^$m $p " "$WORK/traps.txt" | awk '{for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] = kv[2]}
+				END {if ("ns_per_call" in v) printf " %s ns (%s) |", v["ns_per_call"], v["wall_ns_per_call"]; else printf " - |"}'
+		done
+		echo
+	done
+	echo
+	echo "getppid(): $(kv ns_per_call <(grep '^syscall' "$WORK/traps.txt")) ns CPU per call;"\
+		"the tracer's own start-up measure (trap_cost.c, push site, CPU): $(kv ns_per_call <(grep '^tracer_startup' "$WORK/traps.txt")) ns per trap"
 }
 if [ -n "$OUT" ]; then report | tee "$OUT"; else report; fi
