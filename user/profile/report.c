@@ -61,14 +61,16 @@
 #define DEFAULT_TOP 12
 #define SITE_SEP    "  <-  "
 
-/* One PP as the tables show it. */
+/* One PP as the tables show it. A row per PP is held at once, so it stays small: fr is only
+ * there while disambiguate tells apart the rows of one site. */
 struct row {
 	const struct dhat_pp *pp;
 	double avg_lifetime; /* tl/tbk, 0 without blocks */
 	char *site;	     /* owned */
-	const char **fr;     /* owned array of borrowed cleaned frames, recursion folded */
-	size_t fr_cnt;
-	size_t head; /* index in fr of the site's first frame */
+	const char **fr;     /* owned array of borrowed cleaned frames, recursion folded; NULL
+				outside disambiguate */
+	uint32_t fr_cnt;
+	uint32_t head; /* index in fr of the site's first frame */
 };
 
 const char *report__clean_frame(const char *raw)
@@ -550,52 +552,87 @@ static int number_equal(struct row **o, size_t n)
 	return 0;
 }
 
-static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
+/* r->fr for r's PP: its cleaned frames, recursion folded (fr_cnt of them). */
+static int row_frames(const struct dhat_profile *p, struct row *r)
 {
-	char **site = calloc(n ? n : 1, sizeof(*site));
+	const struct dhat_pp *pp = r->pp;
+
+	r->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*r->fr));
+	if (!r->fr)
+		return -ENOMEM;
+	for (size_t f = 0; f < pp->fs_cnt; f++)
+		r->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
+	r->fr_cnt = (uint32_t)report__fold(r->fr, pp->fs_cnt);
+	return 0;
+}
+
+static int cmp_site(const void *x, const void *y)
+{
+	return strcmp((*(const struct row *const *)x)->site, (*(const struct row *const *)y)->site);
+}
+
+/* The rows o[0..n) share one site: give each the text that tells it apart. */
+static int site_apart(const struct dhat_profile *p, struct row **o, size_t n)
+{
+	char **site = calloc(n, sizeof(*site));
 	int err = 0;
 
 	if (!site)
 		return -ENOMEM;
+	for (size_t m = 0; m < n && !err; m++)
+		err = row_frames(p, o[m]);
+	if (err)
+		goto cleanup;
 	qsort(o, n, sizeof(*o), cmp_site_seq);
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && !strcmp(o[i]->site, o[j]->site); j++)
+	for (size_t m = 0, t; m < n; m = t) {
+		size_t a = m ? seq_common(o[m], o[m - 1]) : 0, b;
+
+		for (t = m + 1; t < n && !cmp_site_seq(&o[m], &o[t]); t++)
 			;
-		if (j - i < 2)
-			continue;
-		for (size_t m = i, t; m < j; m = t) {
-			size_t a = m > i ? seq_common(o[m], o[m - 1]) : 0, b;
+		b = t < n ? seq_common(o[t - 1], o[t]) : 0;
+		if (t - m > 1) {
+			/* what tells the twins from the others, then their addresses */
+			char *base = t - m < n ? distinct_site(o[m], a > b ? a : b)
+					       : strdup(o[m]->site);
 
-			for (t = m + 1; t < j && !cmp_site_seq(&o[m], &o[t]); t++)
-				;
-			b = t < j ? seq_common(o[t - 1], o[t]) : 0;
-			if (t - m > 1) {
-				/* what tells the twins from the others, then their addresses */
-				char *base = t - m < j - i ? distinct_site(o[m], a > b ? a : b)
-							   : strdup(o[m]->site);
-
-				err = base ? twins_apart(p, o, m, t, base, site) : -ENOMEM;
-				free(base);
-				if (err)
-					goto cleanup;
-				continue;
-			}
-			site[m] = distinct_site(o[m], a > b ? a : b);
-			if (!site[m]) {
-				err = -ENOMEM;
+			err = base ? twins_apart(p, o, m, t, base, site) : -ENOMEM;
+			free(base);
+			if (err)
 				goto cleanup;
-			}
+			continue;
+		}
+		site[m] = distinct_site(o[m], a > b ? a : b);
+		if (!site[m]) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 	}
 cleanup:
-	/* all compared: now the sites may change */
+	/* all compared: now the sites may change, and the frames go */
 	for (size_t m = 0; m < n; m++) {
+		free(o[m]->fr);
+		o[m]->fr = NULL;
 		if (!site[m])
 			continue;
 		free(o[m]->site);
 		o[m]->site = site[m];
 	}
 	free(site);
+	return err;
+}
+
+/* Rows whose sites read the same are told apart, a site at a time (see above). */
+static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
+{
+	int err = 0;
+
+	qsort(o, n, sizeof(*o), cmp_site);
+	for (size_t i = 0, j; i < n && !err; i = j) {
+		for (j = i + 1; j < n && !strcmp(o[i]->site, o[j]->site); j++)
+			;
+		if (j - i > 1)
+			err = site_apart(p, o + i, j - i);
+	}
 	return err ? err : number_equal(o, n);
 }
 
@@ -614,17 +651,16 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 	for (size_t i = 0; i < n; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
 		struct row *r = &rows[i];
+		int err;
 
 		r->pp = pp;
 		r->avg_lifetime = pp->tbk ? (double)pp->tl / (double)pp->tbk : 0;
-		r->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*r->fr));
-		if (!r->fr)
-			return -ENOMEM;
-		for (size_t f = 0; f < pp->fs_cnt; f++)
-			r->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
-		r->fr_cnt = report__fold(r->fr, pp->fs_cnt);
-		r->head = report__site_head(r->fr, r->fr_cnt, opts);
+		if ((err = row_frames(p, r)))
+			return err;
+		r->head = (uint32_t)report__site_head(r->fr, r->fr_cnt, opts);
 		r->site = site_folded(r->fr, r->fr_cnt, opts);
+		free(r->fr);
+		r->fr = NULL;
 		if (!r->site)
 			return -ENOMEM;
 		order[i] = r;

@@ -8,8 +8,9 @@
 The layout is the tracer's own (dhat_writer.c: one key per line group, pps before ftbl,
 bklt true). Stacks are MIN-MAX frames deep (default 10-30) and share frames the way real
 ones do: the outer part is one of 256 call chains from main, the inner part names callers
-from a pool of about N/8 frames, and fs[1..3] spell the PP's index in base-pool digits so
-that no two PPs have equal fs. --repeat FRAC gives the PP at FRAC of the way through
+from a pool of about N/8 frames. fs[1..2] (the report's "site": the allocating function and
+its caller) is one of about N/16 pairs, so that about 16 PPs share each site, and fs[3..5]
+spell the PP's index in base-pool digits so that no two PPs have equal fs. --repeat FRAC gives the PP at FRAC of the way through
 (default none) the fs of PP 0, the "repeated location" the reader must reject; with
 --repeat-out it is that file that has it, and OUT is the valid twin (one pass). --size
 picks N for about that many bytes (e.g. 100M, 1G). The same arguments give the same bytes.
@@ -39,8 +40,8 @@ def main():
     ap.add_argument("-o", required=True)
     a = ap.parse_args()
     lo, hi = (int(x) for x in a.depth.split("-"))
-    if lo < 4:
-        sys.exit("gen_dhat.py: --depth must be at least 4 (alloc fn + 3 unique callers)")
+    if lo < 6:
+        sys.exit("gen_dhat.py: --depth must be at least 6 (alloc fn, site, 3 unique callers)")
     n = a.pps if a.pps else parse_size(a.size or "100M") // BYTES_PER_PP_GUESS
     rng = random.Random(a.seed)
 
@@ -59,9 +60,11 @@ def main():
     for i in range(chain_frames):
         ftbl.append('"0x%X: chain_%d (src/main_%d.c:%d)"'
                     % (0x800000 + i * 64, i, i % 13, 20 + i % 400))
+    sites = [(pool_base + rng.randrange(pool), pool_base + rng.randrange(pool))
+             for _ in range(max(8, n // 16))]
     chains = []
     for _ in range(256):
-        d = rng.randint(2, hi - 3)
+        d = rng.randint(2, hi - 5)
         chains.append([chain_base + rng.randrange(chain_frames) for _ in range(d)])
 
     repeat_at = int(n * a.repeat) if a.repeat is not None else -1
@@ -86,12 +89,13 @@ def main():
     for k in range(n):
         depth = rng.randint(lo, hi)
         fs = [1 + k % 3]
+        fs += sites[rng.randrange(len(sites))]
         x = k
         for _ in range(3):
             fs.append(pool_base + x % pool)
             x //= pool
         chain = chains[rng.randrange(256)]
-        inner = depth - 4 - len(chain)
+        inner = depth - 6 - len(chain)
         fs += [pool_base + rng.randrange(pool) for _ in range(max(0, inner))]
         fs += chain[: max(0, depth - len(fs))]
         if k == repeat_at and not a.repeat_out:
