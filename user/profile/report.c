@@ -65,7 +65,6 @@
  * there while disambiguate tells apart the rows of one site. */
 struct row {
 	const struct dhat_pp *pp;
-	double avg_lifetime; /* tl/tbk, 0 without blocks */
 	char *site;	     /* owned */
 	const char **fr;     /* owned array of borrowed cleaned frames, recursion folded; NULL
 				outside disambiguate */
@@ -291,6 +290,12 @@ const char *report__sort_name(enum report_sort sort)
 	return sort <= REPORT_SORT_LIFETIME ? SORT_NAMES[sort] : "?";
 }
 
+/* Average lifetime of r's blocks: tl/tbk, 0 without blocks. */
+static double avg_lifetime(const struct row *r)
+{
+	return r->pp->tbk ? (double)r->pp->tl / (double)r->pp->tbk : 0;
+}
+
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
 	return a > b ? -1 : a < b ? 1 : 0;
@@ -307,7 +312,7 @@ static int cmp_metric(const struct row *a, const struct row *b, enum report_sort
 	case REPORT_SORT_END:
 		return cmp_u64_desc(a->pp->eb, b->pp->eb);
 	case REPORT_SORT_LIFETIME:
-		return a->avg_lifetime > b->avg_lifetime ? -1 : a->avg_lifetime < b->avg_lifetime;
+		return avg_lifetime(a) > avg_lifetime(b) ? -1 : avg_lifetime(a) < avg_lifetime(b);
 	default:
 		return cmp_u64_desc(a->pp->tb, b->pp->tb);
 	}
@@ -654,7 +659,6 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 		int err;
 
 		r->pp = pp;
-		r->avg_lifetime = pp->tbk ? (double)pp->tl / (double)pp->tbk : 0;
 		if ((err = row_frames(p, r)))
 			return err;
 		r->head = (uint32_t)report__site_head(r->fr, r->fr_cnt, opts);
@@ -767,7 +771,7 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 		if (s == REPORT_SORT_LIFETIME) {
 			if (!r->pp->tbk)
 				continue;
-			fprintf(out, "    %12.0f %s  %9llu %s   ", r->avg_lifetime, u->tu,
+			fprintf(out, "    %12.0f %s  %9llu %s   ", avg_lifetime(r), u->tu,
 				(unsigned long long)r->pp->tbk, u->bk);
 			put_site(out, r->site);
 		} else {
@@ -794,7 +798,7 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 
 static bool live_suspect(const struct row *r, uint64_t te)
 {
-	return r->pp->ebk && (r->pp->ebk >= LIVE_MANY || r->avg_lifetime * 2 >= (double)te);
+	return r->pp->ebk && (r->pp->ebk >= LIVE_MANY || avg_lifetime(r) * 2 >= (double)te);
 }
 
 static void print_still_live(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
@@ -813,7 +817,7 @@ static void print_still_live(FILE *out, const struct dhat_profile *p, struct row
 			continue;
 		fprintf(out, "    %s  %9llu %s  age %3.0f%%   ", cell(u, r->pp->eb, c, sizeof(c)),
 			(unsigned long long)r->pp->ebk, u->bk,
-			p->te ? 100.0 * r->avg_lifetime / (double)p->te : 0.0);
+			p->te ? 100.0 * avg_lifetime(r) / (double)p->te : 0.0);
 		put_site(out, r->site);
 		shown++;
 	}
@@ -958,7 +962,7 @@ static void json_row(struct json_writer *jw, const struct dhat_profile *p, const
 	json_writer__uint(jw, "tbk", pp->tbk);
 	if (p->bklt) {
 		json_writer__uint(jw, "tl", pp->tl);
-		json_ratio(jw, "avg_lifetime", r->avg_lifetime);
+		json_ratio(jw, "avg_lifetime", avg_lifetime(r));
 		json_writer__uint(jw, "mb", pp->mb);
 		json_writer__uint(jw, "mbk", pp->mbk);
 		json_writer__uint(jw, "gb", pp->gb);
