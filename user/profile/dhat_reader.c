@@ -1131,34 +1131,6 @@ static int parse_live(struct ps *ps)
 	return err;
 }
 
-/* lost := '{' { key ':' value } '}'  -- our optional object (dhat_lost.h). Lenient, as the
- * viewer ignores it: counts that are not non-negative integers stay 0, other keys and
- * values are skipped (syntax still checked). */
-static int parse_lost(struct ps *ps)
-{
-	struct dhat_profile *p = ps->p;
-	bool first = true, more;
-	struct jv v;
-	int err;
-
-	advance(ps); /* '{' */
-	p->has_lost = true;
-	for (;;) {
-		int k = 0;
-
-		if ((err = next_item(ps, true, &first, &more)))
-			return err;
-		if (!more)
-			return 0;
-		while (k < DHAT_LOST_CNT && strcmp(ps->sb, dhat_lost_keys[k]))
-			k++;
-		if ((err = read_value(ps, &v, 2)))
-			return err;
-		if (k < DHAT_LOST_CNT && v.u64_ok)
-			p->lost.n[k] = v.u;
-	}
-}
-
 /* A member of one of our flat optional objects: its key and value (str: a string's text). */
 typedef void (*member_fn)(void *ctx, const char *key, const struct jv *v, const char *str);
 
@@ -1184,6 +1156,18 @@ static int parse_flat(struct ps *ps, int depth, member_fn fn, void *ctx)
 	}
 }
 
+static void lost_member(void *ctx, const char *key, const struct jv *v, const char *str)
+{
+	struct dhat_lost *l = ctx;
+	int k = 0;
+
+	(void)str;
+	while (k < DHAT_LOST_CNT && strcmp(key, dhat_lost_keys[k]))
+		k++;
+	if (k < DHAT_LOST_CNT && v->u64_ok)
+		l->n[k] = v->u;
+}
+
 static void death_member(void *ctx, const char *key, const struct jv *v, const char *str)
 {
 	dhat_death__set(ctx, key, str, v->u64_ok, v->u);
@@ -1198,6 +1182,14 @@ static void rss_end_member(void *ctx, const char *key, const struct jv *v, const
 static void site_member(void *ctx, const char *key, const struct jv *v, const char *str)
 {
 	dhat_mapping_site__set(ctx, key, str, v->u64_ok, v->u, v->t == JT_BOOL, v->b);
+}
+
+/* lost := flat  -- our optional object (dhat_lost.h). Lenient, as the viewer ignores it:
+ * counts that are not non-negative integers stay 0, other keys and values are skipped. */
+static int parse_lost(struct ps *ps)
+{
+	ps->p->has_lost = true;
+	return parse_flat(ps, 2, lost_member, &ps->p->lost);
 }
 
 /* death := flat  -- our optional object (dhat_death.h). */
@@ -1332,6 +1324,17 @@ static int keep_str(struct ps *ps, const struct jv *v, struct tinfo *ti, char **
 	return *dst ? 0 : nomem(ps);
 }
 
+/* The top-level keys whose value is parsed as it comes (an array or object of the right
+ * kind); any other value of theirs is typed by parse_member. */
+static const struct {
+	enum tkey k;
+	char open; /* '[' or '{' */
+	int (*parse)(struct ps *ps);
+} COMPOSITE[] = {
+	{K_PPS, '[', parse_pps},	{K_FTBL, '[', parse_ftbl}, {K_LOST, '{', parse_lost},
+	{K_DEATH, '{', parse_death}, {K_RSS, '{', parse_rss},	 {K_MAPPINGS, '{', parse_mappings},
+};
+
 /* One top-level member's value, the key being k. */
 static int parse_member(struct ps *ps, int k)
 {
@@ -1342,18 +1345,9 @@ static int parse_member(struct ps *ps, int k)
 
 	ti->seen = true;
 	ti->at = ps->s.at;
-	if (k == K_PPS && c == '[')
-		return parse_pps(ps);
-	if (k == K_FTBL && c == '[')
-		return parse_ftbl(ps);
-	if (k == K_LOST && c == '{')
-		return parse_lost(ps);
-	if (k == K_DEATH && c == '{')
-		return parse_death(ps);
-	if (k == K_RSS && c == '{')
-		return parse_rss(ps);
-	if (k == K_MAPPINGS && c == '{')
-		return parse_mappings(ps);
+	for (size_t i = 0; i < sizeof(COMPOSITE) / sizeof(COMPOSITE[0]); i++)
+		if ((int)COMPOSITE[i].k == k && COMPOSITE[i].open == c)
+			return COMPOSITE[i].parse(ps);
 	if ((err = read_value(ps, &v, 1)))
 		return err;
 	switch (k) {
