@@ -133,8 +133,8 @@ struct flame_style {
  * deepest stack in *max_depth. With prune, only the frames flame__write draws (at least
  * MIN_W px wide) are kept: memory for what is drawn, not for every frame of every stack.
  * Returns 0 or -ENOMEM; *nodes is freed by the caller. */
-int flame__layout(const struct export_stacks *s, bool prune, struct flame_node **nodes,
-		  size_t *cnt, size_t *max_depth);
+int flame__layout(const struct export_stacks *s, bool prune, struct flame_node **nodes, size_t *cnt,
+		  size_t *max_depth);
 
 /* The self-contained interactive SVG of a layout (see export__flamegraph_svg). Returns 0
  * or -EIO. */

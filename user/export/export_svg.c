@@ -168,8 +168,8 @@ static int nodes_grow(struct flame_node **v, size_t *cap, size_t n)
 	return 0;
 }
 
-int flame__layout(const struct export_stacks *s, bool prune, struct flame_node **nodes,
-		  size_t *cnt, size_t *max_depth)
+int flame__layout(const struct export_stacks *s, bool prune, struct flame_node **nodes, size_t *cnt,
+		  size_t *max_depth)
 {
 	size_t n = 0, cap = 0, depth = 0, *open = NULL;
 	const struct export_stack *prev = NULL;

@@ -871,8 +871,8 @@ static int check_repeat(struct ps *ps, size_t k)
 		size_t j = ps->dup[i] - 1;
 
 		return fail_at(ps, &ps->meta[k].at,
-			       "pps[%zu]: same \"fs\" as pps[%zu] at line %u (a repeated location)", k,
-			       j, ps->meta[j].at.line);
+			       "pps[%zu]: same \"fs\" as pps[%zu] at line %u (a repeated location)",
+			       k, j, ps->meta[j].at.line);
 	}
 	ps->dup[i] = (uint32_t)k + 1;
 	return 0;
@@ -1326,14 +1326,17 @@ static int keep_str(struct ps *ps, const struct jv *v, struct tinfo *ti, char **
 
 /* The top-level keys whose value is parsed as it comes (an array or object of the right
  * kind); any other value of theirs is typed by parse_member. */
+/* clang-format off */
 static const struct {
 	enum tkey k;
 	char open; /* '[' or '{' */
 	int (*parse)(struct ps *ps);
 } COMPOSITE[] = {
-	{K_PPS, '[', parse_pps},	{K_FTBL, '[', parse_ftbl}, {K_LOST, '{', parse_lost},
-	{K_DEATH, '{', parse_death}, {K_RSS, '{', parse_rss},	 {K_MAPPINGS, '{', parse_mappings},
+	{ K_PPS, '[', parse_pps },	{ K_FTBL, '[', parse_ftbl },
+	{ K_LOST, '{', parse_lost },	{ K_DEATH, '{', parse_death },
+	{ K_RSS, '{', parse_rss },	{ K_MAPPINGS, '{', parse_mappings },
 };
+/* clang-format on */
 
 /* One top-level member's value, the key being k. */
 static int parse_member(struct ps *ps, int k)

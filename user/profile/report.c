@@ -597,8 +597,8 @@ static int site_apart(const struct dhat_profile *p, struct row **o, size_t n)
 		b = t < n ? seq_common(o[t - 1], o[t]) : 0;
 		if (t - m > 1) {
 			/* what tells the twins from the others, then their addresses */
-			char *base = t - m < n ? distinct_site(o[m], a > b ? a : b)
-					       : strdup(o[m]->site);
+			char *base =
+			    t - m < n ? distinct_site(o[m], a > b ? a : b) : strdup(o[m]->site);
 
 			err = base ? twins_apart(p, o, m, t, base, site) : -ENOMEM;
 			free(base);
