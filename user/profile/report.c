@@ -67,10 +67,10 @@
  * only there while disambiguate tells apart the rows of one site. */
 struct row {
 	const struct dhat_pp *pp;
-	const char *site;  /* interned in struct rows' sites */
-	char *tail;	   /* owned: what follows site in the row's text, or NULL */
-	const char **fr;   /* owned array of borrowed cleaned frames, recursion folded; NULL
-			      outside disambiguate */
+	const char *site; /* interned in struct rows' sites */
+	char *tail;	  /* owned: what follows site in the row's text, or NULL */
+	const char **fr;  /* owned array of borrowed cleaned frames, recursion folded; NULL
+			     outside disambiguate */
 	uint32_t fr_cnt;
 	uint32_t head; /* index in fr of the site's first frame */
 };
@@ -680,8 +680,7 @@ static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
 
 /* A row for every PP, order[] pointing at them, sites interned. Freed with free_rows, also
  * on failure. */
-static int build_rows(const struct dhat_profile *p, const struct report_opts *opts,
-		      struct rows *rs)
+static int build_rows(const struct dhat_profile *p, const struct report_opts *opts, struct rows *rs)
 {
 	size_t n = p->pp_cnt;
 
