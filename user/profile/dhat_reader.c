@@ -5,8 +5,9 @@
  * Streaming. The text passes once through a 256 KiB window (zlib's gzread for a file, plain
  * or gzip; the caller's buffer for dhat_profile__parse) and a small hand-written JSON parser
  * that converts every value straight into the final structs. Neither the whole text nor a
- * JSON tree is held at any time, so peak memory is the profile itself (about half the size
- * of a typical file) instead of text + tree + structs (8x the file size with cJSON).
+ * JSON tree is held at any time, so peak memory is the profile itself (0.8-0.9x a file of
+ * 10-30-frame stacks, docs/BENCHMARKS.md) instead of text + tree + structs (8x the file size
+ * with cJSON).
  *
  * Grammar (RFC 8259), as the parse functions below implement it:
  *
