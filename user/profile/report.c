@@ -63,14 +63,17 @@
 #define SITE_SEP    "  <-  "
 
 /* One PP as the tables show it. A row per PP is held at once, so it stays small: its text
- * is the site, shared by every row of that site (interned), plus its own tail, and fr is
- * only there while disambiguate tells apart the rows of one site. */
+ * is the site, shared by every row of that site (interned), plus its own tail. */
 struct row {
 	const struct dhat_pp *pp;
 	const char *site; /* interned in struct rows' sites */
 	char *tail;	  /* owned: what follows site in the row's text, or NULL */
-	const char **fr;  /* owned array of borrowed cleaned frames, recursion folded; NULL
-			     outside disambiguate */
+};
+
+/* A row with its frames, while disambiguate tells apart the rows of its site. */
+struct member {
+	struct row *r;
+	const char **fr; /* owned array of borrowed cleaned frames, recursion folded */
 	uint32_t fr_cnt;
 	uint32_t head; /* index in fr of the site's first frame */
 };
@@ -422,7 +425,7 @@ static void units_of(const struct dhat_profile *p, struct units *u)
  *	k == head:		the site alone (the other row has plumbing below it)
  * Rows whose cleaned stacks are equal keep the same text.
  */
-static const char *seq_at(const struct row *r, size_t i)
+static const char *seq_at(const struct member *r, size_t i)
 {
 	if (i < r->head)
 		return r->fr[r->head - 1 - i];
@@ -431,13 +434,13 @@ static const char *seq_at(const struct row *r, size_t i)
 	return r->fr[i + 1];
 }
 
-static size_t seq_cnt(const struct row *r)
+static size_t seq_cnt(const struct member *r)
 {
 	return r->fr_cnt > r->head + 1 ? r->fr_cnt - 1 : r->head + 1;
 }
 
 /* Equal leading elements of two rows' sequences. */
-static size_t seq_common(const struct row *a, const struct row *b)
+static size_t seq_common(const struct member *a, const struct member *b)
 {
 	size_t n = 0, na = seq_cnt(a), nb = seq_cnt(b);
 
@@ -448,9 +451,9 @@ static size_t seq_common(const struct row *a, const struct row *b)
 
 static int cmp_site_seq(const void *x, const void *y)
 {
-	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	const struct member *a = x, *b = y;
 	size_t k, na = seq_cnt(a), nb = seq_cnt(b);
-	int c = site_cmp(a, b);
+	int c = site_cmp(a->r, b->r);
 
 	if (c)
 		return c;
@@ -462,7 +465,7 @@ static int cmp_site_seq(const void *x, const void *y)
 
 /* The tail after its site that tells row r apart at sequence index k (see above), into *out
  * (NULL: none needed). Returns 0 or -ENOMEM. */
-static int distinct_tail(const struct row *r, size_t k, char **out)
+static int distinct_tail(const struct member *r, size_t k, char **out)
 {
 	int n = 0;
 
@@ -503,7 +506,7 @@ static size_t raw_common(const struct dhat_profile *p, const struct row *a, cons
 /* ctx: the profile */
 static int cmp_raw(const void *x, const void *y, void *ctx)
 {
-	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	const struct row *a = ((const struct member *)x)->r, *b = ((const struct member *)y)->r;
 	const struct dhat_profile *raw_p = ctx;
 	size_t k = raw_common(raw_p, a, b);
 
@@ -548,18 +551,18 @@ static char *distinct_raw(const struct dhat_profile *p, const struct row *r, con
 
 /* New tails for the twins o[i..j) (sorted by their raw frames here) into site[i..j): base
  * (a tail or NULL), which tells them from the other rows of their site, and their addresses. */
-static int twins_apart(const struct dhat_profile *p, struct row **o, size_t i, size_t j,
+static int twins_apart(const struct dhat_profile *p, struct member *o, size_t i, size_t j,
 		       const char *base, char **site)
 {
 	size_t lo;
 
 	qsort_r(o + i, j - i, sizeof(*o), cmp_raw, (void *)p);
-	lo = raw_common(p, o[i], o[j - 1]);
+	lo = raw_common(p, o[i].r, o[j - 1].r);
 	for (size_t m = i; m < j; m++) {
-		size_t a = m > i ? raw_common(p, o[m], o[m - 1]) : 0;
-		size_t b = m + 1 < j ? raw_common(p, o[m], o[m + 1]) : 0;
+		size_t a = m > i ? raw_common(p, o[m].r, o[m - 1].r) : 0;
+		size_t b = m + 1 < j ? raw_common(p, o[m].r, o[m + 1].r) : 0;
 
-		site[m] = distinct_raw(p, o[m], base, lo, a > b ? a : b);
+		site[m] = distinct_raw(p, o[m].r, base, lo, a > b ? a : b);
 		if (!site[m])
 			return -ENOMEM;
 	}
@@ -598,17 +601,20 @@ static int number_equal(struct row **o, size_t n)
 	return 0;
 }
 
-/* r->fr for r's PP: its cleaned frames, recursion folded (fr_cnt of them). */
-static int row_frames(const struct dhat_profile *p, struct row *r)
+/* m->fr for m->r's PP: its cleaned frames, recursion folded (fr_cnt of them), and the
+ * site's first frame in it. */
+static int member_frames(const struct dhat_profile *p, const struct report_opts *opts,
+			 struct member *m)
 {
-	const struct dhat_pp *pp = r->pp;
+	const struct dhat_pp *pp = m->r->pp;
 
-	r->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*r->fr));
-	if (!r->fr)
+	m->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*m->fr));
+	if (!m->fr)
 		return -ENOMEM;
 	for (size_t f = 0; f < pp->fs_cnt; f++)
-		r->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
-	r->fr_cnt = (uint32_t)report__fold(r->fr, pp->fs_cnt);
+		m->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
+	m->fr_cnt = (uint32_t)report__fold(m->fr, pp->fs_cnt);
+	m->head = (uint32_t)report__site_head(m->fr, m->fr_cnt, opts);
 	return 0;
 }
 
@@ -618,53 +624,60 @@ static int cmp_site(const void *x, const void *y)
 }
 
 /* The rows o[0..n) share one site: give each the tail that tells it apart. */
-static int site_apart(const struct dhat_profile *p, struct row **o, size_t n)
+static int site_apart(const struct dhat_profile *p, const struct report_opts *opts,
+		      struct row **o, size_t n)
 {
 	char **site = calloc(n, sizeof(*site)); /* the new tails */
-	int err = 0;
+	struct member *g = calloc(n, sizeof(*g));
+	int err = site && g ? 0 : -ENOMEM;
 
-	if (!site)
-		return -ENOMEM;
-	for (size_t m = 0; m < n && !err; m++)
-		err = row_frames(p, o[m]);
+	for (size_t m = 0; m < n && !err; m++) {
+		g[m].r = o[m];
+		err = member_frames(p, opts, &g[m]);
+	}
 	if (err)
 		goto cleanup;
-	qsort(o, n, sizeof(*o), cmp_site_seq);
+	qsort(g, n, sizeof(*g), cmp_site_seq);
 	for (size_t m = 0, t; m < n; m = t) {
-		size_t a = m ? seq_common(o[m], o[m - 1]) : 0, b;
+		size_t a = m ? seq_common(&g[m], &g[m - 1]) : 0, b;
 
-		for (t = m + 1; t < n && !cmp_site_seq(&o[m], &o[t]); t++)
+		for (t = m + 1; t < n && !cmp_site_seq(&g[m], &g[t]); t++)
 			;
-		b = t < n ? seq_common(o[t - 1], o[t]) : 0;
+		b = t < n ? seq_common(&g[t - 1], &g[t]) : 0;
 		if (t - m > 1) {
 			/* what tells the twins from the others, then their addresses */
 			char *base = NULL;
 
 			if (t - m < n)
-				err = distinct_tail(o[m], a > b ? a : b, &base);
+				err = distinct_tail(&g[m], a > b ? a : b, &base);
 			if (!err)
-				err = twins_apart(p, o, m, t, base, site);
+				err = twins_apart(p, g, m, t, base, site);
 			free(base);
 			if (err)
 				goto cleanup;
 			continue;
 		}
-		if ((err = distinct_tail(o[m], a > b ? a : b, &site[m])))
+		if ((err = distinct_tail(&g[m], a > b ? a : b, &site[m])))
 			goto cleanup;
 	}
 cleanup:
-	/* all compared: now the tails may change (they were all NULL), and the frames go */
-	for (size_t m = 0; m < n; m++) {
-		free(o[m]->fr);
-		o[m]->fr = NULL;
-		o[m]->tail = site[m];
+	/* all compared: now the tails may change (they were all NULL), the rows keep the order
+	 * they were compared in (number_equal numbers them in it), and the frames go */
+	for (size_t m = 0; g && m < n; m++) {
+		free(g[m].fr);
+		if (!g[m].r)
+			continue;
+		o[m] = g[m].r;
+		o[m]->tail = site ? site[m] : NULL;
 	}
+	free(g);
 	free(site);
 	return err;
 }
 
 /* Rows whose sites read the same are told apart, a site at a time (see above). */
-static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
+static int disambiguate(const struct dhat_profile *p, const struct report_opts *opts,
+			struct row **o, size_t n)
 {
 	int err = 0;
 
@@ -673,7 +686,7 @@ static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
 		for (j = i + 1; j < n && o[i]->site == o[j]->site; j++)
 			;
 		if (j - i > 1)
-			err = site_apart(p, o + i, j - i);
+			err = site_apart(p, opts, o + i, j - i);
 	}
 	return err ? err : number_equal(o, n);
 }
@@ -693,17 +706,16 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 	for (size_t i = 0; i < n; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
 		struct row *r = &rs->v[i];
+		struct member m = {.r = r};
 		char *site;
 		int64_t k;
 		int err;
 
 		r->pp = pp;
-		if ((err = row_frames(p, r)))
+		if ((err = member_frames(p, opts, &m)))
 			return err;
-		r->head = (uint32_t)report__site_head(r->fr, r->fr_cnt, opts);
-		site = site_folded(r->fr, r->fr_cnt, opts);
-		free(r->fr);
-		r->fr = NULL;
+		site = site_folded(m.fr, m.fr_cnt, opts);
+		free(m.fr);
 		k = site ? strtab__intern(rs->sites, site, strlen(site)) : -ENOMEM;
 		free(site);
 		if (k < 0)
@@ -711,14 +723,13 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 		r->site = rs->sites->strs[k];
 		rs->order[i] = r;
 	}
-	return disambiguate(p, rs->order, n);
+	return disambiguate(p, opts, rs->order, n);
 }
 
 static void free_rows(struct rows *rs)
 {
 	for (size_t i = 0; rs->v && i < rs->n; i++) {
 		free(rs->v[i].tail);
-		free(rs->v[i].fr);
 	}
 	free(rs->v);
 	free(rs->order);
