@@ -624,8 +624,8 @@ static int cmp_site(const void *x, const void *y)
 }
 
 /* The rows o[0..n) share one site: give each the tail that tells it apart. */
-static int site_apart(const struct dhat_profile *p, const struct report_opts *opts,
-		      struct row **o, size_t n)
+static int site_apart(const struct dhat_profile *p, const struct report_opts *opts, struct row **o,
+		      size_t n)
 {
 	char **site = calloc(n, sizeof(*site)); /* the new tails */
 	struct member *g = calloc(n, sizeof(*g));
