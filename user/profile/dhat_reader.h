@@ -19,8 +19,8 @@
  * The reader streams: the text goes once through a small window and a hand-written JSON
  * parser straight into these structs, never held whole and never as a JSON tree, so peak
  * memory is about the profile's own size (0.8-0.9x a file of 10-30-frame stacks;
- *docs/BENCHMARKS.md). Two PPs with equal fs are rejected when the second one is read, not after the
- *whole file.
+ * docs/BENCHMARKS.md). Two PPs with equal fs are rejected when the second one is read, not
+ * after the whole file.
  */
 #ifndef TRACER_DHAT_READER_H
 #define TRACER_DHAT_READER_H
