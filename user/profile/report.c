@@ -268,9 +268,9 @@ size_t report__fold(const char **frames, size_t cnt)
 }
 
 /* The site of frames already folded: head and its caller. */
-static char *site_folded(const char *const *frames, size_t cnt, const struct report_opts *opts)
+/* The site of frames already folded whose site starts at frames[head]. */
+static char *site_at(const char *const *frames, size_t cnt, size_t head)
 {
-	size_t head = report__site_head(frames, cnt, opts);
 	char *s;
 
 	if (!cnt)
@@ -280,6 +280,11 @@ static char *site_folded(const char *const *frames, size_t cnt, const struct rep
 	if (asprintf(&s, "%s" SITE_SEP "%s", frames[head], frames[head + 1]) < 0)
 		return NULL;
 	return s;
+}
+
+static char *site_folded(const char *const *frames, size_t cnt, const struct report_opts *opts)
+{
+	return site_at(frames, cnt, report__site_head(frames, cnt, opts));
 }
 
 char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts)
@@ -714,7 +719,7 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 		r->pp = pp;
 		if ((err = member_frames(p, opts, &m)))
 			return err;
-		site = site_folded(m.fr, m.fr_cnt, opts);
+		site = site_at(m.fr, m.fr_cnt, m.head);
 		free(m.fr);
 		k = site ? strtab__intern(rs->sites, site, strlen(site)) : -ENOMEM;
 		free(site);
