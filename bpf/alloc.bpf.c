@@ -69,6 +69,19 @@
  * A table overflow (more than NET_SLOTS live entries) loses the extra entry and counts
  * counters.entry_overflow.
  *
+ * Session uprobes (kernel >= 6.13, the loader's first choice for uprobe-multi links): ONE
+ * program, alloc_session, serves the entry and the return of every function with a return
+ * probe, and its entry decides whether the return probe runs at all for this call (return
+ * RET_SKIP). Returns with no work are skipped: calls of untraced processes, nested calls
+ * except a helper's top primitives (whose return commits to the helper's table), a thread
+ * without a state slot, the entry-only no-op floor. A skipped nested call does not count in
+ * the thread's depth, so the outermost return still finds depth 1. The per-call session
+ * cookie is not used: the return needs up to three arguments (24 bytes), and the nesting
+ * test at an inner call's entry needs the outer call's state per thread anyway. Without
+ * sessions (older kernels, TRACER_NO_SESSION=1, inherited perf events) alloc_entry and
+ * alloc_return run the same on_entry()/on_return(), every return probe fires, and the
+ * records are the same.
+ *
  * Stacks are captured by a frame-pointer walk (fp_walk()) at the outermost RETURN: there
  * the registers are the caller's, so the walk is complete (at a malloc entry
  * the immediate caller is missing because Debian's malloc starts with push %r12, not
@@ -113,9 +126,10 @@ const volatile __u32 target_tgid = 0;	   /* the first target: always traced (fas
 const volatile __u32 follow = 0;
 const volatile __u32 window_gated = 0;	   /* drop allocator records while no window is open */
 const volatile __u64 wakeup_threshold = 0; /* unconsumed bytes above which records wake up */
-/* Benchmark only: every program returns 0 at once (the verifier prunes the rest), giving
- * the cost floor of the probe sites themselves. */
-const volatile __u32 noop = 0;
+/* Benchmark only: enum bench_noop. Every allocator program returns at once (the verifier
+ * prunes the rest), giving the cost floor of the probe sites themselves; BENCH_NOOP_ENTRY
+ * also skips every session return probe (the loader attaches no fallback return probe). */
+const volatile __u32 noop = BENCH_NOOP_OFF;
 /* Benchmark only: enum bench_cut, the parts of the work left out (bench-trace --cut). */
 const volatile __u32 bench_cut = BENCH_CUT_NONE;
 
@@ -212,13 +226,16 @@ struct call_state {
 	__u64 args[3];	   /* outermost call's first three arguments */
 	__u64 entry_sp;	   /* outermost call's SP at entry: nested calls have SP <= this */
 	__u32 fn;	   /* outermost enum alloc_fn */
-	__u32 depth;	   /* active probed calls with a return probe (outermost included) */
+	__u32 depth;	   /* active probed calls whose return probe runs (outermost included) */
 	__u32 prim_active; /* active primitive allocator calls (outermost included) */
 	__u32 pend_op;	   /* enum pend_op of the active top primitive inside a helper */
 	__u64 pend_old;	   /* its old pointer (realloc) */
 	__u64 pend_size;   /* its requested size */
 	struct net_slot net[NET_SLOTS]; /* helpers: net effect on the heap so far */
+	__u32 sampled; /* --sample-bytes: SAMPLE_* of the outermost call (sampling.bpf.h) */
 };
+
+#include "sampling.bpf.h"
 
 /* Task-local storage: one slot per thread, found without hashing or a bucket lock, and
  * freed with the thread (a tid-keyed hash map cost ~0.5 us more per malloc/free pair here). A slot
@@ -235,6 +252,14 @@ struct {
 static __always_inline bool is_prim(__u32 fn)
 {
 	return fn <= FN_PVALLOC || fn >= FN_RUST_ALLOC;
+}
+
+/* Primitives that call no probed function (glibc's malloc .. pvalloc, realloc aside: its
+ * realloc(NULL, n) and realloc(p, 0) call malloc and free through their probed addresses). */
+static __always_inline bool is_leaf_prim(__u32 fn)
+{
+	return fn == FN_MALLOC || fn == FN_CALLOC || fn == FN_POSIX_MEMALIGN ||
+	       fn == FN_ALIGNED_ALLOC || fn == FN_MEMALIGN || fn == FN_VALLOC || fn == FN_PVALLOC;
 }
 
 /* Primitives that allocate a0 bytes. */
@@ -718,6 +743,8 @@ static __always_inline void net_emit(struct pt_regs *ctx, struct call_state *st,
 	__s32 stack_id = -ENOENT;
 
 	for (int i = 0; i < NET_SLOTS; i++) {
+		st->net[i].kind = sample__net(st->net[i].kind, st->net[i].orig, st->net[i].addr,
+					      st->net[i].size);
 		if (st->net[i].kind == NET_FREED)
 			emit(EV_FREE, st->fn, tid, st->net[i].orig, 0, 0, -ENOENT);
 		else if (st->net[i].kind != NET_EMPTY)
@@ -779,7 +806,16 @@ static __always_inline void set_pending(struct call_state *st, __u32 fn, __u64 a
 		st->pend_op = PEND_RESIZE;
 }
 
-static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0, __u64 a1, __u64 a2)
+/* What a session's entry program returns: run this call's return probe, or skip it. The
+ * kernel ignores what a plain uprobe's program returns. */
+#define RET_WANTED 0
+#define RET_SKIP   1
+
+/* The entry of fn (cookie) with its first arguments. session: the return probe of this call
+ * runs only if RET_WANTED is returned (alloc_session); otherwise every return probe runs
+ * and the result is ignored. */
+static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0, __u64 a1, __u64 a2,
+				    bool session)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, fn = COOKIE_FN(cookie);
@@ -787,7 +823,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	struct call_state *st;
 
 	if (!is_traced((__u32)(id >> 32)))
-		return 0;
+		return RET_SKIP;
 
 	/* IP is the probe site; minus its offset, the function's runtime address. Write only
 	 * on change: a store per call would bounce the cache line between CPUs. */
@@ -809,15 +845,18 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 			 * inside a primitive (realloc(p, 0)) is part of that primitive. */
 			if (a0 && !st->prim_active)
 				net_free(st, a0);
-			return 0;
+			return RET_SKIP;
 		}
+		/* Only a helper's top primitive has work at its return. */
+		if (session && (!is_prim(fn) || st->prim_active))
+			return RET_SKIP;
 		st->depth++;
 		if (is_prim(fn)) {
 			if (!st->prim_active)
 				set_pending(st, fn, a0, a1, a2);
 			st->prim_active++;
 		}
-		return 0;
+		return RET_WANTED;
 	}
 	if (st && st->depth) {
 		/* The previous outermost call never returned (see the header comment). */
@@ -826,13 +865,14 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	}
 
 	if (fn == FN_FREE) {
-		if (a0 && records_allowed()) /* free(NULL) is a no-op: dropped */
+		/* free(NULL) is a no-op: dropped; sampled mode: only sampled blocks' frees. */
+		if (a0 && sample__untrack(a0) && records_allowed())
 			emit(EV_FREE, FN_FREE, tid, a0, 0, 0, -ENOENT);
-		return 0;
+		return RET_SKIP;
 	}
 	if (!st) { /* no memory for the thread's slot */
 		count(&counters.entry_overflow);
-		return 0;
+		return RET_SKIP;
 	}
 	st->args[0] = a0;
 	st->args[1] = a1;
@@ -844,7 +884,17 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	st->pend_op = PEND_NONE;
 	for (int i = 0; i < NET_SLOTS; i++)
 		st->net[i].kind = NET_EMPTY;
-	return 0;
+	st->sampled = sample__entry(fn, a0, a1, a2);
+	/* Sampled mode with session uprobes: an unsampled call of a primitive that makes no
+	 * probed call of its own has no work at its return, so its trap is skipped, as if it
+	 * never entered (depth 0: the next call from this frame is outermost again). realloc
+	 * (malloc/free inside), Rust's shims and C++'s new/delete do call probed functions:
+	 * their returns stay, or a nested call would be taken for an outermost one. */
+	if (session && !st->sampled && is_leaf_prim(fn)) {
+		st->depth = 0;
+		return RET_SKIP;
+	}
+	return RET_WANTED;
 }
 
 /* The outermost primitive returned ret: emit its record (see the table in the header). */
@@ -853,7 +903,7 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 {
 	__u64 a0 = st->args[0], a1 = st->args[1], a2 = st->args[2];
 	__u64 old = 0, size;
-	__u32 fn = st->fn;
+	__u32 fn = st->fn, type;
 
 	switch (is_sized_new(fn) ? FN_MALLOC : FN_IS_CXX_DELETE(fn) ? FN_RUST_DEALLOC : fn) {
 	case FN_MALLOC:
@@ -869,7 +919,7 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	case FN_RUST_DEALLOC:
 		/* Emitted at its return, not its entry like free: the free it makes is then
 		 * nested, not a second record of the same block. delete(NULL) is a no-op. */
-		if (a0)
+		if (a0 && sample__record(st->sampled, a0, 0))
 			emit(EV_FREE, fn, tid, a0, 0, 0, -ENOENT);
 		return;
 	case FN_POSIX_MEMALIGN:
@@ -893,15 +943,17 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 
 	if (old && !size) {
 		/* realloc(p, 0): glibc frees p and returns NULL. */
-		emit(EV_FREE, fn, tid, old, 0, 0, -ENOENT);
+		if (sample__record(st->sampled, old, 0))
+			emit(EV_FREE, fn, tid, old, 0, 0, -ENOENT);
 		return;
 	}
 	if (!ret)
 		return; /* failed allocation: the heap did not change */
-	if (old)
-		emit(EV_REALLOC, fn, tid, ret, old, size, take_stack(ctx));
-	else
-		emit(EV_ALLOC, fn, tid, ret, 0, size, take_stack(ctx));
+	type = sample__record(st->sampled, old, ret); /* exact mode: REALLOC iff old */
+	if (type == EV_FREE)
+		emit(EV_FREE, fn, tid, old, 0, 0, -ENOENT);
+	else if (type)
+		emit(type, fn, tid, ret, type == EV_REALLOC ? old : 0, size, take_stack(ctx));
 }
 
 static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
@@ -931,7 +983,7 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 	}
 
 	/* The outermost call returned: the stack walk from here is complete. */
-	if (records_allowed()) {
+	if (records_allowed() && st->sampled) { /* 0: an unsampled call, nothing to send */
 		if (is_prim(st->fn))
 			prim_emit(ctx, st, tid, ret);
 		else
@@ -942,24 +994,17 @@ static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 	return 0;
 }
 
-/* ---- one entry and one return program for every allocator entry point ---------------- */
+/* ---- the programs: entry + return, or one session program ---------------------------- */
 
 /*
- * The loader attaches alloc_entry to each function's probe site and alloc_return to each
- * function's entry as a uretprobe (free: no return probe), either as ONE uprobe-multi link
- * each (kernel >= 6.6: a single detach instead of one per probe) or one link per function.
- * The attach cookie says which function fired and where the site is (COOKIE_*, alloc_events.h).
- * Arguments are read for every function: helpers ignore theirs. __rust_realloc(ptr, old_size,
- * align, new_size) passes its new size as the second: every realloc then reads (old, size).
+ * Arguments are read for every function: helpers ignore theirs. __rust_realloc(ptr,
+ * old_size, align, new_size) passes its new size as the second: every realloc then reads
+ * (old, size).
  */
-SEC("uprobe")
-int BPF_KPROBE(alloc_entry)
+static __always_inline int entry_args(struct pt_regs *ctx, __u64 cookie, bool session)
 {
-	__u64 cookie, a1, a3;
+	__u64 a1, a3;
 
-	if (noop || !probes_live)
-		return 0;
-	cookie = bpf_get_attach_cookie(ctx);
 	/* Both loaded, then chosen: a ctx pointer moved by a variable offset (what clang makes
 	 * of a conditional field) is refused by the verifier. */
 	a1 = PT_REGS_PARM2(ctx);
@@ -967,7 +1012,23 @@ int BPF_KPROBE(alloc_entry)
 	barrier_var(a3);
 	if (COOKIE_FN(cookie) == FN_RUST_REALLOC)
 		a1 = a3;
-	return on_entry(ctx, cookie, PT_REGS_PARM1(ctx), a1, PT_REGS_PARM3(ctx));
+	return on_entry(ctx, cookie, PT_REGS_PARM1(ctx), a1, PT_REGS_PARM3(ctx), session);
+}
+
+/*
+ * The loader attaches alloc_entry to each function's probe site and alloc_return to each
+ * function's entry as a uretprobe (free: no return probe), either as ONE uprobe-multi link
+ * each (kernel >= 6.6: a single detach instead of one per probe) or one link per function.
+ * The attach cookie says which function fired and where the site is (COOKIE_*, alloc_events.h).
+ * With session uprobes, alloc_entry serves only the entry-only probe (free).
+ */
+SEC("uprobe")
+int BPF_KPROBE(alloc_entry)
+{
+	if (noop || !probes_live)
+		return 0;
+	entry_args(ctx, bpf_get_attach_cookie(ctx), false);
+	return 0;
 }
 
 SEC("uprobe")
@@ -976,6 +1037,30 @@ int BPF_KRETPROBE(alloc_return)
 	if (noop || !probes_live)
 		return 0;
 	return on_return(ctx, COOKIE_FN(bpf_get_attach_cookie(ctx)));
+}
+
+/* Session kfunc (kernel >= 6.13 for uprobes; weak: an older kernel refuses the program at
+ * load, and the loader falls back to alloc_entry + alloc_return). */
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+/*
+ * Entry and return of every function with a return probe, as ONE session uprobe-multi link
+ * (BPF_TRACE_UPROBE_SESSION): the entry's RET_SKIP spares the return trap of calls whose
+ * return has no work (see "Session uprobes" in the header).
+ */
+SEC("uprobe")
+int BPF_KPROBE(alloc_session)
+{
+	__u64 cookie;
+
+	if (!probes_live)
+		return RET_SKIP;
+	if (noop)
+		return noop == BENCH_NOOP_ENTRY ? RET_SKIP : RET_WANTED;
+	cookie = bpf_get_attach_cookie(ctx);
+	if (bpf_session_is_return())
+		return on_return(ctx, COOKIE_FN(cookie));
+	return entry_args(ctx, cookie, true);
 }
 
 /* ---- measurement window: DTRACE_PROBE2(kaish_workload, window_begin|end, name, iters) --- */

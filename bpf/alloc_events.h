@@ -244,6 +244,18 @@ enum bench_cut {
 };
 
 /*
+ * Benchmark only (bench-trace --noop, --noop-entry): the probe floors. SITES: the tracer's
+ * own probe sites, links and mode, every program returning at once. ENTRY: entry probes
+ * only, no return probe at all (session uprobes skip it, the fallback attaches none): what
+ * a malloc/free pair costs when only its entry and free trap, the limit of uprobes.
+ */
+enum bench_noop {
+	BENCH_NOOP_OFF = 0,
+	BENCH_NOOP_SITES = 1,
+	BENCH_NOOP_ENTRY = 2,
+};
+
+/*
  * --unwind dwarf counters, a separate BPF global so struct probe_counters stays as it is.
  */
 struct snapshot_counters {
@@ -252,6 +264,15 @@ struct snapshot_counters {
 	__u64 short_copies;  /* copies cut by the end of the readable stack (SNAP_F_SHORT) */
 	__u64 scratch_busy;  /* per-CPU scratch in use by a preempted probe: stack_id < 0 */
 	__u64 copied_bytes;  /* stack bytes sent, summed */
+};
+
+/*
+ * --sample-bytes counters (bpf/sampling.bpf.h), a separate BPF global like snapshot_counters.
+ */
+struct sample_counters {
+	__u64 sampled;	/* blocks sampled (their address kept until their free) */
+	__u64 skipped;	/* outermost allocator calls that sent nothing: not sampled */
+	__u64 overflow; /* sampled blocks dropped: the sampled_blocks map was full */
 };
 
 /*

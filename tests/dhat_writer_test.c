@@ -438,7 +438,7 @@ Test(dhat_writer, lost_only_when_something_is)
 	text = write_mem(c, cut_frames, &mod, &META, &len);
 	cr_expect(strstr(text, "\n,\"lost\":{\"droppedRecords\":0,\"unknownFrees\":0,"
 			       "\"stackFailures\":0,\"cutShortStacks\":1,\"untracedProcesses\":0,"
-			       "\"noAllocatorCalls\":0}\n"),
+			       "\"noAllocatorCalls\":0,\"sampledMapFull\":0}\n"),
 		  "%s", text);
 	free(text);
 
@@ -462,6 +462,46 @@ Test(dhat_writer, lost_only_when_something_is)
 	cr_expect_eq(p->lost.n[DHAT_LOST_STACK_FAILURES], 1);
 	cr_expect_eq(p->lost.n[DHAT_LOST_CUT_SHORT], 2, "stacks 1 and 3, unmerged");
 	cr_expect_eq(p->lost.n[DHAT_LOST_UNTRACED], 2);
+	dhat_profile__free(p);
+	free(text);
+	collector__free(c);
+}
+
+/* --sample-bytes: the file says it is sampled, at what mean; the reader gets it back; the
+ * file (kept for dhat_viewer_unit) still loads in dh_view; an exact one has no such key. */
+Test(dhat_writer, sampled_profile_says_so)
+{
+	struct collector_opts o = { .sample_bytes = 4096 };
+	struct collector *c = collector__new(FIX_T0, &o);
+	struct dhat_profile *p;
+	char *text, err[256];
+	size_t len;
+
+	cr_assert_not_null(c);
+	fixture_feed(c, A(1, 0x10, 1 << 20, 1)); /* >= 32 N: weight 1 */
+	fixture_feed(c, A(2, 0x20, 100, 2));	 /* weight ~41 */
+	fixture_feed(c, F(3, 0x10));
+	collector__finish(c, FIX_T0 + 9);
+	text = write_mem(c, collapse_frames, NULL, &META, &len);
+	cr_expect(strstr(text, "\n,\"sampled\":{\"meanBytes\":4096}\n"), "%s", text);
+	p = dhat_profile__parse(text, len, "sampled.json", err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_eq(p->sample_bytes, 4096);
+	cr_expect_eq(p->total_bytes, collector__totals(c)->total_bytes);
+	cr_expect_gt(p->total_blocks, 2, "weighted: the 100-byte block stands for ~41");
+	dhat_profile__free(p);
+	free(text);
+	collector__free(c);
+
+	c = collector__new(FIX_T0, NULL);
+	fixture_feed(c, A(1, 0x10, 100, 1));
+	collector__finish(c, FIX_T0 + 9);
+	text = write_mem(c, collapse_frames, NULL, &META, &len);
+	cr_expect_null(strstr(text, "sampled"), "%s", text);
+	p = dhat_profile__parse(text, len, "exact.json", err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_eq(p->sample_bytes, 0);
+	cr_expect_eq(p->total_blocks, 1);
 	dhat_profile__free(p);
 	free(text);
 	collector__free(c);

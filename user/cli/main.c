@@ -41,6 +41,7 @@
 #include "trace_summary.h"
 #include "tracee.h"
 #include "tracee_summary.h"
+#include "trap_cost.h"
 #include "tracer_exit.h"
 #include "run.h"
 #include "workloads.h"
@@ -57,6 +58,15 @@ static void on_signal(int sig)
 		stop_requested = sig;
 	if (stop_signals < 2)
 		stop_signals++;
+}
+
+/* SIGUSR1: a snapshot is asked for; the loop writes it (run__snapshot_now). */
+static volatile sig_atomic_t snapshot_requested;
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	snapshot_requested = 1;
 }
 
 /* Signals that end the trace with its profile written: Ctrl-C, kill, Ctrl-\, and a closed
@@ -116,6 +126,11 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		alive = target__alive(r->target, wait_status);
 		if (rss_sampler__tick(r->rss, mono_now_ns()))
 			run__snapshot_at_rss(r);
+		if (snapshot_requested) {
+			snapshot_requested = 0;
+			run__snapshot_now(r, "SIGUSR1");
+		}
+		run__interval_tick(r, mono_now_ns());
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
 		if (alive && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
@@ -177,9 +192,11 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.window_gated = windowed,
 		.ringbuf_sz = r->args->ringbuf_sz,
 		.stack_copy_sz = r->args->stack_sz,
+		.sample_bytes = r->args->sample_bytes,
 		.paused = true, /* until the death probes share the ring (loader__resume) */
 	};
-	struct session_opts sopts = { .windowed = windowed, .on_profile = run__on_profile };
+	struct session_opts sopts = { .windowed = windowed, .on_profile = run__on_profile,
+				      .sample_bytes = r->args->sample_bytes };
 	struct tracees_opts tops = { .output = r->out.output, .name_paths = !r->out.workloads,
 				     .owner = r };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
@@ -260,6 +277,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	if (!argv && run__add_targets(r))
 		return TRACER_EXIT_FAILURE;
+	trap_cost__check(); /* a spawned target is still held: it does not compete */
 	err = target__release(r->target);
 	if (err) {
 		elog("cannot run %s: %s\n", argv[0], strerror(-err));
@@ -353,12 +371,13 @@ int main(int argc, char **argv)
 		return TRACER_EXIT_USAGE;
 	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
 		sigaction(ending_signals[i], &sa, NULL);
-	/* A closed pipe on stdout or stderr is a failed write, not a lost profile. SIGUSR1 is
-	 * kept for later use (a snapshot); until then it must not kill the trace. */
+	/* A closed pipe on stdout or stderr is a failed write, not a lost profile. */
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGUSR1, SIG_IGN);
-	/* SA_RESTART: every other call goes on; epoll_wait is never restarted (signal(7)). */
+	/* SA_RESTART: every other call goes on; epoll_wait is never restarted (signal(7)), so
+	 * a stop or a SIGUSR1 snapshot is handled now, not at the next tick. */
 	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_sigchld, .sa_flags = SA_RESTART },
+		  NULL);
+	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = on_sigusr1, .sa_flags = SA_RESTART },
 		  NULL);
 	if (args.workload) {
 		ret = cmd_workload(&r);

@@ -61,6 +61,12 @@ static const char *run_fn_lib_cb(void *ctx, __u32 fn)
 				  fn);
 }
 
+void run__stack_source(struct profile_ctx *pc, struct stack_source *src)
+{
+	*src = (struct stack_source){ run_stack_cb, run_fn_addr_cb, pc,
+				      loader__libc_path(pc->r->loader), run_fn_lib_cb };
+}
+
 /* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
  * print the seed's report now (otherwise at the end: run__print_reports). */
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
@@ -68,11 +74,11 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	struct tracee *t = ctx;
 	struct run *r = tracees__owner(t->set);
 	struct profile_ctx pc = { r, t };
-	struct stack_source src = { run_stack_cb, run_fn_addr_cb, &pc, loader__libc_path(r->loader),
-				    run_fn_lib_cb };
+	struct stack_source src;
 	struct frames_ctx fc = { .sym = t->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = t->cmdline, .pid = t->tgid };
 	struct probe_counters probes;
+	struct sample_counters sampling;
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
 	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
 	struct profile_output_opts out = r->out;
@@ -82,6 +88,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	/* The RSS series and the mappings are the first target's (run.h). */
 	bool first = t->tgid == target__pid(r->target);
 
+	run__stack_source(&pc, &src);
 	/* An image that exec'd away must not take the new image's maps. */
 	if (t->sym && !t->ended)
 		symbolizer__refresh_maps(t->sym);
@@ -94,6 +101,9 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	r->dropped_written = probes.dropped;
 	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
 	r->untraced_written = probes.untraced_procs;
+	loader__sample_counters(r->loader, &sampling);
+	meta.lost.n[DHAT_LOST_SAMPLE_OVERFLOW] = sampling.overflow - r->overflow_written;
+	r->overflow_written = sampling.overflow;
 	meta.death = t->session ? session__death(t->session) : NULL;
 	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = run__allocator_silent(r);
 	if (first)
@@ -154,6 +164,8 @@ void run__print_counters(struct run *r)
 
 	tracees__stats(r->tracees, &stats);
 	loader__counters(r->loader, &s.probes);
+	s.sample_bytes = r->args->sample_bytes;
+	loader__sample_counters(r->loader, &s.sampling);
 	if (r->dwarf) {
 		loader__snapshot_counters(r->loader, &s.snapshots);
 		tracees__unwind_stats(r->tracees, &s.unwind);
@@ -245,26 +257,60 @@ int run__open_summary(struct run *r, struct output *o)
 	return 0;
 }
 
-void run__snapshot_at_rss(struct run *r)
+/* Write t's open profile as it is at now, as snapshot r->snapshots. False if none was
+ * written (none open, or the write failed: logged). The drop counters stay the whole
+ * profile's too. */
+static bool write_snapshot(struct run *r, struct tracee *t, __u64 now, const char *why)
 {
-	__u64 dropped_written = r->dropped_written, rss = rss_sampler__rss(r->rss);
-	struct tracee *t = tracees__live(r->tracees, target__pid(r->target));
-	struct collector *c;
+	__u64 dropped_written = r->dropped_written, untraced_written = r->untraced_written;
+	struct collector *c = session__snapshot(t->session, now);
+	size_t written = r->profiles_written;
 
-	if (!t || !r->args->snapshot_at_rss || r->snapshots || rss < r->args->snapshot_at_rss)
-		return;
-	r->snapshots++;
-	c = session__snapshot(t->session, mono_now_ns());
 	if (!c) {
-		elog("--snapshot-at-rss: no snapshot: %s\n", strerror(errno));
-		return;
+		if (errno != ENOENT)
+			elog("%s: no snapshot of pid %d: %s\n", why, (int)t->tgid, strerror(errno));
+		return false;
 	}
-	ilog("RSS %llu bytes reached --snapshot-at-rss: writing a snapshot\n",
-	     (unsigned long long)rss);
 	r->out.snapshot = r->snapshots;
 	run__on_profile(t, c, NULL, 0);
 	r->out.snapshot = 0;
-	r->dropped_written = dropped_written; /* drops so far stay the whole profile's too */
+	r->dropped_written = dropped_written;
+	r->untraced_written = untraced_written;
 	collector__free(c);
+	return r->profiles_written > written;
 }
 
+void run__snapshot_at_rss(struct run *r)
+{
+	__u64 rss = rss_sampler__rss(r->rss);
+	struct tracee *t = tracees__live(r->tracees, target__pid(r->target));
+
+	if (!t || !r->args->snapshot_at_rss || r->rss_snapshot_done ||
+	    rss < r->args->snapshot_at_rss)
+		return;
+	r->rss_snapshot_done = true;
+	r->snapshots++;
+	ilog("RSS %llu bytes reached --snapshot-at-rss: writing a snapshot\n",
+	     (unsigned long long)rss);
+	write_snapshot(r, t, mono_now_ns(), "--snapshot-at-rss");
+}
+
+void run__snapshot_now(struct run *r, const char *why)
+{
+	__u64 now = mono_now_ns();
+	bool any = false;
+
+	r->snapshots++;
+	for (size_t i = 0; i < tracees__count(r->tracees); i++) {
+		struct tracee *t = tracees__at(r->tracees, i);
+
+		if (t->session && session__in_profile(t->session) &&
+		    write_snapshot(r, t, now, why)) {
+			ilog("%s: snapshot %u of pid %d written to %s\n", why, r->snapshots,
+			     (int)t->tgid, t->written_path);
+			any = true;
+		}
+	}
+	if (!any)
+		ilog("%s: no profile is open: no snapshot written\n", why);
+}

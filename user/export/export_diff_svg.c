@@ -143,7 +143,7 @@ int export__diff_svg(const struct diff *d, enum diff_metric m, FILE *out)
 	struct export_stacks *s = NULL;
 	struct flame_node *nodes = NULL;
 	size_t cnt = 0, depth = 0;
-	char title[96], n1[32], n2[32], *sub = NULL;
+	char title[96], n1[32], n2[32], *sub = NULL, est[2][160];
 	const char *ob, *nb;
 	int err;
 
@@ -159,9 +159,11 @@ int export__diff_svg(const struct diff *d, enum diff_metric m, FILE *out)
 	nb = strrchr(d->new->path, '/') ? strrchr(d->new->path, '/') + 1 : d->new->path;
 	snprintf(title, sizeof(title), "Differential flame graph: %s", what[m]);
 	if (asprintf(&sub,
-		     "%s \xe2\x86\x92 %s: %s \xe2\x86\x92 %s %s. Width: new; red: grew, blue: "
-		     "shrank",
-		     ob, nb, export__fmt_u64(n1, s->total2), export__fmt_u64(n2, s->total),
+		     "%s%s%s \xe2\x86\x92 %s: %s \xe2\x86\x92 %s %s. Width: new; red: grew, "
+		     "blue: shrank",
+		     export__estimates(d->old, " (old) \xe2\x80\x94 ", est[0], sizeof(est[0])),
+		     export__estimates(d->new, " (new) \xe2\x80\x94 ", est[1], sizeof(est[1])), ob,
+		     nb, export__fmt_u64(n1, s->total2), export__fmt_u64(n2, s->total),
 		     dl.unit) < 0) {
 		sub = NULL;
 		err = -ENOMEM;

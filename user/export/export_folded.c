@@ -19,11 +19,16 @@ int export__folded_opts(const struct dhat_profile *p, FILE *out, const struct ex
 {
 	struct export_opts o = opts ? *opts : (struct export_opts){0};
 	struct export_stacks *s = NULL;
+	char est[160];
 	int err;
 
 	err = export_stacks__build_opts(p, &o, &s);
 	if (err)
 		goto cleanup;
+	/* A sampled profile's weights are estimates. flamegraph.pl and inferno skip a line
+	 * without a trailing count, so this one says it without breaking them. */
+	if (*export__estimates(p, "\n", est, sizeof(est)))
+		fprintf(out, "# %s", est);
 	for (size_t i = 0; i < s->cnt; i++) {
 		const struct export_stack *st = &s->v[i];
 

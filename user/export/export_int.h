@@ -155,4 +155,9 @@ int export_svg__wrap(FILE *out, const char *text, const char *attrs, double x, d
 /* v with thousands separators: "1,234,567". buf needs 27 bytes. Returns buf. */
 char *export__fmt_u64(char *buf, uint64_t v);
 
+/* What every export of a sampled profile (--sample-bytes) says about its figures, once:
+ * dhat_sampled__label() with sep after it, or "" for an exact profile. buf is returned. */
+const char *export__estimates(const struct dhat_profile *p, const char *sep, char *buf,
+			      size_t sz);
+
 #endif

@@ -377,7 +377,7 @@ int export__pprof_encode_opts(const struct dhat_profile *p, const struct export_
 			      uint8_t **buf, size_t *len)
 {
 	struct pprof_b b = {.p = p};
-	char *comment = NULL;
+	char *comment = NULL, est[160];
 	int err;
 
 	*buf = NULL;
@@ -426,6 +426,10 @@ int export__pprof_encode_opts(const struct dhat_profile *p, const struct export_
 	}
 	pb_key(&b.out, 13, WT_VARINT);
 	pb_varint(&b.out, (uint64_t)str_idx0(&b, comment));
+	if (*export__estimates(p, "", est, sizeof(est))) { /* --sample-bytes: estimates */
+		pb_key(&b.out, 13, WT_VARINT);
+		pb_varint(&b.out, (uint64_t)str_idx0(&b, est));
+	}
 	/* pprof shows the LAST sample type by default: keep that inuse_space (leaks), as for a
 	 * Go heap profile, now that gmax_* come after it. */
 	pb_uint(&b.out, 14, (uint64_t)str_idx0(&b, "inuse_space"));

@@ -546,6 +546,7 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 	struct flame_node *nodes = NULL;
 	size_t cnt = 0, depth = 0;
 	char dflt[96], n1[32], n2[32], *sub = NULL, *totals = NULL;
+	char est[160];
 	int err;
 
 	err = export_stacks__build_opts(p, &o, &s);
@@ -562,7 +563,9 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 	if (asprintf(&sub, "%s%s%s", o.workload ? o.workload : "",
 		     o.workload ? " \xe2\x80\x94 " : "", p->cmd ? p->cmd : "") < 0)
 		sub = NULL;
-	if (asprintf(&totals, "total %s %s, %s %s%s", export__fmt_u64(n1, s->total), s->unit,
+	if (asprintf(&totals, "%stotal %s %s, %s %s%s",
+		     export__estimates(p, " \xe2\x80\x94 ", est, sizeof(est)),
+		     export__fmt_u64(n1, s->total), s->unit,
 		     export__fmt_u64(n2, s->total2), s->unit2,
 		     o.keep_plumbing ? "" : " (allocator frames left out)") < 0)
 		totals = NULL;

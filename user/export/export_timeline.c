@@ -405,7 +405,7 @@ int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 	struct heap_timeline_site sites[TL_SITES + 1];
 	struct peak_sites ps = {0};
 	struct heap_timeline t = {0};
-	char *sub = NULL;
+	char *sub = NULL, est[160];
 	uint64_t rest = 0;
 	int err;
 
@@ -441,7 +441,8 @@ int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 	t.rss_t_us = p->rss_t;
 	t.rss_bytes = p->rss_b;
 	t.rss_cnt = p->rss_cnt;
-	if (asprintf(&sub, "%s%s%s", opts && opts->workload ? opts->workload : "",
+	if (asprintf(&sub, "%s%s%s%s", export__estimates(p, " \xe2\x80\x94 ", est, sizeof(est)),
+		     opts && opts->workload ? opts->workload : "",
 		     opts && opts->workload ? " \xe2\x80\x94 " : "", p->cmd ? p->cmd : "") < 0) {
 		sub = NULL;
 		err = -ENOMEM;

@@ -5,6 +5,7 @@
  * export.h. A leaf: it calls no exporter (export.c dispatches to them).
  */
 #include "export_int.h"
+#include "dhat_sampled.h"
 
 #include "dhat_reader.h"
 
@@ -549,6 +550,18 @@ int export_svg__wrap(FILE *out, const char *text, const char *attrs, double x, d
 			s++;
 	}
 	return lines;
+}
+
+const char *export__estimates(const struct dhat_profile *p, const char *sep, char *buf,
+			      size_t sz)
+{
+	size_t n;
+
+	dhat_sampled__label(p->sample_bytes, buf, sz);
+	n = strlen(buf);
+	if (n)
+		snprintf(buf + n, sz - n, "%s", sep);
+	return buf;
 }
 
 char *export__fmt_u64(char *buf, uint64_t v)

@@ -21,6 +21,8 @@
  */
 #include "collector.h"
 
+#include "sample_weight.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@ struct block {
 	__u64 size;	/* requested bytes (>= 1) */
 	__u64 t_ns;	/* allocation time, ns since window start (kept across reallocs) */
 	__u32 pp;	/* index into collector.pps */
-	__u32 pad;
+	__u32 weight;	/* blocks it stands for: 1, or its sample weight (sample_weight.h) */
 };
 
 /* Per-PP bookkeeping that is not part of the public pp_stats. */
@@ -44,6 +46,7 @@ struct pp_priv {
 
 struct collector {
 	__u64 start_ns; /* time origin (bpf_ktime_get_ns clock) */
+	__u64 sample_bytes; /* collector_opts.sample_bytes: 0 exact */
 	__u64 now_ns;	/* latest event time, ns since start; never goes backwards */
 	bool finished;
 
@@ -325,20 +328,27 @@ static void free_block(struct collector *c, struct block *b)
 
 	check_for_peak(c);
 	pp__settle(c, b->pp);
-	pp->cur_b -= b->size;
-	pp->cur_bk--;
-	pp->tl_ns += c->now_ns - b->t_ns;
-	c->t.live_bytes -= b->size;
-	c->t.live_blocks--;
+	pp->cur_b -= b->size * b->weight;
+	pp->cur_bk -= b->weight;
+	pp->tl_ns += (c->now_ns - b->t_ns) * b->weight;
+	c->t.live_bytes -= b->size * b->weight;
+	c->t.live_blocks -= b->weight;
 	blocks__remove(c, b);
 }
 
 static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn)
 {
-	struct block nb = { .addr = addr, .size = size ? size : 1, .t_ns = c->now_ns };
+	struct block nb = { .addr = addr, .size = size ? size : 1, .t_ns = c->now_ns, .weight = 1 };
 	struct block *old;
 	struct pp_stats *pp;
+	__u64 b, bk;
 	int err;
+
+	if (c->sample_bytes)
+		nb.weight = (__u32)sample_weight__draw(nb.size, c->sample_bytes,
+						       addr ^ (c->now_ns << 17) ^ c->t.events);
+	bk = nb.weight;
+	b = nb.size * bk;
 
 	if (stack_id < 0)
 		c->t.stack_failures++;
@@ -357,14 +367,14 @@ static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id
 
 	pp = &c->pps[nb.pp];
 	pp__settle(c, nb.pp);
-	pp->tb += nb.size;
-	pp->tbk++;
-	pp->cur_b += nb.size;
-	pp->cur_bk++;
-	c->t.total_bytes += nb.size;
-	c->t.total_blocks++;
-	c->t.live_bytes += nb.size;
-	c->t.live_blocks++;
+	pp->tb += b;
+	pp->tbk += bk;
+	pp->cur_b += b;
+	pp->cur_bk += bk;
+	c->t.total_bytes += b;
+	c->t.total_blocks += bk;
+	c->t.live_bytes += b;
+	c->t.live_blocks += bk;
 	note_growth(c, pp);
 	return 0;
 }
@@ -418,6 +428,7 @@ struct collector *collector__new(__u64 start_ns, const struct collector_opts *op
 	if (!c)
 		goto cleanup;
 	c->start_ns = start_ns;
+	c->sample_bytes = opts ? opts->sample_bytes : 0;
 	timeline__init(&c->timeline, 0);
 	c->blocks_cap = pow2_at_least(hint * 2, BLOCKS_MIN_CAP);
 	c->blocks = calloc(c->blocks_cap, sizeof(*c->blocks));
@@ -525,9 +536,13 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 				return 0;
 			return new_block(c, e->addr, e->size, e->stack_id, e->fn);
 		}
-		if (!e->size) { /* not sent by BPF (realloc(p, 0) is EV_FREE); be safe */
+		if (!e->size || c->sample_bytes) {
+			/* Sampled: the old block's end, and a new block decided by BPF afresh
+			 * (sampling.bpf.h). Exact: not sent (realloc(p, 0) is EV_FREE); be safe. */
 			free_block(c, b);
-			return 0;
+			if (!e->size || !e->addr)
+				return 0;
+			return new_block(c, e->addr, e->size, e->stack_id, e->fn);
 		}
 		return resize_block(c, b, e->addr, e->size);
 
@@ -565,10 +580,30 @@ void collector__finish(struct collector *c, __u64 end_ns)
 		const struct block *b = &c->blocks[i];
 
 		if (b->addr)
-			c->pps[b->pp].tl_ns += c->t.te_ns - b->t_ns;
+			c->pps[b->pp].tl_ns += (c->t.te_ns - b->t_ns) * b->weight;
 	}
 	timeline__note(&c->timeline, c->t.te_ns, c->t.live_bytes);
 	c->finished = true;
+}
+
+void collector__live(const struct collector *c, __u64 now_ns, __u64 min_age_ns,
+		     struct pp_live *out, size_t cnt)
+{
+	/* Block times are relative to the start; a record newer than now_ns counts as age 0. */
+	__u64 now = now_ns > c->start_ns ? now_ns - c->start_ns : 0;
+
+	memset(out, 0, cnt * sizeof(*out));
+	for (size_t i = 0; i < c->blocks_cap; i++) {
+		const struct block *b = &c->blocks[i];
+		__u64 age = now > b->t_ns ? now - b->t_ns : 0;
+
+		if (!b->addr || b->pp >= cnt || age < min_age_ns)
+			continue;
+		out[b->pp].bytes += b->size;
+		out[b->pp].blocks++;
+		if (age > out[b->pp].oldest_ns)
+			out[b->pp].oldest_ns = age;
+	}
 }
 
 const struct timeline *collector__timeline(const struct collector *c)
@@ -585,6 +620,11 @@ void collector__memory(const struct collector *c, struct collector_mem *m)
 	m->total_sz = collector__held(c);
 	/* Every resize noted a peak at least as large as what it left held. */
 	m->peak_sz = c->mem_peak > m->total_sz ? c->mem_peak : m->total_sz;
+}
+
+__u64 collector__sample_bytes(const struct collector *c)
+{
+	return c->sample_bytes;
 }
 
 __u64 collector__start_ns(const struct collector *c)

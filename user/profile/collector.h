@@ -16,6 +16,7 @@
  *  - t-gmax: `>=` on growth (the latest equal peak wins); lazy per-PP snapshot of gb/gbk
  *    before every free/shrink and at finish;
  *  - mb/mbk: each program point's own peak (dhat-rs meaning, not Valgrind 3.17+'s).
+ * A sampled profile (collector_opts.sample_bytes) weighs each block; see there.
  *
  * Program points are keyed by (stack_id, fn): the same stack through a different allocator
  * entry point is a different PP, because its first frame (the allocator) differs.
@@ -76,6 +77,11 @@ struct collector_mem {
 
 struct collector_opts {
 	size_t expected_blocks; /* sizing hint for the live-block table (0 = default) */
+	/* --sample-bytes N (0: exact): the records are BPF's sample (bpf/sampling.bpf.h). Each
+	 * block counts as its integer weight W (sample_weight.h) blocks of its size in every
+	 * figure (tb, tbk, tl, live, peaks), and a realloc is a free of the old block and a new
+	 * block at the realloc's own program point (BPF decides the new size afresh). */
+	__u64 sample_bytes;
 };
 
 /* New empty profile whose time origin is start_ns (bpf_ktime_get_ns clock).
@@ -97,11 +103,25 @@ int collector__handle(struct collector *c, const struct alloc_event *e);
 void collector__finish(struct collector *c, __u64 end_ns);
 
 const struct collector_totals *collector__totals(const struct collector *c);
+/* The opts' sample_bytes: 0 for an exact profile. */
+__u64 collector__sample_bytes(const struct collector *c);
 /* The time origin given to collector__new. */
 __u64 collector__start_ns(const struct collector *c);
 /* Program points, in no particular order; valid until the next collector call.
  * gb/gbk/eb/ebk and the lifetimes of live blocks are final only after collector__finish. */
 const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt);
+
+/* A program point's blocks live now, as a periodic leak table counts them. */
+struct pp_live {
+	__u64 bytes, blocks; /* live blocks at least min_age_ns old (see collector__live) */
+	__u64 oldest_ns;     /* age of the oldest of them at now_ns; 0 without blocks */
+};
+
+/* The live blocks of c at now_ns (the bpf_ktime_get_ns clock, as collector__new's start_ns)
+ * that are at least min_age_ns old, summed per program point: out[i] is collector__pps()'s
+ * i-th PP, for i < cnt (cnt: collector__pps's count at most). O(live-block table). */
+void collector__live(const struct collector *c, __u64 now_ns, __u64 min_age_ns,
+		     struct pp_live *out, size_t cnt);
 
 /* The collector's own memory now and at its peak. O(1): no table is walked. */
 void collector__memory(const struct collector *c, struct collector_mem *m);

@@ -7,6 +7,7 @@
 const char *const dhat_lost_keys[DHAT_LOST_CNT] = {
 	"droppedRecords", "unknownFrees",	  "stackFailures",
 	"cutShortStacks", "untracedProcesses", "noAllocatorCalls",
+	"sampledMapFull",
 };
 
 /* What one unit of each count is, in the plural. */
@@ -17,6 +18,7 @@ static const char *const WHAT[DHAT_LOST_CNT] = {
 	"program points whose stack stops before the thread's entry",
 	"processes seen but not traced",
 	"traces in which the probed allocator was never called",
+	"sampled blocks dropped (BPF's sampled-block map was full)",
 };
 
 bool dhat_lost__any_of(const struct dhat_lost *l, unsigned mask)

@@ -4,7 +4,7 @@
  * top-level object that dh_view ignores (it reads only the keys it knows):
  *
  *   ,"lost":{"droppedRecords":0,"unknownFrees":3,"stackFailures":0,"cutShortStacks":2
- *           ,"untracedProcesses":0,"noAllocatorCalls":0}
+ *           ,"untracedProcesses":0,"noAllocatorCalls":0,"sampledMapFull":0}
  *
  * The writer adds it only when one of the counts is not zero, so a complete profile is
  * byte for byte what it always was. Valgrind's and dhat-rs's files never have it: readers
@@ -31,6 +31,8 @@ enum dhat_lost_kind {
 	DHAT_LOST_UNTRACED,	  /* processes seen but not traced */
 	DHAT_LOST_NO_ALLOC_CALLS, /* 1: no probe of the resolved allocator ever fired (the run's
 				   * warning, alloc_check.h): an empty profile that may not be */
+	DHAT_LOST_SAMPLE_OVERFLOW, /* --sample-bytes: sampled blocks whose records were dropped
+				    * because BPF's sampled-block map was full */
 	DHAT_LOST_CNT
 };
 
@@ -50,7 +52,7 @@ bool dhat_lost__any(const struct dhat_lost *l);
  * changes nothing in the file, and a short stack still names its call site. */
 #define DHAT_LOST_INCOMPLETE                                                                     \
 	(1u << DHAT_LOST_DROPPED | 1u << DHAT_LOST_STACK_FAILURES | 1u << DHAT_LOST_UNTRACED |      \
-	 1u << DHAT_LOST_NO_ALLOC_CALLS)
+	 1u << DHAT_LOST_NO_ALLOC_CALLS | 1u << DHAT_LOST_SAMPLE_OVERFLOW)
 
 /* Whether any count of the kinds in mask is not zero. */
 bool dhat_lost__any_of(const struct dhat_lost *l, unsigned mask);

@@ -34,6 +34,7 @@
  * "NAME: problem" when there is no position (an empty file, an unreadable one).
  */
 #include "dhat_reader.h"
+#include "dhat_sampled.h"
 #include "safe_open.h"
 
 #include <errno.h>
@@ -84,12 +85,12 @@ struct jv {
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
 	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST,
-	K_DEATH, K_RSS, K_MAPPINGS, K_CNT
+	K_DEATH, K_RSS, K_MAPPINGS, K_SAMPLED, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
 	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
-	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY,
+	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY, DHAT_SAMPLED_KEY,
 };
 
 /* clang-format on */
@@ -1185,12 +1186,25 @@ static void site_member(void *ctx, const char *key, const struct jv *v, const ch
 	dhat_mapping_site__set(ctx, key, str, v->u64_ok, v->u, v->t == JT_BOOL, v->b);
 }
 
+static void sampled_member(void *ctx, const char *key, const struct jv *v, const char *str)
+{
+	(void)str;
+	if (!strcmp(key, DHAT_SAMPLED_MEAN) && v->u64_ok)
+		*(uint64_t *)ctx = v->u;
+}
+
 /* lost := flat  -- our optional object (dhat_lost.h). Lenient, as the viewer ignores it:
  * counts that are not non-negative integers stay 0, other keys and values are skipped. */
 static int parse_lost(struct ps *ps)
 {
 	ps->p->has_lost = true;
 	return parse_flat(ps, 2, lost_member, &ps->p->lost);
+}
+
+/* sampled := flat  -- our optional object (dhat_sampled.h), as lenient. */
+static int parse_sampled(struct ps *ps)
+{
+	return parse_flat(ps, 2, sampled_member, &ps->p->sample_bytes);
 }
 
 /* death := flat  -- our optional object (dhat_death.h). */
@@ -1336,6 +1350,7 @@ static const struct {
 	{ K_PPS, '[', parse_pps },	{ K_FTBL, '[', parse_ftbl },
 	{ K_LOST, '{', parse_lost },	{ K_DEATH, '{', parse_death },
 	{ K_RSS, '{', parse_rss },	{ K_MAPPINGS, '{', parse_mappings },
+	{ K_SAMPLED, '{', parse_sampled },
 };
 /* clang-format on */
 

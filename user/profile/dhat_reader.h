@@ -76,6 +76,9 @@ struct dhat_profile {
 	/* Our "mappings" object (dhat_mappings.h), optional and as lenient (frames not kept). */
 	bool has_mappings;
 	struct dhat_mappings mappings;
+	/* Our "sampled" object (dhat_sampled.h), optional and as lenient: --sample-bytes' mean,
+	 * 0 for an exact profile. Non-zero: every figure is an estimate. */
+	uint64_t sample_bytes;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
 	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" (slices of str_pool) */

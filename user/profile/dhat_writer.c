@@ -19,6 +19,8 @@
  *     ,"unknownFrees":3,"stackFailures":0    viewer ignores keys it does not know
  *     ,"cutShortStacks":1                 <- written program points, so merged ones count once
  *     ,"untracedProcesses":0}
+ *   ,"sampled":{"meanBytes":65536}       <- --sample-bytes: figures are estimates
+ *                                            (dhat_sampled.h); absent when exact
  *   ,"death":{"cause":"oom-kill",...}    <- only when the process's end was seen (dhat_death.h)
  *   ,"rss":{"unit":"bytes","t":[...],...} <- the target's RSS over the profile (dhat_rss.h)
  *   ,"mappings":{"outsideMalloc":...}     <- its own anonymous mappings (dhat_mappings.h)
@@ -54,6 +56,7 @@
 #include "dhat_writer.h"
 
 #include "dhat_json.h"
+#include "dhat_sampled.h"
 #include "output.h"
 #include "safe_text.h"
 #include "strtab.h"
@@ -354,6 +357,7 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 	fprintf(f, ",\"te\":%llu\n", ns_to_us(t->te_ns));
 	fprintf(f, ",\"tg\":%llu\n", ns_to_us(t->tg_ns));
 	writer__emit_lost(w, f, c, meta);
+	dhat_sampled__write(f, collector__sample_bytes(c));
 	if (meta && meta->death)
 		dhat_death__write(f, meta->death);
 	if (meta && meta->rss)

@@ -13,6 +13,7 @@
  *  - frames NULL: each PP is named by its allocator and stack id ("malloc", "[stack 7]");
  *    an empty frame list is written as the single frame "[no stack]";
  *  - "lost" (dhat_lost.h): what the profile is missing, only when something is;
+ *  - "sampled" (dhat_sampled.h): --sample-bytes' mean, when the figures are estimates;
  *  - "death" (dhat_death.h): how the process ended, when the trace saw it;
  *  - "rss" (dhat_rss.h): the target's RSS over the profile, when it was sampled;
  *  - "mappings" (dhat_mappings.h): memory it mapped itself, apart from the heap's blocks.

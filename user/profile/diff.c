@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "dhat_reader.h"
+#include "dhat_sampled.h"
 #include "json_writer.h"
 #include "report.h"
 #include "safe_text.h"
@@ -650,6 +651,21 @@ static char *matching_note(char *buf, size_t sz, const struct diff *d)
 	return buf;
 }
 
+/* A sampled side's figures are estimates (dhat_sampled.h): one note per such side, in the
+ * printf format fmt taking the side ("old", "new") and the label. */
+static void sampled_notes(FILE *out, const struct diff *d, const char *fmt)
+{
+	const struct dhat_profile *side[2] = { d->old, d->new };
+	char label[128];
+
+	for (int i = 0; i < 2; i++) {
+		if (!side[i]->sample_bytes)
+			continue;
+		dhat_sampled__label(side[i]->sample_bytes, label, sizeof(label));
+		fprintf(out, fmt, i ? "new" : "old", label);
+	}
+}
+
 static int print_text(FILE *out, const struct diff *d, const struct diff_opts *opts)
 {
 	static const char *const sort_hdr[] = {"BYTES", "BLOCKS", "PEAK BYTES", "END BYTES"};
@@ -681,6 +697,7 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 			o->mode, o->verb, n->mode, n->verb);
 	if (*matching_note(note, sizeof(note), d))
 		fprintf(out, "  note: %s\n", note);
+	sampled_notes(out, d, "  note: %s: %s\n");
 	fprintf(out, "\n  %-18s  %14s  %14s  %10s\n", "", "old", "new", "change");
 	totals(out, d, total_line);
 
@@ -764,6 +781,7 @@ static int print_markdown(FILE *out, const struct diff *d, const struct diff_opt
 	fputs("\n\n", out);
 	if (*matching_note(note, sizeof(note), d))
 		fprintf(out, "_Note: %s._\n\n", note);
+	sampled_notes(out, d, "_Note: %s: %s._\n\n");
 	fputs("| | old | new | change |\n|---|--:|--:|--:|\n", out);
 	totals(out, d, md_total);
 	fprintf(out,
@@ -821,6 +839,8 @@ static void json_file(struct json_writer *jw, const char *key, const struct dhat
 	json_writer__string(jw, "cmd", p->cmd);
 	json_writer__uint(jw, "pp_count", p->pp_cnt);
 	json_writer__bool(jw, "bklt", p->bklt);
+	if (p->sample_bytes) /* its figures are estimates (dhat_sampled.h) */
+		json_writer__uint(jw, "sampleBytes", p->sample_bytes);
 	json_writer__end_object(jw);
 }
 

@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "dhat_reader.h"
+#include "dhat_sampled.h"
 #include "json_writer.h"
 #include "log.h"
 #include "plumbing.h"
@@ -768,18 +769,26 @@ void report__human_bytes(uint64_t v, char *buf, size_t sz)
 	human((double)v, buf, sz);
 }
 
+void report__bytes_cell(uint64_t v, bool exact, char *buf, size_t sz)
+{
+	char h[32];
+
+	if (exact) {
+		snprintf(buf, sz, "%12llu B", (unsigned long long)v);
+		return;
+	}
+	report__human_bytes(v, h, sizeof(h));
+	snprintf(buf, sz, "%14s", h);
+}
+
 /* A byte figure in a row: "%12llu B" exactly as before with --bytes or in a file that counts
  * something else (bsu), else human units right-aligned to the same 14 columns. */
 static const char *cell(const struct units *u, uint64_t v, char *buf, size_t sz)
 {
-	char h[32];
-
-	if (!u->human) {
+	if (!u->human)
 		snprintf(buf, sz, "%12llu %s", (unsigned long long)v, u->b);
-		return buf;
-	}
-	report__human_bytes(v, h, sizeof(h));
-	snprintf(buf, sz, "%14s", h);
+	else
+		report__bytes_cell(v, false, buf, sz);
 	return buf;
 }
 
@@ -927,6 +936,12 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, " x %lu\n", iters);
 	}
 	fputs("--------------------------------------------------------------\n", out);
+	if (p->sample_bytes) { /* every figure below is an estimate */
+		char est[128];
+
+		dhat_sampled__label(p->sample_bytes, est, sizeof(est));
+		fprintf(out, "  %s\n", est);
+	}
 	if (p->has_death) { /* the end is the death: lead with it and with what was live */
 		char line[256];
 
@@ -943,7 +958,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 			print_sort_table(out, p, order, n, top, REPORT_SORT_END, &u);
 		if (p->has_mappings)
 			dhat_mappings__print(out, &p->mappings, top,
-					     p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death");
+					     p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death",
+					     !u.human);
 		fputc('\n', out);
 	}
 	snprintf(label, sizeof(label), "total %s", u.blocks);
@@ -995,7 +1011,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	if (p->bklt && p->end_blocks)
 		print_still_live(out, p, order, n, top, &u);
 	if (p->has_mappings && !p->has_death)
-		dhat_mappings__print(out, &p->mappings, top, "end");
+		dhat_mappings__print(out, &p->mappings, top, "end", !u.human);
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 
@@ -1113,6 +1129,8 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	json_writer__uint(jw, "pid", (uint64_t)p->pid);
 	json_writer__bool(jw, "bklt", p->bklt);
 	json_writer__bool(jw, "bkacc", p->bkacc);
+	if (p->sample_bytes) /* the figures are estimates (dhat_sampled.h) */
+		json_writer__uint(jw, "sampleBytes", p->sample_bytes);
 	json_writer__begin_object(jw, "units");
 	json_writer__string(jw, "time", p->tu);
 	json_writer__string(jw, "Mtime", p->mtu);

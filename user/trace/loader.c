@@ -5,13 +5,22 @@
  * The probed object and offsets come from alloc_symbols.h; aliased functions share one
  * probe pair, and loader__fn_addr() answers for every name.
  *
- * Two programs serve every function: alloc_entry and alloc_return, told apart by the attach
- * cookie (function, probe-site offset, SP adjustment: COOKIE_* in alloc_events.h). They are
- * attached as TWO uprobe-multi links (BPF_TRACE_UPROBE_MULTI, kernel >= 6.6, created with a
- * raw BPF_LINK_CREATE: libbpf 1.1 has no API for it), or, when the kernel refuses them, as
- * one link per probe after reloading the programs as plain uprobes. Tearing down a uprobe
- * link waits for RCU grace periods: 33 per-probe links took 3.5 s to detach, the two multi
- * links take 50-80 ms, closed in parallel.
+ * The functions are told apart by the attach cookie (function, probe-site offset, SP
+ * adjustment: COOKIE_* in alloc_events.h). The links, best first, each mode tried when the
+ * kernel refuses the one before (the programs are reloaded for it):
+ *   session  alloc_session on every function with a return probe as ONE session
+ *            uprobe-multi link (BPF_TRACE_UPROBE_SESSION, kernel >= 6.13): entry and return
+ *            in one program, which skips the return trap of calls that need none; plus
+ *            alloc_entry on free as a uprobe-multi link. TRACER_NO_SESSION=1 skips this mode
+ *            (to measure or test the fallback).
+ *   multi    alloc_entry and alloc_return as TWO uprobe-multi links (BPF_TRACE_UPROBE_MULTI,
+ *            kernel >= 6.6).
+ *   each     one link per probe, the programs loaded as plain uprobes.
+ * Both multi kinds are made with a raw BPF_LINK_CREATE: libbpf 1.1 has no API for them.
+ * Followed process trees use inherited perf events instead (loader_inherit.c), which carry
+ * no session: the multi mode's two programs. Tearing down a uprobe link waits for RCU grace
+ * periods: 33 per-probe links took 3.5 s to detach, the two multi links take 50-80 ms,
+ * closed in parallel.
  *
  * free has no return probe, so its entry probe moves to the first instruction past its NULL
  * test that the kernel emulates (x86_prologue__probe_site()): free+9 on glibc 2.36.
@@ -48,6 +57,21 @@
 #include "safe_open.h"
 
 #define USDT_PROVIDER "kaish_workload"
+
+/* How the allocator probes are attached, best first (see the header comment). */
+enum attach_mode {
+	ATTACH_SESSION,
+	ATTACH_MULTI,
+	ATTACH_EACH,
+	ATTACH_INHERIT,
+};
+
+static const char *const attach_mode_names[] = {
+	[ATTACH_SESSION] = "session uprobe-multi links (entry and return in one program)",
+	[ATTACH_MULTI] = "uprobe-multi links (entry and return programs)",
+	[ATTACH_EACH] = "one link each",
+	[ATTACH_INHERIT] = "inherited perf events",
+};
 
 struct loader {
 	struct alloc_bpf *skel;
@@ -91,6 +115,7 @@ static double mono_ms(void)
 #ifndef BPF_TRACE_UPROBE_MULTI
 #define BPF_TRACE_UPROBE_MULTI 48 /* enum bpf_attach_type, kernel >= 6.6 */
 #endif
+#define TRACE_UPROBE_SESSION 57 /* BPF_TRACE_UPROBE_SESSION, kernel >= 6.13 */
 #define UPROBE_MULTI_RETURN 1u /* BPF_F_UPROBE_MULTI_RETURN */
 
 /* BPF_LINK_CREATE's attr for BPF_TRACE_UPROBE_MULTI (kernel >= 6.6; libbpf 1.1 and the
@@ -110,12 +135,14 @@ struct uprobe_multi_attr {
 	__u32 pad;
 };
 
-/* The probes of one object: entry sites and cookies. */
+/* The probes of one object: entry sites and cookies. A function with a return probe has
+ * its entry probe on its first instruction too, with the same cookie: ret_* are also the
+ * session probes; eonly_* are the entry-only probes (free). */
 struct probe_plan {
 	__u32 fns[FN_COUNT];
-	size_t entry_off[FN_COUNT], ret_off[FN_COUNT];
-	__u64 entry_cookie[FN_COUNT], ret_cookie[FN_COUNT];
-	size_t entry_cnt, ret_cnt;
+	size_t entry_off[FN_COUNT], ret_off[FN_COUNT], eonly_off[FN_COUNT];
+	__u64 entry_cookie[FN_COUNT], ret_cookie[FN_COUNT], eonly_cookie[FN_COUNT];
+	size_t entry_cnt, ret_cnt, eonly_cnt;
 	__u32 ret_fns[FN_COUNT];
 };
 
@@ -125,7 +152,8 @@ struct probe_plans {
 	size_t cnt;
 };
 
-static int uprobe_multi_link(int prog_fd, const char *path, const size_t *offs,
+/* attach_type: BPF_TRACE_UPROBE_MULTI or TRACE_UPROBE_SESSION (retprobe: false). */
+static int uprobe_multi_link(int prog_fd, __u32 attach_type, const char *path, const size_t *offs,
 			     const __u64 *cookies, size_t cnt, bool retprobe, pid_t pid)
 {
 	unsigned long offsets[FN_COUNT];
@@ -136,7 +164,7 @@ static int uprobe_multi_link(int prog_fd, const char *path, const size_t *offs,
 		offsets[i] = offs[i];
 	memset(&a, 0, sizeof(a));
 	a.prog_fd = (__u32)prog_fd;
-	a.attach_type = BPF_TRACE_UPROBE_MULTI;
+	a.attach_type = attach_type;
 	a.path = (__u64)(unsigned long)path;
 	a.offsets = (__u64)(unsigned long)offsets;
 	a.cookies = (__u64)(unsigned long)cookies;
@@ -187,35 +215,69 @@ static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct
 			p->ret_fns[p->ret_cnt] = fn;
 			p->ret_off[p->ret_cnt] = offs[fn];
 			p->ret_cookie[p->ret_cnt++] = COOKIE_ENCODE(fn, 0, 0);
+		} else {
+			p->eonly_off[p->eonly_cnt] = offs[fn] + site;
+			p->eonly_cookie[p->eonly_cnt++] = COOKIE_ENCODE(fn, sp_adj, site);
 		}
 	}
 	close(fd);
 	return 0;
 }
 
-/* Two uprobe-multi links per object: all returns, then all entries. -errno when the kernel
- * refuses. */
-static int attach_multi(struct loader *l, const struct probe_plans *plans, pid_t pid)
+/* Two uprobe-multi links per object: all returns, then all entries (no_ret: no return link,
+ * the entry-only no-op floor). -errno when the kernel refuses. */
+static int attach_multi(struct loader *l, const struct probe_plans *plans, pid_t pid, bool no_ret)
 {
+	int ent = bpf_program__fd(l->skel->progs.alloc_entry);
+	int ret = bpf_program__fd(l->skel->progs.alloc_return);
 	size_t n = 0;
 	int fd;
 
-	for (int entries = 0; entries < 2; entries++)
+	for (int entries = no_ret; entries < 2; entries++)
 		for (size_t i = 0; i < plans->cnt; i++) {
 			const struct probe_plan *p = &plans->obj[i];
 
 			if (entries ? !p->entry_cnt : !p->ret_cnt)
 				continue;
-			fd = entries ? uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_entry),
-							 l->syms.objs[i], p->entry_off,
-							 p->entry_cookie, p->entry_cnt, false, pid)
-				     : uprobe_multi_link(bpf_program__fd(l->skel->progs.alloc_return),
-							 l->syms.objs[i], p->ret_off, p->ret_cookie,
-							 p->ret_cnt, true, pid);
+			fd = entries ? uprobe_multi_link(ent, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
+							 p->entry_off, p->entry_cookie,
+							 p->entry_cnt, false, pid)
+				     : uprobe_multi_link(ret, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
+							 p->ret_off, p->ret_cookie, p->ret_cnt,
+							 true, pid);
 			if (fd < 0)
 				return fd;
 			l->multi_fd[n++] = fd;
 		}
+	return 0;
+}
+
+/* Per object: one session link on the functions with a return probe, one uprobe-multi link
+ * on the entry-only ones. -errno when the kernel refuses. */
+static int attach_session(struct loader *l, const struct probe_plans *plans, pid_t pid)
+{
+	int sess = bpf_program__fd(l->skel->progs.alloc_session);
+	int ent = bpf_program__fd(l->skel->progs.alloc_entry);
+	size_t n = 0;
+	int fd;
+
+	for (size_t i = 0; i < plans->cnt; i++) {
+		const struct probe_plan *p = &plans->obj[i];
+
+		for (int eonly = 0; eonly < 2; eonly++) {
+			if (eonly ? !p->eonly_cnt : !p->ret_cnt)
+				continue;
+			fd = eonly ? uprobe_multi_link(ent, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
+						       p->eonly_off, p->eonly_cookie, p->eonly_cnt,
+						       false, pid)
+				   : uprobe_multi_link(sess, TRACE_UPROBE_SESSION, l->syms.objs[i],
+						       p->ret_off, p->ret_cookie, p->ret_cnt,
+						       false, pid);
+			if (fd < 0)
+				return fd;
+			l->multi_fd[n++] = fd;
+		}
+	}
 	return 0;
 }
 
@@ -238,12 +300,13 @@ static int attach_one(struct bpf_program *prog, struct bpf_link **link, bool ret
 	return err;
 }
 
-/* One link per probe (kernels without uprobe-multi): returns first, then entries. */
-static int attach_each(struct loader *l, const struct probe_plans *plans, pid_t pid)
+/* One link per probe (kernels without uprobe-multi): returns first (none with no_ret), then
+ * entries. */
+static int attach_each(struct loader *l, const struct probe_plans *plans, pid_t pid, bool no_ret)
 {
 	int err;
 
-	for (int entries = 0; entries < 2; entries++)
+	for (int entries = no_ret; entries < 2; entries++)
 		for (size_t o = 0; o < plans->cnt; o++) {
 			const struct probe_plan *p = &plans->obj[o];
 			size_t cnt = entries ? p->entry_cnt : p->ret_cnt;
@@ -463,9 +526,26 @@ static void detach_allocators(struct loader *l)
 	detach_links(l, false);
 }
 
-/* Open the skeleton, set rodata and map sizes, load. multi: load the allocator programs for
- * uprobe-multi links (expected_attach_type must be set before load). */
-static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb_sz, bool multi)
+/* The allocator programs mode loads: their expected_attach_type must be set before load,
+ * and the session program loads only for session links (an older kernel refuses it). */
+static void set_attach_types(struct alloc_bpf *s, enum attach_mode mode)
+{
+	const enum bpf_attach_type multi = (enum bpf_attach_type)BPF_TRACE_UPROBE_MULTI;
+
+	bpf_program__set_autoload(s->progs.alloc_session, mode == ATTACH_SESSION);
+	bpf_program__set_autoload(s->progs.alloc_return, mode != ATTACH_SESSION);
+	if (mode == ATTACH_SESSION)
+		bpf_program__set_expected_attach_type(s->progs.alloc_session,
+						      (enum bpf_attach_type)TRACE_UPROBE_SESSION);
+	if (mode == ATTACH_SESSION || mode == ATTACH_MULTI)
+		bpf_program__set_expected_attach_type(s->progs.alloc_entry, multi);
+	if (mode == ATTACH_MULTI)
+		bpf_program__set_expected_attach_type(s->progs.alloc_return, multi);
+}
+
+/* Open the skeleton, set rodata and map sizes, load the programs of mode. */
+static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb_sz,
+		     enum attach_mode mode)
 {
 	int err;
 
@@ -478,8 +558,11 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 	l->skel->rodata->target_tgid = (__u32)opts->pid;
 	l->skel->rodata->follow = opts->follow;
 	l->skel->rodata->window_gated = opts->window_gated;
-	l->skel->rodata->noop = opts->noop;
+	l->skel->rodata->noop = !opts->noop	   ? BENCH_NOOP_OFF :
+				opts->noop_entry ? BENCH_NOOP_ENTRY :
+						   BENCH_NOOP_SITES;
 	l->skel->rodata->bench_cut = opts->bench_cut;
+	l->skel->rodata->sample_bytes = opts->sample_bytes; /* --sample-bytes, 0: exact */
 	/* Wake the consumer early only when a quarter of the ring is waiting. */
 	l->skel->rodata->wakeup_threshold = rb_sz / 4;
 	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);
@@ -488,17 +571,58 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 	err = configure_dwarf(l, opts, rb_sz);
 	if (err)
 		return err;
-	if (multi) {
-		bpf_program__set_expected_attach_type(l->skel->progs.alloc_entry,
-						      (enum bpf_attach_type)BPF_TRACE_UPROBE_MULTI);
-		bpf_program__set_expected_attach_type(l->skel->progs.alloc_return,
-						      (enum bpf_attach_type)BPF_TRACE_UPROBE_MULTI);
-	}
+	set_attach_types(l->skel, mode);
 	err = alloc_bpf__load(l->skel);
-	if (err && !multi)
+	if (err && mode >= ATTACH_EACH) /* the last resort: say why */
 		elog("cannot load the BPF programs: %s%s\n", strerror(-err),
 		     tracer_verbosity < 3 ? " (-vvv shows the verifier log)" : "");
 	return err;
+}
+
+/* The first mode to try for opts. TRACER_NO_SESSION=1 (hidden, for tests and benchmarks)
+ * starts at the fallback the kernels without session uprobes get. */
+static enum attach_mode first_mode(const struct loader_opts *opts, bool inherit)
+{
+	const char *no_session = getenv("TRACER_NO_SESSION");
+
+	if (inherit)
+		return ATTACH_INHERIT;
+	if (opts->per_probe_links)
+		return ATTACH_EACH;
+	if (no_session && *no_session && strcmp(no_session, "0")) {
+		vlog("TRACER_NO_SESSION=%s: no session uprobes\n", no_session);
+		return ATTACH_MULTI;
+	}
+	return ATTACH_SESSION;
+}
+
+/* Attach the allocator probes of plan the way mode says. */
+static int attach_mode(struct loader *l, enum attach_mode mode, const struct probe_plans *plan,
+		       const struct loader_opts *opts)
+{
+	bool no_ret = opts->noop && opts->noop_entry;
+
+	switch (mode) {
+	case ATTACH_SESSION:
+		return attach_session(l, plan, opts->pid);
+	case ATTACH_MULTI:
+		return attach_multi(l, plan, opts->pid, no_ret);
+	case ATTACH_EACH:
+		return attach_each(l, plan, opts->pid, no_ret);
+	default:
+		return attach_inherit(l, plan, opts->pid, opts->follow);
+	}
+}
+
+/* Probe sites attached in mode (a session probe is one site: entry and return). */
+static size_t probe_count(const struct probe_plans *plan, enum attach_mode mode, bool no_ret)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->cnt; i++)
+		n += plan->obj[i].entry_cnt +
+		     (mode == ATTACH_SESSION || no_ret ? 0 : plan->obj[i].ret_cnt);
+	return n;
 }
 
 /* --- public API ------------------------------------------------------------------------- */
@@ -517,7 +641,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 	struct loader *l = NULL;
 	double t0 = mono_ms(), t1 = 0;
 	struct probe_plans *plan = NULL;
-	size_t probe_cnt = 0;
+	enum attach_mode mode;
 	int err;
 
 	if (!opts || opts->pid <= 0) {
@@ -556,34 +680,30 @@ struct loader *loader__new(const struct loader_opts *opts)
 	err = plan ? plan_probes(&l->syms, l->site_off, plan) : -ENOMEM;
 	if (err)
 		goto cleanup;
-	for (size_t i = 0; i < plan->cnt; i++)
-		probe_cnt += plan->obj[i].entry_cnt + plan->obj[i].ret_cnt;
 
-	/* open -> configure -> load -> attach; uprobe-multi first, per-probe links if the
-	 * kernel refuses them (the programs must then be reloaded as plain uprobes). */
+	/* open -> configure -> load -> attach, in the best mode the kernel takes: sessions,
+	 * then uprobe-multi, then per-probe links (each reloads the programs for its links). */
 	l->inherit = opts->inherit || opts->follow;
-	for (int multi = !opts->per_probe_links && !l->inherit; multi >= 0; multi--) {
-		err = open_load(l, opts, rb_sz, multi);
+	for (mode = first_mode(opts, l->inherit);; mode++) {
+		err = open_load(l, opts, rb_sz, mode);
 		t1 = mono_ms();
 		if (!err) {
 			dlog("BPF object loaded in %.1f ms\n", t1 - t0);
-			err = l->inherit ? attach_inherit(l, plan, opts->pid, opts->follow) :
-			      multi	   ? attach_multi(l, plan, opts->pid) :
-					     attach_each(l, plan, opts->pid);
+			err = attach_mode(l, mode, plan, opts);
 		}
-		if (!err || !multi || err == -ESRCH)
+		if (!err || mode >= ATTACH_EACH || err == -ESRCH)
 			break;
-		vlog("no uprobe-multi links (%s): one link per probe\n", strerror(-err));
+		vlog("no %s (%s): trying %s\n", attach_mode_names[mode], strerror(-err),
+		     attach_mode_names[mode + 1]);
 		detach_allocators(l);
 		alloc_bpf__destroy(l->skel);
 		l->skel = NULL;
 	}
 	if (err)
 		goto cleanup;
-	vlog("%zu allocator probes in %u objects as %s\n", probe_cnt, l->syms.obj_cnt,
-	     l->inherit		 ? "inherited perf events" :
-	     l->multi_fd[0] >= 0 ? "uprobe-multi links" :
-				   "one link each");
+	vlog("%zu allocator probes in %u objects as %s\n",
+	     probe_count(plan, mode, opts->noop && opts->noop_entry), l->syms.obj_cnt,
+	     attach_mode_names[mode]);
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), on_sample, l, NULL);
 	if (!l->rb) {
 		err = -errno;
@@ -748,6 +868,15 @@ void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out)
 		return;
 	}
 	*out = *(volatile struct snapshot_counters *)&l->skel->bss->snap_counters;
+}
+
+void loader__sample_counters(struct loader *l, struct sample_counters *out)
+{
+	if (!l) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	*out = *(volatile struct sample_counters *)&l->skel->bss->sample_counters;
 }
 
 int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max)

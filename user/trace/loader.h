@@ -25,6 +25,8 @@ struct loader_opts {
 	bool unwind_dwarf;	 /* send EV_STACK_SNAPSHOT records instead of BPF stack ids */
 	__u32 stack_copy_sz;	 /* unwind_dwarf: stack bytes copied per event; 0: default */
 	bool noop;		 /* benchmark only: same probes, programs that only return 0 */
+	bool noop_entry;	 /* with noop: entry probes only, no return probe (the floor
+				  * of an allocation that needs no return; not with inherit) */
 	__u32 bench_cut;	 /* benchmark only: enum bench_cut (alloc_events.h) */
 	bool per_probe_links;	 /* one link per probe even where uprobe-multi links exist */
 	bool paused;		 /* the programs stay silent until loader__resume (more probes
@@ -36,6 +38,7 @@ struct loader_opts {
 	/* Probes as inherited perf events even without follow: needed for more than one
 	 * target (loader__add_process). */
 	bool inherit;
+	__u64 sample_bytes; /* --sample-bytes: mean bytes between sampled blocks; 0: every one */
 };
 
 #define LOADER_DEFAULT_RINGBUF_SZ (16u << 20)
@@ -93,6 +96,9 @@ int loader__poll(struct loader *l, int timeout_ms, loader_record_fn fn, void *ct
 
 /* Snapshot of the BPF-side counters. */
 void loader__counters(struct loader *l, struct probe_counters *out);
+
+/* Snapshot of the --sample-bytes counters (all zero in exact mode). */
+void loader__sample_counters(struct loader *l, struct sample_counters *out);
 
 /* Snapshot of the unwind_dwarf counters (all zero in frame-pointer mode). */
 void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out);

@@ -7,6 +7,7 @@
 
 struct session {
 	struct session_opts opts;
+	struct collector_opts copts;	/* every profile's */
 	struct collector *cur;		/* the open profile, or NULL */
 	char name[WINDOW_NAME_LEN + 1]; /* window name of the open profile */
 	__u64 iterations;		/* announced by the window */
@@ -23,8 +24,9 @@ struct session *session__new(const struct session_opts *opts)
 	if (!s)
 		return NULL;
 	s->opts = *opts;
+	s->copts.sample_bytes = opts->sample_bytes;
 	if (!opts->windowed || opts->open_at_start) {
-		s->cur = collector__new(opts->start_ns, NULL);
+		s->cur = collector__new(opts->start_ns, &s->copts);
 		if (!s->cur) {
 			free(s);
 			return NULL;
@@ -70,7 +72,7 @@ static int session__window(struct session *s, const struct window_event *w)
 		/* A begin while open means we never saw the end: close what we have. */
 		if (s->cur)
 			err = session__close(s, w->ts_ns, s->iterations);
-		s->cur = collector__new(w->ts_ns, NULL);
+		s->cur = collector__new(w->ts_ns, &s->copts);
 		if (!s->cur)
 			return -ENOMEM;
 		memcpy(s->name, w->name, WINDOW_NAME_LEN);
@@ -168,6 +170,11 @@ struct collector *session__snapshot(const struct session *s, __u64 now_ns)
 	if (c)
 		collector__finish(c, now_ns);
 	return c;
+}
+
+const struct collector *session__open(const struct session *s)
+{
+	return s->cur;
 }
 
 const struct dhat_death *session__death(const struct session *s)

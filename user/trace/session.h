@@ -26,6 +26,7 @@ struct session_opts {
 	/* With windowed: the (single) window is open from start_ns (no --start-at). */
 	bool open_at_start;
 	__u64 start_ns;		    /* not windowed: the profile's time origin */
+	__u64 sample_bytes;	    /* --sample-bytes (collector_opts), 0: exact */
 	session_profile_fn on_profile;
 	void *ctx;
 };
@@ -51,6 +52,10 @@ int session__finish(struct session *s, __u64 end_ns);
 
 /* Totals of the open profile so far, or NULL when none is open. */
 const struct collector_totals *session__current(const struct session *s);
+
+/* The open profile itself, read-only (a periodic table reads its live blocks), or NULL.
+ * Valid until the next session call that handles a record. */
+const struct collector *session__open(const struct session *s);
 
 /* True while a profile is open. */
 bool session__in_profile(const struct session *s);

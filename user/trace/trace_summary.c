@@ -2,6 +2,7 @@
 /* The closing lines of a trace: see trace_summary.h. */
 #include <stdio.h>
 
+#include "dhat_sampled.h"
 #include "log.h"
 #include "trace_summary.h"
 
@@ -46,6 +47,17 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 				"note: %llu unwinds ended early (a frame beyond the copied stack "
 				"or without CFI); a larger --stack-size may complete them\n",
 				(unsigned long long)ds->partial);
+		if (s->sample_bytes) {
+			char label[128];
+
+			dhat_sampled__label(s->sample_bytes, label, sizeof(label));
+			fprintf(out,
+				"%s: %llu blocks sampled, %llu allocator calls not sampled (no "
+				"record), %llu sampled blocks dropped (map full)\n",
+				label, (unsigned long long)s->sampling.sampled,
+				(unsigned long long)s->sampling.skipped,
+				(unsigned long long)s->sampling.overflow);
+		}
 		fflush(out);
 	}
 	if (s->dwarf) {
@@ -62,6 +74,10 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 		elog("warning: %llu records dropped (ring buffer full): the profile is incomplete; "
 		     "try a larger --ringbuf-size\n",
 		     (unsigned long long)pc->dropped);
+	if (s->sampling.overflow)
+		elog("warning: %llu sampled blocks dropped (BPF's sampled-block map was full): the "
+		     "estimates are low; try a larger --sample-bytes\n",
+		     (unsigned long long)s->sampling.overflow);
 	if (ss->bad_records)
 		elog("warning: %llu malformed records ignored\n",
 		     (unsigned long long)ss->bad_records);

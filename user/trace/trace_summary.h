@@ -20,6 +20,8 @@ struct trace_summary {
 	__u64 cut_short;		    /* program points whose stack stops before the
 					     * thread's entry (frames_ctx.cut_short) */
 	__u64 stacks;			    /* program points whose stack was judged */
+	__u64 sample_bytes;		    /* --sample-bytes (0: exact): the next one is set */
+	struct sample_counters sampling;    /* loader__sample_counters */
 };
 
 /* The counters line (and notes on incomplete stacks) to out, unless out is NULL (-q); the

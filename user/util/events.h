@@ -12,6 +12,7 @@ _Static_assert(sizeof(struct stack_snapshot) == 80, "stack_snapshot layout chang
 _Static_assert(sizeof(struct proc_event) == 24 + PROC_COMM_LEN + PROC_FILENAME_LEN,
 	       "proc_event layout changed");
 _Static_assert(sizeof(struct snapshot_counters) == 40, "snapshot_counters layout changed");
+_Static_assert(sizeof(struct sample_counters) == 24, "sample_counters layout changed");
 _Static_assert(sizeof(struct death_event) == 152, "death_event layout changed");
 _Static_assert(sizeof(struct mapping_event) == 64, "mapping_event layout changed");
 _Static_assert(sizeof(struct stack_val) == 8 + 8 * STACK_MAX_DEPTH, "stack_val layout changed");

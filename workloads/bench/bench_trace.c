@@ -2,16 +2,18 @@
 /*
  * bench-trace - the tracer's probes without the rest of the tracer, for the benchmark.
  *
- *   bench-trace [--noop | --cut stacks|records] [--per-probe-links] [--record FILE]
- *               [--ringbuf BYTES] -- CMD [ARG...]
+ *   bench-trace [--noop | --noop-entry | --cut stacks|records] [--per-probe-links]
+ *               [--record FILE] [--ringbuf BYTES] -- CMD [ARG...]
  *	Spawns CMD held before exec, attaches the loader's probes to it, releases it, consumes
  *	the ring buffer until it exits. --noop loads the same programs on the same probe sites
- *	with bodies that only return 0 (the probe floor). --cut leaves part of the work out:
+ *	with bodies that only return 0 (the probe floor). --noop-entry: the same without any
+ *	return probe (entry and free traps only: the floor of an allocation whose return is
+ *	skipped). TRACER_NO_SESSION=1: the loader's fallback links instead of session uprobes. --cut leaves part of the work out:
  *	"stacks" sends records without stacks, "records" keeps only the per-thread call state
  *	(what each part costs: run.sh's "Where the time goes"). --record saves every raw record as
  *	<u32 size><bytes> for --replay. --per-probe-links: one link per probe, as on kernels
  *	without uprobe-multi. BENCH_TRACE_VERBOSE=N: loader verbosity. Prints one line of
- *	key=value figures on stdout.
+ *	key=value figures on stdout; CMD's stdout goes to /dev/null.
  *
  *   bench-trace --replay FILE [--passes N]
  *	Feeds the EV_ALLOC/EV_FREE/EV_REALLOC records of FILE to collector__handle() N times
@@ -21,6 +23,7 @@
  *	after that pass: the collector's memory, measured two ways.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,14 +64,14 @@ static int on_record(void *ctx, const void *data, size_t sz)
 	return 0;
 }
 
-static int run_traced(char **argv, bool noop, __u32 cut, bool per_probe, const char *record,
+static int run_traced(char **argv, int noop, __u32 cut, bool per_probe, const char *record,
 		      size_t rb_sz)
 {
 	struct loader_opts opts = {0};
 	struct sink sink = {0};
 	struct probe_counters pc;
 	struct loader *l = NULL;
-	int go[2], status = 0, err = 0;
+	int go[2], status = 0, err = 0, fd_null;
 	double t0, t_attached, t_start, t_end, t_detached;
 	struct rusage ru;
 	pid_t pid;
@@ -82,6 +85,7 @@ static int run_traced(char **argv, bool noop, __u32 cut, bool per_probe, const c
 	}
 	if (pipe(go))
 		return 1;
+	fd_null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	pid = fork();
 	if (pid < 0)
 		return 1;
@@ -92,13 +96,19 @@ static int run_traced(char **argv, bool noop, __u32 cut, bool per_probe, const c
 		if (read(go[0], &c, 1) != 1)
 			_exit(126);
 		close(go[0]);
+		/* stdout carries this program's figures: the command's own output is not wanted */
+		if (fd_null >= 0)
+			dup2(fd_null, STDOUT_FILENO);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	if (fd_null >= 0)
+		close(fd_null);
 	close(go[0]);
 	opts.pid = pid;
 	opts.ringbuf_sz = rb_sz;
-	opts.noop = noop;
+	opts.noop = noop != BENCH_NOOP_OFF;
+	opts.noop_entry = noop == BENCH_NOOP_ENTRY;
 	opts.bench_cut = cut;
 	opts.per_probe_links = per_probe;
 	tracer_verbosity = getenv("BENCH_TRACE_VERBOSE") ? atoi(getenv("BENCH_TRACE_VERBOSE")) : 0;
@@ -275,13 +285,16 @@ int main(int argc, char **argv)
 {
 	const char *record = NULL, *replay_path = NULL;
 	size_t rb_sz = 0;
-	bool noop = false, per_probe = false;
+	int noop = BENCH_NOOP_OFF;
+	bool per_probe = false;
 	__u32 cut = BENCH_CUT_NONE;
 	int passes = 5, i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--noop"))
-			noop = true;
+			noop = BENCH_NOOP_SITES;
+		else if (!strcmp(argv[i], "--noop-entry"))
+			noop = BENCH_NOOP_ENTRY;
 		else if (!strcmp(argv[i], "--cut") && i + 1 < argc && !strcmp(argv[i + 1], "stacks"))
 			cut = BENCH_CUT_STACKS, i++;
 		else if (!strcmp(argv[i], "--cut") && i + 1 < argc && !strcmp(argv[i + 1], "records"))
@@ -309,7 +322,7 @@ int main(int argc, char **argv)
 	if (replay_path)
 		return replay(replay_path, passes > 0 ? passes : 1);
 	if (i >= argc) {
-		fprintf(stderr, "usage: bench-trace [--noop | --cut stacks|records] "
+		fprintf(stderr, "usage: bench-trace [--noop | --noop-entry | --cut stacks|records] "
 				"[--per-probe-links] [--record FILE] "
 				"[--ringbuf BYTES] -- "
 				"CMD [ARG...]\n       bench-trace --replay FILE [--passes N]\n");

@@ -2,16 +2,26 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # run.sh - overhead, throughput and accuracy of the tracer, side by side with a no-op probe
-# set, bcc memleak, a bpftrace memleak-style script, heaptrack and Valgrind DHAT.
-# Kept out of the test suite. Needs root (BPF) and installs its own tools with apt-get.
+# set, bcc memleak, a bpftrace memleak-style script, heaptrack and Valgrind DHAT, on
+# micro-benchmarks, the kaish workloads and real Debian programs (sed, jq, sqlite3, xz -T2);
+# then what one uprobe trap costs on this host (trap_bench).
+# Kept out of the test suite. Needs root (BPF) and installs its own tools with apt-get
+# (bpfcc-tools bpftrace heaptrack valgrind linux-headers-amd64 time jq sqlite3 xz-utils).
 #
-#   workloads/bench/run.sh [-b BUILD_DIR] [-r REPS] [-n PAIRS] [-t TOOLS] [-o OUT.md] [--no-install]
+#   workloads/bench/run.sh [-b BUILD_DIR] [-r REPS] [-n PAIRS] [-t TOOLS] [-s N] [-o OUT.md] [--no-install]
 #
 #   -b BUILD_DIR  CMake build dir holding user/tracer, workloads/... (default: ./build)
 #   -r REPS       runs per cell; the median is reported (default 3)
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
-#   -t TOOLS      comma list of untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,
-#                 bpftrace_realloc,heaptrack,dhat (full, cut_*: bench-trace, the loader alone)
+#   -t TOOLS      comma list of untraced,tracer,tracer_nf,noop,noop_entry,cut_records,cut_stacks,
+#                 full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled (full, cut_*, noop*:
+#                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
+#                 path of noop and full; sampled: the tracer with --sample-bytes N, not in the
+#                 default list). A tool with the suffix _nosess runs with
+#                 TRACER_NO_SESSION=1: the fallback without session uprobes, the "before".
+#   -R ROWS       comma list of rows: pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt (default:
+#                 all)
+#   -s N          --sample-bytes of the sampled column (default 64K)
 #   -o OUT.md     also write the tables there (default: stdout only)
 #   -x PATH       also run another tracer binary (e.g. an older build) as column "tracer_x"
 #
@@ -22,7 +32,8 @@
 # (memleak -c starts the command before compiling its program, so it would miss it).
 set -euo pipefail
 
-BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X=
+BUILD=./build REPS=3 PAIRS=1000000 OUT= INSTALL=1 TRACER_X= SAMPLE_BYTES=64K
+ROWSEL=pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt
 TOOLS=untraced,tracer,noop,cut_records,cut_stacks,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -30,10 +41,12 @@ while [ $# -gt 0 ]; do
 	-r) REPS=$2; shift 2 ;;
 	-n) PAIRS=$2; shift 2 ;;
 	-t) TOOLS=$2; shift 2 ;;
+	-R) ROWSEL=$2; shift 2 ;;
 	-o) OUT=$2; shift 2 ;;
 	-x) TRACER_X=$2; shift 2 ;;
+	-s) SAMPLE_BYTES=$2; shift 2 ;;
 	--no-install) INSTALL=0; shift ;;
-	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,26p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -46,7 +59,8 @@ DRIVER=$BUILD/workloads/kaish-workloads
 ABENCH=$BUILD/workloads/bench/alloc_bench
 BTRACE=$BUILD/workloads/bench/bench-trace
 TIMER=$BUILD/workloads/bench/bench_timer.so
-for f in "$TRACER" "$DRIVER" "$ABENCH" "$BTRACE" "$TIMER"; do
+TBENCH=$BUILD/workloads/bench/trap_bench
+for f in "$TRACER" "$DRIVER" "$ABENCH" "$BTRACE" "$TIMER" "$TBENCH"; do
 	[ -e "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 1; }
 done
 
@@ -59,6 +73,10 @@ if [ $INSTALL = 1 ]; then
 	command -v valgrind >/dev/null || need+=(valgrind)
 	ls -d /usr/src/linux-headers-*-amd64 >/dev/null 2>&1 || need+=(linux-headers-amd64)
 	command -v /usr/bin/time >/dev/null || need+=(time)
+	# the real-program rows
+	command -v jq >/dev/null || need+=(jq)
+	command -v sqlite3 >/dev/null || need+=(sqlite3)
+	command -v xz >/dev/null || need+=(xz-utils)
 	if [ ${#need[@]} -gt 0 ]; then
 		apt-get update -q >/dev/null
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null
@@ -70,7 +88,7 @@ trap 'rm -rf "$WORK"' EXIT
 # bcc needs kernel headers. Debian 12 ships 6.1's (they build memleak for newer kernels too),
 # split in an -amd64 tree (generated files) and a -common tree: bcc wants them as one tree.
 if [ -z "${BCC_KERNEL_SOURCE:-}" ] && [ ! -d /lib/modules/$(uname -r)/build ]; then
-	kh=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
+	kh=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1 || true)
 	if [ -n "$kh" ]; then
 		cp -rs "${kh%-amd64}-common" "$WORK/kheaders"
 		cp -rsf "$kh/." "$WORK/kheaders/"
@@ -80,7 +98,13 @@ fi
 LIBC=$(ldd "$ABENCH" | awk '/libc.so/ {print $3}')
 
 # --- rows ------------------------------------------------------------------------------------
-ROWS=(pairs mt realloc workloads)
+IFS=, read -r -a ROWS <<<"$ROWSEL"
+for row in "${ROWS[@]}"; do
+	case $row in
+	pairs|mt|realloc|workloads|sed|jq|sqlite|xz_mt) ;;
+	*) echo "run.sh: unknown row $row" >&2; exit 2 ;;
+	esac
+done
 declare -A CMD EXE EVENTS
 CMD[pairs]="$ABENCH pairs $PAIRS"
 CMD[mt]="$ABENCH mt 2 $((PAIRS / 2))"
@@ -88,6 +112,39 @@ CMD[realloc]="$ABENCH realloc $((PAIRS / 10))"
 CMD[workloads]="$DRIVER --quiet all"
 EXE[pairs]=alloc_bench EXE[mt]=alloc_bench EXE[realloc]=alloc_bench EXE[workloads]=kaish-workloads
 EVENTS[pairs]=$((2 * PAIRS)) EVENTS[mt]=$((2 * PAIRS)) EVENTS[realloc]=$PAIRS
+
+# Real programs nobody here wrote (Debian's), on inputs generated with fixed seeds (the same
+# bytes every run), each ~0.2-0.7 s untraced on a 2-CPU host. Commands hold no quoted
+# arguments (scripts go in files): CMD is word-split, and the gated tools exec it from bash.
+# Their allocator calls (EVENTS) are counted by bench-trace's record pass below.
+awk 'BEGIN { srand(42); for (i = 0; i < 8000; i++) { printf "id%d", i
+	for (j = 0; j < 6; j++) printf " k%c%c=%d", 97 + int(rand() * 26), 97 + int(rand() * 26), int(rand() * 100000)
+	print "" } }' >"$WORK/sed.txt"
+echo 's/([a-z]+)=([0-9]+)/\2:\1/g' >"$WORK/sed.script"
+awk 'BEGIN { srand(42); printf "["; for (i = 0; i < 18000; i++) { if (i) printf ","
+	printf "{\"id\":%d,\"name\":\"n%x\",\"tags\":[\"t%d\",\"t%d\"],\"vals\":[%d,%d,%d,%d]}", i,
+		int(rand() * 1e6), int(rand() * 50), int(rand() * 50), int(rand() * 1000),
+		int(rand() * 1000), int(rand() * 1000), int(rand() * 1000) }
+	print "]" }' >"$WORK/in.json"
+echo 'group_by(.tags[0]) | map({tag: .[0].tags[0], n: length, sum: (map(.vals | add) | add),
+	names: (map(.name) | join(","))})' >"$WORK/prog.jq"
+cat >"$WORK/ins.sql" <<'SQL'
+CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, v REAL);
+CREATE INDEX t_name ON t(name);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 60000)
+INSERT INTO t SELECT i, printf('n%08x', (i * 2654435761) % 4294967296), i % 97,
+	(i * 7919 % 10007) / 10007.0 FROM c;
+SELECT grp, count(*), sum(v), group_concat(substr(name, 1, 4)) FROM t GROUP BY grp ORDER BY 3 DESC LIMIT 3;
+SQL
+awk 'BEGIN { srand(7); for (i = 0; i < 400000; i++)
+	printf "%d %x %s\n", i, int(rand() * 1e9), (rand() < 0.5 ? "alpha beta" : "gamma delta epsilon") }' >"$WORK/xz.txt"
+CMD[sed]="sed -E -f $WORK/sed.script $WORK/sed.txt"
+CMD[jq]="jq -c -f $WORK/prog.jq $WORK/in.json"
+CMD[sqlite]="sqlite3 -batch -init $WORK/ins.sql :memory: .quit"
+CMD[xz_mt]="xz -T2 -1 -c $WORK/xz.txt" # 2 threads compressing ~1.2 s of CPU, few allocations
+# (heaptrack's script runs sed on its -o argument, before the target: the target's timing line
+# is the last, the one one() keeps.)
+EXE[sed]=sed EXE[jq]=jq EXE[sqlite]=sqlite3 EXE[xz_mt]=xz
 
 BPFT_SCRIPT=$WORK/memleak.bt
 cat >"$BPFT_SCRIPT" <<BT
@@ -163,24 +220,33 @@ gated() {
 one() {
 	local row=$1 tool=$2 tf=$WORK/t.$1.$2 xf=$WORK/x.$1.$2 st rc=0
 	export BENCH_TIME_FILE=$tf.cur BENCH_TIME_EXE=${EXE[$row]} LD_PRELOAD=$TIMER
+	[ "${tool%_nosess}" = "$tool" ] || export TRACER_NO_SESSION=1
 	rm -f "$tf.cur"
-	case $tool in
+	case ${tool%_nosess} in
 	untraced) ${CMD[$row]} >/dev/null ;;
 	tracer)
 		st=$(date +%s.%N)
 		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
 			"$TRACER" -v -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>"$WORK/tracer.err" || rc=$?
-		# -v adds the "timing:" line: symbolization and JSON write times (the report and
-		# the counters, on stderr under -- CMD, go to tracer.err with it).
-		echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
-			"time=$(tr ' ' , <"$WORK/time")" \
-			"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"
 		;;
 	tracer_x)
 		"$TRACER_X" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
 		echo "rc=$rc" >>"$xf"
 		;;
+	# the real tracer on the uprobe-multi path (session links when the kernel has them)
+	tracer_nf)
+		"$TRACER" -q --no-follow -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
+		echo "rc=$rc" >>"$xf"
+		;;
+	sampled)
+		"$TRACER" -q --sample-bytes "$SAMPLE_BYTES" -o "$WORK/out.json" -- ${CMD[$row]} \
+			>/dev/null 2>&1 || rc=$?
+		echo "rc=$rc" >>"$xf"
+		;;
 	noop) "$BTRACE" --noop -- ${CMD[$row]} >>"$xf" ;;
+	# entry and free traps only, no return probe: the floor of an allocation whose return
+	# is skipped
+	noop_entry) "$BTRACE" --noop-entry -- ${CMD[$row]} >>"$xf" ;;
 	full) "$BTRACE" -- ${CMD[$row]} >>"$xf" ;;
 	# where the time goes: the tracer's probes with part of the work left out
 	cut_records) "$BTRACE" --cut records -- ${CMD[$row]} >>"$xf" ;;
@@ -193,7 +259,13 @@ one() {
 	heaptrack) heaptrack -o "$WORK/ht" ${CMD[$row]} >/dev/null 2>&1; rm -f "$WORK"/ht* ;;
 	dhat) valgrind -q --tool=dhat --dhat-out-file="$WORK/dhat.json" ${CMD[$row]} >/dev/null 2>&1 ;;
 	esac
-	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE
+	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE TRACER_NO_SESSION
+	# After the unset: the sed row's timer would count this sed too.
+	# -v adds the "timing:" line: symbolization and JSON write times (the report and the
+	# counters, on stderr under -- CMD, go to tracer.err with it).
+	[ "${tool%_nosess}" != tracer ] || echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
+		"time=$(tr ' ' , <"$WORK/time")" \
+		"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"
 	[ -s "$tf.cur" ] && tail -1 "$tf.cur" >>"$tf" || echo "run.sh: no timing for $row/$tool" >&2
 }
 
@@ -201,6 +273,8 @@ one() {
 kv() { grep -oE "(^| )$1=[^ ]*" "$2" 2>/dev/null | tail -1 | cut -d= -f2 | grep . || echo -; }
 median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
 col() { if [ -s "$2" ]; then awk -v c=$1 '{print $c}' "$2" | median; else echo nan; fi; }
+# cpu FILE: the median of user + sys.
+cpu() { if [ -s "$1" ]; then awk '{print $2 + $3}' "$1" | median; else echo nan; fi; }
 
 IFS=, read -r -a TOOLV <<<"$TOOLS"
 for rep in $(seq 1 "$REPS"); do
@@ -213,16 +287,76 @@ for rep in $(seq 1 "$REPS"); do
 done
 
 # --- the loader alone: rates, drops, attach/detach, raw stream and offline replay ----------
-for row in pairs mt realloc workloads; do
+for row in "${ROWS[@]}"; do
 	"$BTRACE" --record "$WORK/rec.$row" -- ${CMD[$row]} >"$WORK/rec.$row.txt"
 	"$BTRACE" --replay "$WORK/rec.$row" >>"$WORK/rec.$row.txt"
+	# a real program's allocator calls: one record each
+	[ -n "${EVENTS[$row]:-}" ] || EVENTS[$row]=$(kv records "$WORK/rec.$row.txt")
 done
 # The pairs row again at half the records: the collector's memory must not follow them.
 CMD[pairs_half]="$ABENCH pairs $((PAIRS / 2))"
-"$BTRACE" --record "$WORK/rec.pairs_half" -- ${CMD[pairs_half]} >"$WORK/rec.pairs_half.txt"
-"$BTRACE" --replay "$WORK/rec.pairs_half" --passes 1 >>"$WORK/rec.pairs_half.txt"
+if [[ " ${ROWS[*]} " == *" pairs "* ]]; then
+	"$BTRACE" --record "$WORK/rec.pairs_half" -- ${CMD[pairs_half]} >"$WORK/rec.pairs_half.txt"
+	"$BTRACE" --replay "$WORK/rec.pairs_half" --passes 1 >>"$WORK/rec.pairs_half.txt"
+fi
+
+# --- what one trap costs: trap_bench (thread CPU time per call, best of 5 rounds) untraced and
+# under a bpftrace no-op uprobe / uretprobe, on a site the kernel emulates (push, as malloc's
+# entry and free's probe site) and one it single-steps (test, as free's first instruction);
+# a getppid() syscall for scale; and the tracer's own start-up figure (-v, trap_cost.c).
+trap_run() { # MODE CALLS [PROBE]
+	if [ -z "${3:-}" ]; then "$TBENCH" "$1" "$2"
+	else bpftrace -e "$3:$TBENCH:trap_bench_$1 {}" -c "$TBENCH $1 $2" 2>/dev/null | grep calls=
+	fi
+}
+{
+	for m in push test; do
+		n=20000; [ $m = test ] && n=2000 # single-stepped hits cost ~25 us on some hosts
+		echo "$m untraced $(trap_run $m 200000)"
+		echo "$m uprobe $(trap_run $m $n uprobe)"
+		echo "$m uretprobe $(trap_run $m $n uretprobe)"
+	done
+	echo "syscall - $(trap_run syscall 200000)"
+	"$TRACER" -v -o "$WORK/trap.json" -- true 2>&1 | sed -n 's/.*trap cost: \([0-9]*\) ns per uprobe trap/tracer_startup - ns_per_call=\1/p'
+} >"$WORK/traps.txt"
 
 # --- report ------------------------------------------------------------------------------------
+wall() { col 1 "$1"; }
+# ratio_table MEASURE: each tool's MEASURE (wall or cpu) over untraced's, every row.
+ratio_table() {
+	local base row tool t
+	printf '| row |'; for tool in "${TOOLV[@]}"; do printf ' %s |' "$tool"; done; echo
+	printf '|---|'; for tool in "${TOOLV[@]}"; do printf -- '---:|'; done; echo
+	for row in "${ROWS[@]}"; do
+		base=$($1 "$WORK/t.$row.untraced")
+		printf '| %s |' "$row"
+		for tool in "${TOOLV[@]}"; do
+			t=$($1 "$WORK/t.$row.$tool")
+			if [ "$tool" = untraced ]; then printf ' %.3f s |' "$base"
+			else awk -v t="$t" -v b="$base" 'BEGIN {if (t == "nan" || b <= 0) printf " - |"; else printf " %.2f |", t / b}'
+			fi
+		done
+		echo
+	done
+}
+# cost_table MEASURE: µs per event over untraced's MEASURE, every row (a real program's and the
+# workloads' events: bench-trace's records; EVENTS is filled by the record pass).
+cost_table() {
+	local base row tool t
+	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
+	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
+	for row in "${ROWS[@]}"; do
+		base=$($1 "$WORK/t.$row.untraced")
+		printf '| %s | %d |' "$row" "${EVENTS[$row]:-0}"
+		for tool in "${TOOLV[@]}"; do
+			[ $tool = untraced ] && continue
+			t=$($1 "$WORK/t.$row.$tool")
+			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]:-0}" \
+				'BEGIN {if (t == "nan" || n <= 0) printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
+		done
+		echo
+	done
+}
 report() {
 	local base row tool t
 	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
@@ -230,39 +364,24 @@ report() {
 	echo "Versions: $(ldd --version | head -1 | sed 's/.*) //') glibc; libbpf $(pkg-config --modversion libbpf);"\
 		"$(bpftrace --version); bcc $(dpkg-query -W -f '${Version}' bpfcc-tools 2>/dev/null);"\
 		"heaptrack $(dpkg-query -W -f '${Version}' heaptrack 2>/dev/null); $(valgrind --version)"
-	echo "Command: workloads/bench/run.sh -r $REPS -n $PAIRS -t $TOOLS ($(date -u +%FT%TZ))"
+	echo "Command: workloads/bench/run.sh -r $REPS -n $PAIRS -R $ROWSEL -t $TOOLS ($(date -u +%FT%TZ))"
 	echo
 	echo "Target wall time / untraced (median of $REPS; untraced column in seconds):"
 	echo
-	printf '| row |'; for tool in "${TOOLV[@]}"; do printf ' %s |' "$tool"; done; echo
-	printf '|---|'; for tool in "${TOOLV[@]}"; do printf -- '---:|'; done; echo
-	for row in "${ROWS[@]}"; do
-		base=$(col 1 "$WORK/t.$row.untraced")
-		printf '| %s |' "$row"
-		for tool in "${TOOLV[@]}"; do
-			t=$(col 1 "$WORK/t.$row.$tool")
-			if [ "$tool" = untraced ]; then printf ' %.3f s |' "$base"
-			else awk -v t="$t" -v b="$base" 'BEGIN {if (t == "nan" || b <= 0) printf " - |"; else printf " %.2f |", t / b}'
-			fi
-		done
-		echo
-	done
+	ratio_table wall
 	echo
-	echo "Cost per event (target time over untraced / events, µs) on the micro-benchmarks:"
+	echo "Cost per event (target time over untraced / allocator calls, µs; a real program's calls"\
+		"are bench-trace's records):"
 	echo
-	printf '| row | events |'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf ' %s |' "$tool"; done; echo
-	printf '|---|---:|'; for tool in "${TOOLV[@]}"; do [ $tool = untraced ] || printf -- '---:|'; done; echo
-	for row in pairs mt realloc; do
-		base=$(col 1 "$WORK/t.$row.untraced")
-		printf '| %s | %d |' "$row" "${EVENTS[$row]}"
-		for tool in "${TOOLV[@]}"; do
-			[ $tool = untraced ] && continue
-			t=$(col 1 "$WORK/t.$row.$tool")
-			awk -v t="$t" -v b="$base" -v n="${EVENTS[$row]}" \
-				'BEGIN {if (t == "nan") printf " - |"; else printf " %.2f |", (t - b) / n * 1e6}'
-		done
-		echo
-	done
+	cost_table wall
+	echo
+	echo "The same from the target's CPU time (user + sys): a trap's kernel work is the target's"\
+		"sys time, so this is less sensitive than wall time to other load on a shared machine."\
+		"CPU time / untraced's, then µs per event:"
+	echo
+	ratio_table cpu
+	echo
+	cost_table cpu
 	echo
 	echo "tracer runs (last rep): exit status, JSON size, /usr/bin/time 'wall user sys maxrss_kb' of tracer+target; target's own 'wall user sys maxrss_kb':"
 	echo
@@ -272,7 +391,7 @@ report() {
 	echo
 	echo "Loader alone (bench-trace: full probes, records consumed and saved raw; then collector replay on one core):"
 	echo
-	for row in pairs mt realloc workloads; do
+	for row in "${ROWS[@]}"; do
 		echo "- $row: $(tr '\n' ' ' <"$WORK/rec.$row.txt")"
 	done
 	echo
@@ -282,11 +401,28 @@ report() {
 	echo
 	echo "| row | records | collector peak | replay maxrss before | after | tracer peak RSS |"
 	echo "|---|---:|---:|---:|---:|---:|"
-	for row in pairs_half pairs mt realloc workloads; do
+	for row in pairs_half "${ROWS[@]}"; do
 		t=$WORK/rec.$row.txt
+		[ -e "$t" ] || continue
 		echo "| $row | $(kv replay_records "$t") | $(kv collector_peak_kb "$t") |"\
 			"$(kv stream_base_maxrss_kb "$t") | $(kv stream_maxrss_kb "$t") |"\
 			"$(kv time "$WORK/x.$row.tracer" | cut -d, -f4) |"
 	done
+	echo
+	echo "One trap (trap_bench: thread CPU ns per call, best of 5 rounds; wall in brackets):"
+	echo
+	echo "| site | untraced | uprobe | uretprobe |"
+	echo "|---|---:|---:|---:|"
+	for m in push test; do
+		printf '| %s |' $m
+		for p in untraced uprobe uretprobe; do
+			grep "^$m $p " "$WORK/traps.txt" | awk '{for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] = kv[2]}
+				END {if ("ns_per_call" in v) printf " %s ns (%s) |", v["ns_per_call"], v["wall_ns_per_call"]; else printf " - |"}'
+		done
+		echo
+	done
+	echo
+	echo "getppid(): $(kv ns_per_call <(grep '^syscall' "$WORK/traps.txt")) ns CPU per call;"\
+		"the tracer's own start-up measure (trap_cost.c, push site, CPU): $(kv ns_per_call <(grep '^tracer_startup' "$WORK/traps.txt")) ns per trap"
 }
 if [ -n "$OUT" ]; then report | tee "$OUT"; else report; fi

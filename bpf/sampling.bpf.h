@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * sampling.bpf.h - tracer --sample-bytes N in the allocator probes (bpf/alloc.bpf.c): which
+ * outermost calls become records. The arithmetic is bpf/sampling.h's, shared with userspace.
+ *
+ * Exact mode (sample_bytes == 0, the default): every call is a record, no map is touched.
+ *
+ * Sampled mode: a new block of s bytes is sampled with probability p(s) = 1 - exp(-s/N),
+ * decided at the ENTRY of the call (the size is an argument), so an unsampled call does no
+ * return work and sends nothing. A sampled block's address is kept in `sampled_blocks` from
+ * its allocation record to its free; a free sends a record only for an address found there.
+ *   malloc, calloc, memalign, posix_memalign, new, __rust_alloc..  decided by their size
+ *   free, delete, __rust_dealloc                                 a record iff p is sampled
+ *   realloc(p, n) (reallocarray, __rust_realloc)  the old block is freed and a new one of n
+ *       bytes decided afresh, as heapprofd and tcmalloc do, and charged to the realloc's
+ *       own call site (not to p's, as DHAT's exact rule does: p's site is not known when
+ *       p was not sampled). Records: both sampled EV_REALLOC (the collector splits it into
+ *       a free and a new block), only p EV_FREE(p), only the new one EV_ALLOC(fn REALLOC),
+ *       neither nothing. realloc(p, 0): EV_FREE(p) iff p is sampled.
+ *   strdup, getline, asprintf...  the helper's net effect (alloc.bpf.c) is known only at
+ *       its return: each block born in it is decided there by its size, each block it
+ *       resized or freed is handled as realloc and free above. Helpers pay their return.
+ * The decision is the entry's; the map is updated when the record is sent (the return), so
+ * a failed realloc leaves p sampled. Keys are (process, address). A full map (sample_counters.overflow)
+ * drops the block's record (the block is then unsampled, never a leak): the count is reported as a
+ * loss.
+ */
+#ifndef TRACER_SAMPLING_BPF_H
+#define TRACER_SAMPLING_BPF_H
+
+#include "sampling.h"
+
+/* Mean bytes between samples (tracer --sample-bytes), 0 = exact. Set by the loader.
+ * tests/sampling_test.c compiles this header on the host, with a variable it sets. */
+#ifndef SAMPLING_HOST_TEST
+const volatile __u64 sample_bytes = 0;
+#endif
+
+/* call_state.sampled, decided at the outermost entry. */
+#define SAMPLE_NEW    0x1 /* the new block (if any) is sampled */
+#define SAMPLE_OLD    0x2 /* the block given (realloc, free, delete) is a sampled one */
+#define SAMPLE_HELPER 0x4 /* a libc helper: decided block by block at its return */
+#define SAMPLE_ALL    (SAMPLE_NEW | SAMPLE_OLD | SAMPLE_HELPER) /* exact mode */
+
+/* Read by userspace (loader__sample_counters) like `counters`. */
+struct sample_counters sample_counters = {};
+
+/*
+ * Sampled live blocks ((process, address) -> 1: a forked child has its parent's addresses,
+ * and must neither find nor remove the parent's blocks). A sampled run keeps about
+ * live_bytes / N entries (1 GiB live at N = 4 KiB: 256k); memory grows with the entries (no
+ * preallocation). A process that exits with sampled blocks live leaves their entries.
+ */
+#define SAMPLED_BLOCKS_MAX (1u << 20)
+
+struct sampled_key {
+	__u64 addr;
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SAMPLED_BLOCKS_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct sampled_key);
+	__type(value, __u8);
+} sampled_blocks SEC(".maps");
+
+static __always_inline struct sampled_key sample__key(__u64 addr)
+{
+	return (struct sampled_key){.addr = addr,
+				    .tgid = (__u32)(bpf_get_current_pid_tgid() >> 32)};
+}
+
+/* Whether a new block of size bytes is sampled: a draw against p(size). */
+static __always_inline bool sample__draw(__u64 size)
+{
+	return (__u64)bpf_get_prandom_u32() < sample__threshold(size, sample_bytes);
+}
+
+static __always_inline bool sample__known(__u64 addr)
+{
+	struct sampled_key k = sample__key(addr);
+
+	return addr && bpf_map_lookup_elem(&sampled_blocks, &k);
+}
+
+/* A sampled block's record is about to be sent: remember it. False (record dropped, the
+ * block stays unsampled) when the map is full. */
+static __always_inline bool sample__track(__u64 addr)
+{
+	struct sampled_key k = sample__key(addr);
+	__u8 one = 1;
+
+	if (!sample_bytes)
+		return true;
+	if (bpf_map_update_elem(&sampled_blocks, &k, &one, BPF_ANY)) {
+		__sync_fetch_and_add(&sample_counters.overflow, 1);
+		return false;
+	}
+	__sync_fetch_and_add(&sample_counters.sampled, 1);
+	return true;
+}
+
+/* A block is freed: whether its free is a record (exact mode, or it was sampled). */
+static __always_inline bool sample__untrack(__u64 addr)
+{
+	struct sampled_key k = sample__key(addr);
+
+	if (!sample_bytes)
+		return true;
+	/* Most frees are of unsampled blocks: a lookup takes no bucket lock, a delete does. */
+	if (!bpf_map_lookup_elem(&sampled_blocks, &k))
+		return false;
+	return !bpf_map_delete_elem(&sampled_blocks, &k);
+}
+
+/*
+ * Hook of the outermost entry: the SAMPLE_* decision for fn(a0, a1, a2) (arguments as
+ * alloc.bpf.c reads them: realloc's new size in a1). 0: nothing to send, skip the return.
+ */
+static __always_inline __u32 sample__entry(__u32 fn, __u64 a0, __u64 a1, __u64 a2)
+{
+	__u64 size;
+	__u32 d = 0;
+
+	if (!sample_bytes)
+		return SAMPLE_ALL;
+	if (FN_IS_CXX_DELETE(fn) || fn == FN_RUST_DEALLOC)
+		return sample__known(a0) ? SAMPLE_OLD : 0;
+	switch (fn) {
+	case FN_CALLOC:
+		size = a0 * a1;
+		break;
+	case FN_MEMALIGN:
+	case FN_ALIGNED_ALLOC:
+		size = a1;
+		break;
+	case FN_POSIX_MEMALIGN:
+		size = a2;
+		break;
+	case FN_REALLOC:
+	case FN_RUST_REALLOC:
+	case FN_REALLOCARRAY:
+		size = fn == FN_REALLOCARRAY ? a1 * a2 : a1;
+		if (sample__known(a0))
+			d |= SAMPLE_OLD;
+		if (a0 && !size) /* realloc(p, 0): a free */
+			return d;
+		break;
+	case FN_MALLOC:
+	case FN_VALLOC:
+	case FN_PVALLOC:
+	case FN_RUST_ALLOC:
+	case FN_RUST_ALLOC_ZEROED:
+		size = a0;
+		break;
+	default:
+		if (FN_IS_CXX_NEW(fn)) {
+			size = a0;
+			break;
+		}
+		return SAMPLE_HELPER; /* strdup, getline...: sizes known at the return */
+	}
+	if (sample__draw(size))
+		d |= SAMPLE_NEW;
+	if (!d)
+		__sync_fetch_and_add(&sample_counters.skipped, 1);
+	return d;
+}
+
+/*
+ * Hook of the outermost primitive's return: the record to send for a call decided `d` that
+ * changed old -> addr (old 0: a new block; addr 0: old freed), or 0 for none. Updates the map.
+ */
+static __always_inline __u32 sample__record(__u32 d, __u64 old, __u64 addr)
+{
+	bool was = (d & SAMPLE_OLD) && old, now = (d & SAMPLE_NEW) && addr;
+
+	if (!sample_bytes)
+		return !addr ? EV_FREE : old ? EV_REALLOC : EV_ALLOC;
+	if (was)
+		sample__untrack(old);
+	if (now && !sample__track(addr))
+		now = false;
+	if (was)
+		return now ? EV_REALLOC : EV_FREE;
+	return now ? EV_ALLOC : 0;
+}
+
+/*
+ * Hook of a helper's net-effect table (alloc.bpf.c, net_emit) in sampled mode: one entry
+ * (kind, orig -> addr, size) becomes what its record must be, by the rules above.
+ * Returns the new kind: NET_EMPTY (nothing), NET_BORN, NET_RESIZED or NET_FREED.
+ */
+static __always_inline __u32 sample__net(__u32 kind, __u64 orig, __u64 addr, __u64 size)
+{
+	__u32 d = 0, ev;
+
+	if (!sample_bytes || kind == NET_EMPTY)
+		return kind;
+	if (kind != NET_BORN && sample__known(orig))
+		d |= SAMPLE_OLD;
+	if (kind != NET_FREED && sample__draw(size))
+		d |= SAMPLE_NEW;
+	ev = sample__record(d, kind == NET_BORN ? 0 : orig, kind == NET_FREED ? 0 : addr);
+	return ev == EV_REALLOC ? NET_RESIZED
+	       : ev == EV_FREE	? NET_FREED
+	       : ev == EV_ALLOC ? NET_BORN
+				: NET_EMPTY;
+}
+
+#endif

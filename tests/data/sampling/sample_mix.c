@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A program whose heap figures are known exactly, for tests/sampling_e2e_test.c: ROUNDS
+ * times, one block of each size in SIZES from its own function (its own program point),
+ * then the 200-byte block grown to 400 bytes by realloc; every LEAK_EVERY-th round's
+ * blocks stay live to the end, all others are freed. No stdio: nothing else allocates.
+ * The constants are repeated in the test (sampling_e2e_test.c, MIX_*).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#define ROUNDS	   20000
+#define LEAK_EVERY 100
+
+/* One function per size: each is a program point of its own. */
+#define ALLOC_FN(n)                                                                                \
+	__attribute__((noinline)) static char *alloc_##n(void)                                     \
+	{                                                                                          \
+		return malloc(n);                                                                  \
+	}
+ALLOC_FN(24)
+ALLOC_FN(200)
+ALLOC_FN(1500)
+ALLOC_FN(9000)
+ALLOC_FN(70000)
+
+__attribute__((noinline)) static char *grow_400(char *p)
+{
+	return realloc(p, 400);
+}
+
+int main(void)
+{
+	for (int r = 0; r < ROUNDS; r++) {
+		char *b[5] = {alloc_24(), alloc_200(), alloc_1500(), alloc_9000(), alloc_70000()};
+
+		b[1] = grow_400(b[1]);
+		for (int i = 0; i < 5; i++) {
+			if (!b[i])
+				return 1;
+			b[i][0] = (char)r; /* touched: not optimized away */
+		}
+		if (r % LEAK_EVERY == 0)
+			continue;
+		for (int i = 0; i < 5; i++)
+			free(b[i]);
+	}
+	return 0;
+}

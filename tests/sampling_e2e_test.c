@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * End-to-end (root + BTF, label bpf): --sample-bytes on a program whose heap figures are
+ * known exactly (tests/data/sampling/sample_mix.c). The exact trace must give exactly those
+ * figures; the sampled trace's estimates must land within 6 standard deviations of them
+ * (the Horvitz-Thompson variance of Poisson sampling by bytes, plus the integer weights'
+ * rounding), a window that never flakes yet excludes unweighted figures by far. Also: the
+ * file says it is sampled, the closing summary says so, unsampled frees send nothing, and
+ * a sampled realloc is charged to its own call site.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dhat_reader.h"
+#include "e2e_util.h"
+#include "test_timeout.h"
+#include "test_util.h"
+
+/* sample_mix.c's constants. */
+#define MIX_ROUNDS     20000
+#define MIX_LEAK_EVERY 100
+#define MIX_N	       4096 /* --sample-bytes of the sampled run */
+static const struct {
+	const char *fn; /* the site's function */
+	double size;
+} MIX[] = {{"alloc_24", 24},	 {"alloc_200", 200},	 {"alloc_1500", 1500},
+	   {"alloc_9000", 9000}, {"alloc_70000", 70000}, {"grow_400", 400}};
+#define MIX_CNT (sizeof(MIX) / sizeof(MIX[0]))
+
+/* Every block of the run, exact figures and the variances of their estimates. */
+struct expect {
+	double bytes, blocks, end_bytes;
+	double var_bytes, var_blocks, var_end;
+};
+
+static double p_of(double s)
+{
+	return -expm1(-s / MIX_N);
+}
+
+static struct expect expected(void)
+{
+	struct expect e = {0};
+	const double leaked = MIX_ROUNDS / MIX_LEAK_EVERY;
+
+	for (size_t i = 0; i < MIX_CNT; i++) {
+		double s = MIX[i].size, p = p_of(s), v = (1 - p) / p;
+
+		e.bytes += MIX_ROUNDS * s;
+		e.blocks += MIX_ROUNDS;
+		e.var_bytes += MIX_ROUNDS * s * s * v;
+		/* Each sampled block's weight is 1/p rounded up or down at random: <= 1/4 more
+		 * variance per sampled block (MIX_ROUNDS * p of them). */
+		e.var_blocks += MIX_ROUNDS * (v + p / 4);
+		if (strcmp(MIX[i].fn, "alloc_200")) { /* grown to 400: not live at the end */
+			e.end_bytes += leaked * s;
+			e.var_end += leaked * s * s * v;
+		}
+	}
+	return e;
+}
+
+/* Σtb and Σtbk of the sites whose first frame names fn. */
+static void site_of(const struct dhat_profile *p, const char *fn, double *bytes)
+{
+	struct site_total *s;
+	size_t n = e2e_sites(p, &s);
+	size_t len = strlen(fn);
+
+	*bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(s[i].site, fn, len) && (s[i].site[len] == ' ' || !s[i].site[len]))
+			*bytes += (double)s[i].bytes;
+	e2e_sites_free(s, n);
+}
+
+static struct dhat_profile *trace(const char *dir, const char *name, const char *opts,
+				  char **summary)
+{
+	char cmd[2048], path[1024], sum[1024], err[512];
+	struct dhat_profile *p;
+
+	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+	snprintf(sum, sizeof(sum), "%s/%s.summary", dir, name);
+	snprintf(cmd, sizeof(cmd), "%s %s -o %s --summary %s -- %s", TRACER_BIN, opts, path, sum,
+		 SAMPLE_MIX_BIN);
+	cr_assert_eq(e2e_run(cmd, NULL), 0, "%s", cmd);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	*summary = tu_slurp(sum, NULL);
+	cr_assert_not_null(*summary);
+	return p;
+}
+
+/* Within 6 sigma, plus slack: blocks sure to be sampled (70000 B at 4 KiB) are missed with a
+ * probability of BPF's fixed-point threshold (~1e-6), not libm's (~4e-8), and one miss is one
+ * whole block: the Gaussian bound cannot see that. Two blocks of the size are allowed. */
+#define EXPECT_WITHIN(got, want, var, slack, what)                                                 \
+	cr_expect(fabs((double)(got) - (want)) <= 6 * sqrt(var) + (slack) + 1,                     \
+		  "%s: estimate %.0f, exact %.0f, 6 sigma %.0f", what, (double)(got),              \
+		  (double)(want), 6 * sqrt(var))
+
+/* A sampled run's estimates against the exact figures e (summary: its end-of-trace text). */
+static void check_sampled(const struct expect *ep, struct dhat_profile *s, const char *ssum)
+{
+	struct expect e = *ep;
+	double got, kept_blocks = 0;
+
+	cr_expect_eq(s->sample_bytes, MIX_N);
+	EXPECT_WITHIN(s->total_bytes, e.bytes, e.var_bytes, 2 * 70000, "total bytes");
+	EXPECT_WITHIN(s->total_blocks, e.blocks, e.var_blocks, 2, "total blocks");
+	EXPECT_WITHIN(s->end_bytes, e.end_bytes, e.var_end, 2 * 70000, "end bytes");
+	for (size_t i = 0; i < MIX_CNT; i++) {
+		double sz = MIX[i].size, p = p_of(sz);
+
+		site_of(s, MIX[i].fn, &got);
+		/* Sampled: a realloc is a new block at its own site (grow_400). */
+		EXPECT_WITHIN(got, MIX_ROUNDS * sz, MIX_ROUNDS * sz * sz * (1 - p) / p, 2 * sz,
+			      MIX[i].fn);
+		kept_blocks += MIX_ROUNDS * p;
+	}
+	/* Unweighted, the records would count about kept_blocks blocks: far outside. */
+	cr_expect_gt(fabs(kept_blocks - e.blocks), 20 * sqrt(e.var_blocks));
+	/* Frees of unsampled blocks send nothing, so none is unknown. */
+	cr_expect_eq(s->lost.n[DHAT_LOST_UNKNOWN_FREES], 0);
+	cr_expect_eq(s->lost.n[DHAT_LOST_SAMPLE_OVERFLOW], 0);
+	cr_expect(strstr(ssum, "estimates: sampled every 4 KiB on average (--sample-bytes 4096)"),
+		  "%s", ssum);
+	cr_expect(strstr(ssum, ", 0 sampled blocks dropped"), "%s", ssum);
+}
+
+Test(sampling_e2e, estimates_land_within_six_sigma, .timeout = TEST_TIMEOUT(300))
+{
+	struct expect e = expected();
+	struct dhat_profile *x, *s;
+	char *dir, *xsum, *ssum;
+	double got;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("sampling");
+
+	/* Exact mode: the known figures, to the byte (nothing else in the program allocates). */
+	x = trace(dir, "exact", "", &xsum);
+	cr_expect_eq(x->sample_bytes, 0);
+	cr_expect_eq((double)x->total_bytes, e.bytes, "exact bytes %llu",
+		     (unsigned long long)x->total_bytes);
+	cr_expect_eq((double)x->total_blocks, e.blocks);
+	cr_expect_eq((double)x->end_bytes, e.end_bytes);
+	site_of(x, "alloc_200", &got); /* exact mode: DHAT's rule, realloc charged to p's PP */
+	cr_expect_eq(got, MIX_ROUNDS * 600.0);
+	cr_expect_null(strstr(xsum, "estimates"), "%s", xsum);
+
+	/* Sampled: estimates, on the inherited probes (followed) and on session uprobes
+	 * (--no-follow), where an unsampled malloc's return trap is skipped. */
+	s = trace(dir, "sampled", "--sample-bytes 4K", &ssum);
+	check_sampled(&e, s, ssum);
+	free(ssum);
+	dhat_profile__free(s);
+	s = trace(dir, "sampled-nf", "--sample-bytes 4K --no-follow", &ssum);
+	check_sampled(&e, s, ssum);
+
+	free(xsum);
+	free(ssum);
+	dhat_profile__free(x);
+	dhat_profile__free(s);
+	free(dir);
+}

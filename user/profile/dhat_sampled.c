@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The "sampled" object of a DHAT file: see dhat_sampled.h. */
+#include "dhat_sampled.h"
+
+void dhat_sampled__write(FILE *f, uint64_t n)
+{
+	if (n)
+		fprintf(f, ",\"" DHAT_SAMPLED_KEY "\":{\"" DHAT_SAMPLED_MEAN "\":%llu}\n",
+			(unsigned long long)n);
+}
+
+void dhat_sampled__label(uint64_t n, char *buf, size_t sz)
+{
+	static const char *const UNIT[] = {"bytes", "KiB", "MiB"};
+	uint64_t v = n;
+	int u = 0;
+
+	if (!sz)
+		return;
+	buf[0] = '\0';
+	if (!n)
+		return;
+	while (u < 2 && v >= 1024 && !(v % 1024)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, sz, "estimates: sampled every %llu %s on average (--sample-bytes %llu)",
+		 (unsigned long long)v, UNIT[u], (unsigned long long)n);
+}
