@@ -89,7 +89,7 @@ static int row_stack(struct export_stacks *s, const struct diff_row *r, bool loc
 		free(name);
 		if (k < 0)
 			return -ENOMEM;
-		st->names[i] = s->names->strs[k];
+		st->ids[i] = (uint32_t)k;
 		f += n + (f[n] != '\0');
 	}
 	return 0;
@@ -121,7 +121,7 @@ static int diff_stacks(const struct diff *d, enum diff_metric m, struct export_s
 		s->total2 += st->w2;
 		if (!st->w && !st->w2)
 			continue;
-		st->names = s->pool + used;
+		st->ids = s->pool + used;
 		err = row_stack(s, r, d->match == DIFF_MATCH_LINE, st);
 		if (err)
 			goto cleanup;
@@ -149,7 +149,7 @@ int export__diff_svg(const struct diff *d, enum diff_metric m, FILE *out)
 
 	err = diff_stacks(d, m, &s);
 	if (!err)
-		err = flame__layout(s, &nodes, &cnt, &depth);
+		err = flame__layout(s, false, &nodes, &cnt, &depth);
 	if (err)
 		goto cleanup;
 	for (size_t i = 1; i < cnt; i++)

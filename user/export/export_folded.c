@@ -35,7 +35,7 @@ int export__folded_opts(const struct dhat_profile *p, FILE *out, const struct ex
 		for (size_t j = 0; j < st->cnt; j++) {
 			if (j)
 				fputc(';', out);
-			fputs(st->names[j], out);
+			fputs(export_stack__name(s, st, j), out);
 		}
 		fprintf(out, " %" PRIu64 "\n", st->w);
 	}

@@ -47,9 +47,11 @@ enum export_module {
 	EXPORT_MOD_CNT,
 };
 
-/* A collapsed stack: interned names, outermost first, with its summed weights. */
+/* A collapsed stack: interned names, outermost first, with its summed weights. There is one
+ * per PP at once, so a name is a 32-bit index into the set's name table (export_stack__name),
+ * not a pointer. */
 struct export_stack {
-	const char **names; /* borrowed from the set's name table */
+	uint32_t *ids;	     /* names[ids[j]] of the set's name table, j < cnt */
 	const uint8_t *mods; /* enum export_module of each name (the first PP's frame) */
 	size_t cnt;
 	uint64_t w;  /* the chosen weight */
@@ -62,9 +64,16 @@ struct export_stacks {
 	uint64_t total, total2;	  /* Σw, Σw2 over every PP (zero-weight ones included) */
 	const char *unit, *unit2; /* e.g. "bytes", "blocks" (the profile's bsu/bksu if set) */
 	struct strtab *names;
-	const char **pool; /* backing store of every names array */
+	uint32_t *pool;	   /* backing store of every ids array */
 	uint8_t *mod_pool; /* backing store of every mods array */
 };
+
+/* Name j (outermost first) of stack st of s. */
+static inline const char *export_stack__name(const struct export_stacks *s,
+					     const struct export_stack *st, size_t j)
+{
+	return s->names->strs[st->ids[j]];
+}
 
 /* Collapse p's PPs under opts (weight, location, plumbing; NULL: the defaults). Zero-weight
  * stacks are dropped. Returns 0, -EINVAL or -ENOMEM; on success *out is freed with
@@ -121,8 +130,10 @@ struct flame_style {
 };
 
 /* The frame spans of s, "all" first, in flamegraph.pl's flow order: (*nodes)[0..*cnt), the
- * deepest stack in *max_depth. Returns 0 or -ENOMEM; *nodes is freed by the caller. */
-int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size_t *cnt,
+ * deepest stack in *max_depth. With prune, only the frames flame__write draws (at least
+ * MIN_W px wide) are kept: memory for what is drawn, not for every frame of every stack.
+ * Returns 0 or -ENOMEM; *nodes is freed by the caller. */
+int flame__layout(const struct export_stacks *s, bool prune, struct flame_node **nodes, size_t *cnt,
 		  size_t *max_depth);
 
 /* The self-contained interactive SVG of a layout (see export__flamegraph_svg). Returns 0

@@ -139,44 +139,80 @@ static void put_label(FILE *out, const char *name, double w)
 	free(stripped);
 }
 
-int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size_t *cnt,
+/* Whether flame__write leaves nd out: narrower than MIN_W px at scale. */
+static bool too_narrow(const struct flame_node *nd, double scale)
+{
+	return (double)(nd->end - nd->start) * scale < MIN_W;
+}
+
+/* Scale of the weight axis, px per unit. */
+static double axis_scale(const struct export_stacks *s)
+{
+	return s->total ? (double)(IMG_W - 2 * XPAD) / (double)s->total : 0;
+}
+
+/* Room for node n in *v (of *cap). */
+static int nodes_grow(struct flame_node **v, size_t *cap, size_t n)
+{
+	struct flame_node *nv;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 1024;
+	nv = realloc(*v, c * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+int flame__layout(const struct export_stacks *s, bool prune, struct flame_node **nodes, size_t *cnt,
 		  size_t *max_depth)
 {
-	size_t frames = 1, n = 0, depth = 0, *open = NULL;
+	size_t n = 0, cap = 0, depth = 0, *open = NULL;
 	const struct export_stack *prev = NULL;
 	struct flame_node *v = NULL;
+	double scale = axis_scale(s);
 	uint64_t x = 0;
 	int err;
 
-	for (size_t i = 0; i < s->cnt; i++) {
-		frames += s->v[i].cnt;
+	for (size_t i = 0; i < s->cnt; i++)
 		if (s->v[i].cnt > depth)
 			depth = s->v[i].cnt;
-	}
-	v = calloc(frames, sizeof(*v));
 	open = calloc(depth + 1, sizeof(*open));
-	if (!v || !open) {
+	if (!open || (err = nodes_grow(&v, &cap, 0))) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	v[n++] = (struct flame_node){.name = "all", .mod = EXPORT_MOD_UNKNOWN, .w2 = s->total2};
 	open[0] = 0;
-	for (size_t i = 0; i < s->cnt; i++) {
-		const struct export_stack *st = &s->v[i];
+	for (size_t i = 0; i <= s->cnt; i++) {
+		const struct export_stack *st = i < s->cnt ? &s->v[i] : NULL;
 		size_t common = 0;
 
-		while (prev && common < prev->cnt && common < st->cnt &&
-		       prev->names[common] == st->names[common])
+		while (prev && st && common < prev->cnt && common < st->cnt &&
+		       prev->ids[common] == st->ids[common])
 			common++;
-		/* Close the previous stack's frames beyond the shared path... */
-		for (size_t d = prev ? prev->cnt : 0; d > common; d--)
+		/* Close the previous stack's frames beyond the shared path, deepest first. A
+		 * frame too narrow to be drawn goes, and with it the frames above it, all
+		 * narrower and all after it: the array only holds what will be drawn. */
+		for (size_t d = prev ? prev->cnt : 0; d > common; d--) {
 			v[open[d]].end = x;
+			if (prune && too_narrow(&v[open[d]], scale))
+				n = open[d];
+		}
+		if (!st)
+			break;
 		/* ...and open this one's. */
 		for (size_t d = common + 1; d <= st->cnt; d++) {
+			if ((err = nodes_grow(&v, &cap, n)))
+				goto cleanup;
 			open[d] = n;
 			/* Stacks built without modules (the diff's) are drawn as the program's. */
 			v[n++] =
-			    (struct flame_node){.name = st->names[d - 1],
+			    (struct flame_node){.name = export_stack__name(s, st, d - 1),
 						.mod = st->mods ? st->mods[d - 1] : EXPORT_MOD_EXE,
 						.depth = d,
 						.start = x};
@@ -186,8 +222,6 @@ int flame__layout(const struct export_stacks *s, struct flame_node **nodes, size
 		x += st->w;
 		prev = st;
 	}
-	for (size_t d = prev ? prev->cnt : 0; d > 0; d--)
-		v[open[d]].end = x;
 	v[0].end = x;
 	*nodes = v;
 	*cnt = n;
@@ -429,7 +463,7 @@ int flame__write(FILE *out, const struct export_stacks *s, const struct flame_no
 		    (st->module_legend ? 1 : 0);
 	int pad_top = PAD_TOP + extra * LINE_H;
 	int img_h = pad_top + PAD_BOTTOM + (int)(depth + 1) * FRAME_H;
-	double scale = s->total ? (double)(IMG_W - 2 * XPAD) / (double)s->total : 0;
+	double scale = axis_scale(s);
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	fprintf(out,
@@ -496,7 +530,7 @@ int flame__write(FILE *out, const struct export_stacks *s, const struct flame_no
 
 	fputs("<g id=\"frames\">\n", out);
 	for (size_t i = 0; i < cnt; i++) {
-		if (i && (double)(nodes[i].end - nodes[i].start) * scale < MIN_W)
+		if (i && too_narrow(&nodes[i], scale))
 			continue;
 		put_frame(out, s, &nodes[i], scale, img_h, st);
 	}
@@ -518,7 +552,7 @@ int export__flamegraph_svg_opts(const struct dhat_profile *p, FILE *out,
 	err = export_stacks__build_opts(p, &o, &s);
 	if (err)
 		goto cleanup;
-	err = flame__layout(s, &nodes, &cnt, &depth);
+	err = flame__layout(s, true, &nodes, &cnt, &depth);
 	if (err)
 		goto cleanup;
 	if (!o.title) {

@@ -273,26 +273,28 @@ static void pp_weights(const struct dhat_pp *pp, enum export_weight w, uint64_t 
 	}
 }
 
-static int cmp_stack(const void *x, const void *y)
+/* Frame by frame by name text; ctx: the set. */
+static int cmp_stack(const void *x, const void *y, void *ctx)
 {
 	const struct export_stack *a = x, *b = y;
+	char *const *strs = ((const struct export_stacks *)ctx)->names->strs;
 
 	for (size_t i = 0; i < a->cnt && i < b->cnt; i++) {
-		/* Interned: equal names are the same pointer. */
-		if (a->names[i] != b->names[i])
-			return strcmp(a->names[i], b->names[i]);
+		/* Interned: equal names are the same index. */
+		if (a->ids[i] != b->ids[i])
+			return strcmp(strs[a->ids[i]], strs[b->ids[i]]);
 	}
 	return a->cnt < b->cnt ? -1 : a->cnt > b->cnt;
 }
 
 static bool same_stack(const struct export_stack *a, const struct export_stack *b)
 {
-	return a->cnt == b->cnt && !memcmp(a->names, b->names, a->cnt * sizeof(*a->names));
+	return a->cnt == b->cnt && !memcmp(a->ids, b->ids, a->cnt * sizeof(*a->ids));
 }
 
 void export_stacks__merge(struct export_stacks *s, size_t n)
 {
-	qsort(s->v, n, sizeof(*s->v), cmp_stack);
+	qsort_r(s->v, n, sizeof(*s->v), cmp_stack, s);
 	/* Merge runs of identical stacks: PPs differing only in addresses or lines. */
 	s->cnt = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -316,26 +318,25 @@ void export_stacks__free(struct export_stacks *s)
 	free(s);
 }
 
-/* Interned display name of frame index fi, computed once per index. */
-static const char *frame_name(const struct dhat_profile *p, struct strtab *t,
-			      const char **cache, uint32_t fi, bool location)
+/* Index in t of the interned display name of frame index fi, computed once per index
+ * (cache[fi]: that index + 1, 0 until then). -ENOMEM on failure. */
+static int64_t frame_name(const struct dhat_profile *p, struct strtab *t, uint32_t *cache,
+			  uint32_t fi, bool location)
 {
 	const char *text = dhat_profile__frame(p, fi);
 	char *name;
 	int64_t k;
 
 	if (fi < p->ftbl_cnt && cache[fi])
-		return cache[fi];
+		return cache[fi] - 1;
 	name = export_frame__name(text, location);
 	if (!name)
-		return NULL;
+		return -ENOMEM;
 	k = strtab__intern(t, name, strlen(name));
 	free(name);
-	if (k < 0)
-		return NULL;
-	if (fi < p->ftbl_cnt)
-		cache[fi] = t->strs[k];
-	return t->strs[k];
+	if (k >= 0 && fi < p->ftbl_cnt)
+		cache[fi] = (uint32_t)k + 1;
+	return k;
 }
 
 int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
@@ -353,7 +354,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	bool location = opts && opts->location, *plumbing = NULL;
 	uint8_t *mods = NULL;
 	struct export_stacks *s = NULL;
-	const char **cache = NULL, *unknown;
+	uint32_t *cache = NULL, unknown;
 	size_t frames = 0, n = 0, used = 0;
 	int64_t k;
 	int err;
@@ -385,7 +386,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	unknown = s->names->strs[k];
+	unknown = (uint32_t)k;
 
 	for (size_t i = 0; i < p->pp_cnt; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
@@ -398,24 +399,24 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 		s->total2 += v2;
 		if (!v)
 			continue;
-		st->names = s->pool + used;
+		st->ids = s->pool + used;
 		st->mods = s->mod_pool + used;
 		st->w = v;
 		st->w2 = v2;
 		if (!pp->fs_cnt) {
-			st->names[0] = unknown;
+			st->ids[0] = unknown;
 			s->mod_pool[used] = EXPORT_MOD_UNKNOWN;
 			st->cnt = 1;
 		}
 		/* fs is innermost first; folded stacks are outermost first. */
 		for (size_t j = cut; j < pp->fs_cnt; j++) {
-			const char *name = frame_name(p, s->names, cache, pp->fs[j], location);
+			int64_t name = frame_name(p, s->names, cache, pp->fs[j], location);
 
-			if (!name) {
+			if (name < 0) {
 				err = -ENOMEM;
 				goto cleanup;
 			}
-			st->names[pp->fs_cnt - 1 - j] = name;
+			st->ids[pp->fs_cnt - 1 - j] = (uint32_t)name;
 			s->mod_pool[used + pp->fs_cnt - 1 - j] =
 			    pp->fs[j] < p->ftbl_cnt ? mods[pp->fs[j]] : EXPORT_MOD_UNKNOWN;
 			st->cnt++;

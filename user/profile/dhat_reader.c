@@ -5,8 +5,9 @@
  * Streaming. The text passes once through a 256 KiB window (zlib's gzread for a file, plain
  * or gzip; the caller's buffer for dhat_profile__parse) and a small hand-written JSON parser
  * that converts every value straight into the final structs. Neither the whole text nor a
- * JSON tree is held at any time, so peak memory is the profile itself (about half the size
- * of a typical file) instead of text + tree + structs (8x the file size with cJSON).
+ * JSON tree is held at any time, so peak memory is the profile itself (0.8-0.9x a file of
+ * 10-30-frame stacks, docs/BENCHMARKS.md) instead of text + tree + structs (8x the file size
+ * with cJSON).
  *
  * Grammar (RFC 8259), as the parse functions below implement it:
  *
@@ -17,11 +18,18 @@
  *
  * Two kinds of error, reported the way dh_view would meet them:
  *   - syntax errors (what JSON.parse rejects) stop the parse at once, with line:column;
- *   - content errors (types, missing fields, ranges, repeated fs) are remembered, the first
- *     of each kind, and reported after the whole text has parsed, in the viewer's order
- *     (required keys, version, header fields, ftbl, then PPs by index), so that a file gets
- *     the same complaint whatever its key order. pps may come before ftbl and before bklt,
- *     hence the deferral.
+ *   - content errors (types, missing fields, ranges) are remembered, the first of each
+ *     kind, and reported after the whole text has parsed, in the viewer's order (required
+ *     keys, version, header fields, ftbl, then PPs by index), so that a file gets the same
+ *     complaint whatever its key order. pps may come before ftbl and before bklt, hence the
+ *     deferral.
+ *   - a repeated location (a PP whose fs equals an earlier PP's) stops the parse at once:
+ *     it needs neither ftbl nor the header, and a file made of them (a writer looping) is
+ *     better refused at its first one than after gigabytes.
+ *
+ * Memory: PPs go into one array, their fs into one pool and the ftbl strings into another
+ * (pointers into a pool are re-based when it moves), the duplicate table holds 32-bit PP
+ * numbers: no per-PP or per-frame allocation and its overhead.
  * Messages are "NAME:LINE:COL: problem" (byte columns, counted after a UTF-8 BOM), or
  * "NAME: problem" when there is no position (an empty file, an unreadable one).
  */
@@ -124,11 +132,18 @@ struct ps {
 	size_t errsz;
 	struct src s;
 	struct dhat_profile *p;
-	/* growable scratch: the last string read, and the fs being read */
+	/* growable scratch: the last string read */
 	char *sb;
 	size_t sb_len, sb_cap;
-	uint32_t *fsb;
-	size_t fsb_cap;
+	/* the pools behind p->pps[].fs and p->ftbl[] (handed to p at the end); the fs being read
+	 * is appended after fs_used and kept by moving fs_used */
+	uint32_t *fs_pool;
+	size_t fs_used, fs_cap;
+	char *str_pool;
+	size_t str_used, str_cap;
+	/* open-addressing set of kept PPs by fs (PP number + 1; 0 empty), load <= 1/2 */
+	uint32_t *dup;
+	size_t dup_cap;
 	/* what the content checks need */
 	struct tinfo top[K_CNT];
 	enum jt top_type; /* type of the top-level value */
@@ -656,24 +671,40 @@ static int skip_composite(struct ps *ps, int depth)
 
 /* ---- the DHAT structure --------------------------------------------------------------- */
 
+/* Point the kept PPs' fs into the pool again after it moved (their slices are in PP order). */
+static void rebase_fs(struct ps *ps)
+{
+	struct dhat_profile *p = ps->p;
+	size_t off = 0;
+
+	for (size_t k = 0; k < p->pp_cnt; k++) {
+		p->pps[k].fs = ps->fs_pool + off;
+		off += p->pps[k].fs_cnt;
+	}
+}
+
+/* Element i of the fs being read, after the kept ones in the pool. */
 static int fs_put(struct ps *ps, size_t i, uint32_t v)
 {
-	if (i >= ps->fsb_cap) {
-		size_t cap = ps->fsb_cap ? ps->fsb_cap * 2 : 64;
-		uint32_t *nb = realloc(ps->fsb, cap * sizeof(*nb));
+	size_t at = ps->fs_used + i;
+
+	if (at >= ps->fs_cap) {
+		size_t cap = ps->fs_cap ? ps->fs_cap * 2 : 1024;
+		uint32_t *nb = realloc(ps->fs_pool, cap * sizeof(*nb));
 
 		if (!nb)
 			return nomem(ps);
-		ps->fsb = nb;
-		ps->fsb_cap = cap;
+		ps->fs_pool = nb;
+		ps->fs_cap = cap;
+		rebase_fs(ps);
 	}
-	ps->fsb[i] = v;
+	ps->fs_pool[at] = v;
 	return 0;
 }
 
-/* fs := '[' index { ',' index } ']'  -- into ps->fsb. A content problem goes to ps->pp_err
- * and sets *bad; the array is still read to its end. */
-static int parse_fs(struct ps *ps, size_t k, size_t *cnt, bool *bad)
+/* fs := '[' index { ',' index } ']'  -- after the kept fs in ps->fs_pool. A content problem
+ * goes to ps->pp_err and sets *bad; the array is still read to its end. */
+static int parse_fs(struct ps *ps, size_t k, uint32_t *cnt, bool *bad)
 {
 	bool first = true, more;
 	struct jv v;
@@ -700,11 +731,14 @@ static int parse_fs(struct ps *ps, size_t k, size_t *cnt, bool *bad)
 			      "pps[%zu]: fs[%zu] = %llu is out of range", k, i,
 			      (unsigned long long)v.u);
 			*bad = true;
+		} else if (i >= UINT32_MAX) {
+			defer(&ps->pp_err, k, &v.at, false, "pps[%zu]: fs has too many frames", k);
+			*bad = true;
 		} else if ((err = fs_put(ps, i, (uint32_t)v.u))) {
 			return err;
 		}
 	}
-	*cnt = i;
+	*cnt = (uint32_t)i;
 	return 0;
 }
 
@@ -765,6 +799,84 @@ static int pps_grow(struct ps *ps, size_t k)
 		return nomem(ps);
 	ps->meta = nm;
 	ps->pp_cap = cap;
+	return 0;
+}
+
+/* The first field a PP with keys have lacks, or -1. The bklt/bkacc fields count once that
+ * header key has been read: parse_pp checks with what it knows, check_pp again at the end. */
+static int pp_missing(const struct ps *ps, uint16_t have)
+{
+	uint32_t need = 1u << F_TB | 1u << F_TBK | 1u << F_FS;
+
+	if (ps->p->bklt)
+		need |=
+		    1u << F_MB | 1u << F_MBK | 1u << F_GB | 1u << F_GBK | 1u << F_EB | 1u << F_EBK;
+	if (ps->p->bkacc)
+		need |= 1u << F_RB | 1u << F_WB;
+	for (int f = 0; f < F_CNT; f++)
+		if ((need & (1u << f)) && !(have & (1u << f)))
+			return f;
+	return -1;
+}
+
+static uint64_t hash_fs(const uint32_t *fs, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= fs[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ^ n;
+}
+
+/* The slot of PP k's fs in ps->dup: where an equal fs already is, or the empty slot for it. */
+static size_t dup_slot(const struct ps *ps, const struct dhat_pp *pp)
+{
+	size_t mask = ps->dup_cap - 1, i = hash_fs(pp->fs, pp->fs_cnt) & mask;
+
+	for (; ps->dup[i]; i = (i + 1) & mask) {
+		const struct dhat_pp *o = &ps->p->pps[ps->dup[i] - 1];
+
+		if (o->fs_cnt == pp->fs_cnt &&
+		    (!pp->fs_cnt || !memcmp(o->fs, pp->fs, pp->fs_cnt * sizeof(*pp->fs))))
+			break;
+	}
+	return i;
+}
+
+/* The viewer aborts on two PPs with equal fs ("repeated location"): so do we, as soon as the
+ * second one (the kept PP k) is read. */
+static int check_repeat(struct ps *ps, size_t k)
+{
+	const struct dhat_pp *pp = &ps->p->pps[k];
+	size_t i;
+
+	if (k + 1 >= UINT32_MAX)
+		return fail_at(ps, &ps->meta[k].at, "pps[%zu]: too many program points", k);
+	if ((k + 1) * 2 > ps->dup_cap) {
+		size_t cap = ps->dup_cap ? ps->dup_cap * 2 : 1024;
+		uint32_t *old = ps->dup;
+
+		ps->dup = calloc(cap, sizeof(*ps->dup));
+		if (!ps->dup) {
+			ps->dup = old;
+			return nomem(ps);
+		}
+		ps->dup_cap = cap;
+		for (size_t j = 0; j < k; j++)
+			ps->dup[dup_slot(ps, &ps->p->pps[j])] = (uint32_t)j + 1;
+		free(old);
+	}
+	i = dup_slot(ps, pp);
+	if (ps->dup[i]) {
+		size_t j = ps->dup[i] - 1;
+
+		return fail_at(ps, &ps->meta[k].at,
+			       "pps[%zu]: same \"fs\" as pps[%zu] at line %u (a repeated location)",
+			       k, j, ps->meta[j].at.line);
+	}
+	ps->dup[i] = (uint32_t)k + 1;
 	return 0;
 }
 
@@ -830,22 +942,24 @@ static int parse_pp(struct ps *ps, size_t k)
 			*dst[key] = v.u;
 		}
 	}
+	/* A PP lacking a field is the first bad one now, so that a repeated location after it
+	 * does not stop the parse before the viewer's first complaint. */
+	if (!bad && !ps->pp_err.set && (key = pp_missing(ps, meta.have)) >= 0) {
+		defer(&ps->pp_err, k, &meta.at, false, "pps[%zu]: missing field \"%s\"", k,
+		      PP_KEYS[key]);
+		bad = true;
+	}
 	if (bad || ps->pp_err.set)
 		return 0; /* nothing after the first bad PP is kept */
 	if ((err = pps_grow(ps, k)))
 		goto cleanup;
 	pp.has_tl = meta.have & (1u << F_TL);
-	pp.fs = malloc((pp.fs_cnt ? pp.fs_cnt : 1) * sizeof(*pp.fs));
-	if (!pp.fs) {
-		err = nomem(ps);
-		goto cleanup;
-	}
-	if (pp.fs_cnt)
-		memcpy(pp.fs, ps->fsb, pp.fs_cnt * sizeof(*pp.fs));
+	pp.fs = ps->fs_pool ? ps->fs_pool + ps->fs_used : NULL;
+	ps->fs_used += pp.fs_cnt;
 	p->pps[k] = pp;
 	ps->meta[k] = meta;
 	p->pp_cnt = k + 1;
-	return 0;
+	return check_repeat(ps, k);
 cleanup:
 	return err;
 }
@@ -870,6 +984,35 @@ static int parse_pps(struct ps *ps)
 		if (err)
 			return err;
 	}
+}
+
+/* Append ps->sb to the string pool as p->ftbl[i] (the strings are in ftbl order). */
+static int str_keep(struct ps *ps, size_t i)
+{
+	struct dhat_profile *p = ps->p;
+	size_t n = ps->sb_len + 1;
+
+	if (ps->str_used + n > ps->str_cap) {
+		size_t cap = ps->str_cap ? ps->str_cap : 64 * 1024;
+		char *nb;
+
+		while (cap < ps->str_used + n)
+			cap *= 2;
+		nb = realloc(ps->str_pool, cap);
+		if (!nb)
+			return nomem(ps);
+		ps->str_pool = nb;
+		ps->str_cap = cap;
+		/* re-base the kept strings: they lie end to end, each with its NUL */
+		for (size_t j = 0, off = 0; j < i; j++) {
+			p->ftbl[j] = nb + off;
+			off += strlen(nb + off) + 1;
+		}
+	}
+	p->ftbl[i] = ps->str_pool + ps->str_used;
+	memcpy(p->ftbl[i], ps->sb, n);
+	ps->str_used += n;
+	return 0;
 }
 
 /* ftbl := '[' { string } ']' */
@@ -904,10 +1047,8 @@ static int parse_ftbl(struct ps *ps)
 			p->ftbl = nf;
 			ps->ftbl_cap = cap;
 		}
-		p->ftbl[i] = malloc(ps->sb_len + 1);
-		if (!p->ftbl[i])
-			return nomem(ps);
-		memcpy(p->ftbl[i], ps->sb, ps->sb_len + 1);
+		if ((err = str_keep(ps, i)))
+			return err;
 		p->ftbl_cnt = i + 1;
 	}
 }
@@ -992,34 +1133,6 @@ static int parse_live(struct ps *ps)
 	return err;
 }
 
-/* lost := '{' { key ':' value } '}'  -- our optional object (dhat_lost.h). Lenient, as the
- * viewer ignores it: counts that are not non-negative integers stay 0, other keys and
- * values are skipped (syntax still checked). */
-static int parse_lost(struct ps *ps)
-{
-	struct dhat_profile *p = ps->p;
-	bool first = true, more;
-	struct jv v;
-	int err;
-
-	advance(ps); /* '{' */
-	p->has_lost = true;
-	for (;;) {
-		int k = 0;
-
-		if ((err = next_item(ps, true, &first, &more)))
-			return err;
-		if (!more)
-			return 0;
-		while (k < DHAT_LOST_CNT && strcmp(ps->sb, dhat_lost_keys[k]))
-			k++;
-		if ((err = read_value(ps, &v, 2)))
-			return err;
-		if (k < DHAT_LOST_CNT && v.u64_ok)
-			p->lost.n[k] = v.u;
-	}
-}
-
 /* A member of one of our flat optional objects: its key and value (str: a string's text). */
 typedef void (*member_fn)(void *ctx, const char *key, const struct jv *v, const char *str);
 
@@ -1045,6 +1158,18 @@ static int parse_flat(struct ps *ps, int depth, member_fn fn, void *ctx)
 	}
 }
 
+static void lost_member(void *ctx, const char *key, const struct jv *v, const char *str)
+{
+	struct dhat_lost *l = ctx;
+	int k = 0;
+
+	(void)str;
+	while (k < DHAT_LOST_CNT && strcmp(key, dhat_lost_keys[k]))
+		k++;
+	if (k < DHAT_LOST_CNT && v->u64_ok)
+		l->n[k] = v->u;
+}
+
 static void death_member(void *ctx, const char *key, const struct jv *v, const char *str)
 {
 	dhat_death__set(ctx, key, str, v->u64_ok, v->u);
@@ -1066,6 +1191,20 @@ static void sampled_member(void *ctx, const char *key, const struct jv *v, const
 	(void)str;
 	if (!strcmp(key, DHAT_SAMPLED_MEAN) && v->u64_ok)
 		*(uint64_t *)ctx = v->u;
+}
+
+/* lost := flat  -- our optional object (dhat_lost.h). Lenient, as the viewer ignores it:
+ * counts that are not non-negative integers stay 0, other keys and values are skipped. */
+static int parse_lost(struct ps *ps)
+{
+	ps->p->has_lost = true;
+	return parse_flat(ps, 2, lost_member, &ps->p->lost);
+}
+
+/* sampled := flat  -- our optional object (dhat_sampled.h), as lenient. */
+static int parse_sampled(struct ps *ps)
+{
+	return parse_flat(ps, 2, sampled_member, &ps->p->sample_bytes);
 }
 
 /* death := flat  -- our optional object (dhat_death.h). */
@@ -1200,6 +1339,21 @@ static int keep_str(struct ps *ps, const struct jv *v, struct tinfo *ti, char **
 	return *dst ? 0 : nomem(ps);
 }
 
+/* The top-level keys whose value is parsed as it comes (an array or object of the right
+ * kind); any other value of theirs is typed by parse_member. */
+/* clang-format off */
+static const struct {
+	enum tkey k;
+	char open; /* '[' or '{' */
+	int (*parse)(struct ps *ps);
+} COMPOSITE[] = {
+	{ K_PPS, '[', parse_pps },	{ K_FTBL, '[', parse_ftbl },
+	{ K_LOST, '{', parse_lost },	{ K_DEATH, '{', parse_death },
+	{ K_RSS, '{', parse_rss },	{ K_MAPPINGS, '{', parse_mappings },
+	{ K_SAMPLED, '{', parse_sampled },
+};
+/* clang-format on */
+
 /* One top-level member's value, the key being k. */
 static int parse_member(struct ps *ps, int k)
 {
@@ -1210,20 +1364,9 @@ static int parse_member(struct ps *ps, int k)
 
 	ti->seen = true;
 	ti->at = ps->s.at;
-	if (k == K_PPS && c == '[')
-		return parse_pps(ps);
-	if (k == K_FTBL && c == '[')
-		return parse_ftbl(ps);
-	if (k == K_LOST && c == '{')
-		return parse_lost(ps);
-	if (k == K_DEATH && c == '{')
-		return parse_death(ps);
-	if (k == K_RSS && c == '{')
-		return parse_rss(ps);
-	if (k == K_MAPPINGS && c == '{')
-		return parse_mappings(ps);
-	if (k == K_SAMPLED && c == '{') /* sampled := flat (dhat_sampled.h), as lenient */
-		return parse_flat(ps, 2, sampled_member, &ps->p->sample_bytes);
+	for (size_t i = 0; i < sizeof(COMPOSITE) / sizeof(COMPOSITE[0]); i++)
+		if ((int)COMPOSITE[i].k == k && COMPOSITE[i].open == c)
+			return COMPOSITE[i].parse(ps);
 	if ((err = read_value(ps, &v, 1)))
 		return err;
 	switch (k) {
@@ -1347,71 +1490,16 @@ static int parse_text(struct ps *ps)
 
 /* ---- content checks, in the viewer's order ----------------------------------------- */
 
-static uint64_t hash_fs(const uint32_t *fs, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= fs[i];
-		h *= 0x100000001b3ull;
-	}
-	return h ^ n;
-}
-
-/* The viewer aborts on two PPs with equal fs ("repeated location"): so do we. */
-static int check_unique_fs(struct ps *ps)
-{
-	const struct dhat_profile *p = ps->p;
-	size_t cap = 16, mask;
-	size_t *slots; /* pp index + 1 */
-	int err = 0;
-
-	while (cap < p->pp_cnt * 2)
-		cap <<= 1;
-	mask = cap - 1;
-	slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return nomem(ps);
-	for (size_t k = 0; k < p->pp_cnt; k++) {
-		const struct dhat_pp *pp = &p->pps[k];
-		size_t i = hash_fs(pp->fs, pp->fs_cnt) & mask;
-
-		for (; slots[i]; i = (i + 1) & mask) {
-			const struct dhat_pp *o = &p->pps[slots[i] - 1];
-			size_t j = slots[i] - 1;
-
-			if (o->fs_cnt == pp->fs_cnt &&
-			    !memcmp(o->fs, pp->fs, pp->fs_cnt * sizeof(*pp->fs))) {
-				err = fail_at(ps, &ps->meta[k].at,
-					      "pps[%zu]: same \"fs\" as pps[%zu] at line %u "
-					      "(a repeated location)",
-					      k, j, ps->meta[j].at.line);
-				goto cleanup;
-			}
-		}
-		slots[i] = k + 1;
-	}
-cleanup:
-	free(slots);
-	return err;
-}
-
 /* PP k's deferred checks: required counters present, frame indices in range. */
 static int check_pp(struct ps *ps, size_t k)
 {
 	const struct dhat_profile *p = ps->p;
 	const struct dhat_pp *pp = &p->pps[k];
 	const struct ppmeta *m = &ps->meta[k];
-	uint32_t need = 1u << F_TB | 1u << F_TBK | 1u << F_FS;
+	int f = pp_missing(ps, m->have);
 
-	if (p->bklt)
-		need |=
-		    1u << F_MB | 1u << F_MBK | 1u << F_GB | 1u << F_GBK | 1u << F_EB | 1u << F_EBK;
-	if (p->bkacc)
-		need |= 1u << F_RB | 1u << F_WB;
-	for (int f = 0; f < F_CNT; f++)
-		if ((need & (1u << f)) && !(m->have & (1u << f)))
-			return fail_at(ps, &m->at, "pps[%zu]: missing field \"%s\"", k, PP_KEYS[f]);
+	if (f >= 0)
+		return fail_at(ps, &m->at, "pps[%zu]: missing field \"%s\"", k, PP_KEYS[f]);
 	for (size_t i = 0; i < pp->fs_cnt; i++)
 		if (pp->fs[i] >= p->ftbl_cnt)
 			return fail_at(ps, &m->at,
@@ -1483,7 +1571,7 @@ static int check_content(struct ps *ps)
 	}
 	if (ps->pp_err.set)
 		return fail_at(ps, &ps->pp_err.at, "%s", ps->pp_err.msg);
-	return check_unique_fs(ps);
+	return 0;
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */
@@ -1493,12 +1581,10 @@ void dhat_profile__free(struct dhat_profile *p)
 	if (!p)
 		return;
 	dhat_mappings__release(&p->mappings);
-	for (size_t i = 0; i < p->pp_cnt; i++)
-		free(p->pps[i].fs);
 	free(p->pps);
-	for (size_t i = 0; i < p->ftbl_cnt; i++)
-		free(p->ftbl[i]);
+	free(p->fs_pool);
 	free(p->ftbl);
+	free(p->str_pool);
 	free(p->path);
 	free(p->mode);
 	free(p->verb);
@@ -1536,6 +1622,12 @@ static struct dhat_profile *parse(struct ps *ps)
 		goto cleanup;
 	}
 	err = parse_text(ps);
+	/* The pools are the profile's from here on (freed with it); the growth slack of the
+	 * arrays goes back below. */
+	p->fs_pool = ps->fs_pool;
+	p->str_pool = ps->str_pool;
+	free(ps->dup);
+	ps->dup = NULL;
 	if (!err)
 		err = check_content(ps);
 	if (!err && p->ftbl_cnt < ps->ftbl_cap) {
@@ -1551,9 +1643,17 @@ static struct dhat_profile *parse(struct ps *ps)
 		if (np)
 			p->pps = np;
 	}
+	if (!err && ps->fs_used < ps->fs_cap) {
+		uint32_t *nf = realloc(p->fs_pool, (ps->fs_used ? ps->fs_used : 1) * sizeof(*nf));
+
+		if (nf) {
+			p->fs_pool = ps->fs_pool = nf;
+			rebase_fs(ps);
+		}
+	}
 cleanup:
 	free(ps->sb);
-	free(ps->fsb);
+	free(ps->dup);
 	free(ps->meta);
 	if (err) {
 		if (err == -ENOMEM && ps->err && ps->errsz && !ps->err[0])

@@ -18,7 +18,9 @@
  *
  * The reader streams: the text goes once through a small window and a hand-written JSON
  * parser straight into these structs, never held whole and never as a JSON tree, so peak
- * memory is about the profile's own size (1.5x a 225 MB Valgrind-layout file).
+ * memory is about the profile's own size (0.8-0.9x a file of 10-30-frame stacks;
+ * docs/BENCHMARKS.md). Two PPs with equal fs are rejected when the second one is read, not
+ * after the whole file.
  */
 #ifndef TRACER_DHAT_READER_H
 #define TRACER_DHAT_READER_H
@@ -40,9 +42,10 @@ struct dhat_pp {
 	uint64_t gb, gbk; /* at t-gmax (bklt) */
 	uint64_t eb, ebk; /* at t-end (bklt) */
 	uint64_t rb, wb;  /* reads / writes (bkacc) */
-	bool has_tl;	  /* "tl" was present */
-	uint32_t *fs;	  /* frame indices into dhat_profile.ftbl, innermost first (owned) */
-	size_t fs_cnt;
+	uint32_t *fs;	  /* frame indices into dhat_profile.ftbl, innermost first (a slice
+			     of dhat_profile.fs_pool) */
+	uint32_t fs_cnt;
+	bool has_tl; /* "tl" was present */
 };
 
 struct dhat_profile {
@@ -78,8 +81,12 @@ struct dhat_profile {
 	uint64_t sample_bytes;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
-	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" */
+	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" (slices of str_pool) */
 	size_t ftbl_cnt;
+	/* Backing stores, one allocation each (no per-PP or per-frame malloc): every pps[k].fs,
+	 * in PP order, and every ftbl string with its NUL, in ftbl order. */
+	uint32_t *fs_pool;
+	char *str_pool;
 	/* Sums over pps, computed at load. */
 	uint64_t total_bytes, total_blocks; /* Σtb, Σtbk */
 	uint64_t gmax_bytes, gmax_blocks;   /* Σgb, Σgbk: live at the global peak */

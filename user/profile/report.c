@@ -58,19 +58,58 @@
 #include "log.h"
 #include "plumbing.h"
 #include "safe_text.h"
+#include "strtab.h"
 
 #define DEFAULT_TOP 12
 #define SITE_SEP    "  <-  "
 
-/* One PP as the tables show it. */
+/* One PP as the tables show it. A row per PP is held at once, so it stays small: its text
+ * is the site, shared by every row of that site (interned), plus its own tail. */
 struct row {
 	const struct dhat_pp *pp;
-	double avg_lifetime; /* tl/tbk, 0 without blocks */
-	char *site;	     /* owned */
-	const char **fr;     /* owned array of borrowed cleaned frames, recursion folded */
-	size_t fr_cnt;
-	size_t head; /* index in fr of the site's first frame */
+	const char *site; /* interned in struct rows' sites */
+	char *tail;	  /* owned: what follows site in the row's text, or NULL */
 };
+
+/* A row with its frames, while disambiguate tells apart the rows of its site. */
+struct member {
+	struct row *r;
+	const char **fr; /* owned array of borrowed cleaned frames, recursion folded */
+	uint32_t fr_cnt;
+	uint32_t head; /* index in fr of the site's first frame */
+};
+
+/* Every PP's row, their order, and the site texts they share. */
+struct rows {
+	struct row *v;
+	struct row **order;
+	struct strtab *sites;
+	size_t n;
+};
+
+/* Next byte of the text a + b, 0 at its end. */
+static int cat_next(const char **a, const char **b)
+{
+	if (!**a)
+		*a = *b, *b = "";
+	return **a ? (unsigned char)*(*a)++ : 0;
+}
+
+/* Row texts compared as strcmp would compare them whole. */
+static int site_cmp(const struct row *a, const struct row *b)
+{
+	const char *a1 = a->site, *a2 = a->tail ? a->tail : "";
+	const char *b1 = b->site, *b2 = b->tail ? b->tail : "";
+	int ca, cb;
+
+	if (a1 == b1) /* interned: the same site */
+		return strcmp(a2, b2);
+	do {
+		ca = cat_next(&a1, &a2);
+		cb = cat_next(&b1, &b2);
+	} while (ca && ca == cb);
+	return ca - cb;
+}
 
 const char *report__clean_frame(const char *raw)
 {
@@ -230,9 +269,9 @@ size_t report__fold(const char **frames, size_t cnt)
 }
 
 /* The site of frames already folded: head and its caller. */
-static char *site_folded(const char *const *frames, size_t cnt, const struct report_opts *opts)
+/* The site of frames already folded whose site starts at frames[head]. */
+static char *site_at(const char *const *frames, size_t cnt, size_t head)
 {
-	size_t head = report__site_head(frames, cnt, opts);
 	char *s;
 
 	if (!cnt)
@@ -242,6 +281,11 @@ static char *site_folded(const char *const *frames, size_t cnt, const struct rep
 	if (asprintf(&s, "%s" SITE_SEP "%s", frames[head], frames[head + 1]) < 0)
 		return NULL;
 	return s;
+}
+
+static char *site_folded(const char *const *frames, size_t cnt, const struct report_opts *opts)
+{
+	return site_at(frames, cnt, report__site_head(frames, cnt, opts));
 }
 
 char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts)
@@ -290,6 +334,12 @@ const char *report__sort_name(enum report_sort sort)
 	return sort <= REPORT_SORT_LIFETIME ? SORT_NAMES[sort] : "?";
 }
 
+/* Average lifetime of r's blocks: tl/tbk, 0 without blocks. */
+static double avg_lifetime(const struct row *r)
+{
+	return r->pp->tbk ? (double)r->pp->tl / (double)r->pp->tbk : 0;
+}
+
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
 	return a > b ? -1 : a < b ? 1 : 0;
@@ -306,7 +356,7 @@ static int cmp_metric(const struct row *a, const struct row *b, enum report_sort
 	case REPORT_SORT_END:
 		return cmp_u64_desc(a->pp->eb, b->pp->eb);
 	case REPORT_SORT_LIFETIME:
-		return a->avg_lifetime > b->avg_lifetime ? -1 : a->avg_lifetime < b->avg_lifetime;
+		return avg_lifetime(a) > avg_lifetime(b) ? -1 : avg_lifetime(a) < avg_lifetime(b);
 	default:
 		return cmp_u64_desc(a->pp->tb, b->pp->tb);
 	}
@@ -323,7 +373,7 @@ static int cmp_rows(const void *x, const void *y, void *ctx)
 		c = cmp_u64_desc(a->pp->tb, b->pp->tb);
 	if (!c)
 		c = cmp_u64_desc(a->pp->tbk, b->pp->tbk);
-	return c ? c : strcmp(a->site, b->site);
+	return c ? c : site_cmp(a, b);
 }
 
 static void sort_rows(struct row **order, size_t n, enum report_sort s)
@@ -381,7 +431,7 @@ static void units_of(const struct dhat_profile *p, struct units *u)
  *	k == head:		the site alone (the other row has plumbing below it)
  * Rows whose cleaned stacks are equal keep the same text.
  */
-static const char *seq_at(const struct row *r, size_t i)
+static const char *seq_at(const struct member *r, size_t i)
 {
 	if (i < r->head)
 		return r->fr[r->head - 1 - i];
@@ -390,13 +440,13 @@ static const char *seq_at(const struct row *r, size_t i)
 	return r->fr[i + 1];
 }
 
-static size_t seq_cnt(const struct row *r)
+static size_t seq_cnt(const struct member *r)
 {
 	return r->fr_cnt > r->head + 1 ? r->fr_cnt - 1 : r->head + 1;
 }
 
 /* Equal leading elements of two rows' sequences. */
-static size_t seq_common(const struct row *a, const struct row *b)
+static size_t seq_common(const struct member *a, const struct member *b)
 {
 	size_t n = 0, na = seq_cnt(a), nb = seq_cnt(b);
 
@@ -407,9 +457,9 @@ static size_t seq_common(const struct row *a, const struct row *b)
 
 static int cmp_site_seq(const void *x, const void *y)
 {
-	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	const struct member *a = x, *b = y;
 	size_t k, na = seq_cnt(a), nb = seq_cnt(b);
-	int c = strcmp(a->site, b->site);
+	int c = site_cmp(a->r, b->r);
 
 	if (c)
 		return c;
@@ -419,20 +469,25 @@ static int cmp_site_seq(const void *x, const void *y)
 	return na < nb ? -1 : na > nb;
 }
 
-/* The text of row r told apart at sequence index k (see above); NULL on ENOMEM. */
-static char *distinct_site(const struct row *r, size_t k)
+/* The tail after its site that tells row r apart at sequence index k (see above), into *out
+ * (NULL: none needed). Returns 0 or -ENOMEM. */
+static int distinct_tail(const struct member *r, size_t k, char **out)
 {
-	char *s;
+	int n = 0;
 
+	*out = NULL;
 	if (k >= seq_cnt(r) || k == r->head)
-		return strdup(r->site);
+		return 0;
 	if (k < r->head)
-		return asprintf(&s, "%s  [%s]", r->site, seq_at(r, k)) < 0 ? NULL : s;
-	return asprintf(&s, "%s" SITE_SEP "%s#%zu %s", r->site,
-			k + 1 - r->head > 2 ? "..." SITE_SEP : "", k + 1 - r->head,
-			seq_at(r, k)) < 0
-		   ? NULL
-		   : s;
+		n = asprintf(out, "  [%s]", seq_at(r, k));
+	else
+		n = asprintf(out, SITE_SEP "%s#%zu %s", k + 1 - r->head > 2 ? "..." SITE_SEP : "",
+			     k + 1 - r->head, seq_at(r, k));
+	if (n < 0) {
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -457,7 +512,7 @@ static size_t raw_common(const struct dhat_profile *p, const struct row *a, cons
 /* ctx: the profile */
 static int cmp_raw(const void *x, const void *y, void *ctx)
 {
-	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	const struct row *a = ((const struct member *)x)->r, *b = ((const struct member *)y)->r;
 	const struct dhat_profile *raw_p = ctx;
 	size_t k = raw_common(raw_p, a, b);
 
@@ -467,7 +522,8 @@ static int cmp_raw(const void *x, const void *y, void *ctx)
 	return a->pp->fs_cnt < b->pp->fs_cnt ? -1 : a->pp->fs_cnt > b->pp->fs_cnt;
 }
 
-/* "BASE  [at 0xA 0xB]": the addresses of r's raw frames lo..k. NULL on ENOMEM. */
+/* The tail "BASE  [at 0xA 0xB]": the addresses of r's raw frames lo..k after the tail base
+ * (NULL: none). NULL on ENOMEM. */
 static char *distinct_raw(const struct dhat_profile *p, const struct row *r, const char *base,
 			  size_t lo, size_t k)
 {
@@ -477,7 +533,7 @@ static char *distinct_raw(const struct dhat_profile *p, const struct row *r, con
 
 	if (!f)
 		return NULL;
-	fprintf(f, "%s  [at", base);
+	fprintf(f, "%s  [at", base ? base : "");
 	if (k >= r->pp->fs_cnt)
 		k = r->pp->fs_cnt - 1;
 	for (size_t i = lo; i <= k && r->pp->fs_cnt; i++) {
@@ -494,25 +550,25 @@ static char *distinct_raw(const struct dhat_profile *p, const struct row *r, con
 	fputc(']', f);
 	if (fclose(f) || !shown) {
 		free(s);
-		return shown ? NULL : strdup(base);
+		return shown ? NULL : strdup(base ? base : "");
 	}
 	return s;
 }
 
-/* New sites for the twins o[i..j) (sorted by their raw frames here) into site[i..j): base,
- * which tells them from the other rows of their site, and their addresses. */
-static int twins_apart(const struct dhat_profile *p, struct row **o, size_t i, size_t j,
+/* New tails for the twins o[i..j) (sorted by their raw frames here) into site[i..j): base
+ * (a tail or NULL), which tells them from the other rows of their site, and their addresses. */
+static int twins_apart(const struct dhat_profile *p, struct member *o, size_t i, size_t j,
 		       const char *base, char **site)
 {
 	size_t lo;
 
 	qsort_r(o + i, j - i, sizeof(*o), cmp_raw, (void *)p);
-	lo = raw_common(p, o[i], o[j - 1]);
+	lo = raw_common(p, o[i].r, o[j - 1].r);
 	for (size_t m = i; m < j; m++) {
-		size_t a = m > i ? raw_common(p, o[m], o[m - 1]) : 0;
-		size_t b = m + 1 < j ? raw_common(p, o[m], o[m + 1]) : 0;
+		size_t a = m > i ? raw_common(p, o[m].r, o[m - 1].r) : 0;
+		size_t b = m + 1 < j ? raw_common(p, o[m].r, o[m + 1].r) : 0;
 
-		site[m] = distinct_raw(p, o[m], base, lo, a > b ? a : b);
+		site[m] = distinct_raw(p, o[m].r, base, lo, a > b ? a : b);
 		if (!site[m])
 			return -ENOMEM;
 	}
@@ -523,7 +579,7 @@ static int twins_apart(const struct dhat_profile *p, struct row **o, size_t i, s
 static int cmp_site_tb(const void *x, const void *y, void *ctx)
 {
 	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
-	int c = strcmp(a->site, b->site);
+	int c = site_cmp(a, b);
 
 	(void)ctx;
 	if (!c)
@@ -537,110 +593,153 @@ static int number_equal(struct row **o, size_t n)
 {
 	qsort_r(o, n, sizeof(*o), cmp_site_tb, NULL);
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && !strcmp(o[i]->site, o[j]->site); j++)
+		for (j = i + 1; j < n && !site_cmp(o[i], o[j]); j++)
 			;
 		for (size_t m = j - 1; m > i; m--) {
 			char *s;
 
-			if (asprintf(&s, "%s (%zu)", o[m]->site, m - i + 1) < 0)
+			if (asprintf(&s, "%s (%zu)", o[m]->tail ? o[m]->tail : "", m - i + 1) < 0)
 				return -ENOMEM;
-			free(o[m]->site);
-			o[m]->site = s;
+			free(o[m]->tail);
+			o[m]->tail = s;
 		}
 	}
 	return 0;
 }
 
-static int disambiguate(const struct dhat_profile *p, struct row **o, size_t n)
+/* m->fr for m->r's PP: its cleaned frames, recursion folded (fr_cnt of them), and the
+ * site's first frame in it. */
+static int member_frames(const struct dhat_profile *p, const struct report_opts *opts,
+			 struct member *m)
 {
-	char **site = calloc(n ? n : 1, sizeof(*site));
-	int err = 0;
+	const struct dhat_pp *pp = m->r->pp;
 
-	if (!site)
+	m->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*m->fr));
+	if (!m->fr)
 		return -ENOMEM;
-	qsort(o, n, sizeof(*o), cmp_site_seq);
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && !strcmp(o[i]->site, o[j]->site); j++)
+	for (size_t f = 0; f < pp->fs_cnt; f++)
+		m->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
+	m->fr_cnt = (uint32_t)report__fold(m->fr, pp->fs_cnt);
+	m->head = (uint32_t)report__site_head(m->fr, m->fr_cnt, opts);
+	return 0;
+}
+
+static int cmp_site(const void *x, const void *y)
+{
+	return site_cmp(*(const struct row *const *)x, *(const struct row *const *)y);
+}
+
+/* The rows o[0..n) share one site: give each the tail that tells it apart. */
+static int site_apart(const struct dhat_profile *p, const struct report_opts *opts, struct row **o,
+		      size_t n)
+{
+	char **site = calloc(n, sizeof(*site)); /* the new tails */
+	struct member *g = calloc(n, sizeof(*g));
+	int err = site && g ? 0 : -ENOMEM;
+
+	for (size_t m = 0; m < n && !err; m++) {
+		g[m].r = o[m];
+		err = member_frames(p, opts, &g[m]);
+	}
+	if (err)
+		goto cleanup;
+	qsort(g, n, sizeof(*g), cmp_site_seq);
+	for (size_t m = 0, t; m < n; m = t) {
+		size_t a = m ? seq_common(&g[m], &g[m - 1]) : 0, b;
+
+		for (t = m + 1; t < n && !cmp_site_seq(&g[m], &g[t]); t++)
 			;
-		if (j - i < 2)
-			continue;
-		for (size_t m = i, t; m < j; m = t) {
-			size_t a = m > i ? seq_common(o[m], o[m - 1]) : 0, b;
+		b = t < n ? seq_common(&g[t - 1], &g[t]) : 0;
+		if (t - m > 1) {
+			/* what tells the twins from the others, then their addresses */
+			char *base = NULL;
 
-			for (t = m + 1; t < j && !cmp_site_seq(&o[m], &o[t]); t++)
-				;
-			b = t < j ? seq_common(o[t - 1], o[t]) : 0;
-			if (t - m > 1) {
-				/* what tells the twins from the others, then their addresses */
-				char *base = t - m < j - i ? distinct_site(o[m], a > b ? a : b)
-							   : strdup(o[m]->site);
-
-				err = base ? twins_apart(p, o, m, t, base, site) : -ENOMEM;
-				free(base);
-				if (err)
-					goto cleanup;
-				continue;
-			}
-			site[m] = distinct_site(o[m], a > b ? a : b);
-			if (!site[m]) {
-				err = -ENOMEM;
+			if (t - m < n)
+				err = distinct_tail(&g[m], a > b ? a : b, &base);
+			if (!err)
+				err = twins_apart(p, g, m, t, base, site);
+			free(base);
+			if (err)
 				goto cleanup;
-			}
+			continue;
 		}
+		if ((err = distinct_tail(&g[m], a > b ? a : b, &site[m])))
+			goto cleanup;
 	}
 cleanup:
-	/* all compared: now the sites may change */
-	for (size_t m = 0; m < n; m++) {
-		if (!site[m])
+	/* all compared: now the tails may change (they were all NULL), the rows keep the order
+	 * they were compared in (number_equal numbers them in it), and the frames go */
+	for (size_t m = 0; g && m < n; m++) {
+		free(g[m].fr);
+		if (!g[m].r)
 			continue;
-		free(o[m]->site);
-		o[m]->site = site[m];
+		o[m] = g[m].r;
+		o[m]->tail = site ? site[m] : NULL;
 	}
+	free(g);
 	free(site);
+	return err;
+}
+
+/* Rows whose sites read the same are told apart, a site at a time (see above). */
+static int disambiguate(const struct dhat_profile *p, const struct report_opts *opts,
+			struct row **o, size_t n)
+{
+	int err = 0;
+
+	qsort(o, n, sizeof(*o), cmp_site);
+	for (size_t i = 0, j; i < n && !err; i = j) {
+		for (j = i + 1; j < n && o[i]->site == o[j]->site; j++)
+			;
+		if (j - i > 1)
+			err = site_apart(p, opts, o + i, j - i);
+	}
 	return err ? err : number_equal(o, n);
 }
 
-/* rows[i] for every PP, and order[] pointing at them. */
-static int build_rows(const struct dhat_profile *p, const struct report_opts *opts,
-		      struct row **rows_out, struct row ***order_out)
+/* A row for every PP, order[] pointing at them, sites interned. Freed with free_rows, also
+ * on failure. */
+static int build_rows(const struct dhat_profile *p, const struct report_opts *opts, struct rows *rs)
 {
 	size_t n = p->pp_cnt;
-	struct row *rows = calloc(n ? n : 1, sizeof(*rows));
-	struct row **order = calloc(n ? n : 1, sizeof(*order));
 
-	*rows_out = rows;
-	*order_out = order;
-	if (!rows || !order)
+	rs->n = n;
+	rs->v = calloc(n ? n : 1, sizeof(*rs->v));
+	rs->order = calloc(n ? n : 1, sizeof(*rs->order));
+	rs->sites = strtab__new();
+	if (!rs->v || !rs->order || !rs->sites)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
-		struct row *r = &rows[i];
+		struct row *r = &rs->v[i];
+		struct member m = {.r = r};
+		char *site;
+		int64_t k;
+		int err;
 
 		r->pp = pp;
-		r->avg_lifetime = pp->tbk ? (double)pp->tl / (double)pp->tbk : 0;
-		r->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*r->fr));
-		if (!r->fr)
+		if ((err = member_frames(p, opts, &m)))
+			return err;
+		site = site_at(m.fr, m.fr_cnt, m.head);
+		free(m.fr);
+		k = site ? strtab__intern(rs->sites, site, strlen(site)) : -ENOMEM;
+		free(site);
+		if (k < 0)
 			return -ENOMEM;
-		for (size_t f = 0; f < pp->fs_cnt; f++)
-			r->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
-		r->fr_cnt = report__fold(r->fr, pp->fs_cnt);
-		r->head = report__site_head(r->fr, r->fr_cnt, opts);
-		r->site = site_folded(r->fr, r->fr_cnt, opts);
-		if (!r->site)
-			return -ENOMEM;
-		order[i] = r;
+		r->site = rs->sites->strs[k];
+		rs->order[i] = r;
 	}
-	return disambiguate(p, order, n);
+	return disambiguate(p, opts, rs->order, n);
 }
 
-static void free_rows(struct row *rows, struct row **order, size_t n)
+static void free_rows(struct rows *rs)
 {
-	for (size_t i = 0; rows && i < n; i++) {
-		free(rows[i].site);
-		free(rows[i].fr);
+	for (size_t i = 0; rs->v && i < rs->n; i++) {
+		free(rs->v[i].tail);
 	}
-	free(rows);
-	free(order);
+	free(rs->v);
+	free(rs->order);
+	strtab__free(rs->sites);
 }
 
 static bool needs_bklt(enum report_sort s)
@@ -715,6 +814,13 @@ static void put_site(FILE *out, const char *s)
 	fputc('\n', out);
 }
 
+/* A row's text (site, then tail: the split is between whole characters), as put_site. */
+static void put_row_site(FILE *out, const struct row *r)
+{
+	safe_text__fputs_term(out, r->site);
+	put_site(out, r->tail ? r->tail : "");
+}
+
 static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
 			     size_t top, enum report_sort s, const struct units *u)
 {
@@ -740,9 +846,9 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 		if (s == REPORT_SORT_LIFETIME) {
 			if (!r->pp->tbk)
 				continue;
-			fprintf(out, "    %12.0f %s  %9llu %s   ", r->avg_lifetime, u->tu,
+			fprintf(out, "    %12.0f %s  %9llu %s   ", avg_lifetime(r), u->tu,
 				(unsigned long long)r->pp->tbk, u->bk);
-			put_site(out, r->site);
+			put_row_site(out, r);
 		} else {
 			uint64_t b = s == REPORT_SORT_PEAK ? r->pp->gb : r->pp->eb;
 			uint64_t bk = s == REPORT_SORT_PEAK ? r->pp->gbk : r->pp->ebk;
@@ -751,7 +857,7 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 				continue;
 			fprintf(out, "    %s  %9llu %s   ", cell(u, b, c, sizeof(c)),
 				(unsigned long long)bk, u->bk);
-			put_site(out, r->site);
+			put_row_site(out, r);
 		}
 		shown++;
 	}
@@ -767,7 +873,7 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 
 static bool live_suspect(const struct row *r, uint64_t te)
 {
-	return r->pp->ebk && (r->pp->ebk >= LIVE_MANY || r->avg_lifetime * 2 >= (double)te);
+	return r->pp->ebk && (r->pp->ebk >= LIVE_MANY || avg_lifetime(r) * 2 >= (double)te);
 }
 
 static void print_still_live(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
@@ -786,8 +892,8 @@ static void print_still_live(FILE *out, const struct dhat_profile *p, struct row
 			continue;
 		fprintf(out, "    %s  %9llu %s  age %3.0f%%   ", cell(u, r->pp->eb, c, sizeof(c)),
 			(unsigned long long)r->pp->ebk, u->bk,
-			p->te ? 100.0 * r->avg_lifetime / (double)p->te : 0.0);
-		put_site(out, r->site);
+			p->te ? 100.0 * avg_lifetime(r) / (double)p->te : 0.0);
+		put_row_site(out, r);
 		shown++;
 	}
 	if (!shown)
@@ -801,7 +907,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	unsigned long iters = opts ? opts->iterations : 0;
 	enum report_sort sort = opts ? opts->sort : REPORT_SORT_DEFAULT;
 	const char *title = opts && opts->title ? opts->title : p->path;
-	struct row *rows = NULL, **order = NULL;
+	struct rows rs = {0};
+	struct row **order;
 	size_t n = p->pp_cnt, shown;
 	char label[64], c[64];
 	struct units u;
@@ -815,7 +922,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	}
 	units_of(p, &u);
 	u.human = !p->bsu && !(opts && opts->exact_bytes);
-	err = build_rows(p, opts, &rows, &order);
+	err = build_rows(p, opts, &rs);
+	order = rs.order;
 	if (err)
 		goto cleanup;
 
@@ -889,14 +997,14 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	for (size_t i = 0; i < shown; i++) {
 		fprintf(out, "    %s  %9llu %s   ", cell(&u, order[i]->pp->tb, c, sizeof(c)),
 			(unsigned long long)order[i]->pp->tbk, u.bk);
-		put_site(out, order[i]->site);
+		put_row_site(out, order[i]);
 	}
 	fprintf(out, "\n  top program points by %s\n", u.blocks_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BLOCKS);
 	for (size_t i = 0; i < shown; i++) {
 		fprintf(out, "    %9llu %s  %s   ", (unsigned long long)order[i]->pp->tbk, u.bk,
 			cell(&u, order[i]->pp->tb, c, sizeof(c)));
-		put_site(out, order[i]->site);
+		put_row_site(out, order[i]);
 	}
 	if (needs_bklt(sort) && p->bklt && !(sort == REPORT_SORT_END && p->has_death))
 		print_sort_table(out, p, order, n, top, sort, &u);
@@ -908,7 +1016,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		err = -EIO;
 
 cleanup:
-	free_rows(rows, order, n);
+	free_rows(&rs);
 	return err;
 }
 
@@ -928,17 +1036,22 @@ static void json_ratio(struct json_writer *jw, const char *key, double v)
 	json_writer__raw(jw, key, buf);
 }
 
-static void json_row(struct json_writer *jw, const struct dhat_profile *p, const struct row *r)
+/* One row of "rows". Returns 0 or -ENOMEM. */
+static int json_row(struct json_writer *jw, const struct dhat_profile *p, const struct row *r)
 {
 	const struct dhat_pp *pp = r->pp;
+	char *site = NULL;
 
+	if (r->tail && asprintf(&site, "%s%s", r->site, r->tail) < 0)
+		return -ENOMEM;
 	json_writer__begin_object(jw, NULL);
-	json_writer__string(jw, "site", r->site);
+	json_writer__string(jw, "site", site ? site : r->site);
+	free(site);
 	json_writer__uint(jw, "tb", pp->tb);
 	json_writer__uint(jw, "tbk", pp->tbk);
 	if (p->bklt) {
 		json_writer__uint(jw, "tl", pp->tl);
-		json_ratio(jw, "avg_lifetime", r->avg_lifetime);
+		json_ratio(jw, "avg_lifetime", avg_lifetime(r));
 		json_writer__uint(jw, "mb", pp->mb);
 		json_writer__uint(jw, "mbk", pp->mbk);
 		json_writer__uint(jw, "gb", pp->gb);
@@ -956,6 +1069,7 @@ static void json_row(struct json_writer *jw, const struct dhat_profile *p, const
 				    report__clean_frame(dhat_profile__frame(p, pp->fs[i])));
 	json_writer__end_array(jw);
 	json_writer__end_object(jw);
+	return 0;
 }
 
 /* {"blocks": blocks, "bytes": bytes} as member key. */
@@ -990,12 +1104,14 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 {
 	enum report_sort sort = opts && opts->sort ? opts->sort : REPORT_SORT_TOTAL_BYTES;
 	unsigned long iters = opts ? opts->iterations : 0;
-	struct row *rows = NULL, **order = NULL;
+	struct rows rs = {0};
+	struct row **order;
 	size_t n = p->pp_cnt, shown = opts && opts->top && opts->top < n ? opts->top : n;
 	struct json_writer *jw = NULL;
 	int err;
 
-	err = build_rows(p, opts, &rows, &order);
+	err = build_rows(p, opts, &rs);
+	order = rs.order;
 	if (err)
 		goto cleanup;
 	jw = json_writer__new(out, JSON_WRITER_PRETTY);
@@ -1077,16 +1193,17 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	json_writer__string(jw, "sort", report__sort_name(sort));
 	sort_rows(order, n, sort);
 	json_writer__begin_array(jw, "rows");
-	for (size_t i = 0; i < shown; i++)
-		json_row(jw, p, order[i]);
+	for (size_t i = 0; i < shown && !err; i++)
+		err = json_row(jw, p, order[i]);
 	json_writer__end_array(jw);
 	json_writer__end_object(jw);
-	err = json_writer__error(jw);
+	if (!err)
+		err = json_writer__error(jw);
 	if (!err)
 		err = fputc('\n', out) == EOF || fflush(out) || ferror(out) ? -EIO : 0;
 cleanup:
 	json_writer__free(jw);
-	free_rows(rows, order, n);
+	free_rows(&rs);
 	return err;
 }
 
