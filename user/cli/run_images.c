@@ -61,16 +61,22 @@ static bool objects_probed(const struct alloc_symbols *probed, const struct allo
  * process (inherited by what it creates). With a hold point (spawned, follow) the image has
  * not run yet.
  */
-static void attach_allocator_for_image(struct run *r, pid_t pid, const char *exe)
+static void attach_allocator_for_image(struct run *r, struct tracee *t)
 {
 	struct alloc_symbols *syms;
+	pid_t pid = t->tgid;
+	const char *exe = t->exe;
 	int err;
 
 	if (r->args->lib)
 		return;
 	syms = malloc(sizeof(*syms));
-	if (!syms || alloc_symbols__for_exec(pid, syms) ||
-	    objects_probed(loader__alloc_symbols(r->loader), syms)) {
+	if (syms && !alloc_symbols__for_exec(pid, syms))
+		t->malloc_kind = alloc_symbols__glibc_malloc(syms) ? TRACEE_MALLOC_GLIBC :
+								     TRACEE_MALLOC_OTHER;
+	else
+		t->malloc_kind = TRACEE_MALLOC_UNKNOWN;
+	if (!t->malloc_kind || objects_probed(loader__alloc_symbols(r->loader), syms)) {
 		free(syms);
 		return;
 	}
@@ -87,7 +93,7 @@ static void attach_allocator_for_image(struct run *r, pid_t pid, const char *exe
  * --cgroup): its allocator as early as the record arrives. */
 void run__on_image_exec(void *owner, struct tracee *t)
 {
-	attach_allocator_for_image(owner, t->tgid, t->exe);
+	attach_allocator_for_image(owner, t);
 }
 
 /* The first target exec'd (its old image's profile is written): the RSS series and the
@@ -163,7 +169,7 @@ static void on_exec_stop(void *ctx, pid_t pid)
 	struct tracee *t = drain_for(r, pid);
 
 	if (t)
-		attach_allocator_for_image(r, pid, t->exe);
+		attach_allocator_for_image(r, t);
 }
 
 /* --cgroup: the processes that entered the cgroup since the last look (not those its

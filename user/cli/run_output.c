@@ -98,6 +98,9 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = run__allocator_silent(r);
 	if (first)
 		meta.rss = rss_sampler__samples(r->rss, &meta.rss_cnt);
+	/* An image whose allocator was not resolved on its own uses the run's first one. */
+	meta.glibc_chunks = t->malloc_kind ? t->malloc_kind == TRACEE_MALLOC_GLIBC :
+			    alloc_symbols__glibc_malloc(loader__alloc_symbols(r->loader));
 	meta.mappings = mappings__summary(first ? r->maps : NULL, t->sym, &maps) ? NULL : &maps;
 	if (profile_output__write(&out, c, name, &fc, &meta, name ? name : t->cmdline, path,
 				  sizeof(path), &written))

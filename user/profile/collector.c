@@ -21,6 +21,8 @@
  */
 #include "collector.h"
 
+#include "heap_chunk.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@ struct block {
 	__u64 size;	/* requested bytes (>= 1) */
 	__u64 t_ns;	/* allocation time, ns since window start (kept across reallocs) */
 	__u32 pp;	/* index into collector.pps */
-	__u32 pad;
+	__u32 over;	/* its glibc chunk's bytes beyond size (heap_chunk.h): < 4 KiB + 32 */
 };
 
 /* Per-PP bookkeeping that is not part of the public pp_stats. */
@@ -329,6 +331,7 @@ static void free_block(struct collector *c, struct block *b)
 	pp->cur_bk--;
 	pp->tl_ns += c->now_ns - b->t_ns;
 	c->t.live_bytes -= b->size;
+	c->t.live_chunk_bytes -= b->size + b->over;
 	c->t.live_blocks--;
 	blocks__remove(c, b);
 }
@@ -337,6 +340,8 @@ static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id
 {
 	struct block nb = { .addr = addr, .size = size ? size : 1, .t_ns = c->now_ns };
 	struct block *old;
+
+	nb.over = (__u32)(heap_chunk__glibc(addr, nb.size, fn) - nb.size);
 	struct pp_stats *pp;
 	int err;
 
@@ -364,6 +369,7 @@ static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id
 	c->t.total_bytes += nb.size;
 	c->t.total_blocks++;
 	c->t.live_bytes += nb.size;
+	c->t.live_chunk_bytes += nb.size + nb.over;
 	c->t.live_blocks++;
 	note_growth(c, pp);
 	return 0;
@@ -375,6 +381,7 @@ static int resize_block(struct collector *c, struct block *b, __u64 addr, __u64 
 	__u32 idx = b->pp;
 	struct pp_stats *pp = &c->pps[idx];
 	__u64 old = b->size;
+	__u32 over = (__u32)(heap_chunk__glibc(addr, size, FN_REALLOC) - size);
 	struct block moved;
 	struct block *clash;
 
@@ -387,17 +394,20 @@ static int resize_block(struct collector *c, struct block *b, __u64 addr, __u64 
 	c->t.total_bytes += size;
 	c->t.total_blocks++;
 	c->t.live_bytes = c->t.live_bytes - old + size;
+	c->t.live_chunk_bytes = c->t.live_chunk_bytes - old - b->over + size + over;
 	if (size >= old)
 		note_growth(c, pp);
 
 	if (addr == b->addr) {
 		b->size = size;
+		b->over = over;
 		return 0;
 	}
 	/* The block moved: same PP, same allocation time (Valgrind's lifetime rule). */
 	moved = *b;
 	moved.addr = addr;
 	moved.size = size;
+	moved.over = over;
 	/* Remove first: the re-insert then never needs to grow the table, so cannot fail
 	 * unless a stale block at addr had to be retired (one slot freed for one used). */
 	blocks__remove(c, b);
@@ -540,7 +550,7 @@ int collector__handle(struct collector *c, const struct alloc_event *e)
 {
 	int err = collector__account(c, e);
 
-	timeline__note(&c->timeline, c->now_ns, c->t.live_bytes);
+	timeline__note(&c->timeline, c->now_ns, c->t.live_bytes, c->t.live_chunk_bytes);
 	return err;
 }
 
@@ -567,7 +577,7 @@ void collector__finish(struct collector *c, __u64 end_ns)
 		if (b->addr)
 			c->pps[b->pp].tl_ns += c->t.te_ns - b->t_ns;
 	}
-	timeline__note(&c->timeline, c->t.te_ns, c->t.live_bytes);
+	timeline__note(&c->timeline, c->t.te_ns, c->t.live_bytes, c->t.live_chunk_bytes);
 	c->finished = true;
 }
 

@@ -353,8 +353,10 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 			err = tracees__close(t, e->ts_ns, true); /* pid reused: a lost EXIT */
 		t = open_image(ts, (pid_t)e->tgid, (pid_t)e->parent_tgid,
 			       parent ? parent->exe : NULL, e->ts_ns);
-		if (t && parent) /* its own may show the exec that followed already */
+		if (t && parent) { /* its own may show the exec that followed already */
 			snprintf(t->cmdline, sizeof(t->cmdline), "%s", parent->cmdline);
+			t->malloc_kind = parent->malloc_kind; /* the same image */
+		}
 		break;
 	case EV_PROC_EXEC:
 		if (t)

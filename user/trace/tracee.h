@@ -23,6 +23,14 @@
 
 struct tracees;
 
+/* Which allocator an image's probed allocations go to, as far as the heap's chunk sizes
+ * are concerned (heap_chunk.h). */
+enum tracee_malloc {
+	TRACEE_MALLOC_UNKNOWN = 0, /* not resolved for this image: the run's first one's */
+	TRACEE_MALLOC_GLIBC,	   /* glibc's malloc */
+	TRACEE_MALLOC_OTHER,	   /* jemalloc, mimalloc, a Rust #[global_allocator], ... */
+};
+
 struct tracee {
 	pid_t tgid;		       /* the process */
 	pid_t parent;		       /* traced process that forked it; 0 for a target */
@@ -37,6 +45,7 @@ struct tracee {
 	bool ended;		       /* the image is gone (exec'd away or exited): its maps
 					* can no longer be read */
 	bool written;		       /* a profile file exists (written_path) */
+	enum tracee_malloc malloc_kind; /* its allocator, when resolved for this image */
 	__u64 exit_ns;		       /* await_death: its EV_PROC_EXIT, the close waits for
 					* EV_DEATH (0: not exited) */
 	struct collector_totals totals; /* of its (last) profile, set when one is written */
