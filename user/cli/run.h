@@ -26,11 +26,9 @@ struct run {
 	struct loader *loader;
 	struct window_probes *window; /* --start-at/--stop-at */
 	struct tracees *tracees;      /* one per process image: session, symbolizer, stacks */
-	/* How traced processes end (NULL: not recorded); the first target's RSS over the trace
-	 * and its anonymous mappings (EV_MAPPING), written in its images' profiles. */
+	/* How traced processes end (NULL: not recorded). Each image's RSS and mappings are its
+	 * own (tracee.h). */
 	struct death_probes *death;
-	struct rss_sampler *rss;
-	struct mappings *maps;
 	unsigned snapshots; /* --snapshot-at-rss: snapshots written (one at most) */
 	bool follow;		      /* process trees are followed (not --no-follow) */
 	bool reports_inline;	      /* windowed: each profile's report as it is written */
@@ -60,8 +58,9 @@ struct profile_ctx {
  * print the seed's report now (otherwise at the end: run__print_reports). */
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations);
 
-/* --snapshot-at-rss: the first time the first target's RSS reaches the size, write its open
- * profile as it is now (NAME-snapshot-1.json, with its report) and trace on. */
+/* --snapshot-at-rss: the first time the first target's RSS reaches the size (its image's
+ * latest sample), write its open profile as it is now (NAME-snapshot-1.json, with its
+ * report) and trace on. Cheap when there is nothing to do: call after each sampling. */
 void run__snapshot_at_rss(struct run *r);
 
 /* Once a second on a terminal: event rate, live bytes of the open profile, drops. */

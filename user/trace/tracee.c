@@ -9,7 +9,9 @@
 #include "dwarf_stacks.h"
 #include "events.h"
 #include "log.h"
+#include "mappings.h"
 #include "procmaps.h"
+#include "rss_sampler.h"
 #include "symbolizer.h"
 #include "target.h"
 #include "tracee.h"
@@ -112,6 +114,8 @@ static void tracee_free(struct tracee *t)
 	session__free(t->session);
 	symbolizer__free(t->sym);
 	dwarf_stacks__free(t->stacks);
+	rss_sampler__free(t->rss);
+	mappings__free(t->maps);
 	free(t);
 }
 
@@ -177,6 +181,8 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 	t->sym = symbolizer__new(tgid);
 	if (ts->opts.dwarf)
 		t->stacks = dwarf_stacks__new(tgid);
+	if (ts->opts.rss) /* NULL when unreadable: its profile has no series */
+		t->rss = rss_sampler__new(tgid);
 	if (!t->session || push(ts, t)) {
 		tracee_free(t);
 		errno = ENOMEM;
@@ -211,6 +217,10 @@ int tracees__close(struct tracee *t, __u64 end_ns, bool ended)
 		dwarf_stacks__stats(t->stacks, &t->unwind);
 	dwarf_stacks__free(t->stacks);
 	t->stacks = NULL;
+	rss_sampler__free(t->rss);
+	t->rss = NULL;
+	mappings__free(t->maps);
+	t->maps = NULL;
 	return err;
 }
 
@@ -251,7 +261,15 @@ void tracees__refresh_maps(struct tracees *ts)
 			t->sym = symbolizer__new(t->tgid);
 		if (t->stacks)
 			dwarf_stacks__refresh_maps(t->stacks);
+		mappings__refresh_maps(t->maps);
 	}
+}
+
+void tracees__sample_rss(struct tracees *ts, __u64 now_ns)
+{
+	for (size_t i = 0; ts && i < ts->cnt; i++)
+		if (ts->v[i]->session)
+			rss_sampler__tick(ts->v[i]->rss, now_ns);
 }
 
 size_t tracees__count(const struct tracees *ts)
@@ -377,6 +395,22 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 	return err;
 }
 
+/* EV_MAPPING: to the image's own tracker, created with its first record (its unwinder
+ * reads the maps then). Only -ENOMEM stops the trace; a malformed record is counted. */
+static int on_mapping(struct tracees *ts, const void *data, size_t sz)
+{
+	const struct mapping_event *m = data;
+	struct tracee *t = sz >= sizeof(*m) ? tracees__live(ts, (pid_t)m->tgid) : NULL;
+
+	if (!t)
+		return 0; /* not an image of ours (the held child before its exec) */
+	if (!t->maps)
+		t->maps = mappings__new(t->tgid);
+	if (!t->maps)
+		return -ENOMEM;
+	return mappings__handle(t->maps, data, sz) == -ENOMEM ? -ENOMEM : 0;
+}
+
 /* The tgid of an allocator, window or death record, 0 if it has none. */
 static pid_t record_tgid(const void *data, size_t sz)
 {
@@ -403,6 +437,8 @@ int tracees__handle(void *set, const void *data, size_t sz)
 		return 0;
 	if (w->type == EV_PROC_FORK || w->type == EV_PROC_EXEC || w->type == EV_PROC_EXIT)
 		return sz >= sizeof(struct proc_event) ? on_proc_event(ts, data) : 0;
+	if (w->type == EV_MAPPING)
+		return on_mapping(ts, data, sz);
 	tgid = record_tgid(data, sz);
 	t = tracees__live(ts, tgid);
 	if (!t && ts->opts.held_root == tgid && !ts->root_execd) {
