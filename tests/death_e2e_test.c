@@ -238,7 +238,7 @@ Test(death_e2e, oom_kill_in_a_memory_cgroup_under_pid, .timeout = TEST_TIMEOUT(1
 	free(dir);
 }
 
-/* `sh -c 'echo $$ > PROCS; CMD'` in the background, its output to log. */
+/* `sh -c 'echo $$ > PROCS && { CMD; } > LOG 2>&1'` in the background. */
 static pid_t spawn_in_cgroup(const struct memcg *m, const char *cmd, const char *log)
 {
 	char line[2048];
@@ -246,7 +246,7 @@ static pid_t spawn_in_cgroup(const struct memcg *m, const char *cmd, const char 
 
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		snprintf(line, sizeof(line), "echo $$ > %s && %s > %s 2>&1", m->procs, cmd, log);
+		snprintf(line, sizeof(line), "echo $$ > %s && { %s; } > %s 2>&1", m->procs, cmd, log);
 		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
 		_exit(127);
 	}

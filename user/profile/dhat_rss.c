@@ -69,7 +69,10 @@ static void split_line(FILE *out, const char *label, uint64_t bytes, const char 
 	fprintf(out, "    %-35s: %s%s\n", label, size, suffix);
 }
 
-/* The anonymous memory beyond the heap (rest bytes), split as far as it is known. */
+/* The anonymous memory beyond the heap (rest bytes), split as far as it is known. The
+ * chunks' overhead first: headers and rounding of live blocks are as resident as the heap
+ * itself; a mapping outside malloc only as far as it was touched, so it gets at most what
+ * is left; free chunks and the rest of the allocator's memory are what remains. */
 static void split_rest(FILE *out, const struct dhat_rss_split *s, uint64_t rest)
 {
 	uint64_t mapped = 0, over = 0;
@@ -79,8 +82,10 @@ static void split_rest(FILE *out, const struct dhat_rss_split *s, uint64_t rest)
 				"outside malloc  ", rest, "");
 		return;
 	}
-	if (s->outside_malloc) { /* mapped is not resident: at most what is left */
-		mapped = *s->outside_malloc < rest ? *s->outside_malloc : rest;
+	if (s->chunk_bytes && *s->chunk_bytes > s->live_bytes)
+		over = *s->chunk_bytes - s->live_bytes < rest ? *s->chunk_bytes - s->live_bytes : rest;
+	if (s->outside_malloc) {
+		mapped = *s->outside_malloc < rest - over ? *s->outside_malloc : rest - over;
 		split_line(out, "mapped outside malloc (if resident)", mapped, "");
 	}
 	if (!s->chunk_bytes) {
@@ -88,9 +93,6 @@ static void split_rest(FILE *out, const struct dhat_rss_split *s, uint64_t rest)
 			   mapped < rest ? "" : " (at least)");
 		return;
 	}
-	over = *s->chunk_bytes > s->live_bytes ? *s->chunk_bytes - s->live_bytes : 0;
-	if (over > rest - mapped)
-		over = rest - mapped;
 	split_line(out, "allocator overhead (chunk headers)", over, "");
 	split_line(out, s->outside_malloc ? "free chunks, other anonymous" :
 					    "free chunks, other anonymous mappings",

@@ -60,8 +60,9 @@ struct dhat_rss_split {
 
 /* How RSS split at te, indented two spaces, for the report: RSS, live heap, memory mapped
  * outside malloc, the allocator's overhead (chunk bytes - live bytes) and the rest of the
- * anonymous memory (free chunks, ...), file and shared, swap. An unknown part is not split
- * from the rest. */
+ * anonymous memory (free chunks, ...), file and shared, swap. The anonymous RSS beyond the
+ * heap goes to the overhead first (resident as the heap is), then to the mappings (virtual:
+ * only as far as touched), the rest to free chunks. An unknown part is not split out. */
 void dhat_rss__print_split(FILE *out, const struct dhat_rss_split *s);
 
 #endif
