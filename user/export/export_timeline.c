@@ -175,10 +175,11 @@ static void peak_sites(FILE *out, const struct heap_timeline *t, double x, doubl
 	fputs("</g>\n", out);
 }
 
-/* The RSS samples as a dashed step line from the first sample on, with its key in the
- * top-left corner (lx, ly) and the last value as a tooltip. */
+/* The RSS samples as a dashed step line from the first sample on, the last one held to
+ * t-end (x_end: a single sample is a line too), with its key in the top-left corner (lx,
+ * ly) and the last value as a tooltip. */
 static void rss_line(FILE *out, const struct heap_timeline *t, double x0, double xs, double tdiv,
-		     double y0, double ys, double ydiv, int lx, int ly)
+		     double x_end, double y0, double ys, double ydiv, int lx, int ly)
 {
 	char buf[64];
 
@@ -192,6 +193,8 @@ static void rss_line(FILE *out, const struct heap_timeline *t, double x0, double
 		else
 			fprintf(out, "M%.1f %.1f", x, y);
 	}
+	if (x_end > x0 + ((double)t->rss_t_us[t->rss_cnt - 1] / tdiv) * xs)
+		fprintf(out, " H%.1f", x_end);
 	fmt_bytes(buf, sizeof(buf), t->rss_bytes[t->rss_cnt - 1]);
 	fprintf(out, "\"><title>RSS (anon + file + shmem), last sample %s</title></path>\n", buf);
 	fprintf(out, "<text class=\"rss\" x=\"%d\" y=\"%d\">- - RSS</text>\n", lx, ly);
@@ -341,7 +344,8 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 		chunk_line(out, t, X(0), xs, tu.div, X(t_max), top + plot_h, ys, yu.div, M_LEFT + 8,
 			   top + 30);
 	if (t->rss_t_us && t->rss_bytes && t->rss_cnt) {
-		rss_line(out, t, X(0), xs, tu.div, top + plot_h, ys, yu.div, M_LEFT + 8, top + 14);
+		rss_line(out, t, X(0), xs, tu.div, X(t_max), top + plot_h, ys, yu.div, M_LEFT + 8,
+			 top + 14);
 		/* Next to RSS, the gap between heap and RSS is read against the chunks: say
 		 * when they are not known (docs/ACCURACY.md). */
 		if (!t->chunk_bytes)
