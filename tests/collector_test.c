@@ -847,3 +847,40 @@ Test(heap_chunk, collector_counts_live_blocks_in_chunks)
 	cr_expect_eq(tl->chunks[tl->cnt - 1], 998 * 32);
 	collector__free(c);
 }
+
+/* --interval's count: live blocks at least min_age old, per PP, with the oldest one's age; a
+ * realloc keeps the block's first allocation time, freed blocks are gone. */
+Test(collector, live_blocks_by_age)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct pp_stats *pps;
+	struct pp_live live[4];
+	size_t n, a, b;
+
+	cr_assert_not_null(c);
+	feed(c, ev_alloc(1000, 0x1000, 10, 1, FN_MALLOC)); /* PP a, t=1 µs */
+	feed(c, ev_alloc(2000, 0x2000, 20, 1, FN_MALLOC)); /* PP a, t=2 µs */
+	feed(c, ev_alloc(3000, 0x3000, 40, 2, FN_MALLOC)); /* PP b, t=3 µs, freed */
+	feed(c, ev_alloc(8000, 0x4000, 80, 2, FN_MALLOC)); /* PP b, t=8 µs */
+	feed(c, ev_realloc(9000, 0x1000, 0x5000, 15, 3));  /* still PP a, still born at 1 µs */
+	feed(c, ev_free(9500, 0x3000));
+	pps = collector__pps(c, &n);
+	cr_assert_eq(n, 2);
+	a = pps[0].stack_id == 1 ? 0 : 1;
+	b = 1 - a;
+
+	collector__live(c, T0 + 10000, 0, live, n); /* now: 10 µs; every live block */
+	cr_expect_eq(live[a].blocks, 2);
+	cr_expect_eq(live[a].bytes, 35);
+	cr_expect_eq(live[a].oldest_ns, 9000);
+	cr_expect_eq(live[b].blocks, 1);
+	cr_expect_eq(live[b].bytes, 80);
+	cr_expect_eq(live[b].oldest_ns, 2000);
+
+	collector__live(c, T0 + 10000, 8500, live, n); /* only the block born at 1 µs */
+	cr_expect_eq(live[a].blocks, 1);
+	cr_expect_eq(live[a].bytes, 15);
+	cr_expect_eq(live[b].blocks, 0);
+	cr_expect_eq(live[b].oldest_ns, 0);
+	collector__free(c);
+}

@@ -10,8 +10,9 @@
  *    the summary;
  *  - --snapshot-at-rss: exactly one snapshot, when RSS first crossed the size, and the trace
  *    goes on to the death;
- *  - 100 MiB mapped with mmap outside malloc: its own section and line of the RSS split,
- *    attributed to the mapping site, while the DHAT totals equal Valgrind's.
+ *  - 100 MiB mapped with mmap outside malloc: its own section (human units, exact with
+ *    --bytes) and line of the RSS split, attributed to the mapping site, while the DHAT
+ *    totals equal Valgrind's.
  * The OOM cases also check the RSS split at death (the kernel's figures at the kill).
  * The cgroup is cgroup v1's memory controller (memory.limit_in_bytes) or v2's (memory.max),
  * whichever this machine has; it is removed at the end.
@@ -374,16 +375,17 @@ Test(death_e2e, forked_child_death_in_its_own_profile, .timeout = TEST_TIMEOUT(6
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("death-tree");
 	snprintf(path, sizeof(path), "%s/sh.json", dir);
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c '%s; exit 3' 2>&1", TRACER_BIN, path, SEGV_BIN);
+	snprintf(cmd, sizeof(cmd), "%s -v -o %s -- sh -c '%s; exit 3' 2>&1", TRACER_BIN, path,
+		 SEGV_BIN);
 	st = e2e_run(cmd, &out);
 	cr_expect_eq(st, 3, "tracer -- CMD exited %d:\n%s", st, out);
-	free(out);
 	p = dhat_profile__load(path, err, sizeof(err));
 	cr_assert_not_null(p, "%s", err);
 	cr_expect(p->has_death && p->death.cause == DHAT_DEATH_EXIT && p->death.status == 3,
-		  "sh: its exit (status 3) is not recorded: has_death %d cause %d status %d",
-		  p->has_death, (int)p->death.cause, p->death.status);
+		  "sh: its exit (status 3) is not recorded: has_death %d cause %d status %d\n%s",
+		  p->has_death, (int)p->death.cause, p->death.status, out);
 	dhat_profile__free(p);
+	free(out);
 	snprintf(cmd, sizeof(cmd), "%s/sh.*.death_segv.json", dir);
 	cr_assert(!glob(cmd, 0, NULL, &g) && g.gl_pathc == 1, "no single %s", cmd);
 	check_segv_file(g.gl_pathv[0]);
@@ -473,6 +475,11 @@ Test(death_e2e, mmap_outside_malloc_is_its_own_section, .timeout = TEST_TIMEOUT(
 		      99.5, "%s", out);
 	cr_expect(strstr(split, " MiB\n") != NULL, "%s", out);
 	cr_expect(strstr(out, "memory mapped outside malloc at exit") != NULL, "%s", out);
+	/* In human units as the report's other rows; exact with --bytes. */
+	cr_expect(strstr(out, "    100.00 MiB          1 maps    map_pool (") != NULL, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s report --bytes %s 2>&1", TRACER_BIN, path);
+	cr_assert_eq(e2e_run(cmd, &out), 0, "%s", out);
 	cr_expect(strstr(out, "104857600 B          1 maps    map_pool (") != NULL, "%s", out);
 	free(out);
 	p = dhat_profile__load(path, err, sizeof(err));

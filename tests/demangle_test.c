@@ -427,3 +427,37 @@ Test(demangle, fuzz_corpus_replay)
 	closedir(d);
 	cr_expect_gt(files, 20, "the seed corpus is missing (%d files)", files);
 }
+
+/* Heavy C++ STL names (whose substitutions repeat std::string many times) demangle
+ * completely, as c++filt prints them: the output is bounded by stopping the demangler at
+ * DEMANGLE_MAX_OUT bytes, not by refusing names that might print much. */
+Test(demangle, heavy_cxx_names_demangle_completely, .timeout = TEST_TIMEOUT(20))
+{
+	static const char *const names[] = {
+	    "_ZNSt6vectorINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESaIS5_EE17_M_realloc"
+	    "_insertIJRKS5_EEEvN9__gnu_cxx17__normal_iteratorIPS5_S7_EEDpOT_",
+	    "_ZNSt8_Rb_treeINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt4pairIKS5_St6vec"
+	    "torIS5_SaIS5_EEESt10_Select1stISB_ESt4lessIS5_ESaISB_EE22_M_emplace_hint_uniqueIJRKSt"
+	    "21piecewise_construct_tSt5tupleIJRS7_EESM_IJEEEEESt17_Rb_tree_iteratorISB_ESt23_Rb_tr"
+	    "ee_const_iteratorISB_EDpOT_",
+	};
+
+	if (system("c++filt --version >/dev/null 2>&1") != 0)
+		cr_skip_test("c++filt (binutils) is not installed");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char cmd[1024], want[8192] = "";
+		char *got = demangle__name(names[i]);
+		FILE *f;
+
+		snprintf(cmd, sizeof(cmd), "c++filt '%s'", names[i]);
+		f = popen(cmd, "r");
+		cr_assert_not_null(f);
+		cr_assert_not_null(fgets(want, sizeof(want), f));
+		pclose(f);
+		want[strcspn(want, "\n")] = '\0';
+		cr_assert_neq(strcmp(want, names[i]), 0, "c++filt did not demangle %s", names[i]);
+		cr_assert_not_null(got, "%s stayed mangled", names[i]);
+		cr_expect_str_eq(got, want);
+		free(got);
+	}
+}

@@ -124,6 +124,8 @@ Test(options, argv_vectors)
 			      "--summary", "s.txt", "--", "ls", "-l", NULL };
 	const char *bare_cmd[] = { "tracer", "-v", "ls", "-q", NULL };
 	const char *kill_after[] = { "tracer", "--kill-after", "0.5", "ls", NULL };
+	const char *interval[] = { "tracer", "--pid", "9", "--interval", "2.5", "--min-age", "30",
+				   NULL };
 	const char *pids[] = { "tracer", "--pid", "42,43,7", "--report", "all", NULL };
 	const char *cgroup[] = { "tracer", "--cgroup", "/sys/fs/cgroup/x", "--no-follow", NULL };
 	char *out, *errs;
@@ -152,6 +154,12 @@ Test(options, argv_vectors)
 	cr_expect_eq(parsed.verbosity, 2);
 	cr_expect_eq(parsed.top, 20);
 	cr_expect_null(parsed.cmd);
+	free(out);
+	free(errs);
+
+	cr_assert_eq(tu_run_cli(parse, interval, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect_eq(parsed.interval_s, 2.5);
+	cr_expect_eq(parsed.min_age_s, 30);
 	free(out);
 	free(errs);
 
@@ -226,7 +234,7 @@ Test(options, help_version_man_completion)
 
 struct usage_case {
 	int (*fn)(int argc, char **argv);
-	const char *argv[6];
+	const char *argv[8];
 	const char *says; /* in stderr */
 };
 
@@ -275,6 +283,18 @@ Test(options, bad_usage)
 		{ parse, { "tracer", "-w", "all", "--stop-at", "f", NULL },
 		  "--start-at/--stop-at go with" },
 		{ parse, { "tracer", "--completion", "zsh", NULL }, "--completion takes bash, not 'zsh'" },
+		{ parse, { "tracer", "--interval", "0", "ls", NULL },
+		  "--interval needs a positive number of seconds, not '0'" },
+		{ parse, { "tracer", "--interval", "inf", "ls", NULL }, "--interval needs" },
+		{ parse, { "tracer", "--interval", "-2", "ls", NULL }, "--interval needs" },
+		{ parse, { "tracer", "--interval", "2s", "ls", NULL }, "--interval needs" },
+		{ parse, { "tracer", "--interval", "1", "--min-age", "nan", "ls", NULL },
+		  "--min-age needs a positive number of seconds, not 'nan'" },
+		{ parse, { "tracer", "--min-age", "5", "ls", NULL }, "--min-age goes with --interval" },
+		{ parse, { "tracer", "-w", "all", "--interval", "1", NULL },
+		  "--interval goes with --pid, --cgroup or -- CMD" },
+		{ parse, { "tracer", "-q", "--interval", "1", "ls", NULL },
+		  "--interval with -q prints nowhere" },
 	};
 
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));

@@ -6,14 +6,20 @@ add_executable(sites_leak_prog ${CMAKE_CURRENT_SOURCE_DIR}/data/sites/leak.c)
 target_compile_options(sites_leak_prog PRIVATE -O0 -g -fno-omit-frame-pointer -fno-sanitize=all)
 target_link_options(sites_leak_prog PRIVATE -fno-sanitize=all)
 
+# Heavy C++ STL names (std::map<std::string, std::vector<std::string>>), -O0: not inlined.
+add_executable(sites_stl_prog ${CMAKE_CURRENT_SOURCE_DIR}/data/sites/stl_map.cc)
+target_compile_options(sites_stl_prog PRIVATE -O0 -g -fno-omit-frame-pointer -fno-sanitize=all)
+target_link_options(sites_stl_prog PRIVATE -fno-sanitize=all)
+
 add_criterion_test(sites_e2e_test
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/sites_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
 	LIBS tracer_core
 	LABELS bpf)
 target_compile_definitions(sites_e2e_test PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
-	LEAK_PROG_BIN="$<TARGET_FILE:sites_leak_prog>")
-add_dependencies(sites_e2e_test tracer sites_leak_prog)
+	LEAK_PROG_BIN="$<TARGET_FILE:sites_leak_prog>"
+	STL_PROG_BIN="$<TARGET_FILE:sites_stl_prog>")
+add_dependencies(sites_e2e_test tracer sites_leak_prog sites_stl_prog)
 tracer_test_timeout(sites_e2e_test 600)
 
 # The Rust program, built by rustc as tests/dwarf.cmake does (rustup's ~/.cargo/bin is not

@@ -215,3 +215,48 @@ Test(sites_e2e, start_at_demangled_rust_name, .timeout = TEST_TIMEOUT(120))
 	free(log);
 #endif
 }
+
+/* Heavy C++ STL names are demangled completely, as c++filt prints them: every frame of the
+ * profile naming a std::map<std::string, std::vector<std::string>> member is, word for word,
+ * a function of the fixture as `nm -C` (binutils' demangler, c++filt's) names it, and no
+ * frame stays mangled. */
+Test(sites_e2e, heavy_stl_names_read_as_cxxfilt_prints_them, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], path[1024], err[512], *out = NULL, *names = NULL;
+	struct dhat_profile *p;
+	size_t matched = 0;
+
+	E2E_REQUIRE_ROOT();
+	if (e2e_run("nm --version >/dev/null 2>&1", NULL) != 0)
+		cr_skip_test("nm (binutils) is not installed");
+	dir = e2e_tmpdir("sites-stl");
+	snprintf(path, sizeof(path), "%s/stl.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s", TRACER_BIN, path, STL_PROG_BIN);
+	cr_assert_eq(e2e_run(cmd, &out), 0, "%s", out);
+	free(out);
+	/* "ADDR T NAME" lines: NAME runs from the third field to the end of the line. */
+	snprintf(cmd, sizeof(cmd), "nm -C --defined-only %s | cut -d' ' -f3-", STL_PROG_BIN);
+	cr_assert_eq(e2e_run(cmd, &names), 0);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	for (size_t i = 0; i < p->ftbl_cnt; i++) {
+		const char *f = p->ftbl[i], *fn = strstr(f, ": "), *end;
+		char line[8192];
+
+		cr_expect_null(strstr(f, "_ZN"), "a mangled frame: %s", f);
+		if (!fn || !strstr(fn, "std::map<std::__cxx11::basic_string<char"))
+			continue;
+		fn += 2;
+		end = strrchr(fn, '(');
+		while (end && end > fn && end[-1] != ' ') /* the " (file:line)" suffix */
+			end = memrchr(fn, '(', (size_t)(end - fn));
+		cr_assert_not_null(end, "%s", f);
+		snprintf(line, sizeof(line), "\n%.*s\n", (int)(end - 1 - fn), fn);
+		cr_expect(strstr(names, line) != NULL, "not as c++filt prints it: %s", f);
+		matched++;
+	}
+	cr_expect_gt(matched, 0, "no std::map<std::string, ...> frame in %s", path);
+	dhat_profile__free(p);
+	free(names);
+	free(dir);
+}

@@ -4,6 +4,7 @@
 #   unwfix    C fixture, -g -O2 -fomit-frame-pointer (main -> fix_a -> fix_b -> fix_c, a
 #             qsort comparator called from libc, a signal handler, a dlopen()ed library)
 #   libunwfix.so  the library it dlopen()s, same flags
+#   fpfix     the same C fixture, -g -O2 with frame pointers (fp_detect's census)
 #   rsfix     Rust fixture, rustc -O without frame pointers (only if rustc is found; the
 #             Rust test skips with the reason otherwise)
 #   rsfix_v0  the same with -C symbol-mangling-version=v0
@@ -24,6 +25,16 @@ target_compile_options(unwfix PRIVATE ${UNWFIX_CFLAGS})
 target_link_options(unwfix PRIVATE -fno-sanitize=all)
 target_link_libraries(unwfix PRIVATE ${CMAKE_DL_LIBS})
 set_target_properties(unwfix PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${UNWFIX_DIR})
+
+# fpfix: the same fixture built with frame pointers kept (the tree's own flags may change,
+# and what a test binary links -- libstdc++'s demangler, for one -- is not ours to choose):
+# fp_detect's census must tell it from unwfix.
+add_executable(fpfix ${UNWFIX_SRC}/fixture.c)
+target_compile_options(fpfix PRIVATE -g -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+	-fno-optimize-sibling-calls -fno-sanitize=all -Wall -Wextra -Werror)
+target_link_options(fpfix PRIVATE -fno-sanitize=all)
+target_link_libraries(fpfix PRIVATE ${CMAKE_DL_LIBS})
+set_target_properties(fpfix PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${UNWFIX_DIR})
 
 add_library(unwfix_lib MODULE ${UNWFIX_SRC}/fixture_lib.c)
 target_compile_options(unwfix_lib PRIVATE ${UNWFIX_CFLAGS} -fPIC)
@@ -83,4 +94,4 @@ add_criterion_test(test_dwarf_stacks
 	LIBS tracer_core
 	LABELS unit)
 target_compile_definitions(test_dwarf_stacks PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
-add_dependencies(test_dwarf_stacks unwfix ${UNWFIX_RUST_DEPS})
+add_dependencies(test_dwarf_stacks unwfix fpfix ${UNWFIX_RUST_DEPS})

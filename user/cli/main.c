@@ -57,6 +57,15 @@ static void on_signal(int sig)
 		stop_signals++;
 }
 
+/* SIGUSR1: a snapshot is asked for; the loop writes it (run__snapshot_now). */
+static volatile sig_atomic_t snapshot_requested;
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	snapshot_requested = 1;
+}
+
 /* Signals that end the trace with its profile written: Ctrl-C, kill, Ctrl-\, and a closed
  * terminal or SSH session. */
 static const int ending_signals[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP };
@@ -114,6 +123,11 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		alive = target__alive(r->target, wait_status);
 		tracees__sample_rss(r->tracees, mono_now_ns());
 		run__snapshot_at_rss(r);
+		if (snapshot_requested) {
+			snapshot_requested = 0;
+			run__snapshot_now(r, "SIGUSR1");
+		}
+		run__interval_tick(r, mono_now_ns());
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
 		if (alive && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
@@ -349,12 +363,13 @@ int main(int argc, char **argv)
 		return TRACER_EXIT_USAGE;
 	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
 		sigaction(ending_signals[i], &sa, NULL);
-	/* A closed pipe on stdout or stderr is a failed write, not a lost profile. SIGUSR1 is
-	 * kept for later use (a snapshot); until then it must not kill the trace. */
+	/* A closed pipe on stdout or stderr is a failed write, not a lost profile. */
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGUSR1, SIG_IGN);
-	/* SA_RESTART: every other call goes on; epoll_wait is never restarted (signal(7)). */
+	/* SA_RESTART: every other call goes on; epoll_wait is never restarted (signal(7)), so
+	 * a stop or a SIGUSR1 snapshot is handled now, not at the next tick. */
 	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_sigchld, .sa_flags = SA_RESTART },
+		  NULL);
+	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = on_sigusr1, .sa_flags = SA_RESTART },
 		  NULL);
 	if (args.workload) {
 		ret = cmd_workload(&r);

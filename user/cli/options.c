@@ -41,6 +41,8 @@ enum {
 	OPT_NO_FOLLOW,
 	OPT_REPORT,
 	OPT_KILL_AFTER,
+	OPT_INTERVAL,
+	OPT_MIN_AGE,
 };
 
 #define G_TARGET "What to trace"
@@ -100,8 +102,16 @@ static const struct opt_spec tracer_opts_table[] = {
 	{ "snapshot-at-rss", 0, "SIZE",
 	  "also write the profile as it is when the target's RSS\n"
 	  "first reaches SIZE (bytes, or with K, M, G: KiB, MiB, GiB)\n"
-	  "next to it, as NAME-snapshot-1.json; tracing goes on",
+	  "next to it, as NAME-snapshot-N.json; tracing goes on",
 	  G_OUTPUT, "", OPT_SNAPSHOT_AT_RSS },
+	{ "interval", 0, "SECONDS",
+	  "every SECONDS, print the outstanding allocations by\n"
+	  "program point with their stacks (--top rows, default 10),\n"
+	  "where the report goes; tracing goes on. SIGUSR1 writes a\n"
+	  "snapshot of the profile (NAME-snapshot-N.json) at any time",
+	  G_OUTPUT, "", OPT_INTERVAL },
+	{ "min-age", 0, "SECONDS",
+	  "with --interval: leave out blocks younger than SECONDS", G_OUTPUT, "", OPT_MIN_AGE },
 	{ "output", 'o', "PATH",
 	  "profile path (default dhat-heap-<workload|pid>.json in\n"
 	  "$KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
@@ -301,6 +311,15 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 			return TRACER_EXIT_USAGE;
 		}
 		break;
+	case OPT_INTERVAL:
+	case OPT_MIN_AGE:
+		if (parse_num__double(arg, 0.001, DURATION_MAX_S,
+				      opt->id == OPT_INTERVAL ? &o->interval_s : &o->min_age_s)) {
+			elog("--%s needs a positive number of seconds, not '%s' (from 0.001 to "
+			     "%.0f)\n", opt->name, arg, DURATION_MAX_S);
+			return TRACER_EXIT_USAGE;
+		}
+		break;
 	case 'o':
 		o->output = arg;
 		break;
@@ -434,6 +453,18 @@ int options__parse(int argc, char **argv, struct tracer_opts *o)
 	}
 	if ((o->start_at || o->stop_at) && o->workload) {
 		elog("--start-at/--stop-at go with --pid or -- CMD (workloads mark their own windows)\n");
+		return TRACER_EXIT_USAGE;
+	}
+	if (o->min_age_s > 0 && !(o->interval_s > 0)) {
+		elog("--min-age goes with --interval\n");
+		return TRACER_EXIT_USAGE;
+	}
+	if (o->interval_s > 0 && o->workload) {
+		elog("--interval goes with --pid, --cgroup or -- CMD\n");
+		return TRACER_EXIT_USAGE;
+	}
+	if (o->interval_s > 0 && o->verbosity < 0 && !o->summary) {
+		elog("--interval with -q prints nowhere: give --summary PATH\n");
 		return TRACER_EXIT_USAGE;
 	}
 	if (o->duration_s > 0 && !o->pid && !o->cgroup) {

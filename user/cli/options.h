@@ -49,6 +49,8 @@ struct tracer_opts {
 	__u32 stack_sz;			/* --stack-size, bytes; 0: default */
 	int verbosity;			/* -q: -1, default 0, -v: 1, -vv: 2, -vvv: 3 */
 	__u64 snapshot_at_rss;		/* --snapshot-at-rss, bytes; 0: none */
+	double interval_s;		/* --interval: outstanding-allocation tables; 0: none */
+	double min_age_s;		/* --min-age: blocks younger than this left out; 0: none */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "collector.h"
+#include "frames.h"
 #include "options.h"
 #include "output.h"
 #include "profile_output.h"
@@ -29,7 +30,9 @@ struct run {
 	/* How traced processes end (NULL: not recorded). Each image's RSS and mappings are its
 	 * own (tracee.h). */
 	struct death_probes *death;
-	unsigned snapshots; /* --snapshot-at-rss: snapshots written (one at most) */
+	unsigned snapshots; /* snapshots written (--snapshot-at-rss, SIGUSR1): the last N */
+	bool rss_snapshot_done; /* --snapshot-at-rss: its one snapshot is taken */
+	__u64 next_table_ns;	/* --interval: when the next table is due (0: not yet set) */
 	bool follow;		      /* process trees are followed (not --no-follow) */
 	bool reports_inline;	      /* windowed: each profile's report as it is written */
 	struct alloc_watch *alloc_watch; /* dlopen'd allocators (alloc_watch.h) */
@@ -59,9 +62,19 @@ struct profile_ctx {
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations);
 
 /* --snapshot-at-rss: the first time the first target's RSS reaches the size (its image's
- * latest sample), write its open profile as it is now (NAME-snapshot-1.json, with its
- * report) and trace on. Cheap when there is nothing to do: call after each sampling. */
+ * latest sample), write its open profile as it is now (NAME-snapshot-N.json, N counting
+ * SIGUSR1's snapshots too; with its report) and trace on. Cheap when there is nothing to
+ * do: call after each sampling. */
 void run__snapshot_at_rss(struct run *r);
+
+/* SIGUSR1: write every open profile as it is now, as NAME-snapshot-N.json next to its
+ * profile (N counting the run's snapshots from 1), and trace on. Says on stderr what it
+ * wrote. */
+void run__snapshot_now(struct run *r, const char *why);
+
+/* The stack callbacks of an image's profile (loader or dwarf stack ids, allocator
+ * functions), ctx = pc, which must outlive src. */
+void run__stack_source(struct profile_ctx *pc, struct stack_source *src);
 
 /* Once a second on a terminal: event rate, live bytes of the open profile, drops. */
 void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events);
@@ -88,6 +101,14 @@ void run__print_reports(struct run *r);
  * -q without --summary prints neither. Returns 0 or -errno (the message is logged).
  */
 int run__open_summary(struct run *r, struct output *o);
+
+/* ---- run_interval.c: --interval tables ------------------------------------------------ */
+
+/* Called on every turn of the trace loop: when --interval is due, print a table of the
+ * outstanding allocations of each open image by program point, blocks younger than
+ * --min-age left out, where the report goes (stderr or --summary; nothing with -q). The first
+ * call only starts the clock. */
+void run__interval_tick(struct run *r, __u64 now);
 
 /* ---- run_images.c: the targets and the process images they become ---------------------- */
 

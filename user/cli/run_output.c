@@ -61,6 +61,12 @@ static const char *run_fn_lib_cb(void *ctx, __u32 fn)
 				  fn);
 }
 
+void run__stack_source(struct profile_ctx *pc, struct stack_source *src)
+{
+	*src = (struct stack_source){ run_stack_cb, run_fn_addr_cb, pc,
+				      loader__libc_path(pc->r->loader), run_fn_lib_cb };
+}
+
 /* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
  * print the seed's report now (otherwise at the end: run__print_reports). */
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
@@ -68,8 +74,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	struct tracee *t = ctx;
 	struct run *r = tracees__owner(t->set);
 	struct profile_ctx pc = { r, t };
-	struct stack_source src = { run_stack_cb, run_fn_addr_cb, &pc, loader__libc_path(r->loader),
-				    run_fn_lib_cb };
+	struct stack_source src;
 	struct frames_ctx fc = { .sym = t->sym, .src = &src };
 	struct dhat_meta meta = { .cmd = t->cmdline, .pid = t->tgid };
 	struct probe_counters probes;
@@ -80,6 +85,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	char path[PATH_MAX], err[512];
 	bool written;
 
+	run__stack_source(&pc, &src);
 	/* An image that exec'd away must not take the new image's maps. */
 	if (t->sym && !t->ended)
 		symbolizer__refresh_maps(t->sym);
@@ -245,30 +251,63 @@ int run__open_summary(struct run *r, struct output *o)
 	return 0;
 }
 
+/* Write t's open profile as it is at now, as snapshot r->snapshots. False if none was
+ * written (none open, or the write failed: logged). The drop counters stay the whole
+ * profile's too. */
+static bool write_snapshot(struct run *r, struct tracee *t, __u64 now, const char *why)
+{
+	__u64 dropped_written = r->dropped_written, untraced_written = r->untraced_written;
+	struct collector *c = session__snapshot(t->session, now);
+	size_t written = r->profiles_written;
+
+	if (!c) {
+		if (errno != ENOENT)
+			elog("%s: no snapshot of pid %d: %s\n", why, (int)t->tgid, strerror(errno));
+		return false;
+	}
+	r->out.snapshot = r->snapshots;
+	run__on_profile(t, c, NULL, 0);
+	r->out.snapshot = 0;
+	r->dropped_written = dropped_written;
+	r->untraced_written = untraced_written;
+	collector__free(c);
+	return r->profiles_written > written;
+}
+
 void run__snapshot_at_rss(struct run *r)
 {
-	__u64 dropped_written = r->dropped_written, rss;
 	struct tracee *t;
-	struct collector *c;
+	__u64 rss;
 
-	if (!r->args->snapshot_at_rss || r->snapshots)
+	if (!r->args->snapshot_at_rss || r->rss_snapshot_done)
 		return;
 	t = tracees__live(r->tracees, target__pid(r->target));
 	rss = t ? rss_sampler__rss(t->rss) : 0;
 	if (!t || rss < r->args->snapshot_at_rss)
 		return;
+	r->rss_snapshot_done = true;
 	r->snapshots++;
-	c = session__snapshot(t->session, mono_now_ns());
-	if (!c) {
-		elog("--snapshot-at-rss: no snapshot: %s\n", strerror(errno));
-		return;
-	}
 	ilog("RSS %llu bytes reached --snapshot-at-rss: writing a snapshot\n",
 	     (unsigned long long)rss);
-	r->out.snapshot = r->snapshots;
-	run__on_profile(t, c, NULL, 0);
-	r->out.snapshot = 0;
-	r->dropped_written = dropped_written; /* drops so far stay the whole profile's too */
-	collector__free(c);
+	write_snapshot(r, t, mono_now_ns(), "--snapshot-at-rss");
 }
 
+void run__snapshot_now(struct run *r, const char *why)
+{
+	__u64 now = mono_now_ns();
+	bool any = false;
+
+	r->snapshots++;
+	for (size_t i = 0; i < tracees__count(r->tracees); i++) {
+		struct tracee *t = tracees__at(r->tracees, i);
+
+		if (t->session && session__in_profile(t->session) &&
+		    write_snapshot(r, t, now, why)) {
+			ilog("%s: snapshot %u of pid %d written to %s\n", why, r->snapshots,
+			     (int)t->tgid, t->written_path);
+			any = true;
+		}
+	}
+	if (!any)
+		ilog("%s: no profile is open: no snapshot written\n", why);
+}

@@ -581,6 +581,26 @@ void collector__finish(struct collector *c, __u64 end_ns)
 	c->finished = true;
 }
 
+void collector__live(const struct collector *c, __u64 now_ns, __u64 min_age_ns,
+		     struct pp_live *out, size_t cnt)
+{
+	/* Block times are relative to the start; a record newer than now_ns counts as age 0. */
+	__u64 now = now_ns > c->start_ns ? now_ns - c->start_ns : 0;
+
+	memset(out, 0, cnt * sizeof(*out));
+	for (size_t i = 0; i < c->blocks_cap; i++) {
+		const struct block *b = &c->blocks[i];
+		__u64 age = now > b->t_ns ? now - b->t_ns : 0;
+
+		if (!b->addr || b->pp >= cnt || age < min_age_ns)
+			continue;
+		out[b->pp].bytes += b->size;
+		out[b->pp].blocks++;
+		if (age > out[b->pp].oldest_ns)
+			out[b->pp].oldest_ns = age;
+	}
+}
+
 const struct timeline *collector__timeline(const struct collector *c)
 {
 	return &c->timeline;

@@ -109,6 +109,18 @@ __u64 collector__start_ns(const struct collector *c);
  * gb/gbk/eb/ebk and the lifetimes of live blocks are final only after collector__finish. */
 const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt);
 
+/* A program point's blocks live now, as a periodic leak table counts them. */
+struct pp_live {
+	__u64 bytes, blocks; /* live blocks at least min_age_ns old (see collector__live) */
+	__u64 oldest_ns;     /* age of the oldest of them at now_ns; 0 without blocks */
+};
+
+/* The live blocks of c at now_ns (the bpf_ktime_get_ns clock, as collector__new's start_ns)
+ * that are at least min_age_ns old, summed per program point: out[i] is collector__pps()'s
+ * i-th PP, for i < cnt (cnt: collector__pps's count at most). O(live-block table). */
+void collector__live(const struct collector *c, __u64 now_ns, __u64 min_age_ns,
+		     struct pp_live *out, size_t cnt);
+
 /* The collector's own memory now and at its peak. O(1): no table is walked. */
 void collector__memory(const struct collector *c, struct collector_mem *m);
 

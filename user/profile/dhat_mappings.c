@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dhat_json.h"
+#include "report.h"
 #include "safe_text.h"
 
 void dhat_mappings__write(FILE *f, const struct dhat_mappings *m)
@@ -70,9 +71,11 @@ void dhat_mapping_site__set(struct dhat_mapping_site *s, const char *key, const 
 		s->in_malloc = b;
 }
 
-void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, const char *when)
+void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, const char *when,
+			  bool exact_bytes)
 {
 	size_t shown = 0;
+	char c[48];
 
 	for (size_t i = 0; i < m->cnt && shown < top; i++) {
 		const struct dhat_mapping_site *s = &m->sites[i];
@@ -84,7 +87,8 @@ void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, 
 				"\n  memory mapped outside malloc at %s (anonymous, virtual)\n",
 				when);
 		/* Names come from the target's symbols: shown terminal-safe. */
-		fprintf(out, "    %12" PRIu64 " B  %9" PRIu64 " maps    ", s->bytes, s->count);
+		report__bytes_cell(s->bytes, exact_bytes, c, sizeof(c));
+		fprintf(out, "    %s  %9" PRIu64 " maps    ", c, s->count);
 		safe_text__fputs_term(out, s->site ? s->site : "<unattributed>");
 		fputc('\n', out);
 	}

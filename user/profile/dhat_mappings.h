@@ -58,7 +58,9 @@ void dhat_mapping_site__set(struct dhat_mapping_site *s, const char *key, const 
 			    bool u_ok, uint64_t u, bool is_bool, bool b);
 
 /* The report's section, indented two spaces: the sites outside malloc by bytes at te
- * (at most top rows); nothing when there are none. when: "death", "exit" or "end". */
-void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, const char *when);
+ * (at most top rows); nothing when there are none. when: "death", "exit" or "end". Bytes
+ * in human units as the report's other rows, exact with exact_bytes (--bytes). */
+void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, const char *when,
+			  bool exact_bytes);
 
 #endif

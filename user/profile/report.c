@@ -669,18 +669,26 @@ void report__human_bytes(uint64_t v, char *buf, size_t sz)
 	human((double)v, buf, sz);
 }
 
+void report__bytes_cell(uint64_t v, bool exact, char *buf, size_t sz)
+{
+	char h[32];
+
+	if (exact) {
+		snprintf(buf, sz, "%12llu B", (unsigned long long)v);
+		return;
+	}
+	report__human_bytes(v, h, sizeof(h));
+	snprintf(buf, sz, "%14s", h);
+}
+
 /* A byte figure in a row: "%12llu B" exactly as before with --bytes or in a file that counts
  * something else (bsu), else human units right-aligned to the same 14 columns. */
 static const char *cell(const struct units *u, uint64_t v, char *buf, size_t sz)
 {
-	char h[32];
-
-	if (!u->human) {
+	if (!u->human)
 		snprintf(buf, sz, "%12llu %s", (unsigned long long)v, u->b);
-		return buf;
-	}
-	report__human_bytes(v, h, sizeof(h));
-	snprintf(buf, sz, "%14s", h);
+	else
+		report__bytes_cell(v, false, buf, sz);
 	return buf;
 }
 
@@ -850,7 +858,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 			print_sort_table(out, p, order, n, top, REPORT_SORT_END, &u);
 		if (p->has_mappings)
 			dhat_mappings__print(out, &p->mappings, top,
-					     p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death");
+					     p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death",
+					     !u.human);
 		fputc('\n', out);
 	}
 	snprintf(label, sizeof(label), "total %s", u.blocks);
@@ -901,7 +910,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	if (p->bklt && p->end_blocks)
 		print_still_live(out, p, order, n, top, &u);
 	if (p->has_mappings && !p->has_death)
-		dhat_mappings__print(out, &p->mappings, top, "end");
+		dhat_mappings__print(out, &p->mappings, top, "end", !u.human);
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 

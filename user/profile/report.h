@@ -86,6 +86,10 @@ size_t report__fold(const char **frames, size_t cnt);
  * as IEC 80000-13; --bytes prints the exact integers instead). */
 void report__human_bytes(uint64_t v, char *buf, size_t sz);
 
+/* A byte figure as the report's rows print it, 14 columns: "%12llu B" with exact (--bytes),
+ * else report__human_bytes right-aligned ("    400.17 MiB"). */
+void report__bytes_cell(uint64_t v, bool exact, char *buf, size_t sz);
+
 /* Index of the frame report__site starts with: the first non-plumbing one, or 0. */
 size_t report__site_head(const char *const *frames, size_t cnt, const struct report_opts *opts);
 

@@ -13,18 +13,17 @@
  * Bounds: input DEMANGLE_MAX_IN bytes of printable ASCII; output DEMANGLE_MAX_OUT bytes;
  * v0 recursion V0_MAX_DEPTH and V0_MAX_STEPS parse steps (backrefs can make a short name
  * print an exponentially long one, which the output bound then stops); C++ see
- * cxx_output_bound() and cxx_may_hang().
+ * cxx_demangle(), cxx_pack_work_ok() and cxx_may_hang().
  */
 #include "demangle.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* libstdc++'s demangler; <cxxabi.h> is C++ only. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 /* Nesting of v0 paths, types, consts and backrefs (rustc-demangle allows 500). */
 #define V0_MAX_DEPTH 256
@@ -1082,54 +1081,37 @@ static bool rust_demangle(struct dm_buf *b, const char *sym)
 
 /* ---- C++ ------------------------------------------------------------------------------ */
 
-/* Worst-case bytes __cxa_demangle may print for a name (see cxx_output_bound). */
-#define CXX_MAX_PRINT (4u << 20)
-/* Most output bytes one mangled byte stands for: "Ss" in a constructor prints
- * "std::basic_string<char, std::char_traits<char>, std::allocator<char> >" (70 for 2). */
-#define CXX_BYTES_PER_BYTE 40
+/* Work bound for pack expansions (see cxx_pack_work). */
+#define CXX_MAX_PACK_WORK (1u << 24)
 
 /*
- * An upper bound on what __cxa_demangle prints for sym, or SIZE_MAX when it could pass
- * CXX_MAX_PRINT. libstdc++'s demangler has no output limit of its own: a substitution
- * (S<n>_) or template parameter (T<n>_) prints an earlier part again, so a 150-byte name whose
- * parts each name the previous one twice prints over a gigabyte. Without parsing, each such
- * reference may at worst double what came before, a constructor/destructor name repeats
- * its class, and a pack expansion (Dp, sizeof..., fold) repeats its pattern once per pack
- * element (at most the name's length). Counting them over the raw bytes (identifiers
- * included) can only overcount, so the bound holds for any input.
+ * The output of libstdc++'s demangler is bounded exactly: it prints through a callback
+ * (cxx_sink), which stops it with a longjmp at the first byte past DEMANGLE_MAX_OUT. What it
+ * would print is never built whole, so a 150-byte name whose parts each name the previous
+ * one twice (a gigabyte of text) costs DEMANGLE_MAX_OUT bytes of work, and heavy real names
+ * (std::vector<std::string>::_M_realloc_insert<...>) print completely. Jumping out leaks
+ * nothing: the callback variant keeps its components, substitution table and printing state
+ * in arrays on its stack.
+ *
+ * Output bounds time where output is printed; a pack expansion of an empty pack prints
+ * nothing, so nested expansions could still loop without output: each pack construct (Dp,
+ * sizeof..., a fold) may repeat its pattern once per pack element (at most the name's
+ * length), and names where that product passes CXX_MAX_PACK_WORK are not handed over.
  */
-static size_t cxx_output_bound(const char *sym, size_t n)
+static bool cxx_pack_work_ok(const char *sym, size_t n)
 {
-	uint64_t bound = (uint64_t)n * CXX_BYTES_PER_BYTE;
+	uint64_t work = n;
 
 	for (size_t i = 0; i + 1 < n; i++) {
 		char c = sym[i], d = sym[i + 1];
-		bool ref = false, pack = false;
 
-		if (c == 'S' || c == 'T') {
-			size_t j = i + 1;
-
-			while (j < n && (is_digit(sym[j]) || is_upper(sym[j])))
-				j++;
-			ref = j < n && sym[j] == '_';
-		} else if (c == 'C') {
-			ref = (d >= '1' && d <= '5') || d == 'I';
-		} else if (c == 'D') {
-			ref = d >= '0' && d <= '5';
-			pack = d == 'p';
-		} else if (c == 's') {
-			pack = d == 'Z' || d == 'P';
-		} else if (c == 'f') {
-			pack = d == 'l' || d == 'r' || d == 'L' || d == 'R';
-		}
-		if (ref)
-			bound *= 2;
-		if (pack)
-			bound *= n;
-		if (bound > CXX_MAX_PRINT)
-			return SIZE_MAX;
+		if ((c == 'D' && d == 'p') || (c == 's' && (d == 'Z' || d == 'P')) ||
+		    (c == 'f' && (d == 'l' || d == 'r' || d == 'L' || d == 'R')))
+			work *= n;
+		if (work > CXX_MAX_PACK_WORK)
+			return false;
 	}
-	return (size_t)bound;
+	return true;
 }
 
 /* Past a <source-name> (decimal length, then that many bytes) at *p; false if it runs
@@ -1216,27 +1198,41 @@ static bool cxx_may_hang(const char *sym, size_t n)
 	return false;
 }
 
-/* C++ via __cxa_demangle into b, when its output is known to stay bounded. */
-static bool cxx_demangle(struct dm_buf *b, const char *sym, int *err)
-{
-	size_t n = strlen(sym);
-	int status = 0;
-	char *d;
-	bool ok;
+/* libstdc++'s demangler with a print callback (cp-demangle.c, in libstdc++.a): 0 when the
+ * name demangled. Not in the shared library's exports; linked from the archive. */
+extern int __gcclibcxx_demangle_callback(const char *mangled,
+					 void (*callback)(const char *, size_t, void *),
+					 void *opaque);
 
-	/* Only _Z names: __cxa_demangle("f") would answer "float". */
-	if (n <= 2 || memcmp(sym, "_Z", 2) || cxx_output_bound(sym, n) == SIZE_MAX ||
-	    cxx_may_hang(sym, n))
+struct cxx_sink {
+	struct dm_buf *b;
+	jmp_buf full; /* where a write past DEMANGLE_MAX_OUT returns to */
+};
+
+static void cxx_sink(const char *s, size_t n, void *opaque)
+{
+	struct cxx_sink *k = opaque;
+
+	if (!buf__putn(k->b, s, n))
+		longjmp(k->full, 1);
+}
+
+/* C++ via libstdc++'s demangler into b, stopped at DEMANGLE_MAX_OUT bytes of output. */
+static bool cxx_demangle(struct dm_buf *b, const char *sym)
+{
+	struct cxx_sink k = { .b = b };
+	size_t n = strlen(sym);
+
+	/* Only _Z names: the demangler would read "f" as the type float. */
+	if (n <= 2 || memcmp(sym, "_Z", 2) || !cxx_pack_work_ok(sym, n) || cxx_may_hang(sym, n))
 		return false;
-	d = __cxa_demangle(sym, NULL, NULL, &status);
-	if (!d) {
-		if (status == -1)
-			*err = ENOMEM;
-		return false;
-	}
-	ok = buf__puts(b, d) && b->len;
-	free(d);
-	return ok;
+	/* what a Rust attempt may have left */
+	b->len = 0;
+	b->full = false;
+	b->s[0] = '\0';
+	if (setjmp(k.full))
+		return false; /* longer than DEMANGLE_MAX_OUT: "cannot" */
+	return __gcclibcxx_demangle_callback(sym, cxx_sink, &k) == 0 && b->len && !b->full;
 }
 
 /* ---- the public entry ------------------------------------------------------------------- */
@@ -1268,7 +1264,7 @@ char *demangle__name(const char *sym)
 		goto cleanup;
 	}
 	b.s[0] = '\0';
-	if (!rust_demangle(&b, sym) && !cxx_demangle(&b, sym, &err))
+	if (!rust_demangle(&b, sym) && !cxx_demangle(&b, sym))
 		goto cleanup;
 	res = strdup(b.s);
 	if (!res)

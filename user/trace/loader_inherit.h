@@ -69,7 +69,7 @@ int loader_inherit__attach(struct inherit_links *ls, struct bpf_program *entry,
 			   const struct inherit_probe *probes, size_t cnt, pid_t pid);
 
 /* Begin detaching every probe: a thread closes the perf events and deletes the tracefs
- * events (each close waits ~100 ms, see loader_inherit.c); the programs must be silenced
+ * events (each close waits 30-140 ms, in 8 threads: see loader_inherit.c); the programs must be silenced
  * first. Idempotent. */
 void loader_inherit__detach(struct inherit_links *ls);
 

@@ -170,6 +170,11 @@ struct collector *session__snapshot(const struct session *s, __u64 now_ns)
 	return c;
 }
 
+const struct collector *session__open(const struct session *s)
+{
+	return s->cur;
+}
+
 const struct dhat_death *session__death(const struct session *s)
 {
 	return s->has_death ? &s->death : NULL;

@@ -52,6 +52,10 @@ int session__finish(struct session *s, __u64 end_ns);
 /* Totals of the open profile so far, or NULL when none is open. */
 const struct collector_totals *session__current(const struct session *s);
 
+/* The open profile itself, read-only (a periodic table reads its live blocks), or NULL.
+ * Valid until the next session call that handles a record. */
+const struct collector *session__open(const struct session *s);
+
 /* True while a profile is open. */
 bool session__in_profile(const struct session *s);
 const struct session_stats *session__stats(const struct session *s);

@@ -85,7 +85,8 @@ static pid_t spawn_held(char *const argv[], bool drop_privs, int *go_fd, int *er
 
 		close(go[1]);
 		close(ep[0]);
-		/* The tracer ignores SIGPIPE and SIGUSR1, and ignored signals survive exec. */
+		/* The tracer ignores SIGPIPE (and ignored signals survive exec); SIGUSR1 is its
+		 * snapshot request, not the command's. */
 		for (size_t i = 0; i < sizeof(child_dfl) / sizeof(child_dfl[0]); i++)
 			signal(child_dfl[i], SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
