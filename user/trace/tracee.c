@@ -21,6 +21,7 @@ struct tracees {
 	struct tracee **v; /* in the order they were opened */
 	size_t cnt, cap;
 	bool root_execd;	 /* held_root has exec'd its command */
+	__u64 polls;		 /* tracees__close_exited calls: the batches read */
 	__u64 pre_exec_records;	 /* held_root's records before that (dropped) */
 };
 
@@ -224,22 +225,33 @@ int tracees__close(struct tracee *t, __u64 end_ns, bool ended)
 	return err;
 }
 
-int tracees__close_exited(struct tracees *ts)
+/* Close the exited images (at their exit) whose EV_DEATH did not come; all: also those
+ * whose exit came in the batch just read (the last drain: nothing more will come). */
+static int close_exited(struct tracees *ts, bool all)
 {
 	int err = 0, e;
 
 	for (size_t i = 0; ts && i < ts->cnt; i++) {
-		if (!ts->v[i]->session || !ts->v[i]->exit_ns)
+		const struct tracee *t = ts->v[i];
+
+		if (!t->session || !t->exit_ns || (!all && t->exit_poll == ts->polls))
 			continue;
-		e = tracees__close(ts->v[i], ts->v[i]->exit_ns, true);
+		e = tracees__close(ts->v[i], t->exit_ns, true);
 		err = err ?: e;
 	}
+	if (ts)
+		ts->polls++;
 	return err;
+}
+
+int tracees__close_exited(struct tracees *ts)
+{
+	return close_exited(ts, false);
 }
 
 int tracees__close_all(struct tracees *ts, __u64 end_ns)
 {
-	int err = tracees__close_exited(ts), e;
+	int err = close_exited(ts, true), e;
 
 	for (size_t i = 0; i < ts->cnt; i++) {
 		e = tracees__close(ts->v[i], end_ns, false);
@@ -386,10 +398,12 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 			ts->opts.on_exec(ts->opts.owner, t);
 		break;
 	case EV_PROC_EXIT:
-		if (t && ts->opts.await_death)
+		if (t && ts->opts.await_death) {
 			t->exit_ns = e->ts_ns; /* its EV_DEATH follows, with the cause */
-		else
+			t->exit_poll = ts->polls;
+		} else {
 			err = tracees__close(t, e->ts_ns, true);
+		}
 		break;
 	}
 	return err;

@@ -57,6 +57,7 @@ struct tracee {
 	enum tracee_malloc malloc_kind; /* its allocator, when resolved for this image */
 	__u64 exit_ns;		       /* await_death: its EV_PROC_EXIT, the close waits for
 					* EV_DEATH (0: not exited) */
+	__u64 exit_poll;	       /* the batch its EV_PROC_EXIT came in (tracees.polls) */
 	struct collector_totals totals; /* of its (last) profile, set when one is written */
 	struct session_stats stats;    /* its session's counters, kept at close */
 	struct dwarf_stacks_stats unwind; /* its resolver's counters, kept at close */
@@ -117,7 +118,9 @@ struct tracee *tracees__live(const struct tracees *ts, pid_t tgid);
  * -errno. No-op for a tracee already closed. */
 int tracees__close(struct tracee *t, __u64 end_ns, bool ended);
 /* Close the images that exited without an EV_DEATH in the records read so far, at their
- * exit (await_death; call after each poll). Returns the first error. */
+ * exit (await_death; call after each poll). An exit read in the latest batch waits one
+ * more: its EV_DEATH, sent by another program on the same tracepoint just after, may be
+ * committed after the batch was read. Returns the first error. */
 int tracees__close_exited(struct tracees *ts);
 /* Close every open tracee. Returns the first error. */
 int tracees__close_all(struct tracees *ts, __u64 end_ns);
