@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "collector.h"
+#include "heap_chunk.h"
 
 #define T0 1000000000ull /* window start on the bpf_ktime_get_ns clock */
 
@@ -773,6 +774,78 @@ Test(collector, memory_grows_with_program_points)
 	cr_expect_leq(big.pps_sz, 20 * small.pps_sz);
 	cr_expect_eq(big.blocks_sz, small.blocks_sz);
 	cr_expect_gt(big.peak_sz, big.total_sz);
+}
+
+/* ---- the heap in glibc malloc chunks (heap_chunk.h) ------------------------------------- */
+
+Test(heap_chunk, glibc_rule_on_known_sizes)
+{
+	/* malloc.c on x86-64: max(32, (req + 8 + 15) & ~15); mmapped: pages over req + 16. */
+	cr_expect_eq(heap_chunk__glibc(0x1010, 1, FN_MALLOC), 32);
+	cr_expect_eq(heap_chunk__glibc(0x1010, 24, FN_MALLOC), 32);
+	cr_expect_eq(heap_chunk__glibc(0x1010, 25, FN_MALLOC), 48);
+	cr_expect_eq(heap_chunk__glibc(0x1020, 1000, FN_CALLOC), 1008);
+	/* >= 128 KiB served from the heap (the block is not 16 bytes into a page). */
+	cr_expect_eq(heap_chunk__glibc(0x5020, 131049, FN_MALLOC), 131072);
+	cr_expect_eq(heap_chunk__glibc(0x7f0000000010, 200000, FN_MALLOC), 200704);
+	/* 16 bytes into a page but small: a heap chunk like any other. */
+	cr_expect_eq(heap_chunk__glibc(0x7f0000000010, 100, FN_MALLOC), 112);
+	cr_expect_eq(heap_chunk__glibc(0x1010, 1, FN_PVALLOC), 4112);
+}
+
+/* The rule against glibc itself, in this process: each chunk's size is
+ * malloc_usable_size + its header (8 bytes, 16 when mmapped). Skipped under a sanitizer,
+ * whose malloc is not glibc's. */
+Test(heap_chunk, glibc_rule_matches_malloc_usable_size)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	cr_skip_test("AddressSanitizer's malloc is not glibc's");
+#else
+	size_t checked = 0;
+
+	for (size_t req = 1; req < 600000; req += req < 4096 ? 7 : 4099) {
+		void *p = malloc(req);
+		size_t hdr, chunk;
+
+		cr_assert_not_null(p);
+		/* The chunk's size field, just before the block: bit 1 is IS_MMAPPED. */
+		hdr = (*(const size_t *)((uintptr_t)p - sizeof(size_t)) & 2) ? 16 : 8;
+		chunk = malloc_usable_size(p) + hdr;
+		cr_expect_eq(heap_chunk__glibc((uintptr_t)p, req, FN_MALLOC), chunk,
+			     "malloc(%zu): rule %llu, glibc %zu", req,
+			     (unsigned long long)heap_chunk__glibc((uintptr_t)p, req, FN_MALLOC),
+			     chunk);
+		free(p);
+		checked++;
+	}
+	cr_expect_gt(checked, 500);
+#endif
+}
+
+Test(heap_chunk, collector_counts_live_blocks_in_chunks)
+{
+	struct collector *c = collector__new(T0, NULL);
+	const struct collector_totals *t = collector__totals(c);
+	const struct timeline *tl = collector__timeline(c);
+
+	cr_assert_not_null(c);
+	for (__u64 i = 0; i < 1000; i++)
+		feed(c, ev_alloc(i, 0x10000 + i * 32, 1, 1, FN_MALLOC));
+	cr_expect_eq(t->live_bytes, 1000);
+	cr_expect_eq(t->live_chunk_bytes, 32000);
+	feed(c, ev_realloc(2000, 0x10000, 0x90000, 100, 1)); /* 32 -> 112 */
+	cr_expect_eq(t->live_chunk_bytes, 32000 - 32 + 112);
+	feed(c, ev_realloc(2001, 0x90000, 0x90000, 25, 1)); /* in place: 112 -> 48 */
+	cr_expect_eq(t->live_chunk_bytes, 32000 - 32 + 48);
+	feed(c, ev_free(2002, 0x90000));
+	feed(c, ev_free(2003, 0x10020));
+	cr_expect_eq(t->live_bytes, 998);
+	cr_expect_eq(t->live_chunk_bytes, 998 * 32);
+	collector__finish(c, T0 + 3000);
+	for (size_t i = 0; i < tl->cnt; i++)
+		cr_expect_geq(tl->chunks[i], tl->bytes[i], "point %zu: chunks below the heap", i);
+	cr_expect_eq(tl->chunks[tl->cnt - 1], 998 * 32);
+	collector__free(c);
 }
 
 /* --interval's count: live blocks at least min_age old, per PP, with the oldest one's age; a

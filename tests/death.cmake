@@ -2,7 +2,7 @@
 # and --pid, and a SIGSEGV, recorded in the profile and leading the summary. Root + BTF + a
 # memory cgroup controller (v1 or v2): label bpf. The programs are traced, not tested:
 # -fno-sanitize=all, frame pointers for --unwind fp.
-foreach(prog oom_leak segv mmap_prog)
+foreach(prog oom_leak segv mmap_prog tiny_blocks)
 	add_executable(death_${prog} ${CMAKE_CURRENT_SOURCE_DIR}/data/death/${prog}.c)
 	target_compile_options(death_${prog} PRIVATE -O1 -g -fno-omit-frame-pointer
 		-fno-sanitize=all)
@@ -21,6 +21,19 @@ target_compile_definitions(death_e2e_test PRIVATE
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
 add_dependencies(death_e2e_test tracer death_oom_leak death_segv death_mmap_prog)
 tracer_test_timeout(death_e2e_test 600)
+
+# Heap against RSS per process image: the heap in malloc chunks on the timeline, and a
+# followed child's own mappings and RSS series. Root + BTF: label bpf.
+add_criterion_test(rss_e2e_test
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/rss_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+	LIBS tracer_core
+	LABELS bpf)
+target_compile_definitions(rss_e2e_test PRIVATE
+	TRACER_BIN="$<TARGET_FILE:tracer>"
+	TINY_BLOCKS_BIN="$<TARGET_FILE:death_tiny_blocks>"
+	MMAP_PROG_BIN="$<TARGET_FILE:death_mmap_prog>")
+add_dependencies(rss_e2e_test tracer death_tiny_blocks death_mmap_prog)
+tracer_test_timeout(rss_e2e_test 300)
 
 # The "death" object without root: record -> file -> reader -> the report's lead line.
 add_criterion_test(death_unit

@@ -4,7 +4,8 @@
  *    ends it: `tracer -- CMD` exits 137, the summary leads with the OOM kill and the
  *    cgroup's limit, the leaking function holds >= 80% of the bytes live at death, the file
  *    records the cause and loads in dh_view;
- *  - the same with --pid, attached before the program starts leaking;
+ *  - the same with --pid, attached before the program starts leaking, and with --cgroup,
+ *    the program joining the cgroup after the tracer attached to it;
  *  - a program that dies of SIGSEGV: the signal and the faulting address in the file and
  *    the summary;
  *  - --snapshot-at-rss: exactly one snapshot, when RSS first crossed the size, and the trace
@@ -188,6 +189,39 @@ Test(death_e2e, oom_kill_in_a_memory_cgroup_under_cmd, .timeout = TEST_TIMEOUT(1
 	check_oom_file(path);
 }
 
+/* `sh -c 'echo $$ > PROCS && { CMD; } > LOG 2>&1'` in the background. */
+static pid_t spawn_in_cgroup(const struct memcg *m, const char *cmd, const char *log)
+{
+	char line[2048];
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		snprintf(line, sizeof(line), "echo $$ > %s && { %s; } > %s 2>&1", m->procs, cmd, log);
+		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* `tracer -v TARGET -o path` in the background, its output to tlog; returns once it
+ * says it attached. */
+static pid_t spawn_tracer(const char *target, const char *path, const char *tlog)
+{
+	char cmd[2048];
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		snprintf(cmd, sizeof(cmd), "exec %s -v %s -o %s > %s 2>&1", TRACER_BIN, target,
+			 path, tlog);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(e2e_wait_for_text(tlog, "attached to pid", 60), "the tracer did not attach");
+	return pid;
+}
+
 Test(death_e2e, oom_kill_in_a_memory_cgroup_under_pid, .timeout = TEST_TIMEOUT(120))
 {
 	char *dir, cmd[2048], path[1024], log[1024], tlog[1024], go[1024], *out = NULL;
@@ -203,24 +237,11 @@ Test(death_e2e, oom_kill_in_a_memory_cgroup_under_pid, .timeout = TEST_TIMEOUT(1
 	snprintf(log, sizeof(log), "%s/prog.log", dir);
 	snprintf(tlog, sizeof(tlog), "%s/tracer.log", dir);
 	snprintf(go, sizeof(go), "%s/go", dir);
-	prog = fork();
-	cr_assert_geq(prog, 0);
-	if (prog == 0) {
-		snprintf(cmd, sizeof(cmd), "echo $$ > %s && exec %s --wait %s > %s", m.procs,
-			 OOM_LEAK_BIN, go, log);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	snprintf(cmd, sizeof(cmd), "exec %s --wait %s", OOM_LEAK_BIN, go);
+	prog = spawn_in_cgroup(&m, cmd, log);
 	cr_assert(e2e_wait_for_text(log, "waiting", 30), "the program did not start");
-	tracer = fork();
-	cr_assert_geq(tracer, 0);
-	if (tracer == 0) {
-		snprintf(cmd, sizeof(cmd), "exec %s -v --pid %d -o %s > %s 2>&1", TRACER_BIN,
-			 (int)prog, path, tlog);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	cr_assert(e2e_wait_for_text(tlog, "attached to pid", 60), "the tracer did not attach");
+	snprintf(cmd, sizeof(cmd), "--pid %d", (int)prog);
+	tracer = spawn_tracer(cmd, path, tlog);
 	f = fopen(go, "w");
 	cr_assert_not_null(f);
 	fclose(f);
@@ -236,6 +257,67 @@ Test(death_e2e, oom_kill_in_a_memory_cgroup_under_pid, .timeout = TEST_TIMEOUT(1
 	check_oom_summary(out);
 	free(out);
 	check_oom_file(path);
+	free(dir);
+}
+
+/*
+ * --cgroup: the tracer attaches to a cgroup holding one idle process; the leak then joins
+ * the cgroup (found by the tracer's scan of cgroup.procs) and is OOM-killed. Its profile
+ * records the OOM kill like under --pid, the summary leads with it, and the tracer ends
+ * (status 0) once the idle process leaves too.
+ */
+Test(death_e2e, oom_kill_of_a_process_joining_a_cgroup, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], path[1024], tlog[1024], llog[1024], hlog[1024], go[1024];
+	char fifo[1024], leak[1024], *out = NULL;
+	struct memcg m;
+	pid_t holder, prog, tracer;
+	glob_t g;
+	int st, fd;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-cgroup");
+	memcg_create(&m, "cgroup");
+	snprintf(path, sizeof(path), "%s/cg.json", dir);
+	snprintf(tlog, sizeof(tlog), "%s/tracer.log", dir);
+	snprintf(llog, sizeof(llog), "%s/leak.log", dir);
+	snprintf(hlog, sizeof(hlog), "%s/holder.log", dir);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
+	/* The idle process: a shell blocked reading the fifo (no fork, no allocation). */
+	snprintf(cmd, sizeof(cmd), "echo idle; read x < %s", fifo);
+	holder = spawn_in_cgroup(&m, cmd, hlog);
+	cr_assert(e2e_wait_for_text(hlog, "idle", 30), "the idle process did not start");
+	snprintf(cmd, sizeof(cmd), "--cgroup %s", m.dir);
+	tracer = spawn_tracer(cmd, path, tlog);
+	snprintf(cmd, sizeof(cmd), "exec %s --wait %s", OOM_LEAK_BIN, go);
+	prog = spawn_in_cgroup(&m, cmd, llog);
+	cr_assert(e2e_wait_for_text(llog, "waiting", 30), "the leak did not start");
+	cr_assert(e2e_wait_for_text(tlog, "joined the cgroup: tracing it", 30),
+		  "the tracer did not take the new process");
+	fd = open(go, O_CREAT | O_WRONLY, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(waitpid(prog, &st, 0), prog);
+	cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the leak was not killed: %#x", st);
+	fd = open(fifo, O_WRONLY); /* the idle process reads a line and exits */
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "\n", 1), 1);
+	close(fd);
+	cr_assert_eq(waitpid(holder, &st, 0), holder);
+	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
+	memcg_remove(&m);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tracer --cgroup: status %#x", st);
+	snprintf(cmd, sizeof(cmd), "cat %s", tlog);
+	e2e_run(cmd, &out);
+	check_oom_summary(out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/cg.*.death_oom_leak.json", dir);
+	cr_assert(!glob(cmd, 0, NULL, &g) && g.gl_pathc == 1, "no single %s", cmd);
+	snprintf(leak, sizeof(leak), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	check_oom_file(leak);
 	free(dir);
 }
 

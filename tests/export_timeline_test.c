@@ -121,8 +121,9 @@ Test(export_timeline_file, valgrind_file_says_why_and_exits_2)
 	free(errs);
 }
 
-/* Parse a profile whose heapTimeline member is `live` (raw JSON text, or NULL for none). */
-static struct dhat_profile *with_live(const char *live)
+/* Parse a profile whose heapTimeline member is `live` (raw JSON text, or NULL for none),
+ * its one program point having eb bytes live at the end. */
+static struct dhat_profile *with_live_eb(const char *live, int eb)
 {
 	char json[2048], err[256] = "";
 	struct dhat_profile *p;
@@ -132,13 +133,18 @@ static struct dhat_profile *with_live(const char *live)
 		     "{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\","
 		     "\"bklt\":true,\"bkacc\":false,\"tu\":\"\xc2\xb5s\",\"Mtu\":\"s\",\"tuth\":10,"
 		     "\"cmd\":\"x\",\"pid\":1,\"te\":10,\"tg\":5,\"pps\":[{\"tb\":8,\"tbk\":1,"
-		     "\"mb\":8,\"mbk\":1,\"gb\":8,\"gbk\":1,\"eb\":0,\"ebk\":0,\"fs\":[1]}],"
+		     "\"mb\":8,\"mbk\":1,\"gb\":8,\"gbk\":1,\"eb\":%d,\"ebk\":%d,\"fs\":[1]}],"
 		     "\"ftbl\":[\"[root]\",\"0x1: f (a.c:1)\"]%s%s}",
-		     live ? ",\"heapTimeline\":" : "", live ? live : "");
+		     eb, eb ? 1 : 0, live ? ",\"heapTimeline\":" : "", live ? live : "");
 	cr_assert_lt(n, (int)sizeof(json));
 	p = dhat_profile__parse(json, (size_t)n, "live", err, sizeof(err));
 	cr_assert(p, "%s: %s", live ? live : "(none)", err);
 	return p;
+}
+
+static struct dhat_profile *with_live(const char *live)
+{
+	return with_live_eb(live, 0);
 }
 
 Test(export_timeline_file, reader_takes_a_good_series_and_drops_a_bad_one)
@@ -197,6 +203,89 @@ Test(export_timeline_file, nothing_allocated_draws_an_empty_chart)
 	fclose(f);
 	svg = buf;
 	cr_expect(strstr(svg, "no samples"), "%s", svg);
+	free(svg);
+	dhat_profile__free(p);
+}
+
+/* "cb" and "cbEnd" (the heap in malloc chunks): kept when well formed, else dropped while
+ * the live series stays; never an error (dh_view ignores the key). */
+Test(export_timeline_file, reader_takes_chunks_and_drops_malformed_ones)
+{
+	static const char *const bad[] = {
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,32],\"cbEnd\":32}",	  /* too short */
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,32,4],\"cbEnd\":32}",	  /* below b */
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,\"32\",32],\"cbEnd\":32}", /* a string */
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,-32,32],\"cbEnd\":32}",	  /* negative */
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,32,32]}",		  /* no cbEnd */
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,32,32],\"cbEnd\":4}",	  /* < Σeb */
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,32,32],\"cbEnd\":3.5}",	  /* a fraction */
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,32,32],\"cbEnd\":32,\"cbEnd\":32}",
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,32,32],\"cb\":[0,32,32],\"cbEnd\":32}",
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":{\"x\":1},\"cbEnd\":32}",	  /* an object */
+	    "{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[],\"cbEnd\":32}",		  /* empty */
+	};
+	struct dhat_profile *p =
+	    with_live_eb("{\"t\":[0,5,9],\"b\":[0,8,8],\"cb\":[0,32,32],\"cbEnd\":32}", 8);
+
+	cr_assert_eq(p->live_cnt, 3);
+	cr_assert_not_null(p->live_cb, "a good chunk series was dropped");
+	cr_expect_eq(p->live_cb[1], 32);
+	cr_expect_eq(p->live_cb_end, 32);
+	dhat_profile__free(p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = with_live_eb(bad[i], 8);
+		cr_expect_eq(p->live_cnt, 3, "%s: the live series went too", bad[i]);
+		cr_expect_null(p->live_cb, "%s was kept", bad[i]);
+		dhat_profile__free(p);
+	}
+}
+
+/* 1000 blocks of 1 byte: 32-byte chunks in glibc's malloc. The writer stores the series
+ * only for glibc's malloc; read back, it is >= the live heap at every point, ends at
+ * exactly 32000 bytes, and the chart draws it with its key and tooltips. */
+Test(export_timeline_file, chunk_series_round_trips_and_is_drawn)
+{
+	struct dhat_meta meta = META;
+	struct collector *c = collector__new(FIX_T0, NULL);
+	char path[4096], err[512], *svg = NULL;
+	struct dhat_profile *p;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_not_null(c);
+	for (__u64 i = 0; i < 1000; i++) {
+		struct alloc_event e = { .type = EV_ALLOC, .ts_ns = FIX_T0 + i * 1000,
+					 .addr = 0x10010 + i * 32, .size = 1, .stack_id = 1 };
+
+		cr_assert_eq(collector__handle(c, &e), 0);
+	}
+	collector__finish(c, FIX_T0 + 2000000);
+	snprintf(path, sizeof(path), "%s/no-chunks.json", ex_artifacts());
+	cr_assert_eq(dhat__write_path(path, c, fixture_frames, NULL, &meta), 0);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert(p, "%s", err);
+	cr_expect_null(p->live_cb, "another allocator's file has a chunk series");
+	dhat_profile__free(p);
+
+	meta.glibc_chunks = true;
+	snprintf(path, sizeof(path), "%s/chunks.json", ex_artifacts());
+	cr_assert_eq(dhat__write_path(path, c, fixture_frames, NULL, &meta), 0);
+	collector__free(c);
+	p = dhat_profile__load(path, err, sizeof(err));
+	cr_assert(p, "%s", err);
+	cr_assert_not_null(p->live_cb, "no chunk series");
+	cr_expect_eq(p->live_cb_end, 32000);
+	cr_expect_eq(p->end_bytes, 1000);
+	for (size_t i = 0; i < p->live_cnt; i++)
+		cr_expect_geq(p->live_cb[i], p->live_b[i], "point %zu", i);
+	cr_expect_eq(p->live_cb[p->live_cnt - 1], 32000);
+	f = open_memstream(&svg, &len);
+	cr_assert(f);
+	cr_expect_eq(export__timeline_profile_svg(p, f, NULL), 0);
+	fclose(f);
+	cr_expect(strstr(svg, "<path id=\"chunks\""), "no chunk line");
+	cr_expect(strstr(svg, "heap in malloc chunks</text>"), "no key");
+	cr_expect(strstr(svg, ", in malloc chunks 31.25 KiB</title>"), "no tooltip");
 	free(svg);
 	dhat_profile__free(p);
 }

@@ -179,7 +179,7 @@ Test(timeline, bounded_and_keeps_the_peak)
 	for (__u64 t = 0; t < 10000000; t += 997) {
 		__u64 live = t == peak_t / 997 * 997 ? 1000000 : t % 5000;
 
-		timeline__note(&tl, t, live);
+		timeline__note(&tl, t, live, live);
 	}
 	cr_assert_leq(tl.cnt, TIMELINE_MAX_POINTS);
 	cr_assert_gt(tl.cnt, TIMELINE_MAX_POINTS / 4, "compaction lost too much: %zu", tl.cnt);

@@ -28,13 +28,11 @@
 #include "loader.h"
 #include "loader_window.h"
 #include "log.h"
-#include "mappings.h"
 #include "options.h"
 #include "output.h"
 #include "procmaps.h"
 #include "profile_output.h"
 #include "report.h"
-#include "rss_sampler.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -124,8 +122,8 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		}
 		tracees__close_exited(r->tracees); /* exited, no EV_DEATH in the batch */
 		alive = target__alive(r->target, wait_status);
-		if (rss_sampler__tick(r->rss, mono_now_ns()))
-			run__snapshot_at_rss(r);
+		tracees__sample_rss(r->tracees, mono_now_ns());
+		run__snapshot_at_rss(r);
 		if (snapshot_requested) {
 			snapshot_requested = 0;
 			run__snapshot_now(r, "SIGUSR1");
@@ -135,7 +133,6 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
 		if (alive && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
 			tracees__refresh_maps(r->tracees);
-			mappings__refresh_maps(r->maps);
 			alloc_watch__refresh(r->alloc_watch);
 			last_maps_ns = mono_now_ns();
 		}
@@ -254,7 +251,6 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	r->death = death_probes__start(loader__ringbuf_fd(r->loader), pid, r->follow);
 	loader__resume(r->loader); /* the death probes are in: nobody read the ring meanwhile */
-	r->rss = rss_sampler__new(pid);
 	if (r->args->start_at || r->args->stop_at) {
 		err = run__attach_window_symbols(r);
 		if (err)
@@ -269,6 +265,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	tops.dwarf = r->dwarf;
 	tops.held_root = argv && r->follow ? pid : 0;
 	tops.await_death = r->death != NULL;
+	tops.rss = true;
 	tops.on_exec = argv ? NULL : run__on_image_exec; /* spawned: at the exec hold point */
 	r->tracees = tracees__new(&tops);
 	if (!r->tracees) {
@@ -287,7 +284,6 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	 * follow the child's exec record opens it, at its place in the stream. */
 	if (argv && !r->follow && !tracees__live(r->tracees, pid))
 		tracees__open(r->tracees, pid, 0, NULL, sopts.start_ns);
-	r->maps = r->death ? mappings__new(pid) : NULL; /* after exec: it unwinds too */
 	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
 
@@ -389,8 +385,6 @@ int main(int argc, char **argv)
 	target__free(r.target);
 	window_probes__free(r.window);
 	death_probes__free(r.death);
-	rss_sampler__free(r.rss);
-	mappings__free(r.maps);
 	loader__free(r.loader);
 	tracees__free(r.tracees);
 	alloc_watch__free(r.alloc_watch);

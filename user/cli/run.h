@@ -27,11 +27,9 @@ struct run {
 	struct loader *loader;
 	struct window_probes *window; /* --start-at/--stop-at */
 	struct tracees *tracees;      /* one per process image: session, symbolizer, stacks */
-	/* How traced processes end (NULL: not recorded); the first target's RSS over the trace
-	 * and its anonymous mappings (EV_MAPPING), written in its images' profiles. */
+	/* How traced processes end (NULL: not recorded). Each image's RSS and mappings are its
+	 * own (tracee.h). */
 	struct death_probes *death;
-	struct rss_sampler *rss;
-	struct mappings *maps;
 	unsigned snapshots; /* snapshots written (--snapshot-at-rss, SIGUSR1): the last N */
 	bool rss_snapshot_done; /* --snapshot-at-rss: its one snapshot is taken */
 	__u64 next_table_ns;	/* --interval: when the next table is due (0: not yet set) */
@@ -64,9 +62,10 @@ struct profile_ctx {
  * print the seed's report now (otherwise at the end: run__print_reports). */
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations);
 
-/* --snapshot-at-rss: the first time the first target's RSS reaches the size, write its open
- * profile as it is now (NAME-snapshot-N.json, N counting SIGUSR1's snapshots too; with its
- * report) and trace on. */
+/* --snapshot-at-rss: the first time the first target's RSS reaches the size (its image's
+ * latest sample), write its open profile as it is now (NAME-snapshot-N.json, N counting
+ * SIGUSR1's snapshots too; with its report) and trace on. Cheap when there is nothing to
+ * do: call after each sampling. */
 void run__snapshot_at_rss(struct run *r);
 
 /* SIGUSR1: write every open profile as it is now, as NAME-snapshot-N.json next to its

@@ -29,7 +29,6 @@
 #include "procmaps.h"
 #include "profile_output.h"
 #include "report.h"
-#include "rss_sampler.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -61,16 +60,22 @@ static bool objects_probed(const struct alloc_symbols *probed, const struct allo
  * process (inherited by what it creates). With a hold point (spawned, follow) the image has
  * not run yet.
  */
-static void attach_allocator_for_image(struct run *r, pid_t pid, const char *exe)
+static void attach_allocator_for_image(struct run *r, struct tracee *t)
 {
 	struct alloc_symbols *syms;
+	pid_t pid = t->tgid;
+	const char *exe = t->exe;
 	int err;
 
 	if (r->args->lib)
 		return;
 	syms = malloc(sizeof(*syms));
-	if (!syms || alloc_symbols__for_exec(pid, syms) ||
-	    objects_probed(loader__alloc_symbols(r->loader), syms)) {
+	if (syms && !alloc_symbols__for_exec(pid, syms))
+		t->malloc_kind = alloc_symbols__glibc_malloc(syms) ? TRACEE_MALLOC_GLIBC :
+								     TRACEE_MALLOC_OTHER;
+	else
+		t->malloc_kind = TRACEE_MALLOC_UNKNOWN;
+	if (!t->malloc_kind || objects_probed(loader__alloc_symbols(r->loader), syms)) {
 		free(syms);
 		return;
 	}
@@ -87,23 +92,7 @@ static void attach_allocator_for_image(struct run *r, pid_t pid, const char *exe
  * --cgroup): its allocator as early as the record arrives. */
 void run__on_image_exec(void *owner, struct tracee *t)
 {
-	attach_allocator_for_image(owner, t->tgid, t->exe);
-}
-
-/* The first target exec'd (its old image's profile is written): the RSS series and the
- * mappings start again with the new image's address space. */
-static void restart_image_series(struct run *r)
-{
-	pid_t pid = target__pid(r->target);
-
-	if (r->rss) {
-		rss_sampler__free(r->rss);
-		r->rss = rss_sampler__new(pid);
-	}
-	if (r->maps) {
-		mappings__free(r->maps);
-		r->maps = mappings__new(pid);
-	}
+	attach_allocator_for_image(owner, t);
 }
 
 /* loader_record_fn: every record to the process images (tracee.h). */
@@ -111,23 +100,13 @@ int run__on_record(void *ctx, const void *data, size_t sz)
 {
 	struct run *r = ctx;
 	const struct proc_event *e = data;
-	const struct mapping_event *m = data;
-	int err;
 
 	if (sz < sizeof(__u32))
 		return 0;
-	/* The first target's mappings (run.h); another process's are not tracked. */
-	if (m->type == EV_MAPPING && sz >= sizeof(*m) && (pid_t)m->tgid != target__pid(r->target))
-		return 0;
-	if (m->type == EV_MAPPING)
-		return mappings__handle(r->maps, data, sz) == -ENOMEM ? -ENOMEM : 0;
 	/* A followed child's end is recorded too (its image waits for it: tracee.h). */
 	if (e->type == EV_PROC_FORK && sz >= sizeof(*e) && r->death)
 		death_probes__add_pid(r->death, (pid_t)e->tgid);
-	err = tracees__handle(r->tracees, data, sz);
-	if (e->type == EV_PROC_EXEC && sz >= sizeof(*e) && (pid_t)e->tgid == target__pid(r->target))
-		restart_image_series(r);
-	return err;
+	return tracees__handle(r->tracees, data, sz);
 }
 
 /* Records up to now, so the tracee of pid is the one its hold point is about. */
@@ -153,6 +132,7 @@ static void on_exit_stop(void *ctx, pid_t pid)
 		symbolizer__refresh_maps(t->sym);
 	if (t->stacks)
 		dwarf_stacks__refresh_maps(t->stacks);
+	mappings__refresh_maps(t->maps);
 }
 
 /* target_stop_fn (follow): pid exec'd and waits before its first instruction: its image's
@@ -163,7 +143,7 @@ static void on_exec_stop(void *ctx, pid_t pid)
 	struct tracee *t = drain_for(r, pid);
 
 	if (t)
-		attach_allocator_for_image(r, pid, t->exe);
+		attach_allocator_for_image(r, t);
 }
 
 /* --cgroup: the processes that entered the cgroup since the last look (not those its
@@ -190,6 +170,7 @@ void run__add_new_procs(struct run *r)
 		if (r->death)
 			death_probes__add_pid(r->death, pids[i]);
 		tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns());
+		vlog("pid %d joined the cgroup: tracing it\n", (int)pids[i]);
 	}
 }
 

@@ -85,8 +85,6 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	struct dhat_mappings maps;
 	char path[PATH_MAX], err[512];
 	bool written;
-	/* The RSS series and the mappings are the first target's (run.h). */
-	bool first = t->tgid == target__pid(r->target);
 
 	run__stack_source(&pc, &src);
 	/* An image that exec'd away must not take the new image's maps. */
@@ -106,9 +104,11 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	r->overflow_written = sampling.overflow;
 	meta.death = t->session ? session__death(t->session) : NULL;
 	meta.lost.n[DHAT_LOST_NO_ALLOC_CALLS] = run__allocator_silent(r);
-	if (first)
-		meta.rss = rss_sampler__samples(r->rss, &meta.rss_cnt);
-	meta.mappings = mappings__summary(first ? r->maps : NULL, t->sym, &maps) ? NULL : &maps;
+	meta.rss = rss_sampler__samples(t->rss, &meta.rss_cnt);
+	/* An image whose allocator was not resolved on its own uses the run's first one. */
+	meta.glibc_chunks = t->malloc_kind ? t->malloc_kind == TRACEE_MALLOC_GLIBC :
+			    alloc_symbols__glibc_malloc(loader__alloc_symbols(r->loader));
+	meta.mappings = mappings__summary(t->maps, t->sym, &maps) ? NULL : &maps;
 	if (profile_output__write(&out, c, name, &fc, &meta, name ? name : t->cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;
@@ -282,11 +282,14 @@ static bool write_snapshot(struct run *r, struct tracee *t, __u64 now, const cha
 
 void run__snapshot_at_rss(struct run *r)
 {
-	__u64 rss = rss_sampler__rss(r->rss);
-	struct tracee *t = tracees__live(r->tracees, target__pid(r->target));
+	struct tracee *t;
+	__u64 rss;
 
-	if (!t || !r->args->snapshot_at_rss || r->rss_snapshot_done ||
-	    rss < r->args->snapshot_at_rss)
+	if (!r->args->snapshot_at_rss || r->rss_snapshot_done)
+		return;
+	t = tracees__live(r->tracees, target__pid(r->target));
+	rss = t ? rss_sampler__rss(t->rss) : 0;
+	if (!t || rss < r->args->snapshot_at_rss)
 		return;
 	r->rss_snapshot_done = true;
 	r->snapshots++;

@@ -186,6 +186,11 @@ struct heap_timeline {
 	 * samples (rss_t_us ascending); drawn as a second line. 0/NULL: none. */
 	const uint64_t *rss_t_us, *rss_bytes;
 	size_t rss_cnt;
+	/* Optional: the same heap in the allocator's chunks (header and rounding included),
+	 * cnt points parallel to live_bytes, each >= its live_bytes; drawn as a third line.
+	 * NULL: none (the allocator is not glibc's malloc, or an older file): the key says so
+	 * when the chart has an RSS line. */
+	const uint64_t *chunk_bytes;
 };
 
 /* Write t as a self-contained SVG step/area chart of live bytes against time: x in ms, or s

@@ -10,7 +10,8 @@
  *
  * The series is one total (the collector keeps no per-site history), so what the peak is
  * made of is drawn where it is known: a bar at t-gmax stacked by site, largest at the
- * bottom, with a legend to the right. Hovering shows <title> tooltips: time and live bytes
+ * bottom, with a legend to the right. Over it, when the file has them, the heap in glibc
+ * malloc chunks (a solid line never below the live heap's) and RSS (dashed). Hovering shows <title> tooltips: time and live bytes
  * along the series, site and share on the bar and the legend.
  */
 #include "export_int.h"
@@ -107,8 +108,8 @@ static void hover_strips(FILE *out, const struct heap_timeline *t, uint64_t t_ma
 	fputs("<g id=\"hover\" fill=\"transparent\">\n", out);
 	while (i < t->cnt) {
 		size_t j = i;
-		uint64_t hi = t->live_bytes[i], end;
-		char b[64], n1[32];
+		uint64_t hi = t->live_bytes[i], hi_c = t->chunk_bytes ? t->chunk_bytes[i] : 0, end;
+		char b[64], c[64], n1[32];
 
 		/* Grow the run until its end is HOVER_PX to the right of its start. */
 		while (j + 1 < t->cnt &&
@@ -116,16 +117,20 @@ static void hover_strips(FILE *out, const struct heap_timeline *t, uint64_t t_ma
 			j++;
 			if (t->live_bytes[j] > hi)
 				hi = t->live_bytes[j];
+			if (t->chunk_bytes && t->chunk_bytes[j] > hi_c)
+				hi_c = t->chunk_bytes[j];
 		}
 		end = j + 1 < t->cnt ? t->t_us[j + 1] : t_max;
 		fmt_bytes(b, sizeof(b), hi);
+		fmt_bytes(c, sizeof(c), hi_c);
 		fprintf(out,
 			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>%.3f-%.3f "
-			"%s: live %s (%s bytes)</title></rect>\n",
+			"%s: live %s (%s bytes)%s%s</title></rect>\n",
 			x0 + (double)t->t_us[i] / tdiv * xs, top,
 			(double)(end - t->t_us[i]) / tdiv * xs + 0.5, plot_h,
 			(double)t->t_us[i] / tdiv, (double)end / tdiv, tu, b,
-			export__fmt_u64(n1, hi));
+			export__fmt_u64(n1, hi), t->chunk_bytes ? ", in malloc chunks " : "",
+			t->chunk_bytes ? c : "");
 		i = j + 1;
 	}
 	fputs("</g>\n", out);
@@ -170,10 +175,11 @@ static void peak_sites(FILE *out, const struct heap_timeline *t, double x, doubl
 	fputs("</g>\n", out);
 }
 
-/* The RSS samples as a dashed step line from the first sample on, with its key in the
- * top-left corner (lx, ly) and the last value as a tooltip. */
+/* The RSS samples as a dashed step line from the first sample on, the last one held to
+ * t-end (x_end: a single sample is a line too), with its key in the top-left corner (lx,
+ * ly) and the last value as a tooltip. */
 static void rss_line(FILE *out, const struct heap_timeline *t, double x0, double xs, double tdiv,
-		     double y0, double ys, double ydiv, int lx, int ly)
+		     double x_end, double y0, double ys, double ydiv, int lx, int ly)
 {
 	char buf[64];
 
@@ -187,9 +193,35 @@ static void rss_line(FILE *out, const struct heap_timeline *t, double x0, double
 		else
 			fprintf(out, "M%.1f %.1f", x, y);
 	}
+	if (x_end > x0 + ((double)t->rss_t_us[t->rss_cnt - 1] / tdiv) * xs)
+		fprintf(out, " H%.1f", x_end);
 	fmt_bytes(buf, sizeof(buf), t->rss_bytes[t->rss_cnt - 1]);
 	fprintf(out, "\"><title>RSS (anon + file + shmem), last sample %s</title></path>\n", buf);
 	fprintf(out, "<text class=\"rss\" x=\"%d\" y=\"%d\">- - RSS</text>\n", lx, ly);
+}
+
+/* The heap in malloc chunks: a step line over the live heap's, from (0, 0) to t-end, with
+ * its key under the RSS key (lx, ly) and the highest value as a tooltip. */
+static void chunk_line(FILE *out, const struct heap_timeline *t, double x0, double xs,
+		       double tdiv, double x_end, double y0, double ys, double ydiv, int lx, int ly)
+{
+	uint64_t hi = 0;
+	char buf[64];
+
+	fprintf(out, "<path id=\"chunks\" d=\"M%.1f %.1f", x0, y0);
+	for (size_t i = 0; i < t->cnt; i++) {
+		fprintf(out, " H%.1f V%.1f", x0 + ((double)t->t_us[i] / tdiv) * xs,
+			y0 - ((double)t->chunk_bytes[i] / ydiv) * ys);
+		if (t->chunk_bytes[i] > hi)
+			hi = t->chunk_bytes[i];
+	}
+	fmt_bytes(buf, sizeof(buf), hi);
+	fprintf(out,
+		" H%.1f\"><title>heap in malloc chunks (each block with its header and "
+		"rounding), highest %s</title></path>\n",
+		x_end, buf);
+	fprintf(out, "<text class=\"chunks\" x=\"%d\" y=\"%d\">\xe2\x80\x94 heap in malloc chunks"
+		     "</text>\n", lx, ly);
 }
 
 int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *title)
@@ -211,6 +243,8 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 			t_max = t->t_us[i];
 		if (t->live_bytes[i] > y_max_b)
 			y_max_b = t->live_bytes[i];
+		if (t->chunk_bytes && t->chunk_bytes[i] > y_max_b)
+			y_max_b = t->chunk_bytes[i];
 	}
 	if (t->tg_us > t_max)
 		t_max = t->tg_us;
@@ -258,6 +292,9 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 	      "g.legend:hover text { fill: #000; text-decoration: underline; }\n"
 	      "#rss { fill: none; stroke: #d2691e; stroke-width: 1.5; stroke-dasharray: 5,3; }\n"
 	      ".rss { fill: #d2691e; }\n"
+	      "#chunks { fill: none; stroke: #6a3d9a; stroke-width: 1.2; }\n"
+	      ".chunks { fill: #6a3d9a; }\n"
+	      ".nochunks { fill: #888; font-size: 11px; }\n"
 	      "</style>\n",
 	      out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", TL_W,
@@ -303,8 +340,20 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\">no samples</text>\n",
 			M_LEFT + plot_w / 2, top + plot_h / 2);
 	}
-	if (t->rss_t_us && t->rss_bytes && t->rss_cnt)
-		rss_line(out, t, X(0), xs, tu.div, top + plot_h, ys, yu.div, M_LEFT + 8, top + 14);
+	if (t->cnt && t->chunk_bytes)
+		chunk_line(out, t, X(0), xs, tu.div, X(t_max), top + plot_h, ys, yu.div, M_LEFT + 8,
+			   top + 30);
+	if (t->rss_t_us && t->rss_bytes && t->rss_cnt) {
+		rss_line(out, t, X(0), xs, tu.div, X(t_max), top + plot_h, ys, yu.div, M_LEFT + 8,
+			 top + 14);
+		/* Next to RSS, the gap between heap and RSS is read against the chunks: say
+		 * when they are not known (docs/ACCURACY.md). */
+		if (!t->chunk_bytes)
+			fprintf(out,
+				"<text class=\"nochunks\" x=\"%d\" y=\"%d\">heap in malloc chunks: "
+				"not drawn (known for glibc's malloc only)</text>\n",
+				M_LEFT + 8, top + 30);
+	}
 	if (t->site_cnt)
 		peak_sites(out, t, X(t->tg_us), Y(0), ys, yu.div, M_LEFT + plot_w + 20, top);
 
@@ -441,6 +490,7 @@ int export__timeline_profile_svg(const struct dhat_profile *p, FILE *out,
 	t.rss_t_us = p->rss_t;
 	t.rss_bytes = p->rss_b;
 	t.rss_cnt = p->rss_cnt;
+	t.chunk_bytes = p->live_cb;
 	if (asprintf(&sub, "%s%s%s%s", export__estimates(p, " \xe2\x80\x94 ", est, sizeof(est)),
 		     opts && opts->workload ? opts->workload : "",
 		     opts && opts->workload ? " \xe2\x80\x94 " : "", p->cmd ? p->cmd : "") < 0) {

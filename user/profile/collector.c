@@ -21,6 +21,7 @@
  */
 #include "collector.h"
 
+#include "heap_chunk.h"
 #include "sample_weight.h"
 
 #include <errno.h>
@@ -33,11 +34,16 @@
 /* One live heap block. */
 struct block {
 	__u64 addr;	/* key; 0 marks an empty slot */
-	__u64 size;	/* requested bytes (>= 1) */
-	__u64 t_ns;	/* allocation time, ns since window start (kept across reallocs) */
-	__u32 pp;	/* index into collector.pps */
-	__u32 weight;	/* blocks it stands for: 1, or its sample weight (sample_weight.h) */
+	/* Requested bytes (>= 1): 48 bits hold any block a 64-bit address space can give
+	 * (x86-64 user space is 2^47 bytes); the other 16 keep the slot at 32 bytes. */
+	__u64 size : 48;
+	__u64 over : 16; /* its glibc chunk's bytes beyond size (heap_chunk.h): < 4 KiB + 32 */
+	__u64 t_ns;	 /* allocation time, ns since window start (kept across reallocs) */
+	__u32 pp;	 /* index into collector.pps */
+	__u32 weight;	 /* blocks it stands for: 1, or its sample weight (sample_weight.h) */
 };
+
+#define BLOCK_SIZE_MAX ((1ull << 48) - 1)
 
 /* Per-PP bookkeeping that is not part of the public pp_stats. */
 struct pp_priv {
@@ -332,18 +338,22 @@ static void free_block(struct collector *c, struct block *b)
 	pp->cur_bk -= b->weight;
 	pp->tl_ns += (c->now_ns - b->t_ns) * b->weight;
 	c->t.live_bytes -= b->size * b->weight;
+	c->t.live_chunk_bytes -= (b->size + b->over) * b->weight;
 	c->t.live_blocks -= b->weight;
 	blocks__remove(c, b);
 }
 
 static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn)
 {
-	struct block nb = { .addr = addr, .size = size ? size : 1, .t_ns = c->now_ns, .weight = 1 };
+	struct block nb = { .addr = addr, .t_ns = c->now_ns, .weight = 1 };
 	struct block *old;
 	struct pp_stats *pp;
 	__u64 b, bk;
 	int err;
 
+	/* No allocator can return more than 2^47 bytes: a bigger size is a lie, kept bounded. */
+	nb.size = (size ? (size < BLOCK_SIZE_MAX ? size : BLOCK_SIZE_MAX) : 1) & BLOCK_SIZE_MAX;
+	nb.over = (heap_chunk__glibc(addr, nb.size, fn) - nb.size) & 0xffff;
 	if (c->sample_bytes)
 		nb.weight = (__u32)sample_weight__draw(nb.size, c->sample_bytes,
 						       addr ^ (c->now_ns << 17) ^ c->t.events);
@@ -374,6 +384,7 @@ static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id
 	c->t.total_bytes += b;
 	c->t.total_blocks += bk;
 	c->t.live_bytes += b;
+	c->t.live_chunk_bytes += (nb.size + nb.over) * bk;
 	c->t.live_blocks += bk;
 	note_growth(c, pp);
 	return 0;
@@ -387,6 +398,11 @@ static int resize_block(struct collector *c, struct block *b, __u64 addr, __u64 
 	__u64 old = b->size;
 	struct block moved;
 	struct block *clash;
+	__u32 over;
+
+	if (size > BLOCK_SIZE_MAX)
+		size = BLOCK_SIZE_MAX; /* as new_block */
+	over = (__u32)(heap_chunk__glibc(addr, size, FN_REALLOC) - size);
 
 	if (size < old)
 		check_for_peak(c);
@@ -397,17 +413,20 @@ static int resize_block(struct collector *c, struct block *b, __u64 addr, __u64 
 	c->t.total_bytes += size;
 	c->t.total_blocks++;
 	c->t.live_bytes = c->t.live_bytes - old + size;
+	c->t.live_chunk_bytes = c->t.live_chunk_bytes - old - b->over + size + over;
 	if (size >= old)
 		note_growth(c, pp);
 
 	if (addr == b->addr) {
-		b->size = size;
+		b->size = size & BLOCK_SIZE_MAX;
+		b->over = over & 0xffff;
 		return 0;
 	}
 	/* The block moved: same PP, same allocation time (Valgrind's lifetime rule). */
 	moved = *b;
 	moved.addr = addr;
-	moved.size = size;
+	moved.size = size & BLOCK_SIZE_MAX;
+	moved.over = over & 0xffff;
 	/* Remove first: the re-insert then never needs to grow the table, so cannot fail
 	 * unless a stale block at addr had to be retired (one slot freed for one used). */
 	blocks__remove(c, b);
@@ -555,7 +574,7 @@ int collector__handle(struct collector *c, const struct alloc_event *e)
 {
 	int err = collector__account(c, e);
 
-	timeline__note(&c->timeline, c->now_ns, c->t.live_bytes);
+	timeline__note(&c->timeline, c->now_ns, c->t.live_bytes, c->t.live_chunk_bytes);
 	return err;
 }
 
@@ -582,7 +601,7 @@ void collector__finish(struct collector *c, __u64 end_ns)
 		if (b->addr)
 			c->pps[b->pp].tl_ns += (c->t.te_ns - b->t_ns) * b->weight;
 	}
-	timeline__note(&c->timeline, c->t.te_ns, c->t.live_bytes);
+	timeline__note(&c->timeline, c->t.te_ns, c->t.live_bytes, c->t.live_chunk_bytes);
 	c->finished = true;
 }
 

@@ -15,7 +15,10 @@
  *  - frees of unknown pointers are ignored and counted (unknown_frees);
  *  - t-gmax: `>=` on growth (the latest equal peak wins); lazy per-PP snapshot of gb/gbk
  *    before every free/shrink and at finish;
- *  - mb/mbk: each program point's own peak (dhat-rs meaning, not Valgrind 3.17+'s).
+ *  - mb/mbk: each program point's own peak (dhat-rs meaning, not Valgrind 3.17+'s);
+ *  - besides, every live block is also counted as the glibc malloc chunk that would hold it
+ *    (live_chunk_bytes, heap_chunk.h): the heap with the allocator's overhead, whose
+ *    writer decides whether it applies (the image's allocator is glibc's).
  * A sampled profile (collector_opts.sample_bytes) weighs each block; see there.
  *
  * Program points are keyed by (stack_id, fn): the same stack through a different allocator
@@ -52,6 +55,9 @@ struct pp_stats {
 struct collector_totals {
 	__u64 total_blocks, total_bytes; /* Σtbk, Σtb */
 	__u64 live_blocks, live_bytes;	 /* live now (Σeb/Σebk after finish) */
+	__u64 live_chunk_bytes;		 /* live now, each block as the glibc chunk holding
+					  * it (heap_chunk.h): >= live_bytes, whatever the
+					  * allocator; meaningful for glibc's malloc only */
 	__u64 max_blocks, max_bytes;	 /* at the last global peak (Σgbk, Σgb) */
 	__u64 tg_ns;			 /* t-gmax, ns since window start */
 	__u64 te_ns;			 /* t-end, ns since window start (set by finish) */
@@ -126,7 +132,7 @@ void collector__live(const struct collector *c, __u64 now_ns, __u64 min_age_ns,
 /* The collector's own memory now and at its peak. O(1): no table is walked. */
 void collector__memory(const struct collector *c, struct collector_mem *m);
 
-/* Live bytes over the window (bounded series; see timeline.h). */
+/* Live bytes (and live chunk bytes) over the window (bounded series; see timeline.h). */
 const struct timeline *collector__timeline(const struct collector *c);
 
 #endif

@@ -1090,46 +1090,75 @@ static int parse_u64s(struct ps *ps, uint64_t **out, size_t *cnt, bool *bad)
 	}
 }
 
-/* heapTimeline := '{' "t" ':' u64-array ',' "b" ':' u64-array '}'  -- kept in p->live_*
- * only when well formed: both arrays, equal lengths, t ascending. The first well-formed one
- * given is kept. */
+/* The members of heapTimeline kept by parse_live. */
+enum live_key { L_T, L_B, L_CB, L_CNT };
+static const char *const LIVE_SERIES[L_CNT] = { "t", "b", "cb" };
+
+/* Keep heapTimeline's series when well formed: t and b, equal lengths, t ascending; cb too
+ * when it has their length and is nowhere below b (the heap in chunks, with cbEnd). Frees
+ * what it does not keep. */
+static void keep_live(struct dhat_profile *p, uint64_t **a, const size_t *n, const bool *bad,
+		      bool has_end, uint64_t end)
+{
+	bool ok = a[L_T] && a[L_B] && !bad[L_T] && !bad[L_B] && n[L_T] == n[L_B];
+	bool cb_ok = ok && a[L_CB] && !bad[L_CB] && n[L_CB] == n[L_T] && has_end;
+
+	for (size_t i = 1; ok && i < n[L_T]; i++)
+		ok = a[L_T][i] >= a[L_T][i - 1];
+	for (size_t i = 0; cb_ok && i < n[L_T]; i++)
+		cb_ok = a[L_CB][i] >= a[L_B][i];
+	if (ok) {
+		p->live_t = a[L_T];
+		p->live_b = a[L_B];
+		p->live_cnt = n[L_T];
+		a[L_T] = a[L_B] = NULL;
+	}
+	if (ok && cb_ok) {
+		p->live_cb = a[L_CB];
+		p->live_cb_end = end;
+		a[L_CB] = NULL;
+	}
+	for (int k = 0; k < L_CNT; k++)
+		free(a[k]);
+}
+
+/* heapTimeline := '{' "t" ':' u64-array ',' "b" ':' u64-array [ ',' "cb" ':' u64-array
+ *		    ',' "cbEnd" ':' integer ] '}'  -- kept in p->live_* only when well formed
+ * (keep_live). The first one given is kept; other members are skipped. */
 static int parse_live(struct ps *ps)
 {
-	uint64_t *t = NULL, *b = NULL;
-	size_t tn = 0, bn = 0;
-	bool first = true, more, bad = false, have_t = false, have_b = false;
+	uint64_t *a[L_CNT] = { 0 }, end = 0;
+	size_t n[L_CNT] = { 0 };
+	bool first = true, more, bad[L_CNT] = { 0 }, has_end = false, end_seen = false;
 	struct jv v;
-	int err = 0;
+	int err = 0, k;
 
 	if (skip_ws(ps) != '{' || ps->p->live_t)
 		return read_value(ps, &v, 1);
 	advance(ps);
 	for (;;) {
-		bool is_t;
-
 		if ((err = next_item(ps, true, &first, &more)) || !more)
 			break;
-		is_t = !strcmp(ps->sb, "t");
-		if ((is_t || !strcmp(ps->sb, "b")) && skip_ws(ps) == '[' &&
-		    !(is_t ? have_t : have_b)) {
-			*(is_t ? &have_t : &have_b) = true;
-			err = is_t ? parse_u64s(ps, &t, &tn, &bad) : parse_u64s(ps, &b, &bn, &bad);
+		for (k = 0; k < L_CNT && strcmp(ps->sb, LIVE_SERIES[k]); k++)
+			;
+		if (k < L_CNT && skip_ws(ps) == '[' && !a[k] && !bad[k]) {
+			err = parse_u64s(ps, &a[k], &n[k], &bad[k]);
+			bad[k] |= !a[k]; /* an empty array */
+		} else if (k < L_CNT) {
+			bad[k] = true; /* not an array, or given twice */
+			err = read_value(ps, &v, 2);
+		} else if (!strcmp(ps->sb, "cbEnd")) {
+			err = read_value(ps, &v, 2);
+			has_end = !end_seen && v.u64_ok; /* given twice: neither */
+			end = v.u;
+			end_seen = true;
 		} else {
 			err = read_value(ps, &v, 2);
 		}
 		if (err)
 			break;
 	}
-	for (size_t i = 1; !err && !bad && i < tn; i++)
-		bad = t[i] < t[i - 1];
-	if (!err && !bad && have_t && have_b && tn == bn && tn) {
-		ps->p->live_t = t;
-		ps->p->live_b = b;
-		ps->p->live_cnt = tn;
-		return 0;
-	}
-	free(t);
-	free(b);
+	keep_live(ps->p, a, n, bad, has_end, end);
 	return err;
 }
 
@@ -1571,6 +1600,10 @@ static int check_content(struct ps *ps)
 	}
 	if (ps->pp_err.set)
 		return fail_at(ps, &ps->pp_err.at, "%s", ps->pp_err.msg);
+	if (p->live_cb && p->live_cb_end < p->end_bytes) { /* chunks smaller than the heap */
+		free(p->live_cb);
+		p->live_cb = NULL;
+	}
 	return 0;
 }
 
@@ -1596,6 +1629,7 @@ void dhat_profile__free(struct dhat_profile *p)
 	free(p->cmd);
 	free(p->live_t);
 	free(p->live_b);
+	free(p->live_cb);
 	free(p->rss_t);
 	free(p->rss_b);
 	free(p);

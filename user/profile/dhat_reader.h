@@ -98,6 +98,12 @@ struct dhat_profile {
 	 * is dropped (NULL/0), never an error: the viewer would not look at it either. */
 	uint64_t *live_t, *live_b;
 	size_t live_cnt;
+	/* The same heap in glibc malloc chunks, header and rounding included ("cb", written
+	 * for glibc's malloc only): live_cnt points, each >= live_b's, and live_cb_end, the
+	 * chunks live at te (>= end_bytes). NULL when absent or malformed in any way (a length,
+	 * a value, a point below live_b, a missing or smaller "cbEnd"): dropped, not an error. */
+	uint64_t *live_cb;
+	uint64_t live_cb_end;
 };
 
 /* Read path (plain or gzip, detected by content) and validate it. On failure returns NULL,

@@ -60,42 +60,66 @@ void dhat_rss__set_end(struct dhat_rss_end *e, const char *key, bool u_ok, uint6
 		*dst = u;
 }
 
-void dhat_rss__print_split(FILE *out, const struct dhat_rss_end *e, uint64_t live_bytes,
-			   const char *when, uint64_t te, const uint64_t *outside_malloc)
+/* One line of the split: "    LABEL: SIZE[suffix]". */
+static void split_line(FILE *out, const char *label, uint64_t bytes, const char *suffix)
 {
-	char rss[32], heap[32], rest[32], other[32], swap[32];
-	uint64_t age = te > e->t ? te - e->t : 0;
+	char size[32];
+
+	dhat_death__size(bytes, size, sizeof(size));
+	fprintf(out, "    %-35s: %s%s\n", label, size, suffix);
+}
+
+/* The anonymous memory beyond the heap (rest bytes), split as far as it is known. The
+ * chunks' overhead first: headers and rounding of live blocks are as resident as the heap
+ * itself; a mapping outside malloc only as far as it was touched, so it gets at most what
+ * is left; free chunks and the rest of the allocator's memory are what remains. */
+static void split_rest(FILE *out, const struct dhat_rss_split *s, uint64_t rest)
+{
+	uint64_t mapped = 0, over = 0;
+
+	if (!s->outside_malloc && !s->chunk_bytes) {
+		split_line(out, "allocator overhead, free chunks and\n    anonymous mappings "
+				"outside malloc  ", rest, "");
+		return;
+	}
+	if (s->chunk_bytes && *s->chunk_bytes > s->live_bytes)
+		over = *s->chunk_bytes - s->live_bytes < rest ? *s->chunk_bytes - s->live_bytes : rest;
+	if (s->outside_malloc) {
+		mapped = *s->outside_malloc < rest - over ? *s->outside_malloc : rest - over;
+		split_line(out, "mapped outside malloc (if resident)", mapped, "");
+	}
+	if (!s->chunk_bytes) {
+		split_line(out, "allocator overhead, free chunks", rest - mapped,
+			   mapped < rest ? "" : " (at least)");
+		return;
+	}
+	split_line(out, "allocator overhead (chunk headers)", over, "");
+	split_line(out, s->outside_malloc ? "free chunks, other anonymous" :
+					    "free chunks, other anonymous mappings",
+		   rest - mapped - over, mapped + over < rest ? "" : " (at least)");
+}
+
+void dhat_rss__print_split(FILE *out, const struct dhat_rss_split *s)
+{
+	const struct dhat_rss_end *e = s->e;
+	char rss[32];
+	uint64_t age = s->te > e->t ? s->te - e->t : 0;
 
 	dhat_death__size(e->anon + e->file + e->shmem, rss, sizeof(rss));
-	dhat_death__size(live_bytes, heap, sizeof(heap));
-	dhat_death__size(e->file + e->shmem, other, sizeof(other));
-	dhat_death__size(e->swap, swap, sizeof(swap));
-	if (te)
-		fprintf(out, "  RSS at %s: %s (sampled %" PRIu64 " ms before), of which\n", when,
+	if (s->te)
+		fprintf(out, "  RSS at %s: %s (sampled %" PRIu64 " ms before), of which\n", s->when,
 			rss, (age + 500) / 1000);
 	else
-		fprintf(out, "  RSS at %s: %s, of which\n", when, rss);
-	fprintf(out, "    live heap                          : %s\n", heap);
-	if (e->anon >= live_bytes && outside_malloc) {
-		/* Mapped is not resident: at most the anonymous RSS left over the heap. */
-		uint64_t rest_b = e->anon - live_bytes;
-		uint64_t mapped = *outside_malloc < rest_b ? *outside_malloc : rest_b;
-
-		dhat_death__size(mapped, rest, sizeof(rest));
-		fprintf(out, "    mapped outside malloc (if resident): %s\n", rest);
-		dhat_death__size(rest_b - mapped, rest, sizeof(rest));
-		fprintf(out, "    allocator overhead, free chunks    : %s%s\n", rest,
-			mapped < rest_b ? "" : " (at least)");
-	} else if (e->anon >= live_bytes) {
-		dhat_death__size(e->anon - live_bytes, rest, sizeof(rest));
-		fprintf(out,
-			"    allocator overhead, free chunks and\n"
-			"    anonymous mappings outside malloc  : %s\n",
-			rest);
+		fprintf(out, "  RSS at %s: %s, of which\n", s->when, rss);
+	split_line(out, "live heap", s->live_bytes, "");
+	if (e->anon >= s->live_bytes) {
+		split_rest(out, s, e->anon - s->live_bytes);
 	} else { /* blocks asked for but never touched are not resident */
-		dhat_death__size(live_bytes - e->anon, rest, sizeof(rest));
+		char rest[32];
+
+		dhat_death__size(s->live_bytes - e->anon, rest, sizeof(rest));
 		fprintf(out, "    (heap not all resident: anonymous RSS is %s below it)\n", rest);
 	}
-	fprintf(out, "    file-backed and shared             : %s\n", other);
-	fprintf(out, "    swapped out (not in RSS)           : %s\n", swap);
+	split_line(out, "file-backed and shared", e->file + e->shmem, "");
+	split_line(out, "swapped out (not in RSS)", e->swap, "");
 }

@@ -10,8 +10,8 @@
  *
  * "atEnd" is the last sample at or before te (the end, or the death): with Σeb, the heap
  * live then, it splits RSS into live heap, what the allocator holds beyond it (its overhead,
- * free chunks not returned, and any mapping made outside malloc, which is anonymous too) and
- * file-backed and shared pages. Readers treat the object as optional and lenient.
+ * known from the heap in chunks, "cbEnd" of heapTimeline; free chunks not returned; and any
+ * mapping made outside malloc, which is anonymous too) and file-backed and shared pages. Readers treat the object as optional and lenient.
  */
 #ifndef TRACER_DHAT_RSS_H
 #define TRACER_DHAT_RSS_H
@@ -45,12 +45,24 @@ void dhat_rss__write(FILE *f, const struct dhat_rss_sample *s, size_t cnt, uint6
 /* Reader: one member of "atEnd". Unknown keys and values that are not integers are ignored. */
 void dhat_rss__set_end(struct dhat_rss_end *e, const char *key, bool u_ok, uint64_t u);
 
-/* How RSS split at te, indented two spaces, for the report: RSS, live heap (live_bytes),
- * the allocator's overhead and memory outside malloc (anon - heap), file and shared, swap.
- * when: "death" or "end"; te: the file's te, to say how old the sample was (0: the figures
- * are of that very moment); outside_malloc: the anonymous bytes the process mapped itself
- * (dhat_mappings.h), or NULL when unknown. */
-void dhat_rss__print_split(FILE *out, const struct dhat_rss_end *e, uint64_t live_bytes,
-			   const char *when, uint64_t te, const uint64_t *outside_malloc);
+/* What the RSS split of the report is made of. */
+struct dhat_rss_split {
+	const struct dhat_rss_end *e; /* RSS at te */
+	uint64_t live_bytes;	      /* the heap live then (Σeb) */
+	const char *when;	      /* "death", "exit" or "end" */
+	uint64_t te;		      /* the file's te, to say how old the sample was (0: the
+				       * figures are of that very moment) */
+	const uint64_t *outside_malloc; /* anonymous bytes the process mapped itself
+					 * (dhat_mappings.h), or NULL when unknown */
+	const uint64_t *chunk_bytes;	/* the heap live then in malloc chunks ("cbEnd" of
+					 * heapTimeline), or NULL when unknown */
+};
+
+/* How RSS split at te, indented two spaces, for the report: RSS, live heap, memory mapped
+ * outside malloc, the allocator's overhead (chunk bytes - live bytes) and the rest of the
+ * anonymous memory (free chunks, ...), file and shared, swap. The anonymous RSS beyond the
+ * heap goes to the overhead first (resident as the heap is), then to the mappings (virtual:
+ * only as far as touched), the rest to free chunks. An unknown part is not split out. */
+void dhat_rss__print_split(FILE *out, const struct dhat_rss_split *s);
 
 #endif

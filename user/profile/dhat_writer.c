@@ -43,7 +43,11 @@
  *   ,"heapTimeline":                      <- tracer's own key (dh_view ignores unknown keys);
  *                                            absent when nothing was ever live
  *    {"t":[0,12,25]                       <- µs since window start: bucket starts (timeline.h)
- *    ,"b":[0,80,120]}                     <- highest live bytes within each bucket
+ *    ,"b":[0,80,120]                      <- highest live bytes within each bucket
+ *    ,"cb":[0,96,144]                     <- glibc's malloc only (dhat_meta.glibc_chunks): the
+ *                                            same heap in malloc chunks, header and rounding
+ *                                            included (heap_chunk.h); cb[i] >= b[i]
+ *    ,"cbEnd":144}                        <- in chunks at te (Σeb in chunks)
  *   }
  *
  * An empty profile is written with ,"pps":\n [\n ] like Valgrind.
@@ -300,8 +304,9 @@ static inline unsigned long long ns_to_us(__u64 ns)
 /* The live-heap series, so that `tracer export --format timeline` can draw any of our
  * files later (dhat_reader.h reads it back). Left out when nothing was ever live: no chart
  * to draw, and the empty file keeps Valgrind's layout. */
-static void emit_live(FILE *f, const struct timeline *tl)
+static void emit_live(FILE *f, const struct collector *c, bool chunks)
 {
+	const struct timeline *tl = collector__timeline(c);
 	size_t live = 0;
 
 	while (live < tl->cnt && !tl->bytes[live])
@@ -314,6 +319,14 @@ static void emit_live(FILE *f, const struct timeline *tl)
 	fputs("]\n ,\"b\":[", f);
 	for (size_t i = 0; i < tl->cnt; i++)
 		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)tl->bytes[i]);
+	if (chunks) {
+		fputs("]\n ,\"cb\":[", f);
+		for (size_t i = 0; i < tl->cnt; i++)
+			fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)tl->chunks[i]);
+		fprintf(f, "]\n ,\"cbEnd\":%llu}\n",
+			(unsigned long long)collector__totals(c)->live_chunk_bytes);
+		return;
+	}
 	fputs("]}\n", f);
 }
 
@@ -389,7 +402,7 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 		dhat__json_str(f, w->ftbl->strs[k]);
 	}
 	fputs("\n ]\n", f);
-	emit_live(f, collector__timeline(c));
+	emit_live(f, c, meta && meta->glibc_chunks);
 	fputs("}\n", f);
 }
 

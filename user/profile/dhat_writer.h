@@ -16,7 +16,8 @@
  *  - "sampled" (dhat_sampled.h): --sample-bytes' mean, when the figures are estimates;
  *  - "death" (dhat_death.h): how the process ended, when the trace saw it;
  *  - "rss" (dhat_rss.h): the target's RSS over the profile, when it was sampled;
- *  - "mappings" (dhat_mappings.h): memory it mapped itself, apart from the heap's blocks.
+ *  - "mappings" (dhat_mappings.h): memory it mapped itself, apart from the heap's blocks;
+ *  - "heapTimeline": live bytes over time, and with glibc's malloc the same in its chunks.
  */
 #ifndef TRACER_DHAT_WRITER_H
 #define TRACER_DHAT_WRITER_H
@@ -50,6 +51,9 @@ struct dhat_meta {
 	const struct dhat_rss_sample *rss;
 	size_t rss_cnt;
 	const struct dhat_mappings *mappings; /* the process's own mappings at te, or NULL */
+	/* The image allocates with glibc's malloc: "heapTimeline" also gets the heap counted
+	 * in its chunks ("cb", "cbEnd": collector.h's live_chunk_bytes). */
+	bool glibc_chunks;
 };
 
 /* Write c (finished) to f. Returns 0 or -errno. */

@@ -807,6 +807,23 @@ static const char *total(const struct units *u, uint64_t v, char *buf, size_t sz
 }
 
 /* The --sort table: rows with a non-zero metric, by that metric. */
+/* How RSS split at te (e: the kernel's figures at death, or the last sample), with what
+ * the file knows of the rest: mappings outside malloc, the heap in malloc chunks. */
+static void print_rss_split(FILE *out, const struct dhat_profile *p, const struct dhat_rss_end *e,
+			    const char *when, uint64_t te)
+{
+	struct dhat_rss_split s = {
+		.e = e,
+		.live_bytes = p->end_bytes,
+		.when = when,
+		.te = te,
+		.outside_malloc = p->has_mappings ? &p->mappings.outside_malloc : NULL,
+		.chunk_bytes = p->live_cb ? &p->live_cb_end : NULL,
+	};
+
+	dhat_rss__print_split(out, &s);
+}
+
 /* A line's last field, from the target (a symbol name, a path): terminal-safe, then '\n'. */
 static void put_site(FILE *out, const char *s)
 {
@@ -949,11 +966,9 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, "  %s\n", line);
 		/* The kernel's figures at death, else the tracer's last sample. */
 		if (p->death.has_rss || p->has_rss)
-			dhat_rss__print_split(out, p->death.has_rss ? &p->death.rss : &p->rss_end,
-					      p->end_bytes,
-					      p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death",
-					      p->death.has_rss ? 0 : p->te,
-					      p->has_mappings ? &p->mappings.outside_malloc : NULL);
+			print_rss_split(out, p, p->death.has_rss ? &p->death.rss : &p->rss_end,
+					p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death",
+					p->death.has_rss ? 0 : p->te);
 		if (p->bklt)
 			print_sort_table(out, p, order, n, top, REPORT_SORT_END, &u);
 		if (p->has_mappings)
@@ -982,8 +997,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	}
 	if (p->has_rss && !p->has_death && p->bklt) {
 		fputc('\n', out);
-		dhat_rss__print_split(out, &p->rss_end, p->end_bytes, "end", p->te,
-				      p->has_mappings ? &p->mappings.outside_malloc : NULL);
+		print_rss_split(out, p, &p->rss_end, "end", p->te);
 	}
 	if (p->bkacc) {
 		fprintf(out, "  total reads       : %s\n", total(&u, p->total_reads, c, sizeof(c)));

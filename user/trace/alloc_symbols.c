@@ -334,3 +334,12 @@ bool alloc_symbols__defines_malloc(const char *path)
 	/* Any mapped file may be asked about (fonts, locale archives): only ELF is read. */
 	return elf && !resolve_offsets(path, offs, false, NULL, 0) && offs[FN_MALLOC];
 }
+
+bool alloc_symbols__glibc_malloc(const struct alloc_symbols *s)
+{
+	const char *base = s ? strrchr(s->path, '/') : NULL;
+
+	base = base ? base + 1 : s ? s->path : "";
+	return !strcmp(base, "libc.so.6") && !s->off[FN_RUST_ALLOC] &&
+	       !s->off[FN_RUST_ALLOC_ZEROED] && !s->off[FN_RUST_REALLOC];
+}

@@ -76,6 +76,11 @@ int alloc_symbols__for_binary(const char *path, struct alloc_symbols *out);
 /* The object (objs[]) probed for fn, or NULL when fn is not probed. */
 const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn);
 
+/* Whether the allocations probed through s are glibc's malloc (so their chunk sizes are
+ * heap_chunk.h's): malloc resolves to glibc's libc.so.6 and no Rust shims are probed (a
+ * #[global_allocator] may be anything). */
+bool alloc_symbols__glibc_malloc(const struct alloc_symbols *s);
+
 /* True if the ELF file at path exports a malloc of its own (.dynsym): a library that
  * would be an allocator if it were in the lookup scope (dlopen'd ones are not). */
 bool alloc_symbols__defines_malloc(const char *path);

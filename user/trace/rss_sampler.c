@@ -12,9 +12,11 @@ struct rss_sampler {
 	int fd;		      /* /proc/PID/status, kept open: re-read from offset 0 */
 	uint64_t interval_ns; /* RSS_SAMPLE_NS, doubled at each thinning */
 	uint64_t last_ns;     /* when the last sample was taken */
-	size_t cnt;
-	struct dhat_rss_sample s[RSS_SAMPLES_MAX];
+	size_t cnt, cap;
+	struct dhat_rss_sample *s; /* grows to RSS_SAMPLES_MAX: one per traced process */
 };
+
+#define RSS_SAMPLES_MIN 64 /* ~1 s at the first interval */
 
 struct rss_sampler *rss_sampler__new(pid_t pid)
 {
@@ -41,6 +43,7 @@ void rss_sampler__free(struct rss_sampler *s)
 	if (!s)
 		return;
 	close(s->fd);
+	free(s->s);
 	free(s);
 }
 
@@ -80,6 +83,22 @@ static void thin(struct rss_sampler *s)
 	s->interval_ns *= 2;
 }
 
+/* Room for more samples, up to RSS_SAMPLES_MAX. Returns 0 or -ENOMEM. */
+static int grow(struct rss_sampler *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : RSS_SAMPLES_MIN;
+	struct dhat_rss_sample *n;
+
+	if (cap > RSS_SAMPLES_MAX)
+		cap = RSS_SAMPLES_MAX;
+	n = realloc(s->s, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->s = n;
+	s->cap = cap;
+	return 0;
+}
+
 bool rss_sampler__tick(struct rss_sampler *s, uint64_t now_ns)
 {
 	char buf[4096];
@@ -93,6 +112,8 @@ bool rss_sampler__tick(struct rss_sampler *s, uint64_t now_ns)
 	buf[n] = '\0';
 	if (s->cnt == RSS_SAMPLES_MAX)
 		thin(s);
+	if (s->cnt == s->cap && grow(s))
+		return false;
 	if (rss_sampler__parse(buf, &s->s[s->cnt]))
 		return false;
 	s->s[s->cnt++].t_ns = now_ns;

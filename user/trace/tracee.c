@@ -9,7 +9,9 @@
 #include "dwarf_stacks.h"
 #include "events.h"
 #include "log.h"
+#include "mappings.h"
 #include "procmaps.h"
+#include "rss_sampler.h"
 #include "symbolizer.h"
 #include "target.h"
 #include "tracee.h"
@@ -19,6 +21,7 @@ struct tracees {
 	struct tracee **v; /* in the order they were opened */
 	size_t cnt, cap;
 	bool root_execd;	 /* held_root has exec'd its command */
+	__u64 polls;		 /* tracees__close_exited calls: the batches read */
 	__u64 pre_exec_records;	 /* held_root's records before that (dropped) */
 };
 
@@ -112,6 +115,8 @@ static void tracee_free(struct tracee *t)
 	session__free(t->session);
 	symbolizer__free(t->sym);
 	dwarf_stacks__free(t->stacks);
+	rss_sampler__free(t->rss);
+	mappings__free(t->maps);
 	free(t);
 }
 
@@ -177,6 +182,8 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 	t->sym = symbolizer__new(tgid);
 	if (ts->opts.dwarf)
 		t->stacks = dwarf_stacks__new(tgid);
+	if (ts->opts.rss) /* NULL when unreadable: its profile has no series */
+		t->rss = rss_sampler__new(tgid);
 	if (!t->session || push(ts, t)) {
 		tracee_free(t);
 		errno = ENOMEM;
@@ -211,25 +218,40 @@ int tracees__close(struct tracee *t, __u64 end_ns, bool ended)
 		dwarf_stacks__stats(t->stacks, &t->unwind);
 	dwarf_stacks__free(t->stacks);
 	t->stacks = NULL;
+	rss_sampler__free(t->rss);
+	t->rss = NULL;
+	mappings__free(t->maps);
+	t->maps = NULL;
+	return err;
+}
+
+/* Close the exited images (at their exit) whose EV_DEATH did not come; all: also those
+ * whose exit came in the batch just read (the last drain: nothing more will come). */
+static int close_exited(struct tracees *ts, bool all)
+{
+	int err = 0, e;
+
+	for (size_t i = 0; ts && i < ts->cnt; i++) {
+		const struct tracee *t = ts->v[i];
+
+		if (!t->session || !t->exit_ns || (!all && t->exit_poll == ts->polls))
+			continue;
+		e = tracees__close(ts->v[i], t->exit_ns, true);
+		err = err ?: e;
+	}
+	if (ts)
+		ts->polls++;
 	return err;
 }
 
 int tracees__close_exited(struct tracees *ts)
 {
-	int err = 0, e;
-
-	for (size_t i = 0; ts && i < ts->cnt; i++) {
-		if (!ts->v[i]->session || !ts->v[i]->exit_ns)
-			continue;
-		e = tracees__close(ts->v[i], ts->v[i]->exit_ns, true);
-		err = err ?: e;
-	}
-	return err;
+	return close_exited(ts, false);
 }
 
 int tracees__close_all(struct tracees *ts, __u64 end_ns)
 {
-	int err = tracees__close_exited(ts), e;
+	int err = close_exited(ts, true), e;
 
 	for (size_t i = 0; i < ts->cnt; i++) {
 		e = tracees__close(ts->v[i], end_ns, false);
@@ -251,7 +273,15 @@ void tracees__refresh_maps(struct tracees *ts)
 			t->sym = symbolizer__new(t->tgid);
 		if (t->stacks)
 			dwarf_stacks__refresh_maps(t->stacks);
+		mappings__refresh_maps(t->maps);
 	}
+}
+
+void tracees__sample_rss(struct tracees *ts, __u64 now_ns)
+{
+	for (size_t i = 0; ts && i < ts->cnt; i++)
+		if (ts->v[i]->session)
+			rss_sampler__tick(ts->v[i]->rss, now_ns);
 }
 
 size_t tracees__count(const struct tracees *ts)
@@ -353,8 +383,10 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 			err = tracees__close(t, e->ts_ns, true); /* pid reused: a lost EXIT */
 		t = open_image(ts, (pid_t)e->tgid, (pid_t)e->parent_tgid,
 			       parent ? parent->exe : NULL, e->ts_ns);
-		if (t && parent) /* its own may show the exec that followed already */
+		if (t && parent) { /* its own may show the exec that followed already */
 			snprintf(t->cmdline, sizeof(t->cmdline), "%s", parent->cmdline);
+			t->malloc_kind = parent->malloc_kind; /* the same image */
+		}
 		break;
 	case EV_PROC_EXEC:
 		if (t)
@@ -366,13 +398,31 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 			ts->opts.on_exec(ts->opts.owner, t);
 		break;
 	case EV_PROC_EXIT:
-		if (t && ts->opts.await_death)
+		if (t && ts->opts.await_death) {
 			t->exit_ns = e->ts_ns; /* its EV_DEATH follows, with the cause */
-		else
+			t->exit_poll = ts->polls;
+		} else {
 			err = tracees__close(t, e->ts_ns, true);
+		}
 		break;
 	}
 	return err;
+}
+
+/* EV_MAPPING: to the image's own tracker, created with its first record (its unwinder
+ * reads the maps then). Only -ENOMEM stops the trace; a malformed record is counted. */
+static int on_mapping(struct tracees *ts, const void *data, size_t sz)
+{
+	const struct mapping_event *m = data;
+	struct tracee *t = sz >= sizeof(*m) ? tracees__live(ts, (pid_t)m->tgid) : NULL;
+
+	if (!t)
+		return 0; /* not an image of ours (the held child before its exec) */
+	if (!t->maps)
+		t->maps = mappings__new(t->tgid);
+	if (!t->maps)
+		return -ENOMEM;
+	return mappings__handle(t->maps, data, sz) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* The tgid of an allocator, window or death record, 0 if it has none. */
@@ -401,6 +451,8 @@ int tracees__handle(void *set, const void *data, size_t sz)
 		return 0;
 	if (w->type == EV_PROC_FORK || w->type == EV_PROC_EXEC || w->type == EV_PROC_EXIT)
 		return sz >= sizeof(struct proc_event) ? on_proc_event(ts, data) : 0;
+	if (w->type == EV_MAPPING)
+		return on_mapping(ts, data, sz);
 	tgid = record_tgid(data, sz);
 	t = tracees__live(ts, tgid);
 	if (!t && ts->opts.held_root == tgid && !ts->root_execd) {

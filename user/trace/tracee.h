@@ -5,6 +5,11 @@
  * tracee; an exec closes the tracee of the old image and opens one for the new image (same
  * pid). The set routes records by tgid to the live tracee of that process.
  *
+ * Each image also samples its own RSS and tracks the memory it maps itself, both written in
+ * its own profile and released with the image: a /proc/PID/status descriptor and a sample
+ * array of up to RSS_SAMPLES_MAX per live process, and a mapping tracker with its unwinder
+ * for a process that maps anything.
+ *
  * Profile paths: the first tracee's is -o (a "%p" in it replaced by its pid), or
  * dhat-heap-<pid>.json in $KAISH_PROFILE_OUT or "."; every other one goes next to it, named
  * with its pid and program: app.json -> app.<pid>.<prog>.json, app-%p.json ->
@@ -23,6 +28,14 @@
 
 struct tracees;
 
+/* Which allocator an image's probed allocations go to, as far as the heap's chunk sizes
+ * are concerned (heap_chunk.h). */
+enum tracee_malloc {
+	TRACEE_MALLOC_UNKNOWN = 0, /* not resolved for this image: the run's first one's */
+	TRACEE_MALLOC_GLIBC,	   /* glibc's malloc */
+	TRACEE_MALLOC_OTHER,	   /* jemalloc, mimalloc, a Rust #[global_allocator], ... */
+};
+
 struct tracee {
 	pid_t tgid;		       /* the process */
 	pid_t parent;		       /* traced process that forked it; 0 for a target */
@@ -34,11 +47,17 @@ struct tracee {
 	struct session *session;       /* its records; NULL once closed */
 	struct symbolizer *sym;	       /* its maps and modules; NULL once closed or unreadable */
 	struct dwarf_stacks *stacks;   /* --unwind dwarf: its resolver; NULL otherwise */
+	struct rss_sampler *rss;       /* its RSS over its life (tracees_opts.rss); NULL once
+					* closed or when /proc/PID/status could not be opened */
+	struct mappings *maps;	       /* its own anonymous mappings (EV_MAPPING), from its
+					* first such record on; NULL before and once closed */
 	bool ended;		       /* the image is gone (exec'd away or exited): its maps
 					* can no longer be read */
 	bool written;		       /* a profile file exists (written_path) */
+	enum tracee_malloc malloc_kind; /* its allocator, when resolved for this image */
 	__u64 exit_ns;		       /* await_death: its EV_PROC_EXIT, the close waits for
 					* EV_DEATH (0: not exited) */
+	__u64 exit_poll;	       /* the batch its EV_PROC_EXIT came in (tracees.polls) */
 	struct collector_totals totals; /* of its (last) profile, set when one is written */
 	struct session_stats stats;    /* its session's counters, kept at close */
 	struct dwarf_stacks_stats unwind; /* its resolver's counters, kept at close */
@@ -61,6 +80,7 @@ struct tracees_opts {
 	 * precedes the process's EV_DEATH, so its image closes at that EV_DEATH, with the
 	 * cause, or at tracees__close_exited for a process whose end is not recorded. */
 	bool await_death;
+	bool rss; /* sample each image's RSS (tracees__sample_rss) */
 };
 
 struct tracees *tracees__new(const struct tracees_opts *o);
@@ -76,7 +96,8 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 			     __u64 start_ns);
 
 /*
- * The record switch (a loader_record_fn, ctx = the set). EV_PROC_FORK opens an image of the
+ * The record switch (a loader_record_fn, ctx = the set). EV_MAPPING goes to the mappings of
+ * the open image of its tgid (dropped when there is none). EV_PROC_FORK opens an image of the
  * child (its parent's program and command line), EV_PROC_EXEC closes the process's image
  * and opens the new one, EV_PROC_EXIT closes it (await_death: EV_DEATH does), each at its
  * place in the stream. EV_DEATH goes to the image of its tgid like every
@@ -97,13 +118,19 @@ struct tracee *tracees__live(const struct tracees *ts, pid_t tgid);
  * -errno. No-op for a tracee already closed. */
 int tracees__close(struct tracee *t, __u64 end_ns, bool ended);
 /* Close the images that exited without an EV_DEATH in the records read so far, at their
- * exit (await_death; call after each poll). Returns the first error. */
+ * exit (await_death; call after each poll). An exit read in the latest batch waits one
+ * more: its EV_DEATH, sent by another program on the same tracepoint just after, may be
+ * committed after the batch was read. Returns the first error. */
 int tracees__close_exited(struct tracees *ts);
 /* Close every open tracee. Returns the first error. */
 int tracees__close_all(struct tracees *ts, __u64 end_ns);
 
 /* Re-read the maps of every open tracee (dlopen'd libraries). */
 void tracees__refresh_maps(struct tracees *ts);
+
+/* Sample the RSS of every open image whose interval has passed (rss_sampler__tick);
+ * now_ns: CLOCK_MONOTONIC. */
+void tracees__sample_rss(struct tracees *ts, __u64 now_ns);
 
 size_t tracees__count(const struct tracees *ts);
 struct tracee *tracees__at(const struct tracees *ts, size_t i);
