@@ -107,10 +107,13 @@ Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = TEST_TIME
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		execl(ALLOC_BENCH_BIN, "alloc_bench", "mt", "2", "1000000000", (char *)NULL);
+		/* One allocating thread: the other core stays the tracer's. With two, on 2 CPUs,
+		 * a loaded host starved the collector mid-trace (8,852 of 1.16M dropped once),
+		 * which is not what this test is about. */
+		execl(ALLOC_BENCH_BIN, "alloc_bench", "mt", "1", "1000000000", (char *)NULL);
 		_exit(127);
 	}
-	usleep(300000); /* past its start: both threads allocating */
+	usleep(300000); /* past its start: allocating */
 	snprintf(path, sizeof(path), "%s/busy.json", dir);
 	snprintf(cmd, sizeof(cmd), "%s --pid %d --duration 1 --ringbuf-size 1048576 -o %s 2>&1",
 		 TRACER_BIN, (int)pid, path);
@@ -124,7 +127,7 @@ Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = TEST_TIME
 	 * going live one by one gave ~17,000 here. */
 	um = strstr(out, "unmatched returns ");
 	cr_assert_not_null(um, "%s", out);
-	cr_expect_leq(strtoull(um + strlen("unmatched returns "), NULL, 10), 2, "%s", out);
+	cr_expect_leq(strtoull(um + strlen("unmatched returns "), NULL, 10), 1, "%s", out);
 	check_profile(path, "bench_alloc");
 	free(out);
 	free(dir);
