@@ -235,6 +235,7 @@ struct call_state {
 	__u32 sampled; /* --sample-bytes: SAMPLE_* of the outermost call (sampling.bpf.h) */
 };
 
+#include "alloc_request.h"
 #include "sampling.bpf.h"
 
 /* Task-local storage: one slot per thread, found without hashing or a bucket lock, and
@@ -260,13 +261,6 @@ static __always_inline bool is_leaf_prim(__u32 fn)
 {
 	return fn == FN_MALLOC || fn == FN_CALLOC || fn == FN_POSIX_MEMALIGN ||
 	       fn == FN_ALIGNED_ALLOC || fn == FN_MEMALIGN || fn == FN_VALLOC || fn == FN_PVALLOC;
-}
-
-/* Primitives that allocate a0 bytes. */
-static __always_inline bool is_sized_new(__u32 fn)
-{
-	return fn == FN_MALLOC || fn == FN_VALLOC || fn == FN_PVALLOC || fn == FN_RUST_ALLOC ||
-	       fn == FN_RUST_ALLOC_ZEROED || FN_IS_CXX_NEW(fn);
 }
 
 static __always_inline void count(__u64 *c)
@@ -770,29 +764,10 @@ static __always_inline void net_emit(struct pt_regs *ctx, struct call_state *st,
 static __always_inline void set_pending(struct call_state *st, __u32 fn, __u64 a0, __u64 a1,
 					__u64 a2)
 {
-	__u64 old = 0, size = 0;
+	__u64 old, size;
 
-	switch (is_sized_new(fn) ? FN_MALLOC : fn) {
-	case FN_MALLOC:
-		size = a0;
-		break;
-	case FN_CALLOC:
-		size = a0 * a1;
-		break;
-	case FN_MEMALIGN:
-	case FN_ALIGNED_ALLOC:
-		size = a1;
-		break;
-	case FN_REALLOC:
-	case FN_RUST_REALLOC: /* a1: the new size (alloc_entry) */
-		old = a0;
-		size = a1;
-		break;
-	case FN_REALLOCARRAY:
-		old = a0;
-		size = a1 * a2;
-		break;
-	default: /* posix_memalign inside a libc helper: not done by glibc */
+	/* posix_memalign inside a libc helper: not done by glibc */
+	if (!fn_request(fn, a0, a1, a2, &old, &size) || fn == FN_POSIX_MEMALIGN) {
 		st->pend_op = PEND_NONE;
 		return;
 	}
@@ -902,44 +877,22 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 				      __u64 ret)
 {
 	__u64 a0 = st->args[0], a1 = st->args[1], a2 = st->args[2];
-	__u64 old = 0, size;
+	__u64 old, size;
 	__u32 fn = st->fn, type;
 
-	switch (is_sized_new(fn) ? FN_MALLOC : FN_IS_CXX_DELETE(fn) ? FN_RUST_DEALLOC : fn) {
-	case FN_MALLOC:
-		size = a0;
-		break;
-	case FN_CALLOC:
-		size = a0 * a1;
-		break;
-	case FN_MEMALIGN:
-	case FN_ALIGNED_ALLOC:
-		size = a1;
-		break;
-	case FN_RUST_DEALLOC:
+	if (fn == FN_RUST_DEALLOC || FN_IS_CXX_DELETE(fn)) {
 		/* Emitted at its return, not its entry like free: the free it makes is then
 		 * nested, not a second record of the same block. delete(NULL) is a no-op. */
 		if (a0 && sample__record(st->sampled, a0, 0))
 			emit(EV_FREE, fn, tid, a0, 0, 0, -ENOENT);
 		return;
-	case FN_POSIX_MEMALIGN:
-		/* int posix_memalign(void **memptr, size_t align, size_t size): 0 on success */
-		if ((int)ret != 0 || bpf_probe_read_user(&ret, sizeof(ret), (void *)a0))
-			return;
-		size = a2;
-		break;
-	case FN_REALLOC:
-	case FN_RUST_REALLOC: /* a1: the new size (alloc_entry) */
-		old = a0;
-		size = a1;
-		break;
-	case FN_REALLOCARRAY:
-		old = a0;
-		size = a1 * a2;
-		break;
-	default:
-		return;
 	}
+	if (!fn_request(fn, a0, a1, a2, &old, &size))
+		return;
+	/* posix_memalign returns 0 on success and the block through its first argument. */
+	if (fn == FN_POSIX_MEMALIGN &&
+	    ((int)ret != 0 || bpf_probe_read_user(&ret, sizeof(ret), (void *)a0)))
+		return;
 
 	if (old && !size) {
 		/* realloc(p, 0): glibc frees p and returns NULL. */

@@ -28,6 +28,7 @@
 #ifndef TRACER_SAMPLING_BPF_H
 #define TRACER_SAMPLING_BPF_H
 
+#include "alloc_request.h"
 #include "sampling.h"
 
 /* Mean bytes between samples (tracer --sample-bytes), 0 = exact. Set by the loader.
@@ -122,47 +123,19 @@ static __always_inline bool sample__untrack(__u64 addr)
  */
 static __always_inline __u32 sample__entry(__u32 fn, __u64 a0, __u64 a1, __u64 a2)
 {
-	__u64 size;
+	__u64 old, size;
 	__u32 d = 0;
 
 	if (!sample_bytes)
 		return SAMPLE_ALL;
 	if (FN_IS_CXX_DELETE(fn) || fn == FN_RUST_DEALLOC)
 		return sample__known(a0) ? SAMPLE_OLD : 0;
-	switch (fn) {
-	case FN_CALLOC:
-		size = a0 * a1;
-		break;
-	case FN_MEMALIGN:
-	case FN_ALIGNED_ALLOC:
-		size = a1;
-		break;
-	case FN_POSIX_MEMALIGN:
-		size = a2;
-		break;
-	case FN_REALLOC:
-	case FN_RUST_REALLOC:
-	case FN_REALLOCARRAY:
-		size = fn == FN_REALLOCARRAY ? a1 * a2 : a1;
-		if (sample__known(a0))
-			d |= SAMPLE_OLD;
-		if (a0 && !size) /* realloc(p, 0): a free */
-			return d;
-		break;
-	case FN_MALLOC:
-	case FN_VALLOC:
-	case FN_PVALLOC:
-	case FN_RUST_ALLOC:
-	case FN_RUST_ALLOC_ZEROED:
-		size = a0;
-		break;
-	default:
-		if (FN_IS_CXX_NEW(fn)) {
-			size = a0;
-			break;
-		}
+	if (!fn_request(fn, a0, a1, a2, &old, &size))
 		return SAMPLE_HELPER; /* strdup, getline...: sizes known at the return */
-	}
+	if (old && sample__known(old))
+		d |= SAMPLE_OLD;
+	if (old && !size) /* realloc(p, 0): a free */
+		return d;
 	if (sample__draw(size))
 		d |= SAMPLE_NEW;
 	if (!d)
