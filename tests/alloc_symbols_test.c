@@ -147,15 +147,19 @@ Test(alloc_symbols, command_script_resolves_its_interpreter)
 }
 
 /* A process right after an exec (a followed exec): its new executable and environment,
- * not the tracer's. cat waits on its stdin, a pipe, until the test closes it. */
+ * not the tracer's. cat echoes its stdin, a pipe, until the test closes it. The tracer
+ * resolves an image at sched_process_exec, after the kernel has laid out the new stack;
+ * /proc/PID/exe names cat earlier than that (its environment reads empty until then), so
+ * the test waits for cat to echo a byte: its exec is then complete. */
 Test(alloc_symbols, exec_uses_the_image_environment, .timeout = 30)
 {
-	char link[64], exe[PATH_MAX], want[PATH_MAX];
-	int in[2];
+	char want[PATH_MAX], echo;
+	int in[2], out[2];
 	pid_t pid;
 
 	cr_assert_not_null(realpath("/bin/cat", want));
 	cr_assert_eq(pipe(in), 0);
+	cr_assert_eq(pipe(out), 0);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
@@ -163,26 +167,22 @@ Test(alloc_symbols, exec_uses_the_image_environment, .timeout = 30)
 		char *envp[] = { "LD_PRELOAD=libmimalloc.so.2", NULL };
 
 		dup2(in[0], STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
 		close(in[1]);
+		close(out[0]);
 		execve("/bin/cat", argv, envp);
 		_exit(127);
 	}
 	close(in[0]);
-	/* Until its exec is done the child is a copy of this test. */
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	for (;;) {
-		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
-
-		cr_assert_gt(n, 0);
-		exe[n] = '\0';
-		if (!strcmp(exe, want))
-			break;
-		sched_yield();
-	}
+	close(out[1]);
+	cr_assert_eq(write(in[1], "x", 1), 1);
+	cr_assert_eq(read(out[0], &echo, 1), 1, "cat did not start");
+	cr_assert_eq(echo, 'x');
 	cr_expect_eq(alloc_symbols__for_exec(pid, &syms), 0);
 	cr_expect(strstr(syms.path, "libmimalloc"), "%s", syms.path);
 	cr_expect_str_eq(syms.exe, want);
 	close(in[1]); /* EOF: cat exits */
+	close(out[0]);
 	waitpid(pid, NULL, 0);
 	cr_expect_eq(alloc_symbols__for_exec(pid, &syms), -ESRCH);
 }
