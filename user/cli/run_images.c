@@ -103,7 +103,8 @@ int run__on_record(void *ctx, const void *data, size_t sz)
 
 	if (sz < sizeof(__u32))
 		return 0;
-	/* A followed child's end is recorded too (its image waits for it: tracee.h). */
+	/* A followed child's end is recorded too (its image waits for it: tracee.h). The death
+	 * probes add it themselves at the fork; this covers a fork made before they loaded. */
 	if (e->type == EV_PROC_FORK && sz >= sizeof(*e) && r->death)
 		death_probes__add_pid(r->death, (pid_t)e->tgid);
 	return tracees__handle(r->tracees, data, sz);

@@ -50,6 +50,7 @@
 #include "alloc_symbols.h"
 #include "environment.h"
 #include "loader_inherit.h"
+#include "uprobe_multi.h"
 #include "x86_prologue.h"
 
 #define LOG_TAG "loader: "
@@ -112,28 +113,7 @@ static double mono_ms(void)
 
 /* --- probes ------------------------------------------------------------------------------ */
 
-#ifndef BPF_TRACE_UPROBE_MULTI
-#define BPF_TRACE_UPROBE_MULTI 48 /* enum bpf_attach_type, kernel >= 6.6 */
-#endif
-#define TRACE_UPROBE_SESSION 57 /* BPF_TRACE_UPROBE_SESSION, kernel >= 6.13 */
-#define UPROBE_MULTI_RETURN 1u /* BPF_F_UPROBE_MULTI_RETURN */
-
-/* BPF_LINK_CREATE's attr for BPF_TRACE_UPROBE_MULTI (kernel >= 6.6; libbpf 1.1 and the
- * Debian 12 uapi headers predate it): link_create's common head, then uprobe_multi. */
-struct uprobe_multi_attr {
-	__u32 prog_fd;
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 flags;
-	__u64 path;
-	__u64 offsets;
-	__u64 ref_ctr_offsets;
-	__u64 cookies;
-	__u32 cnt;
-	__u32 multi_flags;
-	__u32 pid;
-	__u32 pad;
-};
+_Static_assert(FN_COUNT <= UPROBE_MULTI_MAX, "one uprobe-multi link per object and kind");
 
 /* The probes of one object: entry sites and cookies. A function with a return probe has
  * its entry probe on its first instruction too, with the same cookie: ret_* are also the
@@ -151,29 +131,6 @@ struct probe_plans {
 	struct probe_plan obj[ALLOC_OBJ_MAX];
 	size_t cnt;
 };
-
-/* attach_type: BPF_TRACE_UPROBE_MULTI or TRACE_UPROBE_SESSION (retprobe: false). */
-static int uprobe_multi_link(int prog_fd, __u32 attach_type, const char *path, const size_t *offs,
-			     const __u64 *cookies, size_t cnt, bool retprobe, pid_t pid)
-{
-	unsigned long offsets[FN_COUNT];
-	struct uprobe_multi_attr a;
-	int fd;
-
-	for (size_t i = 0; i < cnt; i++)
-		offsets[i] = offs[i];
-	memset(&a, 0, sizeof(a));
-	a.prog_fd = (__u32)prog_fd;
-	a.attach_type = attach_type;
-	a.path = (__u64)(unsigned long)path;
-	a.offsets = (__u64)(unsigned long)offsets;
-	a.cookies = (__u64)(unsigned long)cookies;
-	a.cnt = (__u32)cnt;
-	a.multi_flags = retprobe ? UPROBE_MULTI_RETURN : 0;
-	a.pid = (__u32)pid;
-	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
-	return fd < 0 ? -errno : fd;
-}
 
 /* Where each function is probed: entry offsets (free: its emulated site), return offsets
  * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h), one plan
@@ -239,10 +196,10 @@ static int attach_multi(struct loader *l, const struct probe_plans *plans, pid_t
 
 			if (entries ? !p->entry_cnt : !p->ret_cnt)
 				continue;
-			fd = entries ? uprobe_multi_link(ent, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
+			fd = entries ? uprobe_multi__link(ent, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
 							 p->entry_off, p->entry_cookie,
 							 p->entry_cnt, false, pid)
-				     : uprobe_multi_link(ret, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
+				     : uprobe_multi__link(ret, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
 							 p->ret_off, p->ret_cookie, p->ret_cnt,
 							 true, pid);
 			if (fd < 0)
@@ -267,10 +224,10 @@ static int attach_session(struct loader *l, const struct probe_plans *plans, pid
 		for (int eonly = 0; eonly < 2; eonly++) {
 			if (eonly ? !p->eonly_cnt : !p->ret_cnt)
 				continue;
-			fd = eonly ? uprobe_multi_link(ent, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
+			fd = eonly ? uprobe_multi__link(ent, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
 						       p->eonly_off, p->eonly_cookie, p->eonly_cnt,
 						       false, pid)
-				   : uprobe_multi_link(sess, TRACE_UPROBE_SESSION, l->syms.objs[i],
+				   : uprobe_multi__link(sess, TRACE_UPROBE_SESSION, l->syms.objs[i],
 						       p->ret_off, p->ret_cookie, p->ret_cnt,
 						       false, pid);
 			if (fd < 0)

@@ -15,19 +15,10 @@
 
 #define LOG_TAG "trap cost: "
 #include "log.h"
+#include "uprobe_multi.h"
 
-#ifndef BPF_TRACE_UPROBE_MULTI
-#define BPF_TRACE_UPROBE_MULTI 48 /* enum bpf_attach_type, kernel >= 6.6 */
-#endif
-
-/* BPF_LINK_CREATE's attr for uprobe-multi (the Debian 12 uapi headers predate it; the same
- * layout as loader.c's). A uprobe-multi link attaches in ~10 ms; a perf_event_open uprobe
- * creates a trace event: ~170 ms to open and ~330 ms to close here. */
-struct trap_cost_link_attr {
-	__u32 prog_fd, target_fd, attach_type, flags;
-	__u64 path, offsets, ref_ctr_offsets, cookies;
-	__u32 cnt, multi_flags, pid, pad;
-};
+/* A uprobe-multi link (uprobe_multi.h) attaches in ~10 ms; a perf_event_open uprobe creates a
+ * trace event: ~170 ms to open and ~330 ms to close here. */
 
 /* 3 x 100 traps: ~2 ms at 6 us a trap; the cheapest batch is the one nobody preempted. */
 #define TRAP_COST_BATCHES 3
@@ -172,19 +163,10 @@ static int counting_prog_load(int map)
  * takes the trap, and the target is untouched. */
 static int link_create(int prog, const char *path, uint64_t off)
 {
-	unsigned long offs[1] = { (unsigned long)off };
-	struct trap_cost_link_attr a;
-	int fd;
+	size_t offs[1] = { (size_t)off };
 
-	memset(&a, 0, sizeof(a));
-	a.prog_fd = (__u32)prog;
-	a.attach_type = BPF_TRACE_UPROBE_MULTI;
-	a.path = (__u64)(uintptr_t)path;
-	a.offsets = (__u64)(uintptr_t)offs;
-	a.cnt = 1;
-	a.pid = (__u32)getpid();
-	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
-	return fd < 0 ? -errno : fd;
+	return uprobe_multi__link(prog, BPF_TRACE_UPROBE_MULTI, path, offs, NULL, 1, false,
+				  getpid());
 }
 
 static void *close_link(void *arg)
