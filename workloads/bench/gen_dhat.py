@@ -3,7 +3,7 @@
 """gen_dhat.py - a large, deterministic DHAT file for measuring the reader (not a test).
 
     workloads/bench/gen_dhat.py [--pps N | --size SIZE] [--depth MIN-MAX] [--repeat FRAC]
-                                [--repeat-out OUT2] [--gzip] [--seed S] -o OUT
+                                [--repeat-out OUT2] [--gzip] [--seed S] [--small-counts] -o OUT
 
 The layout is the tracer's own (dhat_writer.c: one key per line group, pps before ftbl,
 bklt true). Stacks are MIN-MAX frames deep (default 10-30) and share frames the way real
@@ -37,6 +37,8 @@ def main():
     ap.add_argument("--repeat-out")
     ap.add_argument("--gzip", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--small-counts", action="store_true",
+                    help="1-20 blocks of 8-64 bytes per PP: short numbers, ~100 B per PP at depth 6")
     ap.add_argument("-o", required=True)
     a = ap.parse_args()
     lo, hi = (int(x) for x in a.depth.split("-"))
@@ -64,7 +66,7 @@ def main():
              for _ in range(max(8, n // 16))]
     chains = []
     for _ in range(256):
-        d = rng.randint(2, hi - 5)
+        d = rng.randint(min(2, hi - 5), max(2, hi - 5))
         chains.append([chain_base + rng.randrange(chain_frames) for _ in range(d)])
 
     repeat_at = int(n * a.repeat) if a.repeat is not None else -1
@@ -102,15 +104,16 @@ def main():
             fs = first_fs
         if k == 0:
             first_fs = fs
-        tbk = rng.randint(1, 5000)
-        tb = tbk * rng.randint(8, 4096)
+        tbk = rng.randint(1, 20 if a.small_counts else 5000)
+        tb = tbk * (rng.randint(8, 64) if a.small_counts else rng.randint(8, 4096))
         mbk = rng.randint(1, tbk)
         gbk = rng.randint(0, mbk)
         ebk = rng.randint(0, gbk)
         per = tb // tbk
+        tl = tbk * rng.randint(1, 100 if a.small_counts else 100000)
         text = ('%s{"tb":%d,"tbk":%d\n  ,"tl":%d\n  ,"mb":%d,"mbk":%d\n  ,"gb":%d,"gbk":%d\n'
                 '  ,"eb":%d,"ebk":%d\n  ,"fs":[%s]\n  }\n'
-                % (" [" if k == 0 else " ,", tb, tbk, tbk * rng.randint(1, 100000),
+                % (" [" if k == 0 else " ,", tb, tbk, tl,
                    mbk * per, mbk, gbk * per, gbk, ebk * per, ebk, ",".join(map(str, fs))))
         if k == repeat_at and a.repeat_out:
             # the twins part here: OUT keeps this PP, OUT2 gets PP 0's fs instead
