@@ -430,21 +430,60 @@ Test(fault_e2e, stubborn_command_is_killed, .timeout = TEST_TIMEOUT(300))
 	free(dir);
 }
 
-/* PR_SET_PDEATHSIG: the tracer SIGKILLed (no profile possible) takes its command along. */
+/* PR_SET_PDEATHSIG and PTRACE_O_EXITKILL: the tracer SIGKILLed (no profile possible) takes
+ * its command along, and what the command started (a process of its own in the background). */
 Test(fault_e2e, sigkilled_tracer_takes_its_command_along, .timeout = TEST_TIMEOUT(300))
 {
 	struct traced t;
+	pid_t grandchild;
 	char *dir;
 	int st;
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("pdeath");
-	start_traced(&t, dir, "p", "", SPIN_BIN " 120");
+	start_traced(&t, dir, "p", "", "sh -c '" SPIN_BIN " 120 & exec " SPIN_BIN " 120'");
+	grandchild = first_child(t.child);
+	cr_assert_gt(grandchild, 0, "the command started nothing");
 	kill(t.tracer, SIGKILL);
 	waitpid(t.tracer, &st, 0);
-	cr_expect(gone_within(t.child, 30), "the command %d outlived its SIGKILLed tracer",
+	/* The dead tracer's perf events close before its tracees get EXITKILL: seconds. */
+	cr_expect(gone_within(t.child, 60), "the command %d outlived its SIGKILLed tracer",
 		  (int)t.child);
+	cr_expect(gone_within(grandchild, 60), "%d, started by the command, outlived the tracer",
+		  (int)grandchild);
 	kill(t.child, SIGKILL); /* a failed case leaves nothing behind */
+	kill(grandchild, SIGKILL);
+	free(dir);
+}
+
+/* A command that ends normally leaves what it started in the background running, no longer
+ * traced (not stopped, not killed by the tracer's exit). */
+Test(fault_e2e, finished_command_leaves_its_background_running, .timeout = TEST_TIMEOUT(300))
+{
+	char *dir, cmd[2048], pidf[1024], statf[64], *txt, *status;
+	pid_t bg;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("survivor");
+	snprintf(pidf, sizeof(pidf), "%s/bg.pid", dir);
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s/s.json -- sh -c '%s 120 >/dev/null 2>&1 & echo $! > %s' 2>&1",
+		 TRACER_BIN, dir, SPIN_BIN, pidf);
+	cr_assert_eq(e2e_run(cmd, &txt), 0, "%s", txt);
+	free(txt);
+	txt = slurp(pidf);
+	bg = (pid_t)atoi(txt);
+	free(txt);
+	cr_assert_gt(bg, 0, "no background pid in %s", pidf);
+	snprintf(statf, sizeof(statf), "/proc/%d/status", (int)bg);
+	status = slurp(statf);
+	cr_expect(strstr(status, "\nTracerPid:\t0\n"), "still traced:\n%s", status);
+	cr_expect(strstr(status, "\nState:\tS") || strstr(status, "\nState:\tR"),
+		  "not running:\n%s", status);
+	free(status);
+	cr_expect_not(gone_within(bg, 1), "the background process died with the tracer");
+	kill(bg, SIGKILL);
+	snprintf(pidf, sizeof(pidf), "%s/s.json", dir);
+	check_profile(pidf, true, NULL);
 	free(dir);
 }
 

@@ -120,7 +120,10 @@ static pid_t spawn_held(char *const argv[], bool drop_privs, int *go_fd, int *er
  */
 static int seize_for_exit_stop(pid_t pid, bool follow)
 {
-	long opts = PTRACE_O_TRACEEXIT;
+	/* EXITKILL: a tracer that dies, even SIGKILLed, takes every seized process along (the
+	 * child's PDEATHSIG reaches the child only, not what it started). A normal end detaches
+	 * the survivors first (detach_survivors), so they run on. */
+	long opts = PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL;
 
 	/* follow: every process the child's tree creates is seized too, from its birth. */
 	if (follow)
@@ -396,6 +399,67 @@ static void handle_stop(struct target *t, pid_t pid, int status)
 	}
 }
 
+/* The processes this tracer has ptrace-seized (TracerPid in their status): at most max. */
+static size_t seized_processes(pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	pid_t me = getpid();
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && n < max && (de = readdir(d))) {
+		char path[64], line[128];
+		pid_t pid = (pid_t)atoi(de->d_name);
+		FILE *f;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "TracerPid:", 10)) {
+				if ((pid_t)atoi(line + 10) == me)
+					out[n++] = pid;
+				break;
+			}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Let a seized process go: stop it (PTRACE_INTERRUPT), then detach, handing on a signal it
+ * was stopped to receive. A fork it stopped in seized its child too: the caller looks again. */
+static void detach_one(pid_t pid)
+{
+	int st;
+
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
+		return; /* gone */
+	while (waitpid(pid, &st, __WALL) < 0)
+		if (errno != EINTR)
+			return;
+	if (!WIFSTOPPED(st))
+		return; /* it exited meanwhile */
+	/* A signal-delivery stop has no event: its signal is delivered on detach. */
+	ptrace(PTRACE_DETACH, pid, 0, (st >> 16) ? 0 : WSTOPSIG(st));
+}
+
+/* The command is over and its descendants that still run are left running: detached, so
+ * that neither EXITKILL at the tracer's exit nor a ptrace stop while it writes the profiles
+ * reaches them. Each round catches the children of forks the previous one interrupted. */
+static void detach_survivors(void)
+{
+	pid_t pids[1024];
+	size_t n;
+
+	for (int round = 0; round < 16 && (n = seized_processes(pids, 1024)); round++)
+		for (size_t i = 0; i < n; i++)
+			detach_one(pids[i]);
+}
+
 /* Wait for the spawned child (blocking or not), resuming it and (follow) the processes of
  * its tree through their ptrace stops. Returns true while the child lives; *status holds
  * its exit status once it is gone. Its descendants' exits are reaped here too (as their
@@ -416,6 +480,8 @@ static bool wait_child(struct target *t, int *status, bool block)
 		}
 		if (p == t->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
 			*status = st;
+			if (t->opts.follow)
+				detach_survivors();
 			return false;
 		}
 	}
