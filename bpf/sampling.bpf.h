@@ -12,11 +12,11 @@
  *   malloc, calloc, memalign, posix_memalign, new, __rust_alloc..  decided by their size
  *   free, delete, __rust_dealloc                                 a record iff p is sampled
  *   realloc(p, n) (reallocarray, __rust_realloc)  the old block is freed and a new one of n
- *       bytes decided afresh, as heapprofd and tcmalloc do, and charged to the realloc's
- *       own call site (not to p's, as DHAT's exact rule does: p's site is not known when
- *       p was not sampled). Records: both sampled EV_REALLOC (the collector splits it into
- *       a free and a new block), only p EV_FREE(p), only the new one EV_ALLOC(fn REALLOC),
- *       neither nothing. realloc(p, 0): EV_FREE(p) iff p is sampled.
+ *       bytes decided afresh, as heapprofd and tcmalloc do. Records: both sampled EV_REALLOC
+ *       (the collector splits it into a free and a new block at p's program point, DHAT's
+ *       birth-site rule), only p EV_FREE(p), only the new one EV_ALLOC(fn REALLOC) at the
+ *       realloc's own call site (p's site is not known when p was not sampled), neither
+ *       nothing. realloc(p, 0): EV_FREE(p) iff p is sampled.
  *   strdup, getline, asprintf...  the helper's net effect (alloc.bpf.c) is known only at
  *       its return: each block born in it is decided there by its size, each block it
  *       resized or freed is handled as realloc and free above. Helpers pay their return.

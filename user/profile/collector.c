@@ -343,7 +343,11 @@ static void free_block(struct collector *c, struct block *b)
 	blocks__remove(c, b);
 }
 
-static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn)
+/* A new block at program point birth_pp when it is not NO_PP, else at stack_id's. */
+#define NO_PP UINT32_MAX
+
+static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn,
+			__u32 birth_pp)
 {
 	struct block nb = { .addr = addr, .t_ns = c->now_ns, .weight = 1 };
 	struct block *old;
@@ -360,7 +364,7 @@ static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id
 	bk = nb.weight;
 	b = nb.size * bk;
 
-	if (stack_id < 0)
+	if (stack_id < 0 && birth_pp == NO_PP)
 		c->t.stack_failures++;
 	old = blocks__find(c, addr);
 	if (old) {
@@ -368,8 +372,8 @@ static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id
 		c->t.replaced_blocks++;
 		free_block(c, old);
 	}
-	err = pps__get(c, stack_id, fn, &nb.pp);
-	if (err)
+	nb.pp = birth_pp;
+	if (birth_pp == NO_PP && (err = pps__get(c, stack_id, fn, &nb.pp)))
 		return err;
 	err = blocks__insert(c, &nb);
 	if (err)
@@ -388,6 +392,11 @@ static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id
 	c->t.live_blocks += bk;
 	note_growth(c, pp);
 	return 0;
+}
+
+static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn)
+{
+	return new_block_at(c, addr, size, stack_id, fn, NO_PP);
 }
 
 /* realloc(old_addr -> addr, size) of a known block b: DHAT's rules (§6.1). */
@@ -557,11 +566,16 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 		}
 		if (!e->size || c->sample_bytes) {
 			/* Sampled: the old block's end, and a new block decided by BPF afresh
-			 * (sampling.bpf.h). Exact: not sent (realloc(p, 0) is EV_FREE); be safe. */
+			 * (sampling.bpf.h), with a weight of its own; it stays at the old block's
+			 * program point, as DHAT's rule keeps a realloc'd block at its birth site
+			 * (known here: the old block was sampled). Exact: not sent (realloc(p, 0)
+			 * is EV_FREE); be safe. */
+			__u32 birth_pp = b->pp;
+
 			free_block(c, b);
 			if (!e->size || !e->addr)
 				return 0;
-			return new_block(c, e->addr, e->size, e->stack_id, e->fn);
+			return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, birth_pp);
 		}
 		return resize_block(c, b, e->addr, e->size);
 
