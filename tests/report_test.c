@@ -753,7 +753,8 @@ Test(report, streaming_matches_in_memory_parse)
 			cr_expect_str_eq(x->ftbl[i], a->ftbl[i]);
 		for (size_t i = 0; i < a->pp_cnt && i < x->pp_cnt; i++)
 			cr_expect(x->pps[i].tb == a->pps[i].tb && x->pps[i].fs_cnt == 2 &&
-				  x->pps[i].fs[1] == a->pps[i].fs[1]);
+				  dhat_profile__pp_fs(x, &x->pps[i])[1] ==
+				      dhat_profile__pp_fs(a, &a->pps[i])[1]);
 	}
 	cr_expect_str_eq(a->ftbl[7], "0x7: fn_7 \"q\" \xc3\xa9\tabcdefg (f.c:1)");
 	dhat_profile__free(a);

@@ -391,6 +391,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	for (size_t i = 0; i < p->pp_cnt; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
 		struct export_stack *st = &s->v[n];
+		const uint32_t *fs = dhat_profile__pp_fs(p, pp);
 		size_t cut = export_plumbing__cut(plumbing, p, pp);
 		uint64_t v, v2;
 
@@ -410,7 +411,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 		}
 		/* fs is innermost first; folded stacks are outermost first. */
 		for (size_t j = cut; j < pp->fs_cnt; j++) {
-			int64_t name = frame_name(p, s->names, cache, pp->fs[j], location);
+			int64_t name = frame_name(p, s->names, cache, fs[j], location);
 
 			if (name < 0) {
 				err = -ENOMEM;
@@ -418,7 +419,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 			}
 			st->ids[pp->fs_cnt - 1 - j] = (uint32_t)name;
 			s->mod_pool[used + pp->fs_cnt - 1 - j] =
-			    pp->fs[j] < p->ftbl_cnt ? mods[pp->fs[j]] : EXPORT_MOD_UNKNOWN;
+			    fs[j] < p->ftbl_cnt ? mods[fs[j]] : EXPORT_MOD_UNKNOWN;
 			st->cnt++;
 		}
 		used += st->cnt;

@@ -504,7 +504,7 @@ static size_t raw_common(const struct dhat_profile *p, const struct row *a, cons
 	size_t n = 0;
 
 	while (n < a->pp->fs_cnt && n < b->pp->fs_cnt &&
-	       !strcmp(dhat_profile__frame(p, a->pp->fs[n]), dhat_profile__frame(p, b->pp->fs[n])))
+	       !strcmp(dhat_profile__pp_frame(p, a->pp, n), dhat_profile__pp_frame(p, b->pp, n)))
 		n++;
 	return n;
 }
@@ -517,8 +517,8 @@ static int cmp_raw(const void *x, const void *y, void *ctx)
 	size_t k = raw_common(raw_p, a, b);
 
 	if (k < a->pp->fs_cnt && k < b->pp->fs_cnt)
-		return strcmp(dhat_profile__frame(raw_p, a->pp->fs[k]),
-			      dhat_profile__frame(raw_p, b->pp->fs[k]));
+		return strcmp(dhat_profile__pp_frame(raw_p, a->pp, k),
+			      dhat_profile__pp_frame(raw_p, b->pp, k));
 	return a->pp->fs_cnt < b->pp->fs_cnt ? -1 : a->pp->fs_cnt > b->pp->fs_cnt;
 }
 
@@ -537,7 +537,7 @@ static char *distinct_raw(const struct dhat_profile *p, const struct row *r, con
 	if (k >= r->pp->fs_cnt)
 		k = r->pp->fs_cnt - 1;
 	for (size_t i = lo; i <= k && r->pp->fs_cnt; i++) {
-		const char *fr = dhat_profile__frame(p, r->pp->fs[i]);
+		const char *fr = dhat_profile__pp_frame(p, r->pp, i);
 
 		if (fr == report__clean_frame(fr))
 			continue; /* no address */
@@ -618,7 +618,7 @@ static int member_frames(const struct dhat_profile *p, const struct report_opts 
 	if (!m->fr)
 		return -ENOMEM;
 	for (size_t f = 0; f < pp->fs_cnt; f++)
-		m->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
+		m->fr[f] = report__clean_frame(dhat_profile__pp_frame(p, pp, f));
 	m->fr_cnt = (uint32_t)report__fold(m->fr, pp->fs_cnt);
 	m->head = (uint32_t)report__site_head(m->fr, m->fr_cnt, opts);
 	return 0;
@@ -1074,13 +1074,13 @@ static int json_row(struct json_writer *jw, const struct dhat_profile *p, const 
 		json_writer__uint(jw, "ebk", pp->ebk);
 	}
 	if (p->bkacc) {
-		json_writer__uint(jw, "rb", pp->rb);
-		json_writer__uint(jw, "wb", pp->wb);
+		json_writer__uint(jw, "rb", dhat_profile__pp_rb(p, pp));
+		json_writer__uint(jw, "wb", dhat_profile__pp_wb(p, pp));
 	}
 	json_writer__begin_array(jw, "frames");
 	for (size_t i = 0; i < pp->fs_cnt; i++)
 		json_writer__string(jw, NULL,
-				    report__clean_frame(dhat_profile__frame(p, pp->fs[i])));
+				    report__clean_frame(dhat_profile__pp_frame(p, pp, i)));
 	json_writer__end_array(jw);
 	json_writer__end_object(jw);
 	return 0;
