@@ -58,6 +58,7 @@
 #include "log.h"
 #include "plumbing.h"
 #include "safe_text.h"
+#include "strpool.h"
 #include "strtab.h"
 
 #define DEFAULT_TOP 12
@@ -68,7 +69,7 @@
 struct row {
 	const struct dhat_pp *pp;
 	const char *site; /* interned in struct rows' sites */
-	char *tail;	  /* owned: what follows site in the row's text, or NULL */
+	const char *tail; /* in struct rows' tails: what follows site in the text, or NULL */
 };
 
 /* A row with its frames, while disambiguate tells apart the rows of its site. */
@@ -79,11 +80,13 @@ struct member {
 	uint32_t head; /* index in fr of the site's first frame */
 };
 
-/* Every PP's row, their order, and the site texts they share. */
+/* Every PP's row, their order, the site texts they share and their tails (one pool: a
+ * file of shallow stacks has about one per row, a malloc each cost 0.25x the file). */
 struct rows {
 	struct row *v;
 	struct row **order;
 	struct strtab *sites;
+	struct strpool *tails;
 	size_t n;
 };
 
@@ -471,23 +474,18 @@ static int cmp_site_seq(const void *x, const void *y)
 
 /* The tail after its site that tells row r apart at sequence index k (see above), into *out
  * (NULL: none needed). Returns 0 or -ENOMEM. */
-static int distinct_tail(const struct member *r, size_t k, char **out)
+static int distinct_tail(struct strpool *sp, const struct member *r, size_t k, const char **out)
 {
-	int n = 0;
-
 	*out = NULL;
 	if (k >= seq_cnt(r) || k == r->head)
 		return 0;
 	if (k < r->head)
-		n = asprintf(out, "  [%s]", seq_at(r, k));
+		*out = strpool__printf(sp, "  [%s]", seq_at(r, k));
 	else
-		n = asprintf(out, SITE_SEP "%s#%zu %s", k + 1 - r->head > 2 ? "..." SITE_SEP : "",
-			     k + 1 - r->head, seq_at(r, k));
-	if (n < 0) {
-		*out = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+		*out = strpool__printf(sp, SITE_SEP "%s#%zu %s",
+				       k + 1 - r->head > 2 ? "..." SITE_SEP : "", k + 1 - r->head,
+				       seq_at(r, k));
+	return *out ? 0 : -ENOMEM;
 }
 
 /*
@@ -523,10 +521,11 @@ static int cmp_raw(const void *x, const void *y, void *ctx)
 }
 
 /* The tail "BASE  [at 0xA 0xB]": the addresses of r's raw frames lo..k after the tail base
- * (NULL: none). NULL on ENOMEM. */
-static char *distinct_raw(const struct dhat_profile *p, const struct row *r, const char *base,
-			  size_t lo, size_t k)
+ * (NULL: none), in sp. NULL on ENOMEM. */
+static const char *distinct_raw(struct strpool *sp, const struct dhat_profile *p,
+				const struct row *r, const char *base, size_t lo, size_t k)
 {
+	const char *t;
 	char *s = NULL;
 	size_t len = 0, shown = 0;
 	FILE *f = open_memstream(&s, &len);
@@ -548,17 +547,21 @@ static char *distinct_raw(const struct dhat_profile *p, const struct row *r, con
 		fprintf(f, " %.*s", (int)strcspn(fr, ":"), fr);
 	}
 	fputc(']', f);
-	if (fclose(f) || !shown) {
+	if (fclose(f) && shown) {
 		free(s);
-		return shown ? NULL : strdup(base ? base : "");
+		return NULL;
 	}
-	return s;
+	if (!base)
+		base = "";
+	t = shown ? strpool__add(sp, s, len) : strpool__add(sp, base, strlen(base));
+	free(s);
+	return t;
 }
 
 /* New tails for the twins o[i..j) (sorted by their raw frames here) into site[i..j): base
  * (a tail or NULL), which tells them from the other rows of their site, and their addresses. */
-static int twins_apart(const struct dhat_profile *p, struct member *o, size_t i, size_t j,
-		       const char *base, char **site)
+static int twins_apart(struct strpool *sp, const struct dhat_profile *p, struct member *o, size_t i,
+		       size_t j, const char *base, const char **site)
 {
 	size_t lo;
 
@@ -568,7 +571,7 @@ static int twins_apart(const struct dhat_profile *p, struct member *o, size_t i,
 		size_t a = m > i ? raw_common(p, o[m].r, o[m - 1].r) : 0;
 		size_t b = m + 1 < j ? raw_common(p, o[m].r, o[m + 1].r) : 0;
 
-		site[m] = distinct_raw(p, o[m].r, base, lo, a > b ? a : b);
+		site[m] = distinct_raw(sp, p, o[m].r, base, lo, a > b ? a : b);
 		if (!site[m])
 			return -ENOMEM;
 	}
@@ -589,18 +592,18 @@ static int cmp_site_tb(const void *x, const void *y, void *ctx)
 
 /* The last resort, for rows that differ only where no text or address shows it (recursion
  * of different depths through the same frames): " (2)", " (3)" after the first. */
-static int number_equal(struct row **o, size_t n)
+static int number_equal(struct strpool *sp, struct row **o, size_t n)
 {
 	qsort_r(o, n, sizeof(*o), cmp_site_tb, NULL);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && !site_cmp(o[i], o[j]); j++)
 			;
 		for (size_t m = j - 1; m > i; m--) {
-			char *s;
+			const char *s = strpool__printf(sp, "%s (%zu)",
+							o[m]->tail ? o[m]->tail : "", m - i + 1);
 
-			if (asprintf(&s, "%s (%zu)", o[m]->tail ? o[m]->tail : "", m - i + 1) < 0)
+			if (!s)
 				return -ENOMEM;
-			free(o[m]->tail);
 			o[m]->tail = s;
 		}
 	}
@@ -630,10 +633,10 @@ static int cmp_site(const void *x, const void *y)
 }
 
 /* The rows o[0..n) share one site: give each the tail that tells it apart. */
-static int site_apart(const struct dhat_profile *p, const struct report_opts *opts, struct row **o,
-		      size_t n)
+static int site_apart(struct strpool *sp, const struct dhat_profile *p,
+		      const struct report_opts *opts, struct row **o, size_t n)
 {
-	char **site = calloc(n, sizeof(*site)); /* the new tails */
+	const char **site = calloc(n, sizeof(*site)); /* the new tails */
 	struct member *g = calloc(n, sizeof(*g));
 	int err = site && g ? 0 : -ENOMEM;
 
@@ -652,18 +655,17 @@ static int site_apart(const struct dhat_profile *p, const struct report_opts *op
 		b = t < n ? seq_common(&g[t - 1], &g[t]) : 0;
 		if (t - m > 1) {
 			/* what tells the twins from the others, then their addresses */
-			char *base = NULL;
+			const char *base = NULL;
 
 			if (t - m < n)
-				err = distinct_tail(&g[m], a > b ? a : b, &base);
+				err = distinct_tail(sp, &g[m], a > b ? a : b, &base);
 			if (!err)
-				err = twins_apart(p, g, m, t, base, site);
-			free(base);
+				err = twins_apart(sp, p, g, m, t, base, site);
 			if (err)
 				goto cleanup;
 			continue;
 		}
-		if ((err = distinct_tail(&g[m], a > b ? a : b, &site[m])))
+		if ((err = distinct_tail(sp, &g[m], a > b ? a : b, &site[m])))
 			goto cleanup;
 	}
 cleanup:
@@ -682,8 +684,8 @@ cleanup:
 }
 
 /* Rows whose sites read the same are told apart, a site at a time (see above). */
-static int disambiguate(const struct dhat_profile *p, const struct report_opts *opts,
-			struct row **o, size_t n)
+static int disambiguate(struct strpool *sp, const struct dhat_profile *p,
+			const struct report_opts *opts, struct row **o, size_t n)
 {
 	int err = 0;
 
@@ -692,9 +694,9 @@ static int disambiguate(const struct dhat_profile *p, const struct report_opts *
 		for (j = i + 1; j < n && o[i]->site == o[j]->site; j++)
 			;
 		if (j - i > 1)
-			err = site_apart(p, opts, o + i, j - i);
+			err = site_apart(sp, p, opts, o + i, j - i);
 	}
-	return err ? err : number_equal(o, n);
+	return err ? err : number_equal(sp, o, n);
 }
 
 /* A row for every PP, order[] pointing at them, sites interned. Freed with free_rows, also
@@ -707,7 +709,8 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 	rs->v = calloc(n ? n : 1, sizeof(*rs->v));
 	rs->order = calloc(n ? n : 1, sizeof(*rs->order));
 	rs->sites = strtab__new();
-	if (!rs->v || !rs->order || !rs->sites)
+	rs->tails = strpool__new();
+	if (!rs->v || !rs->order || !rs->sites || !rs->tails)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
@@ -729,17 +732,15 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 		r->site = rs->sites->strs[k];
 		rs->order[i] = r;
 	}
-	return disambiguate(p, opts, rs->order, n);
+	return disambiguate(rs->tails, p, opts, rs->order, n);
 }
 
 static void free_rows(struct rows *rs)
 {
-	for (size_t i = 0; rs->v && i < rs->n; i++) {
-		free(rs->v[i].tail);
-	}
 	free(rs->v);
 	free(rs->order);
 	strtab__free(rs->sites);
+	strpool__free(rs->tails);
 }
 
 static bool needs_bklt(enum report_sort s)
