@@ -824,7 +824,7 @@ static uint64_t hash_fs(const uint32_t *fs, size_t n)
 /* The slot of PP k's fs in ps->dup: where an equal fs already is, or the empty slot for it. */
 static size_t dup_slot(const struct ps *ps, const struct dhat_pp *pp)
 {
-	const uint32_t *fs = ps->fs_pool + pp->fs_off;
+	const uint32_t *fs = ps->fs_pool ? ps->fs_pool + pp->fs_off : NULL; /* NULL: no frames yet */
 	size_t mask = ps->dup_cap - 1, i = hash_fs(fs, pp->fs_cnt) & mask;
 
 	for (; ps->dup[i]; i = (i + 1) & mask) {
