@@ -824,7 +824,8 @@ static uint64_t hash_fs(const uint32_t *fs, size_t n)
 /* The slot of PP k's fs in ps->dup: where an equal fs already is, or the empty slot for it. */
 static size_t dup_slot(const struct ps *ps, const struct dhat_pp *pp)
 {
-	const uint32_t *fs = ps->fs_pool ? ps->fs_pool + pp->fs_off : NULL; /* NULL: no frames yet */
+	const uint32_t *fs =
+	    ps->fs_pool ? ps->fs_pool + pp->fs_off : NULL; /* NULL: no frames yet */
 	size_t mask = ps->dup_cap - 1, i = hash_fs(fs, pp->fs_cnt) & mask;
 
 	for (; ps->dup[i]; i = (i + 1) & mask) {
@@ -933,8 +934,7 @@ static int parse_pp(struct ps *ps, size_t k)
 		if (key >= 0)
 			meta.have = (uint16_t)(meta.have | 1u << key);
 		if ((key == F_FS || key == F_ACC) && !bad && skip_ws(ps) == '[') {
-			err = key == F_FS ? parse_fs(ps, k, &fs_cnt, &bad)
-					  : parse_acc(ps, k, &bad);
+			err = key == F_FS ? parse_fs(ps, k, &fs_cnt, &bad) : parse_acc(ps, k, &bad);
 			if (err)
 				goto cleanup;
 			continue;
@@ -954,7 +954,7 @@ static int parse_pp(struct ps *ps, size_t k)
 			      PP_KEYS[key], describe(&v));
 			bad = true;
 		} else {
-			uint64_t *dst[] = {&pp.tb,  &pp.tbk, &pp.tl,  &pp.mb, &pp.mbk, &pp.gb,
+			uint64_t *dst[] = {&pp.tb,  &pp.tbk, &pp.tl,  &pp.mb,  &pp.mbk, &pp.gb,
 					   &pp.gbk, &pp.eb,  &pp.ebk, &acc.rb, &acc.wb};
 			*dst[key] = v.u;
 		}

@@ -41,12 +41,12 @@
  * shallow stacks holds about 130 bytes per PP, so this stays at 80 bytes: the frames are an
  * offset (dhat_profile__pp_fs), and rb/wb, rare, live aside (dhat_profile__pp_rb/_wb). */
 struct dhat_pp {
-	uint64_t tb, tbk;    /* total bytes / blocks */
-	uint64_t tl;	     /* sum of lifetimes, in tu (0 if absent) */
-	uint64_t mb, mbk;    /* max (bklt) */
-	uint64_t gb, gbk;    /* at t-gmax (bklt) */
-	uint64_t eb, ebk;    /* at t-end (bklt) */
-	uint32_t fs_off;     /* where its frame indices start in dhat_profile.fs_pool */
+	uint64_t tb, tbk;     /* total bytes / blocks */
+	uint64_t tl;	      /* sum of lifetimes, in tu (0 if absent) */
+	uint64_t mb, mbk;     /* max (bklt) */
+	uint64_t gb, gbk;     /* at t-gmax (bklt) */
+	uint64_t eb, ebk;     /* at t-end (bklt) */
+	uint32_t fs_off;      /* where its frame indices start in dhat_profile.fs_pool */
 	uint32_t fs_cnt : 31; /* how many: innermost first */
 	uint32_t has_tl : 1;  /* "tl" was present */
 };
@@ -96,7 +96,8 @@ struct dhat_profile {
 	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" (slices of str_pool) */
 	size_t ftbl_cnt;
 	/* Backing stores, one allocation each (no per-PP or per-frame malloc): every PP's frame
-	 * indices, in PP order (fewer than 2^32 in all), and every ftbl string with its NUL, in ftbl order. */
+	 * indices, in PP order (fewer than 2^32 in all), and every ftbl string with its NUL, in
+	 * ftbl order. */
 	uint32_t *fs_pool;
 	char *str_pool;
 	/* Sums over pps, computed at load. */

@@ -168,7 +168,7 @@ static int site_cmp(const struct row *a, const struct row *b)
 	if (a->site == b->site) { /* interned: the same site, compare the tails */
 		const struct tail *ta = &a->tail, *tb = &b->tail;
 
-		/* Fast: tails alike up to their last piece, the frame (sorts compare these a lot). */
+		/* Fast: tails alike up to their last piece, the frame (sorts compare many). */
 		if (ta->kind == tb->kind && (ta->kind == TAIL_TEXT || ta->kind == TAIL_ABOVE) &&
 		    ta->n == tb->n)
 			return ta->s == tb->s ? 0 : strcmp(ta->s, tb->s);
