@@ -183,7 +183,7 @@ static struct rust_split split_rust(const struct dhat_profile *p, const char *ex
 
 	for (size_t i = 0; i < p->pp_cnt; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
-		const char *f0 = pp->fs_cnt ? dhat_profile__frame(p, pp->fs[0]) : "";
+		const char *f0 = pp->fs_cnt ? dhat_profile__pp_frame(p, pp, 0) : "";
 		char *callers = e2e_callers(p, pp);
 
 		if (strstr(f0, ": __rust_")) {

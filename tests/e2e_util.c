@@ -185,7 +185,7 @@ size_t e2e_sites(const struct dhat_profile *p, struct site_total **out)
 		size_t j;
 
 		for (j = 0; j < pp->fs_cnt; j++) {
-			const char *f = strip_addr(dhat_profile__frame(p, pp->fs[j]));
+			const char *f = strip_addr(dhat_profile__pp_frame(p, pp, j));
 
 			if (!is_plumbing(f)) {
 				site = f;
@@ -226,11 +226,11 @@ char *e2e_callers(const struct dhat_profile *p, const struct dhat_pp *pp)
 	char *out;
 
 	for (size_t j = 0; j < pp->fs_cnt; j++)
-		if (is_plumbing(strip_addr(dhat_profile__frame(p, pp->fs[j]))))
+		if (is_plumbing(strip_addr(dhat_profile__pp_frame(p, pp, j))))
 			first = j + 1;
 	out = calloc(1, 1);
 	for (size_t j = first; out && j < pp->fs_cnt; j++) {
-		const char *f = strip_addr(dhat_profile__frame(p, pp->fs[j]));
+		const char *f = strip_addr(dhat_profile__pp_frame(p, pp, j));
 		size_t n = strcspn(f, " @");
 		char *grown = realloc(out, len + n + 5);
 
@@ -263,7 +263,8 @@ const char *e2e_invariants(const struct dhat_profile *p)
 		if (pp->gbk > pp->tbk || pp->mbk > pp->tbk || pp->ebk > pp->tbk)
 			return "block counts: gbk, mbk, ebk <= tbk violated";
 		for (size_t j = 0; j < pp->fs_cnt; j++)
-			if (pp->fs[j] == 0 || pp->fs[j] >= p->ftbl_cnt)
+			if (dhat_profile__pp_fs(p, pp)[j] == 0 ||
+			    dhat_profile__pp_fs(p, pp)[j] >= p->ftbl_cnt)
 				return "fs index 0 or out of range";
 	}
 	return NULL;

@@ -705,6 +705,42 @@ Test(report, accepts_what_the_viewer_accepts)
 	dhat_profile__free(p);
 }
 
+/* rb/wb live beside the PPs, only from the first PP that has one: PPs before it, between and
+ * after read 0, frames and has_tl stay each PP's own. */
+Test(report, reads_and_writes_kept_aside)
+{
+	static const char text[] =
+	    "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
+	    "\"bkacc\":true,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,\"te\":1,\"pps\":["
+	    "{\"tb\":1,\"tbk\":1,\"rb\":0,\"wb\":0,\"fs\":[1]},"
+	    "{\"tb\":2,\"tbk\":1,\"tl\":3,\"rb\":0,\"wb\":0,\"fs\":[2,1]},"
+	    "{\"tb\":3,\"tbk\":1,\"rb\":5,\"wb\":0,\"fs\":[]},"
+	    "{\"tb\":4,\"tbk\":1,\"rb\":0,\"wb\":0,\"fs\":[2]},"
+	    "{\"tb\":5,\"tbk\":1,\"rb\":0,\"wb\":7,\"fs\":[1,2]},"
+	    "{\"tb\":6,\"tbk\":1,\"rb\":0,\"wb\":0,\"fs\":[3]}],"
+	    "\"ftbl\":[\"[root]\",\"f\",\"g\",\"h\"]}";
+	static const uint64_t rb[] = {0, 0, 5, 0, 0, 0}, wb[] = {0, 0, 0, 0, 7, 0};
+	char err[256] = "";
+	struct dhat_profile *p = dhat_profile__parse(text, strlen(text), "t.json", err, sizeof(err));
+
+	cr_assert_not_null(p, "%s", err);
+	cr_assert_eq(p->pp_cnt, 6);
+	cr_expect_eq(p->total_reads, 5);
+	cr_expect_eq(p->total_writes, 7);
+	for (size_t k = 0; k < p->pp_cnt; k++) {
+		cr_expect_eq(dhat_profile__pp_rb(p, &p->pps[k]), rb[k], "pps[%zu]", k);
+		cr_expect_eq(dhat_profile__pp_wb(p, &p->pps[k]), wb[k], "pps[%zu]", k);
+		cr_expect_eq(p->pps[k].tb, k + 1);
+		cr_expect_eq(p->pps[k].has_tl, k == 1, "pps[%zu]", k);
+	}
+	cr_expect_eq(p->pps[2].fs_cnt, 0);
+	cr_assert_eq(p->pps[4].fs_cnt, 2);
+	cr_expect_str_eq(dhat_profile__pp_frame(p, &p->pps[4], 0), "f");
+	cr_expect_str_eq(dhat_profile__pp_frame(p, &p->pps[4], 1), "g");
+	cr_expect_str_eq(dhat_profile__pp_frame(p, &p->pps[5], 0), "h");
+	dhat_profile__free(p);
+}
+
 /* The streaming reader refills a 256 KiB window: strings, escapes, numbers and an error
  * position that straddle window edges must read the same from a file, a .gz and memory. */
 Test(report, streaming_matches_in_memory_parse)
@@ -753,7 +789,8 @@ Test(report, streaming_matches_in_memory_parse)
 			cr_expect_str_eq(x->ftbl[i], a->ftbl[i]);
 		for (size_t i = 0; i < a->pp_cnt && i < x->pp_cnt; i++)
 			cr_expect(x->pps[i].tb == a->pps[i].tb && x->pps[i].fs_cnt == 2 &&
-				  x->pps[i].fs[1] == a->pps[i].fs[1]);
+				  dhat_profile__pp_fs(x, &x->pps[i])[1] ==
+				      dhat_profile__pp_fs(a, &a->pps[i])[1]);
 	}
 	cr_expect_str_eq(a->ftbl[7], "0x7: fn_7 \"q\" \xc3\xa9\tabcdefg (f.c:1)");
 	dhat_profile__free(a);

@@ -205,8 +205,8 @@ static size_t check_caller_lines(const struct dhat_profile *p)
 
 		if (pp->fs_cnt < 2)
 			continue;
-		f0 = strstr(dhat_profile__frame(p, pp->fs[0]), ": ");
-		f1 = strstr(dhat_profile__frame(p, pp->fs[1]), ": ");
+		f0 = strstr(dhat_profile__pp_frame(p, pp, 0), ": ");
+		f1 = strstr(dhat_profile__pp_frame(p, pp, 1), ": ");
 		if (!f0 || !f1 || sscanf(f0 + 2, "%63s", alloc) != 1 ||
 		    sscanf(f1 + 2, "%255s (%255[^:]:%d)", fn, file, &lineno) != 3)
 			continue;

@@ -73,7 +73,7 @@ static int row_stack(struct export_stacks *s, const struct diff_row *r, bool loc
 	size_t cnt = frame_cnt(r->key), i = cnt;
 	const char *f = r->key;
 
-	st->cnt = cnt;
+	st->cnt = (uint32_t)cnt; /* below the pool's size, checked by diff_stacks */
 	while (i--) {
 		size_t n = strcspn(f, (char[]){DIFF_KEY_SEP, '\0'});
 		char *text = strndup(f, n), *name = NULL;
@@ -89,7 +89,7 @@ static int row_stack(struct export_stacks *s, const struct diff_row *r, bool loc
 		free(name);
 		if (k < 0)
 			return -ENOMEM;
-		st->ids[i] = (uint32_t)k;
+		export_stack__ids(s, st)[i] = (uint32_t)k;
 		f += n + (f[n] != '\0');
 	}
 	return 0;
@@ -106,6 +106,10 @@ static int diff_stacks(const struct diff *d, enum diff_metric m, struct export_s
 		return -ENOMEM;
 	for (size_t i = 0; i < d->row_cnt; i++)
 		frames += frame_cnt(d->rows[i].key);
+	if (frames >= UINT32_MAX) { /* export_stack.off */
+		free(s);
+		return -EOVERFLOW;
+	}
 	s->names = strtab__new();
 	s->v = calloc(d->row_cnt + 1, sizeof(*s->v));
 	s->pool = calloc(frames + 1, sizeof(*s->pool));
@@ -121,7 +125,7 @@ static int diff_stacks(const struct diff *d, enum diff_metric m, struct export_s
 		s->total2 += st->w2;
 		if (!st->w && !st->w2)
 			continue;
-		st->ids = s->pool + used;
+		st->off = (uint32_t)used;
 		err = row_stack(s, r, d->match == DIFF_MATCH_LINE, st);
 		if (err)
 			goto cleanup;

@@ -50,12 +50,13 @@ enum export_module {
 /* A collapsed stack: interned names, outermost first, with its summed weights. There is one
  * per PP at once, so a name is a 32-bit index into the set's name table (export_stack__name),
  * not a pointer. */
+/* One per PP at once, so 24 bytes: its frames are an offset into the set's pools (read them
+ * with export_stack__ids/__mods). */
 struct export_stack {
-	uint32_t *ids;	     /* names[ids[j]] of the set's name table, j < cnt */
-	const uint8_t *mods; /* enum export_module of each name (the first PP's frame) */
-	size_t cnt;
-	uint64_t w;  /* the chosen weight */
-	uint64_t w2; /* its companion count (blocks for bytes, bytes for blocks) */
+	uint32_t off; /* where its ids and mods start in export_stacks' pool and mod_pool */
+	uint32_t cnt; /* frames, outermost first */
+	uint64_t w;   /* the chosen weight */
+	uint64_t w2;  /* its companion count (blocks for bytes, bytes for blocks) */
 };
 
 struct export_stacks {
@@ -64,15 +65,29 @@ struct export_stacks {
 	uint64_t total, total2;	  /* Σw, Σw2 over every PP (zero-weight ones included) */
 	const char *unit, *unit2; /* e.g. "bytes", "blocks" (the profile's bsu/bksu if set) */
 	struct strtab *names;
-	uint32_t *pool;	   /* backing store of every ids array */
-	uint8_t *mod_pool; /* backing store of every mods array */
+	uint32_t *pool;	   /* backing store of every ids array (fewer than 2^32 in all) */
+	uint8_t *mod_pool; /* backing store of every mods array (NULL: none, the diff's) */
 };
+
+/* st's name indices: names->strs[ids[j]], j < st->cnt, outermost first. */
+static inline uint32_t *export_stack__ids(const struct export_stacks *s,
+					  const struct export_stack *st)
+{
+	return s->pool + st->off;
+}
+
+/* st's enum export_module of each name (the first PP's frame), or NULL (a diff's set). */
+static inline const uint8_t *export_stack__mods(const struct export_stacks *s,
+						const struct export_stack *st)
+{
+	return s->mod_pool ? s->mod_pool + st->off : NULL;
+}
 
 /* Name j (outermost first) of stack st of s. */
 static inline const char *export_stack__name(const struct export_stacks *s,
 					     const struct export_stack *st, size_t j)
 {
-	return s->names->strs[st->ids[j]];
+	return s->names->strs[export_stack__ids(s, st)[j]];
 }
 
 /* Collapse p's PPs under opts (weight, location, plumbing; NULL: the defaults). Zero-weight

@@ -34,11 +34,13 @@ int export_plumbing__mark(const struct dhat_profile *p, const struct export_opts
 size_t export_plumbing__cut(const bool *marks, const struct dhat_profile *p,
 			    const struct dhat_pp *pp)
 {
+	const uint32_t *fs;
 	size_t n = 0;
 
 	if (!marks)
 		return 0;
-	while (n < pp->fs_cnt && pp->fs[n] < p->ftbl_cnt && marks[pp->fs[n]])
+	fs = dhat_profile__pp_fs(p, pp);
+	while (n < pp->fs_cnt && fs[n] < p->ftbl_cnt && marks[fs[n]])
 		n++;
 	/* All plumbing (an allocator calling itself from nowhere we know): keep it whole
 	 * rather than lose the sample's only frames. */

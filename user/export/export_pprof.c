@@ -321,6 +321,7 @@ static uint64_t unknown_location(struct pprof_b *b)
 
 static void add_sample(struct pprof_b *b, const struct dhat_pp *pp)
 {
+	const uint32_t *fs = dhat_profile__pp_fs(b->p, pp);
 	struct pbuf ids = {0};
 	uint64_t vals[] = {pp->tbk, pp->tb, pp->ebk, pp->eb, pp->gbk, pp->gb};
 
@@ -329,18 +330,18 @@ static void add_sample(struct pprof_b *b, const struct dhat_pp *pp)
 	if (!pp->fs_cnt)
 		pb_varint(&ids, unknown_location(b));
 	for (size_t j = export_plumbing__cut(b->plumbing, b->p, pp); j < pp->fs_cnt;) {
-		const struct frame_info *f = frame_info(b, pp->fs[j]);
+		const struct frame_info *f = frame_info(b, fs[j]);
 		size_t n = 1;
 
 		/* Inlined frames: the following frames with this frame's address. */
 		while (f->has_addr && j + n < pp->fs_cnt) {
-			const struct frame_info *g = frame_info(b, pp->fs[j + n]);
+			const struct frame_info *g = frame_info(b, fs[j + n]);
 
 			if (!g->has_addr || g->addr != f->addr)
 				break;
 			n++;
 		}
-		pb_varint(&ids, location_id(b, pp->fs + j, n));
+		pb_varint(&ids, location_id(b, fs + j, n));
 		j += n;
 	}
 	if (ids.oom)

@@ -190,10 +190,11 @@ int flame__layout(const struct export_stacks *s, bool prune, struct flame_node *
 	open[0] = 0;
 	for (size_t i = 0; i <= s->cnt; i++) {
 		const struct export_stack *st = i < s->cnt ? &s->v[i] : NULL;
+		const uint8_t *mods = st ? export_stack__mods(s, st) : NULL;
 		size_t common = 0;
 
 		while (prev && st && common < prev->cnt && common < st->cnt &&
-		       prev->ids[common] == st->ids[common])
+		       export_stack__ids(s, prev)[common] == export_stack__ids(s, st)[common])
 			common++;
 		/* Close the previous stack's frames beyond the shared path, deepest first. A
 		 * frame too narrow to be drawn goes, and with it the frames above it, all
@@ -211,11 +212,10 @@ int flame__layout(const struct export_stacks *s, bool prune, struct flame_node *
 				goto cleanup;
 			open[d] = n;
 			/* Stacks built without modules (the diff's) are drawn as the program's. */
-			v[n++] =
-			    (struct flame_node){.name = export_stack__name(s, st, d - 1),
-						.mod = st->mods ? st->mods[d - 1] : EXPORT_MOD_EXE,
-						.depth = d,
-						.start = x};
+			v[n++] = (struct flame_node){.name = export_stack__name(s, st, d - 1),
+						     .mod = mods ? mods[d - 1] : EXPORT_MOD_EXE,
+						     .depth = d,
+						     .start = x};
 		}
 		for (size_t d = 1; d <= st->cnt; d++)
 			v[open[d]].w2 += st->w2;

@@ -402,9 +402,9 @@ static char *site_name(const struct dhat_profile *p, const struct dhat_pp *pp, s
 
 	if (cut >= pp->fs_cnt)
 		return strdup("[unknown]");
-	head = export_frame__name(dhat_profile__frame(p, pp->fs[cut]), false);
+	head = export_frame__name(dhat_profile__pp_frame(p, pp, cut), false);
 	if (head && cut + 1 < pp->fs_cnt)
-		caller = export_frame__name(dhat_profile__frame(p, pp->fs[cut + 1]), false);
+		caller = export_frame__name(dhat_profile__pp_frame(p, pp, cut + 1), false);
 	if (head && (cut + 1 >= pp->fs_cnt || caller) &&
 	    asprintf(&s, "%s%s%s", head, caller ? " \xe2\x86\x90 " : "", caller ? caller : "") < 0)
 		s = NULL;

@@ -277,19 +277,23 @@ static void pp_weights(const struct dhat_pp *pp, enum export_weight w, uint64_t 
 static int cmp_stack(const void *x, const void *y, void *ctx)
 {
 	const struct export_stack *a = x, *b = y;
-	char *const *strs = ((const struct export_stacks *)ctx)->names->strs;
+	const struct export_stacks *s = ctx;
+	const uint32_t *ia = export_stack__ids(s, a), *ib = export_stack__ids(s, b);
+	char *const *strs = s->names->strs;
 
 	for (size_t i = 0; i < a->cnt && i < b->cnt; i++) {
 		/* Interned: equal names are the same index. */
-		if (a->ids[i] != b->ids[i])
-			return strcmp(strs[a->ids[i]], strs[b->ids[i]]);
+		if (ia[i] != ib[i])
+			return strcmp(strs[ia[i]], strs[ib[i]]);
 	}
 	return a->cnt < b->cnt ? -1 : a->cnt > b->cnt;
 }
 
-static bool same_stack(const struct export_stack *a, const struct export_stack *b)
+static bool same_stack(const struct export_stacks *s, const struct export_stack *a,
+		       const struct export_stack *b)
 {
-	return a->cnt == b->cnt && !memcmp(a->ids, b->ids, a->cnt * sizeof(*a->ids));
+	return a->cnt == b->cnt &&
+	       !memcmp(export_stack__ids(s, a), export_stack__ids(s, b), a->cnt * sizeof(*s->pool));
 }
 
 void export_stacks__merge(struct export_stacks *s, size_t n)
@@ -298,7 +302,7 @@ void export_stacks__merge(struct export_stacks *s, size_t n)
 	/* Merge runs of identical stacks: PPs differing only in addresses or lines. */
 	s->cnt = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (s->cnt && same_stack(&s->v[s->cnt - 1], &s->v[i])) {
+		if (s->cnt && same_stack(s, &s->v[s->cnt - 1], &s->v[i])) {
 			s->v[s->cnt - 1].w += s->v[i].w;
 			s->v[s->cnt - 1].w2 += s->v[i].w2;
 		} else {
@@ -379,6 +383,10 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	}
 	for (size_t i = 0; i < p->pp_cnt; i++)
 		frames += p->pps[i].fs_cnt ? p->pps[i].fs_cnt : 1;
+	if (frames >= UINT32_MAX) { /* export_stack.off */
+		err = -EOVERFLOW;
+		goto cleanup;
+	}
 	s->pool = calloc(frames + 1, sizeof(*s->pool));
 	s->mod_pool = calloc(frames + 1, 1);
 	k = strtab__intern(s->names, "[unknown]", 9);
@@ -391,7 +399,9 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	for (size_t i = 0; i < p->pp_cnt; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
 		struct export_stack *st = &s->v[n];
+		const uint32_t *fs = dhat_profile__pp_fs(p, pp);
 		size_t cut = export_plumbing__cut(plumbing, p, pp);
+		uint32_t *ids;
 		uint64_t v, v2;
 
 		pp_weights(pp, w, &v, &v2);
@@ -399,26 +409,26 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 		s->total2 += v2;
 		if (!v)
 			continue;
-		st->ids = s->pool + used;
-		st->mods = s->mod_pool + used;
+		st->off = (uint32_t)used;
+		ids = export_stack__ids(s, st);
 		st->w = v;
 		st->w2 = v2;
 		if (!pp->fs_cnt) {
-			st->ids[0] = unknown;
+			ids[0] = unknown;
 			s->mod_pool[used] = EXPORT_MOD_UNKNOWN;
 			st->cnt = 1;
 		}
 		/* fs is innermost first; folded stacks are outermost first. */
 		for (size_t j = cut; j < pp->fs_cnt; j++) {
-			int64_t name = frame_name(p, s->names, cache, pp->fs[j], location);
+			int64_t name = frame_name(p, s->names, cache, fs[j], location);
 
 			if (name < 0) {
 				err = -ENOMEM;
 				goto cleanup;
 			}
-			st->ids[pp->fs_cnt - 1 - j] = (uint32_t)name;
+			ids[pp->fs_cnt - 1 - j] = (uint32_t)name;
 			s->mod_pool[used + pp->fs_cnt - 1 - j] =
-			    pp->fs[j] < p->ftbl_cnt ? mods[pp->fs[j]] : EXPORT_MOD_UNKNOWN;
+			    fs[j] < p->ftbl_cnt ? mods[fs[j]] : EXPORT_MOD_UNKNOWN;
 			st->cnt++;
 		}
 		used += st->cnt;

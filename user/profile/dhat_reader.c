@@ -151,7 +151,7 @@ struct ps {
 	struct defer dup_key; /* a known key given twice */
 	struct defer ftbl_err, pp_err;
 	struct ppmeta *meta; /* per stored PP */
-	size_t pp_cap, ftbl_cap;
+	size_t pp_cap, ftbl_cap, acc_cap;
 	int io_err; /* refill failure (message already written) */
 };
 
@@ -671,18 +671,6 @@ static int skip_composite(struct ps *ps, int depth)
 
 /* ---- the DHAT structure --------------------------------------------------------------- */
 
-/* Point the kept PPs' fs into the pool again after it moved (their slices are in PP order). */
-static void rebase_fs(struct ps *ps)
-{
-	struct dhat_profile *p = ps->p;
-	size_t off = 0;
-
-	for (size_t k = 0; k < p->pp_cnt; k++) {
-		p->pps[k].fs = ps->fs_pool + off;
-		off += p->pps[k].fs_cnt;
-	}
-}
-
 /* Element i of the fs being read, after the kept ones in the pool. */
 static int fs_put(struct ps *ps, size_t i, uint32_t v)
 {
@@ -696,7 +684,6 @@ static int fs_put(struct ps *ps, size_t i, uint32_t v)
 			return nomem(ps);
 		ps->fs_pool = nb;
 		ps->fs_cap = cap;
-		rebase_fs(ps);
 	}
 	ps->fs_pool[at] = v;
 	return 0;
@@ -731,8 +718,12 @@ static int parse_fs(struct ps *ps, size_t k, uint32_t *cnt, bool *bad)
 			      "pps[%zu]: fs[%zu] = %llu is out of range", k, i,
 			      (unsigned long long)v.u);
 			*bad = true;
-		} else if (i >= UINT32_MAX) {
+		} else if (i >= DHAT_FS_CNT_MAX) {
 			defer(&ps->pp_err, k, &v.at, false, "pps[%zu]: fs has too many frames", k);
+			*bad = true;
+		} else if (ps->fs_used + i >= UINT32_MAX) { /* struct dhat_pp's fs_off */
+			defer(&ps->pp_err, k, &v.at, false,
+			      "pps[%zu]: too many frames in all fs (2^32)", k);
 			*bad = true;
 		} else if ((err = fs_put(ps, i, (uint32_t)v.u))) {
 			return err;
@@ -833,13 +824,15 @@ static uint64_t hash_fs(const uint32_t *fs, size_t n)
 /* The slot of PP k's fs in ps->dup: where an equal fs already is, or the empty slot for it. */
 static size_t dup_slot(const struct ps *ps, const struct dhat_pp *pp)
 {
-	size_t mask = ps->dup_cap - 1, i = hash_fs(pp->fs, pp->fs_cnt) & mask;
+	const uint32_t *fs =
+	    ps->fs_pool ? ps->fs_pool + pp->fs_off : NULL; /* NULL: no frames yet */
+	size_t mask = ps->dup_cap - 1, i = hash_fs(fs, pp->fs_cnt) & mask;
 
 	for (; ps->dup[i]; i = (i + 1) & mask) {
 		const struct dhat_pp *o = &ps->p->pps[ps->dup[i] - 1];
 
 		if (o->fs_cnt == pp->fs_cnt &&
-		    (!pp->fs_cnt || !memcmp(o->fs, pp->fs, pp->fs_cnt * sizeof(*pp->fs))))
+		    (!pp->fs_cnt || !memcmp(ps->fs_pool + o->fs_off, fs, pp->fs_cnt * sizeof(*fs))))
 			break;
 	}
 	return i;
@@ -880,12 +873,37 @@ static int check_repeat(struct ps *ps, size_t k)
 	return 0;
 }
 
+/* PP k's reads and writes, in p->acc (grown to k + 1 here, the PPs in between had none). */
+static int acc_keep(struct ps *ps, size_t k, const struct dhat_pp_acc *acc)
+{
+	struct dhat_profile *p = ps->p;
+
+	if (k >= ps->acc_cap) {
+		size_t cap = ps->acc_cap ? ps->acc_cap : 64;
+		struct dhat_pp_acc *na;
+
+		while (cap <= k)
+			cap *= 2;
+		na = realloc(p->acc, cap * sizeof(*na));
+		if (!na)
+			return nomem(ps);
+		p->acc = na;
+		ps->acc_cap = cap;
+	}
+	memset(p->acc + p->acc_cnt, 0, (k - p->acc_cnt) * sizeof(*p->acc));
+	p->acc[k] = *acc;
+	p->acc_cnt = k + 1;
+	return 0;
+}
+
 /* pp := '{' { key ':' value } '}'  with the keys tb tbk tl mb mbk gb gbk eb ebk rb wb acc fs.
  * Kept as p->pps[k] unless a content error was found in it. */
 static int parse_pp(struct ps *ps, size_t k)
 {
 	struct dhat_profile *p = ps->p;
 	struct dhat_pp pp = {0};
+	struct dhat_pp_acc acc = {0};
+	uint32_t fs_cnt = 0;
 	struct ppmeta meta = {.at = ps->s.at};
 	bool first = true, more, bad = false;
 	struct jv v;
@@ -916,8 +934,7 @@ static int parse_pp(struct ps *ps, size_t k)
 		if (key >= 0)
 			meta.have = (uint16_t)(meta.have | 1u << key);
 		if ((key == F_FS || key == F_ACC) && !bad && skip_ws(ps) == '[') {
-			err = key == F_FS ? parse_fs(ps, k, &pp.fs_cnt, &bad)
-					  : parse_acc(ps, k, &bad);
+			err = key == F_FS ? parse_fs(ps, k, &fs_cnt, &bad) : parse_acc(ps, k, &bad);
 			if (err)
 				goto cleanup;
 			continue;
@@ -937,8 +954,8 @@ static int parse_pp(struct ps *ps, size_t k)
 			      PP_KEYS[key], describe(&v));
 			bad = true;
 		} else {
-			uint64_t *dst[] = {&pp.tb,  &pp.tbk, &pp.tl,  &pp.mb, &pp.mbk, &pp.gb,
-					   &pp.gbk, &pp.eb,  &pp.ebk, &pp.rb, &pp.wb};
+			uint64_t *dst[] = {&pp.tb,  &pp.tbk, &pp.tl,  &pp.mb,  &pp.mbk, &pp.gb,
+					   &pp.gbk, &pp.eb,  &pp.ebk, &acc.rb, &acc.wb};
 			*dst[key] = v.u;
 		}
 	}
@@ -953,9 +970,12 @@ static int parse_pp(struct ps *ps, size_t k)
 		return 0; /* nothing after the first bad PP is kept */
 	if ((err = pps_grow(ps, k)))
 		goto cleanup;
-	pp.has_tl = meta.have & (1u << F_TL);
-	pp.fs = ps->fs_pool ? ps->fs_pool + ps->fs_used : NULL;
-	ps->fs_used += pp.fs_cnt;
+	if ((acc.rb || acc.wb) && (err = acc_keep(ps, k, &acc)))
+		goto cleanup;
+	pp.has_tl = !!(meta.have & (1u << F_TL));
+	pp.fs_off = (uint32_t)ps->fs_used;
+	pp.fs_cnt = fs_cnt & DHAT_FS_CNT_MAX; /* parse_fs keeps it below */
+	ps->fs_used += fs_cnt;
 	p->pps[k] = pp;
 	ps->meta[k] = meta;
 	p->pp_cnt = k + 1;
@@ -1529,12 +1549,14 @@ static int check_pp(struct ps *ps, size_t k)
 
 	if (f >= 0)
 		return fail_at(ps, &m->at, "pps[%zu]: missing field \"%s\"", k, PP_KEYS[f]);
+	const uint32_t *fs = dhat_profile__pp_fs(p, pp);
+
 	for (size_t i = 0; i < pp->fs_cnt; i++)
-		if (pp->fs[i] >= p->ftbl_cnt)
+		if (fs[i] >= p->ftbl_cnt)
 			return fail_at(ps, &m->at,
 				       "pps[%zu]: fs[%zu] = %u is out of range (ftbl has %zu "
 				       "frames)",
-				       k, i, pp->fs[i], p->ftbl_cnt);
+				       k, i, fs[i], p->ftbl_cnt);
 	return 0;
 }
 
@@ -1595,8 +1617,8 @@ static int check_content(struct ps *ps)
 		p->gmax_blocks += p->pps[k].gbk;
 		p->end_bytes += p->pps[k].eb;
 		p->end_blocks += p->pps[k].ebk;
-		p->total_reads += p->pps[k].rb;
-		p->total_writes += p->pps[k].wb;
+		p->total_reads += dhat_profile__pp_rb(p, &p->pps[k]);
+		p->total_writes += dhat_profile__pp_wb(p, &p->pps[k]);
 	}
 	if (ps->pp_err.set)
 		return fail_at(ps, &ps->pp_err.at, "%s", ps->pp_err.msg);
@@ -1615,6 +1637,7 @@ void dhat_profile__free(struct dhat_profile *p)
 		return;
 	dhat_mappings__release(&p->mappings);
 	free(p->pps);
+	free(p->acc);
 	free(p->fs_pool);
 	free(p->ftbl);
 	free(p->str_pool);
@@ -1680,10 +1703,8 @@ static struct dhat_profile *parse(struct ps *ps)
 	if (!err && ps->fs_used < ps->fs_cap) {
 		uint32_t *nf = realloc(p->fs_pool, (ps->fs_used ? ps->fs_used : 1) * sizeof(*nf));
 
-		if (nf) {
+		if (nf)
 			p->fs_pool = ps->fs_pool = nf;
-			rebase_fs(ps);
-		}
 	}
 cleanup:
 	free(ps->sb);

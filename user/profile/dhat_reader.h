@@ -34,18 +34,26 @@
 #include "dhat_mappings.h"
 #include "dhat_rss.h"
 
-/* One program point as read. Fields absent from the file read as 0 (see has_* flags). */
+/* Most frames one PP's fs holds (fs_cnt is 31 bits wide). */
+#define DHAT_FS_CNT_MAX 0x7fffffffu
+
+/* One program point as read. Fields absent from the file read as 0 (see has_tl). A file of
+ * shallow stacks holds about 130 bytes per PP, so this stays at 80 bytes: the frames are an
+ * offset (dhat_profile__pp_fs), and rb/wb, rare, live aside (dhat_profile__pp_rb/_wb). */
 struct dhat_pp {
-	uint64_t tb, tbk; /* total bytes / blocks */
-	uint64_t tl;	  /* sum of lifetimes, in tu (0 if absent) */
-	uint64_t mb, mbk; /* max (bklt) */
-	uint64_t gb, gbk; /* at t-gmax (bklt) */
-	uint64_t eb, ebk; /* at t-end (bklt) */
-	uint64_t rb, wb;  /* reads / writes (bkacc) */
-	uint32_t *fs;	  /* frame indices into dhat_profile.ftbl, innermost first (a slice
-			     of dhat_profile.fs_pool) */
-	uint32_t fs_cnt;
-	bool has_tl; /* "tl" was present */
+	uint64_t tb, tbk;     /* total bytes / blocks */
+	uint64_t tl;	      /* sum of lifetimes, in tu (0 if absent) */
+	uint64_t mb, mbk;     /* max (bklt) */
+	uint64_t gb, gbk;     /* at t-gmax (bklt) */
+	uint64_t eb, ebk;     /* at t-end (bklt) */
+	uint32_t fs_off;      /* where its frame indices start in dhat_profile.fs_pool */
+	uint32_t fs_cnt : 31; /* how many: innermost first */
+	uint32_t has_tl : 1;  /* "tl" was present */
+};
+
+/* A PP's reads and writes (bkacc), kept apart from struct dhat_pp: most files have none. */
+struct dhat_pp_acc {
+	uint64_t rb, wb;
 };
 
 struct dhat_profile {
@@ -81,10 +89,15 @@ struct dhat_profile {
 	uint64_t sample_bytes;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
+	/* pps[k]'s rb/wb for k < acc_cnt (NULL/0 when every PP so far had none): read them with
+	 * dhat_profile__pp_rb/_wb, which give 0 beyond. */
+	struct dhat_pp_acc *acc;
+	size_t acc_cnt;
 	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" (slices of str_pool) */
 	size_t ftbl_cnt;
-	/* Backing stores, one allocation each (no per-PP or per-frame malloc): every pps[k].fs,
-	 * in PP order, and every ftbl string with its NUL, in ftbl order. */
+	/* Backing stores, one allocation each (no per-PP or per-frame malloc): every PP's frame
+	 * indices, in PP order (fewer than 2^32 in all), and every ftbl string with its NUL, in
+	 * ftbl order. */
 	uint32_t *fs_pool;
 	char *str_pool;
 	/* Sums over pps, computed at load. */
@@ -121,5 +134,35 @@ void dhat_profile__free(struct dhat_profile *p);
 
 /* Frame string i of p, or "???" when out of range (never NULL). */
 const char *dhat_profile__frame(const struct dhat_profile *p, uint32_t i);
+
+/* pp's frame indices into p->ftbl, innermost first (pp->fs_cnt of them; NULL when p has no
+ * frames at all). pp is one of p->pps. */
+static inline const uint32_t *dhat_profile__pp_fs(const struct dhat_profile *p,
+						  const struct dhat_pp *pp)
+{
+	return p->fs_pool ? p->fs_pool + pp->fs_off : NULL;
+}
+
+/* Frame string i (< pp->fs_cnt) of pp, innermost first, as dhat_profile__frame. */
+static inline const char *dhat_profile__pp_frame(const struct dhat_profile *p,
+						 const struct dhat_pp *pp, size_t i)
+{
+	return dhat_profile__frame(p, p->fs_pool[pp->fs_off + i]);
+}
+
+/* pp's reads / writes (bkacc; 0 when the file has none). pp is one of p->pps. */
+static inline uint64_t dhat_profile__pp_rb(const struct dhat_profile *p, const struct dhat_pp *pp)
+{
+	size_t k = (size_t)(pp - p->pps);
+
+	return k < p->acc_cnt ? p->acc[k].rb : 0;
+}
+
+static inline uint64_t dhat_profile__pp_wb(const struct dhat_profile *p, const struct dhat_pp *pp)
+{
+	size_t k = (size_t)(pp - p->pps);
+
+	return k < p->acc_cnt ? p->acc[k].wb : 0;
+}
 
 #endif

@@ -104,7 +104,7 @@ static const char *function_of(const char *f, size_t *len, bool *unnamed_obj)
 static char *put_frame(char *w, const struct dhat_profile *p, const struct dhat_pp *pp, size_t i,
 		       enum diff_match match, bool full)
 {
-	const char *f = report__clean_frame(dhat_profile__frame(p, pp->fs[i]));
+	const char *f = report__clean_frame(dhat_profile__pp_frame(p, pp, i));
 	size_t n = strlen(f);
 	bool obj;
 
@@ -132,7 +132,7 @@ static char *key_of(const struct dhat_profile *p, const struct dhat_pp *pp, enum
 	char *k, *w;
 
 	for (size_t i = 0; i < cnt; i++)
-		len += strlen(report__clean_frame(dhat_profile__frame(p, pp->fs[i]))) + 10;
+		len += strlen(report__clean_frame(dhat_profile__pp_frame(p, pp, i))) + 10;
 	k = w = malloc(len);
 	if (!k)
 		return NULL;

@@ -58,17 +58,34 @@
 #include "log.h"
 #include "plumbing.h"
 #include "safe_text.h"
+#include "strpool.h"
 #include "strtab.h"
 
 #define DEFAULT_TOP 12
 #define SITE_SEP    "  <-  "
+
+enum tail_kind {
+	TAIL_NONE,
+	TAIL_TEXT,  /* s is the text */
+	TAIL_BELOW, /* "  [s]" */
+	TAIL_ABOVE, /* "  <-  #n s", or "  <-  ...  <-  #n s" when n > 2 */
+};
+
+/* What follows a row's site in its text. Nearly every row of a file of shallow stacks has
+ * one, and its frame is most of it: kept as the frame's pointer, not a copy of the text. */
+struct tail {
+	const char *s; /* TAIL_TEXT: in struct rows' tails; else a cleaned frame of the
+			  profile (borrowed) */
+	uint32_t n;    /* TAIL_ABOVE: callers above the site */
+	enum tail_kind kind;
+};
 
 /* One PP as the tables show it. A row per PP is held at once, so it stays small: its text
  * is the site, shared by every row of that site (interned), plus its own tail. */
 struct row {
 	const struct dhat_pp *pp;
 	const char *site; /* interned in struct rows' sites */
-	char *tail;	  /* owned: what follows site in the row's text, or NULL */
+	struct tail tail;
 };
 
 /* A row with its frames, while disambiguate tells apart the rows of its site. */
@@ -79,36 +96,131 @@ struct member {
 	uint32_t head; /* index in fr of the site's first frame */
 };
 
-/* Every PP's row, their order, and the site texts they share. */
+/* Every PP's row, their order, the site texts they share and the tails that are texts (one
+ * pool: no malloc each). */
 struct rows {
 	struct row *v;
 	struct row **order;
 	struct strtab *sites;
+	struct strpool *tails;
 	size_t n;
 };
 
-/* Next byte of the text a + b, 0 at its end. */
-static int cat_next(const char **a, const char **b)
+/* Most pieces of a row's text (row_pieces). */
+#define ROW_PIECES 4
+
+/* "N " for n, at the end of buf[16] (not snprintf: this runs in every sort comparison). */
+static const char *u32_space(uint32_t n, char buf[16])
 {
-	if (!**a)
-		*a = *b, *b = "";
-	return **a ? (unsigned char)*(*a)++ : 0;
+	char *c = buf + 15;
+
+	*c = '\0';
+	*--c = ' ';
+	do
+		*--c = (char)('0' + n % 10);
+	while (n /= 10);
+	return c;
+}
+
+/* The row's text as pieces to concatenate: its site, then its tail's; num holds "N ". */
+static size_t row_pieces(const struct row *r, const char **pc, char num[16])
+{
+	size_t k = 0;
+
+	pc[k++] = r->site;
+	switch (r->tail.kind) {
+	case TAIL_TEXT:
+		pc[k++] = r->tail.s;
+		break;
+	case TAIL_BELOW:
+		pc[k++] = "  [";
+		pc[k++] = r->tail.s;
+		pc[k++] = "]";
+		break;
+	case TAIL_ABOVE:
+		pc[k++] = r->tail.n > 2 ? SITE_SEP "..." SITE_SEP "#" : SITE_SEP "#";
+		pc[k++] = u32_space(r->tail.n, num);
+		pc[k++] = r->tail.s;
+		break;
+	default:
+		break;
+	}
+	return k;
+}
+
+/* Next byte of the text of pieces pc[*i..cnt), 0 at its end. */
+static int piece_next(const char *const *pc, size_t cnt, size_t *i, const char **c)
+{
+	while (!**c && *i + 1 < cnt)
+		*c = pc[++*i];
+	return **c ? (unsigned char)*(*c)++ : 0;
 }
 
 /* Row texts compared as strcmp would compare them whole. */
 static int site_cmp(const struct row *a, const struct row *b)
 {
-	const char *a1 = a->site, *a2 = a->tail ? a->tail : "";
-	const char *b1 = b->site, *b2 = b->tail ? b->tail : "";
-	int ca, cb;
+	const char *pa[ROW_PIECES], *pb[ROW_PIECES], *ca, *cb;
+	char na[16], nb[16];
+	size_t ka = row_pieces(a, pa, na), kb = row_pieces(b, pb, nb);
+	size_t ia = 0, ib = 0;
+	int xa, xb;
 
-	if (a1 == b1) /* interned: the same site */
-		return strcmp(a2, b2);
+	if (a->site == b->site) { /* interned: the same site, compare the tails */
+		const struct tail *ta = &a->tail, *tb = &b->tail;
+
+		/* Fast: tails alike up to their last piece, the frame (sorts compare many). */
+		if (ta->kind == tb->kind && (ta->kind == TAIL_TEXT || ta->kind == TAIL_ABOVE) &&
+		    ta->n == tb->n)
+			return ta->s == tb->s ? 0 : strcmp(ta->s, tb->s);
+		ia = ib = 1;
+	} else {
+		/* Fast: the sites differ before either ends. */
+		const unsigned char *sa = (const unsigned char *)a->site;
+		const unsigned char *sb = (const unsigned char *)b->site;
+
+		while (*sa && *sa == *sb)
+			sa++, sb++;
+		if (*sa && *sb)
+			return *sa - *sb;
+	}
+	ca = ia < ka ? pa[ia] : "";
+	cb = ib < kb ? pb[ib] : "";
 	do {
-		ca = cat_next(&a1, &a2);
-		cb = cat_next(&b1, &b2);
-	} while (ca && ca == cb);
-	return ca - cb;
+		xa = piece_next(pa, ka, &ia, &ca);
+		xb = piece_next(pb, kb, &ib, &cb);
+	} while (xa && xa == xb);
+	return xa - xb;
+}
+
+/* The text of tail t into f. */
+static void tail_put(FILE *f, const struct tail *t)
+{
+	const struct row r = {.site = "", .tail = *t};
+	const char *pc[ROW_PIECES];
+	char num[16];
+	size_t k = row_pieces(&r, pc, num);
+
+	for (size_t i = 1; i < k; i++)
+		fputs(pc[i], f);
+}
+
+/* A new string: the row's text (with_site) or its tail's alone. NULL on ENOMEM. */
+static char *row_text(const struct row *r, bool with_site)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	if (with_site)
+		fputs(r->site, f);
+	tail_put(f, &r->tail);
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 const char *report__clean_frame(const char *raw)
@@ -471,23 +583,16 @@ static int cmp_site_seq(const void *x, const void *y)
 
 /* The tail after its site that tells row r apart at sequence index k (see above), into *out
  * (NULL: none needed). Returns 0 or -ENOMEM. */
-static int distinct_tail(const struct member *r, size_t k, char **out)
+static void distinct_tail(const struct member *r, size_t k, struct tail *out)
 {
-	int n = 0;
-
-	*out = NULL;
+	*out = (struct tail){0};
 	if (k >= seq_cnt(r) || k == r->head)
-		return 0;
+		return;
 	if (k < r->head)
-		n = asprintf(out, "  [%s]", seq_at(r, k));
+		*out = (struct tail){.s = seq_at(r, k), .kind = TAIL_BELOW};
 	else
-		n = asprintf(out, SITE_SEP "%s#%zu %s", k + 1 - r->head > 2 ? "..." SITE_SEP : "",
-			     k + 1 - r->head, seq_at(r, k));
-	if (n < 0) {
-		*out = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+		*out = (struct tail){
+		    .s = seq_at(r, k), .n = (uint32_t)(k + 1 - r->head), .kind = TAIL_ABOVE};
 }
 
 /*
@@ -504,7 +609,7 @@ static size_t raw_common(const struct dhat_profile *p, const struct row *a, cons
 	size_t n = 0;
 
 	while (n < a->pp->fs_cnt && n < b->pp->fs_cnt &&
-	       !strcmp(dhat_profile__frame(p, a->pp->fs[n]), dhat_profile__frame(p, b->pp->fs[n])))
+	       !strcmp(dhat_profile__pp_frame(p, a->pp, n), dhat_profile__pp_frame(p, b->pp, n)))
 		n++;
 	return n;
 }
@@ -517,27 +622,28 @@ static int cmp_raw(const void *x, const void *y, void *ctx)
 	size_t k = raw_common(raw_p, a, b);
 
 	if (k < a->pp->fs_cnt && k < b->pp->fs_cnt)
-		return strcmp(dhat_profile__frame(raw_p, a->pp->fs[k]),
-			      dhat_profile__frame(raw_p, b->pp->fs[k]));
+		return strcmp(dhat_profile__pp_frame(raw_p, a->pp, k),
+			      dhat_profile__pp_frame(raw_p, b->pp, k));
 	return a->pp->fs_cnt < b->pp->fs_cnt ? -1 : a->pp->fs_cnt > b->pp->fs_cnt;
 }
 
-/* The tail "BASE  [at 0xA 0xB]": the addresses of r's raw frames lo..k after the tail base
- * (NULL: none). NULL on ENOMEM. */
-static char *distinct_raw(const struct dhat_profile *p, const struct row *r, const char *base,
-			  size_t lo, size_t k)
+/* The tail "BASE  [at 0xA 0xB]" into *out (text in sp): the addresses of r's raw frames
+ * lo..k after the tail base; base itself when none has an address. 0 or -ENOMEM. */
+static int distinct_raw(struct strpool *sp, const struct dhat_profile *p, const struct row *r,
+			const struct tail *base, size_t lo, size_t k, struct tail *out)
 {
 	char *s = NULL;
 	size_t len = 0, shown = 0;
 	FILE *f = open_memstream(&s, &len);
 
 	if (!f)
-		return NULL;
-	fprintf(f, "%s  [at", base ? base : "");
+		return -ENOMEM;
+	tail_put(f, base);
+	fputs("  [at", f);
 	if (k >= r->pp->fs_cnt)
 		k = r->pp->fs_cnt - 1;
 	for (size_t i = lo; i <= k && r->pp->fs_cnt; i++) {
-		const char *fr = dhat_profile__frame(p, r->pp->fs[i]);
+		const char *fr = dhat_profile__pp_frame(p, r->pp, i);
 
 		if (fr == report__clean_frame(fr))
 			continue; /* no address */
@@ -548,17 +654,21 @@ static char *distinct_raw(const struct dhat_profile *p, const struct row *r, con
 		fprintf(f, " %.*s", (int)strcspn(fr, ":"), fr);
 	}
 	fputc(']', f);
-	if (fclose(f) || !shown) {
+	if (fclose(f) && shown) {
 		free(s);
-		return shown ? NULL : strdup(base ? base : "");
+		return -ENOMEM;
 	}
-	return s;
+	*out = *base;
+	if (shown)
+		*out = (struct tail){.s = strpool__add(sp, s, len), .kind = TAIL_TEXT};
+	free(s);
+	return out->s || out->kind == TAIL_NONE ? 0 : -ENOMEM;
 }
 
 /* New tails for the twins o[i..j) (sorted by their raw frames here) into site[i..j): base
  * (a tail or NULL), which tells them from the other rows of their site, and their addresses. */
-static int twins_apart(const struct dhat_profile *p, struct member *o, size_t i, size_t j,
-		       const char *base, char **site)
+static int twins_apart(struct strpool *sp, const struct dhat_profile *p, struct member *o, size_t i,
+		       size_t j, const struct tail *base, struct tail *site)
 {
 	size_t lo;
 
@@ -568,9 +678,10 @@ static int twins_apart(const struct dhat_profile *p, struct member *o, size_t i,
 		size_t a = m > i ? raw_common(p, o[m].r, o[m - 1].r) : 0;
 		size_t b = m + 1 < j ? raw_common(p, o[m].r, o[m + 1].r) : 0;
 
-		site[m] = distinct_raw(p, o[m].r, base, lo, a > b ? a : b);
-		if (!site[m])
-			return -ENOMEM;
+		int err = distinct_raw(sp, p, o[m].r, base, lo, a > b ? a : b, &site[m]);
+
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -589,19 +700,20 @@ static int cmp_site_tb(const void *x, const void *y, void *ctx)
 
 /* The last resort, for rows that differ only where no text or address shows it (recursion
  * of different depths through the same frames): " (2)", " (3)" after the first. */
-static int number_equal(struct row **o, size_t n)
+static int number_equal(struct strpool *sp, struct row **o, size_t n)
 {
 	qsort_r(o, n, sizeof(*o), cmp_site_tb, NULL);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && !site_cmp(o[i], o[j]); j++)
 			;
 		for (size_t m = j - 1; m > i; m--) {
-			char *s;
+			char *t = row_text(o[m], false);
+			const char *s = t ? strpool__printf(sp, "%s (%zu)", t, m - i + 1) : NULL;
 
-			if (asprintf(&s, "%s (%zu)", o[m]->tail ? o[m]->tail : "", m - i + 1) < 0)
+			free(t);
+			if (!s)
 				return -ENOMEM;
-			free(o[m]->tail);
-			o[m]->tail = s;
+			o[m]->tail = (struct tail){.s = s, .kind = TAIL_TEXT};
 		}
 	}
 	return 0;
@@ -618,7 +730,7 @@ static int member_frames(const struct dhat_profile *p, const struct report_opts 
 	if (!m->fr)
 		return -ENOMEM;
 	for (size_t f = 0; f < pp->fs_cnt; f++)
-		m->fr[f] = report__clean_frame(dhat_profile__frame(p, pp->fs[f]));
+		m->fr[f] = report__clean_frame(dhat_profile__pp_frame(p, pp, f));
 	m->fr_cnt = (uint32_t)report__fold(m->fr, pp->fs_cnt);
 	m->head = (uint32_t)report__site_head(m->fr, m->fr_cnt, opts);
 	return 0;
@@ -630,10 +742,10 @@ static int cmp_site(const void *x, const void *y)
 }
 
 /* The rows o[0..n) share one site: give each the tail that tells it apart. */
-static int site_apart(const struct dhat_profile *p, const struct report_opts *opts, struct row **o,
-		      size_t n)
+static int site_apart(struct strpool *sp, const struct dhat_profile *p,
+		      const struct report_opts *opts, struct row **o, size_t n)
 {
-	char **site = calloc(n, sizeof(*site)); /* the new tails */
+	struct tail *site = calloc(n, sizeof(*site)); /* the new tails */
 	struct member *g = calloc(n, sizeof(*g));
 	int err = site && g ? 0 : -ENOMEM;
 
@@ -652,19 +764,15 @@ static int site_apart(const struct dhat_profile *p, const struct report_opts *op
 		b = t < n ? seq_common(&g[t - 1], &g[t]) : 0;
 		if (t - m > 1) {
 			/* what tells the twins from the others, then their addresses */
-			char *base = NULL;
+			struct tail base = {0};
 
 			if (t - m < n)
-				err = distinct_tail(&g[m], a > b ? a : b, &base);
-			if (!err)
-				err = twins_apart(p, g, m, t, base, site);
-			free(base);
-			if (err)
+				distinct_tail(&g[m], a > b ? a : b, &base);
+			if ((err = twins_apart(sp, p, g, m, t, &base, site)))
 				goto cleanup;
 			continue;
 		}
-		if ((err = distinct_tail(&g[m], a > b ? a : b, &site[m])))
-			goto cleanup;
+		distinct_tail(&g[m], a > b ? a : b, &site[m]);
 	}
 cleanup:
 	/* all compared: now the tails may change (they were all NULL), the rows keep the order
@@ -674,7 +782,7 @@ cleanup:
 		if (!g[m].r)
 			continue;
 		o[m] = g[m].r;
-		o[m]->tail = site ? site[m] : NULL;
+		o[m]->tail = site ? site[m] : (struct tail){0};
 	}
 	free(g);
 	free(site);
@@ -682,8 +790,8 @@ cleanup:
 }
 
 /* Rows whose sites read the same are told apart, a site at a time (see above). */
-static int disambiguate(const struct dhat_profile *p, const struct report_opts *opts,
-			struct row **o, size_t n)
+static int disambiguate(struct strpool *sp, const struct dhat_profile *p,
+			const struct report_opts *opts, struct row **o, size_t n)
 {
 	int err = 0;
 
@@ -692,9 +800,9 @@ static int disambiguate(const struct dhat_profile *p, const struct report_opts *
 		for (j = i + 1; j < n && o[i]->site == o[j]->site; j++)
 			;
 		if (j - i > 1)
-			err = site_apart(p, opts, o + i, j - i);
+			err = site_apart(sp, p, opts, o + i, j - i);
 	}
-	return err ? err : number_equal(o, n);
+	return err ? err : number_equal(sp, o, n);
 }
 
 /* A row for every PP, order[] pointing at them, sites interned. Freed with free_rows, also
@@ -707,7 +815,8 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 	rs->v = calloc(n ? n : 1, sizeof(*rs->v));
 	rs->order = calloc(n ? n : 1, sizeof(*rs->order));
 	rs->sites = strtab__new();
-	if (!rs->v || !rs->order || !rs->sites)
+	rs->tails = strpool__new();
+	if (!rs->v || !rs->order || !rs->sites || !rs->tails)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
@@ -729,17 +838,15 @@ static int build_rows(const struct dhat_profile *p, const struct report_opts *op
 		r->site = rs->sites->strs[k];
 		rs->order[i] = r;
 	}
-	return disambiguate(p, opts, rs->order, n);
+	return disambiguate(rs->tails, p, opts, rs->order, n);
 }
 
 static void free_rows(struct rows *rs)
 {
-	for (size_t i = 0; rs->v && i < rs->n; i++) {
-		free(rs->v[i].tail);
-	}
 	free(rs->v);
 	free(rs->order);
 	strtab__free(rs->sites);
+	strpool__free(rs->tails);
 }
 
 static bool needs_bklt(enum report_sort s)
@@ -831,11 +938,17 @@ static void put_site(FILE *out, const char *s)
 	fputc('\n', out);
 }
 
-/* A row's text (site, then tail: the split is between whole characters), as put_site. */
+/* A row's text, as put_site. Its pieces are whole strings joined by ASCII, so writing them one
+ * by one escapes the same bytes as writing the text whole. */
 static void put_row_site(FILE *out, const struct row *r)
 {
-	safe_text__fputs_term(out, r->site);
-	put_site(out, r->tail ? r->tail : "");
+	const char *pc[ROW_PIECES];
+	char num[16];
+	size_t k = row_pieces(r, pc, num);
+
+	for (size_t i = 0; i < k; i++)
+		safe_text__fputs_term(out, pc[i]);
+	fputc('\n', out);
 }
 
 static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
@@ -1056,7 +1169,7 @@ static int json_row(struct json_writer *jw, const struct dhat_profile *p, const 
 	const struct dhat_pp *pp = r->pp;
 	char *site = NULL;
 
-	if (r->tail && asprintf(&site, "%s%s", r->site, r->tail) < 0)
+	if (r->tail.kind != TAIL_NONE && !(site = row_text(r, true)))
 		return -ENOMEM;
 	json_writer__begin_object(jw, NULL);
 	json_writer__string(jw, "site", site ? site : r->site);
@@ -1074,13 +1187,13 @@ static int json_row(struct json_writer *jw, const struct dhat_profile *p, const 
 		json_writer__uint(jw, "ebk", pp->ebk);
 	}
 	if (p->bkacc) {
-		json_writer__uint(jw, "rb", pp->rb);
-		json_writer__uint(jw, "wb", pp->wb);
+		json_writer__uint(jw, "rb", dhat_profile__pp_rb(p, pp));
+		json_writer__uint(jw, "wb", dhat_profile__pp_wb(p, pp));
 	}
 	json_writer__begin_array(jw, "frames");
 	for (size_t i = 0; i < pp->fs_cnt; i++)
 		json_writer__string(jw, NULL,
-				    report__clean_frame(dhat_profile__frame(p, pp->fs[i])));
+				    report__clean_frame(dhat_profile__pp_frame(p, pp, i)));
 	json_writer__end_array(jw);
 	json_writer__end_object(jw);
 	return 0;
