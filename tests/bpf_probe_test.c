@@ -605,33 +605,34 @@ Test(bpf_probe, errors, .timeout = TEST_TIMEOUT(60))
 
 	/* A statically linked process maps no libc: its own malloc is probed (issue #15). */
 	{
-		int in[2];
+		int in[2], out[2];
+		struct pollfd pf;
+		char echo = 0;
 		pid_t st;
 
 		cr_assert_eq(pipe(in), 0);
+		cr_assert_eq(pipe(out), 0);
 		st = fork();
 		cr_assert_geq(st, 0);
 		if (st == 0) {
 			dup2(in[0], STDIN_FILENO);
+			dup2(out[1], STDOUT_FILENO);
 			close(in[1]);
+			close(out[0]);
 			execl(STATIC_BIN, STATIC_BIN, (char *)NULL);
 			_exit(127);
 		}
 		close(in[0]);
-		/* Wait for the exec: until then the child maps the test's own libc. */
-		for (int i = 0; i < 500; i++) {
-			char exe[PATH_MAX], want[PATH_MAX], link[64];
-			ssize_t n;
-
-			snprintf(link, sizeof(link), "/proc/%d/exe", (int)st);
-			n = readlink(link, exe, sizeof(exe) - 1);
-			if (n > 0 && realpath(STATIC_BIN, want)) {
-				exe[n] = '\0';
-				if (!strcmp(exe, want))
-					break;
-			}
-			usleep(10000);
-		}
+		close(out[1]);
+		/* Wait for the exec: until then the child maps the test's own libc. Not by
+		 * /proc/PID/exe, which names the new program before its segments are mapped:
+		 * the target echoes a byte once its main runs. */
+		cr_assert_eq(write(in[1], "x", 1), 1);
+		pf = (struct pollfd){ .fd = out[0], .events = POLLIN };
+		cr_assert_eq(poll(&pf, 1, TIMEOUT_S * 1000), 1, "the static target never ran");
+		cr_assert_eq(read(out[0], &echo, 1), 1, "the static target did not echo");
+		cr_assert_eq(echo, 'x');
+		close(out[0]);
 		o.pid = st;
 		o.libc_path = NULL;
 		l = loader__new(&o);
