@@ -44,6 +44,20 @@ static pid_t start_embedder(const char *dir, const char *extra)
 	return pid;
 }
 
+/* Wait until the tracer (-v, stderr to log) says it attached and the embedder (its ready
+ * file in dir) served requests since: of three requests finished after "attached" was
+ * seen, one of its two workers served two, the second begun after that. */
+static void wait_attached_and_serving(const char *log, const char *dir)
+{
+	char ready[1024];
+
+	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
+		  "the tracer never attached");
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	cr_assert(e2e_wait_lines(ready, e2e_lines(ready) + 3, TEST_TIMEOUT(60)),
+		  "the embedder served no requests");
+}
+
 /* Load a written profile, check invariants, that it names kaish functions, and dh_view. */
 static void check_profile(const char *path, const char *must_name)
 {
@@ -160,9 +174,9 @@ Test(attach_e2e, pid_that_exits_mid_trace, .timeout = TEST_TIMEOUT(300))
 		_exit(127);
 	}
 	/* The target ends once the tracer says it is attached (however long that took on this
-	 * host), not after a fixed time. */
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached");
+	 * host) and it served requests since (kaish_execute is in the profile), not after a
+	 * fixed time. */
+	wait_attached_and_serving(log, dir);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	for (int i = 0; i < TEST_TIMEOUT(60) * 50 && waitpid(tracer, &st, WNOHANG) == 0; i++)
@@ -201,10 +215,8 @@ Test(attach_e2e, sigint_writes_a_valid_profile, .timeout = TEST_TIMEOUT(300))
 		execl(TRACER_BIN, TRACER_BIN, "-v", "--pid", pidarg, "-o", path, (char *)NULL);
 		_exit(127);
 	}
-	/* Attached and tracing: the tracer says so at -v; then the embedder allocates a while. */
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached");
-	sleep(1);
+	/* Attached and tracing: the tracer says so at -v; then the embedder allocates. */
+	wait_attached_and_serving(log, dir);
 	kill(tracer, SIGINT);
 	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
 	kill(pid, SIGTERM);

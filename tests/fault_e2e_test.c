@@ -145,13 +145,24 @@ static pid_t first_child(pid_t pid)
 	return c;
 }
 
-/* Wait until the tracer (run with -v, stderr to log) says its probes are live, then let the
- * target allocate for a moment: a profile taken after this is not empty on any host. */
+/* Wait until the tracer (run with -v, stderr to log) says its probes are live. */
 static void wait_attached(const char *log)
 {
 	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
 		  "the tracer never attached (log %s)", log);
-	sleep(1);
+}
+
+/* Attached, and the embedder (its ready file in dir) served requests since: of three
+ * requests finished after this call, one of its two workers served two, the second begun
+ * after the call. A profile taken then is not empty on any host. */
+static void wait_attached_and_serving(const char *log, const char *dir)
+{
+	char ready[1024];
+
+	wait_attached(log);
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	cr_assert(e2e_wait_lines(ready, e2e_lines(ready) + 3, TEST_TIMEOUT(60)),
+		  "the embedder served no requests");
 }
 
 /* How long a killed process may take to die on a slow, loaded host (it needs CPU time to
@@ -178,13 +189,16 @@ static bool gone_within(pid_t pid, int secs)
 	return gone;
 }
 
-/* A tracer run on a command: its profile and -v log under dir, named name.json/.log. */
+/* A tracer run on a command: its profile, -v log and the command's output under dir, named
+ * name.json/.log/.out. */
 struct traced {
 	pid_t tracer, child;
-	char path[1024], log[1024];
+	char path[1024], log[1024], out[1024];
 };
 
-/* Start `tracer -v OPTS -o PATH -- WHAT` and wait until it has attached to its child. */
+/* Start `tracer -v OPTS -o PATH -- WHAT` (WHAT: alloc_spin, maybe under sh) and wait until it
+ * has attached to its child and the command printed a rate: it ran, traced from its exec,
+ * and allocated. A profile taken then is not empty on any host. */
 static void start_traced(struct traced *t, const char *dir, const char *name, const char *opts,
 			 const char *what)
 {
@@ -192,11 +206,13 @@ static void start_traced(struct traced *t, const char *dir, const char *name, co
 
 	snprintf(t->path, sizeof(t->path), "%s/%s.json", dir, name);
 	snprintf(t->log, sizeof(t->log), "%s/%s.log", dir, name);
+	snprintf(t->out, sizeof(t->out), "%s/%s.out", dir, name);
 	snprintf(cmd, sizeof(cmd), "%s -v %s -o %s -- %s", TRACER_BIN, opts, t->path, what);
-	t->tracer = start_bg(cmd, NULL, t->log);
+	t->tracer = start_bg(cmd, t->out, t->log);
 	t->child = first_child(t->tracer);
 	cr_assert_gt(t->child, 0, "no traced child");
 	wait_attached(t->log);
+	cr_assert(e2e_wait_lines(t->out, 1, TEST_TIMEOUT(60)), "the command printed nothing");
 }
 
 /* The tracer ended with exit want and a valid, non-empty profile. */
@@ -328,7 +344,7 @@ Test(fault_e2e, target_sigkilled_mid_trace, .timeout = TEST_TIMEOUT(300))
 	target = start_embedder(dir, "");
 	snprintf(cmd, sizeof(cmd), "%s -v --pid %d -o %s", TRACER_BIN, (int)target, path);
 	tracer = start_bg(cmd, NULL, log);
-	wait_attached(log);
+	wait_attached_and_serving(log, dir);
 	stop(target);
 	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after its target was killed");
 	txt = slurp(log);
@@ -355,7 +371,7 @@ Test(fault_e2e, sigterm_to_the_tracer, .timeout = TEST_TIMEOUT(300))
 	snprintf(log, sizeof(log), "%s/pid.log", dir);
 	snprintf(cmd, sizeof(cmd), "%s -v --pid %d -o %s", TRACER_BIN, (int)target, path);
 	tracer = start_bg(cmd, NULL, log);
-	wait_attached(log);
+	wait_attached_and_serving(log, dir);
 	kill(tracer, SIGTERM);
 	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after SIGTERM");
 	stop(target);

@@ -9,12 +9,10 @@
  * The target is tests/data/leaks/service.c.
  */
 #include <criterion/criterion.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,18 +40,12 @@ static pid_t start_service(const char *dir)
 	return pid;
 }
 
-/* Wait until the service has run two more turns than it had now (it appends a byte to its
- * ready file per turn): the second one's allocations came after this call. */
+/* Wait until the service has run two more turns than it had now (a line per turn in its
+ * ready file): the second one's allocations came after this call. */
 static void wait_turns(const char *ready)
 {
-	struct stat sb;
-	off_t want;
-
-	cr_assert_eq(stat(ready, &sb), 0, "%s: %s", ready, strerror(errno));
-	want = sb.st_size + 2;
-	for (int i = 0; i < TEST_TIMEOUT(60) * 100 && !stat(ready, &sb) && sb.st_size < want; i++)
-		usleep(10000);
-	cr_assert_geq(sb.st_size, want, "the service stopped its turns");
+	cr_assert(e2e_wait_lines(ready, e2e_lines(ready) + 2, TEST_TIMEOUT(60)),
+		  "the service stopped its turns");
 }
 
 /* The tracer on pid with extra options (NULL-terminated), its stderr into log. */

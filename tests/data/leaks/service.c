@@ -3,8 +3,8 @@
  * A long-running "service" for the --interval / SIGUSR1 tests (tests/leaks_e2e_test.c): every
  * 10 ms it leaks one 1 KiB block at leak_slowly, and churn_young allocates a 4 KiB block that
  * it frees 4 turns later (blocks that never grow older than ~40 ms). After each turn's
- * allocations it appends a byte to READY_FILE (argv[1]): the file appears after the first
- * turn, and its size tells a test that turns ran after some moment (say, the tracer's
+ * allocations it appends a line to READY_FILE (argv[1]): the file appears after the first
+ * turn, and its lines tell a test that turns ran after some moment (say, the tracer's
  * attach). Runs until killed, or argv[2] seconds (a bound).
  */
 #include <fcntl.h>
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 		churn_young(ring, turn);
 		if (ready < 0)
 			ready = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (ready >= 0 && write(ready, ".", 1) != 1)
+		if (ready >= 0 && write(ready, "\n", 1) != 1)
 			return 1;
 		nanosleep(&tick, NULL);
 	}
