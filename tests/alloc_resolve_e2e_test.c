@@ -13,6 +13,7 @@
  *  - a library with its own malloc dlopen'd during the trace: reported.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -332,10 +333,13 @@ Test(alloc_resolve, dlopened_allocator_reported, .timeout = TEST_TIMEOUT(120))
 		_exit(127);
 	}
 	seen = e2e_wait_for_text(log, "which defines its own malloc", 60);
-	fd = open(fifo, O_WRONLY | O_NONBLOCK); /* releases the program (ENXIO: it is gone) */
-	if (fd >= 0)
-		close(fd);
+	/* Releases the program whenever it opens the FIFO: the warning can come before it got
+	 * there, and an O_NONBLOCK writer's open then failed (ENXIO), leaving it blocked for
+	 * good. O_RDWR (Linux) opens at once, as a writer for the program's open to meet. */
+	fd = open(fifo, O_RDWR);
+	cr_assert_geq(fd, 0, "%s: %s", fifo, strerror(errno));
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	close(fd);
 	e2e_run(strcat(strcpy(cmd, "cat "), log), &out);
 	cr_expect(seen && strstr(out, "loaded ") && strstr(out, "/libmimalloc.so.2"),
 		  "no dlopen warning in:\n%s", out);

@@ -15,6 +15,7 @@
 
 #include "alloc_scope.h"
 #include "alloc_symbols.h"
+#include "test_timeout.h"
 
 static struct alloc_symbols syms;
 
@@ -151,7 +152,7 @@ Test(alloc_symbols, command_script_resolves_its_interpreter)
  * resolves an image at sched_process_exec, after the kernel has laid out the new stack;
  * /proc/PID/exe names cat earlier than that (its environment reads empty until then), so
  * the test waits for cat to echo a byte: its exec is then complete. */
-Test(alloc_symbols, exec_uses_the_image_environment, .timeout = 30)
+Test(alloc_symbols, exec_uses_the_image_environment, .timeout = TEST_TIMEOUT(30))
 {
 	char want[PATH_MAX], echo;
 	int in[2], out[2];

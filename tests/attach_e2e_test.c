@@ -44,6 +44,20 @@ static pid_t start_embedder(const char *dir, const char *extra)
 	return pid;
 }
 
+/* Wait until the tracer (-v, stderr to log) says it attached and the embedder (its ready
+ * file in dir) served requests since: of three requests finished after "attached" was
+ * seen, one of its two workers served two, the second begun after that. */
+static void wait_attached_and_serving(const char *log, const char *dir)
+{
+	char ready[1024];
+
+	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
+		  "the tracer never attached");
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	cr_assert(e2e_wait_lines(ready, e2e_lines(ready) + 3, TEST_TIMEOUT(60)),
+		  "the embedder served no requests");
+}
+
 /* Load a written profile, check invariants, that it names kaish functions, and dh_view. */
 static void check_profile(const char *path, const char *must_name)
 {
@@ -91,29 +105,34 @@ Test(attach_e2e, pid_multithreaded_embedder_for_a_duration, .timeout = TEST_TIME
 }
 
 /*
- * The target outlives the trace and allocates ~0.5M times a second. The profile takes tens of
+ * The target (alloc_spin) outlives the trace and allocates ~0.5M times a second. The profile takes tens of
  * ms to write (its thread stacks name start_thread: libc's debug info is read), long enough
  * to fill a 1 MiB ring if the probes stayed attached meanwhile: the tracer then reported
  * tens of thousands of "dropped" records and exit 4 for a complete profile.
  */
 Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = TEST_TIMEOUT(300))
 {
-	char *dir = NULL, cmd[2048], path[1024], *out = NULL, *um;
+	char *dir = NULL, cmd[2048], path[1024], spin_out[1024], *out = NULL, *um;
 	pid_t pid;
 	int st;
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("busy");
+	snprintf(spin_out, sizeof(spin_out), "%s/spin.txt", dir);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
 		/* One allocating thread: the other core stays the tracer's. With two, on 2 CPUs,
 		 * a loaded host starved the collector mid-trace (8,852 of 1.16M dropped once),
-		 * which is not what this test is about. */
-		execl(ALLOC_BENCH_BIN, "alloc_bench", "mt", "1", "1000000000", (char *)NULL);
+		 * which is not what this test is about. A bounded life if an assertion fails. */
+		if (!freopen(spin_out, "w", stdout))
+			_exit(126);
+		execl(SPIN_BIN, SPIN_BIN, "600", (char *)NULL);
 		_exit(127);
 	}
-	usleep(300000); /* past its start: allocating */
+	/* Past its start and allocating: it prints its first rate after 0.1 s of malloc/free
+	 * pairs (not a guessed sleep: its exec can take longer than that on a slow host). */
+	cr_assert(e2e_wait_for_text(spin_out, "\n", TEST_TIMEOUT(60)), "alloc_spin never ran");
 	snprintf(path, sizeof(path), "%s/busy.json", dir);
 	snprintf(cmd, sizeof(cmd), "%s --pid %d --duration 1 --ringbuf-size 1048576 -o %s 2>&1",
 		 TRACER_BIN, (int)pid, path);
@@ -128,7 +147,7 @@ Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = TEST_TIME
 	um = strstr(out, "unmatched returns ");
 	cr_assert_not_null(um, "%s", out);
 	cr_expect_leq(strtoull(um + strlen("unmatched returns "), NULL, 10), 1, "%s", out);
-	check_profile(path, "bench_alloc");
+	check_profile(path, "alloc_spin.c");
 	free(out);
 	free(dir);
 }
@@ -155,9 +174,9 @@ Test(attach_e2e, pid_that_exits_mid_trace, .timeout = TEST_TIMEOUT(300))
 		_exit(127);
 	}
 	/* The target ends once the tracer says it is attached (however long that took on this
-	 * host), not after a fixed time. */
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached");
+	 * host) and it served requests since (kaish_execute is in the profile), not after a
+	 * fixed time. */
+	wait_attached_and_serving(log, dir);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	for (int i = 0; i < TEST_TIMEOUT(60) * 50 && waitpid(tracer, &st, WNOHANG) == 0; i++)
@@ -196,10 +215,8 @@ Test(attach_e2e, sigint_writes_a_valid_profile, .timeout = TEST_TIMEOUT(300))
 		execl(TRACER_BIN, TRACER_BIN, "-v", "--pid", pidarg, "-o", path, (char *)NULL);
 		_exit(127);
 	}
-	/* Attached and tracing: the tracer says so at -v; then the embedder allocates a while. */
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached");
-	sleep(1);
+	/* Attached and tracing: the tracer says so at -v; then the embedder allocates. */
+	wait_attached_and_serving(log, dir);
 	kill(tracer, SIGINT);
 	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
 	kill(pid, SIGTERM);

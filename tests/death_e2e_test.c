@@ -151,19 +151,26 @@ static void check_oom_file(const char *path)
 /* `tracer OPTS -o DIR/leak.json -- CMD` with the leak in a fresh memory cgroup (removed
  * after): the shell joins the cgroup, then becomes the program (same pid, traced from exec).
  * The shell's image is leak.json, the program's leak.<pid>.death_oom_leak.json (one profile
- * per image). Returns the tracer's status; its output in *out, the program's profile in path. */
+ * per image); "@PROFILE@" in prog_opts stands for that profile's path without ".json".
+ * Returns the tracer's status; its output in *out, the program's profile in path. */
 static int trace_leak_in_memcg(const char *tag, const char *opts, const char *prog_opts, char *path,
 			       size_t sz, char **out)
 {
-	char *dir = e2e_tmpdir(tag), cmd[2048];
+	char *dir = e2e_tmpdir(tag), cmd[2048], popts[1024];
+	const char *at = strstr(prog_opts, "@PROFILE@");
 	struct memcg m;
 	glob_t g;
 	int st;
 
 	memcg_create(&m, tag);
 	snprintf(path, sz, "%s/leak.json", dir);
+	if (at) /* the shell's $$: the program's pid once it is exec'd */
+		snprintf(popts, sizeof(popts), "%.*s%s/leak.$$.death_oom_leak%s",
+			 (int)(at - prog_opts), prog_opts, dir, at + strlen("@PROFILE@"));
+	else
+		snprintf(popts, sizeof(popts), "%s", prog_opts);
 	snprintf(cmd, sizeof(cmd), "%s %s -o %s -- sh -c 'echo $$ > %s && exec %s %s' 2>&1",
-		 TRACER_BIN, opts, path, m.procs, OOM_LEAK_BIN, prog_opts);
+		 TRACER_BIN, opts, path, m.procs, OOM_LEAK_BIN, popts);
 	st = e2e_run(cmd, out);
 	memcg_remove(&m);
 	snprintf(cmd, sizeof(cmd), "%s/leak.*.death_oom_leak.json", dir);
@@ -421,9 +428,11 @@ Test(death_e2e, snapshot_at_rss_writes_exactly_one, .timeout = TEST_TIMEOUT(120)
 	int st;
 
 	E2E_REQUIRE_ROOT();
-	/* --slow: the threshold is sampled on the way up, not when the leak is already done. */
-	st = trace_leak_in_memcg("snap", "--snapshot-at-rss 16M", "--slow", path, sizeof(path),
-				 &out);
+	/* The leak holds at 24 MiB until the snapshot exists: the threshold is seen on the way
+	 * up however slow the host or starved the tracer (a pace of 1 ms per 64 KiB chunk,
+	 * --slow, was a guess at how often the tracer samples the RSS). */
+	st = trace_leak_in_memcg("snap", "--snapshot-at-rss 16M",
+				 "--hold-at 24 @PROFILE@-snapshot-1.json", path, sizeof(path), &out);
 	cr_assert_eq(st, 137, "tracer exited %d:\n%s", st, out);
 	cr_expect(strstr(out, "reached --snapshot-at-rss") != NULL, "%s", out);
 	free(out);

@@ -96,6 +96,36 @@ bool e2e_wait_for_text(const char *path, const char *needle, int secs)
 	}
 }
 
+long e2e_lines(const char *path)
+{
+	char buf[65536];
+	long lines = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	return lines;
+}
+
+bool e2e_wait_lines(const char *path, long n, int secs)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (e2e_lines(path) < n) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= secs)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
 /* Start of the mapping of file offset 0 of `file` in pid, or 0. */
 static uintptr_t map_base(pid_t pid, const char *file)
 {

@@ -36,6 +36,14 @@ char *e2e_tmpdir(const char *tag);
  * process says it did (say, the tracer's "attached to pid" at -v), not on a guessed sleep. */
 bool e2e_wait_for_text(const char *path, const char *needle, int secs);
 
+/* The number of lines (newlines) in the file at path so far; 0 if it cannot be read. */
+long e2e_lines(const char *path);
+
+/* Poll the file at path until it holds at least n lines; false after secs seconds. With a
+ * program that writes a line after each unit of work, "e2e_lines(p) + k" lines tell that
+ * work ran after the call (a handshake on what it did, not a guessed sleep). */
+bool e2e_wait_lines(const char *path, long n, int secs);
+
 /* The first byte of libc's fn in process pid (which must map the same libc as this one),
  * read through /proc/PID/mem: 0xcc while a uprobe sits there. -1 if it cannot be read. */
 int e2e_libc_first_byte(pid_t pid, const char *fn);

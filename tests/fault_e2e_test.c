@@ -145,14 +145,32 @@ static pid_t first_child(pid_t pid)
 	return c;
 }
 
-/* Wait until the tracer (run with -v, stderr to log) says its probes are live, then let the
- * target allocate for a moment: a profile taken after this is not empty on any host. */
+/* Wait until the tracer (run with -v, stderr to log) says its probes are live. */
 static void wait_attached(const char *log)
 {
 	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
 		  "the tracer never attached (log %s)", log);
-	sleep(1);
 }
+
+/* Attached, and the embedder (its ready file in dir) served requests since: of three
+ * requests finished after this call, one of its two workers served two, the second begun
+ * after the call. A profile taken then is not empty on any host. */
+static void wait_attached_and_serving(const char *log, const char *dir)
+{
+	char ready[1024];
+
+	wait_attached(log);
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	cr_assert(e2e_wait_lines(ready, e2e_lines(ready) + 3, TEST_TIMEOUT(60)),
+		  "the embedder served no requests");
+}
+
+/* How long a killed process may take to die on a slow, loaded host (it needs CPU time to
+ * exit): a hang guard, well under the 120 s the test's commands live if nothing kills them. */
+#define DEATH_BOUND_S 30
+/* A SIGKILLed tracer's tracees get PTRACE_O_EXITKILL's SIGKILL only once the dead tracer's
+ * inherited perf events are closed, which takes seconds (RCU grace periods per event). */
+#define EXITKILL_BOUND_S 150
 
 /* True once pid is gone (or a zombie nobody reaped yet) within secs. */
 static bool gone_within(pid_t pid, int secs)
@@ -174,13 +192,16 @@ static bool gone_within(pid_t pid, int secs)
 	return gone;
 }
 
-/* A tracer run on a command: its profile and -v log under dir, named name.json/.log. */
+/* A tracer run on a command: its profile, -v log and the command's output under dir, named
+ * name.json/.log/.out. */
 struct traced {
 	pid_t tracer, child;
-	char path[1024], log[1024];
+	char path[1024], log[1024], out[1024];
 };
 
-/* Start `tracer -v OPTS -o PATH -- WHAT` and wait until it has attached to its child. */
+/* Start `tracer -v OPTS -o PATH -- WHAT` (WHAT: alloc_spin, maybe under sh) and wait until it
+ * has attached to its child and the command printed a rate: it ran, traced from its exec,
+ * and allocated. A profile taken then is not empty on any host. */
 static void start_traced(struct traced *t, const char *dir, const char *name, const char *opts,
 			 const char *what)
 {
@@ -188,11 +209,13 @@ static void start_traced(struct traced *t, const char *dir, const char *name, co
 
 	snprintf(t->path, sizeof(t->path), "%s/%s.json", dir, name);
 	snprintf(t->log, sizeof(t->log), "%s/%s.log", dir, name);
+	snprintf(t->out, sizeof(t->out), "%s/%s.out", dir, name);
 	snprintf(cmd, sizeof(cmd), "%s -v %s -o %s -- %s", TRACER_BIN, opts, t->path, what);
-	t->tracer = start_bg(cmd, NULL, t->log);
+	t->tracer = start_bg(cmd, t->out, t->log);
 	t->child = first_child(t->tracer);
 	cr_assert_gt(t->child, 0, "no traced child");
 	wait_attached(t->log);
+	cr_assert(e2e_wait_lines(t->out, 1, TEST_TIMEOUT(60)), "the command printed nothing");
 }
 
 /* The tracer ended with exit want and a valid, non-empty profile. */
@@ -324,7 +347,7 @@ Test(fault_e2e, target_sigkilled_mid_trace, .timeout = TEST_TIMEOUT(300))
 	target = start_embedder(dir, "");
 	snprintf(cmd, sizeof(cmd), "%s -v --pid %d -o %s", TRACER_BIN, (int)target, path);
 	tracer = start_bg(cmd, NULL, log);
-	wait_attached(log);
+	wait_attached_and_serving(log, dir);
 	stop(target);
 	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after its target was killed");
 	txt = slurp(log);
@@ -351,7 +374,7 @@ Test(fault_e2e, sigterm_to_the_tracer, .timeout = TEST_TIMEOUT(300))
 	snprintf(log, sizeof(log), "%s/pid.log", dir);
 	snprintf(cmd, sizeof(cmd), "%s -v --pid %d -o %s", TRACER_BIN, (int)target, path);
 	tracer = start_bg(cmd, NULL, log);
-	wait_attached(log);
+	wait_attached_and_serving(log, dir);
 	kill(tracer, SIGTERM);
 	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after SIGTERM");
 	stop(target);
@@ -414,7 +437,7 @@ Test(fault_e2e, stubborn_command_is_killed, .timeout = TEST_TIMEOUT(300))
 	cr_assert(e2e_wait_for_text(t.log, "SIGTERM", TEST_TIMEOUT(60)), "no SIGTERM sent");
 	kill(t.tracer, SIGINT);
 	expect_ended(&t, 128 + SIGKILL, "second SIGINT");
-	cr_expect(gone_within(t.child, 1), "the command outlived its tracer");
+	cr_expect(gone_within(t.child, DEATH_BOUND_S), "the command outlived its tracer");
 
 	/* --kill-after 1: one SIGTERM is enough, and what the command started dies with it
 	 * (a stubborn process of its own in the background). */
@@ -424,15 +447,16 @@ Test(fault_e2e, stubborn_command_is_killed, .timeout = TEST_TIMEOUT(300))
 	cr_assert_gt(grandchild, 0, "the command started nothing");
 	kill(t.tracer, SIGTERM);
 	expect_ended(&t, 128 + SIGKILL, "--kill-after 1");
-	cr_expect(gone_within(t.child, 1), "the command outlived its tracer");
-	cr_expect(gone_within(grandchild, 1), "what the command started outlived its tracer");
+	cr_expect(gone_within(t.child, DEATH_BOUND_S), "the command outlived its tracer");
+	cr_expect(gone_within(grandchild, DEATH_BOUND_S),
+		  "what the command started outlived its tracer");
 	kill(grandchild, SIGKILL); /* a failed case leaves nothing behind */
 	free(dir);
 }
 
 /* PR_SET_PDEATHSIG and PTRACE_O_EXITKILL: the tracer SIGKILLed (no profile possible) takes
  * its command along, and what the command started (a process of its own in the background). */
-Test(fault_e2e, sigkilled_tracer_takes_its_command_along, .timeout = TEST_TIMEOUT(300))
+Test(fault_e2e, sigkilled_tracer_takes_its_command_along, .timeout = TEST_TIMEOUT(600))
 {
 	struct traced t;
 	pid_t grandchild;
@@ -441,15 +465,16 @@ Test(fault_e2e, sigkilled_tracer_takes_its_command_along, .timeout = TEST_TIMEOU
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("pdeath");
-	start_traced(&t, dir, "p", "", "sh -c '" SPIN_BIN " 120 & exec " SPIN_BIN " 120'");
+	start_traced(&t, dir, "p", "", "sh -c '" SPIN_BIN " 600 & exec " SPIN_BIN " 600'");
 	grandchild = first_child(t.child);
 	cr_assert_gt(grandchild, 0, "the command started nothing");
 	kill(t.tracer, SIGKILL);
 	waitpid(t.tracer, &st, 0);
-	/* The dead tracer's perf events close before its tracees get EXITKILL: seconds. */
-	cr_expect(gone_within(t.child, 60), "the command %d outlived its SIGKILLed tracer",
+	/* A bound of its own (above), still far under the 600 s the processes live unkilled. */
+	cr_expect(gone_within(t.child, EXITKILL_BOUND_S), "the command %d outlived its SIGKILLed tracer",
 		  (int)t.child);
-	cr_expect(gone_within(grandchild, 60), "%d, started by the command, outlived the tracer",
+	cr_expect(gone_within(grandchild, EXITKILL_BOUND_S),
+		  "%d, started by the command, outlived the tracer",
 		  (int)grandchild);
 	kill(t.child, SIGKILL); /* a failed case leaves nothing behind */
 	kill(grandchild, SIGKILL);

@@ -106,22 +106,36 @@ Test(honest_e2e, command_output_is_its_own, .timeout = TEST_TIMEOUT(120))
  * report and the counters are on stderr. */
 Test(honest_e2e, pid_mode_report_on_stderr, .timeout = TEST_TIMEOUT(120))
 {
-	char *dir, *out, *err;
+	char *dir, *out, *err, echo = 0;
+	int in_fd[2], out_fd[2];
 	pid_t target;
 
 	E2E_REQUIRE_ROOT();
+	cr_assert_eq(pipe(in_fd), 0);
+	cr_assert_eq(pipe(out_fd), 0);
 	target = fork();
 	cr_assert_geq(target, 0);
 	if (target == 0) {
-		execlp("sleep", "sleep", "600", (char *)NULL);
+		dup2(in_fd[0], STDIN_FILENO);
+		dup2(out_fd[1], STDOUT_FILENO);
+		close(in_fd[1]);
+		close(out_fd[0]);
+		execlp("cat", "cat", (char *)NULL);
 		_exit(127);
 	}
+	close(in_fd[0]);
+	close(out_fd[1]);
+	/* Attach to cat, not to this test's fork of itself on its way to the exec: cat echoes a
+	 * byte once it runs. */
+	cr_assert_eq(write(in_fd[1], "x", 1), 1);
+	cr_assert_eq(read(out_fd[0], &echo, 1), 1, "the target never ran");
 	dir = e2e_tmpdir("pid-out");
 	/* --duration is the tracer's own deadline: the test waits for the tracer to end. */
 	cr_expect_eq(run("%s --pid %d --duration 1 -o %s >%s 2>%s", TRACER_BIN, (int)target,
 			 in(dir, "p.json"), in(dir, "out"), in(dir, "err")),
 		     0);
-	kill(target, SIGKILL);
+	close(in_fd[1]); /* EOF: cat ends */
+	close(out_fd[0]);
 	waitpid(target, NULL, 0);
 	out = slurp(in(dir, "out"));
 	err = slurp(in(dir, "err"));

@@ -40,6 +40,14 @@ static pid_t start_service(const char *dir)
 	return pid;
 }
 
+/* Wait until the service has run two more turns than it had now (a line per turn in its
+ * ready file): the second one's allocations came after this call. */
+static void wait_turns(const char *ready)
+{
+	cr_assert(e2e_wait_lines(ready, e2e_lines(ready) + 2, TEST_TIMEOUT(60)),
+		  "the service stopped its turns");
+}
+
 /* The tracer on pid with extra options (NULL-terminated), its stderr into log. */
 static pid_t start_tracer(const char *log, pid_t pid, const char *const extra[])
 {
@@ -153,20 +161,29 @@ static char *tables_of(const char *text)
 }
 
 /* Trace the service with --interval 0.5 (and --min-age min_age unless NULL) until the log
- * holds n tables, then stop. *text: the whole log, the tables alone returned (both
+ * holds n tables printed after the service's first traced allocations, then stop. *text: the whole log, the tables alone returned (both
  * malloc'd); path: the final profile. */
 static char *trace_tables(const char *tag, const char *min_age, int n, char **text, char *path,
 			  size_t sz)
 {
-	char *dir = e2e_tmpdir(tag), log[1024], *tables;
+	char *dir = e2e_tmpdir(tag), log[1024], ready[1100], *tables, *text_now;
 	const char *const opts[] = { "--interval", "0.5", "-o", path,
 				     min_age ? "--min-age" : NULL, min_age, NULL };
 	pid_t service, tracer;
 
 	snprintf(log, sizeof(log), "%s/tracer.log", dir);
 	snprintf(path, sz, "%s/svc.json", dir);
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
 	service = start_service(dir);
 	tracer = start_tracer(log, service, opts);
+	/* n tables from a moment the service had allocated since the attach (not n from
+	 * the attach: a starved service may not have run by the first ones). */
+	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
+		  "the tracer never attached");
+	wait_turns(ready);
+	text_now = slurp(log);
+	n += count(text_now, TABLE_HEADER);
+	free(text_now);
 	cr_assert(wait_tables(log, n, TEST_TIMEOUT(120)), "fewer than %d tables", n);
 	stop_both(tracer, service, log);
 	*text = slurp(log);
@@ -199,7 +216,8 @@ Test(leaks_e2e, min_age_hides_blocks_freed_young, .timeout = TEST_TIMEOUT(300))
 	char path[1024], *text, *tables;
 
 	E2E_REQUIRE_ROOT();
-	/* Blocks are 1 s old from the tables 1 s after the attach: the 4th is 2 s after it. */
+	/* Tables are >= 0.5 s apart: the 4th after the first traced leak is >= 1.5 s after it,
+	 * so that leak is over 1 s old there. */
 	tables = trace_tables("leaks-min-age", "1", 4, &text, path, sizeof(path));
 	cr_expect(strstr(tables, "; older than 1 s: ") != NULL, "%s", text);
 	cr_expect(strstr(tables, "leak_slowly (service.c:") != NULL, "%s", text);
@@ -211,7 +229,8 @@ Test(leaks_e2e, min_age_hides_blocks_freed_young, .timeout = TEST_TIMEOUT(300))
 
 Test(leaks_e2e, sigusr1_writes_a_snapshot_and_tracing_goes_on, .timeout = TEST_TIMEOUT(300))
 {
-	char *dir, log[1024], path[1024], snap[1100], snap2[1100], err[512], cmd[2300], *text,
+	char *dir, log[1024], path[1024], snap[1100], snap2[1100], ready[1100], err[512], cmd[2300],
+		*text,
 		*out = NULL;
 	const char *const opts[] = { "-o", path, NULL };
 	struct dhat_profile *s, *p;
@@ -223,13 +242,18 @@ Test(leaks_e2e, sigusr1_writes_a_snapshot_and_tracing_goes_on, .timeout = TEST_T
 	snprintf(path, sizeof(path), "%s/svc.json", dir);
 	snprintf(snap, sizeof(snap), "%s/svc-snapshot-1.json", dir);
 	snprintf(snap2, sizeof(snap2), "%s/svc-snapshot-2.json", dir);
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
 	service = start_service(dir);
 	tracer = start_tracer(log, service, opts);
 	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
 		  "the tracer never attached");
+	/* Each snapshot only once the service allocated since what came before (the attach,
+	 * the first snapshot): a starved service would leave them alike. */
+	wait_turns(ready);
 	kill(tracer, SIGUSR1);
 	cr_assert(e2e_wait_for_text(log, "SIGUSR1: snapshot 1 of pid", TEST_TIMEOUT(60)),
 		  "no snapshot written");
+	wait_turns(ready);
 	kill(tracer, SIGUSR1);
 	cr_assert(e2e_wait_for_text(log, "SIGUSR1: snapshot 2 of pid", TEST_TIMEOUT(60)),
 		  "no second snapshot written");

@@ -25,9 +25,9 @@ add_criterion_test(attach_e2e_test
 target_compile_definitions(attach_e2e_test PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	EMBEDDER_BIN="$<TARGET_FILE:kaish-embedder>"
-	ALLOC_BENCH_BIN="$<TARGET_FILE:alloc_bench>"
+	SPIN_BIN="$<TARGET_FILE:fault_alloc_spin>"
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
-add_dependencies(attach_e2e_test tracer kaish-embedder alloc_bench)
+add_dependencies(attach_e2e_test tracer kaish-embedder fault_alloc_spin)
 tracer_test_timeout(attach_e2e_test 1200)
 
 # The same program linked statically: malloc lives in the executable (allocator detection).

@@ -9,7 +9,8 @@
  *
  * --requests N: each thread serves N requests then the program exits (0: until SIGINT or
  * SIGTERM). --seconds S: stop after S seconds. --exit-code: the status to exit with (tests check it is passed through).
- * --ready-file: created once every worker has served its first request.
+ * --ready-file: created once every worker has served its first request; then a line is
+ * appended for every request served, so a test can tell requests ran after some moment.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -42,6 +43,7 @@ struct embedder {
 	const char *ready_file;
 	char root[64];
 	atomic_int ready;
+	atomic_int ready_fd; /* the ready file, open once every worker is ready; else -1 */
 	atomic_long served;
 	atomic_int failures;
 };
@@ -96,19 +98,19 @@ static void *worker(void *arg)
 		if (serve(e, n))
 			atomic_fetch_add(&e->failures, 1);
 		atomic_fetch_add(&e->served, 1);
-		if (n == 0 && atomic_fetch_add(&e->ready, 1) + 1 == e->threads && e->ready_file) {
-			int fd = open(e->ready_file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-
-			if (fd >= 0)
-				close(fd);
-		}
+		if (n == 0 && atomic_fetch_add(&e->ready, 1) + 1 == e->threads && e->ready_file)
+			atomic_store(&e->ready_fd, open(e->ready_file,
+							 O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0644));
+		else if (atomic_load(&e->ready_fd) >= 0 &&
+			 write(atomic_load(&e->ready_fd), "\n", 1) != 1)
+			atomic_store(&e->ready_fd, -1); /* a full disk: no more progress lines */
 	}
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	struct embedder e = { .threads = 2, .requests = 0 };
+	struct embedder e = { .threads = 2, .requests = 0, .ready_fd = -1 };
 	pthread_t tids[MAX_THREADS];
 	pthread_attr_t attr;
 	struct sigaction sa = { .sa_handler = on_signal };

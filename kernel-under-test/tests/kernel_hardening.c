@@ -222,6 +222,22 @@ static void *swap_loop(void *arg)
 	return NULL;
 }
 
+/* Start the swapper and return once it has swapped: the rounds race a running thread, not
+ * one a loaded host has yet to schedule. */
+static void start_swapper(pthread_t *tid, struct swapper *s)
+{
+	cr_assert_eq(pthread_create(tid, NULL, swap_loop, s), 0);
+	for (int i = 0; i < TEST_TIMEOUT(60) * 1000 && atomic_load(&s->swaps) == 0; i++)
+		usleep(1000);
+	cr_assert_gt(atomic_load(&s->swaps), 0, "the swapper never swapped");
+}
+
+/* The rounds: at least ROUNDS_MIN, and on until the race was seen both ways (seen) and the
+ * swapper ran a while, bounded: how rounds and swaps interleave is the scheduler's. */
+#define ROUNDS_MIN 400
+#define ROUNDS_MAX 4000
+#define RACE_RAN(s) (atomic_load(&(s)->swaps) > 100)
+
 static bool file_exists(const char *dir, const char *name)
 {
 	char p[4300];
@@ -272,13 +288,15 @@ Test(sandbox_race, symlink_swap_never_reaches_outside, .timeout = TEST_TIMEOUT(3
 	cr_assert_eq(kh_write(outside, "only-outside", SECRET "\n"), 0);
 
 	k = race_kernel(root, false);
-	cr_assert_eq(pthread_create(&tid, NULL, swap_loop, &s), 0);
+	start_swapper(&tid, &s);
 
 	/* Each round: read, list, grep, redirect in and out, create, make a directory. */
 	static const char script[] =
 		"cat d/f; ls d; grep -r SECRET d; cat < d/f; echo pwned > d/f; echo new > d/planted;"
 		" touch d/touched; mkdir d/newdir; cat d/only-outside; head -n 1 d/f; echo done";
-	for (int round = 0; round < 400; round++) {
+	for (int round = 0; round < ROUNDS_MIN || ((!inside_seen || !refused || !RACE_RAN(&s)) &&
+						   round < ROUNDS_MAX);
+	     round++) {
 		kaish_result r;
 
 		cr_assert_eq(kh_exec(k, script, &r), KAISH_OK, "%s", r.err);
@@ -331,8 +349,9 @@ Test(sandbox_race, trash_move_never_takes_outside_files, .timeout = TEST_TIMEOUT
 
 	race_fixture(base, root, outside, &s);
 	k = race_kernel(root, true);
-	cr_assert_eq(pthread_create(&tid, NULL, swap_loop, &s), 0);
-	for (int round = 0; round < 400; round++) {
+	start_swapper(&tid, &s);
+	for (int round = 0; round < ROUNDS_MIN || ((!trashed || !RACE_RAN(&s)) && round < ROUNDS_MAX);
+	     round++) {
 		kaish_result r;
 
 		cr_assert_eq(kh_exec(k, "echo inside > d/f; rm d/f; x=$?; echo rm=$x", &r),

@@ -3,7 +3,7 @@
 """gen_dhat.py - a large, deterministic DHAT file for measuring the reader (not a test).
 
     workloads/bench/gen_dhat.py [--pps N | --size SIZE] [--depth MIN-MAX] [--repeat FRAC]
-                                [--repeat-out OUT2] [--gzip] [--seed S] [--small-counts] -o OUT
+                                [--repeat-out OUT2] [--gzip] [--seed S] [--small-counts] [--compact] -o OUT
 
 The layout is the tracer's own (dhat_writer.c: one key per line group, pps before ftbl,
 bklt true). Stacks are MIN-MAX frames deep (default 10-30) and share frames the way real
@@ -37,6 +37,8 @@ def main():
     ap.add_argument("--repeat-out")
     ap.add_argument("--gzip", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--compact", action="store_true",
+                    help="one line per PP (no indentation): fewer bytes per PP, the reader's worst ratio")
     ap.add_argument("--small-counts", action="store_true",
                     help="1-20 blocks of 8-64 bytes per PP: short numbers, ~100 B per PP at depth 6")
     ap.add_argument("-o", required=True)
@@ -115,6 +117,8 @@ def main():
                 '  ,"eb":%d,"ebk":%d\n  ,"fs":[%s]\n  }\n'
                 % (" [" if k == 0 else " ,", tb, tbk, tl,
                    mbk * per, mbk, gbk * per, gbk, ebk * per, ebk, ",".join(map(str, fs))))
+        if a.compact:
+            text = text.replace("\n  ", "")
         if k == repeat_at and a.repeat_out:
             # the twins part here: OUT keeps this PP, OUT2 gets PP 0's fs instead
             w("".join(buf))

@@ -2,9 +2,12 @@
 /*
  * A long-running "service" for the --interval / SIGUSR1 tests (tests/leaks_e2e_test.c): every
  * 10 ms it leaks one 1 KiB block at leak_slowly, and churn_young allocates a 4 KiB block that
- * it frees 4 turns later (blocks that never grow older than ~40 ms). It writes READY_FILE
- * (argv[1]) after its first turn and runs until killed, or argv[2] seconds (a bound).
+ * it frees 4 turns later (blocks that never grow older than ~40 ms). After each turn's
+ * allocations it appends a line to READY_FILE (argv[1]): the file appears after the first
+ * turn, and its lines tell a test that turns ran after some moment (say, the tracer's
+ * attach). Runs until killed, or argv[2] seconds (a bound).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,7 @@ int main(int argc, char **argv)
 	void *ring[RING] = { 0 };
 	double bound = argc > 2 ? atof(argv[2]) : 600;
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int ready = -1;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s READY_FILE [SECONDS]\n", argv[0]);
@@ -48,12 +52,10 @@ int main(int argc, char **argv)
 	for (size_t turn = 0; turn < (size_t)(bound * 100); turn++) {
 		leak_slowly();
 		churn_young(ring, turn);
-		if (turn == 0) {
-			FILE *f = fopen(argv[1], "w");
-
-			if (f)
-				fclose(f);
-		}
+		if (ready < 0)
+			ready = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (ready >= 0 && write(ready, "\n", 1) != 1)
+			return 1;
 		nanosleep(&tick, NULL);
 	}
 	return 0;
