@@ -89,7 +89,7 @@ static int row_stack(struct export_stacks *s, const struct diff_row *r, bool loc
 		free(name);
 		if (k < 0)
 			return -ENOMEM;
-		export_stack__ids(s, st)[i] = (uint32_t)k;
+		s->pool[st->off + i] = (uint32_t)k;
 		f += n + (f[n] != '\0');
 	}
 	return 0;

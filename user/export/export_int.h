@@ -48,13 +48,12 @@ enum export_module {
 };
 
 /* A collapsed stack: interned names, outermost first, with its summed weights. There is one
- * per PP at once, so a name is a 32-bit index into the set's name table (export_stack__name),
- * not a pointer. */
-/* One per PP at once, so 24 bytes: its frames are an offset into the set's pools (read them
- * with export_stack__ids/__mods). */
+ * per PP at once, so 24 bytes: a name is a 32-bit index into the set's name table, and the
+ * frames are an offset into the set's pool or the profile's (read them with
+ * export_stack__id/__mod/__name). */
 struct export_stack {
-	uint32_t off; /* where its ids and mods start in export_stacks' pool and mod_pool */
-	uint32_t cnt; /* frames, outermost first */
+	uint32_t off; /* where its frames start: export_stacks' pool, or its fs (see there) */
+	uint32_t cnt; /* frames */
 	uint64_t w;   /* the chosen weight */
 	uint64_t w2;  /* its companion count (blocks for bytes, bytes for blocks) */
 };
@@ -65,29 +64,58 @@ struct export_stacks {
 	uint64_t total, total2;	  /* Σw, Σw2 over every PP (zero-weight ones included) */
 	const char *unit, *unit2; /* e.g. "bytes", "blocks" (the profile's bsu/bksu if set) */
 	struct strtab *names;
-	uint32_t *pool;	   /* backing store of every ids array (fewer than 2^32 in all) */
-	uint8_t *mod_pool; /* backing store of every mods array (NULL: none, the diff's) */
+	/* Pool-backed (a diff's set): every stack's name indices, outermost first, at off. */
+	uint32_t *pool;
+	/* Profile-backed (export_stacks__build_opts; pool NULL): a stack's frames are the
+	 * profile's frame indices fs[off .. off + cnt), innermost first (its PP's past the
+	 * plumbing), named through name_of, so that no second copy of every PP's frames is
+	 * made (the reader's memory bound, docs/BENCHMARKS.md); off EXPORT_NO_FRAMES: a PP
+	 * without frames, one "[unknown]". Frame indices at or past ftbl_cnt read as ftbl_cnt. */
+	const uint32_t *fs;
+	size_t ftbl_cnt;
+	uint32_t *name_of;     /* [ftbl_cnt + 1]: frame index -> names index + 1 (0: unused) */
+	const uint8_t *mod_of; /* [ftbl_cnt + 1]: frame index -> enum export_module */
+	uint32_t unknown;      /* names index of "[unknown]" */
 };
 
-/* st's name indices: names->strs[ids[j]], j < st->cnt, outermost first. */
-static inline uint32_t *export_stack__ids(const struct export_stacks *s,
-					  const struct export_stack *st)
+#define EXPORT_NO_FRAMES UINT32_MAX
+
+/* The profile frame index of frame j (outermost first) of a profile-backed stack. */
+static inline uint32_t export_stack__frame(const struct export_stacks *s,
+					   const struct export_stack *st, size_t j)
 {
-	return s->pool + st->off;
+	uint32_t f = s->fs[st->off + st->cnt - 1 - j];
+
+	return f < s->ftbl_cnt ? f : (uint32_t)s->ftbl_cnt;
 }
 
-/* st's enum export_module of each name (the first PP's frame), or NULL (a diff's set). */
-static inline const uint8_t *export_stack__mods(const struct export_stacks *s,
-						const struct export_stack *st)
+/* Name index j (outermost first) of stack st: names->strs[it]. */
+static inline uint32_t export_stack__id(const struct export_stacks *s,
+					const struct export_stack *st, size_t j)
 {
-	return s->mod_pool ? s->mod_pool + st->off : NULL;
+	if (s->pool)
+		return s->pool[st->off + j];
+	if (st->off == EXPORT_NO_FRAMES)
+		return s->unknown;
+	return s->name_of[export_stack__frame(s, st, j)] - 1;
+}
+
+/* The enum export_module of frame j (its first PP's frame), or -1: none (a diff's set). */
+static inline int export_stack__mod(const struct export_stacks *s, const struct export_stack *st,
+				    size_t j)
+{
+	if (s->pool || !s->mod_of)
+		return -1;
+	if (st->off == EXPORT_NO_FRAMES)
+		return EXPORT_MOD_UNKNOWN;
+	return s->mod_of[export_stack__frame(s, st, j)];
 }
 
 /* Name j (outermost first) of stack st of s. */
 static inline const char *export_stack__name(const struct export_stacks *s,
 					     const struct export_stack *st, size_t j)
 {
-	return s->names->strs[export_stack__ids(s, st)[j]];
+	return s->names->strs[export_stack__id(s, st, j)];
 }
 
 /* Collapse p's PPs under opts (weight, location, plumbing; NULL: the defaults). Zero-weight

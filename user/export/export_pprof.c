@@ -54,17 +54,37 @@
 
 enum { WT_VARINT = 0, WT_LEN = 2 };
 
-/* Growable byte buffer; a failed allocation is sticky and checked once at the end. */
+/* Growable byte buffer; a failed allocation is sticky and checked once at the end. With a
+ * sink, what it holds goes there whenever it passes PB_FLUSH bytes: the Profile message is
+ * a run of top-level fields in any order, so samples need not wait for the end (a whole
+ * profile in memory was the largest thing `export --format pprof` held). A failed write is
+ * as sticky (werr). */
+#define PB_FLUSH (1u << 20)
+
 struct pbuf {
 	uint8_t *d;
 	size_t len, cap;
 	bool oom;
+	FILE *sink;
+	int werr; /* -errno of the first failed write to sink, else 0 */
 };
+
+static void pb_flush(struct pbuf *b)
+{
+	if (!b->sink || !b->len || b->werr)
+		return;
+	errno = 0;
+	if (fwrite(b->d, 1, b->len, b->sink) != b->len)
+		b->werr = errno > 0 ? -errno : -EIO;
+	b->len = 0;
+}
 
 static void pb_raw(struct pbuf *b, const void *p, size_t n)
 {
 	if (b->oom)
 		return;
+	if (b->sink && b->len + n > PB_FLUSH)
+		pb_flush(b);
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 256;
 		uint8_t *d;
@@ -374,10 +394,11 @@ int export__pprof_encode(const struct dhat_profile *p, uint8_t **buf, size_t *le
 	return export__pprof_encode_opts(p, NULL, buf, len);
 }
 
-int export__pprof_encode_opts(const struct dhat_profile *p, const struct export_opts *opts,
-			      uint8_t **buf, size_t *len)
+/* The Profile into *buf (sink NULL) or written to sink as it is built (*buf stays NULL). */
+static int encode(const struct dhat_profile *p, const struct export_opts *opts, FILE *sink,
+		  uint8_t **buf, size_t *len)
 {
-	struct pprof_b b = {.p = p};
+	struct pprof_b b = {.p = p, .out = {.sink = sink}};
 	char *comment = NULL, est[160];
 	int err;
 
@@ -443,9 +464,14 @@ int export__pprof_encode_opts(const struct dhat_profile *p, const struct export_
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	*buf = b.out.d;
-	*len = b.out.len;
-	b.out.d = NULL;
+	pb_flush(&b.out);
+	if ((err = b.out.werr))
+		goto cleanup;
+	if (!sink) {
+		*buf = b.out.d;
+		*len = b.out.len;
+		b.out.d = NULL;
+	}
 	err = 0;
 cleanup:
 	free(comment);
@@ -465,18 +491,16 @@ cleanup:
 	return err;
 }
 
+int export__pprof_encode_opts(const struct dhat_profile *p, const struct export_opts *opts,
+			      uint8_t **buf, size_t *len)
+{
+	return encode(p, opts, NULL, buf, len);
+}
+
 int export__pprof_write(const struct dhat_profile *p, FILE *out, const struct export_opts *opts)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	int err;
+	uint8_t *buf;
+	size_t len;
 
-	err = export__pprof_encode_opts(p, opts, &buf, &len);
-	if (err)
-		return err;
-	errno = 0;
-	if (fwrite(buf, 1, len, out) != len)
-		err = errno > 0 ? -errno : -EIO;
-	free(buf);
-	return err;
+	return encode(p, opts, out, &buf, &len);
 }

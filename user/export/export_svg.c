@@ -140,6 +140,15 @@ static void put_label(FILE *out, const char *name, double w)
 }
 
 /* Whether flame__write leaves nd out: narrower than MIN_W px at scale. */
+/* Stacks built without modules (the diff's) are drawn as the program's. */
+static enum export_module frame_mod(const struct export_stacks *s, const struct export_stack *st,
+				    size_t j)
+{
+	int m = export_stack__mod(s, st, j);
+
+	return m < 0 ? EXPORT_MOD_EXE : (enum export_module)m;
+}
+
 static bool too_narrow(const struct flame_node *nd, double scale)
 {
 	return (double)(nd->end - nd->start) * scale < MIN_W;
@@ -190,11 +199,10 @@ int flame__layout(const struct export_stacks *s, bool prune, struct flame_node *
 	open[0] = 0;
 	for (size_t i = 0; i <= s->cnt; i++) {
 		const struct export_stack *st = i < s->cnt ? &s->v[i] : NULL;
-		const uint8_t *mods = st ? export_stack__mods(s, st) : NULL;
 		size_t common = 0;
 
 		while (prev && st && common < prev->cnt && common < st->cnt &&
-		       export_stack__ids(s, prev)[common] == export_stack__ids(s, st)[common])
+		       export_stack__id(s, prev, common) == export_stack__id(s, st, common))
 			common++;
 		/* Close the previous stack's frames beyond the shared path, deepest first. A
 		 * frame too narrow to be drawn goes, and with it the frames above it, all
@@ -213,7 +221,7 @@ int flame__layout(const struct export_stacks *s, bool prune, struct flame_node *
 			open[d] = n;
 			/* Stacks built without modules (the diff's) are drawn as the program's. */
 			v[n++] = (struct flame_node){.name = export_stack__name(s, st, d - 1),
-						     .mod = mods ? mods[d - 1] : EXPORT_MOD_EXE,
+						     .mod = frame_mod(s, st, d - 1),
 						     .depth = d,
 						     .start = x};
 		}

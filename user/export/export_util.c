@@ -278,13 +278,14 @@ static int cmp_stack(const void *x, const void *y, void *ctx)
 {
 	const struct export_stack *a = x, *b = y;
 	const struct export_stacks *s = ctx;
-	const uint32_t *ia = export_stack__ids(s, a), *ib = export_stack__ids(s, b);
 	char *const *strs = s->names->strs;
 
 	for (size_t i = 0; i < a->cnt && i < b->cnt; i++) {
+		uint32_t ia = export_stack__id(s, a, i), ib = export_stack__id(s, b, i);
+
 		/* Interned: equal names are the same index. */
-		if (ia[i] != ib[i])
-			return strcmp(strs[ia[i]], strs[ib[i]]);
+		if (ia != ib)
+			return strcmp(strs[ia], strs[ib]);
 	}
 	return a->cnt < b->cnt ? -1 : a->cnt > b->cnt;
 }
@@ -292,13 +293,66 @@ static int cmp_stack(const void *x, const void *y, void *ctx)
 static bool same_stack(const struct export_stacks *s, const struct export_stack *a,
 		       const struct export_stack *b)
 {
-	return a->cnt == b->cnt &&
-	       !memcmp(export_stack__ids(s, a), export_stack__ids(s, b), a->cnt * sizeof(*s->pool));
+	if (a->cnt != b->cnt)
+		return false;
+	for (size_t i = 0; i < a->cnt; i++)
+		if (export_stack__id(s, a, i) != export_stack__id(s, b, i))
+			return false;
+	return true;
+}
+
+/* cmp_stack on indices into the set's stacks; ctx: the set. */
+static int cmp_stack_at(const void *x, const void *y, void *ctx)
+{
+	const struct export_stacks *s = ctx;
+
+	return cmp_stack(&s->v[*(const uint32_t *)x], &s->v[*(const uint32_t *)y], ctx);
+}
+
+/* Put s->v[0..n) in the order of idx (a permutation, consumed): v[i] = old v[idx[i]]. In
+ * place, cycle by cycle: no second array of stacks. */
+static void apply_order(struct export_stacks *s, uint32_t *idx, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct export_stack first;
+		size_t j = i;
+
+		if (idx[i] == i)
+			continue;
+		first = s->v[i];
+		while (idx[j] != i) {
+			size_t next = idx[j];
+
+			s->v[j] = s->v[next];
+			idx[j] = (uint32_t)j;
+			j = next;
+		}
+		s->v[j] = first;
+		idx[j] = (uint32_t)j;
+	}
+}
+
+/* Sorted through 32-bit indices, then moved in place: glibc's merge sort copies what it
+ * sorts into a buffer as big, and indices are 6 times smaller than stacks (the reader's
+ * memory bound, docs/BENCHMARKS.md). The same stable order as sorting the stacks. */
+static void sort_stacks(struct export_stacks *s, size_t n)
+{
+	uint32_t *idx = n <= UINT32_MAX ? malloc((n ? n : 1) * sizeof(*idx)) : NULL;
+
+	if (!idx) {
+		qsort_r(s->v, n, sizeof(*s->v), cmp_stack, s);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, n, sizeof(*idx), cmp_stack_at, s);
+	apply_order(s, idx, n);
+	free(idx);
 }
 
 void export_stacks__merge(struct export_stacks *s, size_t n)
 {
-	qsort_r(s->v, n, sizeof(*s->v), cmp_stack, s);
+	sort_stacks(s, n);
 	/* Merge runs of identical stacks: PPs differing only in addresses or lines. */
 	s->cnt = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -317,29 +371,23 @@ void export_stacks__free(struct export_stacks *s)
 		return;
 	strtab__free(s->names);
 	free(s->pool);
-	free(s->mod_pool);
+	free(s->name_of);
+	free((void *)s->mod_of);
 	free(s->v);
 	free(s);
 }
 
-/* Index in t of the interned display name of frame index fi, computed once per index
- * (cache[fi]: that index + 1, 0 until then). -ENOMEM on failure. */
-static int64_t frame_name(const struct dhat_profile *p, struct strtab *t, uint32_t *cache,
-			  uint32_t fi, bool location)
+/* Index in t of the interned display name of frame index fi, or -ENOMEM. */
+static int64_t frame_name(const struct dhat_profile *p, struct strtab *t, uint32_t fi,
+			  bool location)
 {
-	const char *text = dhat_profile__frame(p, fi);
-	char *name;
+	char *name = export_frame__name(dhat_profile__frame(p, fi), location);
 	int64_t k;
 
-	if (fi < p->ftbl_cnt && cache[fi])
-		return cache[fi] - 1;
-	name = export_frame__name(text, location);
 	if (!name)
 		return -ENOMEM;
 	k = strtab__intern(t, name, strlen(name));
 	free(name);
-	if (k >= 0 && fi < p->ftbl_cnt)
-		cache[fi] = (uint32_t)k + 1;
 	return k;
 }
 
@@ -358,8 +406,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	bool location = opts && opts->location, *plumbing = NULL;
 	uint8_t *mods = NULL;
 	struct export_stacks *s = NULL;
-	uint32_t *cache = NULL, unknown;
-	size_t frames = 0, n = 0, used = 0;
+	size_t n = 0;
 	int64_t k;
 	int err;
 
@@ -370,38 +417,30 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 	if (!s)
 		return -ENOMEM;
 	s->names = strtab__new();
-	cache = calloc(p->ftbl_cnt + 1, sizeof(*cache));
+	s->name_of = calloc(p->ftbl_cnt + 1, sizeof(*s->name_of));
 	s->v = calloc(p->pp_cnt + 1, sizeof(*s->v));
+	s->fs = p->fs_pool;
+	s->ftbl_cnt = p->ftbl_cnt;
 	err = export_plumbing__mark(p, opts, &plumbing);
 	if (!err)
 		err = frame_modules(p, &mods);
 	if (err)
 		goto cleanup;
-	if (!s->names || !cache || !s->v) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (size_t i = 0; i < p->pp_cnt; i++)
-		frames += p->pps[i].fs_cnt ? p->pps[i].fs_cnt : 1;
-	if (frames >= UINT32_MAX) { /* export_stack.off */
-		err = -EOVERFLOW;
-		goto cleanup;
-	}
-	s->pool = calloc(frames + 1, sizeof(*s->pool));
-	s->mod_pool = calloc(frames + 1, 1);
+	mods[p->ftbl_cnt] = EXPORT_MOD_UNKNOWN; /* frame indices out of range: "???" */
+	s->mod_of = mods;
+	mods = NULL;
 	k = strtab__intern(s->names, "[unknown]", 9);
-	if (!s->pool || !s->mod_pool || k < 0) {
+	if (!s->names || !s->name_of || !s->v || k < 0) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	unknown = (uint32_t)k;
+	s->unknown = (uint32_t)k;
 
 	for (size_t i = 0; i < p->pp_cnt; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
 		struct export_stack *st = &s->v[n];
 		const uint32_t *fs = dhat_profile__pp_fs(p, pp);
 		size_t cut = export_plumbing__cut(plumbing, p, pp);
-		uint32_t *ids;
 		uint64_t v, v2;
 
 		pp_weights(pp, w, &v, &v2);
@@ -409,29 +448,28 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 		s->total2 += v2;
 		if (!v)
 			continue;
-		st->off = (uint32_t)used;
-		ids = export_stack__ids(s, st);
 		st->w = v;
 		st->w2 = v2;
 		if (!pp->fs_cnt) {
-			ids[0] = unknown;
-			s->mod_pool[used] = EXPORT_MOD_UNKNOWN;
+			st->off = EXPORT_NO_FRAMES;
 			st->cnt = 1;
+		} else {
+			st->off = pp->fs_off + (uint32_t)cut;
+			st->cnt = pp->fs_cnt - (uint32_t)cut;
 		}
-		/* fs is innermost first; folded stacks are outermost first. */
+		/* Each frame's name, once per frame index. */
 		for (size_t j = cut; j < pp->fs_cnt; j++) {
-			int64_t name = frame_name(p, s->names, cache, fs[j], location);
+			uint32_t fi = fs[j] < p->ftbl_cnt ? fs[j] : (uint32_t)p->ftbl_cnt;
 
-			if (name < 0) {
+			if (s->name_of[fi])
+				continue;
+			k = frame_name(p, s->names, fs[j], location);
+			if (k < 0) {
 				err = -ENOMEM;
 				goto cleanup;
 			}
-			ids[pp->fs_cnt - 1 - j] = (uint32_t)name;
-			s->mod_pool[used + pp->fs_cnt - 1 - j] =
-			    fs[j] < p->ftbl_cnt ? mods[fs[j]] : EXPORT_MOD_UNKNOWN;
-			st->cnt++;
+			s->name_of[fi] = (uint32_t)k + 1;
 		}
-		used += st->cnt;
 		n++;
 	}
 
@@ -452,7 +490,6 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 cleanup:
 	free(mods);
 	free(plumbing);
-	free(cache);
 	export_stacks__free(s);
 	return err;
 }
