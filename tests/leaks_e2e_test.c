@@ -48,7 +48,8 @@ static void wait_turns(const char *ready)
 		  "the service stopped its turns");
 }
 
-/* The tracer on pid with extra options (NULL-terminated), its stderr into log. */
+/* The tracer on pid with extra options (NULL-terminated), its stderr into log: returns once
+ * it says it attached. */
 static pid_t start_tracer(const char *log, pid_t pid, const char *const extra[])
 {
 	char pidarg[32];
@@ -72,6 +73,8 @@ static pid_t start_tracer(const char *log, pid_t pid, const char *const extra[])
 		execv(TRACER_BIN, (char *const *)argv);
 		_exit(127);
 	}
+	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
+		  "the tracer never attached");
 	return t;
 }
 
@@ -178,8 +181,6 @@ static char *trace_tables(const char *tag, const char *min_age, int n, char **te
 	tracer = start_tracer(log, service, opts);
 	/* n tables from a moment the service had allocated since the attach (not n from
 	 * the attach: a starved service may not have run by the first ones). */
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached");
 	wait_turns(ready);
 	text_now = slurp(log);
 	n += count(text_now, TABLE_HEADER);
@@ -245,8 +246,6 @@ Test(leaks_e2e, sigusr1_writes_a_snapshot_and_tracing_goes_on, .timeout = TEST_T
 	snprintf(ready, sizeof(ready), "%s/ready", dir);
 	service = start_service(dir);
 	tracer = start_tracer(log, service, opts);
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached");
 	/* Each snapshot only once the service allocated since what came before (the attach,
 	 * the first snapshot): a starved service would leave them alike. */
 	wait_turns(ready);

@@ -80,13 +80,17 @@ struct export_stacks {
 
 #define EXPORT_NO_FRAMES UINT32_MAX
 
-/* The profile frame index of frame j (outermost first) of a profile-backed stack. */
+/* The slot of frame index f in name_of and mod_of: itself, or ftbl_cnt when out of range. */
+static inline uint32_t export_stacks__slot(const struct export_stacks *s, uint32_t f)
+{
+	return f < s->ftbl_cnt ? f : (uint32_t)s->ftbl_cnt;
+}
+
+/* The name_of/mod_of slot of frame j (outermost first) of a profile-backed stack. */
 static inline uint32_t export_stack__frame(const struct export_stacks *s,
 					   const struct export_stack *st, size_t j)
 {
-	uint32_t f = s->fs[st->off + st->cnt - 1 - j];
-
-	return f < s->ftbl_cnt ? f : (uint32_t)s->ftbl_cnt;
+	return export_stacks__slot(s, s->fs[st->off + st->cnt - 1 - j]);
 }
 
 /* Name index j (outermost first) of stack st: names->strs[it]. */

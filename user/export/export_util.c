@@ -459,7 +459,7 @@ int export_stacks__build_opts(const struct dhat_profile *p, const struct export_
 		}
 		/* Each frame's name, once per frame index. */
 		for (size_t j = cut; j < pp->fs_cnt; j++) {
-			uint32_t fi = fs[j] < p->ftbl_cnt ? fs[j] : (uint32_t)p->ftbl_cnt;
+			uint32_t fi = export_stacks__slot(s, fs[j]);
 
 			if (s->name_of[fi])
 				continue;

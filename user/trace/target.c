@@ -399,35 +399,42 @@ static void handle_stop(struct target *t, pid_t pid, int status)
 	}
 }
 
-/* The processes this tracer has ptrace-seized (TracerPid in their status): at most max. */
-static size_t seized_processes(pid_t *out, size_t max)
+/* The processes in /proc that keep(pid, ctx) accepts: at most max into out. */
+static size_t procs_where(bool (*keep)(pid_t pid, const void *ctx), const void *ctx, pid_t *out,
+			  size_t max)
 {
 	DIR *d = opendir("/proc");
-	pid_t me = getpid();
 	struct dirent *de;
 	size_t n = 0;
 
 	while (d && n < max && (de = readdir(d))) {
-		char path[64], line[128];
 		pid_t pid = (pid_t)atoi(de->d_name);
-		FILE *f;
 
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-		if (!(f = fopen(path, "re")))
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "TracerPid:", 10)) {
-				if ((pid_t)atoi(line + 10) == me)
-					out[n++] = pid;
-				break;
-			}
-		fclose(f);
+		if (pid > 0 && keep(pid, ctx))
+			out[n++] = pid;
 	}
 	if (d)
 		closedir(d);
 	return n;
+}
+
+/* pid is ptrace-seized by *(pid_t *)tracer (TracerPid in its status). */
+static bool traced_by(pid_t pid, const void *tracer)
+{
+	char path[64], line[128];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "TracerPid:", 10)) {
+			yes = (pid_t)atoi(line + 10) == *(const pid_t *)tracer;
+			break;
+		}
+	fclose(f);
+	return yes;
 }
 
 /* Let a seized process go: stop it (PTRACE_INTERRUPT), then detach, handing on a signal it
@@ -452,10 +459,10 @@ static void detach_one(pid_t pid)
  * reaches them. Each round catches the children of forks the previous one interrupted. */
 static void detach_survivors(void)
 {
-	pid_t pids[1024];
+	pid_t pids[1024], me = getpid();
 	size_t n;
 
-	for (int round = 0; round < 16 && (n = seized_processes(pids, 1024)); round++)
+	for (int round = 0; round < 16 && (n = procs_where(traced_by, &me, pids, 1024)); round++)
 		for (size_t i = 0; i < n; i++)
 			detach_one(pids[i]);
 }
@@ -542,26 +549,15 @@ bool target__gone_within(struct target *t, int ms)
 	return t->pidfd >= 0 ? poll(&pfd, 1, ms) == 1 : !target__alive(t, &status);
 }
 
-/* Every live descendant of root, found through the parents in /proc: at most max into out.
- * Read before root dies, while they are still its descendants (then init's children). */
-static size_t descendants(pid_t root, pid_t *out, size_t max)
+/* pid descends from *(pid_t *)root, found through the parents in /proc. */
+static bool descends_from(pid_t pid, const void *root)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	size_t n = 0;
+	pid_t r = *(const pid_t *)root, p = pid;
 
-	while (d && n < max && (de = readdir(d))) {
-		pid_t pid = (pid_t)atoi(de->d_name), p = pid;
-
-		/* A bounded walk: a pid reused during it cannot make a loop. */
-		for (int depth = 0; p > 1 && p != root && depth < 64; depth++)
-			p = target__ppid(p);
-		if (pid > 0 && pid != root && p == root)
-			out[n++] = pid;
-	}
-	if (d)
-		closedir(d);
-	return n;
+	/* A bounded walk: a pid reused during it cannot make a loop. */
+	for (int depth = 0; p > 1 && p != r && depth < 64; depth++)
+		p = target__ppid(p);
+	return pid != r && p == r;
 }
 
 void target__stop(struct target *t, bool kill_tree)
@@ -575,8 +571,9 @@ void target__stop(struct target *t, bool kill_tree)
 		kill(t->pid, SIGTERM);
 		return;
 	}
-	/* What the command started dies with it (a shell's pipeline, a server's workers). */
-	n = descendants(t->pid, tree, sizeof(tree) / sizeof(tree[0]));
+	/* What the command started dies with it (a shell's pipeline, a server's workers). Read
+	 * before the command dies, while they are still its descendants (then init's). */
+	n = procs_where(descends_from, &t->pid, tree, sizeof(tree) / sizeof(tree[0]));
 	kill(t->pid, SIGKILL);
 	for (size_t i = 0; i < n; i++)
 		kill(tree[i], SIGKILL);
