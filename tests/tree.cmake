@@ -24,3 +24,9 @@ set_target_properties(tree_node_static PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMA
 add_dependencies(tree_e2e_test tree_node_static)
 target_compile_definitions(tree_e2e_test PRIVATE
 	TREE_NODE_STATIC_BIN="$<TARGET_FILE:tree_node_static>")
+
+# tree_links: the per-process link sets of a tree traced with session links, without BPF.
+add_criterion_test(tree_links_test
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tree_links_test.c
+	LIBS tracer_core
+	LABELS unit)

@@ -243,6 +243,106 @@ Test(tree_e2e, no_follow_traces_the_first_process_only, .timeout = TEST_TIMEOUT(
 	free(dir);
 }
 
+/* The images of one run of the three-level tree in dir, the tracer's -v log in *log. */
+static size_t three_levels(const char *dir, const char *env, struct image *img, char **log)
+{
+	const char *t = TREE_NODE_BIN;
+	char cmd[4096];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s %s -v -o %s/t-%%p.json -- %s 3 fork %s 5 exec %s 7 fork %s 11 2>&1",
+		 env, TRACER_BIN, dir, t, t, t, t);
+	rc = e2e_run(cmd, log);
+	cr_assert_eq(rc, 0, "tracer: %d\n%s", rc, *log);
+	return load_images(dir, img);
+}
+
+/* A spawned tree gets session links per process (each made at the process's birth stop);
+ * without session uprobes it falls back to inherited probes. Both see the same images with
+ * the same counts. */
+Test(tree_e2e, per_process_session_links_match_inherited_probes, .timeout = TEST_TIMEOUT(300))
+{
+	struct image a[IMAGES_MAX], b[IMAGES_MAX];
+	char *dir_a, *dir_b, *log_a = NULL, *log_b = NULL;
+	size_t na, nb;
+
+	E2E_REQUIRE_ROOT();
+	dir_a = e2e_tmpdir("tree-session");
+	dir_b = e2e_tmpdir("tree-inherit");
+	na = three_levels(dir_a, "TRACER_NO_SESSION=0", a, &log_a);
+	nb = three_levels(dir_b, "TRACER_NO_SESSION=1", b, &log_b);
+	cr_expect(strstr(log_a, "as session uprobe-multi links"), "default: session links\n%s",
+		  log_a);
+	cr_expect(strstr(log_b, "as inherited perf events"), "fallback: inherited\n%s", log_b);
+	cr_expect_eq(na, 6, "session links: %zu profiles", na);
+	cr_expect_eq(nb, na, "inherited: %zu profiles, session links: %zu", nb, na);
+	for (size_t i = 0; i < na; i++) {
+		size_t same = 0;
+
+		for (size_t j = 0; j < nb; j++)
+			same += !strcmp(a[i].cmd, b[j].cmd) && a[i].blocks == b[j].blocks &&
+				a[i].bytes == b[j].bytes;
+		cr_expect_geq(same, 1, "%s (%llu blocks, %llu bytes): no inherited image alike",
+			      a[i].cmd, (unsigned long long)a[i].blocks,
+			      (unsigned long long)a[i].bytes);
+	}
+	free(log_a);
+	free(log_b);
+	free(dir_a);
+	free(dir_b);
+}
+
+/* The profiles of dir whose command line is cmd and which count blocks. */
+static size_t count_profiles(const char *dir, const char *cmd, uint64_t blocks, size_t *all)
+{
+	struct dirent *de;
+	size_t hits = 0;
+	DIR *d = opendir(dir);
+
+	cr_assert_not_null(d, "%s: %s", dir, strerror(errno));
+	*all = 0;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char path[1200], err[512];
+		struct dhat_profile *p;
+
+		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		p = dhat_profile__load(path, err, sizeof(err));
+		cr_assert_not_null(p, "%s", err);
+		hits += p->cmd && !strcmp(p->cmd, cmd) && p->total_blocks == blocks;
+		(*all)++;
+		dhat_profile__free(p);
+	}
+	closedir(d);
+	return hits;
+}
+
+/* Short-lived children one after another: each is probed from its birth (its links made
+ * while it is held, closed once it is reaped), none is missed. */
+Test(tree_e2e, forty_children_in_a_row, .timeout = TEST_TIMEOUT(300))
+{
+	char *dir, *out = NULL, cmd[4096], node[1200];
+	size_t hits, all;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("tree-row");
+	snprintf(cmd, sizeof(cmd),
+		 "%s -q -o %s/row-%%p.json -- sh -c 'i=0; while [ $i -lt 40 ]; do %s 2; "
+		 "i=$((i+1)); done' 2>&1",
+		 TRACER_BIN, dir, TREE_NODE_BIN);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 0, "tracer: %d\n%s", rc, out);
+	free(out);
+	snprintf(node, sizeof(node), "%s 2", TREE_NODE_BIN);
+	hits = count_profiles(dir, node, 2, &all);
+	cr_expect_eq(hits, 40, "%zu of 40 children seen with their 2 blocks (%zu profiles)", hits,
+		     all);
+	free(dir);
+}
+
 /* A process started by the test that says "ready", then waits for GO to fork workers. */
 static pid_t start_workers(const char *dir, const char *tag, int k, int m, char *go, size_t gosz)
 {

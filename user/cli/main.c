@@ -214,6 +214,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	target__pids(r->target, &target_cnt);
 	lopts.follow = r->follow;
 	lopts.inherit = target_cnt > 1 || r->args->cgroup;
+	lopts.hold_children = r->follow && target__holds_births(r->target);
 	r->dwarf = lopts.unwind_dwarf = run__choose_unwind(r);
 	/* Known once the unwind mode is: a usage error, not an attach failure. */
 	if (lopts.ringbuf_sz && lopts.ringbuf_sz < loader__ringbuf_min(&lopts)) {

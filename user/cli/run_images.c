@@ -147,6 +147,23 @@ static void on_exec_stop(void *ctx, pid_t pid)
 		attach_allocator_for_image(r, t);
 }
 
+/* target_stop_fn (follow): pid was born in the tree and waits before its first
+ * instruction: with per-process probes it gets its own now. */
+static void on_birth_stop(void *ctx, pid_t pid)
+{
+	struct run *r = ctx;
+
+	loader__add_child(r->loader, pid);
+}
+
+/* target_stop_fn (follow): pid is gone: its own probes go too. */
+static void on_reaped(void *ctx, pid_t pid)
+{
+	struct run *r = ctx;
+
+	loader__process_gone(r->loader, pid);
+}
+
 /* --cgroup: the processes that entered the cgroup since the last look (not those its
  * traced processes forked: the fork tracepoint follows them). */
 void run__add_new_procs(struct run *r)
@@ -226,6 +243,7 @@ int run__start_target(struct run *r, char *const argv[])
 {
 	struct target_opts topts = { .drop_privs = !r->args->as_root, .follow = r->follow,
 				     .on_exit_stop = on_exit_stop, .on_exec_stop = on_exec_stop,
+				     .on_birth_stop = on_birth_stop, .on_reaped = on_reaped,
 				     .ctx = r };
 	pid_t missing = 0;
 

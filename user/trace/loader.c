@@ -17,8 +17,17 @@
  *            kernel >= 6.6).
  *   each     one link per probe, the programs loaded as plain uprobes.
  * Both multi kinds are made with a raw BPF_LINK_CREATE: libbpf 1.1 has no API for them.
- * Followed process trees use inherited perf events instead (loader_inherit.c), which carry
- * no session: the multi mode's two programs. Tearing down a uprobe link waits for RCU grace
+ * Followed process trees (follow): when the caller holds every new process of the tree at
+ * its birth (opts.hold_children: a spawned command under ptrace), each process gets session
+ * links of its own, made before its first instruction and closed once it is reaped
+ * (tree_links.h); otherwise (--pid, --cgroup, no ptrace, no session uprobes) inherited perf
+ * events (loader_inherit.c), which carry no session: the multi mode's two programs, every
+ * return trapped. The per-process links' limit, a kernel one: a uprobe-multi program runs
+ * only for its own process, but a session consumer whose program did not run still asks for
+ * the return trap (6.18's uprobe_prog_run() returns 0 for another process), so while two
+ * processes of a tree are alive, each one's calls pay the return trap the other's link asks
+ * for, as inherited probes do. A single process, and each exec'd command of a shell whose
+ * parent has exited, keep every saving. Tearing down a uprobe link waits for RCU grace
  * periods: 33 per-probe links took 3.5 s to detach, the two multi links take 50-80 ms,
  * closed in parallel.
  *
@@ -50,6 +59,7 @@
 #include "alloc_symbols.h"
 #include "environment.h"
 #include "loader_inherit.h"
+#include "tree_links.h"
 #include "uprobe_multi.h"
 #include "x86_prologue.h"
 
@@ -74,6 +84,16 @@ static const char *const attach_mode_names[] = {
 	[ATTACH_INHERIT] = "inherited perf events",
 };
 
+struct probe_plan;
+
+/* One object probed for a followed tree (per-process links): every new process gets it. */
+struct tree_obj {
+	char *path;
+	struct probe_plan *plan;
+};
+
+#define TREE_OBJS_MAX (TREE_LINKS_PER_PROC / 2) /* a session and an entry-only link each */
+
 struct loader {
 	struct alloc_bpf *skel;
 	struct ring_buffer *rb;
@@ -91,6 +111,11 @@ struct loader {
 	size_t inh_cnt[ALLOC_OBJ_MAX];
 	struct inherit_links inh;	/* follow: every inherited probe attached */
 	struct bpf_link *proc_links[3]; /* follow: fork, exec, exit tracepoints */
+	/* follow with opts.hold_children: session links per process (the root's in multi_fd) */
+	bool per_process;
+	struct tree_links *tree;
+	struct tree_obj tree_objs[TREE_OBJS_MAX]; /* what each new process gets links on */
+	size_t tree_obj_cnt;
 };
 
 /* libbpf's own log: warnings at -v, info at -vv, debug (verifier logs) only at -vvv. */
@@ -209,33 +234,82 @@ static int attach_multi(struct loader *l, const struct probe_plans *plans, pid_t
 	return 0;
 }
 
-/* Per object: one session link on the functions with a return probe, one uprobe-multi link
- * on the entry-only ones. -errno when the kernel refuses. */
-static int attach_session(struct loader *l, const struct probe_plans *plans, pid_t pid)
+/* One object's session links for pid: a session link on the functions with a return probe,
+ * a uprobe-multi link on the entry-only ones, appended to fds[*n] (room for 2). -errno when
+ * the kernel refuses (the links made are in fds). */
+static int attach_session_obj(struct loader *l, const char *path, const struct probe_plan *p,
+			      pid_t pid, int *fds, size_t *n)
 {
 	int sess = bpf_program__fd(l->skel->progs.alloc_session);
 	int ent = bpf_program__fd(l->skel->progs.alloc_entry);
-	size_t n = 0;
 	int fd;
 
-	for (size_t i = 0; i < plans->cnt; i++) {
-		const struct probe_plan *p = &plans->obj[i];
-
-		for (int eonly = 0; eonly < 2; eonly++) {
-			if (eonly ? !p->eonly_cnt : !p->ret_cnt)
-				continue;
-			fd = eonly ? uprobe_multi__link(ent, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
-						       p->eonly_off, p->eonly_cookie, p->eonly_cnt,
-						       false, pid)
-				   : uprobe_multi__link(sess, TRACE_UPROBE_SESSION, l->syms.objs[i],
-						       p->ret_off, p->ret_cookie, p->ret_cnt,
-						       false, pid);
-			if (fd < 0)
-				return fd;
-			l->multi_fd[n++] = fd;
-		}
+	for (int eonly = 0; eonly < 2; eonly++) {
+		if (eonly ? !p->eonly_cnt : !p->ret_cnt)
+			continue;
+		fd = eonly ? uprobe_multi__link(ent, BPF_TRACE_UPROBE_MULTI, path, p->eonly_off,
+					       p->eonly_cookie, p->eonly_cnt, false, pid)
+			   : uprobe_multi__link(sess, TRACE_UPROBE_SESSION, path, p->ret_off,
+					       p->ret_cookie, p->ret_cnt, false, pid);
+		if (fd < 0)
+			return fd;
+		fds[(*n)++] = fd;
 	}
 	return 0;
+}
+
+/* An object every later process of the tree gets links on (per-process follow). */
+static int tree_obj_add(struct loader *l, const char *path, const struct probe_plan *p)
+{
+	struct tree_obj *o;
+
+	for (size_t i = 0; i < l->tree_obj_cnt; i++)
+		if (!strcmp(l->tree_objs[i].path, path))
+			return 0;
+	if (l->tree_obj_cnt == TREE_OBJS_MAX)
+		return -E2BIG;
+	o = &l->tree_objs[l->tree_obj_cnt];
+	o->path = strdup(path);
+	o->plan = malloc(sizeof(*p));
+	if (!o->path || !o->plan) {
+		free(o->path);
+		free(o->plan);
+		return -ENOMEM;
+	}
+	*o->plan = *p;
+	l->tree_obj_cnt++;
+	return 0;
+}
+
+static void tree_objs_free(struct loader *l)
+{
+	for (size_t i = 0; i < l->tree_obj_cnt; i++) {
+		free(l->tree_objs[i].path);
+		free(l->tree_objs[i].plan);
+	}
+	l->tree_obj_cnt = 0;
+}
+
+static int attach_proc_tracepoints(struct loader *l);
+
+/* Per object, attach_session_obj() for the target (multi_fd). Per-process follow: the
+ * process tracepoints too, and the objects are kept for the processes to come. */
+static int attach_session(struct loader *l, const struct probe_plans *plans, pid_t pid)
+{
+	size_t n = 0;
+	int err = 0;
+
+	if (l->per_process)
+		err = attach_proc_tracepoints(l);
+	for (size_t i = 0; i < plans->cnt && !err; i++) {
+		err = attach_session_obj(l, l->syms.objs[i], &plans->obj[i], pid, l->multi_fd, &n);
+		if (!err && l->per_process)
+			err = tree_obj_add(l, l->syms.objs[i], &plans->obj[i]);
+	}
+	/* The target's own links are multi_fd; the tree knows which objects they cover. */
+	if (!err && l->per_process)
+		err = tree_links__add(l->tree, pid, NULL, 0, (1u << l->tree_obj_cnt) - 1);
+	return err;
 }
 
 static int attach_one(struct bpf_program *prog, struct bpf_link **link, bool retprobe, pid_t pid,
@@ -313,26 +387,39 @@ static int inherit_attach_all(struct loader *l, pid_t pid)
 	return err;
 }
 
-/* inherit: the process tracepoints (follow), then the plans as inherited probes on pid's
- * threads. */
-static int attach_inherit(struct loader *l, const struct probe_plans *plans, pid_t pid,
-			  bool follow)
+/* follow: the fork, exec and exit tracepoints (the traced map, struct proc_event). */
+static int attach_proc_tracepoints(struct loader *l)
 {
 	struct bpf_program *tps[3] = { l->skel->progs.proc_fork, l->skel->progs.proc_exec,
 				       l->skel->progs.proc_exit };
 	int err;
 
-	for (size_t k = 0; k < plans->cnt; k++)
-		l->inh_cnt[k] = inherit_probes(&plans->obj[k], l->inh_probes[k]);
-	/* Tracepoints first: a fork during the attach must already put the child in the
-	 * traced map (it inherits the probes attached so far). */
-	for (int i = 0; i < 3 && follow; i++) {
+	for (int i = 0; i < 3; i++) {
 		l->proc_links[i] = bpf_program__attach(tps[i]);
 		if (!l->proc_links[i]) {
 			err = -errno;
 			elog("cannot attach %s: %s\n", bpf_program__name(tps[i]), strerror(-err));
 			return err;
 		}
+	}
+	return 0;
+}
+
+/* inherit: the process tracepoints (follow), then the plans as inherited probes on pid's
+ * threads. */
+static int attach_inherit(struct loader *l, const struct probe_plans *plans, pid_t pid,
+			  bool follow)
+{
+	int err;
+
+	for (size_t k = 0; k < plans->cnt; k++)
+		l->inh_cnt[k] = inherit_probes(&plans->obj[k], l->inh_probes[k]);
+	/* Tracepoints first: a fork during the attach must already put the child in the
+	 * traced map (it inherits the probes attached so far). */
+	if (follow) {
+		err = attach_proc_tracepoints(l);
+		if (err)
+			return err;
 	}
 	return inherit_attach_all(l, pid);
 }
@@ -422,6 +509,7 @@ static int configure_dwarf(struct loader *l, const struct loader_opts *opts, siz
 struct detach_job {
 	int fd;
 	struct bpf_link *link;
+	struct tree_links *tree; /* per-process links: all of them */
 	pthread_t thread;
 	bool threaded;
 };
@@ -433,6 +521,7 @@ static void *detach_one(void *arg)
 	if (j->fd >= 0)
 		close(j->fd);
 	bpf_link__destroy(j->link);
+	tree_links__close_all(j->tree);
 	return NULL;
 }
 
@@ -444,7 +533,7 @@ static void *detach_one(void *arg)
  */
 static void detach_links(struct loader *l, bool usdt)
 {
-	struct detach_job jobs[2 * ALLOC_OBJ_MAX + 2 * FN_COUNT + 3 + 2];
+	struct detach_job jobs[2 * ALLOC_OBJ_MAX + 2 * FN_COUNT + 3 + 2 + 1];
 	size_t n = 0;
 
 	for (int i = 0; i < 2 * ALLOC_OBJ_MAX; i++) {
@@ -455,6 +544,8 @@ static void detach_links(struct loader *l, bool usdt)
 	for (size_t i = 0; i < l->link_cnt; i++)
 		jobs[n++] = (struct detach_job){.fd = -1, .link = l->links[i]};
 	l->link_cnt = 0;
+	if (tree_links__count(l->tree))
+		jobs[n++] = (struct detach_job){.fd = -1, .tree = l->tree};
 	loader_inherit__detach(&l->inh);
 	for (int i = 0; i < 3; i++) {
 		if (l->proc_links[i])
@@ -538,16 +629,21 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 
 /* The first mode to try for opts. TRACER_NO_SESSION=1 (hidden, for tests and benchmarks)
  * starts at the fallback the kernels without session uprobes get. */
-static enum attach_mode first_mode(const struct loader_opts *opts, bool inherit)
+static bool no_session_env(void)
 {
 	const char *no_session = getenv("TRACER_NO_SESSION");
 
+	return no_session && *no_session && strcmp(no_session, "0");
+}
+
+static enum attach_mode first_mode(const struct loader_opts *opts, bool inherit)
+{
 	if (inherit)
 		return ATTACH_INHERIT;
 	if (opts->per_probe_links)
 		return ATTACH_EACH;
-	if (no_session && *no_session && strcmp(no_session, "0")) {
-		vlog("TRACER_NO_SESSION=%s: no session uprobes\n", no_session);
+	if (no_session_env()) {
+		vlog("TRACER_NO_SESSION=%s: no session uprobes\n", getenv("TRACER_NO_SESSION"));
 		return ATTACH_MULTI;
 	}
 	return ATTACH_SESSION;
@@ -640,8 +736,18 @@ struct loader *loader__new(const struct loader_opts *opts)
 
 	/* open -> configure -> load -> attach, in the best mode the kernel takes: sessions,
 	 * then uprobe-multi, then per-probe links (each reloads the programs for its links). */
-	l->inherit = opts->inherit || opts->follow;
-	for (mode = first_mode(opts, l->inherit);; mode++) {
+	/* A followed tree whose every new process is held at birth: session links per
+	 * process, falling back to inherited probes (not to multi links) when refused. */
+	l->per_process = opts->follow && opts->hold_children && !opts->inherit &&
+			 !opts->per_probe_links && !no_session_env();
+	l->inherit = opts->inherit || (opts->follow && !l->per_process);
+	if (l->per_process && !(l->tree = tree_links__new())) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (mode = first_mode(opts, l->inherit);;) {
+		enum attach_mode next = mode + 1;
+
 		err = open_load(l, opts, rb_sz, mode);
 		t1 = mono_ms();
 		if (!err) {
@@ -650,11 +756,18 @@ struct loader *loader__new(const struct loader_opts *opts)
 		}
 		if (!err || mode >= ATTACH_EACH || err == -ESRCH)
 			break;
+		if (l->per_process) {
+			l->per_process = false;
+			l->inherit = true;
+			tree_objs_free(l);
+			next = ATTACH_INHERIT;
+		}
 		vlog("no %s (%s): trying %s\n", attach_mode_names[mode], strerror(-err),
-		     attach_mode_names[mode + 1]);
+		     attach_mode_names[next]);
 		detach_allocators(l);
 		alloc_bpf__destroy(l->skel);
 		l->skel = NULL;
+		mode = next;
 	}
 	if (err)
 		goto cleanup;
@@ -721,16 +834,69 @@ bool loader__is_traced(struct loader *l, pid_t pid)
 	       !bpf_map__lookup_elem(l->skel->maps.traced, &tgid, sizeof(tgid), &v, sizeof(v), 0);
 }
 
+/* Per-process follow: session links for pid on every tree object it has none on. */
+static int tree_attach(struct loader *l, pid_t pid)
+{
+	unsigned have = tree_links__objs(l->tree, pid), objs = 0;
+	int fds[TREE_LINKS_PER_PROC];
+	size_t n = 0;
+	int err = 0;
+
+	for (size_t k = 0; k < l->tree_obj_cnt && !err; k++)
+		if (!(have & (1u << k))) {
+			err = attach_session_obj(l, l->tree_objs[k].path, l->tree_objs[k].plan,
+						 pid, fds, &n);
+			objs |= 1u << k;
+		}
+	if (err) {
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		return err;
+	}
+	return n ? tree_links__add(l->tree, pid, fds, n, objs) : 0;
+}
+
+int loader__add_child(struct loader *l, pid_t pid)
+{
+	int err;
+
+	if (!l || !l->skel || !l->per_process)
+		return 0; /* inherited probes reach it by themselves */
+	if (tree_links__has(l->tree, pid))
+		return 0;
+	err = tree_attach(l, pid);
+	if (err && err != -ESRCH)
+		elog("cannot attach the allocator probes to pid %d: %s\n", (int)pid,
+		     strerror(-err));
+	return err;
+}
+
+void loader__process_gone(struct loader *l, pid_t pid)
+{
+	if (l && l->per_process)
+		tree_links__drop(l->tree, pid);
+}
+
 int loader__attach_image(struct loader *l, pid_t pid, const struct alloc_symbols *syms)
 {
 	struct inherit_probe probes[2 * FN_COUNT];
 	struct probe_plans *plans;
 	int err;
 
-	if (!l || !l->skel || !l->inherit)
+	if (!l || !l->skel || !(l->inherit || l->per_process))
 		return -ENOTSUP;
 	plans = malloc(sizeof(*plans));
 	err = plans ? plan_probes(syms, NULL, plans) : -ENOMEM;
+	if (l->per_process) {
+		/* New objects join the tree's: pid gets links on them, and so does every
+		 * process born from now on. The root's first objects are in its multi_fd. */
+		for (size_t k = 0; !err && k < plans->cnt; k++)
+			err = tree_obj_add(l, syms->objs[k], &plans->obj[k]);
+		if (!err)
+			err = tree_attach(l, pid);
+		free(plans);
+		return err;
+	}
 	for (size_t k = 0; !err && k < plans->cnt; k++)
 		err = loader_inherit__attach(&l->inh, l->skel->progs.alloc_entry,
 					     l->skel->progs.alloc_return, syms->objs[k], probes,
@@ -777,6 +943,8 @@ void loader__free(struct loader *l)
 	ring_buffer__free(l->rb);
 	detach_links(l, true);
 	loader_inherit__wait(&l->inh); /* begun by loader__stop: overlapped with the output */
+	tree_links__free(l->tree);
+	tree_objs_free(l);
 	t1 = mono_ms();
 	alloc_bpf__destroy(l->skel); /* detaches the USDT links stored in skel->links */
 	t2 = mono_ms();

@@ -31,13 +31,18 @@ struct loader_opts {
 	bool per_probe_links;	 /* one link per probe even where uprobe-multi links exist */
 	bool paused;		 /* the programs stay silent until loader__resume (more probes
 				  * sharing the ring are loaded meanwhile, nobody reads it yet) */
-	/* Follow the process tree: probes as inherited perf events (loader_inherit.h) that
-	 * reach every thread, fork, vfork and exec'd image of pid, and the fork/exec/exit
-	 * tracepoints announcing them in the ring (struct proc_event). */
+	/* Follow the process tree: every thread, fork, vfork and exec'd image of pid is
+	 * traced, and the fork/exec/exit tracepoints announce them in the ring (struct
+	 * proc_event). The probes: session links per process with hold_children, else
+	 * inherited perf events (loader_inherit.h). */
 	bool follow;
 	/* Probes as inherited perf events even without follow: needed for more than one
 	 * target (loader__add_process). */
 	bool inherit;
+	/* follow: the caller holds every process the tree creates at its birth, before its
+	 * first instruction, and calls loader__add_child then (a spawned command under
+	 * ptrace). The tree then gets session links per process instead of inherited probes. */
+	bool hold_children;
 	__u64 sample_bytes; /* --sample-bytes: mean bytes between sampled blocks; 0: every one */
 };
 
@@ -63,6 +68,16 @@ struct loader *loader__new(const struct loader_opts *opts);
  * allocator's. Needs opts.inherit or opts.follow. Returns 0 or -errno (-ESRCH: gone).
  */
 int loader__add_process(struct loader *l, pid_t pid);
+
+/*
+ * follow with opts.hold_children: pid was just born in the tree and waits before its first
+ * instruction: it gets probes of its own (on every object probed so far). 0 and nothing to
+ * do with inherited probes, or when it has them already. Returns 0 or -errno.
+ */
+int loader__add_child(struct loader *l, pid_t pid);
+
+/* A process of the tree is gone (reaped): its own probes are closed (in the background). */
+void loader__process_gone(struct loader *l, pid_t pid);
 
 /* True if BPF traces process pid (a target, or followed from one). */
 bool loader__is_traced(struct loader *l, pid_t pid);

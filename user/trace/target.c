@@ -33,6 +33,7 @@ struct target {
 	pid_t *seen;		/* cgroup: every process reported so far */
 	size_t seen_cnt, seen_cap;
 	struct target_opts opts;
+	bool seized;		/* spawned: ptrace-seized, its hold points work */
 	char cmdline[1024];
 };
 
@@ -163,9 +164,15 @@ struct target *target__spawn(char *const argv[], const struct target_opts *opts)
 	t->pid_cnt = 1;
 	join_cmdline(t->cmdline, sizeof(t->cmdline), argv);
 	err = seize_for_exit_stop(t->pid, t->opts.follow);
+	t->seized = !err;
 	if (err)
 		vlog("ptrace: %s: maps of a short-lived target may be missed\n", strerror(-err));
 	return t;
+}
+
+bool target__holds_births(const struct target *t)
+{
+	return t && t->is_child && t->seized && t->opts.follow;
 }
 
 /*
@@ -389,10 +396,14 @@ static void handle_stop(struct target *t, pid_t pid, int status)
 		ptrace(PTRACE_CONT, pid, 0, 0);
 		break;
 	case PTRACE_EVENT_STOP:
-		if (is_group_stop_sig(sig))
+		if (is_group_stop_sig(sig)) {
 			ptrace(PTRACE_LISTEN, pid, 0, 0); /* group stop: stay stopped */
-		else
-			ptrace(PTRACE_CONT, pid, 0, 0); /* a new child's first stop */
+			break;
+		}
+		/* A new child's first stop, before its first instruction. */
+		if (t->opts.on_birth_stop)
+			t->opts.on_birth_stop(t->opts.ctx, pid);
+		ptrace(PTRACE_CONT, pid, 0, 0);
 		break;
 	default:
 		ptrace(PTRACE_CONT, pid, 0, sig); /* deliver the signal */
@@ -485,6 +496,8 @@ static bool wait_child(struct target *t, int *status, bool block)
 			handle_stop(t, p, st);
 			continue;
 		}
+		if (p != t->pid && t->opts.on_reaped)
+			t->opts.on_reaped(t->opts.ctx, p);
 		if (p == t->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
 			*status = st;
 			if (t->opts.follow)

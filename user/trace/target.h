@@ -31,6 +31,9 @@ struct target_opts {
 	bool follow;		     /* spawn: hold points in every process of the tree */
 	target_stop_fn on_exit_stop; /* about to exit: the last moment its maps can be read */
 	target_stop_fn on_exec_stop; /* follow: exec'd, the new image not started yet */
+	target_stop_fn on_birth_stop; /* follow: a new process (fork, vfork), stopped before
+				       * its first instruction */
+	target_stop_fn on_reaped;     /* follow: a process of the tree is gone (reaped) */
 	void *ctx;		     /* passed to the callbacks */
 };
 
@@ -59,6 +62,10 @@ int target__new_procs(struct target *t, pid_t *out, size_t max);
 /* The processes given as targets when it was made (the spawned child, the --pid list, the
  * cgroup's first processes). */
 const pid_t *target__pids(const struct target *t, size_t *cnt);
+
+/* A spawned child followed with hold points: every process its tree creates stops at its
+ * birth (on_birth_stop) before it runs. False if the ptrace seize failed. */
+bool target__holds_births(const struct target *t);
 
 /* Let a held child exec. Returns 0 once it has exec'd, or -errno of its exec failure (the
  * child is then reaped). No-op for an attached process. */
