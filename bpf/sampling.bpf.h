@@ -35,6 +35,10 @@
  * tests/sampling_test.c compiles this header on the host, with a variable it sets. */
 #ifndef SAMPLING_HOST_TEST
 const volatile __u64 sample_bytes = 0;
+/* sample__threshold(s, sample_bytes) - 1 of every size s below SAMPLE_TABLE_SIZES, filled by
+ * the loader (sample__fill_table): most blocks are small, and the threshold's divisions
+ * cost ~30 ns a call here, a lookup nothing. */
+const volatile __u32 sample_table[SAMPLE_TABLE_SIZES] = {};
 #endif
 
 /* call_state.sampled, decided at the outermost entry. */
@@ -74,10 +78,15 @@ static __always_inline struct sampled_key sample__key(__u64 addr)
 				    .tgid = (__u32)(bpf_get_current_pid_tgid() >> 32)};
 }
 
-/* Whether a new block of size bytes is sampled: a draw against p(size). */
+/* Whether a new block of size bytes is sampled: a draw against p(size), the very threshold
+ * userspace weighs it with (the table holds it, minus 1, for small sizes). */
 static __always_inline bool sample__draw(__u64 size)
 {
-	return (__u64)bpf_get_prandom_u32() < sample__threshold(size, sample_bytes);
+	__u32 r = bpf_get_prandom_u32();
+
+	if (size < SAMPLE_TABLE_SIZES)
+		return r <= sample_table[size];
+	return (__u64)r < sample__threshold(size, sample_bytes);
 }
 
 static __always_inline bool sample__known(__u64 addr)

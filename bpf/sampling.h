@@ -25,6 +25,7 @@
 #endif
 
 #define SAMPLE_ONE	 (1ull << 32)  /* probability 1 in Q32 */
+#define SAMPLE_TABLE_SIZES 4096u       /* sizes whose threshold BPF looks up (sample_table) */
 #define SAMPLE_BYTES_MAX (64ull << 20) /* largest N: keeps s << 32 within 64 bits */
 
 /* (a * b) >> 32 for a, b <= 2^32, not both equal to 2^32. */
@@ -75,6 +76,14 @@ static inline __u64 sample__threshold(__u64 size, __u64 n)
 	if (!p)
 		return 1;
 	return p > SAMPLE_ONE ? SAMPLE_ONE : p;
+}
+
+/* The table BPF draws small sizes against: sample__threshold(s, n) - 1 for each size s below
+ * SAMPLE_TABLE_SIZES (a threshold is 1..2^32, so the table fits 32 bits). */
+static inline void sample__fill_table(__u32 *table, __u64 n)
+{
+	for (__u32 s = 0; s < SAMPLE_TABLE_SIZES; s++)
+		table[s] = (__u32)(sample__threshold(s, n) - 1);
 }
 
 #endif

@@ -28,7 +28,8 @@ static const struct {
 	const char *fn; /* the site's function */
 	double size;
 } MIX[] = {{"alloc_24", 24},	 {"alloc_200", 200},	 {"alloc_1500", 1500},
-	   {"alloc_9000", 9000}, {"alloc_70000", 70000}, {"grow_400", 400}};
+	   {"alloc_9000", 9000}, {"alloc_70000", 70000}, {"grow_400", 400},
+	   {"alloc_r3000", 3000}};
 #define MIX_CNT (sizeof(MIX) / sizeof(MIX[0]))
 
 /* Every block of the run, exact figures and the variances of their estimates. */
@@ -78,16 +79,16 @@ static void site_of(const struct dhat_profile *p, const char *fn, double *bytes)
 	e2e_sites_free(s, n);
 }
 
-static struct dhat_profile *trace(const char *dir, const char *name, const char *opts,
-				  char **summary)
+static struct dhat_profile *trace(const char *dir, const char *name, const char *env,
+				  const char *opts, char **summary)
 {
 	char cmd[2048], path[1024], sum[1024], err[512];
 	struct dhat_profile *p;
 
 	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
 	snprintf(sum, sizeof(sum), "%s/%s.summary", dir, name);
-	snprintf(cmd, sizeof(cmd), "%s %s -o %s --summary %s -- %s", TRACER_BIN, opts, path, sum,
-		 SAMPLE_MIX_BIN);
+	snprintf(cmd, sizeof(cmd), "%s %s %s -o %s --summary %s -- %s", env, TRACER_BIN, opts, path,
+		 sum, SAMPLE_MIX_BIN);
 	cr_assert_eq(e2e_run(cmd, NULL), 0, "%s", cmd);
 	p = dhat_profile__load(path, err, sizeof(err));
 	cr_assert_not_null(p, "%s", err);
@@ -167,7 +168,7 @@ Test(sampling_e2e, estimates_land_within_six_sigma, .timeout = TEST_TIMEOUT(300)
 	dir = e2e_tmpdir("sampling");
 
 	/* Exact mode: the known figures, to the byte (nothing else in the program allocates). */
-	x = trace(dir, "exact", "", &xsum);
+	x = trace(dir, "exact", "", "", &xsum);
 	cr_expect_eq(x->sample_bytes, 0);
 	cr_expect_eq((double)x->total_bytes, e.bytes, "exact bytes %llu",
 		     (unsigned long long)x->total_bytes);
@@ -177,13 +178,19 @@ Test(sampling_e2e, estimates_land_within_six_sigma, .timeout = TEST_TIMEOUT(300)
 	cr_expect_eq(got, MIX_ROUNDS * 600.0);
 	cr_expect_null(strstr(xsum, "estimates"), "%s", xsum);
 
-	/* Sampled: estimates, on the inherited probes (followed) and on session uprobes
-	 * (--no-follow), where an unsampled malloc's return trap is skipped. */
-	s = trace(dir, "sampled", "--sample-bytes 4K", &ssum);
+	/* Sampled: estimates, on session uprobes (followed: per-process links; --no-follow),
+	 * where an unsampled malloc's and an unsampled glibc realloc's return traps are skipped
+	 * and realloc(NULL, n) is decided by the malloc it jumps to, and on the inherited probes
+	 * (no session: every return trapped, every call decided at its entry). */
+	s = trace(dir, "sampled", "", "--sample-bytes 4K", &ssum);
 	check_sampled(&e, s, ssum);
 	free(ssum);
 	dhat_profile__free(s);
-	s = trace(dir, "sampled-nf", "--sample-bytes 4K --no-follow", &ssum);
+	s = trace(dir, "sampled-inherited", "TRACER_NO_SESSION=1", "--sample-bytes 4K", &ssum);
+	check_sampled(&e, s, ssum);
+	free(ssum);
+	dhat_profile__free(s);
+	s = trace(dir, "sampled-nf", "", "--sample-bytes 4K --no-follow", &ssum);
 	check_sampled(&e, s, ssum);
 
 	free(xsum);

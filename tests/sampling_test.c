@@ -32,6 +32,7 @@
 #define __type(name, val) __typeof__(val) *name
 
 static __u64 sample_bytes; /* the BPF rodata, settable here */
+static __u32 sample_table[SAMPLE_TABLE_SIZES]; /* the BPF rodata, filled by host_reset */
 static __u32 next_random;  /* what bpf_get_prandom_u32 returns next */
 static bool map_full;	   /* updates of a new key fail with -E2BIG */
 #define HOST_MAP_CAP 64
@@ -113,6 +114,7 @@ enum net_kind { NET_EMPTY = 0, NET_BORN, NET_RESIZED, NET_FREED };
 static void host_reset(__u64 n)
 {
 	sample_bytes = n;
+	sample__fill_table(sample_table, n);
 	next_random = 0;
 	map_full = false;
 	memset(host_keys, 0, sizeof(host_keys));
@@ -121,6 +123,30 @@ static void host_reset(__u64 n)
 }
 
 /* ---- the probability ------------------------------------------------------------------ */
+
+/* BPF draws small sizes against a table and larger ones against the formula: both must be
+ * the threshold userspace weighs with, at the edges of each draw (r = T - 1 sampled, r = T
+ * not), on both sides of the table's end. */
+Test(sampling, table_and_formula_draw_alike)
+{
+	const __u64 ns[] = { 1, 64, 4096, 65536, 512 << 10, SAMPLE_BYTES_MAX };
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		host_reset(ns[i]);
+		for (__u64 s = 0; s < SAMPLE_TABLE_SIZES + 64; s += s < 64 ? 1 : 61) {
+			__u64 t = sample__threshold(s, ns[i]);
+
+			next_random = (__u32)(t - 1);
+			cr_expect(sample__draw(s), "N %llu, size %llu: r = T - 1 is sampled",
+				  (unsigned long long)ns[i], (unsigned long long)s);
+			if (t < SAMPLE_ONE) {
+				next_random = (__u32)t;
+				cr_expect(!sample__draw(s), "N %llu, size %llu: r = T is not",
+					  (unsigned long long)ns[i], (unsigned long long)s);
+			}
+		}
+	}
+}
 
 static double exact_p(__u64 s, __u64 n)
 {

@@ -59,6 +59,7 @@
 #include "alloc_symbols.h"
 #include "environment.h"
 #include "loader_inherit.h"
+#include "sampling.h"
 #include "tree_links.h"
 #include "uprobe_multi.h"
 #include "x86_prologue.h"
@@ -204,6 +205,44 @@ static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct
 	}
 	close(fd);
 	return 0;
+}
+
+/*
+ * glibc's realloc as bpf/alloc.bpf.c's glibc_realloc needs it: malloc, free and realloc in
+ * one libc.so.6, and realloc(NULL, n) a tail jump (jmp rel32) to malloc within its first
+ * 128 bytes, read from the code itself (glibc 2.36: realloc+0x40). Anything else (another
+ * allocator, another build) keeps every realloc's return probe.
+ */
+static bool glibc_realloc_jumps_to_malloc(const struct alloc_symbols *syms)
+{
+	const char *obj = alloc_symbols__obj(syms, FN_REALLOC), *base;
+	size_t off = syms->off[FN_REALLOC], to = syms->off[FN_MALLOC];
+	__u8 code[128];
+	ssize_t n;
+	int fd;
+
+	if (!obj || !off || !to || !alloc_symbols__glibc_malloc(syms) ||
+	    syms->obj[FN_REALLOC] != syms->obj[FN_MALLOC] ||
+	    syms->obj[FN_FREE] != syms->obj[FN_MALLOC])
+		return false;
+	base = strrchr(obj, '/');
+	if (strcmp(base ? base + 1 : obj, "libc.so.6"))
+		return false;
+	fd = safe_open__read(AT_FDCWD, obj, 0, SAFE_OPEN_ELF_MAX);
+	if (fd < 0)
+		return false;
+	n = pread(fd, code, sizeof(code), (off_t)off);
+	close(fd);
+	for (ssize_t i = 0; i + 5 <= n; i++) {
+		__s32 rel;
+
+		if (code[i] != 0xe9)
+			continue;
+		memcpy(&rel, code + i + 1, sizeof(rel));
+		if ((__s64)off + i + 5 + rel == (__s64)to)
+			return true;
+	}
+	return false;
 }
 
 /* Two uprobe-multi links per object: all returns, then all entries (no_ret: no return link,
@@ -611,6 +650,11 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 						   BENCH_NOOP_SITES;
 	l->skel->rodata->bench_cut = opts->bench_cut;
 	l->skel->rodata->sample_bytes = opts->sample_bytes; /* --sample-bytes, 0: exact */
+	if (opts->sample_bytes)
+		sample__fill_table((__u32 *)l->skel->rodata->sample_table, opts->sample_bytes);
+	l->skel->rodata->glibc_realloc = opts->sample_bytes && glibc_realloc_jumps_to_malloc(&l->syms);
+	if (l->skel->rodata->glibc_realloc)
+		dlog("glibc realloc: an unsampled realloc's return is skipped\n");
 	/* Wake the consumer early only when a quarter of the ring is waiting. */
 	l->skel->rodata->wakeup_threshold = rb_sz / 4;
 	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);
