@@ -130,11 +130,6 @@ const volatile __u64 wakeup_threshold = 0; /* unconsumed bytes above which recor
  * prunes the rest), giving the cost floor of the probe sites themselves; BENCH_NOOP_ENTRY
  * also skips every session return probe (the loader attaches no fallback return probe). */
 const volatile __u32 noop = BENCH_NOOP_OFF;
-/* glibc's realloc, checked by the loader in its code: realloc(NULL, n) is a tail jump to the
- * probed malloc, and realloc(p, n) calls the probed malloc (or free) only for a chunk of its
- * own mmap (or n == 0). Sampled mode with sessions then skips unsampled reallocs' returns
- * (glibc_realloc_skippable()). */
-const volatile __u32 glibc_realloc = 0;
 /* Benchmark only: enum bench_cut, the parts of the work left out (bench-trace --cut). */
 const volatile __u32 bench_cut = BENCH_CUT_NONE;
 
@@ -790,18 +785,20 @@ static __always_inline void set_pending(struct call_state *st, __u32 fn, __u64 a
 #define GLIBC_IS_MMAPPED 0x2
 
 /*
- * Sampled mode, glibc: an outermost realloc(p, n) decided unsampled (p not sampled, the new
+ * Sampled mode, glibc (the realloc probe's cookie says the loader checked this object's code:
+ * realloc(NULL, n) is a tail jump to the probed malloc, and realloc(p, n) calls the probed
+ * malloc or free only for a chunk of its own mmap, or for n == 0). An outermost realloc(p, n) decided unsampled (p not sampled, the new
  * block not drawn) has no work at its return, and its trap can be skipped like a leaf
  * primitive's, provided it makes no probed call that would then look outermost: glibc's
  * realloc calls malloc only to move a chunk of its own mmap (or when its arena is out of
  * memory: a rare extra draw, see docs/DESIGN.md) and free only for n == 0, where the free
  * of an unsampled block sends nothing anyway. A header that cannot be read keeps the trap.
  */
-static __always_inline bool glibc_realloc_skippable(__u32 fn, __u64 old)
+static __always_inline bool glibc_realloc_skippable(__u64 cookie, __u64 old)
 {
 	__u64 size_word;
 
-	if (!glibc_realloc || fn != FN_REALLOC || !old)
+	if (!COOKIE_GLIBC_REALLOC(cookie) || !old)
 		return false;
 	if (bpf_probe_read_user(&size_word, sizeof(size_word), (void *)(old - 8)))
 		return false;
@@ -869,7 +866,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	/* Sampled mode, glibc: realloc(NULL, n) jumps to malloc with the caller's frame, so the
 	 * malloc decides, records and walks the same stack as the outermost call (one trap
 	 * less, and no second draw for one block). */
-	if (session && sample_bytes && glibc_realloc && fn == FN_REALLOC && !a0)
+	if (session && sample_bytes && COOKIE_GLIBC_REALLOC(cookie) && !a0)
 		return RET_SKIP;
 	if (fn == FN_FREE) {
 		/* free(NULL) is a no-op: dropped; sampled mode: only sampled blocks' frees. */
@@ -897,7 +894,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	 * never entered (depth 0: the next call from this frame is outermost again). realloc
 	 * (malloc/free inside), Rust's shims and C++'s new/delete do call probed functions:
 	 * their returns stay, or a nested call would be taken for an outermost one. */
-	if (session && !st->sampled && (is_leaf_prim(fn) || glibc_realloc_skippable(fn, a0))) {
+	if (session && !st->sampled && (is_leaf_prim(fn) || glibc_realloc_skippable(cookie, a0))) {
 		st->depth = 0;
 		return RET_SKIP;
 	}

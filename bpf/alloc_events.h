@@ -26,6 +26,8 @@
  *   bits  0..7   enum alloc_fn
  *   bits  8..15  bytes the function pushed before the probe site (entry SP = SP + this)
  *   bits 16..31  offset of the probe site from the function's entry
+ *   bit  32      realloc of a glibc whose code the loader checked (COOKIE_GLIBC_REALLOC:
+ *                bpf/alloc.bpf.c's glibc_realloc_skippable())
  * Entry probes of functions without a return probe (free) sit on the first instruction the
  * kernel emulates rather than single-steps, after the prologue's NULL test (user/x86_prologue.h).
  */
@@ -37,6 +39,8 @@
 #define COOKIE_FN(c)	   ((__u32)(c)&0xff)
 #define COOKIE_SP_ADJ(c)   (((c) >> 8) & COOKIE_SP_ADJ_MAX)
 #define COOKIE_SITE_OFF(c) (((c) >> 16) & COOKIE_SITE_OFF_MAX)
+#define COOKIE_GLIBC_REALLOC_BIT (1ull << 32)
+#define COOKIE_GLIBC_REALLOC(c)	 (((c)&COOKIE_GLIBC_REALLOC_BIT) != 0)
 
 /*
  * Frames kept per user stack, PC included: the BPF frame-pointer walk, the DWARF unwinder

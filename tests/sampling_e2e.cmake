@@ -13,3 +13,8 @@ target_compile_definitions(sampling_e2e_test PRIVATE
 	SAMPLE_MIX_BIN="$<TARGET_FILE:sample_mix>")
 add_dependencies(sampling_e2e_test tracer sample_mix)
 tracer_test_timeout(sampling_e2e_test 600)
+
+# mimalloc preloaded after an exec: a second allocator in the same run (its realloc is not
+# glibc's, so its unsampled reallocs keep their return trap).
+find_library(SAMPLE_MIMALLOC_SO mimalloc REQUIRED)
+target_compile_definitions(sampling_e2e_test PRIVATE MIMALLOC_SO="${SAMPLE_MIMALLOC_SO}")

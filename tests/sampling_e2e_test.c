@@ -17,6 +17,8 @@
 
 #include "dhat_reader.h"
 #include "e2e_util.h"
+#include <dirent.h>
+
 #include "test_timeout.h"
 #include "test_util.h"
 
@@ -196,6 +198,62 @@ Test(sampling_e2e, estimates_land_within_six_sigma, .timeout = TEST_TIMEOUT(300)
 	free(xsum);
 	free(ssum);
 	dhat_profile__free(x);
+	dhat_profile__free(s);
+	free(dir);
+}
+
+/* The profile in dir whose command line mentions what: loaded (NULL if none). */
+static struct dhat_profile *profile_running(const char *dir, const char *what)
+{
+	struct dhat_profile *found = NULL;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	cr_assert_not_null(d, "%s", dir);
+	while (!found && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char path[1200], err[512];
+		struct dhat_profile *p;
+
+		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		p = dhat_profile__load(path, err, sizeof(err));
+		cr_assert_not_null(p, "%s", err);
+		if (p->cmd && strstr(p->cmd, what) && !strstr(p->cmd, "sh -c"))
+			found = p;
+		else
+			dhat_profile__free(p);
+	}
+	closedir(d);
+	return found;
+}
+
+/* A traced shell (glibc) execs the program with mimalloc preloaded: the new image's
+ * allocator is probed at its exec, and its realloc is not glibc's, so realloc(NULL, n) must
+ * not be left to a malloc it does not call (the estimates stay unbiased). */
+Test(sampling_e2e, an_exec_into_another_allocator, .timeout = TEST_TIMEOUT(300))
+{
+	struct expect e = expected();
+	struct dhat_profile *s;
+	char *dir, cmd[2048], *out = NULL, *sum;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("sampling-mi");
+	snprintf(cmd, sizeof(cmd),
+		 "%s --sample-bytes 4K -o %s/mi.json --summary %s/mi.summary -- sh -c "
+		 "'LD_PRELOAD=%s exec %s' 2>&1",
+		 TRACER_BIN, dir, dir, MIMALLOC_SO, SAMPLE_MIX_BIN);
+	cr_assert_eq(e2e_run(cmd, &out), 0, "%s\n%s", cmd, out);
+	cr_expect(strstr(out, "probing its allocator in") && strstr(out, "mimalloc"), "%s", out);
+	free(out);
+	s = profile_running(dir, "sample_mix");
+	cr_assert_not_null(s, "no profile of sample_mix in %s", dir);
+	snprintf(cmd, sizeof(cmd), "%s/mi.summary", dir);
+	sum = tu_slurp(cmd, NULL);
+	cr_assert_not_null(sum);
+	check_sampled(&e, s, sum);
+	free(sum);
 	dhat_profile__free(s);
 	free(dir);
 }

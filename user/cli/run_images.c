@@ -153,7 +153,7 @@ static void on_birth_stop(void *ctx, pid_t pid)
 {
 	struct run *r = ctx;
 
-	loader__add_child(r->loader, pid);
+	loader__add_child(r->loader, pid, target__ppid(pid));
 }
 
 /* target_stop_fn (follow): pid is gone: its own probes go too. */

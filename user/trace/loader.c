@@ -47,6 +47,7 @@
 #include <string.h>
 #include <linux/membarrier.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,8 +116,9 @@ struct loader {
 	/* follow with opts.hold_children: session links per process (the root's in multi_fd) */
 	bool per_process;
 	struct tree_links *tree;
-	struct tree_obj tree_objs[TREE_OBJS_MAX]; /* what each new process gets links on */
+	struct tree_obj tree_objs[TREE_OBJS_MAX]; /* every object some process has links on */
 	size_t tree_obj_cnt;
+	unsigned first_objs; /* the target's first objects (bits of tree_objs) */
 };
 
 /* libbpf's own log: warnings at -v, info at -vv, debug (verifier logs) only at -vvv. */
@@ -158,57 +160,9 @@ struct probe_plans {
 	size_t cnt;
 };
 
-/* Where each function is probed: entry offsets (free: its emulated site), return offsets
- * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h), one plan
- * per probed object of syms. site_off: each function's entry probe site (may be NULL). */
-static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct probe_plans *plans)
-{
-	const size_t *offs = syms->off;
-	const char *free_obj = alloc_symbols__obj(syms, FN_FREE);
-	int fd = free_obj ? safe_open__read(AT_FDCWD, free_obj, 0, SAFE_OPEN_ELF_MAX) : -ENOENT;
-
-	if (fd < 0) {
-		elog("cannot open %s: %s\n", free_obj ? free_obj : "free's object",
-		     safe_open__strerror(fd));
-		return fd;
-	}
-	memset(plans, 0, sizeof(*plans));
-	plans->cnt = syms->obj_cnt;
-	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
-		struct probe_plan *p = &plans->obj[syms->obj[fn]];
-		__u32 sp_adj = 0;
-		size_t site = 0;
-		__u8 code[32];
-		ssize_t n;
-
-		if (!offs[fn] || syms->owner[fn] != fn)
-			continue;
-		if (fn == FN_FREE) { /* the only entry-only probe; free(NULL) is a no-op */
-			n = pread(fd, code, sizeof(code), (off_t)offs[fn]);
-			if (n > 0)
-				site = x86_prologue__probe_site(code, (size_t)n, 1, true, &sp_adj);
-		}
-		if (site_off)
-			site_off[fn] = (__u32)site;
-		dlog("%s: entry probe at +%zu (sp +%u)\n", alloc_fn_name(fn), site, sp_adj);
-		p->fns[p->entry_cnt] = fn;
-		p->entry_off[p->entry_cnt] = offs[fn] + site;
-		p->entry_cookie[p->entry_cnt++] = COOKIE_ENCODE(fn, sp_adj, site);
-		if (fn != FN_FREE) {
-			p->ret_fns[p->ret_cnt] = fn;
-			p->ret_off[p->ret_cnt] = offs[fn];
-			p->ret_cookie[p->ret_cnt++] = COOKIE_ENCODE(fn, 0, 0);
-		} else {
-			p->eonly_off[p->eonly_cnt] = offs[fn] + site;
-			p->eonly_cookie[p->eonly_cnt++] = COOKIE_ENCODE(fn, sp_adj, site);
-		}
-	}
-	close(fd);
-	return 0;
-}
-
 /*
- * glibc's realloc as bpf/alloc.bpf.c's glibc_realloc needs it: malloc, free and realloc in
+ * glibc's realloc as bpf/alloc.bpf.c's glibc_realloc_skippable() needs it (the cookie bit
+ * COOKIE_GLIBC_REALLOC, on this object's realloc probe only): malloc, free and realloc in
  * one libc.so.6, and realloc(NULL, n) a tail jump (jmp rel32) to malloc within its first
  * 128 bytes, read from the code itself (glibc 2.36: realloc+0x40). Anything else (another
  * allocator, another build) keeps every realloc's return probe.
@@ -243,6 +197,61 @@ static bool glibc_realloc_jumps_to_malloc(const struct alloc_symbols *syms)
 			return true;
 	}
 	return false;
+}
+
+/* Where each function is probed: entry offsets (free: its emulated site), return offsets
+ * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h), one plan
+ * per probed object of syms. site_off: each function's entry probe site (may be NULL). */
+static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct probe_plans *plans)
+{
+	const size_t *offs = syms->off;
+	const char *free_obj = alloc_symbols__obj(syms, FN_FREE);
+	__u64 glibc_realloc = glibc_realloc_jumps_to_malloc(syms) ? COOKIE_GLIBC_REALLOC_BIT : 0;
+	int fd = free_obj ? safe_open__read(AT_FDCWD, free_obj, 0, SAFE_OPEN_ELF_MAX) : -ENOENT;
+
+	if (fd < 0) {
+		elog("cannot open %s: %s\n", free_obj ? free_obj : "free's object",
+		     safe_open__strerror(fd));
+		return fd;
+	}
+	memset(plans, 0, sizeof(*plans));
+	plans->cnt = syms->obj_cnt;
+	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
+		struct probe_plan *p = &plans->obj[syms->obj[fn]];
+		__u32 sp_adj = 0;
+		size_t site = 0;
+		__u8 code[32];
+		ssize_t n;
+
+		if (!offs[fn] || syms->owner[fn] != fn)
+			continue;
+		if (fn == FN_FREE) { /* the only entry-only probe; free(NULL) is a no-op */
+			n = pread(fd, code, sizeof(code), (off_t)offs[fn]);
+			if (n > 0)
+				site = x86_prologue__probe_site(code, (size_t)n, 1, true, &sp_adj);
+		}
+		if (site_off)
+			site_off[fn] = (__u32)site;
+		dlog("%s: entry probe at +%zu (sp +%u)\n", alloc_fn_name(fn), site, sp_adj);
+		p->fns[p->entry_cnt] = fn;
+		p->entry_off[p->entry_cnt] = offs[fn] + site;
+		p->entry_cookie[p->entry_cnt++] =
+		    COOKIE_ENCODE(fn, sp_adj, site) | (fn == FN_REALLOC ? glibc_realloc : 0);
+		if (fn != FN_FREE) {
+			p->ret_fns[p->ret_cnt] = fn;
+			p->ret_off[p->ret_cnt] = offs[fn];
+			p->ret_cookie[p->ret_cnt++] =
+			    COOKIE_ENCODE(fn, 0, 0) | (fn == FN_REALLOC ? glibc_realloc : 0);
+		} else {
+			p->eonly_off[p->eonly_cnt] = offs[fn] + site;
+			p->eonly_cookie[p->eonly_cnt++] = COOKIE_ENCODE(fn, sp_adj, site);
+		}
+	}
+	close(fd);
+	if (glibc_realloc)
+		dlog("%s: glibc's realloc: an unsampled one skips its return trap\n",
+		     alloc_symbols__obj(syms, FN_REALLOC));
+	return 0;
 }
 
 /* Two uprobe-multi links per object: all returns, then all entries (no_ret: no return link,
@@ -297,14 +306,15 @@ static int attach_session_obj(struct loader *l, const char *path, const struct p
 	return 0;
 }
 
-/* An object every later process of the tree gets links on (per-process follow). */
+/* An object some process of the tree gets links on (per-process follow), added once: its
+ * index in tree_objs, or -errno. */
 static int tree_obj_add(struct loader *l, const char *path, const struct probe_plan *p)
 {
 	struct tree_obj *o;
 
 	for (size_t i = 0; i < l->tree_obj_cnt; i++)
 		if (!strcmp(l->tree_objs[i].path, path))
-			return 0;
+			return (int)i;
 	if (l->tree_obj_cnt == TREE_OBJS_MAX)
 		return -E2BIG;
 	o = &l->tree_objs[l->tree_obj_cnt];
@@ -316,8 +326,7 @@ static int tree_obj_add(struct loader *l, const char *path, const struct probe_p
 		return -ENOMEM;
 	}
 	*o->plan = *p;
-	l->tree_obj_cnt++;
-	return 0;
+	return (int)l->tree_obj_cnt++;
 }
 
 static void tree_objs_free(struct loader *l)
@@ -327,9 +336,24 @@ static void tree_objs_free(struct loader *l)
 		free(l->tree_objs[i].plan);
 	}
 	l->tree_obj_cnt = 0;
+	l->first_objs = 0;
 }
 
 static int attach_proc_tracepoints(struct loader *l);
+
+/* Per-process links hold two fds per process and object (and more wait to be closed): a
+ * wide tree (make -j, a parallel test runner) would pass the usual soft limit of 1024. A
+ * process whose links cannot be made is reported and stays unprobed. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		vlog("cannot raise the open-file limit: %s\n", strerror(errno));
+}
 
 /* Per object, attach_session_obj() for the target (multi_fd). Per-process follow: the
  * process tracepoints too, and the objects are kept for the processes to come. */
@@ -342,12 +366,18 @@ static int attach_session(struct loader *l, const struct probe_plans *plans, pid
 		err = attach_proc_tracepoints(l);
 	for (size_t i = 0; i < plans->cnt && !err; i++) {
 		err = attach_session_obj(l, l->syms.objs[i], &plans->obj[i], pid, l->multi_fd, &n);
-		if (!err && l->per_process)
-			err = tree_obj_add(l, l->syms.objs[i], &plans->obj[i]);
+		if (!err && l->per_process) {
+			int idx = tree_obj_add(l, l->syms.objs[i], &plans->obj[i]);
+
+			if (idx < 0)
+				err = idx;
+			else
+				l->first_objs |= 1u << idx;
+		}
 	}
 	/* The target's own links are multi_fd; the tree knows which objects they cover. */
 	if (!err && l->per_process)
-		err = tree_links__add(l->tree, pid, NULL, 0, (1u << l->tree_obj_cnt) - 1);
+		err = tree_links__add(l->tree, pid, NULL, 0, l->first_objs);
 	return err;
 }
 
@@ -652,9 +682,6 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 	l->skel->rodata->sample_bytes = opts->sample_bytes; /* --sample-bytes, 0: exact */
 	if (opts->sample_bytes)
 		sample__fill_table((__u32 *)l->skel->rodata->sample_table, opts->sample_bytes);
-	l->skel->rodata->glibc_realloc = opts->sample_bytes && glibc_realloc_jumps_to_malloc(&l->syms);
-	if (l->skel->rodata->glibc_realloc)
-		dlog("glibc realloc: an unsampled realloc's return is skipped\n");
 	/* Wake the consumer early only when a quarter of the ring is waiting. */
 	l->skel->rodata->wakeup_threshold = rb_sz / 4;
 	err = bpf_map__set_max_entries(l->skel->maps.events, (__u32)rb_sz);
@@ -789,6 +816,8 @@ struct loader *loader__new(const struct loader_opts *opts)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	if (l->per_process)
+		raise_fd_limit();
 	for (mode = first_mode(opts, l->inherit);;) {
 		enum attach_mode next = mode + 1;
 
@@ -878,8 +907,8 @@ bool loader__is_traced(struct loader *l, pid_t pid)
 	       !bpf_map__lookup_elem(l->skel->maps.traced, &tgid, sizeof(tgid), &v, sizeof(v), 0);
 }
 
-/* Per-process follow: session links for pid on every tree object it has none on. */
-static int tree_attach(struct loader *l, pid_t pid)
+/* Per-process follow: session links for pid on the tree objects of want it has none on. */
+static int tree_attach(struct loader *l, pid_t pid, unsigned want)
 {
 	unsigned have = tree_links__objs(l->tree, pid), objs = 0;
 	int fds[TREE_LINKS_PER_PROC];
@@ -887,7 +916,7 @@ static int tree_attach(struct loader *l, pid_t pid)
 	int err = 0;
 
 	for (size_t k = 0; k < l->tree_obj_cnt && !err; k++)
-		if (!(have & (1u << k))) {
+		if ((want & (1u << k)) && !(have & (1u << k))) {
 			err = attach_session_obj(l, l->tree_objs[k].path, l->tree_objs[k].plan,
 						 pid, fds, &n);
 			objs |= 1u << k;
@@ -900,15 +929,21 @@ static int tree_attach(struct loader *l, pid_t pid)
 	return n ? tree_links__add(l->tree, pid, fds, n, objs) : 0;
 }
 
-int loader__add_child(struct loader *l, pid_t pid)
+int loader__add_child(struct loader *l, pid_t pid, pid_t parent)
 {
+	unsigned want;
 	int err;
 
 	if (!l || !l->skel || !l->per_process)
 		return 0; /* inherited probes reach it by themselves */
 	if (tree_links__has(l->tree, pid))
 		return 0;
-	err = tree_attach(l, pid);
+	/* A fork runs its parent's image: the parent's objects (the target's first ones when
+	 * the parent is unknown, e.g. reparented). */
+	want = tree_links__objs(l->tree, parent);
+	if (!want)
+		want = l->first_objs;
+	err = tree_attach(l, pid, want);
 	if (err && err != -ESRCH)
 		elog("cannot attach the allocator probes to pid %d: %s\n", (int)pid,
 		     strerror(-err));
@@ -932,12 +967,20 @@ int loader__attach_image(struct loader *l, pid_t pid, const struct alloc_symbols
 	plans = malloc(sizeof(*plans));
 	err = plans ? plan_probes(syms, NULL, plans) : -ENOMEM;
 	if (l->per_process) {
-		/* New objects join the tree's: pid gets links on them, and so does every
-		 * process born from now on. The root's first objects are in its multi_fd. */
-		for (size_t k = 0; !err && k < plans->cnt; k++)
-			err = tree_obj_add(l, syms->objs[k], &plans->obj[k]);
+		/* The image's objects join the tree's list (once): pid gets links on those it
+		 * lacks, and its forks inherit them. */
+		unsigned want = 0;
+
+		for (size_t k = 0; !err && k < plans->cnt; k++) {
+			int idx = tree_obj_add(l, syms->objs[k], &plans->obj[k]);
+
+			if (idx < 0)
+				err = idx;
+			else
+				want |= 1u << idx;
+		}
 		if (!err)
-			err = tree_attach(l, pid);
+			err = tree_attach(l, pid, want);
 		free(plans);
 		return err;
 	}

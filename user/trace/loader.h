@@ -70,11 +70,12 @@ struct loader *loader__new(const struct loader_opts *opts);
 int loader__add_process(struct loader *l, pid_t pid);
 
 /*
- * follow with opts.hold_children: pid was just born in the tree and waits before its first
- * instruction: it gets probes of its own (on every object probed so far). 0 and nothing to
- * do with inherited probes, or when it has them already. Returns 0 or -errno.
+ * follow with opts.hold_children: pid was just born in the tree (a fork of parent) and waits
+ * before its first instruction: it gets probes of its own, on the objects its parent is
+ * probed in (the target's first objects if parent is unknown). 0 and nothing to do with
+ * inherited probes, or when it has them already. Returns 0 or -errno.
  */
-int loader__add_child(struct loader *l, pid_t pid);
+int loader__add_child(struct loader *l, pid_t pid, pid_t parent);
 
 /* A process of the tree is gone (reaped): its own probes are closed (in the background). */
 void loader__process_gone(struct loader *l, pid_t pid);

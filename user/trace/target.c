@@ -400,7 +400,9 @@ static void handle_stop(struct target *t, pid_t pid, int status)
 			ptrace(PTRACE_LISTEN, pid, 0, 0); /* group stop: stay stopped */
 			break;
 		}
-		/* A new child's first stop, before its first instruction. */
+		/* A new child's first stop, before its first instruction; also a process
+		 * resumed (SIGCONT) after a group stop kept with PTRACE_LISTEN: the callback
+		 * must be a no-op for a process it has seen. */
 		if (t->opts.on_birth_stop)
 			t->opts.on_birth_stop(t->opts.ctx, pid);
 		ptrace(PTRACE_CONT, pid, 0, 0);

@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 /* Most link fds one process holds (a session and an entry-only link per probed object). */
-#define TREE_LINKS_PER_PROC 16
+#define TREE_LINKS_PER_PROC 64
 
 struct tree_links;
 
