@@ -14,7 +14,12 @@ target_compile_definitions(sampling_e2e_test PRIVATE
 add_dependencies(sampling_e2e_test tracer sample_mix)
 tracer_test_timeout(sampling_e2e_test 600)
 
-# mimalloc preloaded after an exec: a second allocator in the same run (its realloc is not
-# glibc's, so its unsampled reallocs keep their return trap).
-find_library(SAMPLE_MIMALLOC_SO mimalloc REQUIRED)
-target_compile_definitions(sampling_e2e_test PRIVATE MIMALLOC_SO="${SAMPLE_MIMALLOC_SO}")
+# A preloaded allocator of our own whose realloc calls neither its malloc nor its free (a
+# tcmalloc-like realloc(NULL, n)), reached through an exec from a traced shell: its unsampled
+# reallocs must keep their return trap (the glibc skip is per object; a global one would
+# lose every realloc(NULL, n) of it).
+add_library(own_alloc SHARED ${CMAKE_CURRENT_SOURCE_DIR}/data/sampling/own_alloc.c)
+target_compile_options(own_alloc PRIVATE -O1 -g -fno-sanitize=all)
+target_link_options(own_alloc PRIVATE -fno-sanitize=all)
+add_dependencies(sampling_e2e_test own_alloc)
+target_compile_definitions(sampling_e2e_test PRIVATE OWN_ALLOC_SO="$<TARGET_FILE:own_alloc>")

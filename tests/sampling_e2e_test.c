@@ -229,9 +229,10 @@ static struct dhat_profile *profile_running(const char *dir, const char *what)
 	return found;
 }
 
-/* A traced shell (glibc) execs the program with mimalloc preloaded: the new image's
- * allocator is probed at its exec, and its realloc is not glibc's, so realloc(NULL, n) must
- * not be left to a malloc it does not call (the estimates stay unbiased). */
+/* A traced shell (glibc) execs the program with an allocator preloaded whose realloc calls
+ * neither its malloc nor its free (data/sampling/own_alloc.c): the new image's allocator is
+ * probed at its exec, and realloc(NULL, n) must not be left to a malloc it does not call
+ * (alloc_r3000 would be lost): the estimates stay unbiased. */
 Test(sampling_e2e, an_exec_into_another_allocator, .timeout = TEST_TIMEOUT(300))
 {
 	struct expect e = expected();
@@ -239,13 +240,13 @@ Test(sampling_e2e, an_exec_into_another_allocator, .timeout = TEST_TIMEOUT(300))
 	char *dir, cmd[2048], *out = NULL, *sum;
 
 	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("sampling-mi");
+	dir = e2e_tmpdir("sampling-own");
 	snprintf(cmd, sizeof(cmd),
 		 "%s --sample-bytes 4K -o %s/mi.json --summary %s/mi.summary -- sh -c "
 		 "'LD_PRELOAD=%s exec %s' 2>&1",
-		 TRACER_BIN, dir, dir, MIMALLOC_SO, SAMPLE_MIX_BIN);
+		 TRACER_BIN, dir, dir, OWN_ALLOC_SO, SAMPLE_MIX_BIN);
 	cr_assert_eq(e2e_run(cmd, &out), 0, "%s\n%s", cmd, out);
-	cr_expect(strstr(out, "probing its allocator in") && strstr(out, "mimalloc"), "%s", out);
+	cr_expect(strstr(out, "probing its allocator in") && strstr(out, "own_alloc"), "%s", out);
 	free(out);
 	s = profile_running(dir, "sample_mix");
 	cr_assert_not_null(s, "no profile of sample_mix in %s", dir);

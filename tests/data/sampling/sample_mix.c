@@ -27,7 +27,9 @@ ALLOC_FN(70000)
 
 __attribute__((noinline)) static char *alloc_r3000(void)
 {
-	return realloc(NULL, 3000);
+	char *volatile none = NULL; /* else the compiler makes realloc(NULL, n) a malloc(n) */
+
+	return realloc(none, 3000);
 }
 
 __attribute__((noinline)) static char *grow_400(char *p)
