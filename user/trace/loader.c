@@ -943,7 +943,10 @@ int loader__add_child(struct loader *l, pid_t pid, pid_t parent)
 	want = tree_links__objs(l->tree, parent);
 	if (!want)
 		want = l->first_objs;
+	double t0 = mono_ms();
+
 	err = tree_attach(l, pid, want);
+	dlog("pid %d: its probes attached in %.2f ms\n", (int)pid, mono_ms() - t0);
 	if (err && err != -ESRCH)
 		elog("cannot attach the allocator probes to pid %d: %s\n", (int)pid,
 		     strerror(-err));
