@@ -1,5 +1,8 @@
 #include "e2e_util.h"
 
+#include <criterion/criterion.h>
+
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -309,4 +312,38 @@ bool e2e_profile_names(const char *path, const char *name)
 		named = strstr(p->ftbl[i], name) != NULL;
 	dhat_profile__free(p);
 	return named;
+}
+
+size_t e2e_each_profile(const char *dir, bool (*fn)(struct dhat_profile *p, void *ctx), void *ctx,
+			struct dhat_profile **kept)
+{
+	struct dirent *de;
+	size_t seen = 0;
+	DIR *d = opendir(dir);
+
+	cr_assert_not_null(d, "%s: %s", dir, strerror(errno));
+	if (kept)
+		*kept = NULL;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char path[1200], err[512];
+		struct dhat_profile *p;
+
+		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		p = dhat_profile__load(path, err, sizeof(err));
+		cr_assert_not_null(p, "%s", err);
+		seen++;
+		if (fn(p, ctx)) {
+			if (kept)
+				*kept = p;
+			else
+				dhat_profile__free(p);
+			break;
+		}
+		dhat_profile__free(p);
+	}
+	closedir(d);
+	return seen;
 }

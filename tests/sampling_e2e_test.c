@@ -17,8 +17,6 @@
 
 #include "dhat_reader.h"
 #include "e2e_util.h"
-#include <dirent.h>
-
 #include "test_timeout.h"
 #include "test_util.h"
 
@@ -202,31 +200,10 @@ Test(sampling_e2e, estimates_land_within_six_sigma, .timeout = TEST_TIMEOUT(300)
 	free(dir);
 }
 
-/* The profile in dir whose command line mentions what: loaded (NULL if none). */
-static struct dhat_profile *profile_running(const char *dir, const char *what)
+/* e2e_each_profile: the program's own image (not the shell that exec'd it). */
+static bool runs_sample_mix(struct dhat_profile *p, void *what)
 {
-	struct dhat_profile *found = NULL;
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	cr_assert_not_null(d, "%s", dir);
-	while (!found && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char path[1200], err[512];
-		struct dhat_profile *p;
-
-		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		p = dhat_profile__load(path, err, sizeof(err));
-		cr_assert_not_null(p, "%s", err);
-		if (p->cmd && strstr(p->cmd, what) && !strstr(p->cmd, "sh -c"))
-			found = p;
-		else
-			dhat_profile__free(p);
-	}
-	closedir(d);
-	return found;
+	return p->cmd && strstr(p->cmd, what) && !strstr(p->cmd, "sh -c");
 }
 
 /* A traced shell (glibc) execs the program with an allocator preloaded whose realloc calls
@@ -248,7 +225,7 @@ Test(sampling_e2e, an_exec_into_another_allocator, .timeout = TEST_TIMEOUT(300))
 	cr_assert_eq(e2e_run(cmd, &out), 0, "%s\n%s", cmd, out);
 	cr_expect(strstr(out, "probing its allocator in") && strstr(out, "own_alloc"), "%s", out);
 	free(out);
-	s = profile_running(dir, "sample_mix");
+	e2e_each_profile(dir, runs_sample_mix, "sample_mix", &s);
 	cr_assert_not_null(s, "no profile of sample_mix in %s", dir);
 	snprintf(cmd, sizeof(cmd), "%s/mi.summary", dir);
 	sum = tu_slurp(cmd, NULL);

@@ -292,31 +292,19 @@ Test(tree_e2e, per_process_session_links_match_inherited_probes, .timeout = TEST
 	free(dir_b);
 }
 
-/* The profiles of dir whose command line is cmd and which count blocks. */
-static size_t count_profiles(const char *dir, const char *cmd, uint64_t blocks, size_t *all)
+/* e2e_each_profile: count the profiles running the command with the blocks asked. */
+struct count_ctx {
+	const char *cmd;
+	uint64_t blocks;
+	size_t hits;
+};
+
+static bool count_runs(struct dhat_profile *p, void *ctx)
 {
-	struct dirent *de;
-	size_t hits = 0;
-	DIR *d = opendir(dir);
+	struct count_ctx *c = ctx;
 
-	cr_assert_not_null(d, "%s: %s", dir, strerror(errno));
-	*all = 0;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char path[1200], err[512];
-		struct dhat_profile *p;
-
-		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		p = dhat_profile__load(path, err, sizeof(err));
-		cr_assert_not_null(p, "%s", err);
-		hits += p->cmd && !strcmp(p->cmd, cmd) && p->total_blocks == blocks;
-		(*all)++;
-		dhat_profile__free(p);
-	}
-	closedir(d);
-	return hits;
+	c->hits += p->cmd && !strcmp(p->cmd, c->cmd) && p->total_blocks == c->blocks;
+	return false;
 }
 
 /* Short-lived children one after another: each is probed from its birth (its links made
@@ -337,7 +325,10 @@ Test(tree_e2e, forty_children_in_a_row, .timeout = TEST_TIMEOUT(300))
 	cr_expect_eq(rc, 0, "tracer: %d\n%s", rc, out);
 	free(out);
 	snprintf(node, sizeof(node), "%s 2", TREE_NODE_BIN);
-	hits = count_profiles(dir, node, 2, &all);
+	struct count_ctx c = { .cmd = node, .blocks = 2 };
+
+	all = e2e_each_profile(dir, count_runs, &c, NULL);
+	hits = c.hits;
 	cr_expect_eq(hits, 40, "%zu of 40 children seen with their 2 blocks (%zu profiles)", hits,
 		     all);
 	free(dir);
