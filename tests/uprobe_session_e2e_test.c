@@ -28,19 +28,26 @@ static bool kernel_has_sessions(void)
 	return major > 6 || (major == 6 && minor >= 13);
 }
 
-/* Run cmd (a shell command writing a profile to path) with or without TRACER_NO_SESSION=1,
- * check the exit status and the -v line naming the links, and load the profile. */
-static struct dhat_profile *traced_run(const char *cmd, bool no_session, int want_st,
+/* Run cmd (a shell command writing a profile to path) with or without TRACER_NO_SESSION=1
+ * (no_session 1), or with sessions refused as an older kernel refuses them (no_session 2:
+ * TRACER_NO_SESSION=refused), check the exit status and the -v line naming the links, and
+ * load the profile. */
+static struct dhat_profile *traced_run(const char *cmd, int no_session, int want_st,
 				       const char *path)
 {
+	const char *env[] = { "", "TRACER_NO_SESSION=1 ", "TRACER_NO_SESSION=refused " };
 	char full[4096], err[512], *out = NULL;
 	struct dhat_profile *p;
 	int st;
 
-	snprintf(full, sizeof(full), "%s%s 2>&1", no_session ? "TRACER_NO_SESSION=1 " : "", cmd);
+	snprintf(full, sizeof(full), "%s%s 2>&1", env[no_session], cmd);
 	st = e2e_run(full, &out);
 	cr_assert_eq(st, want_st, "exit status %d, want %d: %s\n%s", st, want_st, full, out);
-	if (no_session) {
+	if (no_session == 2) {
+		cr_expect(strstr(out, "no session uprobe-multi links"), "%s", out);
+		cr_expect(strstr(out, FALLBACK_LINE), "-v does not name the fallback:\n%s", out);
+		cr_expect_null(strstr(out, SESSION_LINE), "%s", out);
+	} else if (no_session) {
 		cr_expect(strstr(out, "TRACER_NO_SESSION=1: no session uprobes"), "%s", out);
 		cr_expect(strstr(out, FALLBACK_LINE), "-v does not name the fallback:\n%s", out);
 		cr_expect_null(strstr(out, SESSION_LINE), "%s", out);
@@ -103,19 +110,21 @@ static void assert_same_profile(const struct dhat_profile *s, const struct dhat_
  * realloc: nested), strdup (a helper and its top primitive) and two threads. */
 Test(uprobe_session_e2e, known_program_same_profile_both_ways, .timeout = TEST_TIMEOUT(300))
 {
-	struct dhat_profile *p[2];
+	const char *name[3] = { "session", "fallback", "refused" };
+	struct dhat_profile *p[3];
 	char *dir, cmd[2048], path[1024];
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("session-known");
-	for (int no_session = 0; no_session < 2; no_session++) {
-		snprintf(path, sizeof(path), "%s/%s.json", dir, no_session ? "fallback" : "session");
+	for (int no_session = 0; no_session < 3; no_session++) {
+		snprintf(path, sizeof(path), "%s/%s.json", dir, name[no_session]);
 		snprintf(cmd, sizeof(cmd), "%s -v --no-follow -o %s -- %s", TRACER_BIN, path,
 			 KNOWN_ALLOCS_BIN);
 		p[no_session] = traced_run(cmd, no_session, 3, path);
 	}
 	assert_same_profile(p[0], p[1]);
-	for (int i = 0; i < 2; i++)
+	assert_same_profile(p[0], p[2]);
+	for (int i = 0; i < 3; i++)
 		dhat_profile__free(p[i]);
 	free(dir);
 }

@@ -699,12 +699,22 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 }
 
 /* The first mode to try for opts. TRACER_NO_SESSION=1 (hidden, for tests and benchmarks)
- * starts at the fallback the kernels without session uprobes get. */
+ * starts at the fallback the kernels without session uprobes get; TRACER_NO_SESSION=refused
+ * tries sessions and takes a refusal as such a kernel would give it (-EINVAL at load), so
+ * the fallback path itself is what runs. */
 static bool no_session_env(void)
 {
 	const char *no_session = getenv("TRACER_NO_SESSION");
 
-	return no_session && *no_session && strcmp(no_session, "0");
+	return no_session && *no_session && strcmp(no_session, "0") &&
+	       strcmp(no_session, "refused");
+}
+
+static bool session_refused_env(void)
+{
+	const char *no_session = getenv("TRACER_NO_SESSION");
+
+	return no_session && !strcmp(no_session, "refused");
 }
 
 static enum attach_mode first_mode(const struct loader_opts *opts, bool inherit)
@@ -821,7 +831,8 @@ struct loader *loader__new(const struct loader_opts *opts)
 	for (mode = first_mode(opts, l->inherit);;) {
 		enum attach_mode next = mode + 1;
 
-		err = open_load(l, opts, rb_sz, mode);
+		err = mode == ATTACH_SESSION && session_refused_env() ? -EINVAL
+								      : open_load(l, opts, rb_sz, mode);
 		t1 = mono_ms();
 		if (!err) {
 			dlog("BPF object loaded in %.1f ms\n", t1 - t0);
