@@ -278,6 +278,9 @@ struct sample_counters {
 	__u64 skipped;	/* outermost allocator calls that sent nothing: not sampled */
 	__u64 overflow; /* sampled blocks dropped: the sampled_blocks map was full */
 };
+/* sampled and skipped are counted per CPU, in the BPF map sample_percpu at these keys. */
+#define SAMPLE_PERCPU_SAMPLED 0
+#define SAMPLE_PERCPU_SKIPPED 1
 
 /*
  * EV_DEATH: the last thread of a traced process (tgid) ran do_exit. Sent by bpf/death.bpf.c

@@ -47,8 +47,35 @@ const volatile __u32 sample_table[SAMPLE_TABLE_SIZES] = {};
 #define SAMPLE_HELPER 0x4 /* a libc helper: decided block by block at its return */
 #define SAMPLE_ALL    (SAMPLE_NEW | SAMPLE_OLD | SAMPLE_HELPER) /* exact mode */
 
-/* Read by userspace (loader__sample_counters) like `counters`. */
+/* Read by userspace (loader__sample_counters) like `counters`. `sampled` and `skipped`,
+ * bumped by every call, are counted per CPU instead (sample_percpu, summed by userspace):
+ * a shared counter is a cache line bounced between the CPUs of a multi-threaded target. */
 struct sample_counters sample_counters = {};
+
+#ifndef SAMPLING_HOST_TEST
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} sample_percpu SEC(".maps");
+
+static __always_inline void sample__count(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&sample_percpu, &which);
+
+	if (n)
+		__sync_fetch_and_add(n, 1); /* this CPU's: atomic against another task here */
+}
+#else
+static void sample__count(__u32 which)
+{
+	if (which == SAMPLE_PERCPU_SAMPLED)
+		sample_counters.sampled++;
+	else
+		sample_counters.skipped++;
+}
+#endif
 
 /*
  * Sampled live blocks ((process, address) -> 1: a forked child has its parent's addresses,
@@ -109,7 +136,7 @@ static __always_inline bool sample__track(__u64 addr)
 		__sync_fetch_and_add(&sample_counters.overflow, 1);
 		return false;
 	}
-	__sync_fetch_and_add(&sample_counters.sampled, 1);
+	sample__count(SAMPLE_PERCPU_SAMPLED);
 	return true;
 }
 
@@ -148,7 +175,7 @@ static __always_inline __u32 sample__entry(__u32 fn, __u64 a0, __u64 a1, __u64 a
 	if (sample__draw(size))
 		d |= SAMPLE_NEW;
 	if (!d)
-		__sync_fetch_and_add(&sample_counters.skipped, 1);
+		sample__count(SAMPLE_PERCPU_SKIPPED);
 	return d;
 }
 

@@ -155,6 +155,18 @@ static void check_sampled(const struct expect *ep, struct dhat_profile *s, const
 	cr_expect(strstr(ssum, "estimates: sampled every 4 KiB on average (--sample-bytes 4096)"),
 		  "%s", ssum);
 	cr_expect(strstr(ssum, ", 0 sampled blocks dropped"), "%s", ssum);
+	/* The decisions, counted per CPU in BPF and summed: each round makes 7 (5 mallocs,
+	 * realloc(NULL, 3000) decided once, realloc(p, 400)); a realloc of a sampled block to
+	 * an unsampled one is neither (it sends the old block's free). */
+	const char *c = strstr(ssum, "(--sample-bytes 4096): ");
+	unsigned long long sampled = 0, skipped = 0;
+
+	cr_assert_not_null(c, "%s", ssum);
+	cr_assert_eq(sscanf(c, "(--sample-bytes 4096): %llu blocks sampled, %llu allocator calls",
+			    &sampled, &skipped), 2, "%s", c);
+	cr_expect(sampled + skipped <= 7 * MIX_ROUNDS &&
+		      sampled + skipped >= 7 * MIX_ROUNDS - MIX_ROUNDS,
+		  "%llu sampled + %llu not: %d decisions made", sampled, skipped, 7 * MIX_ROUNDS);
 }
 
 Test(sampling_e2e, estimates_land_within_six_sigma, .timeout = TEST_TIMEOUT(300))

@@ -1096,6 +1096,21 @@ void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out)
 	*out = *(volatile struct snapshot_counters *)&l->skel->bss->snap_counters;
 }
 
+/* The sum over the CPUs of entry key of a per-CPU array of __u64 (0 if it cannot be read). */
+static __u64 percpu_sum(int fd, __u32 key)
+{
+	int cpus = libbpf_num_possible_cpus();
+	__u64 *v, sum = 0;
+
+	if (cpus <= 0 || !(v = calloc((size_t)cpus, sizeof(*v))))
+		return 0;
+	if (!bpf_map_lookup_elem(fd, &key, v))
+		for (int i = 0; i < cpus; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
 void loader__sample_counters(struct loader *l, struct sample_counters *out)
 {
 	if (!l) {
@@ -1103,6 +1118,8 @@ void loader__sample_counters(struct loader *l, struct sample_counters *out)
 		return;
 	}
 	*out = *(volatile struct sample_counters *)&l->skel->bss->sample_counters;
+	out->sampled = percpu_sum(bpf_map__fd(l->skel->maps.sample_percpu), SAMPLE_PERCPU_SAMPLED);
+	out->skipped = percpu_sum(bpf_map__fd(l->skel->maps.sample_percpu), SAMPLE_PERCPU_SKIPPED);
 }
 
 int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max)
