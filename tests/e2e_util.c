@@ -314,7 +314,8 @@ bool e2e_profile_names(const char *path, const char *name)
 	return named;
 }
 
-size_t e2e_each_profile(const char *dir, bool (*fn)(struct dhat_profile *p, void *ctx), void *ctx,
+size_t e2e_each_profile(const char *dir,
+			bool (*fn)(const char *path, struct dhat_profile *p, void *ctx), void *ctx,
 			struct dhat_profile **kept)
 {
 	struct dirent *de;
@@ -335,7 +336,7 @@ size_t e2e_each_profile(const char *dir, bool (*fn)(struct dhat_profile *p, void
 		p = dhat_profile__load(path, err, sizeof(err));
 		cr_assert_not_null(p, "%s", err);
 		seen++;
-		if (fn(p, ctx)) {
+		if (fn(path, p, ctx)) {
 			if (kept)
 				*kept = p;
 			else

@@ -213,8 +213,9 @@ Test(sampling_e2e, estimates_land_within_six_sigma, .timeout = TEST_TIMEOUT(300)
 }
 
 /* e2e_each_profile: the program's own image (not the shell that exec'd it). */
-static bool runs_sample_mix(struct dhat_profile *p, void *what)
+static bool runs_sample_mix(const char *path, struct dhat_profile *p, void *what)
 {
+	(void)path;
 	return p->cmd && strstr(p->cmd, what) && !strstr(p->cmd, "sh -c");
 }
 

@@ -5,7 +5,6 @@
  * tests/data/tree/tree_node.c: N allocations per step, no stdio.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -29,36 +28,35 @@ struct image {
 
 #define IMAGES_MAX 32
 
-/* Load every *.json of dir, checking the DHAT invariants of each. Returns the count. */
+/* e2e_each_profile: one image more, its DHAT invariants checked; full: stop. */
+struct images {
+	struct image *img;
+	size_t n;
+};
+
+static bool add_image(const char *path, struct dhat_profile *p, void *ctx)
+{
+	struct images *ims = ctx;
+	struct image *im = &ims->img[ims->n++];
+	const char *bad = e2e_invariants(p);
+
+	cr_expect_null(bad, "%s: %s", path, bad);
+	snprintf(im->path, sizeof(im->path), "%s", path);
+	snprintf(im->cmd, sizeof(im->cmd), "%s", p->cmd ? p->cmd : "");
+	im->pid = (long)p->pid;
+	im->blocks = p->total_blocks;
+	im->bytes = p->total_bytes;
+	return ims->n == IMAGES_MAX;
+}
+
+/* Load every *.json of dir (IMAGES_MAX at most), checking the DHAT invariants of each.
+ * Returns the count. */
 static size_t load_images(const char *dir, struct image *img)
 {
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d = opendir(dir);
+	struct images ims = { .img = img };
 
-	cr_assert_not_null(d, "%s: %s", dir, strerror(errno));
-	while ((de = readdir(d)) && n < IMAGES_MAX) {
-		size_t len = strlen(de->d_name);
-		struct dhat_profile *p;
-		const char *bad;
-		char err[512];
-
-		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
-			continue;
-		snprintf(img[n].path, sizeof(img[n].path), "%s/%s", dir, de->d_name);
-		p = dhat_profile__load(img[n].path, err, sizeof(err));
-		cr_assert_not_null(p, "%s", err);
-		bad = e2e_invariants(p);
-		cr_expect_null(bad, "%s: %s", img[n].path, bad);
-		snprintf(img[n].cmd, sizeof(img[n].cmd), "%s", p->cmd ? p->cmd : "");
-		img[n].pid = (long)p->pid;
-		img[n].blocks = p->total_blocks;
-		img[n].bytes = p->total_bytes;
-		dhat_profile__free(p);
-		n++;
-	}
-	closedir(d);
-	return n;
+	e2e_each_profile(dir, add_image, &ims, NULL);
+	return ims.n;
 }
 
 /* The images whose command line is cmd. */
@@ -308,10 +306,11 @@ struct count_ctx {
 	size_t hits;
 };
 
-static bool count_runs(struct dhat_profile *p, void *ctx)
+static bool count_runs(const char *path, struct dhat_profile *p, void *ctx)
 {
 	struct count_ctx *c = ctx;
 
+	(void)path;
 	c->hits += p->cmd && !strcmp(p->cmd, c->cmd) && p->total_blocks == c->blocks;
 	return false;
 }

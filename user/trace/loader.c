@@ -165,28 +165,20 @@ struct probe_plans {
  * COOKIE_GLIBC_REALLOC, on this object's realloc probe only): malloc, free and realloc in
  * one libc.so.6, and realloc(NULL, n) a tail jump (jmp rel32) to malloc within its first
  * 128 bytes, read from the code itself (glibc 2.36: realloc+0x40). Anything else (another
- * allocator, another build) keeps every realloc's return probe.
+ * allocator, another build) keeps every realloc's return probe. free_fd: free's object,
+ * open (plan_probes reads free's prologue from it), which must then be realloc's too.
  */
-static bool glibc_realloc_jumps_to_malloc(const struct alloc_symbols *syms)
+static bool glibc_realloc_jumps_to_malloc(const struct alloc_symbols *syms, int free_fd)
 {
-	const char *obj = alloc_symbols__obj(syms, FN_REALLOC), *base;
 	size_t off = syms->off[FN_REALLOC], to = syms->off[FN_MALLOC];
 	__u8 code[128];
 	ssize_t n;
-	int fd;
 
-	if (!obj || !off || !to || !alloc_symbols__glibc_malloc(syms) ||
+	if (!off || !to || !alloc_symbols__glibc_malloc(syms) ||
 	    syms->obj[FN_REALLOC] != syms->obj[FN_MALLOC] ||
 	    syms->obj[FN_FREE] != syms->obj[FN_MALLOC])
 		return false;
-	base = strrchr(obj, '/');
-	if (strcmp(base ? base + 1 : obj, "libc.so.6"))
-		return false;
-	fd = safe_open__read(AT_FDCWD, obj, 0, SAFE_OPEN_ELF_MAX);
-	if (fd < 0)
-		return false;
-	n = pread(fd, code, sizeof(code), (off_t)off);
-	close(fd);
+	n = pread(free_fd, code, sizeof(code), (off_t)off);
 	for (ssize_t i = 0; i + 5 <= n; i++) {
 		__s32 rel;
 
@@ -206,14 +198,15 @@ static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct
 {
 	const size_t *offs = syms->off;
 	const char *free_obj = alloc_symbols__obj(syms, FN_FREE);
-	__u64 glibc_realloc = glibc_realloc_jumps_to_malloc(syms) ? COOKIE_GLIBC_REALLOC_BIT : 0;
 	int fd = free_obj ? safe_open__read(AT_FDCWD, free_obj, 0, SAFE_OPEN_ELF_MAX) : -ENOENT;
+	__u64 glibc_realloc;
 
 	if (fd < 0) {
 		elog("cannot open %s: %s\n", free_obj ? free_obj : "free's object",
 		     safe_open__strerror(fd));
 		return fd;
 	}
+	glibc_realloc = glibc_realloc_jumps_to_malloc(syms, fd) ? COOKIE_GLIBC_REALLOC_BIT : 0;
 	memset(plans, 0, sizeof(*plans));
 	plans->cnt = syms->obj_cnt;
 	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
