@@ -335,6 +335,7 @@ static __always_inline __u64 main_stack_top(void)
  * and store could slip through.
  */
 const volatile __u32 unwind_dwarf = 0;	   /* send snapshots instead of BPF stack ids */
+const volatile __u32 snap_hints_on = 0;	   /* send a hinted key's snapshots sparse */
 const volatile __u32 stack_copy_sz = 8192; /* bytes of stack copied from SP (<= STACK_COPY_MAX) */
 
 #define STACK_COPY_MAX	SNAPSHOT_STACK_MAX
@@ -350,6 +351,24 @@ struct snap_slot {
 	__u8 stack[STACK_COPY_MAX + SNAP_PAGE]; /* + a page: lets the verifier bound a copy */
 	__u32 owner;				/* tid using the slot, 0 when free */
 	__u32 pad;
+};
+
+/* Filled by userspace (user/stacks/dwarf_stacks.c), read here: see "Stack hints" in
+ * alloc_events.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SNAP_HINTS_MAX);
+	__type(key, struct snap_hint_key);
+	__type(value, struct snap_hint);
+} snap_hints SEC(".maps");
+
+/* A sparse snapshot as reserved in the ring (only its first SNAP_SPARSE_BYTES(n) payload
+ * bytes are written; userspace reads no further). */
+struct sparse_record {
+	struct alloc_event ev;
+	struct stack_snapshot snap;
+	__u8 payload[SNAP_SPARSE_BYTES(SNAP_HINT_MAX)];
 };
 
 /* One slot per possible CPU, indexed by CPU (a per-CPU array's values are capped at 32 KiB). */
@@ -394,10 +413,13 @@ __noinline int take_snapshot(struct pt_regs *ctx)
 	s->snap.r15 = ctx->r15;
 	s->snap.flags = SNAP_F_CALLEE_SAVED;
 	s->snap.pad = 0;
+	s->snap.n_words = 0;
+	s->snap.pad2 = 0;
 
 	if (want > STACK_COPY_MAX)
 		want = STACK_COPY_MAX;
 	top = main_stack_top();
+	s->snap.hint_dist = top ? top - sp : 0;
 	if (top > sp && top - sp + SNAP_MAIN_SLACK < want)
 		want = top - sp + SNAP_MAIN_SLACK;
 	if (!want || !bpf_probe_read_user(s->stack, want, (void *)sp)) {
@@ -429,11 +451,56 @@ __noinline int take_snapshot(struct pt_regs *ctx)
 	return STACK_ID_SNAPSHOT;
 }
 
+/*
+ * The slot's copy sent sparse with hint h (the header already filled): the hinted words
+ * only, picked from the copy in this CPU's slot (a read of the whole stack into a hot buffer
+ * costs far less than writing it to the ring). Returns 0 or -errno.
+ */
+static __always_inline int emit_sparse(struct snap_slot *s, const struct snap_hint *h, __u64 len)
+{
+	struct sparse_record *r;
+	__u32 n = h->n, avail = (__u32)(len >> 3);
+
+	if (n > SNAP_HINT_MAX)
+		return -E2BIG;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(&counters.dropped);
+		return -ENOSPC;
+	}
+	r->ev = s->ev;
+	r->snap = s->snap;
+	r->snap.flags |= SNAP_F_SPARSE;
+	r->snap.n_words = n;
+	for (__u32 i = 0; i < SNAP_HINT_MAX; i++) {
+		__u32 w;
+		__u64 v = 0;
+
+		if (i >= n)
+			break;
+		w = h->off[i];
+		if (w < avail)
+			v = *(__u64 *)(s->stack + ((w & 0x1fff) << 3));
+		else
+			w = SNAP_WORD_ABSENT;
+		*(__u16 *)(r->payload + ((i & (SNAP_HINT_MAX - 1)) << 1)) = (__u16)w;
+		*(__u64 *)(r->payload + SNAP_SPARSE_WORDS_AT + ((i & (SNAP_HINT_MAX - 1)) << 3)) = v;
+	}
+	bpf_ringbuf_submit(r, submit_flags());
+	count(&counters.events);
+	count(&snap_counters.snapshots);
+	count(&snap_counters.sparse);
+	__sync_fetch_and_add(&snap_counters.copied_bytes, n * 8);
+	return 0;
+}
+
 /* Send the slot filled by take_snapshot() as one EV_STACK_SNAPSHOT standing for
- * EV_ALLOC/EV_REALLOC type. Returns 0 or -errno. */
+ * EV_ALLOC/EV_REALLOC type: sparse when its key has a hint. Returns 0 or -errno. */
 __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, __u64 size)
 {
 	struct snap_slot *s = snap_slot();
+	struct snap_hint_key key;
+	const struct snap_hint *h;
 	__u64 len;
 	long err;
 
@@ -453,6 +520,15 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	s->ev.stack_id = STACK_ID_SNAPSHOT;
 	s->ev.fn = fn;
 	s->snap.ev_type = type;
+	if (snap_hints_on && !(s->snap.flags & SNAP_F_SHORT)) {
+		key.ip = s->snap.ip;
+		key.dist = s->snap.hint_dist;
+		key.tgid = s->ev.tgid;
+		key.pad = 0;
+		h = bpf_map_lookup_elem(&snap_hints, &key);
+		if (h && h->n <= SNAP_HINT_MAX)
+			return emit_sparse(s, h, len);
+	}
 	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len, submit_flags());
 	if (err) {
 		count(&counters.dropped);

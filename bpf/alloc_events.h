@@ -174,6 +174,7 @@ struct alloc_event {
  * (a thread stack's mapping) before the requested size. */
 #define SNAP_F_SHORT	    0x1
 #define SNAP_F_CALLEE_SAVED 0x2 /* rbx and r12-r15 hold the probe's values */
+#define SNAP_F_SPARSE	    0x4 /* the record carries only the hinted words (below) */
 
 struct stack_snapshot {
 	__u32 ev_type;	 /* EV_ALLOC or EV_REALLOC: the record's type once unwound */
@@ -184,7 +185,48 @@ struct stack_snapshot {
 	__u64 sp;		       /* pt_regs sp: address of the first copied byte */
 	__u64 bp;		       /* rbp (frame pointer or plain register) */
 	__u64 rbx, r12, r13, r14, r15; /* callee-saved registers (SNAP_F_CALLEE_SAVED) */
+	__u64 hint_dist; /* mm->start_stack - sp (0 without an mm): with ip, the hint's key */
+	__u32 n_words;	 /* SNAP_F_SPARSE: words in the record */
+	__u32 pad2;
 };
+
+/*
+ * Stack hints (issue #18: the stack copy dominated --unwind dwarf's cost per allocation: a
+ * 6 KiB copy into the ring buffer took ~0.7 us of the target's time per malloc in sed).
+ *
+ * The unwinder reads only a few words of a copy: each frame's return address and saved
+ * registers. Once userspace has unwound a dense copy taken at a call site, it stores in
+ * snap_hints, under (tgid, ip, hint_dist), the offsets of the words it read. The next
+ * snapshot with that key is sent sparse: after the header, __u16 offs[n_words] (word
+ * indexes from sp, SNAP_WORD_ABSENT past the copy), and at SNAP_SPARSE_WORDS_AT __u64
+ * words[n_words]; stack_len still says how many bytes were copied.
+ *
+ * Exact: every word the unwinder reads is the target's memory at the probe, so a sparse copy
+ * unwinds as the dense one would, unless a read falls on a word that was not sent (another
+ * call chain with the same key). That read fails, the stack is cut before the frame that
+ * needed it, the miss is counted, and the key goes back to dense copies until relearned.
+ */
+#define SNAP_HINT_MAX	 128	/* words per hint */
+#define SNAP_WORD_ABSENT 0xffff /* offs[] entry of a hinted word past the copy */
+#define SNAP_HINTS_MAX	 16384	/* keys in snap_hints */
+
+struct snap_hint_key {
+	__u64 ip;   /* stack_snapshot.ip: the return address into the allocator's caller */
+	__u64 dist; /* stack_snapshot.hint_dist */
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct snap_hint {
+	__u32 n;		   /* words, <= SNAP_HINT_MAX */
+	__u32 pad;
+	__u16 off[SNAP_HINT_MAX]; /* word indexes from sp, ascending */
+};
+
+/* A sparse snapshot's payload: offs at 0, words at SNAP_SPARSE_WORDS_AT (a fixed place:
+ * the record is reserved at its largest size, and bytes not written cost nothing). */
+#define SNAP_SPARSE_WORDS_AT (SNAP_HINT_MAX * 2u)
+#define SNAP_SPARSE_BYTES(n) (SNAP_SPARSE_WORDS_AT + (n) * 8u)
 
 /* EV_WINDOW_BEGIN, EV_WINDOW_END: from the workload driver's USDT probes or from
  * --start-at/--stop-at uprobes. */
@@ -267,7 +309,8 @@ struct snapshot_counters {
 	__u64 copy_failures; /* no byte of the stack could be read: sent with stack_id < 0 */
 	__u64 short_copies;  /* copies cut by the end of the readable stack (SNAP_F_SHORT) */
 	__u64 scratch_busy;  /* per-CPU scratch in use by a preempted probe: stack_id < 0 */
-	__u64 copied_bytes;  /* stack bytes sent, summed */
+	__u64 copied_bytes;  /* stack bytes sent, summed (a sparse record: its words) */
+	__u64 sparse;	     /* snapshots sent sparse (SNAP_F_SPARSE) */
 };
 
 /*

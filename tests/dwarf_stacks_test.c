@@ -258,3 +258,190 @@ Test(fp_detect, rust_never_counts_as_keeping_frame_pointers)
 	cr_expect(c.rust);
 	cr_expect_not(fp_detect__has_fp(&c));
 }
+
+/* ---- stack hints (sparse copies) ---- */
+
+/* A sparse record as BPF reserves it. */
+struct sparse_rec {
+	struct alloc_event ev;
+	struct stack_snapshot snap;
+	unsigned char payload[SNAP_SPARSE_BYTES(SNAP_HINT_MAX)];
+};
+
+/* What the sink was told: the last hint set, and how many sets and deletes. */
+struct hint_log {
+	struct snap_hint_key key;
+	struct snap_hint hint;
+	int sets, deletes;
+	int refuse; /* answer sets with this (-E2BIG: the BPF map is full) */
+};
+
+static int log_hint(void *ctx, const struct snap_hint_key *k, const struct snap_hint *h)
+{
+	struct hint_log *l = ctx;
+
+	l->key = *k;
+	if (!h) {
+		l->deletes++;
+		return 0;
+	}
+	if (l->refuse)
+		return l->refuse;
+	l->hint = *h;
+	l->sets++;
+	return 0;
+}
+
+/* Send d's copy sparse, as BPF would with hint h (words past the copy marked absent). */
+static size_t make_sparse(struct sparse_rec *s, const struct snap_rec *d, const struct snap_hint *h)
+{
+	__u64 words[SNAP_HINT_MAX];
+	__u16 offs[SNAP_HINT_MAX];
+
+	memset(s, 0, sizeof(*s));
+	s->ev = d->ev;
+	s->snap = d->snap;
+	s->snap.flags |= SNAP_F_SPARSE;
+	s->snap.n_words = h->n;
+	for (__u32 i = 0; i < h->n; i++) {
+		offs[i] = (__u64)h->off[i] * 8 + 8 <= d->snap.stack_len ? h->off[i] : SNAP_WORD_ABSENT;
+		words[i] = 0;
+		if (offs[i] != SNAP_WORD_ABSENT)
+			memcpy(&words[i], d->stack + (size_t)h->off[i] * 8, 8);
+	}
+	memcpy(s->payload, offs, h->n * sizeof(*offs));
+	memcpy(s->payload + SNAP_SPARSE_WORDS_AT, words, h->n * sizeof(*words));
+	return HDR_SZ + SNAP_SPARSE_BYTES(h->n);
+}
+
+/* Two captures from one call site, hint key fields set as BPF sets them. */
+static void two_captures(struct snap_rec *r, size_t *lens)
+{
+	for (volatile int i = 0; i < 2; i++) {
+		caller_a(&r[i], &lens[i]);
+		r[i].snap.hint_dist = 4096;
+		r[i].ev.tgid = (__u32)getpid();
+	}
+}
+
+Test(dwarf_stacks, a_hint_learnt_from_a_dense_copy_unwinds_a_sparse_one_alike)
+{
+	static struct snap_rec recs[2];
+	static struct sparse_rec sp;
+	struct dwarf_stacks *ds = dwarf_stacks__new(getpid());
+	struct hint_log log = {0};
+	struct dwarf_stacks_stats st;
+	struct alloc_event ev, ev2;
+	size_t lens[2], sz;
+
+	cr_assert_not_null(ds);
+	dwarf_stacks__set_hint_sink(ds, log_hint, &log);
+	two_captures(recs, lens);
+	cr_assert_eq(dwarf_stacks__resolve(ds, &recs[0], HDR_SZ + lens[0], &ev), 0);
+	cr_assert_geq(ev.stack_id, 0);
+	cr_assert_eq(log.sets, 1, "the dense unwind taught no hint");
+	cr_expect_eq(log.key.ip, recs[0].snap.ip);
+	cr_expect_eq(log.key.dist, 4096);
+	cr_expect_eq(log.key.tgid, (__u32)getpid());
+	cr_assert_gt(log.hint.n, 2, "a return address per frame at least: %u", log.hint.n);
+	for (__u32 i = 1; i < log.hint.n; i++)
+		cr_assert_gt(log.hint.off[i], log.hint.off[i - 1], "offsets not ascending");
+	/* far fewer words than the copy holds */
+	cr_expect_lt(log.hint.n * 8, lens[1] / 4, "%u words of a %zu-byte copy", log.hint.n, lens[1]);
+
+	sz = make_sparse(&sp, &recs[1], &log.hint);
+	cr_assert_eq(dwarf_stacks__resolve(ds, &sp, sz, &ev2), 0);
+	cr_expect_eq(ev2.stack_id, ev.stack_id, "the sparse copy unwound to another stack");
+	cr_expect_eq(ev2.addr, 0x1000);
+	dwarf_stacks__stats(ds, &st);
+	cr_expect_eq(st.snapshots, 2);
+	cr_expect_eq(st.sparse, 1);
+	cr_expect_eq(st.hint_misses, 0);
+	cr_expect_eq(st.partial, 0);
+	cr_expect_eq(st.hints_set, 1);
+	/* the same dense chain again teaches nothing new: no second set */
+	cr_assert_eq(dwarf_stacks__resolve(ds, &recs[1], HDR_SZ + lens[1], &ev2), 0);
+	cr_expect_eq(log.sets, 1);
+	dwarf_stacks__free(ds);
+	cr_expect_eq(log.deletes, 1, "the hint outlived its process's resolver");
+}
+
+Test(dwarf_stacks, a_sparse_copy_missing_a_word_is_cut_counted_and_relearnt)
+{
+	static struct snap_rec recs[2];
+	static struct sparse_rec sp;
+	struct dwarf_stacks *ds = dwarf_stacks__new(getpid());
+	struct hint_log log = {0};
+	struct dwarf_stacks_stats st;
+	struct alloc_event ev, ev2;
+	__u64 full[STACK_MAX_DEPTH], cut[STACK_MAX_DEPTH];
+	struct snap_hint h;
+	size_t lens[2], sz;
+	int n_full, n_cut;
+
+	cr_assert_not_null(ds);
+	dwarf_stacks__set_hint_sink(ds, log_hint, &log);
+	two_captures(recs, lens);
+	cr_assert_eq(dwarf_stacks__resolve(ds, &recs[0], HDR_SZ + lens[0], &ev), 0);
+	cr_assert_eq(log.sets, 1);
+	/* The outermost word the unwinder read left out: another chain than the hint's. */
+	h = log.hint;
+	h.n--;
+	sz = make_sparse(&sp, &recs[1], &h);
+	cr_assert_eq(dwarf_stacks__resolve(ds, &sp, sz, &ev2), 0);
+	cr_assert_geq(ev2.stack_id, 0);
+	n_full = dwarf_stacks__stack(ds, ev.stack_id, full, STACK_MAX_DEPTH);
+	n_cut = dwarf_stacks__stack(ds, ev2.stack_id, cut, STACK_MAX_DEPTH);
+	cr_assert_gt(n_cut, 0);
+	cr_expect_lt(n_cut, n_full, "a miss did not cut the stack");
+	cr_expect_eq(memcmp(cut, full, (size_t)n_cut * sizeof(*cut)), 0,
+		     "the cut stack is not a prefix of the dense one");
+	dwarf_stacks__stats(ds, &st);
+	cr_expect_eq(st.hint_misses, 1);
+	cr_expect_eq(st.partial, 1, "a cut stack is an unwind that ended early");
+	cr_expect_eq(log.deletes, 1, "the missed hint was left in place");
+	/* The next dense copy of the key sets it again. */
+	cr_assert_eq(dwarf_stacks__resolve(ds, &recs[1], HDR_SZ + lens[1], &ev2), 0);
+	cr_expect_eq(log.sets, 2);
+	cr_expect_eq(log.hint.n, h.n + 1);
+	dwarf_stacks__free(ds);
+}
+
+Test(dwarf_stacks, refused_hints_and_malformed_sparse_records)
+{
+	static struct snap_rec recs[2];
+	static struct sparse_rec sp;
+	struct dwarf_stacks *ds = dwarf_stacks__new(getpid());
+	struct hint_log log = {.refuse = -E2BIG};
+	struct dwarf_stacks_stats st;
+	struct alloc_event ev;
+	struct snap_hint h = {0};
+	size_t lens[2], sz;
+
+	cr_assert_not_null(ds);
+	dwarf_stacks__set_hint_sink(ds, log_hint, &log);
+	two_captures(recs, lens);
+	/* A full map: the key stays dense, and is not offered again. */
+	cr_assert_eq(dwarf_stacks__resolve(ds, &recs[0], HDR_SZ + lens[0], &ev), 0);
+	cr_assert_eq(dwarf_stacks__resolve(ds, &recs[1], HDR_SZ + lens[1], &ev), 0);
+	dwarf_stacks__stats(ds, &st);
+	cr_expect_eq(st.hint_refusals, 1);
+	cr_expect_eq(st.hints_set, 0);
+
+	h.n = 2;
+	h.off[0] = 0;
+	h.off[1] = 1;
+	sz = make_sparse(&sp, &recs[1], &h);
+	cr_expect_eq(dwarf_stacks__resolve(ds, &sp, sz - 1, &ev), -EINVAL, "short payload");
+	sp.snap.n_words = SNAP_HINT_MAX + 1;
+	cr_expect_eq(dwarf_stacks__resolve(ds, &sp, sizeof(sp), &ev), -EINVAL, "too many words");
+	/* Offsets out of order: a counted failure, the event kept. */
+	sz = make_sparse(&sp, &recs[1], &h);
+	memcpy(sp.payload, (__u16[2]){1, 0}, 4);
+	cr_assert_eq(dwarf_stacks__resolve(ds, &sp, sz, &ev), 0);
+	cr_expect_lt(ev.stack_id, 0);
+	dwarf_stacks__stats(ds, &st);
+	cr_expect_eq(st.failures, 1);
+	dwarf_stacks__free(ds);
+	cr_expect_eq(log.deletes, 0, "a refused hint was deleted");
+}

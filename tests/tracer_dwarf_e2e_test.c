@@ -380,3 +380,60 @@ Test(tracer_dwarf_e2e, libc_callers_strdup_qsort_getline_reach_main, .timeout = 
 	free(log);
 	free(dir);
 }
+
+/* The snapshot counts of a -v log: all, sent sparse, hints missed. */
+static void snapshot_counts(const char *log, long long *snaps, long long *sparse,
+			    long long *missed)
+{
+	const char *d = strstr(log, "dwarf: snapshots ");
+
+	cr_assert_not_null(d, "no dwarf details (-v):\n%s", log);
+	cr_assert_eq(sscanf(d,
+			    "dwarf: snapshots %lld (%lld sparse), unwound %*d, stack hints %*d "
+			    "set, %*d refused, %lld missed",
+			    snaps, sparse, missed),
+		     3, "unexpected dwarf line:\n%s", d);
+}
+
+/*
+ * Stack hints: after a call site's first dense copy, its copies carry only the words the
+ * unwinder read. On Debian's sed (no frame pointers; its regex code allocates from the same
+ * deep sites over and over) the profile must be the one dense copies give, chain for chain,
+ * and most snapshots must have gone sparse without a miss.
+ */
+Test(tracer_dwarf_e2e, sparse_stack_copies_give_the_dense_profile, .timeout = TEST_TIMEOUT(300))
+{
+	struct dhat_profile *ps, *pd;
+	char *dir, *log = NULL, *dense_log = NULL, input[1024], cmd[2048];
+	long long snaps, sparse, missed;
+	FILE *f;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("dwarf-sparse");
+	snprintf(input, sizeof(input), "%s/input.txt", dir);
+	f = fopen(input, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 3000; i++)
+		fprintf(f, "id%d ka=%d kb=%d kc=%d\n", i, i * 7, i * 13 % 1000, i % 97);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "sed -E -e 's/([a-z]+)=([0-9]+)/\\2:\\1/g' %s", input);
+	ps = trace(dir, "sparse", "dwarf", cmd, &log);
+	pd = trace(dir, "dense", "dwarf --dense-stacks", cmd, &dense_log);
+	snapshot_counts(log, &snaps, &sparse, &missed);
+	cr_expect_gt(sparse, snaps / 2, "only %lld of %lld snapshots sparse:\n%s", sparse, snaps,
+		     log);
+	cr_expect_eq(missed, 0, "hint misses:\n%s", log);
+	snapshot_counts(dense_log, &snaps, &sparse, &missed);
+	cr_expect_gt(snaps, 0);
+	cr_expect_eq(sparse, 0, "--dense-stacks sent sparse copies:\n%s", dense_log);
+	cr_expect_eq(ps->total_blocks, pd->total_blocks);
+	cr_expect_eq(ps->total_bytes, pd->total_bytes);
+	cr_expect_eq(ps->pp_cnt, pd->pp_cnt, "program points: sparse %zu, dense %zu", ps->pp_cnt,
+		     pd->pp_cnt);
+	assert_same_chains(ps, pd, true, NULL);
+	dhat_profile__free(ps);
+	dhat_profile__free(pd);
+	free(log);
+	free(dense_log);
+	free(dir);
+}

@@ -189,6 +189,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.window_gated = windowed,
 		.ringbuf_sz = r->args->ringbuf_sz,
 		.stack_copy_sz = r->args->stack_sz,
+		.dense_stacks = r->args->dense_stacks,
 		.sample_bytes = r->args->sample_bytes,
 		.paused = true, /* until the death probes share the ring (loader__resume) */
 	};
@@ -264,6 +265,10 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	sopts.start_ns = mono_now_ns();
 	tops.sopts = sopts;
 	tops.dwarf = r->dwarf;
+	if (r->dwarf && !r->args->dense_stacks) {
+		tops.hint_fn = run__set_snap_hint;
+		tops.hint_ctx = r;
+	}
 	tops.held_root = argv && r->follow ? pid : 0;
 	tops.await_death = r->death != NULL;
 	tops.rss = true;
@@ -386,8 +391,8 @@ int main(int argc, char **argv)
 	target__free(r.target);
 	window_probes__free(r.window);
 	death_probes__free(r.death);
+	tracees__free(r.tracees); /* first: a tracee's stack hints are deleted in the loader */
 	loader__free(r.loader);
-	tracees__free(r.tracees);
 	alloc_watch__free(r.alloc_watch);
 	if (summary.f) {
 		int err = output__close(&summary, 0);

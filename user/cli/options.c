@@ -33,6 +33,7 @@ enum {
 	OPT_STOP_AT,
 	OPT_UNWIND,
 	OPT_STACK_SIZE,
+	OPT_DENSE_STACKS,
 	OPT_HELP_MAN,
 	OPT_COMPLETION,
 	OPT_SUMMARY,
@@ -90,6 +91,11 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "dwarf: stack bytes copied per allocation (default 8192,\n"
 	  "at most 65536); deeper frames are cut (unwinds ended early)",
 	  G_PROBES, "", OPT_STACK_SIZE },
+	{ "dense-stacks", 0, NULL,
+	  "dwarf: send every stack copy whole (default: once a call\n"
+	  "site's stack was unwound, its later copies carry only the\n"
+	  "words the unwinder read; the same stacks, less to copy)",
+	  G_PROBES, NULL, OPT_DENSE_STACKS },
 	{ "start-at", 0, "SYMBOL",
 	  "open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
 	  "NAME alone is looked up in the target's executable; it may\n"
@@ -297,6 +303,9 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	case OPT_NO_FOLLOW:
 		o->no_follow = true;
+		break;
+	case OPT_DENSE_STACKS:
+		o->dense_stacks = true;
 		break;
 	case OPT_REPORT:
 		if (strcmp(arg, "top") && strcmp(arg, "all")) {

@@ -47,6 +47,7 @@ struct tracer_opts {
 	const char *start_at, *stop_at; /* window symbols (--start-at/--stop-at) */
 	enum unwind_mode unwind;	/* as given; the run decides what auto means */
 	__u32 stack_sz;			/* --stack-size, bytes; 0: default */
+	bool dense_stacks;		/* --dense-stacks: no sparse stack copies */
 	int verbosity;			/* -q: -1, default 0, -v: 1, -vv: 2, -vvv: 3 */
 	__u64 snapshot_at_rss;		/* --snapshot-at-rss, bytes; 0: none */
 	double interval_s;		/* --interval: outstanding-allocation tables; 0: none */

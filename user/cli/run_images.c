@@ -95,6 +95,13 @@ void run__on_image_exec(void *owner, struct tracee *t)
 	attach_allocator_for_image(owner, t);
 }
 
+int run__set_snap_hint(void *ctx, const struct snap_hint_key *k, const struct snap_hint *h)
+{
+	struct run *r = ctx;
+
+	return r->loader ? loader__set_snap_hint(r->loader, k, h) : -ESRCH;
+}
+
 /* loader_record_fn: every record to the process images (tracee.h). */
 int run__on_record(void *ctx, const void *data, size_t sz)
 {

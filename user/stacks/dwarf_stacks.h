@@ -35,9 +35,22 @@ struct dwarf_stacks_stats {
 	__u64 frames;	     /* PCs produced, summed */
 	__u64 unwind_ns;     /* time spent unwinding and interning, summed */
 	__u64 max_unwind_ns; /* slowest single snapshot */
-	__u64 stack_bytes;   /* stack bytes received, summed */
+	__u64 stack_bytes;   /* stack bytes received, summed (sparse: the words sent) */
+	__u64 sparse;	     /* snapshots that came sparse (stack hints) */
+	__u64 hint_misses;   /* sparse snapshots whose unwind read a word not sent: cut */
+	__u64 hints_set;     /* hints handed to the sink (new or grown) */
+	__u64 hint_refusals; /* hints not kept: more than SNAP_HINT_MAX words, or refused
+			      * by the sink (map full); those keys stay dense */
 	size_t distinct;     /* distinct stacks interned */
 };
+
+/*
+ * Where stack hints go (the BPF map snap_hints; alloc_events.h, "Stack hints"): h is the
+ * hint for key k, or NULL to delete it. Returns 0 or -errno; a refused hint is not offered
+ * again for that key.
+ */
+typedef int (*dwarf_stacks_hint_fn)(void *ctx, const struct snap_hint_key *k,
+				    const struct snap_hint *h);
 
 /*
  * Resolver for process pid. The unwinder is created now if the process exists (its modules
@@ -46,8 +59,16 @@ struct dwarf_stacks_stats {
  */
 struct dwarf_stacks *dwarf_stacks__new(pid_t pid);
 
-/* Accepts NULL. */
+/* Accepts NULL. Deletes the hints it set (the process is gone or exec'd). */
 void dwarf_stacks__free(struct dwarf_stacks *ds);
+
+/*
+ * Learn stack hints from now on: after each dense snapshot, the words its unwind read are
+ * added to the hint of its key and handed to fn; a sparse snapshot that misses a word has
+ * its key's hint deleted until a dense one teaches it again. Without a sink, nothing is
+ * learnt (sparse snapshots still resolve).
+ */
+void dwarf_stacks__set_hint_sink(struct dwarf_stacks *ds, dwarf_stacks_hint_fn fn, void *ctx);
 
 /*
  * Re-read the target's maps (after exec or dlopen; at its exit stop). Creates the unwinder
@@ -56,7 +77,7 @@ void dwarf_stacks__free(struct dwarf_stacks *ds);
 int dwarf_stacks__refresh_maps(struct dwarf_stacks *ds);
 
 /*
- * Resolve one EV_STACK_SNAPSHOT record (data, sz as read from the ring buffer) into *out:
+ * Resolve one EV_STACK_SNAPSHOT record, dense or sparse (data, sz as read from the ring buffer) into *out:
  * the alloc_event it stands for, with type = the snapshot's ev_type and stack_id = the
  * interned stack id, or -errno when no stack could be produced (counted in failures; the
  * collector counts it as a stack failure, the event itself is kept).

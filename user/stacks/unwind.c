@@ -74,6 +74,13 @@ struct unw_snap {
 	int frame_idx;		      /* frames seen by the callback in this run */
 	bool stepped;		      /* one-step mode: *step was filled */
 	bool unknown;		      /* the unwind ended at a PC in no known module */
+	/* Sparse copy (stack NULL): the words of [sp, sp + stack_len) that were sent. */
+	const struct unwind_sparse *sparse;
+	long miss_at; /* sparse: frames listed when a word not sent was read first; -1 */
+	/* Dense copy: the word indexes read, for stack hints (unwinder__last_reads). */
+	__u16 reads[UNWIND_READS_MAX];
+	size_t n_reads;
+	bool reads_lost; /* a read was not a whole word, or reads overflowed */
 };
 
 /* How a register is recovered, as classified from dwarf_frame_register(). */
@@ -150,15 +157,49 @@ static bool unw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+/* The sent word at word index w of a sparse copy, or NULL (offs ascending, absent last). */
+static const __u64 *sparse_word(const struct unwind_sparse *sp, __u64 w)
+{
+	size_t lo = 0, hi = sp->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->offs[mid] == w)
+			return &sp->words[mid];
+		if (sp->offs[mid] < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	const struct unw_snap *s = &((struct unwinder *)arg)->snap;
+	struct unw_snap *s = &((struct unwinder *)arg)->snap;
+	__u64 off = addr - s->sp;
 
 	/* Only the copy: the target may be gone, and reading it live would mix times. */
 	if (addr < s->sp || s->stack_len < sizeof(*result) ||
-	    addr - s->sp > s->stack_len - sizeof(*result))
+	    off > s->stack_len - sizeof(*result))
 		return false;
-	memcpy(result, s->stack + (addr - s->sp), sizeof(*result));
+	if (s->sparse) {
+		const __u64 *w = (off & 7) ? NULL : sparse_word(s->sparse, off >> 3);
+
+		if (!w) { /* copied, but not sent: another chain than the hint's */
+			if (s->miss_at < 0)
+				s->miss_at = (long)s->n;
+			return false;
+		}
+		*result = *w;
+		return true;
+	}
+	memcpy(result, s->stack + off, sizeof(*result));
+	if ((off & 7) || s->n_reads == UNWIND_READS_MAX)
+		s->reads_lost = true;
+	else
+		s->reads[s->n_reads++] = (__u16)(off >> 3);
 	return true;
 }
 
@@ -734,6 +775,7 @@ static int unwinder__unwind_once(struct unwinder *u, const struct unwind_regs *r
 
 	s = &u->snap;
 	s->unknown = false;
+	s->miss_at = -1;
 	s->stack = stack;
 	s->sp = regs->sp;
 	s->stack_len = stack_len;
@@ -785,15 +827,18 @@ out:
 	return (int)s->n;
 }
 
-int unwinder__unwind(struct unwinder *u, const struct unwind_regs *regs, const void *stack,
-		     size_t stack_len, __u64 *ips, size_t max)
+/* unwinder__unwind and unwinder__unwind_sparse: sparse NULL for a dense copy in stack. */
+static int unwinder__unwind_any(struct unwinder *u, const struct unwind_regs *regs,
+				const void *stack, size_t stack_len,
+				const struct unwind_sparse *sparse, __u64 *ips, size_t max)
 {
 	bool changed = false;
 	int n;
 
-	if (!u || !regs || (!stack && stack_len) || (!ips && max))
-		return -EINVAL;
 	u->stats.unwind_cnt++;
+	u->snap.sparse = sparse;
+	u->snap.n_reads = 0;
+	u->snap.reads_lost = false;
 	if (!max)
 		return 0;
 	n = unwinder__unwind_once(u, regs, stack, stack_len, ips, max);
@@ -805,8 +850,46 @@ int unwinder__unwind(struct unwinder *u, const struct unwind_regs *regs, const v
 		if (!unwinder__refresh(u, &changed) && changed)
 			n = unwinder__unwind_once(u, regs, stack, stack_len, ips, max);
 	}
+	/* A word the hint did not send was read: the frames after it may be wrong. */
+	if (sparse && u->snap.miss_at >= 0 && n > u->snap.miss_at)
+		n = u->snap.miss_at > 0 ? (int)u->snap.miss_at : 1;
 	u->stats.frame_cnt += (__u64)n;
 	return n;
+}
+
+int unwinder__unwind(struct unwinder *u, const struct unwind_regs *regs, const void *stack,
+		     size_t stack_len, __u64 *ips, size_t max)
+{
+	if (!u || !regs || (!stack && stack_len) || (!ips && max))
+		return -EINVAL;
+	return unwinder__unwind_any(u, regs, stack, stack_len, NULL, ips, max);
+}
+
+int unwinder__unwind_sparse(struct unwinder *u, const struct unwind_regs *regs,
+			    size_t stack_len, const struct unwind_sparse *sparse, __u64 *ips,
+			    size_t max, bool *missed)
+{
+	int n;
+
+	if (!u || !regs || !sparse || (!sparse->offs && sparse->n) ||
+	    (!sparse->words && sparse->n) || (!ips && max))
+		return -EINVAL;
+	for (size_t i = 1; i < sparse->n; i++)
+		if (sparse->offs[i] <= sparse->offs[i - 1])
+			return -EINVAL;
+	n = unwinder__unwind_any(u, regs, NULL, stack_len, sparse, ips, max);
+	if (missed)
+		*missed = max && u->snap.miss_at >= 0;
+	return n;
+}
+
+bool unwinder__last_reads(const struct unwinder *u, const __u16 **words, size_t *n)
+{
+	if (!u || !words || !n || u->snap.sparse || u->snap.reads_lost)
+		return false;
+	*words = u->snap.reads;
+	*n = u->snap.n_reads;
+	return true;
 }
 
 /* ---- stack table ---- */

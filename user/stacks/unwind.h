@@ -88,6 +88,34 @@ int unwinder__refresh_maps(struct unwinder *u);
 int unwinder__unwind(struct unwinder *u, const struct unwind_regs *regs, const void *stack,
 		     size_t stack_len, __u64 *ips, size_t max);
 
+/* Reads of a dense unwind remembered for unwinder__last_reads. */
+#define UNWIND_READS_MAX 512
+
+/* A sparse stack copy: the words at sp + 8 * offs[i] of [sp, sp + stack_len), offs
+ * strictly ascending (bpf/alloc_events.h, "Stack hints"). */
+struct unwind_sparse {
+	const __u16 *offs;
+	const __u64 *words;
+	size_t n;
+};
+
+/*
+ * unwinder__unwind on a sparse copy. A read of a word inside [sp, sp + stack_len) that was
+ * not sent fails; the list is then cut before the frame that read it (*missed = true):
+ * what is returned is exactly a prefix of what the dense copy would have given.
+ */
+int unwinder__unwind_sparse(struct unwinder *u, const struct unwind_regs *regs,
+			    size_t stack_len, const struct unwind_sparse *sparse, __u64 *ips,
+			    size_t max, bool *missed);
+
+/*
+ * The words the last unwinder__unwind (dense) read successfully, as indexes from sp
+ * (unsorted, may repeat), borrowed until the next unwind: what a sparse copy of the same
+ * call chain must carry to unwind the same way. false if they cannot be told (a read that
+ * was not a whole aligned word, more than UNWIND_READS_MAX reads, or a sparse unwind).
+ */
+bool unwinder__last_reads(const struct unwinder *u, const __u16 **words, size_t *n);
+
 /*
  * Enable or disable the per-PC frame-rule cache (on by default). With it, a frame whose
  * libdw rule is the common "CFA = rsp/rbp + N, return address at CFA - 8" form is stepped

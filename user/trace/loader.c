@@ -563,7 +563,9 @@ static int configure_dwarf(struct loader *l, const struct loader_opts *opts, siz
 	}
 	l->skel->rodata->unwind_dwarf = 1;
 	l->skel->rodata->stack_copy_sz = sz;
-	vlog("DWARF unwinding: %u bytes of stack per event, %d scratch slots\n", sz, cpus);
+	l->skel->rodata->snap_hints_on = !opts->dense_stacks;
+	vlog("DWARF unwinding: %u bytes of stack per event, %d scratch slots%s\n", sz, cpus,
+	     opts->dense_stacks ? ", dense copies only" : "");
 	return bpf_map__set_max_entries(l->skel->maps.snap_scratch, (__u32)cpus);
 }
 
@@ -1078,6 +1080,22 @@ void loader__counters(struct loader *l, struct probe_counters *out)
 	}
 	/* Plain loads of the mmap'ed .bss: each counter is read atomically (aligned u64). */
 	*out = *(volatile struct probe_counters *)&l->skel->bss->counters;
+}
+
+int loader__set_snap_hint(struct loader *l, const struct snap_hint_key *k,
+			  const struct snap_hint *h)
+{
+	int fd, err;
+
+	if (!l || !k || (h && h->n > SNAP_HINT_MAX))
+		return -EINVAL;
+	if (!l->skel->rodata->snap_hints_on)
+		return -EOPNOTSUPP;
+	fd = bpf_map__fd(l->skel->maps.snap_hints);
+	err = h ? bpf_map_update_elem(fd, k, h, BPF_ANY) : bpf_map_delete_elem(fd, k);
+	if (err && !h && errno == ENOENT)
+		return 0;
+	return err ? -errno : 0;
 }
 
 void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out)

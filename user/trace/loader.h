@@ -24,6 +24,7 @@ struct loader_opts {
 	size_t ringbuf_sz;	 /* ring buffer bytes (power of two, >= page size); 0: default */
 	bool unwind_dwarf;	 /* send EV_STACK_SNAPSHOT records instead of BPF stack ids */
 	__u32 stack_copy_sz;	 /* unwind_dwarf: stack bytes copied per event; 0: default */
+	bool dense_stacks;	 /* unwind_dwarf: never sparse, whatever snap_hints holds */
 	bool noop;		 /* benchmark only: same probes, programs that only return 0 */
 	bool noop_entry;	 /* with noop: entry probes only, no return probe (the floor
 				  * of an allocation that needs no return; not with inherit) */
@@ -118,6 +119,14 @@ void loader__sample_counters(struct loader *l, struct sample_counters *out);
 
 /* Snapshot of the unwind_dwarf counters (all zero in frame-pointer mode). */
 void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out);
+
+/*
+ * Stack hints (alloc_events.h): after this, snapshots with key k are sent with only the
+ * words h names (h NULL: dense again). 0 or -errno (-E2BIG: the map is full; -EOPNOTSUPP
+ * without unwind_dwarf or with dense_stacks).
+ */
+int loader__set_snap_hint(struct loader *l, const struct snap_hint_key *k,
+			  const struct snap_hint *h);
 
 /* Copy the user stack of stack_id (innermost first: raw return addresses) into ips.
  * Returns the number of frames, or -errno (-ENOENT: unknown id). */

@@ -182,6 +182,8 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 	t->sym = symbolizer__new(tgid);
 	if (ts->opts.dwarf)
 		t->stacks = dwarf_stacks__new(tgid);
+	if (t->stacks && ts->opts.hint_fn)
+		dwarf_stacks__set_hint_sink(t->stacks, ts->opts.hint_fn, ts->opts.hint_ctx);
 	if (ts->opts.rss) /* NULL when unreadable: its profile has no series */
 		t->rss = rss_sampler__new(tgid);
 	if (!t->session || push(ts, t)) {
@@ -333,6 +335,10 @@ void tracees__unwind_stats(const struct tracees *ts, struct dwarf_stacks_stats *
 		if (s.max_unwind_ns > out->max_unwind_ns)
 			out->max_unwind_ns = s.max_unwind_ns;
 		out->stack_bytes += s.stack_bytes;
+		out->sparse += s.sparse;
+		out->hint_misses += s.hint_misses;
+		out->hints_set += s.hints_set;
+		out->hint_refusals += s.hint_refusals;
 		out->distinct += s.distinct;
 	}
 }

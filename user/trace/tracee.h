@@ -81,6 +81,9 @@ struct tracees_opts {
 	 * cause, or at tracees__close_exited for a process whose end is not recorded. */
 	bool await_death;
 	bool rss; /* sample each image's RSS (tracees__sample_rss) */
+	/* dwarf: where each image's stack hints go (dwarf_stacks__set_hint_sink); NULL: none */
+	dwarf_stacks_hint_fn hint_fn;
+	void *hint_ctx;
 };
 
 struct tracees *tracees__new(const struct tracees_opts *o);

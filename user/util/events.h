@@ -8,11 +8,13 @@
 _Static_assert(sizeof(struct alloc_event) == 56, "alloc_event layout changed: update both sides");
 _Static_assert(sizeof(struct window_event) == 64, "window_event layout changed: update both sides");
 _Static_assert(sizeof(struct probe_counters) == 56, "probe_counters layout changed");
-_Static_assert(sizeof(struct stack_snapshot) == 80, "stack_snapshot layout changed");
+_Static_assert(sizeof(struct stack_snapshot) == 96, "stack_snapshot layout changed");
 _Static_assert(sizeof(struct proc_event) == 24 + PROC_COMM_LEN + PROC_FILENAME_LEN,
 	       "proc_event layout changed");
-_Static_assert(sizeof(struct snapshot_counters) == 40, "snapshot_counters layout changed");
+_Static_assert(sizeof(struct snapshot_counters) == 48, "snapshot_counters layout changed");
 _Static_assert(sizeof(struct sample_counters) == 24, "sample_counters layout changed");
+_Static_assert(sizeof(struct snap_hint_key) == 24 && sizeof(struct snap_hint) == 8 + 2 * SNAP_HINT_MAX,
+	       "snap_hint layout changed");
 _Static_assert(sizeof(struct death_event) == 152, "death_event layout changed");
 _Static_assert(sizeof(struct mapping_event) == 64, "mapping_event layout changed");
 _Static_assert(sizeof(struct stack_val) == 8 + 8 * STACK_MAX_DEPTH, "stack_val layout changed");
