@@ -494,6 +494,27 @@ static __always_inline int emit_sparse(struct snap_slot *s, const struct snap_hi
 	return 0;
 }
 
+/* Whether the copy in s takes the path hint h was learnt from: its steering words (and rbp
+ * where it was a CFA base) hold the same values (alloc_events.h, "Stack hints"). */
+static __always_inline bool hint_holds(const struct snap_slot *s, const struct snap_hint *h,
+				       __u64 len)
+{
+	__u32 n = h->n_ctl, avail = (__u32)(len >> 3);
+
+	if (n > SNAP_CTL_MAX || (h->check_bp && s->snap.bp != h->bp))
+		return false;
+	for (__u32 j = 0; j < SNAP_CTL_MAX; j++) {
+		__u32 w;
+
+		if (j >= n)
+			break;
+		w = h->ctl[j];
+		if (w >= avail || *(__u64 *)(s->stack + ((w & 0x1fff) << 3)) != h->expect[j])
+			return false;
+	}
+	return true;
+}
+
 /* Send the slot filled by take_snapshot() as one EV_STACK_SNAPSHOT standing for
  * EV_ALLOC/EV_REALLOC type: sparse when its key has a hint. Returns 0 or -errno. */
 __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, __u64 size)
@@ -524,10 +545,17 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 		key.ip = s->snap.ip;
 		key.dist = s->snap.hint_dist;
 		key.tgid = s->ev.tgid;
-		key.pad = 0;
-		h = bpf_map_lookup_elem(&snap_hints, &key);
-		if (h && h->n <= SNAP_HINT_MAX)
-			return emit_sparse(s, h, len);
+		for (__u32 v = 0; v < SNAP_HINT_VARIANTS; v++) {
+			key.variant = v;
+			h = bpf_map_lookup_elem(&snap_hints, &key);
+			if (!h)
+				break;
+			if (hint_holds(s, h, len))
+				return emit_sparse(s, h, len);
+		}
+		/* another path from the same place: dense, and it becomes a hint */
+		if (key.variant)
+			count(&snap_counters.hint_mismatches);
 	}
 	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len, submit_flags());
 	if (err) {

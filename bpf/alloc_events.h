@@ -196,31 +196,45 @@ struct stack_snapshot {
  *
  * The unwinder reads only a few words of a copy: each frame's return address and saved
  * registers. Once userspace has unwound a dense copy taken at a call site, it stores in
- * snap_hints, under (tgid, ip, hint_dist), the offsets of the words it read. The next
- * snapshot with that key is sent sparse: after the header, __u16 offs[n_words] (word
- * indexes from sp, SNAP_WORD_ABSENT past the copy), and at SNAP_SPARSE_WORDS_AT __u64
- * words[n_words]; stack_len still says how many bytes were copied.
+ * snap_hints, under (tgid, ip, hint_dist), the offsets of the words it read, and among
+ * them the words that steered the unwind (return addresses and CFA bases loaded from the
+ * stack) with the values they had. A later snapshot with that key whose steering words
+ * (and rbp, if it was a CFA base) hold those values takes the same path through the same
+ * frames, so it reads exactly the hinted words: it is sent sparse, after the header
+ * __u16 offs[n_words] (word indexes from sp, SNAP_WORD_ABSENT past the copy) and at
+ * SNAP_SPARSE_WORDS_AT __u64 words[n_words]; stack_len still says how many bytes were
+ * copied. Any other value and the snapshot is sent dense, as without hints
+ * (snapshot_counters.hint_mismatches), and its unwind becomes one of the key's hints.
  *
- * Exact: every word the unwinder reads is the target's memory at the probe, so a sparse copy
- * unwinds as the dense one would, unless a read falls on a word that was not sent (another
- * call chain with the same key). That read fails, the stack is cut before the frame that
- * needed it, the miss is counted, and the key goes back to dense copies until relearned.
+ * So a sparse copy unwinds to the very stack the dense one would. Should a read still fall
+ * on a word not sent, it fails, the stack is cut before the frame that needed it, and the
+ * miss is counted (dwarf_stacks_stats.hint_misses).
  */
 #define SNAP_HINT_MAX	 128	/* words per hint */
+#define SNAP_CTL_MAX	 64	/* steering words per hint */
 #define SNAP_WORD_ABSENT 0xffff /* offs[] entry of a hinted word past the copy */
 #define SNAP_HINTS_MAX	 16384	/* keys in snap_hints */
+
+/* Paths kept per (tgid, ip, dist), tried in turn: a function called from a few places at
+ * one depth (a regex matcher under several callers) keeps a hint for each. */
+#define SNAP_HINT_VARIANTS 4
 
 struct snap_hint_key {
 	__u64 ip;   /* stack_snapshot.ip: the return address into the allocator's caller */
 	__u64 dist; /* stack_snapshot.hint_dist */
 	__u32 tgid;
-	__u32 pad;
+	__u32 variant; /* 0 .. SNAP_HINT_VARIANTS - 1, filled from 0 without gaps */
 };
 
 struct snap_hint {
 	__u32 n;		   /* words, <= SNAP_HINT_MAX */
+	__u32 n_ctl;		   /* steering words, <= SNAP_CTL_MAX */
+	__u32 check_bp;		   /* rbp must equal bp */
 	__u32 pad;
+	__u64 bp;
 	__u16 off[SNAP_HINT_MAX]; /* word indexes from sp, ascending */
+	__u16 ctl[SNAP_CTL_MAX];  /* steering word indexes from sp */
+	__u64 expect[SNAP_CTL_MAX]; /* their values */
 };
 
 /* A sparse snapshot's payload: offs at 0, words at SNAP_SPARSE_WORDS_AT (a fixed place:
@@ -311,6 +325,7 @@ struct snapshot_counters {
 	__u64 scratch_busy;  /* per-CPU scratch in use by a preempted probe: stack_id < 0 */
 	__u64 copied_bytes;  /* stack bytes sent, summed (a sparse record: its words) */
 	__u64 sparse;	     /* snapshots sent sparse (SNAP_F_SPARSE) */
+	__u64 hint_mismatches; /* snapshots with a hint whose steering words differed: dense */
 };
 
 /*

@@ -346,6 +346,14 @@ Test(dwarf_stacks, a_hint_learnt_from_a_dense_copy_unwinds_a_sparse_one_alike)
 	cr_assert_gt(log.hint.n, 2, "a return address per frame at least: %u", log.hint.n);
 	for (__u32 i = 1; i < log.hint.n; i++)
 		cr_assert_gt(log.hint.off[i], log.hint.off[i - 1], "offsets not ascending");
+	/* The return addresses steered the unwind: they are checked, with the copy's values. */
+	cr_assert_geq(log.hint.n_ctl, 2, "steering words: %u", log.hint.n_ctl);
+	for (__u32 j = 0; j < log.hint.n_ctl; j++) {
+		__u64 v;
+
+		memcpy(&v, recs[0].stack + (size_t)log.hint.ctl[j] * 8, 8);
+		cr_expect_eq(log.hint.expect[j], v, "steering word %u", log.hint.ctl[j]);
+	}
 	/* far fewer words than the copy holds */
 	cr_expect_lt(log.hint.n * 8, lens[1] / 4, "%u words of a %zu-byte copy", log.hint.n, lens[1]);
 

@@ -95,3 +95,9 @@ add_criterion_test(test_dwarf_stacks
 	LABELS unit)
 target_compile_definitions(test_dwarf_stacks PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
 add_dependencies(test_dwarf_stacks unwfix fpfix ${UNWFIX_RUST_DEPS})
+
+# stack_hints: the per-site hint table and what it tells its sink (no process needed).
+add_criterion_test(test_stack_hints
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/stack_hints_test.c
+	LIBS tracer_core
+	LABELS unit)

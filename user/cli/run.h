@@ -120,7 +120,7 @@ void run__on_image_exec(void *owner, struct tracee *t);
 /* loader_record_fn: every record to the process images (tracee.h). */
 int run__on_record(void *ctx, const void *data, size_t sz);
 
-/* dwarf_stacks_hint_fn (ctx = the run): a stack hint into the loader's BPF map. */
+/* stack_hint_fn (ctx = the run): a stack hint into the loader's BPF map. */
 int run__set_snap_hint(void *ctx, const struct snap_hint_key *k, const struct snap_hint *h);
 
 /* --cgroup: the processes that entered the cgroup since the last look (not those its

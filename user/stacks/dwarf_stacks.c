@@ -16,21 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "stack_hints.h"
 #include "unwind.h"
-
-/* What userspace knows of one hint key. */
-enum hint_state {
-	HINT_EMPTY = 0, /* free slot of the table */
-	HINT_SET,	/* in the sink with the words below */
-	HINT_DELETED,	/* taken back after a miss: the next dense snapshot sets it again */
-	HINT_REFUSED,	/* too many words, or the sink said no: the key stays dense */
-};
-
-struct hint_entry {
-	__u64 ip, dist;
-	enum hint_state state;
-	struct snap_hint h; /* the union of the words every dense unwind of the key read */
-};
 
 struct dwarf_stacks {
 	pid_t pid;		   /* target */
@@ -38,130 +25,8 @@ struct dwarf_stacks {
 	bool gone;		   /* creating the unwinder failed with ESRCH: stop trying */
 	struct stack_table *table; /* interned PC lists: the stack ids */
 	struct dwarf_stacks_stats st;
-	dwarf_stacks_hint_fn hint_fn; /* NULL: learn nothing */
-	void *hint_ctx;
-	struct hint_entry *hints; /* open addressing by (ip, dist); power-of-two capacity */
-	size_t hint_cnt, hint_cap;
+	struct stack_hints *hints; /* NULL: learn nothing */
 };
-
-static size_t hint_slot(__u64 ip, __u64 dist, size_t cap)
-{
-	__u64 h = (ip ^ (dist * 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull;
-
-	return (size_t)(h >> 17) & (cap - 1);
-}
-
-/* The entry of (ip, dist), created if absent; NULL when out of memory. */
-static struct hint_entry *hint_entry(struct dwarf_stacks *ds, __u64 ip, __u64 dist)
-{
-	size_t i;
-
-	if (2 * (ds->hint_cnt + 1) > ds->hint_cap) {
-		size_t cap = ds->hint_cap ? 2 * ds->hint_cap : 64;
-		struct hint_entry *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t j = 0; j < ds->hint_cap; j++) {
-			const struct hint_entry *e = &ds->hints[j];
-
-			if (e->state == HINT_EMPTY)
-				continue;
-			for (i = hint_slot(e->ip, e->dist, cap); v[i].state != HINT_EMPTY;
-			     i = (i + 1) & (cap - 1))
-				;
-			v[i] = *e;
-		}
-		free(ds->hints);
-		ds->hints = v;
-		ds->hint_cap = cap;
-	}
-	for (i = hint_slot(ip, dist, ds->hint_cap); ds->hints[i].state != HINT_EMPTY;
-	     i = (i + 1) & (ds->hint_cap - 1))
-		if (ds->hints[i].ip == ip && ds->hints[i].dist == dist)
-			return &ds->hints[i];
-	ds->hints[i] = (struct hint_entry){.ip = ip, .dist = dist, .state = HINT_DELETED};
-	ds->hint_cnt++;
-	return &ds->hints[i];
-}
-
-static int hint_send(struct dwarf_stacks *ds, const struct hint_entry *e, bool set)
-{
-	struct snap_hint_key k = {.ip = e->ip, .dist = e->dist, .tgid = (__u32)ds->pid};
-
-	return ds->hint_fn(ds->hint_ctx, &k, set ? &e->h : NULL);
-}
-
-static int cmp_u16(const void *a, const void *b)
-{
-	return (int)*(const __u16 *)a - (int)*(const __u16 *)b;
-}
-
-/* A dense snapshot of key (ip, dist) was unwound: add the words it read to the key's hint. */
-static void hint_learn(struct dwarf_stacks *ds, __u64 ip, __u64 dist)
-{
-	__u16 words[UNWIND_READS_MAX], merged[SNAP_HINT_MAX];
-	const __u16 *reads;
-	struct hint_entry *e;
-	size_t n, i = 0, j = 0, m = 0;
-	bool grown = false;
-
-	if (!unwinder__last_reads(ds->u, &reads, &n) || !n)
-		return;
-	e = hint_entry(ds, ip, dist);
-	if (!e || e->state == HINT_REFUSED)
-		return;
-	memcpy(words, reads, n * sizeof(*words));
-	qsort(words, n, sizeof(*words), cmp_u16);
-	/* Merge the sorted, deduplicated reads into the sorted hint. */
-	while (i < e->h.n || j < n) {
-		__u16 w;
-
-		if (j < n && j && words[j] == words[j - 1]) {
-			j++;
-			continue;
-		}
-		if (j == n || (i < e->h.n && e->h.off[i] <= words[j])) {
-			w = e->h.off[i];
-			if (j < n && words[j] == w)
-				j++;
-			i++;
-		} else {
-			w = words[j++];
-			grown = true;
-		}
-		if (m == SNAP_HINT_MAX) { /* too deep a chain to be worth it: stay dense */
-			if (e->state == HINT_SET)
-				hint_send(ds, e, false);
-			e->state = HINT_REFUSED;
-			ds->st.hint_refusals++;
-			return;
-		}
-		merged[m++] = w;
-	}
-	if (!grown && e->state == HINT_SET)
-		return;
-	memcpy(e->h.off, merged, m * sizeof(*merged));
-	e->h.n = (__u32)m;
-	if (hint_send(ds, e, true)) {
-		e->state = HINT_REFUSED;
-		ds->st.hint_refusals++;
-		return;
-	}
-	e->state = HINT_SET;
-	ds->st.hints_set++;
-}
-
-/* A sparse snapshot of (ip, dist) missed a word: dense again until relearnt. */
-static void hint_forget(struct dwarf_stacks *ds, __u64 ip, __u64 dist)
-{
-	struct hint_entry *e = hint_entry(ds, ip, dist);
-
-	if (e && e->state == HINT_SET) {
-		hint_send(ds, e, false);
-		e->state = HINT_DELETED;
-	}
-}
 
 static __u64 mono_ns(void)
 {
@@ -209,22 +74,20 @@ fail:
 	return NULL;
 }
 
-void dwarf_stacks__set_hint_sink(struct dwarf_stacks *ds, dwarf_stacks_hint_fn fn, void *ctx)
+int dwarf_stacks__set_hint_sink(struct dwarf_stacks *ds, stack_hint_fn fn, void *ctx)
 {
 	if (!ds)
-		return;
-	ds->hint_fn = fn;
-	ds->hint_ctx = ctx;
+		return -EINVAL;
+	stack_hints__free(ds->hints);
+	ds->hints = fn ? stack_hints__new(ds->pid, fn, ctx) : NULL;
+	return !fn || ds->hints ? 0 : -errno;
 }
 
 void dwarf_stacks__free(struct dwarf_stacks *ds)
 {
 	if (!ds)
 		return;
-	for (size_t i = 0; ds->hint_fn && i < ds->hint_cap; i++)
-		if (ds->hints[i].state == HINT_SET)
-			hint_send(ds, &ds->hints[i], false);
-	free(ds->hints);
+	stack_hints__free(ds->hints);
 	unwinder__free(ds->u);
 	stack_table__free(ds->table);
 	free(ds);
@@ -239,6 +102,26 @@ int dwarf_stacks__refresh_maps(struct dwarf_stacks *ds)
 		return dwarf_stacks__ensure(ds) ? 0 : -errno;
 	}
 	return unwinder__refresh_maps(ds->u);
+}
+
+/* A dense copy was unwound: its path becomes one of its site's hints. */
+static void hint_learn(struct dwarf_stacks *ds, const struct stack_snapshot *snap,
+		       const unsigned char *stack)
+{
+	struct unwind_reads rd;
+	bool told = unwinder__last_reads(ds->u, &rd);
+
+	switch (stack_hints__learn(ds->hints, snap->ip, snap->hint_dist, snap->bp,
+				   told ? &rd : NULL, stack, snap->stack_len)) {
+	case HINT_NEW:
+		ds->st.hints_set++;
+		break;
+	case HINT_REFUSED:
+		ds->st.hint_refusals++;
+		break;
+	default:
+		break;
+	}
 }
 
 /* Unwind and intern one snapshot (sparse: its words, else the dense copy in stack): the
@@ -272,13 +155,12 @@ static __s32 dwarf_stacks__unwind(struct dwarf_stacks *ds, const struct stack_sn
 					    STACK_MAX_DEPTH, &missed);
 		if (n >= 0 && missed) {
 			ds->st.hint_misses++;
-			if (ds->hint_fn)
-				hint_forget(ds, snap->ip, snap->hint_dist);
+			stack_hints__forget(ds->hints, snap->ip, snap->hint_dist);
 		}
 	} else {
 		n = unwinder__unwind(ds->u, &regs, stack, snap->stack_len, ips, STACK_MAX_DEPTH);
-		if (n > 0 && ds->hint_fn && !(snap->flags & SNAP_F_SHORT))
-			hint_learn(ds, snap->ip, snap->hint_dist);
+		if (n > 0 && ds->hints && !(snap->flags & SNAP_F_SHORT))
+			hint_learn(ds, snap, stack);
 	}
 	if (n < 0)
 		return n;

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "events.h"
+#include "stack_hints.h"
 
 struct dwarf_stacks;
 
@@ -38,19 +39,14 @@ struct dwarf_stacks_stats {
 	__u64 stack_bytes;   /* stack bytes received, summed (sparse: the words sent) */
 	__u64 sparse;	     /* snapshots that came sparse (stack hints) */
 	__u64 hint_misses;   /* sparse snapshots whose unwind read a word not sent: cut */
-	__u64 hints_set;     /* hints handed to the sink (new or grown) */
-	__u64 hint_refusals; /* hints not kept: more than SNAP_HINT_MAX words, or refused
-			      * by the sink (map full); those keys stay dense */
+	__u64 hints_set;     /* hints handed to the sink (new, or another path) */
+	__u64 hint_refusals; /* dense unwinds that could not become a hint: a path no words
+			      * vouch for (unwinder__last_reads), more than SNAP_HINT_MAX
+			      * words, or refused by the sink (map full: the key stays dense) */
 	size_t distinct;     /* distinct stacks interned */
 };
 
-/*
- * Where stack hints go (the BPF map snap_hints; alloc_events.h, "Stack hints"): h is the
- * hint for key k, or NULL to delete it. Returns 0 or -errno; a refused hint is not offered
- * again for that key.
- */
-typedef int (*dwarf_stacks_hint_fn)(void *ctx, const struct snap_hint_key *k,
-				    const struct snap_hint *h);
+
 
 /*
  * Resolver for process pid. The unwinder is created now if the process exists (its modules
@@ -63,12 +59,12 @@ struct dwarf_stacks *dwarf_stacks__new(pid_t pid);
 void dwarf_stacks__free(struct dwarf_stacks *ds);
 
 /*
- * Learn stack hints from now on: after each dense snapshot, the words its unwind read are
- * added to the hint of its key and handed to fn; a sparse snapshot that misses a word has
- * its key's hint deleted until a dense one teaches it again. Without a sink, nothing is
- * learnt (sparse snapshots still resolve).
+ * Learn stack hints from now on, into fn (stack_hints.h; NULL: stop): after each dense
+ * snapshot, the path its unwind took becomes one of its site's hints; a sparse snapshot
+ * that misses a word anyway has its site's hints deleted until dense ones teach them
+ * again. Sparse snapshots resolve with or without a sink. 0 or -errno (ENOMEM).
  */
-void dwarf_stacks__set_hint_sink(struct dwarf_stacks *ds, dwarf_stacks_hint_fn fn, void *ctx);
+int dwarf_stacks__set_hint_sink(struct dwarf_stacks *ds, stack_hint_fn fn, void *ctx);
 
 /*
  * Re-read the target's maps (after exec or dlopen; at its exit stop). Creates the unwinder

@@ -60,7 +60,13 @@ struct unw_state {
 	bool activation;       /* pc is exact (innermost or after a signal frame): no pc - 1 */
 	__u32 set;	       /* bit r: regs[r] is known */
 	__u64 regs[UNW_NREGS]; /* DWARF-numbered registers */
+	/* Where regs[r] came from, for stack hints: the stack word (index from sp) it was
+	 * loaded from, SRC_INIT (the probe's register), or SRC_DERIVED (computed from a CFA). */
+	__s32 src[UNW_NREGS];
 };
+
+#define SRC_INIT    (-1)
+#define SRC_DERIVED (-2)
 
 /* The snapshot being unwound; the dwfl callbacks read it. */
 struct unw_snap {
@@ -77,10 +83,15 @@ struct unw_snap {
 	/* Sparse copy (stack NULL): the words of [sp, sp + stack_len) that were sent. */
 	const struct unwind_sparse *sparse;
 	long miss_at; /* sparse: frames listed when a word not sent was read first; -1 */
-	/* Dense copy: the word indexes read, for stack hints (unwinder__last_reads). */
+	/* Dense copy: the word indexes read, for stack hints (unwinder__last_reads), and those
+	 * that steered the unwind (return addresses, CFA bases). */
 	__u16 reads[UNWIND_READS_MAX];
 	size_t n_reads;
-	bool reads_lost; /* a read was not a whole word, or reads overflowed */
+	__u16 ctl[UNWIND_CTL_MAX];
+	size_t n_ctl;
+	bool need_bp;	 /* the probe's rbp was a CFA base */
+	bool reads_lost; /* the path cannot be told from words: not a whole word read, too
+			  * many reads, a frame stepped by libdw, another probe register used */
 };
 
 /* How a register is recovered, as classified from dwarf_frame_register(). */
@@ -595,6 +606,7 @@ static int unwinder__libdw_run(struct unwinder *u, const struct unw_state *st,
 {
 	size_t n0 = u->snap.n;
 
+	u->snap.reads_lost = true; /* libdw's reads do not say which steered it */
 	u->snap.init = st;
 	u->snap.step = step;
 	u->snap.frame_idx = 0;
@@ -705,6 +717,31 @@ cleanup:
 }
 
 /*
+ * Register r, with provenance src, steers the unwind (a CFA base or a return address): a
+ * sparse copy may stand for this one only where the value is the same. A stack word is
+ * noted for the hint to check; the probe's sp is in the hint's key, its rbp is checked
+ * apart; any other probe register makes the path one a hint cannot vouch for.
+ */
+static void steer(struct unwinder *u, __s32 src, int r)
+{
+	struct unw_snap *s = &u->snap;
+
+	if (src >= 0) {
+		for (size_t i = 0; i < s->n_ctl; i++)
+			if (s->ctl[i] == (__u16)src)
+				return;
+		if (s->n_ctl == UNWIND_CTL_MAX)
+			s->reads_lost = true;
+		else
+			s->ctl[s->n_ctl++] = (__u16)src;
+	} else if (src == SRC_INIT && r == X86_RBP) {
+		s->need_bp = true;
+	} else if (src == SRC_INIT && r != X86_RSP) {
+		s->reads_lost = true;
+	}
+}
+
+/*
  * Step st to its caller with the cached rules, as libdw's handle_cfi() would.
  * Returns 1 stepped, 0 end of stack, -1 not possible here (libdw must step this frame).
  * *signal: the frame's CIE is a signal frame.
@@ -727,8 +764,10 @@ static int unwinder__cached_step(struct unwinder *u, struct unw_state *st, bool 
 	if (!e->simple || !(st->set & (1u << e->cfa_reg)))
 		return -1;
 	cfa = st->regs[e->cfa_reg] + (__u64)e->cfa_off;
+	steer(u, st->src[e->cfa_reg], e->cfa_reg);
 	for (r = 0; r < UNW_NREGS; r++) {
 		Dwarf_Word v;
+		__u64 at;
 
 		switch (e->kind[r]) {
 		case R_UNDEF:
@@ -737,23 +776,30 @@ static int unwinder__cached_step(struct unwinder *u, struct unw_state *st, bool 
 			if (!(st->set & (1u << r)))
 				continue;
 			v = st->regs[r];
+			nx.src[r] = st->src[r];
 			break;
 		case R_AT_CFA:
-			if (!unw_memory_read(u->dwfl, cfa + (__u64)e->off[r], &v, u))
+			at = cfa + (__u64)e->off[r];
+			if (!unw_memory_read(u->dwfl, at, &v, u))
 				continue;
+			nx.src[r] = (at - u->snap.sp) & 7 ? SRC_DERIVED : (__s32)((at - u->snap.sp) >> 3);
 			break;
 		case R_VAL_CFA:
 			v = cfa + (__u64)e->off[r];
+			nx.src[r] = SRC_DERIVED;
 			break;
 		default: /* R_REG */
 			if (!(st->set & (1u << e->off[r])))
 				continue;
 			v = st->regs[e->off[r]];
+			nx.src[r] = st->src[e->off[r]];
 			break;
 		}
 		nx.regs[r] = v;
 		nx.set |= 1u << r;
 	}
+	if (nx.set & (1u << e->ra))
+		steer(u, nx.src[e->ra], e->ra); /* the next PC */
 	/* libdw: an unknown or zero return address is the end of the stack. */
 	if (e->kind[e->ra] == R_UNDEF || !(nx.set & (1u << e->ra)) || !nx.regs[e->ra]) {
 		if (e->kind[e->ra] == R_AT_CFA && !(nx.set & (1u << e->ra)))
@@ -784,6 +830,8 @@ static int unwinder__unwind_once(struct unwinder *u, const struct unwind_regs *r
 	s->n = 0;
 
 	st.pc = regs->ip;
+	for (r = 0; r < UNW_NREGS; r++)
+		st.src[r] = SRC_INIT;
 	st.regs[X86_RSP] = regs->sp;
 	st.regs[X86_RBP] = regs->bp;
 	st.set = 1u << X86_RSP | 1u << X86_RBP;
@@ -838,6 +886,8 @@ static int unwinder__unwind_any(struct unwinder *u, const struct unwind_regs *re
 	u->stats.unwind_cnt++;
 	u->snap.sparse = sparse;
 	u->snap.n_reads = 0;
+	u->snap.n_ctl = 0;
+	u->snap.need_bp = false;
 	u->snap.reads_lost = false;
 	if (!max)
 		return 0;
@@ -883,12 +933,15 @@ int unwinder__unwind_sparse(struct unwinder *u, const struct unwind_regs *regs,
 	return n;
 }
 
-bool unwinder__last_reads(const struct unwinder *u, const __u16 **words, size_t *n)
+bool unwinder__last_reads(const struct unwinder *u, struct unwind_reads *out)
 {
-	if (!u || !words || !n || u->snap.sparse || u->snap.reads_lost)
+	if (!u || !out || u->snap.sparse || u->snap.reads_lost)
 		return false;
-	*words = u->snap.reads;
-	*n = u->snap.n_reads;
+	out->words = u->snap.reads;
+	out->n = u->snap.n_reads;
+	out->steering = u->snap.ctl;
+	out->n_steering = u->snap.n_ctl;
+	out->need_bp = u->snap.need_bp;
 	return true;
 }
 

@@ -88,8 +88,9 @@ int unwinder__refresh_maps(struct unwinder *u);
 int unwinder__unwind(struct unwinder *u, const struct unwind_regs *regs, const void *stack,
 		     size_t stack_len, __u64 *ips, size_t max);
 
-/* Reads of a dense unwind remembered for unwinder__last_reads. */
+/* Reads of a dense unwind remembered for unwinder__last_reads, and steering words. */
 #define UNWIND_READS_MAX 512
+#define UNWIND_CTL_MAX	 64
 
 /* A sparse stack copy: the words at sp + 8 * offs[i] of [sp, sp + stack_len), offs
  * strictly ascending (bpf/alloc_events.h, "Stack hints"). */
@@ -108,13 +109,26 @@ int unwinder__unwind_sparse(struct unwinder *u, const struct unwind_regs *regs,
 			    size_t stack_len, const struct unwind_sparse *sparse, __u64 *ips,
 			    size_t max, bool *missed);
 
+/* What the last dense unwind read (word indexes from sp, unsorted, may repeat). */
+struct unwind_reads {
+	const __u16 *words; /* every word read successfully */
+	size_t n;
+	/* The words that steered it: return addresses and CFA bases, loaded from the stack.
+	 * Another snapshot with the same ip and sp, the same values in these words (and the
+	 * same rbp if need_bp) takes exactly the same path, so it reads exactly `words`. */
+	const __u16 *steering;
+	size_t n_steering;
+	bool need_bp; /* the probe's rbp was a CFA base */
+};
+
 /*
- * The words the last unwinder__unwind (dense) read successfully, as indexes from sp
- * (unsorted, may repeat), borrowed until the next unwind: what a sparse copy of the same
- * call chain must carry to unwind the same way. false if they cannot be told (a read that
- * was not a whole aligned word, more than UNWIND_READS_MAX reads, or a sparse unwind).
+ * The reads of the last unwinder__unwind (dense), borrowed until the next unwind: what a
+ * sparse copy of the same path must carry (bpf/alloc_events.h, "Stack hints"). false when
+ * the path cannot be vouched for by words (a read not a whole aligned word, too many reads
+ * or steering words, a frame stepped by libdw, a probe register other than sp and rbp
+ * steering it) or after a sparse unwind.
  */
-bool unwinder__last_reads(const struct unwinder *u, const __u16 **words, size_t *n);
+bool unwinder__last_reads(const struct unwinder *u, struct unwind_reads *out);
 
 /*
  * Enable or disable the per-PC frame-rule cache (on by default). With it, a frame whose

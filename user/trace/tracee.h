@@ -82,7 +82,7 @@ struct tracees_opts {
 	bool await_death;
 	bool rss; /* sample each image's RSS (tracees__sample_rss) */
 	/* dwarf: where each image's stack hints go (dwarf_stacks__set_hint_sink); NULL: none */
-	dwarf_stacks_hint_fn hint_fn;
+	stack_hint_fn hint_fn;
 	void *hint_ctx;
 };
 

@@ -11,9 +11,10 @@ _Static_assert(sizeof(struct probe_counters) == 56, "probe_counters layout chang
 _Static_assert(sizeof(struct stack_snapshot) == 96, "stack_snapshot layout changed");
 _Static_assert(sizeof(struct proc_event) == 24 + PROC_COMM_LEN + PROC_FILENAME_LEN,
 	       "proc_event layout changed");
-_Static_assert(sizeof(struct snapshot_counters) == 48, "snapshot_counters layout changed");
+_Static_assert(sizeof(struct snapshot_counters) == 56, "snapshot_counters layout changed");
 _Static_assert(sizeof(struct sample_counters) == 24, "sample_counters layout changed");
-_Static_assert(sizeof(struct snap_hint_key) == 24 && sizeof(struct snap_hint) == 8 + 2 * SNAP_HINT_MAX,
+_Static_assert(sizeof(struct snap_hint_key) == 24 && sizeof(struct snap_hint) ==
+							 24 + 2 * SNAP_HINT_MAX + 10 * SNAP_CTL_MAX,
 	       "snap_hint layout changed");
 _Static_assert(sizeof(struct death_event) == 152, "death_event layout changed");
 _Static_assert(sizeof(struct mapping_event) == 64, "mapping_event layout changed");
