@@ -61,12 +61,13 @@ struct unw_state {
 	__u32 set;	       /* bit r: regs[r] is known */
 	__u64 regs[UNW_NREGS]; /* DWARF-numbered registers */
 	/* Where regs[r] came from, for stack hints: the stack word (index from sp) it was
-	 * loaded from, SRC_INIT (the probe's register), or SRC_DERIVED (computed from a CFA). */
+	 * loaded from, SRC_INIT(q) (the probe's register q), or SRC_DERIVED (computed from a
+	 * CFA). */
 	__s32 src[UNW_NREGS];
 };
 
-#define SRC_INIT    (-1)
-#define SRC_DERIVED (-2)
+#define SRC_DERIVED (-1)
+#define SRC_INIT(q) (-2 - (q))
 
 /* The snapshot being unwound; the dwfl callbacks read it. */
 struct unw_snap {
@@ -717,12 +718,12 @@ cleanup:
 }
 
 /*
- * Register r, with provenance src, steers the unwind (a CFA base or a return address): a
+ * A register with provenance src steers the unwind (a CFA base or a return address): a
  * sparse copy may stand for this one only where the value is the same. A stack word is
  * noted for the hint to check; the probe's sp is in the hint's key, its rbp is checked
  * apart; any other probe register makes the path one a hint cannot vouch for.
  */
-static void steer(struct unwinder *u, __s32 src, int r)
+static void steer(struct unwinder *u, __s32 src)
 {
 	struct unw_snap *s = &u->snap;
 
@@ -734,9 +735,9 @@ static void steer(struct unwinder *u, __s32 src, int r)
 			s->reads_lost = true;
 		else
 			s->ctl[s->n_ctl++] = (__u16)src;
-	} else if (src == SRC_INIT && r == X86_RBP) {
+	} else if (src == SRC_INIT(X86_RBP)) {
 		s->need_bp = true;
-	} else if (src == SRC_INIT && r != X86_RSP) {
+	} else if (src != SRC_DERIVED && src != SRC_INIT(X86_RSP)) {
 		s->reads_lost = true;
 	}
 }
@@ -764,7 +765,7 @@ static int unwinder__cached_step(struct unwinder *u, struct unw_state *st, bool 
 	if (!e->simple || !(st->set & (1u << e->cfa_reg)))
 		return -1;
 	cfa = st->regs[e->cfa_reg] + (__u64)e->cfa_off;
-	steer(u, st->src[e->cfa_reg], e->cfa_reg);
+	steer(u, st->src[e->cfa_reg]);
 	for (r = 0; r < UNW_NREGS; r++) {
 		Dwarf_Word v;
 		__u64 at;
@@ -799,7 +800,7 @@ static int unwinder__cached_step(struct unwinder *u, struct unw_state *st, bool 
 		nx.set |= 1u << r;
 	}
 	if (nx.set & (1u << e->ra))
-		steer(u, nx.src[e->ra], e->ra); /* the next PC */
+		steer(u, nx.src[e->ra]); /* the next PC */
 	/* libdw: an unknown or zero return address is the end of the stack. */
 	if (e->kind[e->ra] == R_UNDEF || !(nx.set & (1u << e->ra)) || !nx.regs[e->ra]) {
 		if (e->kind[e->ra] == R_AT_CFA && !(nx.set & (1u << e->ra)))
@@ -831,7 +832,7 @@ static int unwinder__unwind_once(struct unwinder *u, const struct unwind_regs *r
 
 	st.pc = regs->ip;
 	for (r = 0; r < UNW_NREGS; r++)
-		st.src[r] = SRC_INIT;
+		st.src[r] = SRC_INIT(r);
 	st.regs[X86_RSP] = regs->sp;
 	st.regs[X86_RBP] = regs->bp;
 	st.set = 1u << X86_RSP | 1u << X86_RBP;

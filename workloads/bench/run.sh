@@ -14,10 +14,10 @@
 #   -r REPS       runs per cell; the median is reported (default 3)
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
 #   -t TOOLS      comma list of untraced,tracer,tracer_nf,noop,noop_entry,cut_records,cut_stacks,
-#                 full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled (full, cut_*, noop*:
+#                 full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled,dense (full, cut_*, noop*:
 #                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
-#                 path of noop and full; sampled: the tracer with --sample-bytes N, not in the
-#                 default list). A tool with the suffix _nosess runs with
+#                 path of noop and full; sampled: the tracer with --sample-bytes N, and
+#                 dense: with --dense-stacks, not in the default list). A tool with the suffix _nosess runs with
 #                 TRACER_NO_SESSION=1: the fallback without session uprobes, the "before".
 #   -R ROWS       comma list of rows: pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt (default:
 #                 all)
@@ -236,6 +236,11 @@ one() {
 	# the real tracer on the uprobe-multi path (session links when the kernel has them)
 	tracer_nf)
 		"$TRACER" -q --no-follow -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
+		echo "rc=$rc" >>"$xf"
+		;;
+	# the tracer with every DWARF stack copy sent whole: the "before" of stack hints
+	dense)
+		"$TRACER" -q --dense-stacks -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
 		echo "rc=$rc" >>"$xf"
 		;;
 	sampled)
