@@ -461,8 +461,8 @@ Test(tracer_dwarf_e2e, sparse_stack_copies_give_the_dense_profile, .timeout = TE
  * a fifth of these stacks came out cut). */
 Test(tracer_dwarf_e2e, a_hint_is_not_used_for_another_path, .timeout = TEST_TIMEOUT(300))
 {
-	static const char *const chains[] = {"site <- narrow_g <- wide_a <- main",
-					     "site <- wide_g <- narrow_a <- main"};
+	static const char *const chains[] = {"site <- narrow_g <- wide_a <- rounds_of <- main",
+					     "site <- wide_g <- narrow_a <- rounds_of <- main"};
 	struct dhat_profile *p;
 	char *dir;
 

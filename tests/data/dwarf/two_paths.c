@@ -7,7 +7,7 @@
  * other places, so a hint learnt on one path names the wrong words for the other: the
  * tracer must tell them apart by the return addresses, not send one path's words for the
  * other. Built -O2 -fomit-frame-pointer like the other DWARF fixtures. Alternates the two
- * paths ROUNDS times (argv[1], default 100000). Exit status 0.
+ * paths ROUNDS times (argv[1], default 100000) under a 4 KiB frame. Exit status 0.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,15 +58,22 @@ NOINLINE static void narrow_a(void)
 	byte_sink = pad[1];
 }
 
-int main(int argc, char **argv)
+/* 4 KiB of frame under the paths: the stack copies are long enough to be sent sparse
+ * (SNAP_SPARSE_MIN). */
+NOINLINE static void rounds_of(long rounds)
 {
-	long rounds = argc > 1 ? atol(argv[1]) : 100000;
-
+	FRAME(4096);
 	for (long i = 0; i < rounds; i++) {
 		if (i & 1)
 			narrow_a();
 		else
 			wide_a();
 	}
+	byte_sink = pad[1];
+}
+
+int main(int argc, char **argv)
+{
+	rounds_of(argc > 1 ? atol(argv[1]) : 100000);
 	return 0;
 }
