@@ -501,7 +501,7 @@ static __always_inline bool hint_holds(const struct snap_slot *s, const struct s
 {
 	__u32 n = h->n_ctl, avail = (__u32)(len >> 3);
 
-	if (n > SNAP_CTL_MAX || (h->check_bp && s->snap.bp != h->bp))
+	if (h->n > SNAP_HINT_MAX || n > SNAP_CTL_MAX || (h->check_bp && s->snap.bp != h->bp))
 		return false;
 	for (__u32 j = 0; j < SNAP_CTL_MAX; j++) {
 		__u32 w;
@@ -550,8 +550,9 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 			h = bpf_map_lookup_elem(&snap_hints, &key);
 			if (!h)
 				break;
-			if (hint_holds(s, h, len))
-				return emit_sparse(s, h, len);
+			/* -E2BIG: a hint changed under us (n read twice): send it dense */
+			if (hint_holds(s, h, len) && emit_sparse(s, h, len) != -E2BIG)
+				return 0; /* sent, or dropped and counted */
 		}
 		/* another path from the same place: dense, and it becomes a hint */
 		if (key.variant)

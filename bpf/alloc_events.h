@@ -242,7 +242,8 @@ struct snap_hint {
 };
 
 /* A sparse snapshot's payload: offs at 0, words at SNAP_SPARSE_WORDS_AT (a fixed place:
- * the record is reserved at its largest size, and bytes not written cost nothing). */
+ * the record is reserved at its largest size, 1432 bytes of ring whatever n is; the bytes
+ * not written cost no copying, only ring space). */
 #define SNAP_SPARSE_WORDS_AT (SNAP_HINT_MAX * 2u)
 #define SNAP_SPARSE_BYTES(n) (SNAP_SPARSE_WORDS_AT + (n) * 8u)
 

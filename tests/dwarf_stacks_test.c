@@ -443,13 +443,15 @@ Test(dwarf_stacks, refused_hints_and_malformed_sparse_records)
 	cr_expect_eq(dwarf_stacks__resolve(ds, &sp, sz - 1, &ev), -EINVAL, "short payload");
 	sp.snap.n_words = SNAP_HINT_MAX + 1;
 	cr_expect_eq(dwarf_stacks__resolve(ds, &sp, sizeof(sp), &ev), -EINVAL, "too many words");
-	/* Offsets out of order: a counted failure, the event kept. */
+	/* Offsets out of order (a hint replaced while BPF read it): a counted failure and a
+	 * miss, the event kept. */
 	sz = make_sparse(&sp, &recs[1], &h);
 	memcpy(sp.payload, (__u16[2]){1, 0}, 4);
 	cr_assert_eq(dwarf_stacks__resolve(ds, &sp, sz, &ev), 0);
 	cr_expect_lt(ev.stack_id, 0);
 	dwarf_stacks__stats(ds, &st);
 	cr_expect_eq(st.failures, 1);
+	cr_expect_eq(st.hint_misses, 1, "a torn hint is a miss: its site is taught again");
 	dwarf_stacks__free(ds);
 	cr_expect_eq(log.deletes, 0, "a refused hint was deleted");
 }

@@ -123,8 +123,14 @@ Test(stack_hints, other_paths_of_a_site_take_variants_then_replace_the_oldest)
 	cr_expect_eq(s.calls[s.n - 1].k.variant, 0);
 	cr_expect_eq(s.calls[s.n - 1].k.dist, 640);
 
-	/* A miss: every variant of the site goes, last first (BPF stops at a gap). */
+	cr_expect_eq(stack_hints__sites(sh), 2);
+	/* A miss at a site without hints: nothing to delete, no site made. */
 	s.n = 0;
+	stack_hints__forget(sh, 0x999000, 512);
+	cr_expect_eq(s.n, 0);
+	cr_expect_eq(stack_hints__sites(sh), 2);
+
+	/* A miss: every variant of the site goes, last first (BPF stops at a gap). */
 	stack_hints__forget(sh, 0x401000, 512);
 	cr_assert_eq(s.n, SNAP_HINT_VARIANTS);
 	for (int i = 0; i < SNAP_HINT_VARIANTS; i++) {

@@ -153,7 +153,11 @@ static __s32 dwarf_stacks__unwind(struct dwarf_stacks *ds, const struct stack_sn
 	if (sparse) {
 		n = unwinder__unwind_sparse(ds->u, &regs, snap->stack_len, sparse, ips,
 					    STACK_MAX_DEPTH, &missed);
-		if (n >= 0 && missed) {
+		/* Offsets out of order: a hint replaced while BPF read it (no stack for this
+		 * event, counted as a failure); the site is taught again like after a miss. */
+		if (n == -EINVAL)
+			missed = true;
+		if (missed) {
 			ds->st.hint_misses++;
 			stack_hints__forget(ds->hints, snap->ip, snap->hint_dist);
 		}
@@ -257,4 +261,5 @@ void dwarf_stacks__stats(const struct dwarf_stacks *ds, struct dwarf_stacks_stat
 		return;
 	*st = ds->st;
 	st->distinct = stack_table__cnt(ds->table);
+	st->hint_sites = stack_hints__sites(ds->hints);
 }

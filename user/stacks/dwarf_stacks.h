@@ -38,7 +38,10 @@ struct dwarf_stacks_stats {
 	__u64 max_unwind_ns; /* slowest single snapshot */
 	__u64 stack_bytes;   /* stack bytes received, summed (sparse: the words sent) */
 	__u64 sparse;	     /* snapshots that came sparse (stack hints) */
-	__u64 hint_misses;   /* sparse snapshots whose unwind read a word not sent: cut */
+	__u64 hint_misses;   /* sparse snapshots whose unwind read a word not sent (cut), or
+			      * whose offsets were out of order (no stack) */
+	size_t hint_sites;   /* call sites (ip, dist) with hints: one has up to
+			      * SNAP_HINT_VARIANTS paths */
 	__u64 hints_set;     /* hints handed to the sink (new, or another path) */
 	__u64 hint_refusals; /* dense unwinds that could not become a hint: a path no words
 			      * vouch for (unwinder__last_reads), more than SNAP_HINT_MAX

@@ -17,7 +17,7 @@ struct hint_site {
 	bool refused;		  /* the sink refused a set: the site stays dense */
 	__u32 nv;		  /* variants set, 0 .. SNAP_HINT_VARIANTS */
 	__u32 next;		  /* full: the variant to replace next (set longest ago) */
-	struct snap_hint *v;	  /* SNAP_HINT_VARIANTS of them, allocated at the first */
+	struct snap_hint *v;	  /* nv of them (grown one at a time: most sites have one) */
 };
 
 struct stack_hints {
@@ -80,12 +80,13 @@ static size_t slot_of(__u64 ip, __u64 dist, size_t cap)
 	return (size_t)(h >> 17) & (cap - 1);
 }
 
-/* The site (ip, dist), created if absent; NULL when out of memory. */
-static struct hint_site *site(struct stack_hints *sh, __u64 ip, __u64 dist)
+/* The site (ip, dist); created if absent and create is set (NULL when out of memory, or
+ * the process has as many sites as the BPF map has keys: no more would fit). */
+static struct hint_site *site(struct stack_hints *sh, __u64 ip, __u64 dist, bool create)
 {
 	size_t i;
 
-	if (2 * (sh->cnt + 1) > sh->cap) {
+	if (create && sh->cnt < SNAP_HINTS_MAX && 2 * (sh->cnt + 1) > sh->cap) {
 		size_t cap = sh->cap ? 2 * sh->cap : 64;
 		struct hint_site *t = calloc(cap, sizeof(*t));
 
@@ -103,9 +104,13 @@ static struct hint_site *site(struct stack_hints *sh, __u64 ip, __u64 dist)
 		sh->sites = t;
 		sh->cap = cap;
 	}
+	if (!sh->cap)
+		return NULL;
 	for (i = slot_of(ip, dist, sh->cap); sh->sites[i].used; i = (i + 1) & (sh->cap - 1))
 		if (sh->sites[i].ip == ip && sh->sites[i].dist == dist)
 			return &sh->sites[i];
+	if (!create || sh->cnt >= SNAP_HINTS_MAX)
+		return NULL;
 	sh->sites[i] = (struct hint_site){.ip = ip, .dist = dist, .used = true};
 	sh->cnt++;
 	return &sh->sites[i];
@@ -160,15 +165,18 @@ enum stack_hint_result stack_hints__learn(struct stack_hints *sh, __u64 ip, __u6
 
 	if (!sh || !rd || !stack || !make_hint(&h, bp, rd, stack, stack_len))
 		return HINT_REFUSED;
-	s = site(sh, ip, dist);
+	s = site(sh, ip, dist, true);
 	if (!s || s->refused)
 		return s ? HINT_KEPT : HINT_REFUSED;
 	for (v = 0; v < s->nv; v++)
 		if (!memcmp(&s->v[v], &h, sizeof(h)))
 			return HINT_KEPT;
-	if (!s->v && !(s->v = calloc(SNAP_HINT_VARIANTS, sizeof(*s->v))))
-		return HINT_REFUSED;
 	if (s->nv < SNAP_HINT_VARIANTS) {
+		struct snap_hint *grown = realloc(s->v, (s->nv + 1) * sizeof(*s->v));
+
+		if (!grown)
+			return HINT_REFUSED;
+		s->v = grown;
 		v = s->nv;
 	} else {
 		v = s->next;
@@ -177,6 +185,8 @@ enum stack_hint_result stack_hints__learn(struct stack_hints *sh, __u64 ip, __u6
 	s->v[v] = h;
 	if (send(sh, s, v, true)) { /* the map is full: this site stays dense */
 		drop_variants(sh, s); /* v included if it was set before (v < nv) */
+		free(s->v);
+		s->v = NULL;
 		s->refused = true;
 		return HINT_REFUSED;
 	}
@@ -185,9 +195,14 @@ enum stack_hint_result stack_hints__learn(struct stack_hints *sh, __u64 ip, __u6
 	return HINT_NEW;
 }
 
+size_t stack_hints__sites(const struct stack_hints *sh)
+{
+	return sh ? sh->cnt : 0;
+}
+
 void stack_hints__forget(struct stack_hints *sh, __u64 ip, __u64 dist)
 {
-	struct hint_site *s = sh ? site(sh, ip, dist) : NULL;
+	struct hint_site *s = sh ? site(sh, ip, dist, false) : NULL;
 
 	if (s)
 		drop_variants(sh, s);

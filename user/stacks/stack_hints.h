@@ -49,6 +49,10 @@ enum stack_hint_result stack_hints__learn(struct stack_hints *sh, __u64 ip, __u6
 					  __u64 bp, const struct unwind_reads *rd,
 					  const unsigned char *stack, size_t stack_len);
 
+/* Sites with hints or refused ones (at most SNAP_HINTS_MAX: a process with more learns no
+ * more). */
+size_t stack_hints__sites(const struct stack_hints *sh);
+
 /* A sparse copy of (ip, dist) read a word not sent: the site's hints are deleted until a
  * dense copy teaches them again. */
 void stack_hints__forget(struct stack_hints *sh, __u64 ip, __u64 dist);

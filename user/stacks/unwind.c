@@ -869,6 +869,8 @@ static int unwinder__unwind_once(struct unwinder *u, const struct unwind_regs *r
 			break;
 		/* After a signal frame the caller's PC is where it was interrupted: exact. */
 		nx.activation = was_signal;
+		for (r = 0; r < UNW_NREGS; r++) /* libdw does not say (reads_lost is set) */
+			nx.src[r] = SRC_DERIVED;
 		st = nx;
 		ips[s->n++] = st.pc;
 	}
@@ -936,7 +938,9 @@ int unwinder__unwind_sparse(struct unwinder *u, const struct unwind_regs *regs,
 
 bool unwinder__last_reads(const struct unwinder *u, struct unwind_reads *out)
 {
-	if (!u || !out || u->snap.sparse || u->snap.reads_lost)
+	/* An unwind that ended at a PC in no known module may go further once the maps are
+	 * read again (a dlopen, JIT code): its reads are not a whole path. */
+	if (!u || !out || u->snap.sparse || u->snap.reads_lost || u->snap.unknown)
 		return false;
 	out->words = u->snap.reads;
 	out->n = u->snap.n_reads;

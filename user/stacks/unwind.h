@@ -126,7 +126,7 @@ struct unwind_reads {
  * sparse copy of the same path must carry (bpf/alloc_events.h, "Stack hints"). false when
  * the path cannot be vouched for by words (a read not a whole aligned word, too many reads
  * or steering words, a frame stepped by libdw, a probe register other than sp and rbp
- * steering it) or after a sparse unwind.
+ * steering it, an end at a PC in no known module) or after a sparse unwind.
  */
 bool unwinder__last_reads(const struct unwinder *u, struct unwind_reads *out);
 

@@ -61,11 +61,12 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 		fflush(out);
 	}
 	if (s->dwarf) {
-		vlog("dwarf: snapshots %llu (%llu sparse), unwound %llu, stack hints %llu set, "
-		     "%llu refused, %llu missed, %llu other paths, short copies %llu, scratch busy "
-		     "%llu, distinct stacks %zu, %.1f us/unwind (max %.1f), %.0f stack bytes/event\n",
+		vlog("dwarf: snapshots %llu (%llu sparse), unwound %llu, stack hints %llu set at "
+		     "%zu sites, %llu refused, %llu missed, %llu other paths, short copies %llu, "
+		     "scratch busy %llu, distinct stacks %zu, %.1f us/unwind (max %.1f), %.0f stack "
+		     "bytes/event\n",
 		     (unsigned long long)sc->snapshots, (unsigned long long)ds->sparse,
-		     (unsigned long long)ds->unwound, (unsigned long long)ds->hints_set,
+		     (unsigned long long)ds->unwound, (unsigned long long)ds->hints_set, ds->hint_sites,
 		     (unsigned long long)ds->hint_refusals, (unsigned long long)ds->hint_misses,
 		     (unsigned long long)sc->hint_mismatches,
 		     (unsigned long long)sc->short_copies, (unsigned long long)sc->scratch_busy,

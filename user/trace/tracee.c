@@ -182,8 +182,10 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 	t->sym = symbolizer__new(tgid);
 	if (ts->opts.dwarf)
 		t->stacks = dwarf_stacks__new(tgid);
-	if (t->stacks && ts->opts.hint_fn)
-		dwarf_stacks__set_hint_sink(t->stacks, ts->opts.hint_fn, ts->opts.hint_ctx);
+	if (t->stacks && ts->opts.hint_fn &&
+	    dwarf_stacks__set_hint_sink(t->stacks, ts->opts.hint_fn, ts->opts.hint_ctx))
+		vlog("pid %d: no stack hints (out of memory): its stack copies go whole\n",
+		     (int)tgid);
 	if (ts->opts.rss) /* NULL when unreadable: its profile has no series */
 		t->rss = rss_sampler__new(tgid);
 	if (!t->session || push(ts, t)) {
@@ -339,6 +341,7 @@ void tracees__unwind_stats(const struct tracees *ts, struct dwarf_stacks_stats *
 		out->hint_misses += s.hint_misses;
 		out->hints_set += s.hints_set;
 		out->hint_refusals += s.hint_refusals;
+		out->hint_sites += s.hint_sites;
 		out->distinct += s.distinct;
 	}
 }
