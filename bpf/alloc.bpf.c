@@ -541,7 +541,9 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	s->ev.stack_id = STACK_ID_SNAPSHOT;
 	s->ev.fn = fn;
 	s->snap.ev_type = type;
-	if (snap_hints_on && len >= SNAP_SPARSE_MIN && !(s->snap.flags & SNAP_F_SHORT)) {
+	/* A short copy (a thread near the top of its stack) is as long every time at one
+	 * key (one thread, one SP): hinted like the others. */
+	if (snap_hints_on && len >= SNAP_SPARSE_MIN) {
 		key.ip = s->snap.ip;
 		key.dist = s->snap.hint_dist;
 		key.tgid = s->ev.tgid;

@@ -3,6 +3,7 @@
 #   levels      C, three noinline levels, -O2 -fomit-frame-pointer
 #   libc_paths  C, strdup / allocating qsort comparator / getline, same flags
 #   two_paths   C, one allocation site reached at one depth by two chains, same flags
+#   threads     C, three threads allocating under recursion, same flags
 #   rs_allocs   Rust, plain `rustc -O` (only if rustc is found; under CI=true its test fails
 #               without it)
 # The top-level -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer come first on the
@@ -13,13 +14,15 @@ set(DWARF_E2E_DIR ${CMAKE_CURRENT_BINARY_DIR}/e2e-dwarf)
 set(DWARF_E2E_CFLAGS -g -O2 -fomit-frame-pointer -momit-leaf-frame-pointer -fno-sanitize=all
 	-Wall -Wextra -Werror)
 
-foreach(fix levels libc_paths two_paths)
+foreach(fix levels libc_paths two_paths threads)
 	add_executable(dwarf_${fix} ${DWARF_E2E_SRC}/${fix}.c)
 	target_compile_options(dwarf_${fix} PRIVATE ${DWARF_E2E_CFLAGS})
 	target_link_options(dwarf_${fix} PRIVATE -fno-sanitize=all)
 	set_target_properties(dwarf_${fix} PROPERTIES OUTPUT_NAME ${fix}
 		RUNTIME_OUTPUT_DIRECTORY ${DWARF_E2E_DIR})
 endforeach()
+find_package(Threads REQUIRED)
+target_link_libraries(dwarf_threads PRIVATE Threads::Threads)
 
 add_criterion_test(tracer_dwarf_e2e_test
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tracer_dwarf_e2e_test.c
@@ -30,8 +33,10 @@ target_compile_definitions(tracer_dwarf_e2e_test PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	DWARF_LEVELS_BIN="$<TARGET_FILE:dwarf_levels>"
 	DWARF_LIBC_PATHS_BIN="$<TARGET_FILE:dwarf_libc_paths>"
-	DWARF_TWO_PATHS_BIN="$<TARGET_FILE:dwarf_two_paths>")
-add_dependencies(tracer_dwarf_e2e_test tracer dwarf_levels dwarf_libc_paths dwarf_two_paths)
+	DWARF_TWO_PATHS_BIN="$<TARGET_FILE:dwarf_two_paths>"
+	DWARF_THREADS_BIN="$<TARGET_FILE:dwarf_threads>")
+add_dependencies(tracer_dwarf_e2e_test tracer dwarf_levels dwarf_libc_paths dwarf_two_paths
+	dwarf_threads)
 tracer_test_timeout(tracer_dwarf_e2e_test 900)
 
 # rustup installs into ~/.cargo/bin, which is not always on PATH (same lookup as

@@ -498,3 +498,23 @@ Test(tracer_dwarf_e2e, a_hint_is_not_used_for_another_path, .timeout = TEST_TIME
 	dhat_profile__free(p);
 	free(dir);
 }
+
+/* Threads: their stacks are not the main one, and a shallow thread's copy runs into the end
+ * of its stack mapping (a short copy). Each thread's sites get their own hints. */
+Test(tracer_dwarf_e2e, thread_stacks_are_hinted_per_thread, .timeout = TEST_TIMEOUT(300))
+{
+	struct dhat_profile *p;
+	struct snap_counts c;
+	char *dir;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("dwarf-threads");
+	p = assert_sparse_like_dense(dir, DWARF_THREADS_BIN " 30000", &c);
+	/* three threads, nine depths: a site each (without hints for short copies, one
+	 * thread in three went sparse) */
+	cr_expect_gt(c.sparse, c.snaps / 2, "%lld of %lld sparse", c.sparse, c.snaps);
+	cr_expect_eq(c.sites, 27, "%lld sites", c.sites);
+	cr_expect_geq(p->total_blocks, 90000, "%lu blocks", p->total_blocks); /* + pthread's own */
+	dhat_profile__free(p);
+	free(dir);
+}

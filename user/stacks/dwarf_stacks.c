@@ -163,8 +163,7 @@ static __s32 dwarf_stacks__unwind(struct dwarf_stacks *ds, const struct stack_sn
 		}
 	} else {
 		n = unwinder__unwind(ds->u, &regs, stack, snap->stack_len, ips, STACK_MAX_DEPTH);
-		if (n > 0 && ds->hints && !(snap->flags & SNAP_F_SHORT) &&
-		    snap->stack_len >= SNAP_SPARSE_MIN) /* BPF sends shorter ones dense */
+		if (n > 0 && ds->hints && snap->stack_len >= SNAP_SPARSE_MIN) /* else dense */
 			hint_learn(ds, snap, stack);
 	}
 	if (n < 0)
