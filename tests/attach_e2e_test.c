@@ -104,20 +104,14 @@ Test(attach_e2e, pid_multithreaded_embedder_for_a_duration, .timeout = TEST_TIME
 	free(dir);
 }
 
-/*
- * The target (alloc_spin) outlives the trace and allocates ~0.5M times a second. The profile takes tens of
- * ms to write (its thread stacks name start_thread: libc's debug info is read), long enough
- * to fill a 1 MiB ring if the probes stayed attached meanwhile: the tracer then reported
- * tens of thousands of "dropped" records and exit 4 for a complete profile.
- */
-Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = TEST_TIMEOUT(300))
+/* One `tracer --pid --duration 1` with a 1 MiB ring on a fresh alloc_spin in dir, killed
+ * after; the tracer's exit status, its output in *out and the profile at path. */
+static int trace_busy_target(const char *dir, char *path, size_t path_sz, char **out)
 {
-	char *dir = NULL, cmd[2048], path[1024], spin_out[1024], *out = NULL, *um;
+	char cmd[2048], spin_out[1024];
 	pid_t pid;
 	int st;
 
-	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("busy");
 	snprintf(spin_out, sizeof(spin_out), "%s/spin.txt", dir);
 	pid = fork();
 	cr_assert_geq(pid, 0);
@@ -133,12 +127,41 @@ Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = TEST_TIME
 	/* Past its start and allocating: it prints its first rate after 0.1 s of malloc/free
 	 * pairs (not a guessed sleep: its exec can take longer than that on a slow host). */
 	cr_assert(e2e_wait_for_text(spin_out, "\n", TEST_TIMEOUT(60)), "alloc_spin never ran");
-	snprintf(path, sizeof(path), "%s/busy.json", dir);
+	snprintf(path, path_sz, "%s/busy.json", dir);
 	snprintf(cmd, sizeof(cmd), "%s --pid %d --duration 1 --ringbuf-size 1048576 -o %s 2>&1",
 		 TRACER_BIN, (int)pid, path);
-	st = e2e_run(cmd, &out);
+	st = e2e_run(cmd, out);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	return st;
+}
+
+/*
+ * The target (alloc_spin) outlives the trace and allocates ~0.5M times a second. The profile takes tens of
+ * ms to write (its thread stacks name start_thread: libc's debug info is read), long enough
+ * to fill a 1 MiB ring if the probes stayed attached meanwhile: the tracer then reported
+ * tens of thousands of "dropped" records and exit 4 for a complete profile.
+ *
+ * The same ring also fills when the collector is kept off the CPU for ~20 ms DURING the
+ * trace: a shared host did that once in a while (5,573 of 785k dropped in one CI run).
+ * So a run with drops is run again, once: probes left attached drop records every time
+ * the profile is written, a stall does not come back on cue.
+ */
+Test(attach_e2e, probes_stop_before_the_profile_is_written, .timeout = TEST_TIMEOUT(300))
+{
+	char *dir = NULL, path[1024], *out = NULL, *um;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("busy");
+	st = trace_busy_target(dir, path, sizeof(path), &out);
+	if (st == 4 && !strstr(out, "dropped 0,")) {
+		fprintf(stderr, "attach_e2e: records dropped, running once more:\n%s\n", out);
+		free(out);
+		free(dir);
+		dir = e2e_tmpdir("busy-again");
+		st = trace_busy_target(dir, path, sizeof(path), &out);
+	}
 	cr_assert_eq(st, 0, "tracer --pid on a busy target failed (%d):\n%s", st, out);
 	cr_expect(strstr(out, "dropped 0,"), "%s", out);
 	/* The programs work only once every link is attached (probes_live): a call in flight
