@@ -461,7 +461,7 @@ static __always_inline int emit_sparse(struct snap_slot *s, const struct snap_hi
 	struct sparse_record *r;
 	__u32 n = h->n, avail = (__u32)(len >> 3);
 
-	if (n > SNAP_HINT_MAX)
+	if (n > SNAP_HINT_MAX) /* never set so, unless torn: the caller sends it dense */
 		return -E2BIG;
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
@@ -473,7 +473,7 @@ static __always_inline int emit_sparse(struct snap_slot *s, const struct snap_hi
 	r->snap.flags |= SNAP_F_SPARSE;
 	r->snap.n_words = n;
 	for (__u32 i = 0; i < SNAP_HINT_MAX; i++) {
-		__u32 w;
+		__u32 w, at = i & (SNAP_HINT_MAX - 1);
 		__u64 v = 0;
 
 		if (i >= n)
@@ -483,8 +483,8 @@ static __always_inline int emit_sparse(struct snap_slot *s, const struct snap_hi
 			v = *(__u64 *)(s->stack + ((w & 0x1fff) << 3));
 		else
 			w = SNAP_WORD_ABSENT;
-		*(__u16 *)(r->payload + ((i & (SNAP_HINT_MAX - 1)) << 1)) = (__u16)w;
-		*(__u64 *)(r->payload + SNAP_SPARSE_WORDS_AT + ((i & (SNAP_HINT_MAX - 1)) << 3)) = v;
+		*(__u16 *)(r->payload + (at << 1)) = (__u16)w;
+		*(__u64 *)(r->payload + SNAP_SPARSE_WORDS_AT + (at << 3)) = v;
 	}
 	bpf_ringbuf_submit(r, submit_flags());
 	count(&counters.events);
@@ -501,7 +501,7 @@ static __always_inline bool hint_holds(const struct snap_slot *s, const struct s
 {
 	__u32 n = h->n_ctl, avail = (__u32)(len >> 3);
 
-	if (h->n > SNAP_HINT_MAX || n > SNAP_CTL_MAX || (h->check_bp && s->snap.bp != h->bp))
+	if (n > SNAP_CTL_MAX || (h->check_bp && s->snap.bp != h->bp))
 		return false;
 	for (__u32 j = 0; j < SNAP_CTL_MAX; j++) {
 		__u32 w;
@@ -552,7 +552,7 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 			h = bpf_map_lookup_elem(&snap_hints, &key);
 			if (!h)
 				break;
-			/* -E2BIG: a hint changed under us (n read twice): send it dense */
+			/* -E2BIG: more words than a record holds: dense */
 			if (hint_holds(s, h, len) && emit_sparse(s, h, len) != -E2BIG)
 				return 0; /* sent, or dropped and counted */
 		}
@@ -894,9 +894,9 @@ static __always_inline void set_pending(struct call_state *st, __u32 fn, __u64 a
 /*
  * Sampled mode, glibc (the realloc probe's cookie says the loader checked this object's code:
  * realloc(NULL, n) is a tail jump to the probed malloc, and realloc(p, n) calls the probed
- * malloc or free only for a chunk of its own mmap, or for n == 0). An outermost realloc(p, n) decided unsampled (p not sampled, the new
- * block not drawn) has no work at its return, and its trap can be skipped like a leaf
- * primitive's, provided it makes no probed call that would then look outermost: glibc's
+ * malloc or free only for a chunk of its own mmap, or for n == 0). An outermost
+ * realloc(p, n) decided unsampled (p not sampled, the new block not drawn) has no work at
+ * its return, and its trap can be skipped like a leaf primitive's, provided it makes no probed call that would then look outermost: glibc's
  * realloc calls malloc only to move a chunk of its own mmap (or when its arena is out of
  * memory: a rare extra draw, see docs/DESIGN.md) and free only for n == 0, where the free
  * of an unsampled block sends nothing anyway. A header that cannot be read keeps the trap.

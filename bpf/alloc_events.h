@@ -206,9 +206,10 @@ struct stack_snapshot {
  * copied. Any other value and the snapshot is sent dense, as without hints
  * (snapshot_counters.hint_mismatches), and its unwind becomes one of the key's hints.
  *
- * So a sparse copy unwinds to the very stack the dense one would. Should a read still fall
- * on a word not sent, it fails, the stack is cut before the frame that needed it, and the
- * miss is counted (dwarf_stacks_stats.hint_misses).
+ * The check makes a sparse copy unwind to the very stack the dense one would; exactness
+ * rests on what follows it: a read that still falls on a word not sent fails, the stack is
+ * cut before the frame that needed it (a prefix of the dense stack), and the miss is counted
+ * (dwarf_stacks_stats.hint_misses). docs/DESIGN.md, "Stack hints", has the argument.
  */
 /* Copies shorter than this go dense: picking ~60 words out of a hint costs the target
  * ~200 ns, what writing ~1.7 KiB to the ring costs (jq, whose copies average 1.1 KiB, was

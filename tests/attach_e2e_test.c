@@ -137,8 +137,8 @@ static int trace_busy_target(const char *dir, char *path, size_t path_sz, char *
 }
 
 /*
- * The target (alloc_spin) outlives the trace and allocates ~0.5M times a second. The profile takes tens of
- * ms to write (its thread stacks name start_thread: libc's debug info is read), long enough
+ * The target (alloc_spin) outlives the trace and allocates ~0.5M times a second. The
+ * profile takes tens of ms to write (its thread stacks name start_thread: libc's debug info is read), long enough
  * to fill a 1 MiB ring if the probes stayed attached meanwhile: the tracer then reported
  * tens of thousands of "dropped" records and exit 4 for a complete profile.
  *

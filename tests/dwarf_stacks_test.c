@@ -304,9 +304,11 @@ static size_t make_sparse(struct sparse_rec *s, const struct snap_rec *d, const 
 	s->snap.flags |= SNAP_F_SPARSE;
 	s->snap.n_words = h->n;
 	for (__u32 i = 0; i < h->n; i++) {
-		offs[i] = (__u64)h->off[i] * 8 + 8 <= d->snap.stack_len ? h->off[i] : SNAP_WORD_ABSENT;
+		bool copied = (__u64)h->off[i] * 8 + 8 <= d->snap.stack_len;
+
+		offs[i] = copied ? h->off[i] : SNAP_WORD_ABSENT;
 		words[i] = 0;
-		if (offs[i] != SNAP_WORD_ABSENT)
+		if (copied)
 			memcpy(&words[i], d->stack + (size_t)h->off[i] * 8, 8);
 	}
 	memcpy(s->payload, offs, h->n * sizeof(*offs));
@@ -355,7 +357,8 @@ Test(dwarf_stacks, a_hint_learnt_from_a_dense_copy_unwinds_a_sparse_one_alike)
 		cr_expect_eq(log.hint.expect[j], v, "steering word %u", log.hint.ctl[j]);
 	}
 	/* far fewer words than the copy holds */
-	cr_expect_lt(log.hint.n * 8, lens[1] / 4, "%u words of a %zu-byte copy", log.hint.n, lens[1]);
+	cr_expect_lt(log.hint.n * 8, lens[1] / 4, "%u words of a %zu-byte copy", log.hint.n,
+		     lens[1]);
 
 	sz = make_sparse(&sp, &recs[1], &log.hint);
 	cr_assert_eq(dwarf_stacks__resolve(ds, &sp, sz, &ev2), 0);

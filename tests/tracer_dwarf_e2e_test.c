@@ -393,8 +393,8 @@ static struct snap_counts snapshot_counts(const char *log)
 
 	cr_assert_not_null(d, "no dwarf details (-v):\n%s", log);
 	cr_assert_eq(sscanf(d,
-			    "dwarf: snapshots %lld (%lld sparse), unwound %*d, stack hints %lld set "
-			    "at %lld sites, %*d refused, %lld missed",
+			    "dwarf: snapshots %lld (%lld sparse), unwound %*d, "
+			    "stack hints %lld set at %lld sites, %*d refused, %lld missed",
 			    &c.snaps, &c.sparse, &c.hints, &c.sites, &c.missed),
 		     5, "unexpected dwarf line:\n%s", d);
 	return c;

@@ -49,8 +49,6 @@ struct dwarf_stacks_stats {
 	size_t distinct;     /* distinct stacks interned */
 };
 
-
-
 /*
  * Resolver for process pid. The unwinder is created now if the process exists (its modules
  * are opened eagerly, so unwinding works after it exited), else at the first snapshot.
@@ -76,8 +74,8 @@ int dwarf_stacks__set_hint_sink(struct dwarf_stacks *ds, stack_hint_fn fn, void 
 int dwarf_stacks__refresh_maps(struct dwarf_stacks *ds);
 
 /*
- * Resolve one EV_STACK_SNAPSHOT record, dense or sparse (data, sz as read from the ring buffer) into *out:
- * the alloc_event it stands for, with type = the snapshot's ev_type and stack_id = the
+ * Resolve one EV_STACK_SNAPSHOT record, dense or sparse (data, sz as read from the ring
+ * buffer) into *out: the alloc_event it stands for, with type = the snapshot's ev_type and stack_id = the
  * interned stack id, or -errno when no stack could be produced (counted in failures; the
  * collector counts it as a stack failure, the event itself is kept).
  * Returns 0, or -EINVAL for a malformed record (*out untouched).

@@ -783,7 +783,8 @@ static int unwinder__cached_step(struct unwinder *u, struct unw_state *st, bool 
 			at = cfa + (__u64)e->off[r];
 			if (!unw_memory_read(u->dwfl, at, &v, u))
 				continue;
-			nx.src[r] = (at - u->snap.sp) & 7 ? SRC_DERIVED : (__s32)((at - u->snap.sp) >> 3);
+			at -= u->snap.sp; /* read, so inside the copy */
+			nx.src[r] = at & 7 ? SRC_DERIVED : (__s32)(at >> 3);
 			break;
 		case R_VAL_CFA:
 			v = cfa + (__u64)e->off[r];
