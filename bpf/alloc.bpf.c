@@ -583,6 +583,40 @@ static __always_inline void snapshot_release(__u32 tid)
 		s->owner = 0;
 }
 
+/* Benchmark only (BENCH_CUT_RING): this CPU's records waiting to be sent as one. */
+struct ring_batch {
+	__u32 n;
+	__u32 pad;
+	struct alloc_event ev[BENCH_RING_BATCH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ring_batch);
+} ring_batch SEC(".maps");
+
+/* BENCH_CUT_RING: the record's slot in this CPU's batch (sending a full batch first), or
+ * NULL. No reservation, no commit, no lock: a store into a hot per-CPU buffer. */
+static __always_inline struct alloc_event *batch_slot(void)
+{
+	struct ring_batch *b;
+	__u32 zero = 0, i;
+
+	b = bpf_map_lookup_elem(&ring_batch, &zero);
+	if (!b)
+		return NULL;
+	i = b->n;
+	if (i >= BENCH_RING_BATCH) {
+		if (bpf_ringbuf_output(&events, b->ev, sizeof(b->ev), submit_flags()))
+			count(&counters.dropped);
+		i = 0;
+	}
+	b->n = i + 1;
+	return &b->ev[i];
+}
+
 static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __u64 old_addr,
 				 __u64 size, __s32 stack_id)
 {
@@ -594,7 +628,10 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 		emit_snapshot(type, fn, addr, old_addr, size);
 		return;
 	}
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (bench_cut == BENCH_CUT_RING)
+		e = batch_slot();
+	else
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(&counters.dropped);
 		return;
@@ -609,7 +646,8 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 	e->size = size;
 	e->stack_id = stack_id;
 	e->fn = fn;
-	bpf_ringbuf_submit(e, submit_flags());
+	if (bench_cut != BENCH_CUT_RING)
+		bpf_ringbuf_submit(e, submit_flags());
 	count(&counters.events);
 }
 
@@ -701,14 +739,19 @@ __noinline int take_stack(struct pt_regs *ctx)
 	__u64 h;
 	long n;
 
-	if (bench_cut != BENCH_CUT_NONE)
+	if (bench_cut == BENCH_CUT_STACKS || bench_cut == BENCH_CUT_RECORDS)
 		return -ENOENT;
 	if (unwind_dwarf)
 		return take_snapshot(ctx);
 	s = bpf_map_lookup_elem(&stack_scratch, &zero);
 	if (!s)
 		goto fail_noent;
-	fp_walk(ctx, s);
+	if (bench_cut == BENCH_CUT_WALK) {
+		s->ips[0] = PT_REGS_IP(ctx);
+		s->depth = 1;
+	} else {
+		fp_walk(ctx, s);
+	}
 	s->pad = 0;
 
 	/* 64-bit multiply-xorshift over the frames, folded to a non-negative s32. */

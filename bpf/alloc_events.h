@@ -307,7 +307,14 @@ enum bench_cut {
 	BENCH_CUT_NONE = 0,    /* the tracer's full work */
 	BENCH_CUT_STACKS = 1,  /* records sent without a stack walk (stack_id -ENOENT) */
 	BENCH_CUT_RECORDS = 2, /* per-thread call state only: no stack, no record */
+	BENCH_CUT_WALK = 3,    /* full work, but the stack is the PC alone: no frame walk */
+	/* Full work, but records are staged per CPU and sent BENCH_RING_BATCH to one ring
+	 * record: what the ring's per-record reservation costs. The stream is for counting
+	 * only (a batch has no order across CPUs and no reader). */
+	BENCH_CUT_RING = 4,
 };
+
+#define BENCH_RING_BATCH 32
 
 /*
  * Benchmark only (bench-trace --noop, --noop-entry): the probe floors. SITES: the tracer's

@@ -2,14 +2,16 @@
 /*
  * bench-trace - the tracer's probes without the rest of the tracer, for the benchmark.
  *
- *   bench-trace [--noop | --noop-entry | --cut stacks|records] [--per-probe-links]
+ *   bench-trace [--noop | --noop-entry | --cut stacks|records|walk|ring] [--per-probe-links]
  *               [--record FILE] [--ringbuf BYTES] -- CMD [ARG...]
  *	Spawns CMD held before exec, attaches the loader's probes to it, releases it, consumes
  *	the ring buffer until it exits. --noop loads the same programs on the same probe sites
  *	with bodies that only return 0 (the probe floor). --noop-entry: the same without any
  *	return probe (entry and free traps only: the floor of an allocation whose return is
  *	skipped). TRACER_NO_SESSION=1: the loader's fallback links instead of session uprobes. --cut leaves part of the work out:
- *	"stacks" sends records without stacks, "records" keeps only the per-thread call state
+ *	"stacks" sends records without stacks, "records" keeps only the per-thread call state,
+ *	"walk" takes the PC as the whole stack (no frame walk), "ring" stages records per CPU and
+ *	sends 32 as one ring record (no per-record reservation; records= then counts batches)
  *	(what each part costs: run.sh's "Where the time goes"). --record saves every raw record as
  *	<u32 size><bytes> for --replay. --per-probe-links: one link per probe, as on kernels
  *	without uprobe-multi. BENCH_TRACE_VERBOSE=N: loader verbosity. Prints one line of
@@ -299,8 +301,12 @@ int main(int argc, char **argv)
 			cut = BENCH_CUT_STACKS, i++;
 		else if (!strcmp(argv[i], "--cut") && i + 1 < argc && !strcmp(argv[i + 1], "records"))
 			cut = BENCH_CUT_RECORDS, i++;
+		else if (!strcmp(argv[i], "--cut") && i + 1 < argc && !strcmp(argv[i + 1], "walk"))
+			cut = BENCH_CUT_WALK, i++;
+		else if (!strcmp(argv[i], "--cut") && i + 1 < argc && !strcmp(argv[i + 1], "ring"))
+			cut = BENCH_CUT_RING, i++;
 		else if (!strcmp(argv[i], "--cut")) {
-			fprintf(stderr, "bench-trace: --cut takes stacks or records\n");
+			fprintf(stderr, "bench-trace: --cut takes stacks, records, walk or ring\n");
 			return 2;
 		}
 		else if (!strcmp(argv[i], "--per-probe-links"))
@@ -322,7 +328,7 @@ int main(int argc, char **argv)
 	if (replay_path)
 		return replay(replay_path, passes > 0 ? passes : 1);
 	if (i >= argc) {
-		fprintf(stderr, "usage: bench-trace [--noop | --noop-entry | --cut stacks|records] "
+		fprintf(stderr, "usage: bench-trace [--noop | --noop-entry | --cut stacks|records|walk|ring] "
 				"[--per-probe-links] [--record FILE] "
 				"[--ringbuf BYTES] -- "
 				"CMD [ARG...]\n       bench-trace --replay FILE [--passes N]\n");

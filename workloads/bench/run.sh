@@ -14,7 +14,7 @@
 #   -r REPS       runs per cell; the median is reported (default 3)
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
 #   -t TOOLS      comma list of untraced,tracer,tracer_nf,noop,noop_entry,cut_records,cut_stacks,
-#                 full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled,dense (full, cut_*, noop*:
+#                 cut_walk,cut_ring,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled,dense (full, cut_*, noop*:
 #                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
 #                 path of noop and full; sampled: the tracer with --sample-bytes N, and
 #                 dense: with --dense-stacks, not in the default list). A tool with the suffix _nosess runs with
@@ -256,6 +256,8 @@ one() {
 	# where the time goes: the tracer's probes with part of the work left out
 	cut_records) "$BTRACE" --cut records -- ${CMD[$row]} >>"$xf" ;;
 	cut_stacks) "$BTRACE" --cut stacks -- ${CMD[$row]} >>"$xf" ;;
+	cut_walk) "$BTRACE" --cut walk -- ${CMD[$row]} >>"$xf" ;;
+	cut_ring) "$BTRACE" --cut ring -- ${CMD[$row]} >>"$xf" ;;
 	# memleak prints its first report one interval after ALL its probes are attached;
 	# bpftrace runs BEGIN after attaching.
 	memleak) gated "$row" "Top 10 stacks" memleak-bpfcc 3 ;;
