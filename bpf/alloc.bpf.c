@@ -887,10 +887,13 @@ static __always_inline void net_emit(struct pt_regs *ctx, struct call_state *st,
 	__s32 stack_id = -ENOENT;
 
 	for (int i = 0; i < NET_SLOTS; i++) {
+		/* a resize sampling turns into a free: its size says so (as in prim_emit) */
+		__u64 grown = st->net[i].kind == NET_RESIZED ? st->net[i].size : 0;
+
 		st->net[i].kind = sample__net(st->net[i].kind, st->net[i].orig, st->net[i].addr,
 					      st->net[i].size);
 		if (st->net[i].kind == NET_FREED)
-			emit(EV_FREE, st->fn, tid, st->net[i].orig, 0, 0, -ENOENT);
+			emit(EV_FREE, st->fn, tid, st->net[i].orig, 0, grown, -ENOENT);
 		else if (st->net[i].kind != NET_EMPTY)
 			any_alloc = true;
 	}
@@ -903,8 +906,9 @@ static __always_inline void net_emit(struct pt_regs *ctx, struct call_state *st,
 			     st->net[i].size, stack_id);
 	}
 	for (int i = 0; i < NET_SLOTS; i++) {
-		if (st->net[i].kind == NET_BORN)
-			emit(EV_ALLOC, st->fn, tid, st->net[i].addr, 0, st->net[i].size, stack_id);
+		if (st->net[i].kind == NET_BORN) /* orig: as prim_emit's old */
+			emit(EV_ALLOC, st->fn, tid, st->net[i].addr, st->net[i].orig,
+			     st->net[i].size, stack_id);
 	}
 }
 
@@ -1082,10 +1086,10 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	if (!ret)
 		return; /* failed allocation: the heap did not change */
 	type = sample__record(st->sampled, old, ret); /* exact mode: REALLOC iff old */
-	if (type == EV_FREE)
-		emit(EV_FREE, fn, tid, old, 0, 0, -ENOENT);
-	else if (type)
-		emit(type, fn, tid, ret, type == EV_REALLOC ? old : 0, size, take_stack(ctx));
+	if (type == EV_FREE) /* sampled: the kept old's realloc into a block not kept */
+		emit(EV_FREE, fn, tid, old, 0, size, -ENOENT);
+	else if (type) /* an EV_ALLOC with old: sampled, a realloc of a block not kept */
+		emit(type, fn, tid, ret, old, size, take_stack(ctx));
 }
 
 static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)

@@ -143,8 +143,12 @@ struct alloc_event {
 	__u32 tid;	 /* kernel thread id of the caller */
 	__u64 ts_ns;	 /* bpf_ktime_get_ns() at the probe (CLOCK_MONOTONIC) */
 	__u64 addr;	 /* block address: new block (ALLOC/REALLOC) or freed block (FREE) */
-	__u64 old_addr;	 /* REALLOC: the block that was resized; 0 otherwise */
-	__u64 size;	 /* requested bytes (calloc: nmemb*size); 0 for FREE */
+	__u64 old_addr;	 /* REALLOC: the block that was resized; ALLOC with --sample-bytes:
+			  * the block a realloc grew it from, one sampling did not keep;
+			  * 0 otherwise */
+	__u64 size;	 /* requested bytes (calloc: nmemb*size); 0 for FREE, but with
+			  * --sample-bytes the new size of a realloc that ended the block into
+			  * one sampling did not keep */
 	__s32 stack_id;	 /* `stacks` map key (struct stack_val), STACK_ID_SNAPSHOT, or -errno */
 	__u32 fn;	 /* enum alloc_fn: the outermost allocator function called */
 	__u32 tgid;	 /* process (thread group) of the caller: which profile it goes to */

@@ -233,6 +233,8 @@ size_t e2e_sites(const struct dhat_profile *p, struct site_total **out)
 		s[j].bytes += pp->tb;
 		s[j].blocks += pp->tbk;
 		s[j].end_bytes += pp->eb;
+		s[j].bytes_var += (double)dhat_profile__pp_est(p, pp).tb_se *
+				  (double)dhat_profile__pp_est(p, pp).tb_se;
 	}
 	*out = s;
 	return n;

@@ -53,6 +53,7 @@ struct site_total {
 	uint64_t bytes;	 /* Σtb over the PPs at this site */
 	uint64_t blocks; /* Σtbk */
 	uint64_t end_bytes;
+	double bytes_var; /* sampled profiles: Σ tbSe^2, the variance of bytes' estimate */
 };
 
 /* Sum a profile's PPs per call site. Returns the number of sites; *out is malloc'd. */

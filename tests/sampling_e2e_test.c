@@ -65,18 +65,66 @@ static struct expect expected(void)
 	return e;
 }
 
-/* Σtb and Σtbk of the sites whose first frame names fn. */
-static void site_of(const struct dhat_profile *p, const char *fn, double *bytes)
+/* Σtb of the sites whose first frame names fn, and Σ tbSe^2 (the variance the file gives
+ * that estimate: 0 in an exact profile) when var is not NULL. */
+static void site_of_var(const struct dhat_profile *p, const char *fn, double *bytes, double *var)
 {
 	struct site_total *s;
 	size_t n = e2e_sites(p, &s);
 	size_t len = strlen(fn);
 
 	*bytes = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(s[i].site, fn, len) && (s[i].site[len] == ' ' || !s[i].site[len]))
-			*bytes += (double)s[i].bytes;
+	if (var)
+		*var = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(s[i].site, fn, len) || (s[i].site[len] != ' ' && s[i].site[len]))
+			continue;
+		*bytes += (double)s[i].bytes;
+		if (var)
+			*var += s[i].bytes_var;
+	}
 	e2e_sites_free(s, n);
+}
+
+/* The realloc-chain counts (tbRealloc, tbkReallocd) of the PPs whose site is fn's. */
+static struct dhat_pp_est site_est(const struct dhat_profile *p, const char *fn)
+{
+	struct dhat_pp_est sum = {0, 0, 0, 0};
+	size_t len = strlen(fn);
+
+	for (size_t i = 0; i < p->pp_cnt; i++) {
+		const struct dhat_pp *pp = &p->pps[i];
+		struct dhat_pp_est e = dhat_profile__pp_est(p, pp);
+
+		/* the site is the first frame named like one of sample_mix's functions */
+		for (size_t j = 0; j < pp->fs_cnt; j++) {
+			const char *f = strstr(dhat_profile__pp_frame(p, pp, j), ": ");
+
+			f = f ? f + 2 : dhat_profile__pp_frame(p, pp, j);
+			if (!strncmp(f, "alloc_", 6) || !strncmp(f, "grow_", 5)) {
+				if (!strncmp(f, fn, len) && (f[len] == ' ' || !f[len])) {
+					sum.tb_realloc += e.tb_realloc;
+					sum.tbk_reallocd += e.tbk_reallocd;
+				}
+				break;
+			}
+		}
+	}
+	return sum;
+}
+
+static void site_of(const struct dhat_profile *p, const char *fn, double *bytes)
+{
+	site_of_var(p, fn, bytes, NULL);
+}
+
+/* The variance of a malloc site's estimate per block of size s, as the weights are drawn:
+ * Var(I W) s^2 with W = 1/p rounded up with probability f = frac(1/p) (sample_weight.h). */
+static double true_var(double s)
+{
+	double p = p_of(s), w = 1 / p, f = w - floor(w);
+
+	return s * s * (w + p * f * (1 - f) - 1);
 }
 
 static struct dhat_profile *trace(const char *dir, const char *name, const char *env,
@@ -146,6 +194,36 @@ static void check_sampled(const struct expect *ep, struct dhat_profile *s, const
 		site_expect(MIX[i].fn, sz, &mean, &var);
 		EXPECT_WITHIN(got, MIX_ROUNDS * mean, MIX_ROUNDS * var, 2 * 400, MIX[i].fn);
 		kept_blocks += MIX_ROUNDS * p;
+	}
+	/* The standard errors the file gives (tbSe): on the sites of one malloc a round, they
+	 * must be the sampling's own. alloc_24 keeps the fewest, ~117 blocks (p = 0.58%): its
+	 * variance estimate has a relative sd of ~1/sqrt(117) = 9%, so 40% is over 4 sd. */
+	static const char *const PLAIN[] = {"alloc_24", "alloc_1500", "alloc_9000", "alloc_r3000"};
+
+	for (size_t i = 0; i < sizeof(PLAIN) / sizeof(PLAIN[0]); i++) {
+		double sz = 0, var, want;
+
+		for (size_t j = 0; j < MIX_CNT; j++)
+			if (!strcmp(MIX[j].fn, PLAIN[i]))
+				sz = MIX[j].size;
+		site_of_var(s, PLAIN[i], &got, &var);
+		want = MIX_ROUNDS * true_var(sz);
+		cr_expect(var > 0.6 * want && var < 1.4 * want,
+			  "%s: tbSe^2 %.4g, its sampling variance %.4g", PLAIN[i], var, want);
+	}
+	/* The realloc chain is marked where sampling's rule moves bytes: grow_400's bytes all
+	 * came by realloc (of alloc_200 blocks not kept), alloc_200's blocks were realloc'd,
+	 * and a site of plain mallocs has neither. */
+	{
+		struct dhat_pp_est g = site_est(s, "grow_400"), a = site_est(s, "alloc_200");
+		struct dhat_pp_est plain = site_est(s, "alloc_1500");
+		double gb;
+
+		site_of(s, "grow_400", &gb);
+		cr_expect(gb > 0 && (double)g.tb_realloc == gb, "grow_400: %.0f bytes, %llu by realloc",
+			  gb, (unsigned long long)g.tb_realloc);
+		cr_expect_gt(a.tbk_reallocd, 0, "alloc_200's blocks realloc'd");
+		cr_expect_eq(plain.tb_realloc + plain.tbk_reallocd, 0);
 	}
 	/* Unweighted, the records would count about kept_blocks blocks: far outside. */
 	cr_expect_gt(fabs(kept_blocks - e.blocks), 20 * sqrt(e.var_blocks));

@@ -17,6 +17,7 @@
 #include "collector.h"
 #include "diff.h"
 #include "dhat_reader.h"
+#include "dhat_sampled.h"
 #include "dhat_writer.h"
 #include "events.h"
 #include "export.h"
@@ -294,6 +295,91 @@ Test(sampling, collector_estimates_are_unbiased)
 	collector__free(c);
 }
 
+/*
+ * The standard errors a sampled profile carries (pp_stats.tb_var, sample_weight__var) are
+ * calibrated: over RUNS simulated runs of one program (three sites: many small blocks, a
+ * few mid-sized ones, large ones kept almost always), each site's reported variance is on
+ * average the variance the site's estimates really have, which is also the formula's
+ * (sum over its blocks of s^2 Var(I W), Var(I W) = w + p f (1 - f) - 1), and the 95%
+ * intervals of the small-block site hold the exact figure in about 95% of runs.
+ */
+Test(sampling, standard_errors_are_calibrated)
+{
+	static const struct {
+		__u64 size, blocks;
+	} SITE[] = {{64, 3000}, {3000, 300}, {20000, 40}};
+	enum { SITES = 3, RUNS = 1000 };
+	const __u64 n = 4096;
+	double est_sum[SITES] = {0}, est_sq[SITES] = {0}, var_sum[SITES] = {0};
+	unsigned covered = 0;
+	__u64 addr = 0x10000, ts = 1;
+
+	for (int run = 0; run < RUNS; run++) {
+		struct collector_opts o = {.sample_bytes = n};
+		struct collector *c = collector__new(0, &o);
+		const struct pp_stats *pps;
+		size_t cnt;
+
+		cr_assert_not_null(c);
+		for (int j = 0; j < SITES; j++) {
+			for (__u64 b = 0; b < SITE[j].blocks; b++) {
+				struct alloc_event e = {.type = EV_ALLOC,
+							.ts_ns = ts++,
+							.addr = addr += 0x100000,
+							.size = SITE[j].size,
+							.stack_id = j,
+							.fn = FN_MALLOC};
+
+				if ((__u64)rng32() < sample__threshold(SITE[j].size, n))
+					cr_assert_eq(collector__handle(c, &e), 0);
+			}
+		}
+		collector__finish(c, ts);
+		pps = collector__pps(c, &cnt);
+		for (size_t k = 0; k < cnt; k++) {
+			int j = pps[k].stack_id;
+			double est = (double)pps[k].tb, exact = (double)(SITE[j].size * SITE[j].blocks);
+
+			est_sum[j] += est;
+			est_sq[j] += est * est;
+			var_sum[j] += pps[k].tb_var;
+			cr_assert_geq(pps[k].tbk_var, 0);
+			if (j == 0 && fabs(est - exact) <= 1.96 * sqrt(pps[k].tb_var))
+				covered++;
+		}
+		collector__free(c);
+	}
+	for (int j = 0; j < SITES; j++) {
+		double s = (double)SITE[j].size, p = 1.0 / sample_weight__mean(SITE[j].size, n);
+		double w = 1.0 / p, f = w - floor(w);
+		double formula = (double)SITE[j].blocks * s * s * (w + p * f * (1 - f) - 1);
+		double mean = est_sum[j] / RUNS;
+		double empirical = est_sq[j] / RUNS - mean * mean;
+		double reported = var_sum[j] / RUNS;
+
+		/* The mean of RUNS unbiased variance estimates: well within 8% of the formula. */
+		cr_expect(fabs(reported / formula - 1) < 0.08, "site %d: reported var %g, formula %g",
+			  j, reported, formula);
+		/* An empirical variance of RUNS estimates has a relative sd of about
+		 * sqrt(2 / RUNS) = 4.5%: 15% is more than 3 of them. */
+		cr_expect(fabs(empirical / formula - 1) < 0.15, "site %d: empirical var %g, formula %g",
+			  j, empirical, formula);
+	}
+	/* ~47 of the 3000 64-byte blocks are kept a run (p = 1.55%): the normal approximation
+	 * is rough with so few, so the coverage is bounded loosely around 95% (8000 runs gave
+	 * 94.1%, and every variance within 2% of the formula). */
+	cr_expect(covered >= RUNS * 88 / 100 && covered <= RUNS * 99 / 100,
+		  "64-byte site: %u of %d intervals hold the exact figure", covered, RUNS);
+}
+
+/* Exact mode: no sampling error anywhere. */
+Test(sampling, exact_profiles_have_no_error)
+{
+	cr_expect_eq(sample_weight__var(100, 0), 0);
+	cr_expect_eq(sample_weight__var(32 * 4096, 4096), 0, "a block always kept");
+	cr_expect_gt(sample_weight__var(100, 4096), 0);
+}
+
 /* A sampled block reallocated into a sampled one (EV_REALLOC): the old block ends, the new one
  * (weighted afresh) stays at the old one's program point, DHAT's birth-site rule. */
 Test(sampling, sampled_realloc_stays_at_its_birth_site)
@@ -456,6 +542,8 @@ Test(sampling_map, helpers_decide_at_their_return)
 #define LABEL "estimates: sampled every 4 KiB on average (--sample-bytes 4096)"
 
 /* A small profile written and read back: sampled at 4 KiB when n, else exact. */
+static char *profile_text; /* profile_of's last DHAT text (malloc'd), for tests to look into */
+
 static struct dhat_profile *profile_of(__u64 n)
 {
 	struct collector_opts o = {.sample_bytes = n};
@@ -480,7 +568,8 @@ static struct dhat_profile *profile_of(__u64 n)
 	fclose(f);
 	p = dhat_profile__parse(text, len, n ? "sampled.json" : "exact.json", err, sizeof(err));
 	cr_assert_not_null(p, "%s", err);
-	free(text);
+	free(profile_text);
+	profile_text = text;
 	collector__free(c);
 	return p;
 }
@@ -522,4 +611,149 @@ Test(sampling_output, report_diff_and_folded_say_estimates)
 	diff__free(d);
 	dhat_profile__free(x);
 	dhat_profile__free(s);
+}
+
+/* A sampled profile carries each PP's standard errors (tbSe, tbkSe), the reader keeps them,
+ * and report prints 95% intervals from them (text and JSON); an exact profile has none. */
+Test(sampling_output, standard_errors_in_file_report_and_json)
+{
+	struct dhat_profile *x = profile_of(0), *s;
+	struct report_opts json = {.json = true};
+	struct dhat_pp_est se;
+	char *out = NULL, pm[32];
+	unsigned long long want;
+
+	cr_expect_null(strstr(profile_text, "Se\":"), "%s", profile_text);
+	CAPTURE(out, report__print(cap, x, NULL));
+	cr_expect_null(strstr(out, "\xc2\xb1"), "%s", out);
+	free(out);
+	cr_expect_eq(x->est_cnt, 0);
+
+	s = profile_of(4096);
+	/* one 100-byte block kept with p = 1 - e^(-100/4096): it stands for ~41 */
+	want = dhat_sampled__se(10000.0 * sample_weight__var(100, 4096));
+	cr_assert_gt(want, 3900, "se %llu", want);
+	cr_expect(strstr(profile_text, "\"tbSe\":"), "%s", profile_text);
+	cr_assert_eq(s->est_cnt, 1);
+	se = dhat_profile__pp_est(s, &s->pps[0]);
+	cr_expect_eq(se.tb_se, want, "tbSe %llu, want %llu", (unsigned long long)se.tb_se, want);
+	cr_expect_eq(se.tbk_se, dhat_sampled__se(sample_weight__var(100, 4096)));
+	CAPTURE(out, report__print(cap, s, NULL));
+	cr_expect(strstr(out, "\xc2\xb1: the 95% interval of an estimate"), "%s", out);
+	/* 1.96 se over the estimate (100 bytes times a weight of 41 or 42): ~190% */
+	dhat_sampled__pm(s->pps[0].tb, (double)want, pm, sizeof(pm));
+	cr_expect(!strcmp(pm, "\xc2\xb1" "191%") || !strcmp(pm, "\xc2\xb1" "196%"), "%s", pm);
+	cr_expect(strstr(out, pm), "%s not in %s", pm, out);
+	free(out);
+	CAPTURE(out, report__print(cap, s, &json));
+	cr_expect(strstr(out, "\"tbSe\":") && strstr(out, "\"bytesSe\":"), "%s", out);
+	free(out);
+	dhat_profile__free(x);
+	dhat_profile__free(s);
+	free(profile_text);
+	profile_text = NULL;
+}
+
+/* tbSe and tbkSe are optional and lenient: a value that is not a non-negative integer is
+ * ignored, the file still loads (dh_view does not read them either). */
+Test(sampling_output, a_bad_standard_error_is_ignored)
+{
+	static const char TEXT[] =
+	    "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
+	    "\"bkacc\":false,\"tu\":\"instrs\",\"Mtu\":\"Minstr\",\"cmd\":\"x\",\"pid\":1,"
+	    "\"te\":1,\"pps\":[{\"tb\":10,\"tbk\":1,\"tbSe\":\"many\",\"tbkSe\":-1,\"fs\":[1]},"
+	    "{\"tb\":20,\"tbk\":2,\"tbSe\":7,\"fs\":[2]}],\"ftbl\":[\"[root]\",\"a\",\"b\"]}";
+	char err[256] = "";
+	struct dhat_profile *p = dhat_profile__parse(TEXT, sizeof(TEXT) - 1, "t.json", err,
+						     sizeof(err));
+
+	cr_assert_not_null(p, "%s", err);
+	cr_assert_eq(p->pp_cnt, 2);
+	cr_expect_eq(dhat_profile__pp_est(p, &p->pps[0]).tb_se, 0);
+	cr_expect_eq(dhat_profile__pp_est(p, &p->pps[0]).tbk_se, 0);
+	cr_expect_eq(dhat_profile__pp_est(p, &p->pps[1]).tb_se, 7);
+	cr_expect_eq(dhat_profile__pp_est(p, &p->pps[1]).tbk_se, 0);
+	dhat_profile__free(p);
+}
+
+/* Realloc chains in a sampled profile: a realloc of a block sampling did not keep (EV_ALLOC
+ * with old_addr) is charged to its own site and counted there as bytes by realloc; a kept
+ * block a realloc moves counts at its site as a block realloc'd, into a kept block
+ * (EV_REALLOC: the growth stays there, as bytes by realloc too) or not (EV_FREE with the
+ * new size). The file carries both, the reader reads them back, the report marks the rows. */
+Test(sampling_output, realloc_chains_are_marked)
+{
+	struct collector_opts o = {.sample_bytes = 4096};
+	struct collector *c = collector__new(0, &o);
+	const struct alloc_event ev[] = {
+	    /* site 1: a kept 1 MiB block (weight 1), grown in place of itself to 2 MiB */
+	    {.type = EV_ALLOC, .ts_ns = 1, .addr = 0x1000, .size = 1 << 20, .stack_id = 1,
+	     .fn = FN_MALLOC},
+	    {.type = EV_REALLOC, .ts_ns = 2, .addr = 0x2000, .old_addr = 0x1000, .size = 2 << 20,
+	     .stack_id = 9, .fn = FN_REALLOC},
+	    /* site 2: a kept block whose realloc sampling did not keep */
+	    {.type = EV_ALLOC, .ts_ns = 3, .addr = 0x3000, .size = 1 << 20, .stack_id = 2,
+	     .fn = FN_MALLOC},
+	    {.type = EV_FREE, .ts_ns = 4, .addr = 0x3000, .size = 3 << 20, .fn = FN_REALLOC},
+	    /* site 3: the growth of a block that was not kept (old 0x7000 never seen) */
+	    {.type = EV_ALLOC, .ts_ns = 5, .addr = 0x4000, .old_addr = 0x7000, .size = 1 << 20,
+	     .stack_id = 3, .fn = FN_REALLOC},
+	    /* site 4: a plain kept block, freed */
+	    {.type = EV_ALLOC, .ts_ns = 6, .addr = 0x5000, .size = 1 << 20, .stack_id = 4,
+	     .fn = FN_MALLOC},
+	    {.type = EV_FREE, .ts_ns = 7, .addr = 0x5000, .fn = FN_FREE},
+	};
+	struct dhat_meta meta = {.cmd = "prog", .pid = 1};
+	const struct pp_stats *pps;
+	struct dhat_profile *p;
+	char *text = NULL, *out = NULL, err[256];
+	size_t cnt, len = 0;
+	FILE *f;
+
+	cr_assert_not_null(c);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		cr_assert_eq(collector__handle(c, &ev[i]), 0, "event %zu", i);
+	collector__finish(c, 8);
+	pps = collector__pps(c, &cnt);
+	cr_assert_eq(cnt, 4);
+	for (size_t k = 0; k < cnt; k++) {
+		const struct pp_stats *pp = &pps[k];
+
+		switch (pp->stack_id) {
+		case 1: /* birth 1 MiB + growth 2 MiB (2 blocks, DHAT's count), one realloc'd */
+			cr_expect_eq(pp->tb, 3u << 20);
+			cr_expect_eq(pp->tb_realloc, 2u << 20);
+			cr_expect_eq(pp->tbk_reallocd, 1);
+			break;
+		case 2:
+			cr_expect_eq(pp->tb_realloc, 0);
+			cr_expect_eq(pp->tbk_reallocd, 1);
+			break;
+		case 3:
+			cr_expect_eq(pp->tb_realloc, 1u << 20);
+			cr_expect_eq(pp->tbk_reallocd, 0);
+			break;
+		default:
+			cr_expect_eq(pp->tb_realloc, 0);
+			cr_expect_eq(pp->tbk_reallocd, 0);
+		}
+	}
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(dhat__write(f, c, NULL, NULL, &meta), 0);
+	fclose(f);
+	cr_expect(strstr(text, "\"tbRealloc\":2097152\n") && strstr(text, "\"tbkReallocd\":1\n"),
+		  "%s", text);
+	p = dhat_profile__parse(text, len, "chains.json", err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	CAPTURE(out, report__print(cap, p, NULL));
+	cr_expect(strstr(out, "[stack 1]  [67% of bytes by realloc, 50% of blocks realloc'd]\n"),
+		  "%s", out);
+	cr_expect(strstr(out, "[stack 2]  [100% of blocks realloc'd]\n"), "%s", out);
+	cr_expect(strstr(out, "[stack 3]  [100% of bytes by realloc]\n"), "%s", out);
+	cr_expect(strstr(out, "[stack 4]\n"), "%s", out);
+	free(out);
+	dhat_profile__free(p);
+	free(text);
+	collector__free(c);
 }

@@ -46,11 +46,13 @@ static inline int tu_spit(const char *path, const char *text, size_t len)
 	return fclose(f);
 }
 
-/* A fresh scratch directory under the build tree for one test. */
+/* A fresh scratch directory under the build tree for one test: new each call (a name from
+ * the pid alone met a directory an earlier run's process of that pid had left). */
 static inline void tu_scratch(char *out, size_t sz, const char *name)
 {
-	snprintf(out, sz, "%s/scratch-%s-%d", TESTS_BIN_DIR, name, (int)getpid());
-	mkdir(out, 0755);
+	snprintf(out, sz, "%s/scratch-%s-%d-XXXXXX", TESTS_BIN_DIR, name, (int)getpid());
+	if (!mkdtemp(out) || chmod(out, 0755))
+		snprintf(out, sz, "%s/scratch-%s-unmade", TESTS_BIN_DIR, name);
 }
 
 /* Compare text with a golden file; UPDATE_GOLDEN=1 rewrites the golden file instead. */

@@ -343,11 +343,12 @@ static void free_block(struct collector *c, struct block *b)
 	blocks__remove(c, b);
 }
 
-/* A new block at program point birth_pp when it is not NO_PP, else at stack_id's. */
+/* A new block at program point birth_pp when it is not NO_PP, else at stack_id's; by_realloc:
+ * sampled mode's growth of a block by realloc (pp_stats.tb_realloc). */
 #define NO_PP UINT32_MAX
 
 static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn,
-			__u32 birth_pp)
+			__u32 birth_pp, bool by_realloc)
 {
 	struct block nb = { .addr = addr, .t_ns = c->now_ns, .weight = 1 };
 	struct block *old;
@@ -383,6 +384,14 @@ static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack
 	pp__settle(c, nb.pp);
 	pp->tb += b;
 	pp->tbk += bk;
+	if (c->sample_bytes) {
+		double v = sample_weight__var(nb.size, c->sample_bytes);
+
+		pp->tb_var += (double)nb.size * (double)nb.size * v;
+		pp->tbk_var += v;
+		if (by_realloc)
+			pp->tb_realloc += b;
+	}
 	pp->cur_b += b;
 	pp->cur_bk += bk;
 	c->t.total_bytes += b;
@@ -396,7 +405,7 @@ static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack
 
 static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn)
 {
-	return new_block_at(c, addr, size, stack_id, fn, NO_PP);
+	return new_block_at(c, addr, size, stack_id, fn, NO_PP, false);
 }
 
 /* realloc(old_addr -> addr, size) of a known block b: DHAT's rules (§6.1). */
@@ -537,7 +546,10 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 		advance_clock(c, e->ts_ns);
 		if (!e->addr) /* failed allocation: nothing to account */
 			return 0;
-		return new_block(c, e->addr, e->size, e->stack_id, e->fn);
+		/* Sampled mode: old_addr is the block a realloc grew this one from, a block
+		 * sampling did not keep (its birth site is unknown: charged here). */
+		return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, NO_PP,
+				    c->sample_bytes && e->old_addr);
 
 	case EV_FREE:
 		c->t.events++;
@@ -547,6 +559,8 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 			c->t.unknown_frees++;
 			return 0;
 		}
+		if (c->sample_bytes && e->size) /* a realloc into a block not kept */
+			c->pps[b->pp].tbk_reallocd += b->weight;
 		free_block(c, b);
 		return 0;
 
@@ -572,10 +586,12 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 			 * is EV_FREE); be safe. */
 			__u32 birth_pp = b->pp;
 
+			if (c->sample_bytes && e->size)
+				c->pps[birth_pp].tbk_reallocd += b->weight;
 			free_block(c, b);
 			if (!e->size || !e->addr)
 				return 0;
-			return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, birth_pp);
+			return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, birth_pp, true);
 		}
 		return resize_block(c, b, e->addr, e->size);
 

@@ -151,7 +151,7 @@ struct ps {
 	struct defer dup_key; /* a known key given twice */
 	struct defer ftbl_err, pp_err;
 	struct ppmeta *meta; /* per stored PP */
-	size_t pp_cap, ftbl_cap, acc_cap;
+	size_t pp_cap, ftbl_cap, acc_cap, est_cap;
 	int io_err; /* refill failure (message already written) */
 };
 
@@ -896,6 +896,42 @@ static int acc_keep(struct ps *ps, size_t k, const struct dhat_pp_acc *acc)
 	return 0;
 }
 
+/* PP k's estimate details, in p->est (grown to k + 1 here, as acc_keep). */
+static int est_keep(struct ps *ps, size_t k, const struct dhat_pp_est *est)
+{
+	struct dhat_profile *p = ps->p;
+
+	if (k >= ps->est_cap) {
+		size_t cap = ps->est_cap ? ps->est_cap : 64;
+		struct dhat_pp_est *ns;
+
+		while (cap <= k)
+			cap *= 2;
+		ns = realloc(p->est, cap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		p->est = ns;
+		ps->est_cap = cap;
+	}
+	memset(p->est + p->est_cnt, 0, (k - p->est_cnt) * sizeof(*p->est));
+	p->est[k] = *est;
+	p->est_cnt = k + 1;
+	return 0;
+}
+
+/* Which estimate detail an optional PP key is (0: tbSe, 1: tbkSe, 2: tbRealloc,
+ * 3: tbkReallocd), or -1. */
+static int est_key(const char *s)
+{
+	static const char *const KEYS[] = {DHAT_SAMPLED_TB_SE, DHAT_SAMPLED_TBK_SE,
+					   DHAT_SAMPLED_TB_REALLOC, DHAT_SAMPLED_TBK_REALLOCD};
+
+	for (int i = 0; i < (int)(sizeof(KEYS) / sizeof(KEYS[0])); i++)
+		if (!strcmp(s, KEYS[i]))
+			return i;
+	return -1;
+}
+
 /* pp := '{' { key ':' value } '}'  with the keys tb tbk tl mb mbk gb gbk eb ebk rb wb acc fs.
  * Kept as p->pps[k] unless a content error was found in it. */
 static int parse_pp(struct ps *ps, size_t k)
@@ -903,11 +939,12 @@ static int parse_pp(struct ps *ps, size_t k)
 	struct dhat_profile *p = ps->p;
 	struct dhat_pp pp = {0};
 	struct dhat_pp_acc acc = {0};
+	struct dhat_pp_est est = {0, 0, 0, 0};
 	uint32_t fs_cnt = 0;
 	struct ppmeta meta = {.at = ps->s.at};
 	bool first = true, more, bad = false;
 	struct jv v;
-	int err, key;
+	int err, key, extra;
 
 	if (skip_ws(ps) != '{') {
 		if ((err = read_value(ps, &v, 3)))
@@ -924,6 +961,7 @@ static int parse_pp(struct ps *ps, size_t k)
 		if (!more)
 			break;
 		key = pp_key(ps->sb);
+		extra = key < 0 ? est_key(ps->sb) : -1;
 		if (key >= 0 && (meta.have & (1u << key)) && !bad) {
 			struct pos at = ps->s.at;
 
@@ -941,6 +979,12 @@ static int parse_pp(struct ps *ps, size_t k)
 		}
 		if ((err = read_value(ps, &v, 3)))
 			goto cleanup;
+		if (extra >= 0 && v.u64_ok) { /* optional and lenient: a bad one is ignored */
+			uint64_t *dst[] = {&est.tb_se, &est.tbk_se, &est.tb_realloc,
+					   &est.tbk_reallocd};
+
+			*dst[extra] = v.u;
+		}
 		if (key < 0 || bad)
 			continue;
 		if (key == F_FS || key == F_ACC) {
@@ -971,6 +1015,9 @@ static int parse_pp(struct ps *ps, size_t k)
 	if ((err = pps_grow(ps, k)))
 		goto cleanup;
 	if ((acc.rb || acc.wb) && (err = acc_keep(ps, k, &acc)))
+		goto cleanup;
+	if ((est.tb_se || est.tbk_se || est.tb_realloc || est.tbk_reallocd) &&
+	    (err = est_keep(ps, k, &est)))
 		goto cleanup;
 	pp.has_tl = !!(meta.have & (1u << F_TL));
 	pp.fs_off = (uint32_t)ps->fs_used;
@@ -1638,6 +1685,7 @@ void dhat_profile__free(struct dhat_profile *p)
 	dhat_mappings__release(&p->mappings);
 	free(p->pps);
 	free(p->acc);
+	free(p->est);
 	free(p->fs_pool);
 	free(p->ftbl);
 	free(p->str_pool);
@@ -1656,6 +1704,18 @@ void dhat_profile__free(struct dhat_profile *p)
 	free(p->rss_t);
 	free(p->rss_b);
 	free(p);
+}
+
+void dhat_profile__total_var(const struct dhat_profile *p, double *tb_var, double *tbk_var)
+{
+	double vb = 0, vk = 0;
+
+	for (size_t k = 0; k < p->est_cnt; k++) {
+		vb += (double)p->est[k].tb_se * (double)p->est[k].tb_se;
+		vk += (double)p->est[k].tbk_se * (double)p->est[k].tbk_se;
+	}
+	*tb_var = vb;
+	*tbk_var = vk;
 }
 
 const char *dhat_profile__frame(const struct dhat_profile *p, uint32_t i)

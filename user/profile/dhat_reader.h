@@ -56,6 +56,14 @@ struct dhat_pp_acc {
 	uint64_t rb, wb;
 };
 
+/* What a sampled PP says of its estimates (dhat_sampled.h), kept apart too: only sampled
+ * profiles have it. The standard errors of tb and tbk ("tbSe", "tbkSe"), and the part of
+ * tb charged by reallocs ("tbRealloc") and its blocks a realloc then moved ("tbkReallocd"):
+ * realloc chains, which sampling charges by its own rule. */
+struct dhat_pp_est {
+	uint64_t tb_se, tbk_se, tb_realloc, tbk_reallocd;
+};
+
 struct dhat_profile {
 	char *path;	       /* as given to the loader (or the name given to parse) */
 	char *mode, *verb;     /* e.g. "heap", "rust-heap", "ebpf-heap"; "Allocated" */
@@ -93,6 +101,10 @@ struct dhat_profile {
 	 * dhat_profile__pp_rb/_wb, which give 0 beyond. */
 	struct dhat_pp_acc *acc;
 	size_t acc_cnt;
+	/* pps[k]'s estimate details for k < est_cnt, as acc (optional keys: one that is not a
+	 * non-negative integer is ignored, never an error). Read with dhat_profile__pp_est. */
+	struct dhat_pp_est *est;
+	size_t est_cnt;
 	char **ftbl; /* frame strings; ftbl[0] is normally "[root]" (slices of str_pool) */
 	size_t ftbl_cnt;
 	/* Backing stores, one allocation each (no per-PP or per-frame malloc): every PP's frame
@@ -163,6 +175,20 @@ static inline uint64_t dhat_profile__pp_wb(const struct dhat_profile *p, const s
 	size_t k = (size_t)(pp - p->pps);
 
 	return k < p->acc_cnt ? p->acc[k].wb : 0;
+}
+
+/* The variances of p's total bytes and blocks estimates: Σ tbSe^2 and Σ tbkSe^2 (0 and 0
+ * for a file without standard errors). */
+void dhat_profile__total_var(const struct dhat_profile *p, double *tb_var, double *tbk_var);
+
+/* pp's estimate details (zeros when the file has none). pp is one of p->pps. */
+static inline struct dhat_pp_est dhat_profile__pp_est(const struct dhat_profile *p,
+						    const struct dhat_pp *pp)
+{
+	size_t k = (size_t)(pp - p->pps);
+	struct dhat_pp_est none = {0, 0, 0, 0};
+
+	return k < p->est_cnt ? p->est[k] : none;
 }
 
 #endif

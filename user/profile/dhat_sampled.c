@@ -2,6 +2,8 @@
 /* The "sampled" object of a DHAT file: see dhat_sampled.h. */
 #include "dhat_sampled.h"
 
+#include <math.h>
+
 void dhat_sampled__write(FILE *f, uint64_t n)
 {
 	if (n)
@@ -26,4 +28,27 @@ void dhat_sampled__label(uint64_t n, char *buf, size_t sz)
 	}
 	snprintf(buf, sz, "estimates: sampled every %llu %s on average (--sample-bytes %llu)",
 		 (unsigned long long)v, UNIT[u], (unsigned long long)n);
+}
+
+unsigned long long dhat_sampled__se(double var)
+{
+	double se = var > 0 ? sqrt(var) : 0;
+
+	return se >= 1.8e19 ? ~0ull : (unsigned long long)llround(se);
+}
+
+void dhat_sampled__pm(uint64_t value, double se, char *buf, size_t sz)
+{
+	double pct;
+
+	if (!sz)
+		return;
+	buf[0] = '\0';
+	if (!value)
+		return;
+	pct = 100.0 * DHAT_SAMPLED_Z95 * se / (double)value;
+	if (pct > 999.0)
+		snprintf(buf, sz, "\xc2\xb1>999%%");
+	else
+		snprintf(buf, sz, "\xc2\xb1%.0f%%", pct);
 }

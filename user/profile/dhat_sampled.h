@@ -10,6 +10,22 @@
  * Exact profiles, Valgrind's and dhat-rs's have no such object. Everything that prints a
  * sampled profile's figures (report, diff, exports, the end-of-trace summary) marks them
  * with dhat_sampled__label(), one line, the same everywhere.
+ *
+ * How far off an estimate may be: each program point of a sampled profile also carries the
+ * standard errors of its tb and tbk, as two more integer keys (dh_view ignores them too):
+ *
+ *   {"tb":81920,"tbk":40,"tbSe":9216,"tbkSe":5, ...}
+ *
+ * sqrt of the sum of sample_weight__var() over the point's sampled blocks (times size^2
+ * for bytes). Variances add, so a sum of points has sqrt(sum of se^2). They measure the
+ * sampling noise only, not where a realloc chain is charged: sampling charges a realloc of
+ * a block it did not keep to the realloc's own site, and a kept block's growth stays at
+ * its birth site, while an exact profile charges every realloc to the birth site
+ * (docs/DESIGN.md, "Sampled mode"). So a point says how many of its bytes came by
+ * realloc (it may hold growth born elsewhere) and how many of its blocks a realloc then
+ * moved (their growth may be elsewhere), and the report marks it:
+ *
+ *   {"tb":81920,"tbk":40,"tbSe":9216,"tbkSe":5,"tbRealloc":40960,"tbkReallocd":12, ...}
  */
 #ifndef TRACER_DHAT_SAMPLED_H
 #define TRACER_DHAT_SAMPLED_H
@@ -18,8 +34,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define DHAT_SAMPLED_KEY  "sampled"
-#define DHAT_SAMPLED_MEAN "meanBytes"
+#define DHAT_SAMPLED_KEY	    "sampled"
+#define DHAT_SAMPLED_MEAN   "meanBytes"
+#define DHAT_SAMPLED_TB_SE  "tbSe"
+#define DHAT_SAMPLED_TBK_SE "tbkSe"
+#define DHAT_SAMPLED_TB_REALLOC "tbRealloc"
+#define DHAT_SAMPLED_TBK_REALLOCD "tbkReallocd"
+
+/* The half width of a 95% interval, in standard errors (normal approximation). */
+#define DHAT_SAMPLED_Z95 1.96
 
 /* Write the object (a leading comma, a trailing newline) for mean bytes n; n = 0: nothing. */
 void dhat_sampled__write(FILE *f, uint64_t n);
@@ -27,5 +50,12 @@ void dhat_sampled__write(FILE *f, uint64_t n);
 /* The marker of estimated figures for mean n, e.g. "estimates: sampled every 64 KiB on
  * average (--sample-bytes 65536)"; "" for n = 0. */
 void dhat_sampled__label(uint64_t n, char *buf, size_t sz);
+
+/* The standard error written for a variance var (>= 0): sqrt, rounded, saturated. */
+unsigned long long dhat_sampled__se(double var);
+
+/* "±12%": the 95% interval of an estimate of value with standard error se, in per cent of
+ * value ("±0%" below 0.5%; "±>999%" above; "" when value is 0). */
+void dhat_sampled__pm(uint64_t value, double se, char *buf, size_t sz);
 
 #endif

@@ -26,6 +26,9 @@
  *   ,"mappings":{"outsideMalloc":...}     <- its own anonymous mappings (dhat_mappings.h)
  *   ,"pps":                               <- program points, one per distinct frame list
  *    [{"tb":80,"tbk":1                    <- total bytes / blocks (each realloc: +1 block)
+ *     ,"tbSe":12,"tbkSe":1                <- sampled only: their standard errors (dhat_sampled.h)
+ *     ,"tbRealloc":40                     <- sampled, when not 0: bytes of tb charged by reallocs
+ *     ,"tbkReallocd":1                    <- sampled, when not 0: its blocks a realloc moved
  *     ,"tl":20                            <- sum of block lifetimes, µs (live ones up to te)
  *     ,"mb":80,"mbk":1                    <- this PP's own peak (dhat-rs meaning)
  *     ,"gb":80,"gbk":1                    <- live at t-gmax; Σgb = the global peak
@@ -76,6 +79,9 @@
 /* One written program point: the merge of every PP with the same fs. */
 struct out_pp {
 	__u64 tb, tbk, tl_ns, mb, mbk, gb, gbk, eb, ebk;
+	double tb_var, tbk_var; /* sampled: variances add over merged PPs */
+	__u64 tb_realloc;	/* sampled: bytes charged by reallocs */
+	__u64 tbk_reallocd;	/* sampled: blocks a realloc then moved */
 	size_t fs_off, fs_cnt; /* into the shared index pool */
 	bool cut_short;	       /* a member's stack stops before the thread's entry */
 };
@@ -167,6 +173,10 @@ static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_o
 			w->pool_cnt = fs_off;
 			g->tb += pp->tb;
 			g->tbk += pp->tbk;
+			g->tb_var += pp->tb_var;
+			g->tbk_var += pp->tbk_var;
+			g->tb_realloc += pp->tb_realloc;
+			g->tbk_reallocd += pp->tbk_reallocd;
 			g->tl_ns += pp->tl_ns;
 			g->cut_short = g->cut_short || cut_short;
 			g->gb += pp->gb;
@@ -185,6 +195,8 @@ static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_o
 	w->grp_slots[i] = (__u32)++w->grp_cnt;
 	*g = (struct out_pp){
 		.tb = pp->tb, .tbk = pp->tbk, .tl_ns = pp->tl_ns,
+		.tb_var = pp->tb_var, .tbk_var = pp->tbk_var, .tb_realloc = pp->tb_realloc,
+		.tbk_reallocd = pp->tbk_reallocd,
 		.mb = pp->mb, .mbk = pp->mbk, .gb = pp->gb, .gbk = pp->gbk,
 		.eb = pp->eb, .ebk = pp->ebk, .fs_off = fs_off, .fs_cnt = fs_cnt,
 		.cut_short = cut_short,
@@ -383,6 +395,16 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 
 		fprintf(f, "%s{\"tb\":%llu,\"tbk\":%llu\n", g ? "\n ," : "",
 			(unsigned long long)o->tb, (unsigned long long)o->tbk);
+		if (collector__sample_bytes(c))
+			fprintf(f, "  ,\"%s\":%llu,\"%s\":%llu\n", DHAT_SAMPLED_TB_SE,
+				dhat_sampled__se(o->tb_var), DHAT_SAMPLED_TBK_SE,
+				dhat_sampled__se(o->tbk_var));
+		if (o->tb_realloc)
+			fprintf(f, "  ,\"%s\":%llu\n", DHAT_SAMPLED_TB_REALLOC,
+				(unsigned long long)o->tb_realloc);
+		if (o->tbk_reallocd)
+			fprintf(f, "  ,\"%s\":%llu\n", DHAT_SAMPLED_TBK_REALLOCD,
+				(unsigned long long)o->tbk_reallocd);
 		fprintf(f, "  ,\"tl\":%llu\n", ns_to_us(o->tl_ns));
 		fprintf(f, "  ,\"mb\":%llu,\"mbk\":%llu\n", (unsigned long long)o->mb,
 			(unsigned long long)o->mbk);

@@ -33,6 +33,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,8 +175,12 @@ static const char **frames_of(const char *key, char **buf, size_t *cnt)
 	return f;
 }
 
-static void side_add(struct diff_side *s, const struct dhat_pp *pp)
+static void side_add(struct diff_side *s, const struct dhat_profile *p, const struct dhat_pp *pp)
 {
+	struct dhat_pp_est se = dhat_profile__pp_est(p, pp);
+
+	s->tb_var += (double)se.tb_se * (double)se.tb_se;
+	s->tbk_var += (double)se.tbk_se * (double)se.tbk_se;
 	s->tb += pp->tb;
 	s->tbk += pp->tbk;
 	s->tl += pp->tl;
@@ -216,7 +221,7 @@ static int add_profile(struct diff *d, const struct dhat_profile *p, bool is_new
 			if (!r->frames)
 				return -ENOMEM;
 		}
-		side_add(side, &p->pps[k]);
+		side_add(side, p, &p->pps[k]);
 	}
 	return 0;
 }
@@ -601,9 +606,32 @@ static const char *blocks_unit(const struct dhat_profile *p)
 	return p->bksu ? p->bksu : allocs(p) ? "allocs" : "blocks";
 }
 
-static const char *status_tag(const struct diff_row *r)
+double diff_row__noise(const struct diff_row *r, enum diff_metric m)
 {
-	return r->status == DIFF_ADDED ? "added" : r->status == DIFF_REMOVED ? "removed" : "";
+	double var = m == DIFF_M_BYTES	  ? r->old.tb_var + r->new.tb_var
+		     : m == DIFF_M_BLOCKS ? r->old.tbk_var + r->new.tbk_var
+					  : 0;
+
+	return DHAT_SAMPLED_Z95 * sqrt(var);
+}
+
+bool diff_row__within_noise(const struct diff_row *r)
+{
+	double noise = diff_row__noise(r, DIFF_M_BYTES);
+
+	return noise > 0 && (double)absdiff(r->old.tb, r->new.tb) <= noise;
+}
+
+/* "added", "removed", "within noise", "added, within noise" or "" (buf: 32 bytes). */
+static const char *status_tag(const struct diff_row *r, char *buf, size_t sz)
+{
+	const char *s = r->status == DIFF_ADDED	    ? "added"
+			: r->status == DIFF_REMOVED ? "removed"
+						    : "";
+
+	snprintf(buf, sz, "%s%s%s", s, *s && diff_row__within_noise(r) ? ", " : "",
+		 diff_row__within_noise(r) ? "within noise" : "");
+	return buf;
 }
 
 /* The total lines, each by line(out, label, old, new): blocks, bytes, and with both files'
@@ -653,6 +681,26 @@ static char *matching_note(char *buf, size_t sz, const struct diff *d)
 
 /* A sampled side's figures are estimates (dhat_sampled.h): one note per such side, in the
  * printf format fmt taking the side ("old", "new") and the label. */
+static double total_noise(const struct diff *d, enum diff_metric m);
+
+/* With standard errors on a side (sampled): how much the totals may move by sampling alone,
+ * into buf ("" otherwise). */
+static char *noise_note(char *buf, size_t sz, const struct diff *d)
+{
+	double nb = total_noise(d, DIFF_M_BYTES), nk = total_noise(d, DIFF_M_BLOCKS);
+	char b[32], k[32];
+
+	buf[0] = '\0';
+	if (nb <= 0 && nk <= 0)
+		return buf;
+	snprintf(buf, sz,
+		 "sampling noise (95%%) of a change: total bytes \xc2\xb1%s, total blocks "
+		 "\xc2\xb1%s; \"within noise\": a site's bytes changed by no more than theirs",
+		 fmt_u64(b, sizeof(b), (uint64_t)llround(nb)),
+		 fmt_u64(k, sizeof(k), (uint64_t)llround(nk)));
+	return buf;
+}
+
 static void sampled_notes(FILE *out, const struct diff *d, const char *fmt)
 {
 	const struct dhat_profile *side[2] = { d->old, d->new };
@@ -675,7 +723,7 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	bool lt = o->bklt && n->bklt;
 	const char *bu = bytes_unit(n), *bk = blocks_unit(n);
 	const struct diff_row **rows = changed_rows(d, s, &cnt);
-	char cell[4][40], note[256];
+	char cell[4][40], note[256], tag[32];
 
 	if (!rows)
 		return -ENOMEM;
@@ -698,6 +746,8 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 	if (*matching_note(note, sizeof(note), d))
 		fprintf(out, "  note: %s\n", note);
 	sampled_notes(out, d, "  note: %s: %s\n");
+	if (*noise_note(note, sizeof(note), d))
+		fprintf(out, "  note: %s\n", note);
 	fprintf(out, "\n  %-18s  %14s  %14s  %10s\n", "", "old", "new", "change");
 	totals(out, d, total_line);
 
@@ -720,8 +770,8 @@ static int print_text(FILE *out, const struct diff *d, const struct diff_opts *o
 			fprintf(out, "  %10s  %10s", cell[2], cell[3]);
 		fputs("   ", out);
 		safe_text__fputs_term(out, r->site);
-		fprintf(out, "%s%s%s\n", *status_tag(r) ? "  [" : "", status_tag(r),
-			*status_tag(r) ? "]" : "");
+		status_tag(r, tag, sizeof(tag));
+		fprintf(out, "%s%s%s\n", *tag ? "  [" : "", tag, *tag ? "]" : "");
 	}
 	if (cnt > top)
 		fprintf(out, "    ... %zu more (--top N)\n", cnt - top);
@@ -770,7 +820,7 @@ static int print_markdown(FILE *out, const struct diff *d, const struct diff_opt
 	enum diff_sort s = opts ? opts->sort : DIFF_SORT_BYTES;
 	bool lt = o->bklt && n->bklt;
 	const struct diff_row **rows = changed_rows(d, s, &cnt);
-	char cell[4][40], note[256];
+	char cell[4][40], note[256], tag[32];
 
 	if (!rows)
 		return -ENOMEM;
@@ -782,6 +832,8 @@ static int print_markdown(FILE *out, const struct diff *d, const struct diff_opt
 	if (*matching_note(note, sizeof(note), d))
 		fprintf(out, "_Note: %s._\n\n", note);
 	sampled_notes(out, d, "_Note: %s: %s._\n\n");
+	if (*noise_note(note, sizeof(note), d))
+		fprintf(out, "_Note: %s._\n\n", note);
 	fputs("| | old | new | change |\n|---|--:|--:|--:|\n", out);
 	totals(out, d, md_total);
 	fprintf(out,
@@ -801,7 +853,7 @@ static int print_markdown(FILE *out, const struct diff *d, const struct diff_opt
 			fprintf(out, " %s | %s |", cell[2], cell[3]);
 		fputc(' ', out);
 		md_code(out, r->site);
-		fprintf(out, " | %s |\n", status_tag(r));
+		fprintf(out, " | %s |\n", status_tag(r, tag, sizeof(tag)));
 	}
 	if (cnt > top)
 		fprintf(out, "\n_\xe2\x80\xa6 %zu more (`--top N`)_\n", cnt - top);
@@ -872,6 +924,14 @@ static int json_row(struct json_writer *jw, const struct diff_row *r, bool lt)
 		return -ENOMEM;
 	json_writer__begin_object(jw, NULL);
 	json_writer__string(jw, "status", status[r->status]);
+	if (diff_row__noise(r, DIFF_M_BYTES) > 0 || diff_row__noise(r, DIFF_M_BLOCKS) > 0) {
+		/* sampled: the 95% noise of the changes, and whether tb's is within it */
+		json_writer__begin_object(jw, "noise");
+		json_writer__uint(jw, "tb", (uint64_t)llround(diff_row__noise(r, DIFF_M_BYTES)));
+		json_writer__uint(jw, "tbk", (uint64_t)llround(diff_row__noise(r, DIFF_M_BLOCKS)));
+		json_writer__end_object(jw);
+		json_writer__bool(jw, "withinNoise", diff_row__within_noise(r));
+	}
 	json_writer__string(jw, "site", r->site);
 	json_writer__begin_array(jw, "frames");
 	for (size_t i = 0; i < cnt; i++)
@@ -900,6 +960,7 @@ static int json_row(struct json_writer *jw, const struct diff_row *r, bool lt)
  *  "sort": "bytes", "match": "function"|"line", "depth": N (0: whole stacks),
  *  "changed": N, "added": N, "removed": N, "unchanged": N,
  *  "rows": [{"status": "changed"|"added"|"removed", "site", "frames": [...],
+ *            "noise": {"tb", "tbk"}, "withinNoise": bool  (a side sampled: 95% noise),
  *            "old": {"pps", "tb", "tbk", "tl", "gb", "gbk", "eb", "ebk"}, "new": {...},
  *            "delta": {"tb", "tbk", "gb", "eb"}}]}
  * "changed" counts every listed row (added and removed included). Laid out as cJSON_Print
@@ -1067,13 +1128,36 @@ static uint64_t total_metric(const struct dhat_profile *p, enum diff_metric m)
 	return v[m];
 }
 
-static bool exceeds(const struct diff_threshold *t, uint64_t old, uint64_t new)
+/* Whether old -> new grows past t. With sampling noise (the 95% half width of the change,
+ * sampled files), by more than the noise allows: the change's lower bound must pass. */
+static bool exceeds(const struct diff_threshold *t, uint64_t old, uint64_t new, double noise)
 {
+	double low;
+
 	if (new <= old)
 		return false;
+	if (noise <= 0) {
+		if (!t->pct)
+			return new - old > t->abs_limit;
+		return !old || (double)(new - old) * 100.0 > t->pct_limit * (double)old;
+	}
+	low = (double)(new - old) - noise;
+	if (low <= 0)
+		return false;
 	if (!t->pct)
-		return new - old > t->abs_limit;
-	return !old || (double)(new - old) * 100.0 > t->pct_limit * (double)old;
+		return low > (double)t->abs_limit;
+	return !old || low * 100.0 > t->pct_limit * (double)old;
+}
+
+/* The 95% sampling noise of the change of a total (0 between files without standard
+ * errors, and for peak and end bytes, which have none). */
+static double total_noise(const struct diff *d, enum diff_metric m)
+{
+	double ob, ok, nb, nk;
+
+	dhat_profile__total_var(d->old, &ob, &ok);
+	dhat_profile__total_var(d->new, &nb, &nk);
+	return DHAT_SAMPLED_Z95 * sqrt(m == DIFF_M_BYTES ? ob + nb : m == DIFF_M_BLOCKS ? ok + nk : 0);
 }
 
 /* "976 -> 1,872 (+896, +91.8%)"; "0 -> 1,000 (+1,000, new)" */
@@ -1101,7 +1185,7 @@ int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_threshold *c = &t[i];
 		const struct diff_row *worst = NULL;
-		size_t hits = 0;
+		size_t hits = 0, noisy = 0;
 
 		if (!lt && (c->metric == DIFF_M_PEAK || c->metric == DIFF_M_END)) {
 			snprintf(err, errsz,
@@ -1112,9 +1196,21 @@ int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, 
 		if (!c->site) {
 			uint64_t o = total_metric(d->old, c->metric);
 			uint64_t w = total_metric(d->new, c->metric);
+			double noise = total_noise(d, c->metric);
 
-			if (!exceeds(c, o, w))
+			if (!exceeds(c, o, w, noise)) {
+				if (noise > 0 && exceeds(c, o, w, 0) && msgs) {
+					char nz[32];
+
+					change_text(what, sizeof(what), o, w);
+					fprintf(msgs,
+						"tracer: diff: --fail-if '%s' not counted: %s is "
+						"within sampling noise (\xc2\xb1%s)\n",
+						c->text, what,
+						fmt_u64(nz, sizeof(nz), (uint64_t)llround(noise)));
+				}
 				continue;
+			}
 			change_text(what, sizeof(what), o, w);
 			if (msgs)
 				fprintf(msgs, "tracer: diff: --fail-if '%s' exceeded: %s\n",
@@ -1126,14 +1222,22 @@ int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, 
 			const struct diff_row *row = &d->rows[r];
 			uint64_t o = diff_side__value(&row->old, c->metric);
 			uint64_t w = diff_side__value(&row->new, c->metric);
+			double noise = diff_row__noise(row, c->metric);
 
-			if (!exceeds(c, o, w))
+			if (!exceeds(c, o, w, noise)) {
+				noisy += noise > 0 && exceeds(c, o, w, 0);
 				continue;
+			}
 			hits++;
 			if (!worst || w - o > diff_side__value(&worst->new, c->metric) -
 						  diff_side__value(&worst->old, c->metric))
 				worst = row;
 		}
+		if (noisy && msgs)
+			fprintf(msgs,
+				"tracer: diff: --fail-if '%s' not counted at %zu program point%s: "
+				"within sampling noise\n",
+				c->text, noisy, noisy == 1 ? "" : "s");
 		if (!worst)
 			continue;
 		change_text(what, sizeof(what), diff_side__value(&worst->old, c->metric),

@@ -64,7 +64,8 @@ struct diff_opts {
 /* One side of a matched stack: the sums of its PPs in one file. */
 struct diff_side {
 	uint64_t tb, tbk, tl, gb, gbk, eb, ebk;
-	size_t pp_cnt; /* PPs summed; 0: the stack is absent from this file */
+	double tb_var, tbk_var; /* sampled files: variances of tb and tbk (Σ tbSe^2, Σ tbkSe^2) */
+	size_t pp_cnt;		/* PPs summed; 0: the stack is absent from this file */
 };
 
 /* Between the frames of a row's key and frames: absent from real frame text. */
@@ -144,6 +145,14 @@ struct diff_threshold {
 
 /* Metric m of one side of a row (tb, tbk, gb or eb). */
 uint64_t diff_side__value(const struct diff_side *s, enum diff_metric m);
+
+/* The sampling noise of a row's change of tb or tbk (metric DIFF_M_BYTES or DIFF_M_BLOCKS;
+ * 0 for the others and between exact files): the half width of its 95% interval,
+ * 1.96 sqrt(old variance + new variance) (dhat_sampled.h). */
+double diff_row__noise(const struct diff_row *r, enum diff_metric m);
+
+/* A row whose change of tb is no larger than its noise: sampled files that may not differ. */
+bool diff_row__within_noise(const struct diff_row *r);
 
 /* Parse text into *t. On a bad expression returns -EINVAL and writes one line into err. */
 int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err, size_t errsz);

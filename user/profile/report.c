@@ -48,6 +48,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -940,7 +941,7 @@ static void put_site(FILE *out, const char *s)
 
 /* A row's text, as put_site. Its pieces are whole strings joined by ASCII, so writing them one
  * by one escapes the same bytes as writing the text whole. */
-static void put_row_site(FILE *out, const struct row *r)
+static void put_row_site_tag(FILE *out, const struct row *r, const char *tag)
 {
 	const char *pc[ROW_PIECES];
 	char num[16];
@@ -948,7 +949,40 @@ static void put_row_site(FILE *out, const struct row *r)
 
 	for (size_t i = 0; i < k; i++)
 		safe_text__fputs_term(out, pc[i]);
+	if (tag && *tag)
+		fprintf(out, "  [%s]", tag);
 	fputc('\n', out);
+}
+
+static void put_row_site(FILE *out, const struct row *r)
+{
+	put_row_site_tag(out, r, NULL);
+}
+
+/* A share in per cent, at most 100 (0 of 0: 0). */
+static double share(uint64_t part, uint64_t whole)
+{
+	double pct = whole ? 100.0 * (double)part / (double)whole : 0;
+
+	return pct > 100 ? 100 : pct;
+}
+
+/* Sampled: where a row's estimate rests on realloc chains, which sampling charges by its own
+ * rule (dhat_sampled.h): "64% of bytes by realloc" (bytes charged here by reallocs), "30% of
+ * blocks realloc'd" (its blocks a realloc then moved), both when at least 1%; else "". */
+static const char *realloc_tag(const struct dhat_profile *p, const struct row *r, char *buf,
+			       size_t sz)
+{
+	struct dhat_pp_est e = dhat_profile__pp_est(p, r->pp);
+	double in = share(e.tb_realloc, r->pp->tb), out = share(e.tbk_reallocd, r->pp->tbk);
+	int n = 0;
+
+	buf[0] = '\0';
+	if (in >= 1)
+		n = snprintf(buf, sz, "%.0f%% of bytes by realloc", in);
+	if (out >= 1 && n >= 0 && (size_t)n < sz)
+		snprintf(buf + n, sz - (size_t)n, "%s%.0f%% of blocks realloc'd", n ? ", " : "", out);
+	return buf;
 }
 
 static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
@@ -1031,6 +1065,27 @@ static void print_still_live(FILE *out, const struct dhat_profile *p, struct row
 			(unsigned long long)p->end_blocks, u->bk);
 }
 
+/* A sampled profile's standard errors of its total bytes and blocks: variances add. */
+static void sampled_totals(const struct dhat_profile *p, double *se_bytes, double *se_blocks)
+{
+	double vb, vk;
+
+	dhat_profile__total_var(p, &vb, &vk);
+	*se_bytes = sqrt(vb);
+	*se_blocks = sqrt(vk);
+}
+
+/* " ±12%" after an estimate of a sampled profile with standard errors; nothing otherwise. */
+static void put_pm(FILE *out, const struct dhat_profile *p, uint64_t value, double se)
+{
+	char pm[32];
+
+	if (!p->est_cnt)
+		return;
+	dhat_sampled__pm(value, se, pm, sizeof(pm));
+	fprintf(out, " %7s", pm);
+}
+
 static int print_text(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
 {
 	size_t top = opts && opts->top ? opts->top : DEFAULT_TOP;
@@ -1040,7 +1095,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	struct rows rs = {0};
 	struct row **order;
 	size_t n = p->pp_cnt, shown;
-	char label[64], c[64];
+	char label[64], c[64], tag[80];
+	double se_bytes, se_blocks;
 	struct units u;
 	int err;
 
@@ -1071,6 +1127,13 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 
 		dhat_sampled__label(p->sample_bytes, est, sizeof(est));
 		fprintf(out, "  %s\n", est);
+		if (p->est_cnt) {
+			fputs("  \xc2\xb1: the 95% interval of an estimate, from sampling alone\n", out);
+			fputs("  [... realloc ...]: a realloc chain; sampling charges the growth of a\n"
+			      "  block it did not keep to the realloc's site (DHAT: to the block's birth\n"
+			      "  site), so such a site may be off by more than its \xc2\xb1\n",
+			      out);
+		}
 	}
 	if (p->has_death) { /* the end is the death: lead with it and with what was live */
 		char line[256];
@@ -1090,12 +1153,15 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 					     !u.human);
 		fputc('\n', out);
 	}
+	sampled_totals(p, &se_bytes, &se_blocks);
 	snprintf(label, sizeof(label), "total %s", u.blocks);
 	fprintf(out, "  %-18s: %12llu", label, (unsigned long long)p->total_blocks);
+	put_pm(out, p, p->total_blocks, se_blocks);
 	if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_blocks / (double)iters);
 	snprintf(label, sizeof(label), "total %s", u.bytes);
 	fprintf(out, "\n  %-18s: %s", label, total(&u, p->total_bytes, c, sizeof(c)));
+	put_pm(out, p, p->total_bytes, se_bytes);
 	if (iters && u.human) {
 		human((double)p->total_bytes / (double)iters, label, sizeof(label));
 		fprintf(out, "   (%12s per iter)", label);
@@ -1122,16 +1188,22 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	fprintf(out, "\n  top program points by %s\n", u.bytes_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BYTES);
 	for (size_t i = 0; i < shown; i++) {
-		fprintf(out, "    %s  %9llu %s   ", cell(&u, order[i]->pp->tb, c, sizeof(c)),
-			(unsigned long long)order[i]->pp->tbk, u.bk);
-		put_row_site(out, order[i]);
+		struct dhat_pp_est se = dhat_profile__pp_est(p, order[i]->pp);
+
+		fprintf(out, "    %s", cell(&u, order[i]->pp->tb, c, sizeof(c)));
+		put_pm(out, p, order[i]->pp->tb, (double)se.tb_se);
+		fprintf(out, "  %9llu %s   ", (unsigned long long)order[i]->pp->tbk, u.bk);
+		put_row_site_tag(out, order[i], realloc_tag(p, order[i], tag, sizeof(tag)));
 	}
 	fprintf(out, "\n  top program points by %s\n", u.blocks_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BLOCKS);
 	for (size_t i = 0; i < shown; i++) {
-		fprintf(out, "    %9llu %s  %s   ", (unsigned long long)order[i]->pp->tbk, u.bk,
-			cell(&u, order[i]->pp->tb, c, sizeof(c)));
-		put_row_site(out, order[i]);
+		struct dhat_pp_est se = dhat_profile__pp_est(p, order[i]->pp);
+
+		fprintf(out, "    %9llu %s", (unsigned long long)order[i]->pp->tbk, u.bk);
+		put_pm(out, p, order[i]->pp->tbk, (double)se.tbk_se);
+		fprintf(out, "  %s   ", cell(&u, order[i]->pp->tb, c, sizeof(c)));
+		put_row_site_tag(out, order[i], realloc_tag(p, order[i], tag, sizeof(tag)));
 	}
 	if (needs_bklt(sort) && p->bklt && !(sort == REPORT_SORT_END && p->has_death))
 		print_sort_table(out, p, order, n, top, sort, &u);
@@ -1176,6 +1248,14 @@ static int json_row(struct json_writer *jw, const struct dhat_profile *p, const 
 	free(site);
 	json_writer__uint(jw, "tb", pp->tb);
 	json_writer__uint(jw, "tbk", pp->tbk);
+	if (p->est_cnt) { /* sampled: standard errors (dhat_sampled.h) */
+		struct dhat_pp_est se = dhat_profile__pp_est(p, pp);
+
+		json_writer__uint(jw, DHAT_SAMPLED_TB_SE, se.tb_se);
+		json_writer__uint(jw, DHAT_SAMPLED_TBK_SE, se.tbk_se);
+		json_writer__uint(jw, DHAT_SAMPLED_TB_REALLOC, se.tb_realloc);
+		json_writer__uint(jw, DHAT_SAMPLED_TBK_REALLOCD, se.tbk_reallocd);
+	}
 	if (p->bklt) {
 		json_writer__uint(jw, "tl", pp->tl);
 		json_ratio(jw, "avg_lifetime", avg_lifetime(r));
@@ -1214,7 +1294,8 @@ static void json_blocks_bytes(struct json_writer *jw, const char *key, uint64_t 
  *  "pid": 7, "bklt": true, "bkacc": true,
  *  "units": {"time": "instrs", "Mtime": "Minstr", "bytes": "bytes", "blocks": "blocks"},
  *  "te": 155834, "tg": 150133,                                   (tg: bklt only)
- *  "totals": {"blocks": 7, "bytes": 526, "reads": 159, "writes": 261},  (reads/writes: bkacc)
+ *  "totals": {"blocks": 7, "bytes": 526, "reads": 159, "writes": 261},  (reads/writes: bkacc;
+ *             "blocksSe", "bytesSe": standard errors, sampled profiles)
  *  "lost": {"droppedRecords": 0, "unknownFrees": 3, ...},    (when the file has it: dhat_lost.h)
  *  "death": "killed by SIGSEGV at address 0x10: live heap 12 KiB at death",  (dhat_death.h)
  *  "rss": {"anon": N, "file": N, "shmem": N, "swap": N},     (RSS at te: dhat_rss.h)
@@ -1222,8 +1303,9 @@ static void json_blocks_bytes(struct json_writer *jw, const char *key, uint64_t 
  *  "iterations": 4, "unit": "...", "per_iteration": {"blocks": 1.75, "bytes": 131.5},
  *  "peak": {"blocks": 2, "bytes": 280}, "end": {"blocks": 1, "bytes": 32},  (bklt only)
  *  "pp_count": 3, "sort": "total-bytes",
- *  "rows": [{"site", "tb", "tbk", "tl", "avg_lifetime", "mb", "mbk", "gb", "gbk", "eb", "ebk",
- *            "rb", "wb", "frames": [cleaned frame text, innermost first]}]}
+ *  "rows": [{"site", "tb", "tbk", "tbSe", "tbkSe", "tbRealloc", "tbkReallocd" (sampled), "tl",
+ *            "avg_lifetime", "mb", "mbk", "gb", "gbk", "eb", "ebk", "rb", "wb",
+ *            "frames": [cleaned frame text, innermost first]}]}
  * rows: the top N by the sort metric, all of them without --top. Laid out as cJSON_Print
  * did (JSON_WRITER_PRETTY), rows streamed one at a time.
  */
@@ -1270,6 +1352,13 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	json_writer__begin_object(jw, "totals");
 	json_writer__uint(jw, "blocks", p->total_blocks);
 	json_writer__uint(jw, "bytes", p->total_bytes);
+	if (p->est_cnt) {
+		double se_bytes, se_blocks;
+
+		sampled_totals(p, &se_bytes, &se_blocks);
+		json_writer__uint(jw, "blocksSe", (uint64_t)llround(se_blocks));
+		json_writer__uint(jw, "bytesSe", (uint64_t)llround(se_bytes));
+	}
 	if (p->bkacc) {
 		json_writer__uint(jw, "reads", p->total_reads);
 		json_writer__uint(jw, "writes", p->total_writes);

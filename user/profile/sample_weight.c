@@ -29,3 +29,12 @@ __u64 sample_weight__draw(__u64 size, __u64 n, __u64 key)
 
 	return q + (draw * t < (r << 32));
 }
+
+double sample_weight__var(__u64 size, __u64 n)
+{
+	__u64 t = sample__threshold(size, n);
+	double w = (double)SAMPLE_ONE / (double)t;
+	double f = (double)(SAMPLE_ONE % t) / (double)t; /* frac(w), exactly as the draw rounds */
+
+	return w * w - w + f * (1.0 - f);
+}

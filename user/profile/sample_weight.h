@@ -22,4 +22,16 @@ double sample_weight__mean(__u64 size, __u64 n);
  * per-block value (the collector hashes address and time). n = 0: 1. */
 __u64 sample_weight__draw(__u64 size, __u64 n, __u64 key);
 
+/*
+ * The sampling error a sampled block brings to a count it is added to, as a variance per
+ * unit: a site's total blocks estimate has variance sum(v) over its sampled blocks, its
+ * total bytes sum(size^2 v). Each block of the program adds X = I W to the estimate (I: it
+ * was kept, with probability p; W: its weight, mean w = 1/p, rounded up with probability
+ * f = frac(w)): E[X] = 1, Var(X) = w + p f (1 - f) - 1. The kept blocks are the only ones
+ * seen, so each stands for Var(X) / p (Horvitz-Thompson), which is
+ *	v = w^2 - w + f (1 - f)
+ * 0 for a block always kept (p = 1), and for every block of an exact profile (n = 0).
+ */
+double sample_weight__var(__u64 size, __u64 n);
+
 #endif
