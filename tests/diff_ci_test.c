@@ -431,3 +431,64 @@ Test(diff_ci, differential_flame_graph, .timeout = TEST_TIMEOUT(300))
 	fprintf(stderr, "[diff_ci] differential flame graph and screenshot in %s\n",
 		ex_artifacts());
 }
+
+/* A sampled pair: site A grew 6% (within its sampling noise), B 50% (beyond it). */
+static void write_sampled(const char *path, unsigned a_tb, unsigned b_tb)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\","
+		 "\"bklt\":false,\"bkacc\":false,\"tu\":\"\xc2\xb5s\",\"Mtu\":\"s\",\"cmd\":\"app\","
+		 "\"pid\":1,\"te\":10,\"sampled\":{\"meanBytes\":4096},\"pps\":["
+		 "{\"tb\":%u,\"tbk\":40,\"tbSe\":5000,\"tbkSe\":3,\"fs\":[1,2]},"
+		 "{\"tb\":%u,\"tbk\":10,\"tbSe\":1000,\"tbkSe\":1,\"fs\":[1,3]}],"
+		 "\"ftbl\":[\"[root]\",\"0x1: malloc (in libc)\",\"0x2: site_a (app.c:1)\","
+		 "\"0x3: site_b (app.c:2)\"]}",
+		 a_tb, b_tb);
+	cr_assert_eq(tu_spit(path, text, strlen(text)), 0);
+}
+
+/* Between sampled profiles, a change no larger than its sampling noise (1.96 sqrt of the
+ * two sides' variances) is said to be within noise, and --fail-if does not count it: a CI
+ * gate on sampled profiles must not fail on the sampling alone. */
+Test(diff_ci, sampling_noise_is_not_a_regression)
+{
+	static const char *const site_gate[] = {"--fail-if", "site-total-bytes>+5%", NULL};
+	static const char *const total_gate[] = {"--fail-if", "total-bytes>+5%", NULL};
+	char dir[512], old[600], new[600], *out = NULL, *errs = NULL;
+	const char *a, *b;
+
+	tu_scratch(dir, sizeof(dir), "diff-noise");
+	snprintf(old, sizeof(old), "%s/old.json", dir);
+	snprintf(new, sizeof(new), "%s/new.json", dir);
+	write_sampled(old, 100000, 20000);
+	write_sampled(new, 106000, 30000);
+
+	cr_expect_eq(diff_cli(old, new, NULL, &out, &errs), 0, "%s", errs);
+	a = strstr(out, "site_a (app.c:1)");
+	b = strstr(out, "site_b (app.c:2)");
+	cr_assert(a && b, "%s", out);
+	cr_expect(!strncmp(a + strlen("site_a (app.c:1)"), "  [within noise]\n", 17), "%s", out);
+	cr_expect(b[strlen("site_b (app.c:2)")] == '\n', "%s", out);
+	/* noise of the total: 1.96 sqrt(2 (5000^2 + 1000^2)) = 14,134 */
+	cr_expect(strstr(out, "total bytes \xc2\xb1" "14,134"), "%s", out);
+	free(out);
+	free(errs);
+
+	/* B exceeds by more than its noise (10,000 - 2,772 > 5% of 20,000); A's +6% does
+	 * not once its noise (13,859) is taken off. */
+	cr_expect_eq(diff_cli(old, new, site_gate, &out, &errs), 1, "%s", errs);
+	cr_expect(strstr(errs, "exceeded at 1 program point; the largest: site_b"), "%s", errs);
+	cr_expect(strstr(errs, "not counted at 1 program point: within sampling noise"), "%s",
+		  errs);
+	free(out);
+	free(errs);
+	/* The total: +16,000 (+13.3%), but at least +1,866 (1.6%) once the noise is off. */
+	cr_expect_eq(diff_cli(old, new, total_gate, &out, &errs), 0, "%s", errs);
+	cr_expect(strstr(errs, "not counted: 120,000 -> 136,000 (+16,000, +13.3%) is within "
+			       "sampling noise (\xc2\xb1" "14,134)"),
+		  "%s", errs);
+	free(out);
+	free(errs);
+}

@@ -1086,6 +1086,16 @@ static void put_pm(FILE *out, const struct dhat_profile *p, uint64_t value, doub
 	fprintf(out, " %7s", pm);
 }
 
+/* Whether realloc_tag() marks any PP of p. */
+static bool any_realloc_tag(const struct dhat_profile *p)
+{
+	for (size_t k = 0; k < p->est_cnt; k++)
+		if (share(p->est[k].tb_realloc, p->pps[k].tb) >= 1 ||
+		    share(p->est[k].tbk_reallocd, p->pps[k].tbk) >= 1)
+			return true;
+	return false;
+}
+
 static int print_text(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
 {
 	size_t top = opts && opts->top ? opts->top : DEFAULT_TOP;
@@ -1129,10 +1139,11 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, "  %s\n", est);
 		if (p->est_cnt) {
 			fputs("  \xc2\xb1: the 95% interval of an estimate, from sampling alone\n", out);
-			fputs("  [... realloc ...]: a realloc chain; sampling charges the growth of a\n"
-			      "  block it did not keep to the realloc's site (DHAT: to the block's birth\n"
-			      "  site), so such a site may be off by more than its \xc2\xb1\n",
-			      out);
+			if (any_realloc_tag(p))
+				fputs("  [... realloc ...]: a realloc chain: sampling charges the growth of a "
+				      "block it\n  did not keep to the realloc's site, DHAT to its birth "
+				      "site; such a site may\n  be off by more than its \xc2\xb1\n",
+				      out);
 		}
 	}
 	if (p->has_death) { /* the end is the death: lead with it and with what was live */
