@@ -598,7 +598,9 @@ struct {
 } ring_batch SEC(".maps");
 
 /* BENCH_CUT_RING: the record's slot in this CPU's batch (sending a full batch first), or
- * NULL. No reservation, no commit, no lock: a store into a hot per-CPU buffer. */
+ * NULL. No reservation, no commit, no lock: a store into a hot per-CPU buffer. For counting
+ * only: a task preempted here by another on the same CPU may share a slot with it, and the
+ * last partial batch of each CPU is never sent. */
 static __always_inline struct alloc_event *batch_slot(void)
 {
 	struct ring_batch *b;
@@ -887,7 +889,8 @@ static __always_inline void net_emit(struct pt_regs *ctx, struct call_state *st,
 	__s32 stack_id = -ENOENT;
 
 	for (int i = 0; i < NET_SLOTS; i++) {
-		/* a resize sampling turns into a free: its size says so (as in prim_emit) */
+		/* a resize that sampling turns into a free sends its size, a born one its orig,
+		 * as prim_emit does: the collector's realloc-chain counts */
 		__u64 grown = st->net[i].kind == NET_RESIZED ? st->net[i].size : 0;
 
 		st->net[i].kind = sample__net(st->net[i].kind, st->net[i].orig, st->net[i].addr,
@@ -1086,9 +1089,14 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	if (!ret)
 		return; /* failed allocation: the heap did not change */
 	type = sample__record(st->sampled, old, ret); /* exact mode: REALLOC iff old */
-	if (type == EV_FREE) /* sampled: the kept old's realloc into a block not kept */
+	/* Sampled, the record tells the collector where a realloc chain leaves sampling's
+	 * sight: an EV_FREE of a kept old block with the new size is a realloc into a block not
+	 * kept (the old one's site counts it, tbkReallocd); an EV_ALLOC with old is a realloc
+	 * of a block not kept, whose birth site is not known (tbRealloc). Exact mode: old is 0
+	 * on every EV_ALLOC, and no EV_FREE comes from here. */
+	if (type == EV_FREE)
 		emit(EV_FREE, fn, tid, old, 0, size, -ENOENT);
-	else if (type) /* an EV_ALLOC with old: sampled, a realloc of a block not kept */
+	else if (type)
 		emit(type, fn, tid, ret, old, size, take_stack(ctx));
 }
 

@@ -122,7 +122,7 @@ enum alloc_fn {
 #define FN_IS_CXX_DELETE(fn) ((fn) >= FN_CXX_DELETE && (fn) <= FN_CXX_DELETE_ARRAY_ALIGNED_NOTHROW)
 
 enum event_type {
-	EV_ALLOC = 1,	     /* a new block: addr, size, stack_id */
+	EV_ALLOC = 1,	     /* a new block: addr, size, stack_id (sampled: old_addr, below) */
 	EV_FREE = 2,	     /* addr freed (never NULL: free(NULL) is dropped in BPF) */
 	EV_REALLOC = 3,	     /* old_addr -> addr, new size; old_addr != 0 and size != 0 */
 	EV_WINDOW_BEGIN = 4, /* struct window_event: the measurement window opens */

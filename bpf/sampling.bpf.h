@@ -14,9 +14,11 @@
  *   realloc(p, n) (reallocarray, __rust_realloc)  the old block is freed and a new one of n
  *       bytes decided afresh, as heapprofd and tcmalloc do. Records: both sampled EV_REALLOC
  *       (the collector splits it into a free and a new block at p's program point, DHAT's
- *       birth-site rule), only p EV_FREE(p), only the new one EV_ALLOC(fn REALLOC) at the
- *       realloc's own call site (p's site is not known when p was not sampled), neither
- *       nothing. realloc(p, 0): EV_FREE(p) iff p is sampled.
+ *       birth-site rule), only p EV_FREE(p) with the new size (a free would have size 0),
+ *       only the new one EV_ALLOC(fn REALLOC, old_addr p) at the realloc's own call site
+ *       (p's site is not known when p was not sampled), neither nothing. Those two fields
+ *       let the collector count realloc chains (dhat_sampled.h). realloc(p, 0): EV_FREE(p)
+ *       iff p is sampled.
  *   strdup, getline, asprintf...  the helper's net effect (alloc.bpf.c) is known only at
  *       its return: each block born in it is decided there by its size, each block it
  *       resized or freed is handled as realloc and free above. Helpers pay their return.

@@ -217,13 +217,23 @@ static void check_sampled(const struct expect *ep, struct dhat_profile *s, const
 	{
 		struct dhat_pp_est g = site_est(s, "grow_400"), a = site_est(s, "alloc_200");
 		struct dhat_pp_est plain = site_est(s, "alloc_1500");
-		double gb;
+		struct dhat_pp_est r = site_est(s, "alloc_r3000");
+		double gb, w2 = 1 / p_of(200);
+		/* every alloc_200 block is realloc'd: an estimate of MIX_ROUNDS blocks, each kept
+		 * one weighing ~w2 (whether its realloc was kept, EV_REALLOC, or not, EV_FREE
+		 * with the new size) */
+		double sd = sqrt(MIX_ROUNDS * (w2 - 1 + 0.25));
 
 		site_of(s, "grow_400", &gb);
-		cr_expect(gb > 0 && (double)g.tb_realloc == gb, "grow_400: %.0f bytes, %llu by realloc",
-			  gb, (unsigned long long)g.tb_realloc);
-		cr_expect_gt(a.tbk_reallocd, 0, "alloc_200's blocks realloc'd");
+		cr_expect(gb > 0 && (double)g.tb_realloc == gb,
+			  "grow_400: %.0f bytes, %llu by realloc", gb,
+			  (unsigned long long)g.tb_realloc);
+		cr_expect(fabs((double)a.tbk_reallocd - MIX_ROUNDS) < 6 * sd + 1,
+			  "alloc_200: %llu blocks realloc'd, want %d (sd %.0f)",
+			  (unsigned long long)a.tbk_reallocd, MIX_ROUNDS, sd);
+		cr_expect_eq(a.tb_realloc, 0, "alloc_200's own chains stay at their birth site");
 		cr_expect_eq(plain.tb_realloc + plain.tbk_reallocd, 0);
+		cr_expect_eq(r.tb_realloc + r.tbk_reallocd, 0, "realloc(NULL, n) is a birth");
 	}
 	/* Unweighted, the records would count about kept_blocks blocks: far outside. */
 	cr_expect_gt(fabs(kept_blocks - e.blocks), 20 * sqrt(e.var_blocks));

@@ -3,6 +3,7 @@
 #ifndef TESTS_TEST_UTIL_H
 #define TESTS_TEST_UTIL_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,13 +47,29 @@ static inline int tu_spit(const char *path, const char *text, size_t len)
 	return fclose(f);
 }
 
-/* A fresh scratch directory under the build tree for one test: new each call (a name from
- * the pid alone met a directory an earlier run's process of that pid had left). */
+/* A scratch directory under the build tree for one test process: NAME inside a directory
+ * made fresh (mkdtemp) once per process, so calls with one name share it within a test,
+ * and a test never meets what an earlier run left (a name from the pid alone once met the
+ * directory of an earlier run's process of that pid). Aborts if it cannot be made. */
 static inline void tu_scratch(char *out, size_t sz, const char *name)
 {
-	snprintf(out, sz, "%s/scratch-%s-%d-XXXXXX", TESTS_BIN_DIR, name, (int)getpid());
-	if (!mkdtemp(out) || chmod(out, 0755))
-		snprintf(out, sz, "%s/scratch-%s-unmade", TESTS_BIN_DIR, name);
+	static char parent[512];
+	static pid_t parent_pid;
+
+	if (parent_pid != getpid()) {
+		snprintf(parent, sizeof(parent), "%s/scratch-%d-XXXXXX", TESTS_BIN_DIR,
+			 (int)getpid());
+		if (!mkdtemp(parent) || chmod(parent, 0755)) {
+			fprintf(stderr, "tu_scratch: %s: cannot make it\n", parent);
+			abort();
+		}
+		parent_pid = getpid();
+	}
+	snprintf(out, sz, "%s/%s", parent, name);
+	if (mkdir(out, 0755) && errno != EEXIST) {
+		fprintf(stderr, "tu_scratch: %s: cannot make it\n", out);
+		abort();
+	}
 }
 
 /* Compare text with a golden file; UPDATE_GOLDEN=1 rewrites the golden file instead. */

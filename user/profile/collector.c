@@ -324,9 +324,6 @@ static inline void note_growth(struct collector *c, struct pp_stats *pp)
 	}
 }
 
-/* A new block of size bytes at PP (stack_id, fn). */
-static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn);
-
 /* Free the live block b (a pointer into the table). */
 static void free_block(struct collector *c, struct block *b)
 {
@@ -343,8 +340,9 @@ static void free_block(struct collector *c, struct block *b)
 	blocks__remove(c, b);
 }
 
-/* A new block at program point birth_pp when it is not NO_PP, else at stack_id's; by_realloc:
- * sampled mode's growth of a block by realloc (pp_stats.tb_realloc). */
+/* A new block at program point birth_pp when it is not NO_PP, else at stack_id's.
+ * by_realloc: sampled mode's realloc of a block whose birth site is not known, charged to the
+ * realloc's own site (pp_stats.tb_realloc). */
 #define NO_PP UINT32_MAX
 
 static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn,
@@ -401,11 +399,6 @@ static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack
 	c->t.live_blocks += bk;
 	note_growth(c, pp);
 	return 0;
-}
-
-static int new_block(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn)
-{
-	return new_block_at(c, addr, size, stack_id, fn, NO_PP, false);
 }
 
 /* realloc(old_addr -> addr, size) of a known block b: DHAT's rules (§6.1). */
@@ -576,7 +569,10 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 			c->t.unknown_frees++;
 			if (!e->addr)
 				return 0;
-			return new_block(c, e->addr, e->size, e->stack_id, e->fn);
+			/* sampled: a block whose birth site is not known, as an EV_ALLOC with
+			 * old_addr (tbRealloc) */
+			return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, NO_PP,
+					    c->sample_bytes != 0);
 		}
 		if (!e->size || c->sample_bytes) {
 			/* Sampled: the old block's end, and a new block decided by BPF afresh
@@ -591,7 +587,8 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 			free_block(c, b);
 			if (!e->size || !e->addr)
 				return 0;
-			return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, birth_pp, true);
+			return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, birth_pp,
+					    false);
 		}
 		return resize_block(c, b, e->addr, e->size);
 

@@ -51,12 +51,13 @@ struct pp_stats {
 	__u64 cur_b, cur_bk; /* live now */
 	/* --sample-bytes: the sampling variance of tb and tbk (sample_weight__var); 0 exact */
 	double tb_var, tbk_var;
-	/* --sample-bytes: the part of tb charged by reallocs (a kept block's growth at its
-	 * birth site, or the growth of a block sampling did not keep, here at the realloc's
-	 * own site): sampling's rule, not DHAT's (dhat_sampled.h); 0 exact */
+	/* --sample-bytes: the part of tb charged here by reallocs of blocks born at a site not
+	 * known (sampling did not keep them): bytes DHAT charges to their birth sites, so
+	 * this PP's tb may be too high (dhat_sampled.h); 0 exact */
 	__u64 tb_realloc;
-	/* --sample-bytes: its blocks (weighted) that a realloc then grew or shrank: their
-	 * later bytes are charged here only when sampling kept them; 0 exact */
+	/* --sample-bytes: its blocks (weighted) that a realloc then moved: when sampling does
+	 * not keep the new block, the later reallocs of the chain are charged elsewhere, so
+	 * this PP's tb may be too low; 0 exact */
 	__u64 tbk_reallocd;
 };
 

@@ -39,6 +39,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -873,50 +874,47 @@ static int check_repeat(struct ps *ps, size_t k)
 	return 0;
 }
 
-/* PP k's reads and writes, in p->acc (grown to k + 1 here, the PPs in between had none). */
-static int acc_keep(struct ps *ps, size_t k, const struct dhat_pp_acc *acc)
+/* PP k's record val of elem bytes into the side array *arr, which holds *cnt records in
+ * *cap slots: grown to k + 1 here, the PPs in between (which had none) zeroed. */
+static int side_keep(struct ps *ps, void **arr, size_t *cap, size_t *cnt, size_t elem, size_t k,
+		     const void *val)
 {
-	struct dhat_profile *p = ps->p;
+	if (k >= *cap) {
+		size_t n = *cap ? *cap : 64;
+		void *na;
 
-	if (k >= ps->acc_cap) {
-		size_t cap = ps->acc_cap ? ps->acc_cap : 64;
-		struct dhat_pp_acc *na;
-
-		while (cap <= k)
-			cap *= 2;
-		na = realloc(p->acc, cap * sizeof(*na));
+		while (n <= k)
+			n *= 2;
+		na = realloc(*arr, n * elem);
 		if (!na)
 			return nomem(ps);
-		p->acc = na;
-		ps->acc_cap = cap;
+		*arr = na;
+		*cap = n;
 	}
-	memset(p->acc + p->acc_cnt, 0, (k - p->acc_cnt) * sizeof(*p->acc));
-	p->acc[k] = *acc;
-	p->acc_cnt = k + 1;
+	memset((char *)*arr + *cnt * elem, 0, (k - *cnt) * elem);
+	memcpy((char *)*arr + k * elem, val, elem);
+	*cnt = k + 1;
 	return 0;
 }
 
-/* PP k's estimate details, in p->est (grown to k + 1 here, as acc_keep). */
+/* PP k's reads and writes, in p->acc. */
+static int acc_keep(struct ps *ps, size_t k, const struct dhat_pp_acc *acc)
+{
+	void *arr = ps->p->acc;
+	int err = side_keep(ps, &arr, &ps->acc_cap, &ps->p->acc_cnt, sizeof(*acc), k, acc);
+
+	ps->p->acc = arr;
+	return err;
+}
+
+/* PP k's estimate details, in p->est. */
 static int est_keep(struct ps *ps, size_t k, const struct dhat_pp_est *est)
 {
-	struct dhat_profile *p = ps->p;
+	void *arr = ps->p->est;
+	int err = side_keep(ps, &arr, &ps->est_cap, &ps->p->est_cnt, sizeof(*est), k, est);
 
-	if (k >= ps->est_cap) {
-		size_t cap = ps->est_cap ? ps->est_cap : 64;
-		struct dhat_pp_est *ns;
-
-		while (cap <= k)
-			cap *= 2;
-		ns = realloc(p->est, cap * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		p->est = ns;
-		ps->est_cap = cap;
-	}
-	memset(p->est + p->est_cnt, 0, (k - p->est_cnt) * sizeof(*p->est));
-	p->est[k] = *est;
-	p->est_cnt = k + 1;
-	return 0;
+	ps->p->est = arr;
+	return err;
 }
 
 /* Which estimate detail an optional PP key is (0: tbSe, 1: tbkSe, 2: tbRealloc,
@@ -979,12 +977,12 @@ static int parse_pp(struct ps *ps, size_t k)
 		}
 		if ((err = read_value(ps, &v, 3)))
 			goto cleanup;
-		if (extra >= 0 && v.u64_ok) { /* optional and lenient: a bad one is ignored */
-			uint64_t *dst[] = {&est.tb_se, &est.tbk_se, &est.tb_realloc,
-					   &est.tbk_reallocd};
-
-			*dst[extra] = v.u;
-		}
+		/* Optional and lenient: a bad value is ignored; given twice, the last good one
+		 * counts (JSON.parse would keep the last one whatever it is). */
+		if (extra >= 0 && extra < 2 && v.t == JT_NUM && v.d >= 0 && isfinite(v.d))
+			*(extra ? &est.tbk_se : &est.tb_se) = v.d;
+		else if (extra >= 2 && v.u64_ok)
+			*(extra == 2 ? &est.tb_realloc : &est.tbk_reallocd) = v.u;
 		if (key < 0 || bad)
 			continue;
 		if (key == F_FS || key == F_ACC) {
@@ -1711,8 +1709,8 @@ void dhat_profile__total_var(const struct dhat_profile *p, double *tb_var, doubl
 	double vb = 0, vk = 0;
 
 	for (size_t k = 0; k < p->est_cnt; k++) {
-		vb += (double)p->est[k].tb_se * (double)p->est[k].tb_se;
-		vk += (double)p->est[k].tbk_se * (double)p->est[k].tbk_se;
+		vb += p->est[k].tb_se * p->est[k].tb_se;
+		vk += p->est[k].tbk_se * p->est[k].tbk_se;
 	}
 	*tb_var = vb;
 	*tbk_var = vk;
@@ -1759,6 +1757,12 @@ static struct dhat_profile *parse(struct ps *ps)
 
 		if (np)
 			p->pps = np;
+	}
+	if (!err && p->est_cnt && p->est_cnt < ps->est_cap) { /* and of the sampled details */
+		struct dhat_pp_est *ne = realloc(p->est, p->est_cnt * sizeof(*ne));
+
+		if (ne)
+			p->est = ne;
 	}
 	if (!err && ps->fs_used < ps->fs_cap) {
 		uint32_t *nf = realloc(p->fs_pool, (ps->fs_used ? ps->fs_used : 1) * sizeof(*nf));

@@ -61,7 +61,8 @@ struct dhat_pp_acc {
  * tb charged by reallocs ("tbRealloc") and its blocks a realloc then moved ("tbkReallocd"):
  * realloc chains, which sampling charges by its own rule. */
 struct dhat_pp_est {
-	uint64_t tb_se, tbk_se, tb_realloc, tbk_reallocd;
+	double tb_se, tbk_se;
+	uint64_t tb_realloc, tbk_reallocd;
 };
 
 struct dhat_profile {

@@ -30,23 +30,13 @@ void dhat_sampled__label(uint64_t n, char *buf, size_t sz)
 		 (unsigned long long)v, UNIT[u], (unsigned long long)n);
 }
 
-unsigned long long dhat_sampled__se(double var)
-{
-	double se = var > 0 ? sqrt(var) : 0;
-
-	return se >= 1.8e19 ? ~0ull : (unsigned long long)llround(se);
-}
-
 void dhat_sampled__pm(uint64_t value, double se, char *buf, size_t sz)
 {
 	double pct;
 
 	if (!sz)
 		return;
-	buf[0] = '\0';
-	if (!value)
-		return;
-	pct = 100.0 * DHAT_SAMPLED_Z95 * se / (double)value;
+	pct = value ? 100.0 * DHAT_SAMPLED_Z95 * se / (double)value : 0;
 	if (pct > 999.0)
 		snprintf(buf, sz, "\xc2\xb1>999%%");
 	else

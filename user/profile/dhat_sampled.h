@@ -12,18 +12,20 @@
  * with dhat_sampled__label(), one line, the same everywhere.
  *
  * How far off an estimate may be: each program point of a sampled profile also carries the
- * standard errors of its tb and tbk, as two more integer keys (dh_view ignores them too):
+ * standard errors of its tb and tbk, as two more keys (dh_view ignores them too), numbers
+ * with a fraction (%.6g):
  *
- *   {"tb":81920,"tbk":40,"tbSe":9216,"tbkSe":5, ...}
+ *   {"tb":81920,"tbk":40,"tbSe":9216.4,"tbkSe":4.5, ...}
  *
  * sqrt of the sum of sample_weight__var() over the point's sampled blocks (times size^2
  * for bytes). Variances add, so a sum of points has sqrt(sum of se^2). They measure the
  * sampling noise only, not where a realloc chain is charged: sampling charges a realloc of
- * a block it did not keep to the realloc's own site, and a kept block's growth stays at
+ * a block it did not keep to the realloc's own site, and a kept block's realloc stays at
  * its birth site, while an exact profile charges every realloc to the birth site
  * (docs/DESIGN.md, "Sampled mode"). So a point says how many of its bytes came by
- * realloc (it may hold growth born elsewhere) and how many of its blocks a realloc then
- * moved (their growth may be elsewhere), and the report marks it:
+ * reallocs of blocks born where it is not known (DHAT charges them to their birth sites)
+ * and how many of its blocks a realloc then moved (their later reallocs may be charged
+ * elsewhere), and the report marks it:
  *
  *   {"tb":81920,"tbk":40,"tbSe":9216,"tbkSe":5,"tbRealloc":40960,"tbkReallocd":12, ...}
  */
@@ -34,11 +36,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define DHAT_SAMPLED_KEY	    "sampled"
-#define DHAT_SAMPLED_MEAN   "meanBytes"
-#define DHAT_SAMPLED_TB_SE  "tbSe"
-#define DHAT_SAMPLED_TBK_SE "tbkSe"
-#define DHAT_SAMPLED_TB_REALLOC "tbRealloc"
+#define DHAT_SAMPLED_KEY	  "sampled"
+#define DHAT_SAMPLED_MEAN	  "meanBytes"
+#define DHAT_SAMPLED_TB_SE	  "tbSe"
+#define DHAT_SAMPLED_TBK_SE	  "tbkSe"
+#define DHAT_SAMPLED_TB_REALLOC	  "tbRealloc"
 #define DHAT_SAMPLED_TBK_REALLOCD "tbkReallocd"
 
 /* The half width of a 95% interval, in standard errors (normal approximation). */
@@ -51,11 +53,9 @@ void dhat_sampled__write(FILE *f, uint64_t n);
  * average (--sample-bytes 65536)"; "" for n = 0. */
 void dhat_sampled__label(uint64_t n, char *buf, size_t sz);
 
-/* The standard error written for a variance var (>= 0): sqrt, rounded, saturated. */
-unsigned long long dhat_sampled__se(double var);
-
 /* "±12%": the 95% interval of an estimate of value with standard error se, in per cent of
- * value ("±0%" below 0.5%; "±>999%" above; "" when value is 0). */
+ * value ("±0%" below 0.5% and for a value of 0, whose se is 0: nothing was kept; "±>999%"
+ * above 999%). */
 void dhat_sampled__pm(uint64_t value, double se, char *buf, size_t sz);
 
 #endif

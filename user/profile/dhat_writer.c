@@ -26,7 +26,7 @@
  *   ,"mappings":{"outsideMalloc":...}     <- its own anonymous mappings (dhat_mappings.h)
  *   ,"pps":                               <- program points, one per distinct frame list
  *    [{"tb":80,"tbk":1                    <- total bytes / blocks (each realloc: +1 block)
- *     ,"tbSe":12,"tbkSe":1                <- sampled only: their standard errors (dhat_sampled.h)
+ *     ,"tbSe":12.5,"tbkSe":0.8            <- sampled only: their standard errors (dhat_sampled.h)
  *     ,"tbRealloc":40                     <- sampled, when not 0: bytes of tb charged by reallocs
  *     ,"tbkReallocd":1                    <- sampled, when not 0: its blocks a realloc moved
  *     ,"tl":20                            <- sum of block lifetimes, µs (live ones up to te)
@@ -63,6 +63,7 @@
 #include "dhat_writer.h"
 
 #include "dhat_json.h"
+#include <math.h>
 #include "dhat_sampled.h"
 #include "output.h"
 #include "safe_text.h"
@@ -395,10 +396,11 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 
 		fprintf(f, "%s{\"tb\":%llu,\"tbk\":%llu\n", g ? "\n ," : "",
 			(unsigned long long)o->tb, (unsigned long long)o->tbk);
+		/* with a fraction: rounded per point, a block count's se (often < 1) would be
+		 * lost or doubled before the sums that read it back */
 		if (collector__sample_bytes(c))
-			fprintf(f, "  ,\"%s\":%llu,\"%s\":%llu\n", DHAT_SAMPLED_TB_SE,
-				dhat_sampled__se(o->tb_var), DHAT_SAMPLED_TBK_SE,
-				dhat_sampled__se(o->tbk_var));
+			fprintf(f, "  ,\"%s\":%.6g,\"%s\":%.6g\n", DHAT_SAMPLED_TB_SE,
+				sqrt(o->tb_var), DHAT_SAMPLED_TBK_SE, sqrt(o->tbk_var));
 		if (o->tb_realloc)
 			fprintf(f, "  ,\"%s\":%llu\n", DHAT_SAMPLED_TB_REALLOC,
 				(unsigned long long)o->tb_realloc);

@@ -179,8 +179,8 @@ static void side_add(struct diff_side *s, const struct dhat_profile *p, const st
 {
 	struct dhat_pp_est se = dhat_profile__pp_est(p, pp);
 
-	s->tb_var += (double)se.tb_se * (double)se.tb_se;
-	s->tbk_var += (double)se.tbk_se * (double)se.tbk_se;
+	s->tb_var += se.tb_se * se.tb_se;
+	s->tbk_var += se.tbk_se * se.tbk_se;
 	s->tb += pp->tb;
 	s->tbk += pp->tbk;
 	s->tl += pp->tl;
@@ -679,9 +679,13 @@ static char *matching_note(char *buf, size_t sz, const struct diff *d)
 	return buf;
 }
 
-/* A sampled side's figures are estimates (dhat_sampled.h): one note per such side, in the
- * printf format fmt taking the side ("old", "new") and the label. */
 static double total_noise(const struct diff *d, enum diff_metric m);
+
+/* x >= 0 rounded, saturated (a crafted file's standard errors can be any size). */
+static uint64_t u64_of(double x)
+{
+	return !(x > 0) ? 0 : x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)(x + 0.5);
+}
 
 /* With standard errors on a side (sampled): how much the totals may move by sampling alone,
  * into buf ("" otherwise). */
@@ -696,11 +700,12 @@ static char *noise_note(char *buf, size_t sz, const struct diff *d)
 	snprintf(buf, sz,
 		 "sampling noise (95%%) of a change: total bytes \xc2\xb1%s, total blocks "
 		 "\xc2\xb1%s; \"within noise\": a site's bytes changed by no more than theirs",
-		 fmt_u64(b, sizeof(b), (uint64_t)llround(nb)),
-		 fmt_u64(k, sizeof(k), (uint64_t)llround(nk)));
+		 fmt_u64(b, sizeof(b), u64_of(nb)), fmt_u64(k, sizeof(k), u64_of(nk)));
 	return buf;
 }
 
+/* A sampled side's figures are estimates (dhat_sampled.h): one note per such side, in the
+ * printf format fmt taking the side ("old", "new") and the label. */
 static void sampled_notes(FILE *out, const struct diff *d, const char *fmt)
 {
 	const struct dhat_profile *side[2] = { d->old, d->new };
@@ -927,8 +932,8 @@ static int json_row(struct json_writer *jw, const struct diff_row *r, bool lt)
 	if (diff_row__noise(r, DIFF_M_BYTES) > 0 || diff_row__noise(r, DIFF_M_BLOCKS) > 0) {
 		/* sampled: the 95% noise of the changes, and whether tb's is within it */
 		json_writer__begin_object(jw, "noise");
-		json_writer__uint(jw, "tb", (uint64_t)llround(diff_row__noise(r, DIFF_M_BYTES)));
-		json_writer__uint(jw, "tbk", (uint64_t)llround(diff_row__noise(r, DIFF_M_BLOCKS)));
+		json_writer__uint(jw, "tb", u64_of(diff_row__noise(r, DIFF_M_BYTES)));
+		json_writer__uint(jw, "tbk", u64_of(diff_row__noise(r, DIFF_M_BLOCKS)));
 		json_writer__end_object(jw);
 		json_writer__bool(jw, "withinNoise", diff_row__within_noise(r));
 	}
@@ -1157,7 +1162,9 @@ static double total_noise(const struct diff *d, enum diff_metric m)
 
 	dhat_profile__total_var(d->old, &ob, &ok);
 	dhat_profile__total_var(d->new, &nb, &nk);
-	return DHAT_SAMPLED_Z95 * sqrt(m == DIFF_M_BYTES ? ob + nb : m == DIFF_M_BLOCKS ? ok + nk : 0);
+	double var = m == DIFF_M_BYTES ? ob + nb : m == DIFF_M_BLOCKS ? ok + nk : 0;
+
+	return DHAT_SAMPLED_Z95 * sqrt(var);
 }
 
 /* "976 -> 1,872 (+896, +91.8%)"; "0 -> 1,000 (+1,000, new)" */
@@ -1200,14 +1207,19 @@ int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, 
 
 			if (!exceeds(c, o, w, noise)) {
 				if (noise > 0 && exceeds(c, o, w, 0) && msgs) {
-					char nz[32];
+					char nz[32], low[40];
+					double l = (double)(w - o) - noise;
 
 					change_text(what, sizeof(what), o, w);
+					snprintf(low, sizeof(low), "%s%s", l > 0 ? "+" : "",
+						 l > 0 ? fmt_u64(nz, sizeof(nz), u64_of(l))
+						       : "none");
 					fprintf(msgs,
-						"tracer: diff: --fail-if '%s' not counted: %s is "
-						"within sampling noise (\xc2\xb1%s)\n",
+						"tracer: diff: --fail-if '%s' not counted: %s "
+						"exceeds it only with its sampling noise "
+						"(\xc2\xb1%s); beyond the noise: %s\n",
 						c->text, what,
-						fmt_u64(nz, sizeof(nz), (uint64_t)llround(noise)));
+						fmt_u64(nz, sizeof(nz), u64_of(noise)), low);
 				}
 				continue;
 			}
@@ -1236,7 +1248,7 @@ int diff__check(const struct diff *d, const struct diff_threshold *t, size_t n, 
 		if (noisy && msgs)
 			fprintf(msgs,
 				"tracer: diff: --fail-if '%s' not counted at %zu program point%s: "
-				"within sampling noise\n",
+				"exceeded only with the sampling noise\n",
 				c->text, noisy, noisy == 1 ? "" : "s");
 		if (!worst)
 			continue;

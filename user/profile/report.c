@@ -981,7 +981,8 @@ static const char *realloc_tag(const struct dhat_profile *p, const struct row *r
 	if (in >= 1)
 		n = snprintf(buf, sz, "%.0f%% of bytes by realloc", in);
 	if (out >= 1 && n >= 0 && (size_t)n < sz)
-		snprintf(buf + n, sz - (size_t)n, "%s%.0f%% of blocks realloc'd", n ? ", " : "", out);
+		snprintf(buf + n, sz - (size_t)n, "%s%.0f%% of blocks realloc'd", n ? ", " : "",
+			 out);
 	return buf;
 }
 
@@ -1075,12 +1076,13 @@ static void sampled_totals(const struct dhat_profile *p, double *se_bytes, doubl
 	*se_blocks = sqrt(vk);
 }
 
-/* " ±12%" after an estimate of a sampled profile with standard errors; nothing otherwise. */
+/* " ±12%" after an estimate of a sampled profile; nothing otherwise. Every cell holds one
+ * 2-byte "±", so one byte width lines them up. */
 static void put_pm(FILE *out, const struct dhat_profile *p, uint64_t value, double se)
 {
 	char pm[32];
 
-	if (!p->est_cnt)
+	if (!p->sample_bytes)
 		return;
 	dhat_sampled__pm(value, se, pm, sizeof(pm));
 	fprintf(out, " %7s", pm);
@@ -1137,14 +1139,13 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 
 		dhat_sampled__label(p->sample_bytes, est, sizeof(est));
 		fprintf(out, "  %s\n", est);
-		if (p->est_cnt) {
-			fputs("  \xc2\xb1: the 95% interval of an estimate, from sampling alone\n", out);
-			if (any_realloc_tag(p))
-				fputs("  [... realloc ...]: a realloc chain: sampling charges the growth of a "
-				      "block it\n  did not keep to the realloc's site, DHAT to its birth "
-				      "site; such a site may\n  be off by more than its \xc2\xb1\n",
-				      out);
-		}
+		fputs("  \xc2\xb1: the 95% interval of an estimate, from sampling alone\n", out);
+		if (any_realloc_tag(p))
+			fputs("  [... realloc ...]: a realloc chain: sampling charges a realloc "
+			      "of a block it did\n  not keep to the realloc's site, DHAT to the "
+			      "block's birth site; such a site\n  may be off by more than its "
+			      "\xc2\xb1\n",
+			      out);
 	}
 	if (p->has_death) { /* the end is the death: lead with it and with what was live */
 		char line[256];
@@ -1202,7 +1203,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		struct dhat_pp_est se = dhat_profile__pp_est(p, order[i]->pp);
 
 		fprintf(out, "    %s", cell(&u, order[i]->pp->tb, c, sizeof(c)));
-		put_pm(out, p, order[i]->pp->tb, (double)se.tb_se);
+		put_pm(out, p, order[i]->pp->tb, se.tb_se);
 		fprintf(out, "  %9llu %s   ", (unsigned long long)order[i]->pp->tbk, u.bk);
 		put_row_site_tag(out, order[i], realloc_tag(p, order[i], tag, sizeof(tag)));
 	}
@@ -1212,7 +1213,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		struct dhat_pp_est se = dhat_profile__pp_est(p, order[i]->pp);
 
 		fprintf(out, "    %9llu %s", (unsigned long long)order[i]->pp->tbk, u.bk);
-		put_pm(out, p, order[i]->pp->tbk, (double)se.tbk_se);
+		put_pm(out, p, order[i]->pp->tbk, se.tbk_se);
 		fprintf(out, "  %s   ", cell(&u, order[i]->pp->tb, c, sizeof(c)));
 		put_row_site_tag(out, order[i], realloc_tag(p, order[i], tag, sizeof(tag)));
 	}
@@ -1259,11 +1260,11 @@ static int json_row(struct json_writer *jw, const struct dhat_profile *p, const 
 	free(site);
 	json_writer__uint(jw, "tb", pp->tb);
 	json_writer__uint(jw, "tbk", pp->tbk);
-	if (p->est_cnt) { /* sampled: standard errors (dhat_sampled.h) */
+	if (p->sample_bytes) { /* standard errors and realloc chains (dhat_sampled.h) */
 		struct dhat_pp_est se = dhat_profile__pp_est(p, pp);
 
-		json_writer__uint(jw, DHAT_SAMPLED_TB_SE, se.tb_se);
-		json_writer__uint(jw, DHAT_SAMPLED_TBK_SE, se.tbk_se);
+		json_ratio(jw, DHAT_SAMPLED_TB_SE, se.tb_se);
+		json_ratio(jw, DHAT_SAMPLED_TBK_SE, se.tbk_se);
 		json_writer__uint(jw, DHAT_SAMPLED_TB_REALLOC, se.tb_realloc);
 		json_writer__uint(jw, DHAT_SAMPLED_TBK_REALLOCD, se.tbk_reallocd);
 	}
@@ -1363,12 +1364,12 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	json_writer__begin_object(jw, "totals");
 	json_writer__uint(jw, "blocks", p->total_blocks);
 	json_writer__uint(jw, "bytes", p->total_bytes);
-	if (p->est_cnt) {
+	if (p->sample_bytes) {
 		double se_bytes, se_blocks;
 
 		sampled_totals(p, &se_bytes, &se_blocks);
-		json_writer__uint(jw, "blocksSe", (uint64_t)llround(se_blocks));
-		json_writer__uint(jw, "bytesSe", (uint64_t)llround(se_bytes));
+		json_ratio(jw, "blocksSe", se_blocks);
+		json_ratio(jw, "bytesSe", se_bytes);
 	}
 	if (p->bkacc) {
 		json_writer__uint(jw, "reads", p->total_reads);

@@ -325,11 +325,17 @@ int main(int argc, char **argv)
 		} else
 			break;
 	}
+	if (record && cut == BENCH_CUT_RING) {
+		/* a batch is not a record --replay can read */
+		fprintf(stderr, "bench-trace: --record cannot go with --cut ring\n");
+		return 2;
+	}
 	if (replay_path)
 		return replay(replay_path, passes > 0 ? passes : 1);
 	if (i >= argc) {
-		fprintf(stderr, "usage: bench-trace [--noop | --noop-entry | --cut stacks|records|walk|ring] "
-				"[--per-probe-links] [--record FILE] "
+		fprintf(stderr, "usage: bench-trace [--noop | --noop-entry | "
+				"--cut stacks|records|walk|ring] [--per-probe-links] "
+				"[--record FILE] "
 				"[--ringbuf BYTES] -- "
 				"CMD [ARG...]\n       bench-trace --replay FILE [--passes N]\n");
 		return 2;

@@ -14,7 +14,8 @@
 #   -r REPS       runs per cell; the median is reported (default 3)
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
 #   -t TOOLS      comma list of untraced,tracer,tracer_nf,noop,noop_entry,cut_records,cut_stacks,
-#                 cut_walk,cut_ring,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled,dense (full, cut_*, noop*:
+#                 cut_walk,cut_ring,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled,
+#                 dense (full, cut_*, noop*:
 #                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
 #                 path of noop and full; sampled: the tracer with --sample-bytes N, and
 #                 dense: with --dense-stacks, not in the default list). A tool with the suffix _nosess runs with

@@ -111,11 +111,21 @@ NOINLINE static void *site_leak(void)
 
 #define THREAD_ALLOCS 50
 
+/* The two threads allocate at once, in lock step: both blocks of a round are live together
+ * before either is freed, so the peak is the same in every run (free-running, whether the
+ * two overlapped at the peak was up to the scheduler, and the peak differed by a block). */
+static pthread_barrier_t lock_step;
+
 NOINLINE static void *thread_allocs(void *arg)
 {
 	size_t sz = (size_t)arg;
-	for (int i = 0; i < THREAD_ALLOCS; i++)
-		free(site_malloc(sz));
+	for (int i = 0; i < THREAD_ALLOCS; i++) {
+		void *p = site_malloc(sz);
+
+		pthread_barrier_wait(&lock_step);
+		free(p);
+		pthread_barrier_wait(&lock_step);
+	}
 	return NULL;
 }
 
@@ -139,7 +149,8 @@ int main(void)
 	s = site_strdup();
 	site_leak();
 
-	if (pthread_create(&t1, NULL, thread_allocs, (void *)(size_t)40) ||
+	if (pthread_barrier_init(&lock_step, NULL, 2) ||
+	    pthread_create(&t1, NULL, thread_allocs, (void *)(size_t)40) ||
 	    pthread_create(&t2, NULL, thread_allocs, (void *)(size_t)56))
 		return 1;
 	pthread_join(t1, NULL);
