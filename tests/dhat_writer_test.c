@@ -467,28 +467,51 @@ Test(dhat_writer, lost_only_when_something_is)
 	collector__free(c);
 }
 
-/* --sample-bytes: the file says it is sampled, at what mean; the reader gets it back; the
- * file (kept for dhat_viewer_unit) still loads in dh_view; an exact one has no such key. */
+/* --sample-bytes: the file says it is sampled, at what mean, with each PP's standard errors
+ * and realloc-chain counts; the reader gets them back; the file (kept for
+ * dhat_viewer_unit) still loads in dh_view; an exact one has none of these keys. */
 Test(dhat_writer, sampled_profile_says_so)
 {
 	struct collector_opts o = { .sample_bytes = 4096 };
 	struct collector *c = collector__new(FIX_T0, &o);
+	struct alloc_event regrown = A(4, 0x30, 5000, 3), moved = F(5, 0x20);
 	struct dhat_profile *p;
 	char *text, err[256];
 	size_t len;
 
+	regrown.old_addr = 0x7000; /* a realloc of a block sampling did not keep */
+	regrown.fn = FN_REALLOC;
+	moved.size = 300; /* a kept block realloc'd into one not kept */
+	moved.fn = FN_REALLOC;
 	cr_assert_not_null(c);
 	fixture_feed(c, A(1, 0x10, 1 << 20, 1)); /* >= 32 N: weight 1 */
 	fixture_feed(c, A(2, 0x20, 100, 2));	 /* weight ~41 */
 	fixture_feed(c, F(3, 0x10));
+	fixture_feed(c, regrown);
+	fixture_feed(c, moved);
 	collector__finish(c, FIX_T0 + 9);
 	text = write_mem(c, collapse_frames, NULL, &META, &len);
 	cr_expect(strstr(text, "\n,\"sampled\":{\"meanBytes\":4096}\n"), "%s", text);
+	cr_expect(strstr(text, "\"tbSe\":") && strstr(text, "\"tbkSe\":") &&
+		      strstr(text, "\"tbRealloc\":") && strstr(text, "\"tbkReallocd\":"),
+		  "%s", text);
 	p = dhat_profile__parse(text, len, "sampled.json", err, sizeof(err));
 	cr_assert_not_null(p, "%s", err);
 	cr_expect_eq(p->sample_bytes, 4096);
 	cr_expect_eq(p->total_bytes, collector__totals(c)->total_bytes);
 	cr_expect_gt(p->total_blocks, 2, "weighted: the 100-byte block stands for ~41");
+	{
+		uint64_t re = 0, rd = 0;
+
+		cr_expect_gt(p->est_cnt, 0);
+		for (size_t k = 0; k < p->pp_cnt; k++) {
+			re += dhat_profile__pp_est(p, &p->pps[k]).tb_realloc;
+			rd += dhat_profile__pp_est(p, &p->pps[k]).tbk_reallocd;
+		}
+		/* 5000 bytes kept with p = 0.71: a weight of 1 or 2 */
+		cr_expect(re == 5000 || re == 10000, "tbRealloc %llu", (unsigned long long)re);
+		cr_expect_gt(rd, 30, "the ~41-weight block was realloc'd");
+	}
 	dhat_profile__free(p);
 	free(text);
 	collector__free(c);
@@ -498,6 +521,8 @@ Test(dhat_writer, sampled_profile_says_so)
 	collector__finish(c, FIX_T0 + 9);
 	text = write_mem(c, collapse_frames, NULL, &META, &len);
 	cr_expect_null(strstr(text, "sampled"), "%s", text);
+	cr_expect_null(strstr(text, "Se\":"), "%s", text);
+	cr_expect_null(strstr(text, "Realloc"), "%s", text);
 	p = dhat_profile__parse(text, len, "exact.json", err, sizeof(err));
 	cr_assert_not_null(p, "%s", err);
 	cr_expect_eq(p->sample_bytes, 0);
