@@ -12,6 +12,13 @@ target_compile_definitions(sampling_e2e_test PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	SAMPLE_MIX_BIN="$<TARGET_FILE:sample_mix>")
 add_dependencies(sampling_e2e_test tracer sample_mix)
+# Realloc chains through getline (a libc helper: its net effect is sampled at its return).
+add_executable(getline_chain ${CMAKE_CURRENT_SOURCE_DIR}/data/sampling/getline_chain.c)
+target_compile_options(getline_chain PRIVATE -O0 -g -fno-omit-frame-pointer -fno-sanitize=all)
+target_link_options(getline_chain PRIVATE -fno-sanitize=all)
+add_dependencies(sampling_e2e_test getline_chain)
+target_compile_definitions(sampling_e2e_test PRIVATE
+	GETLINE_CHAIN_BIN="$<TARGET_FILE:getline_chain>")
 tracer_test_timeout(sampling_e2e_test 600)
 
 # A preloaded allocator of our own whose realloc calls neither its malloc nor its free (a
