@@ -1664,6 +1664,10 @@ static int check_content(struct ps *ps)
 		p->end_blocks += p->pps[k].ebk;
 		p->total_reads += dhat_profile__pp_rb(p, &p->pps[k]);
 		p->total_writes += dhat_profile__pp_wb(p, &p->pps[k]);
+		if (k < p->est_cnt) {
+			p->total_bytes_var += p->est[k].tb_se * p->est[k].tb_se;
+			p->total_blocks_var += p->est[k].tbk_se * p->est[k].tbk_se;
+		}
 	}
 	if (ps->pp_err.set)
 		return fail_at(ps, &ps->pp_err.at, "%s", ps->pp_err.msg);
@@ -1702,18 +1706,6 @@ void dhat_profile__free(struct dhat_profile *p)
 	free(p->rss_t);
 	free(p->rss_b);
 	free(p);
-}
-
-void dhat_profile__total_var(const struct dhat_profile *p, double *tb_var, double *tbk_var)
-{
-	double vb = 0, vk = 0;
-
-	for (size_t k = 0; k < p->est_cnt; k++) {
-		vb += p->est[k].tb_se * p->est[k].tb_se;
-		vk += p->est[k].tbk_se * p->est[k].tbk_se;
-	}
-	*tb_var = vb;
-	*tbk_var = vk;
 }
 
 const char *dhat_profile__frame(const struct dhat_profile *p, uint32_t i)

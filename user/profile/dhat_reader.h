@@ -118,6 +118,9 @@ struct dhat_profile {
 	uint64_t gmax_bytes, gmax_blocks;   /* Σgb, Σgbk: live at the global peak */
 	uint64_t end_bytes, end_blocks;	    /* Σeb, Σebk */
 	uint64_t total_reads, total_writes; /* Σrb, Σwb (bkacc) */
+	/* Σ tbSe^2, Σ tbkSe^2: the variances of total bytes' and blocks' estimates (sampled;
+	 * 0 in a file without standard errors) */
+	double total_bytes_var, total_blocks_var;
 	/* Live heap over time, tracer's optional "heapTimeline" key (dh_view ignores it;
 	 * Valgrind and dhat-rs files lack it): live_cnt points, live_t[i] in tu (ascending),
 	 * live_b[i] the highest live bytes from live_t[i] to the next point. A malformed series
@@ -177,10 +180,6 @@ static inline uint64_t dhat_profile__pp_wb(const struct dhat_profile *p, const s
 
 	return k < p->acc_cnt ? p->acc[k].wb : 0;
 }
-
-/* The variances of p's total bytes and blocks estimates: Σ tbSe^2 and Σ tbkSe^2 (0 and 0
- * for a file without standard errors). */
-void dhat_profile__total_var(const struct dhat_profile *p, double *tb_var, double *tbk_var);
 
 /* pp's estimate details (zeros when the file has none). pp is one of p->pps. */
 static inline struct dhat_pp_est dhat_profile__pp_est(const struct dhat_profile *p,

@@ -628,9 +628,9 @@ static const char *status_tag(const struct diff_row *r, char *buf, size_t sz)
 	const char *s = r->status == DIFF_ADDED	    ? "added"
 			: r->status == DIFF_REMOVED ? "removed"
 						    : "";
+	bool noise = diff_row__within_noise(r);
 
-	snprintf(buf, sz, "%s%s%s", s, *s && diff_row__within_noise(r) ? ", " : "",
-		 diff_row__within_noise(r) ? "within noise" : "");
+	snprintf(buf, sz, "%s%s%s", s, *s && noise ? ", " : "", noise ? "within noise" : "");
 	return buf;
 }
 
@@ -1158,11 +1158,9 @@ static bool exceeds(const struct diff_threshold *t, uint64_t old, uint64_t new, 
  * errors, and for peak and end bytes, which have none). */
 static double total_noise(const struct diff *d, enum diff_metric m)
 {
-	double ob, ok, nb, nk;
-
-	dhat_profile__total_var(d->old, &ob, &ok);
-	dhat_profile__total_var(d->new, &nb, &nk);
-	double var = m == DIFF_M_BYTES ? ob + nb : m == DIFF_M_BLOCKS ? ok + nk : 0;
+	double var = m == DIFF_M_BYTES	  ? d->old->total_bytes_var + d->new->total_bytes_var
+		     : m == DIFF_M_BLOCKS ? d->old->total_blocks_var + d->new->total_blocks_var
+					  : 0;
 
 	return DHAT_SAMPLED_Z95 * sqrt(var);
 }

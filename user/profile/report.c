@@ -967,17 +967,30 @@ static double share(uint64_t part, uint64_t whole)
 	return pct > 100 ? 100 : pct;
 }
 
+/* Sampled: the shares of pp's bytes charged there by reallocs (in) and of its blocks a realloc
+ * then moved (out), in per cent; whether either reaches the 1% that marks the row. */
+static bool realloc_shares(const struct dhat_profile *p, const struct dhat_pp *pp, double *in,
+			   double *out)
+{
+	struct dhat_pp_est e = dhat_profile__pp_est(p, pp);
+
+	*in = share(e.tb_realloc, pp->tb);
+	*out = share(e.tbk_reallocd, pp->tbk);
+	return *in >= 1 || *out >= 1;
+}
+
 /* Sampled: where a row's estimate rests on realloc chains, which sampling charges by its own
  * rule (dhat_sampled.h): "64% of bytes by realloc" (bytes charged here by reallocs), "30% of
- * blocks realloc'd" (its blocks a realloc then moved), both when at least 1%; else "". */
+ * blocks realloc'd" (its blocks a realloc then moved), each when at least 1%; else "". */
 static const char *realloc_tag(const struct dhat_profile *p, const struct row *r, char *buf,
 			       size_t sz)
 {
-	struct dhat_pp_est e = dhat_profile__pp_est(p, r->pp);
-	double in = share(e.tb_realloc, r->pp->tb), out = share(e.tbk_reallocd, r->pp->tbk);
+	double in, out;
 	int n = 0;
 
 	buf[0] = '\0';
+	if (!realloc_shares(p, r->pp, &in, &out))
+		return buf;
 	if (in >= 1)
 		n = snprintf(buf, sz, "%.0f%% of bytes by realloc", in);
 	if (out >= 1 && n >= 0 && (size_t)n < sz)
@@ -1066,16 +1079,6 @@ static void print_still_live(FILE *out, const struct dhat_profile *p, struct row
 			(unsigned long long)p->end_blocks, u->bk);
 }
 
-/* A sampled profile's standard errors of its total bytes and blocks: variances add. */
-static void sampled_totals(const struct dhat_profile *p, double *se_bytes, double *se_blocks)
-{
-	double vb, vk;
-
-	dhat_profile__total_var(p, &vb, &vk);
-	*se_bytes = sqrt(vb);
-	*se_blocks = sqrt(vk);
-}
-
 /* " ±12%" after an estimate of a sampled profile; nothing otherwise. Every cell holds one
  * 2-byte "±", so one byte width lines them up. */
 static void put_pm(FILE *out, const struct dhat_profile *p, uint64_t value, double se)
@@ -1091,9 +1094,10 @@ static void put_pm(FILE *out, const struct dhat_profile *p, uint64_t value, doub
 /* Whether realloc_tag() marks any PP of p. */
 static bool any_realloc_tag(const struct dhat_profile *p)
 {
+	double in, out;
+
 	for (size_t k = 0; k < p->est_cnt; k++)
-		if (share(p->est[k].tb_realloc, p->pps[k].tb) >= 1 ||
-		    share(p->est[k].tbk_reallocd, p->pps[k].tbk) >= 1)
+		if (realloc_shares(p, &p->pps[k], &in, &out))
 			return true;
 	return false;
 }
@@ -1108,7 +1112,6 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	struct row **order;
 	size_t n = p->pp_cnt, shown;
 	char label[64], c[64], tag[80];
-	double se_bytes, se_blocks;
 	struct units u;
 	int err;
 
@@ -1165,15 +1168,14 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 					     !u.human);
 		fputc('\n', out);
 	}
-	sampled_totals(p, &se_bytes, &se_blocks);
 	snprintf(label, sizeof(label), "total %s", u.blocks);
 	fprintf(out, "  %-18s: %12llu", label, (unsigned long long)p->total_blocks);
-	put_pm(out, p, p->total_blocks, se_blocks);
+	put_pm(out, p, p->total_blocks, sqrt(p->total_blocks_var));
 	if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_blocks / (double)iters);
 	snprintf(label, sizeof(label), "total %s", u.bytes);
 	fprintf(out, "\n  %-18s: %s", label, total(&u, p->total_bytes, c, sizeof(c)));
-	put_pm(out, p, p->total_bytes, se_bytes);
+	put_pm(out, p, p->total_bytes, sqrt(p->total_bytes_var));
 	if (iters && u.human) {
 		human((double)p->total_bytes / (double)iters, label, sizeof(label));
 		fprintf(out, "   (%12s per iter)", label);
@@ -1365,11 +1367,8 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	json_writer__uint(jw, "blocks", p->total_blocks);
 	json_writer__uint(jw, "bytes", p->total_bytes);
 	if (p->sample_bytes) {
-		double se_bytes, se_blocks;
-
-		sampled_totals(p, &se_bytes, &se_blocks);
-		json_ratio(jw, "blocksSe", se_blocks);
-		json_ratio(jw, "bytesSe", se_bytes);
+		json_ratio(jw, "blocksSe", sqrt(p->total_blocks_var));
+		json_ratio(jw, "bytesSe", sqrt(p->total_bytes_var));
 	}
 	if (p->bkacc) {
 		json_writer__uint(jw, "reads", p->total_reads);
