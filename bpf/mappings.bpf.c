@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * mappings.bpf.c - memory a traced process maps outside the heap's blocks: anonymous mmap,
- * munmap, mremap and brk, at the system call's return (successful calls only), each with
+ * munmap, mremap and brk, at the system call's return (successful calls only; the raw
+ * sys_enter/sys_exit tracepoints, which need no tracefs), each with
  * the user registers and a copy of the user stack, so that userspace unwinds who made the
  * mapping with the modules' CFI (libc's wrappers keep no frame pointers). Filtered on the
  * traced processes: the `traced` map is the death probes' (shared with bpf_map__reuse_fd).
@@ -29,34 +30,14 @@ struct task_struct___maps {
 	struct mm_struct___maps *mm;
 } __attribute__((preserve_access_index));
 
-/* The syscalls tracepoints' records (see /sys/kernel/tracing/events/syscalls/.../format). */
-struct sys_enter_rec {
-	__u64 common;
-	__s32 nr;
-	__u32 pad;
-	__u64 args[6];
-};
-
-struct sys_exit_rec {
-	__u64 common;
-	__s32 nr;
-	__u32 pad;
-	__s64 ret;
-};
-
-/* A call in flight, by thread: what the entry saw, for the return. */
-struct call {
-	__u32 op;
-	__u32 pad;
-	__u64 a0, a1, a2; /* MMAP: len, flags; MREMAP: old_addr, old_len, new_len; BRK: old brk */
-};
-
+/* brk's old end, by thread, from its entry to its return (the others read their arguments
+ * from the user registers at the return). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, struct call);
-} calls SEC(".maps");
+	__type(value, __u64);
+} brk_calls SEC(".maps");
 
 /* The record under construction, contiguous: header, snapshot, stack bytes. */
 struct slot {
@@ -73,16 +54,6 @@ struct {
 } scratch SEC(".maps");
 
 __u64 mappings_dropped = 0; /* records lost: ring buffer full */
-
-static __always_inline int remember(__u32 op, __u64 a0, __u64 a1, __u64 a2)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct call c = {.op = op, .a0 = a0, .a1 = a1, .a2 = a2};
-
-	if (current_is_traced())
-		bpf_map_update_elem(&calls, &tid, &c, BPF_ANY);
-	return 0;
-}
 
 /* Copy the user stack from sp into s->stack: the whole copy at once, else page by page up to
  * the end of the readable stack. Returns the bytes copied. */
@@ -110,11 +81,9 @@ static __always_inline __u32 copy_stack(struct slot *s, __u64 sp)
 }
 
 /* Send one record for the returning call; with_stack: registers and stack copy too. */
-static __always_inline int emit(__u32 op, __u64 addr, __u64 len, __u64 old_addr, __u64 old_len,
-				__u64 flags, int with_stack)
+static __always_inline int emit(const struct pt_regs *r, __u32 op, __u64 addr, __u64 len,
+				__u64 old_addr, __u64 old_len, __u64 flags, int with_stack)
 {
-	void *regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	struct pt_regs r; /* the uapi layout is the kernel's on x86-64 */
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 zero = 0, n = 0;
 	struct slot *s = bpf_map_lookup_elem(&scratch, &zero);
@@ -133,16 +102,16 @@ static __always_inline int emit(__u32 op, __u64 addr, __u64 len, __u64 old_addr,
 	s->ev.flags = flags;
 	__builtin_memset(&s->snap, 0, sizeof(s->snap));
 	s->snap.ev_type = EV_MAPPING;
-	if (with_stack && regs && !bpf_probe_read_kernel(&r, sizeof(r), regs)) {
-		/* The user registers saved at the system call: ip is in libc's wrapper. */
-		s->snap.ip = r.rip;
-		s->snap.sp = r.rsp;
-		s->snap.bp = r.rbp;
-		s->snap.rbx = r.rbx;
-		s->snap.r12 = r.r12;
-		s->snap.r13 = r.r13;
-		s->snap.r14 = r.r14;
-		s->snap.r15 = r.r15;
+	if (with_stack) {
+		/* ip is in libc's wrapper: userspace unwinds from there. */
+		s->snap.ip = r->rip;
+		s->snap.sp = r->rsp;
+		s->snap.bp = r->rbp;
+		s->snap.rbx = r->rbx;
+		s->snap.r12 = r->r12;
+		s->snap.r13 = r->r13;
+		s->snap.r14 = r->r14;
+		s->snap.r15 = r->r15;
 		s->snap.flags = SNAP_F_CALLEE_SAVED;
 		n = copy_stack(s, s->snap.sp);
 	}
@@ -154,89 +123,99 @@ static __always_inline int emit(__u32 op, __u64 addr, __u64 len, __u64 old_addr,
 	return 0;
 }
 
-/* The call of this thread, removed from the table; NULL when none (not traced, or the entry
- * came before the attach): 0. */
-static __always_inline int take_call(__u32 op, struct call *out)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct call *c = bpf_map_lookup_elem(&calls, &tid);
-
-	if (!c || c->op != op)
-		return 0;
-	*out = *c;
-	bpf_map_delete_elem(&calls, &tid);
-	return 1;
-}
-
 static __always_inline int failed(__s64 ret)
 {
 	return ret < 0 && ret > -4096;
 }
 
-SEC("tracepoint/syscalls/sys_enter_mmap")
-int mappings_mmap_enter(struct sys_enter_rec *ctx)
+/* What each call did, at its return (successful calls of traced processes only); r: the
+ * user registers, the call's arguments in rdi, rsi, rdx, r10. */
+static __always_inline int mmap_done(const struct pt_regs *r, __s64 ret)
 {
-	if (!(ctx->args[3] & MAP_ANONYMOUS))
-		return 0; /* file mappings: counted as file-backed RSS, not attributed */
-	return remember(MAP_OP_MMAP, ctx->args[1], ctx->args[3], 0);
-}
-
-SEC("tracepoint/syscalls/sys_exit_mmap")
-int mappings_mmap_exit(struct sys_exit_rec *ctx)
-{
-	struct call c;
-
-	if (!take_call(MAP_OP_MMAP, &c) || failed(ctx->ret))
+	/* mmap(addr, len, prot, flags, fd, off): file mappings are counted as file-backed
+	 * RSS, not attributed. */
+	if (failed(ret) || !(r->r10 & MAP_ANONYMOUS) || !current_is_traced())
 		return 0;
-	return emit(MAP_OP_MMAP, (__u64)ctx->ret, c.a0, 0, 0, c.a1, 1);
+	return emit(r, MAP_OP_MMAP, (__u64)ret, r->rsi, 0, 0, r->r10, 1);
 }
 
-SEC("tracepoint/syscalls/sys_enter_munmap")
-int mappings_munmap_enter(struct sys_enter_rec *ctx)
+static __always_inline int munmap_done(const struct pt_regs *r, __s64 ret)
 {
-	return remember(MAP_OP_MUNMAP, ctx->args[0], ctx->args[1], 0);
-}
-
-SEC("tracepoint/syscalls/sys_exit_munmap")
-int mappings_munmap_exit(struct sys_exit_rec *ctx)
-{
-	struct call c;
-
-	if (!take_call(MAP_OP_MUNMAP, &c) || ctx->ret)
+	/* munmap(addr, len) */
+	if (ret || !current_is_traced())
 		return 0;
-	return emit(MAP_OP_MUNMAP, c.a0, c.a1, 0, 0, 0, 0);
+	return emit(r, MAP_OP_MUNMAP, r->rdi, r->rsi, 0, 0, 0, 0);
 }
 
-SEC("tracepoint/syscalls/sys_enter_mremap")
-int mappings_mremap_enter(struct sys_enter_rec *ctx)
+static __always_inline int mremap_done(const struct pt_regs *r, __s64 ret)
 {
-	return remember(MAP_OP_MREMAP, ctx->args[0], ctx->args[1], ctx->args[2]);
-}
-
-SEC("tracepoint/syscalls/sys_exit_mremap")
-int mappings_mremap_exit(struct sys_exit_rec *ctx)
-{
-	struct call c;
-
-	if (!take_call(MAP_OP_MREMAP, &c) || failed(ctx->ret))
+	/* mremap(old_addr, old_len, new_len, flags, new_addr) */
+	if (failed(ret) || !current_is_traced())
 		return 0;
-	return emit(MAP_OP_MREMAP, (__u64)ctx->ret, c.a2, c.a0, c.a1, 0, 1);
+	return emit(r, MAP_OP_MREMAP, (__u64)ret, r->rdx, r->rdi, r->rsi, 0, 1);
 }
 
-SEC("tracepoint/syscalls/sys_enter_brk")
-int mappings_brk_enter(struct sys_enter_rec *ctx)
+static __always_inline int brk_start(void)
 {
 	struct task_struct___maps *task = (void *)bpf_get_current_task();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 old = BPF_CORE_READ(task, mm, brk);
 
-	return remember(MAP_OP_BRK, BPF_CORE_READ(task, mm, brk), 0, 0);
+	if (current_is_traced())
+		bpf_map_update_elem(&brk_calls, &tid, &old, BPF_ANY);
+	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_brk")
-int mappings_brk_exit(struct sys_exit_rec *ctx)
+static __always_inline int brk_done(const struct pt_regs *r, __s64 ret)
 {
-	struct call c;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *p = bpf_map_lookup_elem(&brk_calls, &tid), old;
 
-	if (!take_call(MAP_OP_BRK, &c) || (__u64)ctx->ret == c.a0)
+	if (!p)
+		return 0; /* not traced, or the entry came before the attach */
+	old = *p;
+	bpf_map_delete_elem(&brk_calls, &tid);
+	if ((__u64)ret == old)
 		return 0; /* a query (brk(0)) or a refused move: nothing changed */
-	return emit(MAP_OP_BRK, (__u64)ctx->ret, 0, c.a0, 0, 0, (__u64)ctx->ret > c.a0);
+	return emit(r, MAP_OP_BRK, (__u64)ret, 0, old, 0, 0, (__u64)ret > old);
+}
+
+/*
+ * The raw system-call tracepoints, BTF-typed: attached with no tracefs (the syscalls/
+ * tracepoints need their ids from it). They run for every system call while attached, so
+ * each returns at once unless the call is one of these four (x86-64 numbers).
+ */
+#define NR_MMAP	  9
+#define NR_MUNMAP 11
+#define NR_BRK	  12
+#define NR_MREMAP 25
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(mappings_sys_enter, struct pt_regs *regs, long id)
+{
+	return id == NR_BRK ? brk_start() : 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(mappings_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct pt_regs r;
+	__u64 nr;
+
+	if (bpf_probe_read_kernel(&nr, sizeof(nr), &regs->orig_rax))
+		return 0;
+	if (nr != NR_MMAP && nr != NR_MUNMAP && nr != NR_MREMAP && nr != NR_BRK)
+		return 0;
+	if (bpf_probe_read_kernel(&r, sizeof(r), regs))
+		return 0;
+	switch (nr) {
+	case NR_MMAP:
+		return mmap_done(&r, ret);
+	case NR_MUNMAP:
+		return munmap_done(&r, ret);
+	case NR_MREMAP:
+		return mremap_done(&r, ret);
+	default:
+		return brk_done(&r, ret);
+	}
 }

@@ -15,7 +15,7 @@
 #include "death.skel.h"
 #include "mappings.skel.h"
 
-#define MAPPING_PROGS 8
+#define MAPPING_PROGS 2
 
 struct death_probes {
 	struct death_bpf *skel;
@@ -24,8 +24,18 @@ struct death_probes {
 	struct bpf_link *map_links[MAPPING_PROGS];
 };
 
+static void mappings_stop(struct death_probes *d)
+{
+	for (int i = 0; i < MAPPING_PROGS; i++)
+		bpf_link__destroy(d->map_links[i]);
+	memset(d->map_links, 0, sizeof(d->map_links));
+	mappings_bpf__destroy(d->maps);
+	d->maps = NULL;
+}
+
 /* The mappings probes (bpf/mappings.bpf.c) on the same traced processes and ring buffer.
- * Optional: without them the report has no "mapped outside malloc" section. */
+ * Optional: without them the report has no "mapped outside malloc" section, and the
+ * tracer says so. */
 static int mappings_start(struct death_probes *d, int ringbuf_fd)
 {
 	struct bpf_program *prog;
@@ -47,6 +57,8 @@ static int mappings_start(struct death_probes *d, int ringbuf_fd)
 		if (!d->map_links[i++])
 			err = -errno;
 	}
+	if (err)
+		mappings_stop(d);
 	return err;
 }
 
@@ -85,14 +97,9 @@ struct death_probes *death_probes__new(int ringbuf_fd, bool follow)
 		}
 	}
 	err = mappings_start(d, ringbuf_fd);
-	if (err) {
-		vlog("not recording mappings outside malloc (%s)\n", strerror(-err));
-		for (int i = 0; i < MAPPING_PROGS; i++)
-			bpf_link__destroy(d->map_links[i]);
-		memset(d->map_links, 0, sizeof(d->map_links));
-		mappings_bpf__destroy(d->maps);
-		d->maps = NULL;
-	}
+	if (err)
+		ilog("tracer: warning: not recording memory mapped outside malloc (mmap, brk): "
+		     "%s\n", strerror(-err));
 	return d;
 cleanup:
 	death_probes__free(d);
@@ -137,9 +144,7 @@ void death_probes__free(struct death_probes *d)
 {
 	if (!d)
 		return;
-	for (int i = 0; i < MAPPING_PROGS; i++)
-		bpf_link__destroy(d->map_links[i]);
-	mappings_bpf__destroy(d->maps);
+	mappings_stop(d);
 	for (int i = 0; i < 4; i++)
 		bpf_link__destroy(d->links[i]);
 	death_bpf__destroy(d->skel);

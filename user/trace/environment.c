@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -29,4 +31,15 @@ int env_check(pid_t pid)
 		return -ESRCH;
 	}
 	return 0;
+}
+
+bool env_refuses(const char *feature)
+{
+	const char *list = getenv("TRACER_REFUSE");
+	size_t n = strlen(feature);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, feature, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
 }

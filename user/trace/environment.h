@@ -3,6 +3,7 @@
 #ifndef TRACER_ENVIRONMENT_H
 #define TRACER_ENVIRONMENT_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /*
@@ -12,5 +13,16 @@
  * process). 0: all good.
  */
 int env_check(pid_t pid);
+
+/*
+ * Is feature in TRACER_REFUSE (a comma-separated list, hidden, for tests)? The tracer then
+ * takes that kernel feature as refused, so the fallback an older or smaller host gets is
+ * what runs here:
+ *   session  session uprobes (also TRACER_NO_SESSION=refused)
+ *   multi    uprobe-multi links (sessions too: they are uprobe-multi links)
+ *   tracefs  a mounted tracefs (tracefs.h then mounts its own)
+ *   fsmount  fsopen/fsmount (tracefs.h then mounts in a private mount namespace)
+ */
+bool env_refuses(const char *feature);
 
 #endif

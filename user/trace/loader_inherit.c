@@ -19,11 +19,10 @@
 #include <bpf/libbpf.h>
 
 #include "loader_inherit.h"
+#include "tracefs.h"
 
 #define LOG_TAG "loader: "
 #include "log.h"
-
-#define TRACEFS "/sys/kernel/tracing"
 
 /* Room for one more element in *v (cnt in use, *cap allocated). 0 or -ENOMEM. */
 static int grow(void **v, size_t *cap, size_t cnt, size_t elem)
@@ -41,37 +40,37 @@ static int grow(void **v, size_t *cap, size_t cnt, size_t elem)
 	return 0;
 }
 
-/* Append one command line to tracefs's uprobe_events. 0 or -errno. */
-static int uprobe_events_write(const char *cmd)
+/* Delete from uprobe_events each event of the groups keep() says go (the tracer_<pid>
+ * groups, "tracer_%d/e%u"). With open, read and write only: the carrier runs it, a child
+ * forked from a threaded tracer. Returns how many it could not delete because a perf event
+ * still held them (-EBUSY), or -errno when uprobe_events cannot be read. */
+static int delete_events(int root, bool (*gone)(int pid, void *ctx), void *ctx)
 {
-	int fd = open(TRACEFS "/uprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, cmd, strlen(cmd)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-/* A tracer killed before its closer thread ran (SIGKILL) leaves its tracefs events:
- * delete those of tracers that no longer exist, once, before making ours. */
-static void delete_stale_events(void)
-{
-	FILE *f = fopen(TRACEFS "/uprobe_events", "re");
-	char line[PATH_MAX + 128], cmd[128];
-	int pid;
+	static char buf[1 << 20]; /* a page of the carrier's own once forked (copy on write) */
+	char cmd[128];
+	long n = tracefs__read(root, "uprobe_events", buf, sizeof(buf));
+	int busy = 0, pid;
 	unsigned seq;
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*c:tracer_%d/e%u ", &pid, &seq) == 2 && kill(pid, 0) &&
-		    errno == ESRCH) {
+	if (n < 0)
+		return (int)n;
+	for (char *line = buf; line && *line; line = strchr(line, '\n'), line += !!line)
+		if (sscanf(line, "%*c:tracer_%d/e%u ", &pid, &seq) == 2 && gone(pid, ctx)) {
 			snprintf(cmd, sizeof(cmd), "-:tracer_%d/e%u\n", pid, seq);
-			uprobe_events_write(cmd);
+			busy += tracefs__append(root, "uprobe_events", cmd) == -EBUSY;
 		}
-	fclose(f);
+	return busy;
+}
+
+static bool tracer_is_dead(int pid, void *ctx)
+{
+	(void)ctx;
+	return kill(pid, 0) && errno == ESRCH;
+}
+
+static bool is_group(int pid, void *ctx)
+{
+	return pid == *(pid_t *)ctx;
 }
 
 /* The event for (path, off, retprobe): found, or made in tracefs. NULL + errno. */
@@ -80,7 +79,6 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 {
 	struct inherit_event *e;
 	char cmd[PATH_MAX + 128], idp[128];
-	FILE *f;
 	int err;
 
 	for (size_t i = 0; i < ls->ev_cnt; i++) {
@@ -92,32 +90,39 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 		return NULL;
 	e = &ls->ev[ls->ev_cnt];
 	*e = (struct inherit_event){ .off = off, .retprobe = retprobe, .seq = (unsigned)ls->ev_cnt };
-	if (!ls->group)
-		delete_stale_events();
-	ls->group = getpid();
+	if (!ls->group) {
+		ls->tracefs = tracefs__root();
+		if (ls->tracefs < 0) {
+			elog("cannot make uprobe events: no tracefs (%s): not mounted, and the "
+			     "tracer could not mount its own (needs CAP_SYS_ADMIN)\n",
+			     strerror(-ls->tracefs));
+			errno = -ls->tracefs;
+			return NULL;
+		}
+		/* A tracer killed with its carrier (see carrier_pid) leaves its events:
+		 * delete those of tracers that no longer exist, once, before making ours. */
+		delete_events(ls->tracefs, tracer_is_dead, NULL);
+		ls->group = getpid();
+	}
 	snprintf(cmd, sizeof(cmd), "%c:tracer_%d/e%u %s:0x%zx\n", retprobe ? 'r' : 'p',
 		 (int)ls->group, e->seq, path, off);
-	err = uprobe_events_write(cmd);
+	err = tracefs__append(ls->tracefs, "uprobe_events", cmd);
 	if (err) {
-		elog("cannot make the uprobe %s:0x%zx in " TRACEFS "/uprobe_events: %s\n", path,
-		     off, strerror(-err));
+		elog("cannot make the uprobe %s:0x%zx in uprobe_events (tracefs %s): %s\n", path,
+		     off, tracefs__via_name(tracefs__via()), strerror(-err));
 		errno = -err;
 		return NULL;
 	}
 	e->path = strdup(path);
-	snprintf(idp, sizeof(idp), TRACEFS "/events/tracer_%d/e%u/id", (int)ls->group, e->seq);
-	f = fopen(idp, "re");
-	if (!f || fscanf(f, "%d", &e->id) != 1 || !e->path) {
-		err = f ? -EINVAL : -errno;
-		if (f)
-			fclose(f);
+	snprintf(idp, sizeof(idp), "events/tracer_%d/e%u/id", (int)ls->group, e->seq);
+	err = tracefs__read_int(ls->tracefs, idp, &e->id);
+	if (err || !e->path) {
 		free(e->path);
 		snprintf(cmd, sizeof(cmd), "-:tracer_%d/e%u\n", (int)ls->group, e->seq);
-		uprobe_events_write(cmd);
-		errno = -err;
+		tracefs__append(ls->tracefs, "uprobe_events", cmd);
+		errno = err ? -err : ENOMEM;
 		return NULL;
 	}
-	fclose(f);
 	ls->ev_cnt++;
 	return e;
 }
@@ -157,8 +162,8 @@ static int push_link(struct inherit_links *ls, struct bpf_link *link)
 	return 0;
 }
 
-/* Close every descriptor of this (forked) process but 0-2. */
-static void close_inherited_fds(void)
+/* Close every descriptor of this (forked) process but 0-2 and keep. */
+static void close_inherited_fds(int keep)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
@@ -168,37 +173,64 @@ static void close_inherited_fds(void)
 		return;
 	while ((e = readdir(d))) {
 		int fd = (int)strtol(e->d_name, NULL, 10);
-		if (fd >= 3 && fd != dfd)
+		if (fd >= 3 && fd != dfd && fd != keep)
 			close(fd);
 	}
 	closedir(d);
 }
 
+/* How long the carrier tries to delete a dead tracer's events: the perf events holding
+ * them are released as the tracer's descriptors close, some after an RCU grace period. */
+#define SWEEP_TRIES   100
+#define SWEEP_WAIT_US 50000
+
+/* The carrier's life: idle until the tracer dies; then, unless the tracer killed it first
+ * (its normal ending: it deletes its events itself), delete the tracer's events, so a
+ * tracer killed with SIGKILL leaves uprobe_events as it found it. */
+static void carrier_main(pid_t tracer, int root)
+{
+	sigset_t term;
+	int sig;
+
+	/* Hold nothing of the tracer's but tracefs: a held target's go pipe kept open here
+	 * would keep it from ever seeing the tracer give up on it. */
+	close_inherited_fds(root);
+	/* Out of the tracer's session and process group: a signal to the tracer's group
+	 * (Ctrl-C, timeout -s KILL) does not end the carrier before it has cleaned up. */
+	setsid();
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	/* The signal comes when the thread that forked the carrier ends; the tracer is gone
+	 * only once the carrier has another parent (also when it died before prctl). */
+	while (getppid() == tracer)
+		sigwait(&term, &sig);
+	for (int i = 0; i < SWEEP_TRIES && delete_events(root, is_group, &tracer) > 0; i++)
+		usleep(SWEEP_WAIT_US);
+	_exit(0);
+}
+
 /*
- * The task carrying the programs: a child of the tracer that only waits to die. The BPF
- * program of a uprobe hangs off its trace event, attached through ONE perf event; when
+ * The task carrying the programs: a child of the tracer that only waits for it to die. The
+ * BPF program of a uprobe hangs off its trace event, attached through ONE perf event; when
  * that perf event was one of the traced tasks', the first inherited copy to be freed (a
  * child's exit) took the program off the uprobe for everyone (kernel 6.18, checked: the
  * third of three forks had no record). On a task that never exits while tracing, the
- * programs stay; it never calls the allocator, so its own probe hits cost nothing.
+ * programs stay; it never calls the allocator, so its own probe hits cost nothing. It also
+ * outlives a tracer killed with SIGKILL, to delete the tracer's events (carrier_main).
  */
 static int carrier_pid(struct inherit_links *ls)
 {
-	pid_t pid;
+	pid_t pid, tracer = getpid();
 
 	if (ls->carrier > 0)
 		return ls->carrier;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (pid == 0) {
-		/* Hold nothing of the tracer's: a held target's go pipe kept open here would
-		 * keep it from ever seeing the tracer give up on it. */
-		close_inherited_fds();
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (;;)
-			pause();
-	}
+	if (pid == 0)
+		carrier_main(tracer, ls->tracefs);
 	ls->carrier = pid;
 	return pid;
 }
@@ -373,7 +405,7 @@ static void close_all(struct inherit_links *ls)
 		char cmd[64];
 
 		snprintf(cmd, sizeof(cmd), "-:tracer_%d/e%u\n", (int)ls->group, ls->ev[i].seq);
-		uprobe_events_write(cmd);
+		tracefs__append(ls->tracefs, "uprobe_events", cmd);
 	}
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * loader_inherit - allocator probes that follow a process tree. Each probe is a tracefs
- * uprobe event (uprobe_events, group tracer_<tracer pid>), opened as a perf event on every
+ * uprobe event (uprobe_events, group tracer_<tracer pid>; tracefs reached even where the
+ * host has it unmounted: tracefs.h), opened as a perf event on every
  * traced task with attr.inherit: the kernel copies inherited events into every task a
  * traced one creates (threads, fork, vfork) before the new task runs, and they stay across
  * exec, so a child's calls into the probed file hit the probes with no race and no work
@@ -12,7 +13,9 @@
  *
  * Why not the uprobe PMU (perf_event_open type "uprobe", config1 = path pointer): an
  * inherited copy re-reads the path from config1 in the FORKING process's memory, where
- * the tracer's pointer means nothing: fork(2) fails with EFAULT (kernel 6.18, checked).
+ * the tracer's pointer means nothing: fork(2) fails with EFAULT (kernel 6.18, checked:
+ * perf_uprobe_init() strndup_user()s attr.uprobe_path again for each inherited copy).
+ * A tracefs event is named by its id alone, which every copy can use.
  * Used by the loader only (it owns the programs).
  */
 #ifndef TRACER_LOADER_INHERIT_H
@@ -54,6 +57,7 @@ struct inherit_links {
 	size_t ev_cnt, ev_cap;
 	pid_t group;		 /* the tracefs group is tracer_<group> (the tracer's pid) */
 	pid_t carrier;		 /* the idle child whose perf events carry the programs */
+	int tracefs;		 /* tracefs's root (tracefs.h), once the first event is made */
 	bool closing, threaded;	 /* loader_inherit__detach began; in a thread */
 	pthread_t thread;
 };
