@@ -25,6 +25,7 @@
 #include "environment.h"
 #include "fp_detect.h"
 #include "frames.h"
+#include "host_check.h"
 #include "loader.h"
 #include "loader_window.h"
 #include "log.h"
@@ -363,6 +364,8 @@ int main(int argc, char **argv)
 	if (ret != OPT_GO_ON)
 		return ret;
 	tracer_verbosity = args.verbosity;
+	if (args.check)
+		return host_check__run(&args, stdout);
 	r.out = (struct profile_output_opts){
 		.output = args.output,
 		.workloads = args.workload != NULL,

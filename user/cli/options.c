@@ -46,6 +46,8 @@ enum {
 	OPT_INTERVAL,
 	OPT_MIN_AGE,
 	OPT_SAMPLE_BYTES,
+	OPT_CHECK,
+	OPT_JSON,
 };
 
 #define G_TARGET "What to trace"
@@ -153,6 +155,13 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_OUTPUT, NULL, 'q' },
 	{ "verbose", 'v', NULL, "more detail (-vv, -vvv: libbpf debug output)", G_OUTPUT, NULL,
 	  'v' },
+	{ "check", 0, NULL,
+	  "say what this host supports and what the tracer would use\n"
+	  "(kernel features, tracefs, privileges, trap cost; with\n"
+	  "--pid: the allocator, unwinder and attach path for it);\n"
+	  "exit 0 if tracing can work, 1 if not",
+	  G_OTHER, NULL, OPT_CHECK },
+	{ "json", 0, NULL, "with --check: one JSON object on stdout", G_OTHER, NULL, OPT_JSON },
 	{ "version", 'V', NULL, "print the version", G_OTHER, NULL, 'V' },
 	{ "help", 'h', NULL, "this help", G_OTHER, NULL, OPT_HELP },
 	{ "help-man", 0, NULL, "print this help as a man page (roff)", G_OTHER, NULL,
@@ -174,6 +183,7 @@ const struct opt_cmd tracer_cmd = {
 		"                                              trace a cgroup's processes\n"
 		"  tracer [options] -- CMD [ARGS...]           start CMD traced, exit with its "
 		"status\n"
+		"  tracer --check [--pid PID] [--json]         what this host supports\n"
 		"  tracer report FILE [--top N] [--sort KEY] [--json]   summarize any DHAT file\n"
 		"  tracer diff OLD NEW [--top N] [--json]      compare two DHAT files per stack\n"
 		"  tracer export FILE [--format pprof|folded|svg|timeline] [-o OUT]\n"
@@ -184,6 +194,7 @@ const struct opt_cmd tracer_cmd = {
 		    "  sudo KAISH_PROFILE_OUT=/tmp/prof tracer --workload all\n"
 		    "  sudo tracer -o app.json -- ./my-embedder --serve\n"
 		    "  sudo tracer --pid 4242 --duration 10\n"
+		    "  sudo tracer --check --pid 4242\n"
 		    "  sudo tracer -q --summary sort.txt -o sort.json -- sort big >sorted\n"
 		    "  sudo tracer -o build-%p.json -- make -j2      # one profile per process\n"
 		    "  sudo tracer --cgroup /sys/fs/cgroup/system.slice/app.service --report all\n"
@@ -306,6 +317,12 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	case OPT_DENSE_STACKS:
 		o->dense_stacks = true;
+		break;
+	case OPT_CHECK:
+		o->check = true;
+		break;
+	case OPT_JSON:
+		o->check_json = true;
 		break;
 	case OPT_REPORT:
 		if (strcmp(arg, "top") && strcmp(arg, "all")) {
@@ -472,6 +489,17 @@ int options__parse(int argc, char **argv, struct tracer_opts *o)
 		o->cmd = &argv[operand];
 	if (o->cmd && check_command(o->cmd[0]))
 		return TRACER_EXIT_USAGE;
+	if (o->check_json && !o->check) {
+		elog("--json goes with --check\n");
+		return TRACER_EXIT_USAGE;
+	}
+	if (o->check) {
+		if (o->workload || o->cgroup || o->cmd || o->pid_cnt > 1) {
+			elog("--check takes at most one --pid PID\n");
+			return TRACER_EXIT_USAGE;
+		}
+		return OPT_GO_ON;
+	}
 	if (!!o->workload + !!o->pid + !!o->cgroup + !!o->cmd != 1) {
 		elog("give exactly one of --workload NAME, --pid PID, --cgroup PATH or -- CMD "
 		     "(see --help)\n");

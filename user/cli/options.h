@@ -53,6 +53,7 @@ struct tracer_opts {
 	double interval_s;		/* --interval: outstanding-allocation tables; 0: none */
 	double min_age_s;		/* --min-age: blocks younger than this left out; 0: none */
 	__u64 sample_bytes;		/* --sample-bytes, mean bytes per sample; 0: exact */
+	bool check, check_json;		/* --check [--json]: host_check.h, no tracing */
 };
 
 /*

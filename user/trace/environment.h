@@ -22,6 +22,7 @@ int env_check(pid_t pid);
  *   multi    uprobe-multi links (sessions too: they are uprobe-multi links)
  *   tracefs  a mounted tracefs (tracefs.h then mounts its own)
  *   fsmount  fsopen/fsmount (tracefs.h then mounts in a private mount namespace)
+ *   privatens  that private mount namespace too: no tracefs at all (inherited probes fail)
  */
 bool env_refuses(const char *feature);
 

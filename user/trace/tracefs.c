@@ -86,9 +86,12 @@ static void *mount_privately(void *arg)
  * mount lives on, detached, for as long as the descriptor). */
 static int open_private(void)
 {
+	int res = -ENOSYS, err;
 	pthread_t t;
-	int res = -ENOSYS, err = pthread_create(&t, NULL, mount_privately, &res);
 
+	if (env_refuses("privatens"))
+		return -EPERM;
+	err = pthread_create(&t, NULL, mount_privately, &res);
 	if (err)
 		return -err;
 	pthread_join(t, NULL);

@@ -128,7 +128,7 @@ static int counter_read(int map, uint64_t *v)
 
 /* Next to nothing: count the hit in the map, return 0 (a no-op probe plus one lookup and
  * one atomic add). Type kprobe: the type uprobes run. */
-static int counting_prog_load(int map)
+static int counting_prog_load(int map, uint32_t attach_type)
 {
 	struct bpf_insn insns[] = {
 		/* *(u32 *)(r10 - 4) = 0; r2 = r10 - 4 */
@@ -152,7 +152,7 @@ static int counting_prog_load(int map)
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_KPROBE;
-	a.expected_attach_type = BPF_TRACE_UPROBE_MULTI;
+	a.expected_attach_type = attach_type;
 	a.insns = (uint64_t)(uintptr_t)insns;
 	a.insn_cnt = (uint32_t)(sizeof(insns) / sizeof(insns[0]));
 	a.license = (uint64_t)(uintptr_t)"GPL";
@@ -161,12 +161,11 @@ static int counting_prog_load(int map)
 
 /* A uprobe-multi link of prog on path+off, for this process only: no other process
  * takes the trap, and the target is untouched. */
-static int link_create(int prog, const char *path, uint64_t off)
+static int link_create(int prog, uint32_t attach_type, const char *path, uint64_t off)
 {
 	size_t offs[1] = { (size_t)off };
 
-	return uprobe_multi__link(prog, BPF_TRACE_UPROBE_MULTI, path, offs, NULL, 1, false,
-				  getpid());
+	return uprobe_multi__link(prog, attach_type, path, offs, NULL, 1, false, getpid());
 }
 
 static void *close_link(void *arg)
@@ -201,12 +200,12 @@ int trap_cost__measure(double *ns)
 	map = counter_map_create();
 	if (map < 0)
 		return map;
-	prog = counting_prog_load(map);
+	prog = counting_prog_load(map, BPF_TRACE_UPROBE_MULTI);
 	if (prog < 0) {
 		err = prog;
 		goto cleanup;
 	}
-	link = link_create(prog, path, off);
+	link = link_create(prog, BPF_TRACE_UPROBE_MULTI, path, off);
 	if (link < 0) {
 		err = link;
 		goto cleanup;
@@ -241,6 +240,28 @@ bool trap_cost__advice(double ns, double slow_ns, char *buf, size_t sz)
 		 "programs will run much slower traced; --sample-bytes N traces fewer calls",
 		 ns / 1000.0);
 	return true;
+}
+
+int trap_cost__try_link(uint32_t attach_type)
+{
+	char path[1024];
+	uint64_t off = 0;
+	int map, prog, link, err;
+
+	err = code_file_offset((uintptr_t)trap_cost_site, path, sizeof(path), &off);
+	if (err)
+		return err;
+	map = counter_map_create();
+	if (map < 0)
+		return map;
+	prog = counting_prog_load(map, attach_type);
+	link = prog < 0 ? prog : link_create(prog, attach_type, path, off);
+	if (link >= 0)
+		close_link_later(link);
+	if (prog >= 0)
+		close(prog);
+	close(map);
+	return link < 0 ? link : 0;
 }
 
 void trap_cost__check(void)

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Above this a trap is "expensive": 3x the cost on a host where they are cheap. */
 #define TRAP_COST_SLOW_NS 2000.0
@@ -32,6 +33,11 @@ int trap_cost__measure(double *ns);
  * returns false and leaves buf empty.
  */
 bool trap_cost__advice(double ns, double slow_ns, char *buf, size_t sz);
+
+/* Can this kernel make a uprobe-multi link of attach_type (BPF_TRACE_UPROBE_MULTI, or
+ * TRACE_UPROBE_SESSION of uprobe_multi.h), its program loaded for it? On this process's
+ * own probe site. 0 or the kernel's -errno (tracer --check). */
+int trap_cost__try_link(uint32_t attach_type);
 
 /* Measure once and log: the figure at -v, the advice (unless -q) when traps are slow. */
 void trap_cost__check(void);

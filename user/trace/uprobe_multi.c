@@ -2,6 +2,8 @@
 /* Raw uprobe-multi links: see uprobe_multi.h. */
 #include "uprobe_multi.h"
 
+#include "environment.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -35,6 +37,9 @@ int uprobe_multi__link(int prog_fd, __u32 attach_type, const char *path, const s
 
 	if (cnt > UPROBE_MULTI_MAX)
 		return -E2BIG;
+	/* TRACER_REFUSE=multi (session): as a kernel before 6.6 (6.13) answers. */
+	if (env_refuses("multi") || (attach_type == TRACE_UPROBE_SESSION && env_refuses("session")))
+		return -EINVAL;
 	for (size_t i = 0; i < cnt; i++)
 		offsets[i] = offs[i];
 	memset(&a, 0, sizeof(a));
