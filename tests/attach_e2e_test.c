@@ -47,12 +47,12 @@ static pid_t start_embedder(const char *dir, const char *extra)
 /* Wait until the tracer (-v, stderr to log) says it attached and the embedder (its ready
  * file in dir) served requests since: of three requests finished after "attached" was
  * seen, one of its two workers served two, the second begun after that. */
-static void wait_attached_and_serving(const char *log, const char *dir)
+static void wait_attached_and_serving(const char *log, const char *dir, pid_t tracer)
 {
 	char ready[1024];
 
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached");
+	cr_assert(e2e_wait_for_text_from(log, "attached to pid", TEST_TIMEOUT(120), tracer),
+		  "the tracer never attached:\n%s", e2e_slurp(log));
 	snprintf(ready, sizeof(ready), "%s/ready", dir);
 	cr_assert(e2e_wait_lines(ready, e2e_lines(ready) + 3, TEST_TIMEOUT(60)),
 		  "the embedder served no requests");
@@ -199,7 +199,7 @@ Test(attach_e2e, pid_that_exits_mid_trace, .timeout = TEST_TIMEOUT(300))
 	/* The target ends once the tracer says it is attached (however long that took on this
 	 * host) and it served requests since (kaish_execute is in the profile), not after a
 	 * fixed time. */
-	wait_attached_and_serving(log, dir);
+	wait_attached_and_serving(log, dir, tracer);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	for (int i = 0; i < TEST_TIMEOUT(60) * 50 && waitpid(tracer, &st, WNOHANG) == 0; i++)
@@ -239,7 +239,7 @@ Test(attach_e2e, sigint_writes_a_valid_profile, .timeout = TEST_TIMEOUT(300))
 		_exit(127);
 	}
 	/* Attached and tracing: the tracer says so at -v; then the embedder allocates. */
-	wait_attached_and_serving(log, dir);
+	wait_attached_and_serving(log, dir, tracer);
 	kill(tracer, SIGINT);
 	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
 	kill(pid, SIGTERM);

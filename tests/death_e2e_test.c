@@ -68,6 +68,7 @@ static void memcg_create(struct memcg *m, const char *tag)
 	rmdir(m->dir); /* left by an interrupted run */
 	cr_assert(mkdir(m->dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", m->dir,
 		  strerror(errno));
+	e2e_guard_rmdir(m->dir); /* also when the test fails */
 	snprintf(path, sizeof(path), "%s/%s", m->dir, v1 ? "memory.limit_in_bytes" : "memory.max");
 	cr_assert(write_file(path, limit), "cannot set %s: %s (no memory cgroup controller?)", path,
 		  strerror(errno));
@@ -225,7 +226,8 @@ static pid_t spawn_tracer(const char *target, const char *path, const char *tlog
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
-	cr_assert(e2e_wait_for_text(tlog, "attached to pid", 60), "the tracer did not attach");
+	cr_assert(e2e_wait_for_text_from(tlog, "attached to pid", 60, pid),
+		  "the tracer did not attach:\n%s", e2e_slurp(tlog));
 	return pid;
 }
 
@@ -301,8 +303,8 @@ Test(death_e2e, oom_kill_of_a_process_joining_a_cgroup, .timeout = TEST_TIMEOUT(
 	snprintf(cmd, sizeof(cmd), "exec %s --wait %s", OOM_LEAK_BIN, go);
 	prog = spawn_in_cgroup(&m, cmd, llog);
 	cr_assert(e2e_wait_for_text(llog, "waiting", 30), "the leak did not start");
-	cr_assert(e2e_wait_for_text(tlog, "joined the cgroup: tracing it", 30),
-		  "the tracer did not take the new process");
+	cr_assert(e2e_wait_for_text_from(tlog, "joined the cgroup: tracing it", 30, tracer),
+		  "the tracer did not take the new process:\n%s", e2e_slurp(tlog));
 	fd = open(go, O_CREAT | O_WRONLY, 0600);
 	cr_assert_geq(fd, 0);
 	close(fd);

@@ -6,6 +6,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +76,148 @@ char *e2e_tmpdir(const char *tag)
 	return path;
 }
 
+/* The guard's longest life: past every test's own timeout (the largest is 1800 s). */
+#define GUARD_MAX_S 3600
+
+static pid_t guarded;	  /* the test process the guard watches */
+static int guard_fd = -1; /* write end: directories for the guard to remove */
+
+/* What the guard does at the end, one line each (from the test process, through a pipe):
+ * "g<pgid>" a process group to kill besides the test's, "d<path>" a directory to remove. */
+#define GUARD_ITEMS 64
+
+/* The guard: wait for the test process to end (or GUARD_MAX_S), then kill its group and
+ * the groups it was given, and remove the directories (retrying while those processes
+ * exit). */
+static void guard_main(pid_t test, int items_fd)
+{
+	struct pollfd pf[2] = { { .fd = -1, .events = POLLIN }, { .fd = items_fd, .events = POLLIN } };
+	char buf[16384], *items[GUARD_ITEMS];
+	size_t len = 0, n_items = 0;
+	time_t until = time(NULL) + GUARD_MAX_S;
+
+	setpgid(0, 0); /* out of the group it will kill */
+	/* Hold nothing of the test's: Criterion's pipes must close when the test ends. */
+	if (items_fd > 3)
+		close_range(3, (unsigned)items_fd - 1, 0);
+	close_range((unsigned)items_fd + 1, ~0u, 0);
+	pf[0].fd = (int)syscall(SYS_pidfd_open, test, 0);
+	while (time(NULL) < until) {
+		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents & (POLLIN | POLLHUP)) {
+			ssize_t n = read(items_fd, buf + len, sizeof(buf) - 1 - len);
+
+			if (n > 0)
+				len += (size_t)n;
+			else
+				pf[1].fd = -1; /* the test closed it (or exec'd): poll the pidfd */
+		}
+		if (pf[0].fd < 0 ? kill(test, 0) != 0 : (pf[0].revents & POLLIN) != 0)
+			break;
+	}
+	kill(-test, SIGKILL);
+	buf[len] = '\0';
+	for (char *save = NULL, *it = strtok_r(buf, "\n", &save); it && n_items < GUARD_ITEMS;
+	     it = strtok_r(NULL, "\n", &save))
+		items[n_items++] = it;
+	for (size_t i = 0; i < n_items; i++)
+		if (items[i][0] == 'g')
+			kill(-atoi(items[i] + 1), SIGKILL);
+	for (int tries = 0; tries < 100; tries++) {
+		size_t left = 0;
+
+		for (size_t i = 0; i < n_items; i++)
+			left += items[i][0] == 'd' && rmdir(items[i] + 1) && errno != ENOENT;
+		if (!left)
+			break;
+		usleep(50000);
+	}
+	_exit(0);
+}
+
+/* One line for the guard. */
+static void guard_say(char kind, const char *what)
+{
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "%c%s\n", kind, what);
+
+	if (guard_fd >= 0 && n > 0 && (size_t)n < sizeof(line) &&
+	    write(guard_fd, line, (size_t)n) != n)
+		fprintf(stderr, "e2e guard: cannot pass on %s\n", line);
+}
+
+void e2e_guard_rmdir(const char *path)
+{
+	guard_say('d', path);
+}
+
+void e2e_guard_group(pid_t pgid)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", (int)pgid);
+	guard_say('g', num);
+}
+
+void e2e_guard(void)
+{
+	int p[2];
+	pid_t g, me = getpid();
+
+	if (guarded == me)
+		return;
+	guarded = me;
+	if (getpgrp() != me && setpgid(0, 0))
+		return;
+	if (pipe2(p, O_CLOEXEC))
+		return;
+	g = fork();
+	if (g < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (g == 0) {
+		close(p[1]);
+		guard_main(me, p[0]);
+	}
+	close(p[0]);
+	guard_fd = p[1];
+}
+
+bool e2e_exited(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+char *e2e_slurp(const char *path)
+{
+	char *buf = malloc(65536);
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (!buf)
+		abort();
+	if (fd >= 0) {
+		n = read(fd, buf, 65535);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
 bool e2e_wait_for_text(const char *path, const char *needle, int secs)
 {
+	return e2e_wait_for_text_from(path, needle, secs, 0);
+}
+
+bool e2e_wait_for_text_from(const char *path, const char *needle, int secs, pid_t writer)
+{
 	struct timespec start, now;
+	bool writer_gone = false;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
@@ -93,8 +235,10 @@ bool e2e_wait_for_text(const char *path, const char *needle, int secs)
 				return true;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - start.tv_sec >= secs)
+		if (now.tv_sec - start.tv_sec >= secs || writer_gone)
 			return false;
+		/* Read once more after the writer ended: its last line may be the one. */
+		writer_gone = writer > 0 && e2e_exited(writer);
 		usleep(20000);
 	}
 }

@@ -10,7 +10,8 @@
 
 #include "dhat_reader.h"
 
-/* Skip the calling test when not root; under CI=true, fail instead (a BPF test must run). */
+/* Skip the calling test when not root; under CI=true, fail instead (a BPF test must run).
+ * Then guard the test's helper processes (e2e_guard()). */
 #define E2E_REQUIRE_ROOT()                                                                         \
 	do {                                                                                       \
 		const char *why = e2e_cannot_trace();                                              \
@@ -19,7 +20,28 @@
 				cr_assert_fail("BPF test cannot run under CI=true: %s", why);            \
 			cr_skip_test("BPF test skipped: %s", why);                                 \
 		}                                                                                  \
+		e2e_guard();                                                                       \
 	} while (0)
+
+/*
+ * No test leaves a process or a cgroup behind, passed or failed. The calling test process
+ * becomes the leader of a process group of its own, which every helper it starts joins (a
+ * FIFO holder, a waiting target, the tracer); a guard process outside that group waits for
+ * the test process to end, however it ends (an assertion, Criterion's timeout, a crash),
+ * then SIGKILLs the whole group and removes the directories given to e2e_guard_rmdir().
+ * Once per test process; E2E_REQUIRE_ROOT() calls it.
+ */
+void e2e_guard(void);
+
+/* Have the guard remove the (cgroup) directory path once the test's processes are gone. */
+void e2e_guard_rmdir(const char *path);
+
+/* Have the guard SIGKILL process group pgid too (a helper the test put in a group of its
+ * own, to keep the test's signals from it). */
+void e2e_guard_group(pid_t pgid);
+
+/* Has process pid (a child of the caller) ended? Without reaping it. */
+bool e2e_exited(pid_t pid);
 
 bool e2e_in_ci(void);
 /* NULL if this process can attach uprobes, else the reason. */
@@ -35,6 +57,14 @@ char *e2e_tmpdir(const char *tag);
 /* Poll the file at path until it contains needle; false after secs seconds. Waits on what a
  * process says it did (say, the tracer's "attached to pid" at -v), not on a guessed sleep. */
 bool e2e_wait_for_text(const char *path, const char *needle, int secs);
+
+/* e2e_wait_for_text(), but false at once when the writer (a child of the caller: the tracer
+ * whose log path is) has ended without writing needle: a failed attach fails its test in
+ * seconds, not at the timeout. The caller's message should show the log (e2e_slurp()). */
+bool e2e_wait_for_text_from(const char *path, const char *needle, int secs, pid_t writer);
+
+/* The file at path (its first 64 KiB), malloc'd; "" if it cannot be read. */
+char *e2e_slurp(const char *path);
 
 /* The number of lines (newlines) in the file at path so far; 0 if it cannot be read. */
 long e2e_lines(const char *path);

@@ -53,6 +53,8 @@ static pid_t start_bg(const char *cmd, const char *out_path, const char *err_pat
 		execl("/bin/sh", "sh", "-c", sh, (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, pid); /* as the child does: a group the guard knows before it runs */
+	e2e_guard_group(pid);
 	return pid;
 }
 
@@ -146,20 +148,20 @@ static pid_t first_child(pid_t pid)
 }
 
 /* Wait until the tracer (run with -v, stderr to log) says its probes are live. */
-static void wait_attached(const char *log)
+static void wait_attached(const char *log, pid_t tracer)
 {
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached (log %s)", log);
+	cr_assert(e2e_wait_for_text_from(log, "attached to pid", TEST_TIMEOUT(120), tracer),
+		  "the tracer never attached:\n%s", e2e_slurp(log));
 }
 
 /* Attached, and the embedder (its ready file in dir) served requests since: of three
  * requests finished after this call, one of its two workers served two, the second begun
  * after the call. A profile taken then is not empty on any host. */
-static void wait_attached_and_serving(const char *log, const char *dir)
+static void wait_attached_and_serving(const char *log, const char *dir, pid_t tracer)
 {
 	char ready[1024];
 
-	wait_attached(log);
+	wait_attached(log, tracer);
 	snprintf(ready, sizeof(ready), "%s/ready", dir);
 	cr_assert(e2e_wait_lines(ready, e2e_lines(ready) + 3, TEST_TIMEOUT(60)),
 		  "the embedder served no requests");
@@ -214,7 +216,7 @@ static void start_traced(struct traced *t, const char *dir, const char *name, co
 	t->tracer = start_bg(cmd, t->out, t->log);
 	t->child = first_child(t->tracer);
 	cr_assert_gt(t->child, 0, "no traced child");
-	wait_attached(t->log);
+	wait_attached(t->log, t->tracer);
 	cr_assert(e2e_wait_lines(t->out, 1, TEST_TIMEOUT(60)), "the command printed nothing");
 }
 
@@ -347,7 +349,7 @@ Test(fault_e2e, target_sigkilled_mid_trace, .timeout = TEST_TIMEOUT(300))
 	target = start_embedder(dir, "");
 	snprintf(cmd, sizeof(cmd), "%s -v --pid %d -o %s", TRACER_BIN, (int)target, path);
 	tracer = start_bg(cmd, NULL, log);
-	wait_attached_and_serving(log, dir);
+	wait_attached_and_serving(log, dir, tracer);
 	stop(target);
 	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after its target was killed");
 	txt = slurp(log);
@@ -374,7 +376,7 @@ Test(fault_e2e, sigterm_to_the_tracer, .timeout = TEST_TIMEOUT(300))
 	snprintf(log, sizeof(log), "%s/pid.log", dir);
 	snprintf(cmd, sizeof(cmd), "%s -v --pid %d -o %s", TRACER_BIN, (int)target, path);
 	tracer = start_bg(cmd, NULL, log);
-	wait_attached_and_serving(log, dir);
+	wait_attached_and_serving(log, dir, tracer);
 	kill(tracer, SIGTERM);
 	cr_assert(wait_for(tracer, 60, &st), "the tracer hung after SIGTERM");
 	stop(target);
@@ -752,7 +754,8 @@ Test(fault_e2e, sigkilled_tracer_leaves_no_probes_behind, .timeout = TEST_TIMEOU
 	tracer = start_bg(cmd, NULL, NULL);
 	/* Attached once its descriptors hold programs and links, and malloc's first instruction
 	 * is the uprobe's breakpoint. */
-	for (int i = 0; i < 3000 && (!nprogs || !nlinks || traced != 0xcc); i++) {
+	for (int i = 0; i < 3000 && (!nprogs || !nlinks || traced != 0xcc) && !e2e_exited(tracer);
+	     i++) {
 		usleep(20000);
 		nprogs = bpf_ids(tracer, "prog_id", progs, 256);
 		nlinks = bpf_ids(tracer, "link_id", links, 256);

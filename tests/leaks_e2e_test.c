@@ -73,8 +73,8 @@ static pid_t start_tracer(const char *log, pid_t pid, const char *const extra[])
 		execv(TRACER_BIN, (char *const *)argv);
 		_exit(127);
 	}
-	cr_assert(e2e_wait_for_text(log, "attached to pid", TEST_TIMEOUT(120)),
-		  "the tracer never attached");
+	cr_assert(e2e_wait_for_text_from(log, "attached to pid", TEST_TIMEOUT(120), t),
+		  "the tracer never attached:\n%s", e2e_slurp(log));
 	return t;
 }
 

@@ -377,7 +377,8 @@ static pid_t start_tracer(const char *args, const char *log)
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
-	cr_assert(e2e_wait_for_text(log, "attached to pid", 60), "the tracer did not attach");
+	cr_assert(e2e_wait_for_text_from(log, "attached to pid", 60, pid),
+		  "the tracer did not attach:\n%s", e2e_slurp(log));
 	return pid;
 }
 
@@ -438,8 +439,10 @@ static char *make_cgroup(void)
 			continue;
 		if (asprintf(&path, "%s/tracer-test-%d", roots[i], (int)getpid()) < 0)
 			return NULL;
-		if (!mkdir(path, 0755))
+		if (!mkdir(path, 0755)) {
+			e2e_guard_rmdir(path); /* also when the test fails */
 			return path;
+		}
 		free(path);
 		path = NULL;
 	}
