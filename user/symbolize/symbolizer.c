@@ -25,6 +25,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "module_share.h"
 #include "procmaps.h"
 #include "symbolizer_module.h"
 
@@ -43,9 +44,10 @@ struct sym_map {
 
 /* A module known by its maps path and inode; owns the module. */
 struct mod_slot {
-	char *path;		/* path in maps, without " (deleted)" */
-	__u64 ino;		/* inode from maps */
-	struct sym_module *mod; /* the module */
+	char *path;		      /* path in maps, without " (deleted)" */
+	__u64 ino;		      /* inode from maps */
+	struct sym_module *mod;	      /* the module */
+	struct shared_module *shared; /* a file's module, shared (module_share.h); NULL: ours */
 };
 
 /* A cached address: its frame strings, NUL-separated. Empty slot: frames == NULL. */
@@ -112,6 +114,7 @@ static int symbolizer__module(struct symbolizer *s, const struct proc_mapping *m
 			      struct sym_module **out)
 {
 	struct sym_module *mod = NULL;
+	struct shared_module *shared = NULL;
 	char *path = NULL;
 	void *img = NULL;
 	size_t img_sz = 0, i;
@@ -147,13 +150,20 @@ static int symbolizer__module(struct symbolizer *s, const struct proc_mapping *m
 		if (fd < 0)
 			fd = -1; /* sym_module__new: -1 is "no file" */
 	}
-	/* Other pseudo paths ([vsyscall], ...) only get a name. */
-	mod = sym_module__new(path, fd, img, img_sz, &s->debug_dirs, s->root_fd);
-	if (!mod) {
-		err = -errno;
-		goto cleanup;
+	/* A file's module is loaded once for every process mapping that file; other pseudo
+	 * paths ([vsyscall], ...) only get a name. */
+	if (fd >= 0) {
+		err = module_share__get(path, fd, s->root_fd, &s->debug_dirs, &mod, &shared);
+		if (err)
+			goto cleanup;
+	} else {
+		mod = sym_module__new(path, fd, img, img_sz, &s->debug_dirs, s->root_fd);
+		if (!mod) {
+			err = -errno;
+			goto cleanup;
+		}
 	}
-	s->mods[s->mod_cnt++] = (struct mod_slot){path, m->ino, mod};
+	s->mods[s->mod_cnt++] = (struct mod_slot){ path, m->ino, mod, shared };
 	path = NULL;
 	*out = mod;
 cleanup:
@@ -321,7 +331,10 @@ void symbolizer__free(struct symbolizer *s)
 		symbolizer__flush_cache(s);
 	free(s->cache);
 	for (i = 0; i < s->mod_cnt; i++) {
-		sym_module__free(s->mods[i].mod);
+		if (s->mods[i].shared)
+			module_share__put(s->mods[i].shared);
+		else
+			sym_module__free(s->mods[i].mod);
 		free(s->mods[i].path);
 	}
 	free(s->mods);
@@ -334,9 +347,16 @@ void symbolizer__free(struct symbolizer *s)
 
 int symbolizer__add_debug_dir(struct symbolizer *s, const char *dir)
 {
+	int err;
+
 	if (!s || !dir)
 		return -EINVAL;
-	return strvec__push(&s->debug_dirs, dir);
+	err = strvec__push(&s->debug_dirs, dir);
+	/* The shared modules keep copies of the list: each gets the root too. */
+	for (size_t i = 0; i < s->mod_cnt && !err; i++)
+		if (s->mods[i].shared)
+			err = module_share__add_dir(s->mods[i].shared, dir);
+	return err;
 }
 
 /* The mapping holding addr, or NULL. */

@@ -6,8 +6,9 @@
  * A uprobe-multi link filters on ONE process, so a tree traced with session uprobes needs a
  * link set per process: made while the new process is held at its birth (ptrace, before its
  * first instruction), closed once it is reaped. Closing a uprobe link waits for RCU grace
- * periods (50-130 ms here), so closes go to a background thread and never hold up the
- * tracee or the record loop. Used by the loader only (it makes the links).
+ * periods (50-130 ms here), so closes go to background threads (8, side by side: the grace
+ * periods of concurrent closes overlap) and never hold up the tracee or the record loop.
+ * Used by the loader only (it makes the links).
  */
 #ifndef TRACER_TREE_LINKS_H
 #define TRACER_TREE_LINKS_H
