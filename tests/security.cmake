@@ -37,6 +37,6 @@ add_criterion_test(security_e2e
 	LIBS tracer_core
 	LABELS bpf)
 target_compile_definitions(security_e2e PRIVATE SEC_DIR="${SEC_DIR}"
-	TRACER_BIN="$<TARGET_FILE:tracer>")
-add_dependencies(security_e2e tracer sec_fixtures)
+	TRACER_BIN="$<TARGET_FILE:tracer>" GO_ALLOCS_BIN="$<TARGET_FILE:host_go_allocs>")
+add_dependencies(security_e2e tracer sec_fixtures host_go_allocs)
 tracer_test_timeout(security_e2e 600)

@@ -577,6 +577,7 @@ Test(symbolizer, processes_share_a_file_s_module)
 	unsigned long before = module_share__count(), one, two;
 	struct symbolizer *a, *b;
 
+	module_share__keep_idle(32); /* as the tracer does while it traces */
 	a = symbolizer__new(getpid());
 	one = module_share__count();
 	b = symbolizer__new(getpid());

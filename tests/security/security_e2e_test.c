@@ -43,6 +43,47 @@ Test(security_e2e, escape_sequences_in_symbol_names_are_shown_not_obeyed,
 	sec_rmtree(dir);
 }
 
+/* Fault (#31): the executable's name reached root's terminal raw in the "wrote" lines, the
+ * process-image table and the no-allocator warning (a program named "x\e]0;PWNED\a\e[2J"
+ * retitled and cleared it; "nl\nfake line" forged an output line), and root made profile
+ * files with ESC and newline in their names. A forking target: its child's profile is
+ * named after the image. */
+Test(security_e2e, target_names_reach_the_terminal_escaped, .timeout = TEST_TIMEOUT(120))
+{
+	static const char *const names[] = { "x\033]0;PWNED\a\033[2J", "nl\nfake line",
+					     "-rf", ".hidden" };
+	char dir[256], prog[600], go[300], cmd[2048], *out = NULL, *ls = NULL;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "e2e-names", 0755), 0);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	cr_assert_eq(sec_copy(GO_ALLOCS_BIN, go, 0644), 0); /* exists: no wait */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(prog, sizeof(prog), "%s/%s", dir, names[i]);
+		cr_assert_eq(sec_copy(GO_ALLOCS_BIN, prog, 0755), 0);
+		snprintf(cmd, sizeof(cmd), "%s -v -o %s/p-%%p.json -- '%s' %s 2>&1 >/dev/null",
+			 TRACER_BIN, dir, prog, go);
+		rc = e2e_run(cmd, &out);
+		cr_assert_eq(rc, 0, "%s", out);
+		cr_expect(!sec_has_byte(out, strlen(out), 0x1b), "raw ESC on the terminal:\n%s",
+			  out);
+		cr_expect(!sec_has_byte(out, strlen(out), 0x07), "raw BEL on the terminal");
+		cr_expect(!strstr(out, "\nfake line"), "a forged line:\n%s", out);
+		cr_expect(strstr(out, "wrote "), "%s", out);
+		free(out);
+	}
+	/* The children's profiles: named after their images, with safe characters only. */
+	snprintf(cmd, sizeof(cmd), "ls %s | grep '^p-'", dir);
+	e2e_run(cmd, &ls);
+	cr_expect(!sec_has_byte(ls, strlen(ls), 0x1b), "ESC in a file name:\n%s", ls);
+	cr_expect(strstr(ls, ".x__0_PWNED___2J.json"), "%s", ls);
+	cr_expect(strstr(ls, ".nl_fake_line.json"), "%s", ls);
+	cr_expect(strstr(ls, "._rf.json") && strstr(ls, "._hidden.json"), "%s", ls);
+	free(ls);
+	sec_rmtree(dir);
+}
+
 /* Fault: a stripped target whose .gnu_debuglink names a FIFO hung the tracer after the
  * target exited; only SIGINT ended it. The guard here is the test's own timeout. */
 Test(security_e2e, fifo_debuglink_does_not_hang_the_trace, .timeout = TEST_TIMEOUT(120))

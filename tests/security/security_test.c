@@ -19,6 +19,7 @@
 #include "options.h"
 #include "output.h"
 #include "safe_open.h"
+#include "safe_text.h"
 #include "sec_util.h"
 #include "symbolizer.h"
 #include "test_timeout.h"
@@ -403,4 +404,41 @@ Test(security, json_output_is_valid_utf8, .timeout = TEST_TIMEOUT(10))
 	free(out);
 	free(errs);
 	sec_rmtree(dir);
+}
+
+/* #31: profile names made from an image's name, the target's choice. */
+Test(security, image_names_make_safe_file_names)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "sort", "sort" },
+		{ "x\033]0;PWNED\a\033[2J", "x__0_PWNED___2J" },
+		{ "nl\nfake line", "nl_fake_line" },
+		{ "a/../b", "a_.._b" },
+		{ "-rf", "_rf" },
+		{ ".hidden", "_hidden" },
+		{ "..", "_." },
+		{ "", "_" },
+		{ "caf\xc3\xa9", "caf__" },
+		{ "g++-12", "g++-12" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		safe_text__file_name(buf, sizeof(buf), cases[i].in);
+		cr_expect_str_eq(buf, cases[i].out, "case %zu", i);
+	}
+	safe_text__file_name(buf, 4, "abcdef");
+	cr_expect_str_eq(buf, "abc");
+}
+
+/* Log arguments: each call its own buffer, SAFE_TEXT_TERM_SLOTS alive at once. */
+Test(security, term_text_for_log_arguments)
+{
+	const char *a = safe_text__term("a\033b"), *b = safe_text__term("nl\nx");
+
+	cr_expect_str_eq(a, "a\\x1bb");
+	cr_expect_str_eq(b, "nl\\x0ax");
+	cr_expect_str_eq(safe_text__term(NULL), "(null)");
 }

@@ -10,6 +10,7 @@
 #include "export.h"
 #include "log.h"
 #include "report.h"
+#include "safe_text.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -167,9 +168,9 @@ int cli_export(int argc, char **argv)
 	}
 	ret = export__to_path(p, a.fmt, path, &a.opts);
 	if (ret)
-		elog("export: cannot write %s: %s\n", path, strerror(-ret));
+		elog("export: cannot write %s: %s\n", safe_text__term(path), strerror(-ret));
 	else if (strcmp(path, "-"))
-		fprintf(stderr, "wrote %s\n", path);
+		fprintf(stderr, "wrote %s\n", safe_text__term(path));
 	free(path);
 	dhat_profile__free(p);
 	return ret ? TRACER_EXIT_FAILURE : TRACER_EXIT_OK;

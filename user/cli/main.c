@@ -29,6 +29,7 @@
 #include "loader.h"
 #include "loader_window.h"
 #include "log.h"
+#include "module_share.h"
 #include "options.h"
 #include "output.h"
 #include "procmaps.h"
@@ -366,6 +367,9 @@ int main(int argc, char **argv)
 	tracer_verbosity = args.verbosity;
 	if (args.check)
 		return host_check__run(&args, stdout);
+	/* A traced tree's processes map the same files: their modules are loaded once, and
+	 * kept a while after a process ends for the next one (a shell loop's children). */
+	module_share__keep_idle(32);
 	r.out = (struct profile_output_opts){
 		.output = args.output,
 		.workloads = args.workload != NULL,

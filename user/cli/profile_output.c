@@ -15,6 +15,7 @@
 #include "output.h"
 #include "procmaps.h"
 #include "profile_output.h"
+#include "safe_text.h"
 
 /* The checks the writer itself makes (output.h), now rather than after the trace: the path
  * walked as outputs walk it (no untrusted symlink), not a directory, not a symlink. */
@@ -148,9 +149,10 @@ static int write_exports(const struct profile_output_opts *o, const char *json_p
 		path = cli_export_path(json_path, export_format__suffix(fmt));
 		e = path ? export__write(fmt, &src, path, &opts) : -ENOMEM;
 		if (e)
-			elog("cannot write %s: %s\n", path ? path : json_path, strerror(-e));
+			elog("cannot write %s: %s\n", safe_text__term(path ? path : json_path),
+			     strerror(-e));
 		else
-			ilog("wrote %s\n", path);
+			ilog("wrote %s\n", safe_text__term(path));
 		ret = ret ?: e;
 		free(path);
 	}
@@ -183,7 +185,7 @@ int profile_output__write(const struct profile_output_opts *o, const struct coll
 	ret = dhat__write_path(path, c, frames__describe, fc, meta);
 	write_ms = (double)(mono_now_ns() - t0) / 1e6;
 	if (ret) {
-		elog("cannot write %s: %s\n", path, strerror(-ret));
+		elog("cannot write %s: %s\n", safe_text__term(path), strerror(-ret));
 		return ret;
 	}
 	/* Symbolization runs inside the writer (frames__describe per program point): the
@@ -191,10 +193,10 @@ int profile_output__write(const struct profile_output_opts *o, const struct coll
 	collector__pps(c, &npps);
 	vlog("timing: %s: %zu program points, %llu frames: stacks+symbols %.1f ms, "
 	     "JSON %.1f ms, %lld bytes\n",
-	     path, npps, (unsigned long long)fc->frames, (double)fc->describe_ns / 1e6,
+	     safe_text__term(path), npps, (unsigned long long)fc->frames, (double)fc->describe_ns / 1e6,
 	     write_ms - (double)fc->describe_ns / 1e6, file_size(path));
 	/* Under sudo the writer has already handed the file to the invoking user. */
 	*written = true;
-	ilog("wrote %s\n", path);
+	ilog("wrote %s\n", safe_text__term(path));
 	return o->formats ? write_exports(o, path, title) : 0;
 }

@@ -38,6 +38,7 @@
 #include "tracer_exit.h"
 #include "run.h"
 #include "workloads.h"
+#include "safe_text.h"
 
 /* Whether every object syms probes is probed already (the loader's first image). */
 static bool objects_probed(const struct alloc_symbols *probed, const struct alloc_symbols *syms)
@@ -240,7 +241,7 @@ bool run__choose_unwind(const struct run *r)
 		return true;
 	}
 	vlog("--unwind auto: %zu of %zu functions of %s%s keep frame pointers: %s\n", c.with_fp,
-	     c.funcs, exe, c.rust ? " (Rust: its crates do not)" : "",
+	     c.funcs, safe_text__term(exe), c.rust ? " (Rust: its crates do not)" : "",
 	     fp_detect__has_fp(&c) ? "fp" : "dwarf");
 	return !fp_detect__has_fp(&c);
 }

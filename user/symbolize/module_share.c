@@ -33,12 +33,9 @@ struct shared_module {
 	struct shared_module *next;
 };
 
-/* Modules nobody holds are kept, up to IDLE_MAX (the least recently released go first): a
- * shell loop's children each map libc and end before the next one starts. */
-#define IDLE_MAX 32
-
 static struct shared_module *shared;
 static unsigned long shared_cnt, idle_cnt, idle_seq;
+static unsigned long idle_max; /* module_share__keep_idle() */
 
 static bool same_dirs(const struct strvec *a, const struct strvec *b)
 {
@@ -151,7 +148,14 @@ void module_share__put(struct shared_module *h)
 	if (!h || --h->refs)
 		return;
 	h->released = ++idle_seq;
-	if (++idle_cnt > IDLE_MAX)
+	if (++idle_cnt > idle_max)
+		drop_oldest_idle();
+}
+
+void module_share__keep_idle(unsigned long n)
+{
+	idle_max = n;
+	while (idle_cnt > idle_max)
 		drop_oldest_idle();
 }
 

@@ -8,10 +8,11 @@
  * child's profile the child waited as a zombie and its parent in waitpid: 100 ms a fork of
  * a shell loop. A module is shared when everything it is loaded from is the same: the file
  * opened (device, inode, size, modification time), its name in the maps, the target's root
- * (where its debug files are looked for) and the debug directories. One nobody holds is
- * kept for the next process (at most 32 such, the least recently used go first): a shell
- * loop's children each map libc and end before the next starts. Single-threaded, like the
- * symbolizers. Private to symbolizer.c.
+ * (where its debug files are looked for) and the debug directories. During a trace
+ * (module_share__keep_idle()), one nobody holds is kept for the next process: a shell loop's
+ * children each map libc and end before the next starts; a debug file installed meanwhile is
+ * then used from the next run on. Single-threaded, like the symbolizers. Private to the
+ * symbolizer, but for module_share__keep_idle().
  */
 #ifndef TRACER_MODULE_SHARE_H
 #define TRACER_MODULE_SHARE_H
@@ -37,6 +38,10 @@ void module_share__put(struct shared_module *h);
  * every holder: a debug file is used only when it provably belongs to the module
  * (debug_file.h), so a root more finds nothing wrong. 0 or -ENOMEM. */
 int module_share__add_dir(struct shared_module *h, const char *dir);
+
+/* Keep up to n modules nobody holds (the least recently released go first); 0, the default:
+ * free a module with its last holder. The tracer keeps 32 while it traces. */
+void module_share__keep_idle(unsigned long n);
 
 /* Free every module nobody holds. */
 void module_share__flush(void);

@@ -58,6 +58,7 @@ struct addr_entry {
 };
 
 struct symbolizer {
+	unsigned long refs;	       /* holders: symbolizer__ref(), symbolizer__free() */
 	pid_t pid;		       /* target */
 	unsigned long long start_time; /* its start time (/proc/PID/stat), detects PID reuse */
 	bool gone;		       /* target exited: maps are frozen */
@@ -295,6 +296,7 @@ struct symbolizer *symbolizer__new(pid_t pid)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	s->refs = 1;
 	s->pid = pid;
 	s->root_fd = -1;
 	s->cache_cap = 1024;
@@ -321,11 +323,23 @@ cleanup:
 	return NULL;
 }
 
+bool symbolizer__empty(const struct symbolizer *s)
+{
+	return !s || !s->map_cnt;
+}
+
+struct symbolizer *symbolizer__ref(struct symbolizer *s)
+{
+	if (s)
+		s->refs++;
+	return s;
+}
+
 void symbolizer__free(struct symbolizer *s)
 {
 	size_t i;
 
-	if (!s)
+	if (!s || --s->refs)
 		return;
 	if (s->cache)
 		symbolizer__flush_cache(s);

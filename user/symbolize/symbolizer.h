@@ -22,8 +22,16 @@
 
 /* Symbolizer for process pid; reads its maps now. NULL + errno on failure. */
 struct symbolizer *symbolizer__new(pid_t pid);
-/* Accepts NULL. */
+/* One more holder of s (freed with the last symbolizer__free()): a forked child that ended
+ * before its maps could be read is symbolized with its parent's, the image it ran. Accepts
+ * NULL. */
+struct symbolizer *symbolizer__ref(struct symbolizer *s);
+/* One holder fewer; freed with the last. Accepts NULL. */
 void symbolizer__free(struct symbolizer *s);
+
+/* Does s know no mapping at all (its process was a zombie, or gone, when the maps were
+ * read)? True for NULL. */
+bool symbolizer__empty(const struct symbolizer *s);
 /* Re-read /proc/PID/maps (keeps what was known if the process is gone). 0 or -errno. */
 int symbolizer__refresh_maps(struct symbolizer *s);
 

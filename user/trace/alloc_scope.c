@@ -15,6 +15,7 @@
 
 #define LOG_TAG "alloc: "
 #include "log.h"
+#include "safe_text.h"
 
 #define SCOPE_MAX 256 /* objects followed; a real program has a few dozen */
 
@@ -340,7 +341,8 @@ static int build(struct alloc_scope *s, struct finder *f, const char *exe, const
 			if (find_object(f, name, s->paths.items[i], &infos[i], path, sizeof(path)))
 				err = scope_add(s, infos, path);
 			else
-				vlog("%s needs %s: not found\n", s->paths.items[i], name);
+				vlog("%s needs %s: not found\n", safe_text__term(s->paths.items[i]),
+				     safe_text__term(name));
 		}
 cleanup:
 	for (size_t i = 0; i < SCOPE_MAX; i++)
@@ -402,7 +404,8 @@ static int read_mapped(struct finder *f, char *exe, size_t exe_sz)
 	}
 	fclose(file);
 	if (!err && !exe[0]) {
-		elog("pid %d: its executable %s is not among its mapped files\n", (int)f->pid, link);
+		elog("pid %d: its executable %s is not among its mapped files\n", (int)f->pid,
+		     safe_text__term(link));
 		err = -ENOENT;
 	}
 	return err;

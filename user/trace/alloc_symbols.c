@@ -15,6 +15,7 @@
 #include "alloc_scope.h"
 #include "log.h"
 #include "safe_open.h"
+#include "safe_text.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -66,12 +67,12 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab,
 		return -EINVAL;
 	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
 	if (fd < 0) {
-		elog("cannot open %s: %s\n", path, safe_open__strerror(fd));
+		elog("cannot open %s: %s\n", safe_text__term(path), safe_open__strerror(fd));
 		return fd;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elog("%s is not an ELF file\n", path);
+		elog("%s is not an ELF file\n", safe_text__term(path));
 		err = -ENOEXEC;
 		goto cleanup;
 	}
@@ -127,7 +128,8 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab,
 			if (fn == FN_COUNT || (GELF_ST_BIND(sym.st_info) == STB_LOCAL && !rust_v0))
 				continue;
 			if (GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC) {
-				vlog("%s: %s is an IFUNC: not probed\n", path, name);
+				vlog("%s: %s is an IFUNC: not probed\n", safe_text__term(path),
+				     safe_text__term(name));
 				continue;
 			}
 			if (versym)
@@ -185,7 +187,8 @@ int alloc_symbols__for_binary(const char *path, struct alloc_symbols *out)
 	if (err)
 		return err;
 	if (!offs[FN_MALLOC] || !offs[FN_FREE] || !offs[FN_REALLOC] || !offs[FN_CALLOC]) {
-		elog("%s does not define malloc, calloc, realloc and free\n", out->path);
+		elog("%s does not define malloc, calloc, realloc and free\n",
+		     safe_text__term(out->path));
 		return -ENOENT;
 	}
 	set_owners(out);
@@ -223,7 +226,8 @@ static int take_from(struct alloc_symbols *out, const char *path, bool is_exe)
 		out->obj_cnt++;
 	}
 	if (skipped)
-		elog("%s: %u allocator entry points not probed: already %d objects probed\n", path,
+		elog("%s: %u allocator entry points not probed: already %d objects probed\n",
+		     safe_text__term(path),
 		     skipped, ALLOC_OBJ_MAX);
 	return 0;
 }
@@ -257,7 +261,8 @@ static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *
 		if (quiet)
 			return -ENOSYS;
 		elog("%s: no object of its scope defines malloc and free%s: use --lib PATH\n",
-		     out->exe, scope->static_exe ? " (a stripped static executable?)" : "");
+		     safe_text__term(out->exe),
+		     scope->static_exe ? " (a stripped static executable?)" : "");
 		return -ENOSYS;
 	}
 	if (out->off[FN_RUST_ALLOC]) /* the shims are probed, whatever allocator they call */
@@ -265,12 +270,12 @@ static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *
 	memcpy(out->path, out->objs[out->obj[FN_MALLOC]], sizeof(out->path));
 	for (__u32 i = 0; i < out->obj_cnt; i++)
 		vlog("probing %s in %s\n", i == out->obj[FN_MALLOC] ? "the allocator" : "entry points",
-		     out->objs[i]);
+		     safe_text__term(out->objs[i]));
 	/* Worth saying when malloc is not where libc's other functions are. */
 	if (!out->off[FN_STRDUP] || out->obj[FN_STRDUP] != out->obj[FN_MALLOC] ||
 	    !strcmp(out->path, out->exe))
-		ilog("probing the allocator in %s: malloc of %s resolves there\n", out->path,
-		     out->exe);
+		ilog("probing the allocator in %s: malloc of %s resolves there\n",
+		     safe_text__term(out->path), safe_text__term(out->exe));
 	set_owners(out);
 	return 0;
 }

@@ -68,6 +68,7 @@
 #define LOG_TAG "loader: "
 #include "log.h"
 #include "safe_open.h"
+#include "safe_text.h"
 
 #define USDT_PROVIDER "kaish_workload"
 
@@ -202,7 +203,7 @@ static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct
 	__u64 glibc_realloc;
 
 	if (fd < 0) {
-		elog("cannot open %s: %s\n", free_obj ? free_obj : "free's object",
+		elog("cannot open %s: %s\n", free_obj ? safe_text__term(free_obj) : "free's object",
 		     safe_open__strerror(fd));
 		return fd;
 	}

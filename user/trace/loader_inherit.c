@@ -23,6 +23,7 @@
 
 #define LOG_TAG "loader: "
 #include "log.h"
+#include "safe_text.h"
 
 /* Room for one more element in *v (cnt in use, *cap allocated). 0 or -ENOMEM. */
 static int grow(void **v, size_t *cap, size_t cnt, size_t elem)
@@ -108,7 +109,8 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 		 (int)ls->group, e->seq, path, off);
 	err = tracefs__append(ls->tracefs, "uprobe_events", cmd);
 	if (err) {
-		elog("cannot make the uprobe %s:0x%zx in uprobe_events (tracefs %s): %s\n", path,
+		elog("cannot make the uprobe %s:0x%zx in uprobe_events (tracefs %s): %s\n",
+		     safe_text__term(path),
 		     off, tracefs__via_name(tracefs__via()), strerror(-err));
 		errno = -err;
 		return NULL;

@@ -14,6 +14,7 @@
 #include "safe_open.h"
 #include "window.skel.h"
 #include "window_symbol.h"
+#include "safe_text.h"
 
 struct window_probes {
 	struct window_bpf *skel;
@@ -33,17 +34,20 @@ static struct bpf_link *attach_symbol(struct bpf_program *prog, pid_t pid, const
 	/* a demangled name ("app::leak_some") attaches to its ELF symbol */
 	err = window_symbol__resolve(binary, func, sym, sizeof(sym), &ambiguous);
 	if (err == -ENOENT || err == -ENOEXEC) {
-		elog("cannot attach to %s in %s: no such function or file\n", func, binary);
+		elog("cannot attach to %s in %s: no such function or file\n", safe_text__term(func),
+		     safe_text__term(binary));
 		errno = ENOENT;
 		return NULL;
 	}
 	if (err) {
-		elog("cannot attach to %s in %s: %s\n", func, binary, safe_open__strerror(err));
+		elog("cannot attach to %s in %s: %s\n", safe_text__term(func), safe_text__term(binary),
+		     safe_open__strerror(err));
 		errno = -err;
 		return NULL;
 	}
 	if (ambiguous)
-		elog("warning: %s names several functions in %s; using %s\n", func, binary, sym);
+		elog("warning: %s names several functions in %s; using %s\n", safe_text__term(func),
+		     safe_text__term(binary), safe_text__term(sym));
 	uopts.func_name = sym;
 	link = bpf_program__attach_uprobe_opts(prog, pid, binary, 0, &uopts);
 	if (!link) {

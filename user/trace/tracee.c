@@ -15,6 +15,7 @@
 #include "symbolizer.h"
 #include "target.h"
 #include "tracee.h"
+#include "safe_text.h"
 
 struct tracees {
 	struct tracees_opts opts;
@@ -60,9 +61,12 @@ bool tracee_path(const char *output, bool first, pid_t pid, const char *prog, ch
 		 size_t sz)
 {
 	const char *env = getenv("KAISH_PROFILE_OUT");
-	char pattern[PATH_MAX], rep[128];
+	char pattern[PATH_MAX], rep[128], name[96];
 	size_t at;
 
+	/* The image's name is the target's choice: only safe characters reach the path. */
+	safe_text__file_name(name, sizeof(name), prog);
+	prog = name;
 	if (output)
 		snprintf(pattern, sizeof(pattern), "%s", output);
 	else
@@ -372,7 +376,8 @@ static struct tracee *open_image(struct tracees *ts, pid_t tgid, pid_t parent, c
 	if (!t)
 		elog("pid %d: cannot open a profile: %s\n", (int)tgid, strerror(errno));
 	else
-		vlog("pid %d: tracing %s%s\n", (int)tgid, t->cmdline, parent ? " (forked)" : "");
+		vlog("pid %d: tracing %s%s\n", (int)tgid, safe_text__term(t->cmdline),
+		     parent ? " (forked)" : "");
 	return t;
 }
 
@@ -395,6 +400,12 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 		if (t && parent) { /* its own may show the exec that followed already */
 			snprintf(t->cmdline, sizeof(t->cmdline), "%s", parent->cmdline);
 			t->malloc_kind = parent->malloc_kind; /* the same image */
+			/* Gone before its maps were read (no exit stop holds it with --pid,
+			 * and a zombie's maps are empty): its frames are the parent's image's. */
+			if (symbolizer__empty(t->sym) && !symbolizer__empty(parent->sym)) {
+				symbolizer__free(t->sym);
+				t->sym = symbolizer__ref(parent->sym);
+			}
 		}
 		break;
 	case EV_PROC_EXEC:

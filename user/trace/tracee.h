@@ -144,7 +144,8 @@ void tracees__stats(const struct tracees *ts, struct session_stats *out);
 
 /*
  * The profile path of an image of process pid running prog (see the header comment):
- * output is -o or NULL; first: the run's first image. False if it did not fit in sz.
+ * output is -o or NULL; first: the run's first image. prog is made safe for a file name
+ * (safe_text__file_name). False if it did not fit in sz.
  */
 bool tracee_path(const char *output, bool first, pid_t pid, const char *prog, char *out,
 		 size_t sz);

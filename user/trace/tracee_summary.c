@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The list of traced process images: see tracee_summary.h. */
 #include "tracee_summary.h"
+#include "safe_text.h"
 
 void tracee_summary__print(FILE *f, const struct tracees *ts)
 {
@@ -14,8 +15,8 @@ void tracee_summary__print(FILE *f, const struct tracees *ts)
 
 		fprintf(f, "  %7d %7d %10llu %12llu  %s -> %s\n", (int)t->tgid, (int)t->parent,
 			(unsigned long long)t->totals.total_blocks,
-			(unsigned long long)t->totals.total_bytes, t->cmdline,
-			t->written ? t->written_path : "(not written)");
+			(unsigned long long)t->totals.total_bytes, safe_text__term(t->cmdline),
+			t->written ? safe_text__term(t->written_path) : "(not written)");
 	}
 }
 

@@ -71,8 +71,15 @@ static void *mount_privately(void *arg)
 {
 	int *res = arg;
 
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    mount("tracefs", mount_points[0], "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		*res = -errno;
+		return NULL;
+	}
+	/* Whatever is mounted there (tracefs itself, when TRACER_REFUSE=tracefs) goes, in
+	 * this namespace only. */
+	while (!umount2(mount_points[0], MNT_DETACH))
+		;
+	if (mount("tracefs", mount_points[0], "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
 		*res = -errno;
 		return NULL;
 	}

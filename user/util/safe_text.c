@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "safe_text.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 size_t safe_text__utf8_len(const unsigned char *p)
@@ -80,4 +81,32 @@ void safe_text__copy_term(char *dst, size_t dst_sz, const char *s)
 		p += n;
 	}
 	dst[used] = '\0';
+}
+
+const char *safe_text__term(const char *s)
+{
+	static __thread char slots[SAFE_TEXT_TERM_SLOTS][4096];
+	static __thread unsigned next;
+	char *dst = slots[next++ % SAFE_TEXT_TERM_SLOTS];
+
+	safe_text__copy_term(dst, sizeof(slots[0]), s ? s : "(null)");
+	return dst;
+}
+
+void safe_text__file_name(char *dst, size_t dst_sz, const char *s)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && n + 1 < dst_sz; p++) {
+		unsigned char c = *p;
+		bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || (c && strchr("+,-.=@_", c));
+
+		if (n == 0 && (c == '-' || c == '.'))
+			keep = false;
+		dst[n++] = keep ? (char)c : '_';
+	}
+	if (!n && dst_sz > 1)
+		dst[n++] = '_';
+	dst[n] = '\0';
 }

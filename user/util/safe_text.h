@@ -27,4 +27,22 @@ void safe_text__fputs_term(FILE *f, const char *s);
 /* s made terminal-safe into dst (dst_sz > 0), truncated (at a character) to fit. */
 void safe_text__copy_term(char *dst, size_t dst_sz, const char *s);
 
+/* How many safe_text__term() results of one thread are valid at once. */
+#define SAFE_TEXT_TERM_SLOTS 8
+
+/*
+ * s made terminal-safe (as safe_text__copy_term, at most 4 KiB) in one of
+ * SAFE_TEXT_TERM_SLOTS rotating buffers of the calling thread, for a log line's arguments:
+ * elog("cannot open %s", safe_text__term(path)). NULL gives "(null)".
+ */
+const char *safe_text__term(const char *s);
+
+/*
+ * s made safe as a part of a file name into dst (dst_sz > 0): printable ASCII letters,
+ * digits and "+,-.=@_" kept, every other byte (a '/', a space, a control character, UTF-8)
+ * as '_'; a leading '-' or '.' (an option, a hidden file, "..") as '_' too; "" as "_".
+ * The tracer names profiles after the images it traced, whose names are the target's.
+ */
+void safe_text__file_name(char *dst, size_t dst_sz, const char *s);
+
 #endif
