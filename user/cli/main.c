@@ -158,7 +158,7 @@ static int trace_exit_status(const struct run *r, int err, int wait_status, bool
 	struct probe_counters pc;
 	int ret;
 
-	loader__counters(r->loader, &pc);
+	run__counters(r, &pc);
 	if (err || r->write_failures) {
 		ret = TRACER_EXIT_FAILURE;
 	} else if (child && !windowed) {

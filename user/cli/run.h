@@ -83,6 +83,10 @@ void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events);
 /* The closing summary of the trace on stderr. */
 void run__print_counters(struct run *r);
 
+/* The BPF counters of the run (loader__counters), with the mapping records the ring buffer
+ * could not take counted as dropped too. */
+void run__counters(const struct run *r, struct probe_counters *out);
+
 /* Whether no allocator probe has fired so far in the run (alloc_check.h): a profile written
  * then records it (the "lost" object's noAllocatorCalls). */
 bool run__allocator_silent(const struct run *r);

@@ -15,6 +15,7 @@
 #include "alloc_watch.h"
 #include "cli.h"
 #include "collector.h"
+#include "death_probes.h"
 #include "dwarf_stacks.h"
 #include "environment.h"
 #include "fp_detect.h"
@@ -94,7 +95,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 		out.output = t->path;
 	/* A dropped record's profile is unknown: charge it to the one open when it was lost;
 	 * likewise a process seen but not traced. */
-	loader__counters(r->loader, &probes);
+	run__counters(r, &probes);
 	meta.lost.n[DHAT_LOST_DROPPED] = probes.dropped - r->dropped_written;
 	r->dropped_written = probes.dropped;
 	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
@@ -144,7 +145,7 @@ void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
 
 	if (now - *last_ns < 1000000000ull)
 		return;
-	loader__counters(r->loader, &pc);
+	run__counters(r, &pc);
 	fprintf(stderr, "\r\033[Ktracer: %.0f events/s, live %.1f KiB in %llu blocks, dropped %llu",
 		(double)(pc.events - *last_events) * 1e9 / (double)(now - *last_ns),
 		t ? (double)t->live_bytes / 1024.0 : 0.0,
@@ -163,7 +164,7 @@ void run__print_counters(struct run *r)
 				   .stacks = r->stacks_judged };
 
 	tracees__stats(r->tracees, &stats);
-	loader__counters(r->loader, &s.probes);
+	run__counters(r, &s.probes);
 	s.sample_bytes = r->args->sample_bytes;
 	loader__sample_counters(r->loader, &s.sampling);
 	if (r->dwarf) {
@@ -316,4 +317,10 @@ void run__snapshot_now(struct run *r, const char *why)
 	}
 	if (!any)
 		ilog("%s: no profile is open: no snapshot written\n", why);
+}
+
+void run__counters(const struct run *r, struct probe_counters *out)
+{
+	loader__counters(r->loader, out);
+	out->dropped += death_probes__mappings_dropped(r->death);
 }

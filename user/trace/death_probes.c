@@ -150,3 +150,11 @@ void death_probes__free(struct death_probes *d)
 	death_bpf__destroy(d->skel);
 	free(d);
 }
+
+__u64 death_probes__mappings_dropped(const struct death_probes *d)
+{
+	if (!d || !d->maps)
+		return 0;
+	/* A plain load of the mmap'ed .bss (an aligned u64: read whole). */
+	return *(volatile __u64 *)&d->maps->bss->mappings_dropped;
+}

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <linux/types.h>
 
 /* Load and attach, sharing the ring buffer ringbuf_fd (loader__ringbuf_fd()). With follow,
  * the children a traced process forks are traced from their fork on (in the kernel, before
@@ -26,5 +27,9 @@ struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid, bool follow)
 
 /* Detach and free. Accepts NULL. */
 void death_probes__free(struct death_probes *d);
+
+/* Mapping records (mmap, munmap, mremap, brk) lost because the ring buffer was full: they
+ * count as dropped records, like the allocator's (0 for NULL, or without mapping probes). */
+__u64 death_probes__mappings_dropped(const struct death_probes *d);
 
 #endif
