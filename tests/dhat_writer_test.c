@@ -438,7 +438,8 @@ Test(dhat_writer, lost_only_when_something_is)
 	text = write_mem(c, cut_frames, &mod, &META, &len);
 	cr_expect(strstr(text, "\n,\"lost\":{\"droppedRecords\":0,\"unknownFrees\":0,"
 			       "\"stackFailures\":0,\"cutShortStacks\":1,\"untracedProcesses\":0,"
-			       "\"noAllocatorCalls\":0,\"sampledMapFull\":0}\n"),
+			       "\"noAllocatorCalls\":0,\"sampledMapFull\":0,"
+			       "\"mappingsNotTraced\":0}\n"),
 		  "%s", text);
 	free(text);
 

@@ -402,3 +402,31 @@ Test(host_e2e, check_says_what_this_host_has, .timeout = TEST_TIMEOUT(120))
 	cr_expect_eq(e2e_run(cmd, &out), 2, "--json alone: %s", out);
 	free(out);
 }
+
+/* Fault (#31): where the mmap probes could not attach, only -v said so, and the file had
+ * neither "mappings" nor anything in "lost". TRACER_REFUSE=syscall_tp: as a kernel that
+ * refuses the raw syscall tracepoints. */
+Test(host_e2e, mmap_tracking_off_is_said_and_recorded, .timeout = TEST_TIMEOUT(120))
+{
+	char cmd[2048], path[700], err[256], *out = NULL, *dir;
+	struct dhat_profile *p;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("host-nomaps");
+	for (int off = 0; off < 2; off++) {
+		snprintf(path, sizeof(path), "%s/p%d.json", dir, off);
+		snprintf(cmd, sizeof(cmd), "touch %s/go && env TRACER_REFUSE=%s %s -o %s -- %s %s/go "
+			 "2>&1 >/dev/null", dir, off ? "syscall_tp" : "", TRACER_BIN, path,
+			 GO_ALLOCS_BIN, dir);
+		cr_assert_eq(e2e_run(cmd, &out), 0, "%s", out);
+		cr_expect_eq(strstr(out, "warning: not recording memory mapped outside malloc") != NULL,
+			     off, "%s", out);
+		p = dhat_profile__load(path, err, sizeof(err));
+		cr_assert_not_null(p, "%s", err);
+		cr_expect_eq(p->lost.n[DHAT_LOST_NO_MAPPINGS], (uint64_t)off);
+		cr_expect_eq(p->has_mappings, !off, "mappings object %d", p->has_mappings);
+		dhat_profile__free(p);
+		free(out);
+	}
+	free(dir);
+}

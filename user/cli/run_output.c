@@ -100,6 +100,10 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	r->dropped_written = probes.dropped;
 	meta.lost.n[DHAT_LOST_UNTRACED] = probes.untraced_procs - r->untraced_written;
 	r->untraced_written = probes.untraced_procs;
+	/* -- CMD, --pid, --cgroup trace mappings too (workloads do not): say when they could
+	 * not, so the heap-against-RSS figures are not read as complete. */
+	meta.lost.n[DHAT_LOST_NO_MAPPINGS] = !r->out.workloads &&
+					     !death_probes__has_mappings(r->death);
 	loader__sample_counters(r->loader, &sampling);
 	meta.lost.n[DHAT_LOST_SAMPLE_OVERFLOW] = sampling.overflow - r->overflow_written;
 	r->overflow_written = sampling.overflow;

@@ -7,7 +7,7 @@
 const char *const dhat_lost_keys[DHAT_LOST_CNT] = {
 	"droppedRecords", "unknownFrees",	  "stackFailures",
 	"cutShortStacks", "untracedProcesses", "noAllocatorCalls",
-	"sampledMapFull",
+	"sampledMapFull", "mappingsNotTraced",
 };
 
 /* What one unit of each count is, in the plural. */
@@ -19,6 +19,7 @@ static const char *const WHAT[DHAT_LOST_CNT] = {
 	"processes seen but not traced",
 	"traces in which the probed allocator was never called",
 	"sampled blocks dropped (BPF's sampled-block map was full)",
+	"traces whose memory mapped outside malloc was not traced (mmap probes not attached)",
 };
 
 bool dhat_lost__any_of(const struct dhat_lost *l, unsigned mask)

@@ -4,7 +4,8 @@
  * top-level object that dh_view ignores (it reads only the keys it knows):
  *
  *   ,"lost":{"droppedRecords":0,"unknownFrees":3,"stackFailures":0,"cutShortStacks":2
- *           ,"untracedProcesses":0,"noAllocatorCalls":0,"sampledMapFull":0}
+ *           ,"untracedProcesses":0,"noAllocatorCalls":0,"sampledMapFull":0
+ *           ,"mappingsNotTraced":0}
  *
  * The writer adds it only when one of the counts is not zero, so a complete profile is
  * byte for byte what it always was. Valgrind's and dhat-rs's files never have it: readers
@@ -33,6 +34,8 @@ enum dhat_lost_kind {
 				   * warning, alloc_check.h): an empty profile that may not be */
 	DHAT_LOST_SAMPLE_OVERFLOW, /* --sample-bytes: sampled blocks whose records were dropped
 				    * because BPF's sampled-block map was full */
+	DHAT_LOST_NO_MAPPINGS,	   /* 1: the mmap/brk probes could not attach: memory mapped
+				    * outside malloc is not attributed (no "mappings") */
 	DHAT_LOST_CNT
 };
 

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "environment.h"
 #include "events.h"
 #include "log.h"
 #include "procmaps.h"
@@ -41,6 +42,8 @@ static int mappings_start(struct death_probes *d, int ringbuf_fd)
 	struct bpf_program *prog;
 	int err, i = 0;
 
+	if (env_refuses("syscall_tp")) /* tests: as a kernel refusing the raw tracepoints */
+		return -EOPNOTSUPP;
 	d->maps = mappings_bpf__open();
 	if (!d->maps)
 		return -errno;
@@ -149,6 +152,11 @@ void death_probes__free(struct death_probes *d)
 		bpf_link__destroy(d->links[i]);
 	death_bpf__destroy(d->skel);
 	free(d);
+}
+
+bool death_probes__has_mappings(const struct death_probes *d)
+{
+	return d && d->maps;
 }
 
 __u64 death_probes__mappings_dropped(const struct death_probes *d)

@@ -28,6 +28,9 @@ struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid, bool follow)
 /* Detach and free. Accepts NULL. */
 void death_probes__free(struct death_probes *d);
 
+/* Are the mappings probes attached (false for NULL)? */
+bool death_probes__has_mappings(const struct death_probes *d);
+
 /* Mapping records (mmap, munmap, mremap, brk) lost because the ring buffer was full: they
  * count as dropped records, like the allocator's (0 for NULL, or without mapping probes). */
 __u64 death_probes__mappings_dropped(const struct death_probes *d);

@@ -23,6 +23,7 @@ int env_check(pid_t pid);
  *   tracefs  a mounted tracefs (tracefs.h then mounts its own)
  *   fsmount  fsopen/fsmount (tracefs.h then mounts in a private mount namespace)
  *   privatens  that private mount namespace too: no tracefs at all (inherited probes fail)
+ *   syscall_tp the raw sys_enter/sys_exit tracepoints (no mmap tracking)
  */
 bool env_refuses(const char *feature);
 
