@@ -197,6 +197,33 @@ Test(death_e2e, oom_kill_in_a_memory_cgroup_under_cmd, .timeout = TEST_TIMEOUT(1
 	check_oom_file(path);
 }
 
+/* Fault (#31): behind a wrapper that made more calls than the program it exec'd, the
+ * closing report showed the wrapper (--report top: most allocations) and never said the
+ * program was killed by the OOM killer. Now the report shows the command's final image,
+ * and a death of any image is always reported. The shell here makes ~15,000 allocations,
+ * the leak ~1,000. */
+Test(death_e2e, oom_kill_behind_a_busy_wrapper_is_reported, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], path[1024], *out = NULL;
+	struct memcg m;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-wrapper");
+	memcg_create(&m, "wrapper");
+	snprintf(path, sizeof(path), "%s/w.json", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -o %s -- sh -c 'echo $$ > %s && i=0 && while [ $i -lt 3000 ]; do "
+		 "i=$((i+1)); v=\"$v x\"; done && exec %s' 2>&1",
+		 TRACER_BIN, path, m.procs, OOM_LEAK_BIN);
+	st = e2e_run(cmd, &out);
+	memcg_remove(&m);
+	cr_assert_eq(st, 137, "tracer -- sh -c ...; exec leak: exit %d:\n%s", st, out);
+	check_oom_summary(out);
+	free(out);
+	free(dir);
+}
+
 /* `sh -c 'echo $$ > PROCS && { CMD; } > LOG 2>&1'` in the background. */
 static pid_t spawn_in_cgroup(const struct memcg *m, const char *cmd, const char *log)
 {

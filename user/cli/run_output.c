@@ -226,7 +226,8 @@ void run__print_reports(struct run *r)
 	for (size_t i = 0; i < cnt; i++) {
 		const struct tracee *t = tracees__at(r->tracees, i);
 
-		if (!t->written || (t != top && !r->args->report_all))
+		/* An image that died (a signal, the OOM killer) is always named, top or not. */
+		if (!t->written || (t != top && !t->died && !r->args->report_all))
 			continue;
 		ropts.title = t->cmdline;
 		if (report__print_file(r->report_out, t->written_path, &ropts, err, sizeof(err)))

@@ -496,8 +496,11 @@ int tracees__handle(void *set, const void *data, size_t sz)
 	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev))
 		return session__handle(t->session, &ev, sizeof(ev));
 	if (w->type == EV_DEATH) { /* the process is gone: its profile ended at the death */
+		const struct death_event *d = data;
 		int err = session__handle(t->session, data, sz);
 
+		if (sz >= sizeof(*d) && ((d->exit_code & 0x7f) || (d->flags & DEATH_F_OOM)))
+			t->died = true;
 		return tracees__close(t, ((const struct death_event *)data)->ts_ns, true) ?: err;
 	}
 	return session__handle(t->session, data, sz);

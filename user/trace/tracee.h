@@ -54,6 +54,8 @@ struct tracee {
 	bool ended;		       /* the image is gone (exec'd away or exited): its maps
 					* can no longer be read */
 	bool written;		       /* a profile file exists (written_path) */
+	bool died;		       /* killed by a signal, the OOM killer's included (its
+					* EV_DEATH): always reported */
 	enum tracee_malloc malloc_kind; /* its allocator, when resolved for this image */
 	__u64 exit_ns;		       /* await_death: its EV_PROC_EXIT, the close waits for
 					* EV_DEATH (0: not exited) */

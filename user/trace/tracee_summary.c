@@ -20,15 +20,34 @@ void tracee_summary__print(FILE *f, const struct tracees *ts)
 	}
 }
 
+/* Is t the last image of a target process (a command, a --pid or a cgroup's process:
+ * parent 0), the program it finally ran? */
+static bool final_target_image(const struct tracees *ts, size_t i)
+{
+	const struct tracee *t = tracees__at(ts, i);
+
+	if (t->parent)
+		return false;
+	for (size_t j = i + 1; j < tracees__count(ts); j++)
+		if (tracees__at(ts, j)->tgid == t->tgid)
+			return false; /* it exec'd again */
+	return true;
+}
+
 const struct tracee *tracee_summary__top(const struct tracees *ts)
 {
-	const struct tracee *top = NULL;
+	const struct tracee *top = NULL, *largest = NULL;
 
 	for (size_t i = 0; i < tracees__count(ts); i++) {
 		const struct tracee *t = tracees__at(ts, i);
 
-		if (t->written && (!top || t->totals.total_blocks > top->totals.total_blocks))
+		if (!t->written)
+			continue;
+		if (!largest || t->totals.total_bytes > largest->totals.total_bytes)
+			largest = t;
+		if (t->totals.total_blocks && final_target_image(ts, i) &&
+		    (!top || t->totals.total_bytes > top->totals.total_bytes))
 			top = t;
 	}
-	return top;
+	return top ? top : largest;
 }

@@ -11,8 +11,11 @@
 /* Print the list of every image of ts, in the order they started, to f. */
 void tracee_summary__print(FILE *f, const struct tracees *ts);
 
-/* The image with the most allocations (blocks) among those whose profile was written, the
- * first one on a tie; NULL if none was written. */
+/* The image the closing report shows (--report top), among those whose profile was
+ * written: the program a target finally ran (a command's last exec: `sh -c '...; exec
+ * ./hog'` is the hog, not the shell that made more calls), the largest by bytes when there
+ * are several; when no target's final image allocated (make, a shell running children),
+ * the largest image of all. The first on a tie; NULL if none was written. */
 const struct tracee *tracee_summary__top(const struct tracees *ts);
 
 #endif
