@@ -539,6 +539,11 @@ static const struct bad_case BAD[] = {
 			  "{\"tb\":1,\"tbk\":1,\"fs\":[2]},\n{\"tb\":3,\"tbk\":1,\"fs\":[1,2]}],"
 			  "\"ftbl\":[\"[root]\",\"f\",\"g\"]}",
 	  ":3:1: pps[2]: same \"fs\" as pps[0] at line 1 (a repeated location)" },
+	/* #31: a crafted counter wrapped the total (16 EiB site under a 283 KiB total). */
+	{ "total_wraps", HDR "\"pps\":[{\"tb\":18446744073709551615,\"tbk\":1,\"fs\":[1]},\n"
+			 "{\"tb\":289700,\"tbk\":3,\"fs\":[2]}],"
+			 "\"ftbl\":[\"[root]\",\"f\",\"g\"]}",
+	  ":2:1: pps[1]: \"tb\": 289700 takes the file's total past 64 bits" },
 };
 
 /* Every bad case through the file loader: -EINVAL, one line naming the file, and the whole
@@ -644,12 +649,13 @@ Test(report, hostile_input_no_crash)
 	/* a valid gzip stream cut short */
 	snprintf(path, sizeof(path), "%s/cut.json.gz", dir);
 	gz = gzopen(path, "wb");
-	gz_text = malloc(100000);
-	/* pseudo-random letters: they do not compress below the cut */
-	for (size_t i = 0, x = 1; i < 100000; i++, x = x * 6364136223846793005u + 1)
+	gz_text = malloc(60000);
+	/* pseudo-random letters: they do not compress below the cut (and stay under
+	 * DHAT_STRING_MAX) */
+	for (size_t i = 0, x = 1; i < 60000; i++, x = x * 6364136223846793005u + 1)
 		gz_text[i] = (char)('a' + (x >> 33) % 26);
 	gzwrite(gz, HDR "\"x\":\"", (unsigned)strlen(HDR "\"x\":\""));
-	gzwrite(gz, gz_text, 100000);
+	gzwrite(gz, gz_text, 60000);
 	gzwrite(gz, "\"," GOOD_TAIL, (unsigned)strlen("\"," GOOD_TAIL));
 	gzclose(gz);
 	free(gz_text);
@@ -658,6 +664,33 @@ Test(report, hostile_input_no_crash)
 	cr_assert_eq(truncate(path, 2000), 0);
 	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), -EINVAL);
 	cr_expect(strstr(err, "cut.json.gz: corrupt gzip data: unexpected end of file"), "%s",
+		  err);
+	free(out);
+
+	/* #31: a 1 MB gzip file holding a 1 GiB string took 2.1 GB. A string is refused at
+	 * DHAT_STRING_MAX, and a file's text at DHAT_INFLATE_RATIO_MAX times its size (here
+	 * 200 MB of blanks in 200 KB: refused at the 64 MiB floor, not read to the end). */
+	snprintf(path, sizeof(path), "%s/long.json.gz", dir);
+	gz = gzopen(path, "wb");
+	gz_text = malloc(1 << 20);
+	memset(gz_text, 'a', 1 << 20);
+	gzwrite(gz, HDR "\"x\":\"", (unsigned)strlen(HDR "\"x\":\""));
+	for (int i = 0; i < 100; i++)
+		gzwrite(gz, gz_text, 1 << 20);
+	gzclose(gz);
+	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "a string longer than 65536 bytes"), "%s", err);
+	free(out);
+	snprintf(path, sizeof(path), "%s/bomb.json.gz", dir);
+	gz = gzopen(path, "wb");
+	memset(gz_text, ' ', 1 << 20);
+	gzwrite(gz, HDR, (unsigned)strlen(HDR));
+	for (int i = 0; i < 200; i++)
+		gzwrite(gz, gz_text, 1 << 20);
+	gzclose(gz);
+	free(gz_text);
+	cr_expect_eq(run_report(path, NULL, &out, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "bomb.json.gz: decompresses to more than 67108864 bytes"), "%s",
 		  err);
 	free(out);
 

@@ -65,6 +65,7 @@ struct src {
 	size_t len, off;	  /* window length, read offset */
 	unsigned char *win;	  /* owned window storage (gz) */
 	struct pos at;		  /* position of buf[off] */
+	uint64_t read, read_max;  /* gz: bytes of text so far, and the most it may give */
 };
 
 /* Value types, for messages. */
@@ -256,6 +257,15 @@ static int refill(struct ps *ps)
 		}
 		return -1;
 	}
+	s->read += (uint64_t)n;
+	if (s->read > s->read_max) {
+		ps->io_err = -EINVAL;
+		fail_at(ps, NULL, "decompresses to more than %llu bytes (%u times the file, or %u "
+				  "MiB): not a profile",
+			(unsigned long long)s->read_max, DHAT_INFLATE_RATIO_MAX,
+			DHAT_INFLATE_FLOOR >> 20);
+		return -1;
+	}
 	s->buf = s->win;
 	s->len = (size_t)n;
 	s->off = 0;
@@ -322,6 +332,10 @@ static int expect(struct ps *ps, int ch, const char *expected)
 
 static int sb_put(struct ps *ps, const char *data, size_t n)
 {
+	if (ps->sb_len + n > DHAT_STRING_MAX)
+		return fail_at(ps, &ps->s.at, "a string longer than %u bytes (no frame or field "
+					      "is that long): not a profile",
+			       DHAT_STRING_MAX);
 	if (ps->sb_len + n + 1 > ps->sb_cap) {
 		size_t cap = ps->sb_cap ? ps->sb_cap : 256;
 		char *nb;
@@ -1605,6 +1619,32 @@ static int check_pp(struct ps *ps, size_t k)
 	return 0;
 }
 
+/* The file's totals, one PP more. A sum past 64 bits is refused, not wrapped: a crafted
+ * "tb": 18446744073709551615 made a 283 KiB total under a 16 EiB site, and could steer
+ * diff --fail-if. */
+static int add_totals(struct ps *ps, size_t k)
+{
+	struct dhat_profile *p = ps->p;
+	const struct dhat_pp *pp = &p->pps[k];
+	const struct {
+		uint64_t *sum, v;
+		const char *key;
+	} add[] = {
+		{ &p->total_bytes, pp->tb, "tb" },   { &p->total_blocks, pp->tbk, "tbk" },
+		{ &p->gmax_bytes, pp->gb, "gb" },    { &p->gmax_blocks, pp->gbk, "gbk" },
+		{ &p->end_bytes, pp->eb, "eb" },     { &p->end_blocks, pp->ebk, "ebk" },
+		{ &p->total_reads, dhat_profile__pp_rb(p, pp), "rb" },
+		{ &p->total_writes, dhat_profile__pp_wb(p, pp), "wb" },
+	};
+
+	for (size_t i = 0; i < sizeof(add) / sizeof(add[0]); i++)
+		if (__builtin_add_overflow(*add[i].sum, add[i].v, add[i].sum))
+			return fail_at(ps, &ps->meta[k].at,
+				       "pps[%zu]: \"%s\": %llu takes the file's total past 64 bits",
+				       k, add[i].key, (unsigned long long)add[i].v);
+	return 0;
+}
+
 static int check_content(struct ps *ps)
 {
 	struct dhat_profile *p = ps->p;
@@ -1656,14 +1696,9 @@ static int check_content(struct ps *ps)
 
 		if (err)
 			return err;
-		p->total_bytes += p->pps[k].tb;
-		p->total_blocks += p->pps[k].tbk;
-		p->gmax_bytes += p->pps[k].gb;
-		p->gmax_blocks += p->pps[k].gbk;
-		p->end_bytes += p->pps[k].eb;
-		p->end_blocks += p->pps[k].ebk;
-		p->total_reads += dhat_profile__pp_rb(p, &p->pps[k]);
-		p->total_writes += dhat_profile__pp_wb(p, &p->pps[k]);
+		err = add_totals(ps, k);
+		if (err)
+			return err;
 		if (k < p->est_cnt) {
 			p->total_bytes_var += p->est[k].tb_se * p->est[k].tb_se;
 			p->total_blocks_var += p->est[k].tbk_se * p->est[k].tbk_se;
@@ -1818,6 +1853,12 @@ struct dhat_profile *dhat_profile__load(const char *path, char *err, size_t errs
 		goto cleanup;
 	}
 	gzbuffer(ps.s.gz, WIN_SZ);
+	/* A gzip file's text is bounded by what its size can reasonably hold (profiles
+	 * compress 4-30 times): a 1 MB bomb holding 1 GiB is refused, not read. */
+	ps.s.read_max = DHAT_INFLATE_FLOOR;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size * DHAT_INFLATE_RATIO_MAX > ps.s.read_max)
+		ps.s.read_max = (uint64_t)st.st_size * DHAT_INFLATE_RATIO_MAX;
 	p = parse(&ps);
 	if (!p)
 		ret = -errno;

@@ -40,6 +40,14 @@
 /* One program point as read. Fields absent from the file read as 0 (see has_tl). A file of
  * shallow stacks holds about 130 bytes per PP, so this stays at 80 bytes: the frames are an
  * offset (dhat_profile__pp_fs), and rb/wb, rare, live aside (dhat_profile__pp_rb/_wb). */
+/* Input bounds (a crafted file must not take unbounded memory): a string (a frame, a
+ * field) is at most DHAT_STRING_MAX bytes, and a file yields at most
+ * max(DHAT_INFLATE_FLOOR, DHAT_INFLATE_RATIO_MAX x its size) bytes of text (gzip: real
+ * profiles compress 4-30 times). The reader's memory is then at most 1.5 times that text. */
+#define DHAT_STRING_MAX	       (64u << 10)
+#define DHAT_INFLATE_RATIO_MAX 128u
+#define DHAT_INFLATE_FLOOR     (64u << 20)
+
 struct dhat_pp {
 	uint64_t tb, tbk;     /* total bytes / blocks */
 	uint64_t tl;	      /* sum of lifetimes, in tu (0 if absent) */
