@@ -78,6 +78,39 @@ Test(privilege_e2e, sudo_drops_the_command_to_the_invoking_user, .timeout = TEST
 	free(dir);
 }
 
+/* Fault (#31): root is the ptracer, so the kernel honoured a setuid program in the dropped
+ * tree, and the invoking user got a euid-0 process's profile. Now the tree runs with
+ * PR_SET_NO_NEW_PRIVS: the setuid copy of id runs as the user, and says so. */
+Test(privilege_e2e, setuid_program_gains_nothing_under_sudo, .timeout = TEST_TIMEOUT(120))
+{
+	char *dir, cmd[2048], prog[1024], path[1024], *out = NULL;
+	int rc;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("setuid");
+	chmod(dir, 0755);
+	cr_assert_eq(chown(dir, 65534, 65534), 0);
+	snprintf(prog, sizeof(prog), "%s/id-setuid", dir);
+	snprintf(cmd, sizeof(cmd), "cp /usr/bin/id %s && chown 0:0 %s && chmod 4755 %s", prog, prog,
+		 prog);
+	cr_assert_eq(e2e_run(cmd, NULL), 0);
+	/* Control: run by the user directly (no tracer, no ptrace), setuid works here. */
+	snprintf(cmd, sizeof(cmd), "setpriv --reuid 65534 --regid 65534 --clear-groups %s -u", prog);
+	rc = e2e_run(cmd, &out);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_assert(has_line(out, "0"), "control: the setuid bit does not work here:\n%s", out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/id.json", dir);
+	snprintf(cmd, sizeof(cmd), "SUDO_UID=65534 SUDO_GID=65534 %s -q -o %s -- %s -u 2>&1",
+		 TRACER_BIN, path, prog);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect(has_line(out, "65534"), "the setuid program gained root under the tracer:\n%s",
+		  out);
+	free(out);
+	free(dir);
+}
+
 Test(privilege_e2e, planted_symlink_in_a_sticky_dir_is_refused, .timeout = TEST_TIMEOUT(120))
 {
 	char *dir, cmd[2048], path[1024], victim[1024], *out = NULL, *text = NULL;

@@ -37,7 +37,14 @@ struct target {
 	char cmdline[1024];
 };
 
-/* Drop to the invoking user when run through sudo, so the traced program does not run as root. */
+/*
+ * Drop to the invoking user when run through sudo, so the traced program does not run as
+ * root. And no gaining privileges back: the tracer (root) is its ptracer, so the kernel
+ * would honour a setuid executable in the tree, and the invoking user would get a root
+ * process's allocations and layout in a profile of theirs, which their own ptrace is
+ * denied. With PR_SET_NO_NEW_PRIVS (inherited by the whole tree, kept across exec) a
+ * setuid program runs as the user, as it does under the user's own gdb or strace.
+ */
 static int drop_to_sudo_user(void)
 {
 	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
@@ -45,7 +52,7 @@ static int drop_to_sudo_user(void)
 	if (!uid_s || !gid_s || geteuid() != 0)
 		return 0;
 	if (setgroups(0, NULL) || setgid((gid_t)strtoul(gid_s, NULL, 10)) ||
-	    setuid((uid_t)strtoul(uid_s, NULL, 10)))
+	    setuid((uid_t)strtoul(uid_s, NULL, 10)) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	return 0;
 }
