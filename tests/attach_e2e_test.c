@@ -279,6 +279,12 @@ Test(attach_e2e, clear_errors)
 	cr_expect(strstr(out, "no such process"), "%s", out);
 	free(out);
 
+	/* #31: a kernel thread said "its executable  is not among its mapped files", exit 1. */
+	snprintf(cmd, sizeof(cmd), "%s --pid 2 2>&1", TRACER_BIN);
+	cr_expect_eq(e2e_run(cmd, &out), 2, "%s", out);
+	cr_expect(strstr(out, "pid 2 is a kernel thread"), "%s", out);
+	free(out);
+
 	snprintf(cmd, sizeof(cmd), "%s -- /no/such/command 2>&1", TRACER_BIN);
 	cr_expect_eq(e2e_run(cmd, &out), 2, "%s", out);
 	cr_expect(strstr(out, "/no/such/command"), "%s", out);

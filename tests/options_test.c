@@ -287,6 +287,8 @@ Test(options, bad_usage)
 		  "give exactly one of --workload NAME, --pid PID, --cgroup PATH or -- CMD" },
 		{ parse, { "tracer", "--cgroup", "/c", "--pid", "3", NULL }, "give exactly one of" },
 		{ parse, { "tracer", "--pid", "3,", NULL }, "--pid needs process ids separated" },
+		/* #31: "-o -" made a file named "-" (--summary - is stdout). */
+		{ parse, { "tracer", "-o", "-", "--", "ls", NULL }, "-o -: profiles are written to files" },
 		{ parse, { "tracer", "--pid", "3,x", NULL }, "--pid needs process ids separated" },
 		{ parse, { "tracer", "--report", "some", "ls", NULL }, "--report takes top or all" },
 		{ parse, { "tracer", "-w", "all", "--pid", "3", NULL }, "give exactly one of" },

@@ -213,3 +213,35 @@ Test(privilege, exports_never_write_through_symlinks)
 	cr_expect_eq(hidden_entries(dir), 0, "temporary files left behind");
 	dhat_profile__free(p);
 }
+
+/* #31: the -o check passed destinations nothing can be written to, so the command ran and
+ * its whole trace was lost at the end: a sysfs directory (root "may write" it, by its
+ * bits), an immutable directory (reported as "an existing file that is not yours"), an
+ * append-only file. As root: chattr needs it, and root is who the bits do not stop. */
+Test(privilege, check_path_refuses_what_cannot_be_written)
+{
+	char dir[512], p[700], cmd[1600];
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root (chattr; the bits do not stop root)");
+	cr_expect_eq(output__check_path("/sys/kernel/notes.json"), -EACCES, "a sysfs directory");
+	tu_scratch(dir, sizeof(dir), "attrcheck");
+	snprintf(p, sizeof(p), "%s/imm", dir);
+	mkdir(p, 0755);
+	snprintf(cmd, sizeof(cmd), "chattr +i %s 2>/dev/null", p);
+	if (system(cmd) != 0)
+		cr_skip_test("this filesystem has no chattr attributes");
+	snprintf(p, sizeof(p), "%s/imm/x.json", dir);
+	cr_expect_eq(output__check_path(p), -ETXTBSY, "an immutable directory");
+	snprintf(cmd, sizeof(cmd), "chattr -i %s/imm", dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_expect_eq(output__check_path(p), 0, "control: the same directory, writable");
+	snprintf(p, sizeof(p), "%s/app.json", dir);
+	tu_spit(p, "x", 1);
+	snprintf(cmd, sizeof(cmd), "chattr +a %s", p);
+	cr_assert_eq(system(cmd), 0);
+	cr_expect_eq(output__check_path(p), -ETXTBSY, "an append-only file");
+	snprintf(cmd, sizeof(cmd), "chattr -a %s", p);
+	cr_assert_eq(system(cmd), 0);
+	cr_expect_eq(output__check_path(p), 0, "control: the same file, replaceable");
+}

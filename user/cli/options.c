@@ -355,6 +355,12 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		}
 		break;
 	case 'o':
+		/* Not stdout: a profile is a file (and -- CMD's stdout is the command's). */
+		if (!strcmp(arg, "-")) {
+			elog("-o -: profiles are written to files, not stdout; give a path "
+			     "(--summary - puts the report on stdout)\n");
+			return TRACER_EXIT_USAGE;
+		}
 		o->output = arg;
 		break;
 	case OPT_SUMMARY:

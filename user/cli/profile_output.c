@@ -44,6 +44,7 @@ static int check_output_path(const struct profile_output_opts *o, const char *di
 	     err == -EINVAL ? "empty path" :
 	     err == -EISDIR ? "is a directory" :
 	     err == -EPERM  ? "an existing file that is not yours to replace" :
+	     err == -ETXTBSY ? "immutable or append-only (chattr): nothing can be written there" :
 			      strerror(-err));
 	return err;
 }

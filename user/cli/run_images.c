@@ -272,6 +272,12 @@ int run__start_target(struct run *r, char *const argv[])
 			return TRACER_EXIT_USAGE;
 		}
 	} else {
+		for (size_t i = 0; i < r->args->pid_cnt; i++)
+			if (target__is_kernel_thread(r->args->pids[i])) {
+				elog("pid %d is a kernel thread: it has no user space to trace\n",
+				     (int)r->args->pids[i]);
+				return TRACER_EXIT_USAGE;
+			}
 		r->target = target__attach_pids(r->args->pids, r->args->pid_cnt, &missing);
 		if (!r->target && errno == ESRCH) {
 			elog("no such process: %d\n", (int)missing);

@@ -698,3 +698,20 @@ pid_t target__ppid(pid_t pid)
 	fclose(f);
 	return (pid_t)ppid;
 }
+
+bool target__is_kernel_thread(pid_t pid)
+{
+	char path[64], buf[512], *close_paren;
+	unsigned long flags = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": PF_KTHREAD. */
+	if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')))
+		sscanf(close_paren + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags);
+	fclose(f);
+	return flags & 0x00200000UL;
+}

@@ -108,6 +108,9 @@ int target__resolve_allocator(const struct target *t, struct alloc_symbols *out)
 /* The argv of a live process pid, space-joined into buf; false (buf "") if unreadable. */
 bool target__read_cmdline(pid_t pid, char *buf, size_t sz);
 
+/* Is pid a kernel thread (PF_KTHREAD: no user space, nothing to trace)? */
+bool target__is_kernel_thread(pid_t pid);
+
 /* The parent of process pid, or 0 if it cannot be read. */
 pid_t target__ppid(pid_t pid);
 

@@ -7,6 +7,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,6 +62,42 @@ static int dest_ok(int dir_fd, const char *base)
 	return err;
 }
 
+/* Does the inode at dir_fd/base (NULL: dir_fd itself) carry the immutable or append-only
+ * attribute (chattr +i, +a)? Then no output can replace it, or be created in it. */
+static bool fixed_attr(int dir_fd, const char *base)
+{
+	int fd = openat(dir_fd, base ? base : ".",
+			O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY), flags = 0;
+	bool fixed;
+
+	if (fd < 0)
+		return false;
+	fixed = !ioctl(fd, FS_IOC_GETFLAGS, &flags) &&
+		(flags & (FS_IMMUTABLE_FL | FS_APPEND_FL));
+	close(fd);
+	return fixed;
+}
+
+/* Create and remove a file in dir_fd, as the writer will create its temporary file there:
+ * permission bits say nothing for root on a pseudo filesystem (sysfs refuses, procfs has
+ * no such file). 0 or the creation's -errno. */
+static int probe_create(int dir_fd)
+{
+	char name[64];
+	unsigned r = 0;
+	int fd;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) < 0)
+		r = (unsigned)getpid();
+	snprintf(name, sizeof(name), ".tracer-probe.%d.%08x", (int)getpid(), r);
+	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlinkat(dir_fd, name, 0);
+	return 0;
+}
+
 int output__check_path(const char *path)
 {
 	struct sudo_saved saved;
@@ -79,11 +118,18 @@ int output__check_path(const char *path)
 	}
 	err = sudo_user__enter(&saved);
 	if (!err) {
-		err = dest_ok(dir_fd, base);
+		/* Attributes first: an immutable directory answers EPERM to access(2), which
+		 * reads as a file not ours to replace. */
+		if (fixed_attr(dir_fd, NULL) || (*base && fixed_attr(dir_fd, base)))
+			err = -ETXTBSY;
+		if (!err)
+			err = dest_ok(dir_fd, base);
 		/* The temporary file is created there: a directory we (under sudo: the user)
 		 * cannot write, or a read-only one, would lose the whole trace at the end. */
 		if (!err && faccessat(dir_fd, ".", W_OK | X_OK, AT_EACCESS))
 			err = -errno;
+		if (!err)
+			err = probe_create(dir_fd);
 		sudo_user__leave(&saved);
 	}
 	close(dir_fd);

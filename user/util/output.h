@@ -79,9 +79,11 @@ int output__dest_check(const char *path, uid_t euid, uid_t sudo_uid);
  * Can an output be written at path at all? For checking an -o value before any work is
  * done: 0 if path is not empty, its directory opens as output__open_dir opens it, and path
  * may be created or replaced as output__open would (output__dest_check's rules; under sudo
- * also writable by the invoking user) in a directory they can write; else -EINVAL (empty),
- * output__open_dir's errors (the directory part), -EISDIR, -ELOOP (a symlink), -EPERM (not
- * ours to replace), -EACCES or -EROFS (the directory).
+ * also writable by the invoking user) in a directory they can write, where a file was
+ * created and removed to be sure (root may "write" a sysfs directory); else -EINVAL
+ * (empty), output__open_dir's errors (the directory part), -EISDIR, -ELOOP (a symlink),
+ * -EPERM (not ours to replace), -ETXTBSY (the file or its directory is immutable or
+ * append-only), -EACCES or -EROFS (the directory), or the probe's creation error.
  */
 int output__check_path(const char *path);
 
