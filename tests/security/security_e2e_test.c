@@ -5,6 +5,8 @@
  * the modules; this one proves the binary goes through them, from options to exit status.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,40 @@ Test(security_e2e, target_names_reach_the_terminal_escaped, .timeout = TEST_TIME
 	cr_expect(strstr(ls, ".nl_fake_line.json"), "%s", ls);
 	cr_expect(strstr(ls, "._rf.json") && strstr(ls, "._hidden.json"), "%s", ls);
 	free(ls);
+	sec_rmtree(dir);
+}
+
+/* Fault (#31): an executable with corrupt section headers runs (the kernel and ld.so read
+ * program headers only), but the tracer found no allocator in its scope without --lib.
+ * Its DT_NEEDED are now read through PT_DYNAMIC. e_shoff past the end, e_shnum 37. */
+Test(security_e2e, corrupt_section_headers_still_traced, .timeout = TEST_TIMEOUT(120))
+{
+	char dir[256], prog[300], go[300], cmd[1024], *out = NULL;
+	uint64_t shoff = 0xdeadbeef;
+	uint16_t shnum = 37;
+	int fd, rc;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "e2e-shdr", 0755), 0);
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	cr_assert_eq(sec_copy(GO_ALLOCS_BIN, prog, 0755), 0);
+	cr_assert_eq(sec_copy(GO_ALLOCS_BIN, go, 0644), 0); /* exists: no wait */
+	fd = open(prog, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, &shoff, sizeof(shoff), 0x28), (ssize_t)sizeof(shoff));
+	cr_assert_eq(pwrite(fd, &shnum, sizeof(shnum), 0x3c), (ssize_t)sizeof(shnum));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", prog, go);
+	cr_assert_eq(e2e_run(cmd, NULL), 0, "control: the corrupted executable does not run");
+	snprintf(cmd, sizeof(cmd), "%s -o %s/p-%%p.json -- %s %s 2>&1 >/dev/null", TRACER_BIN,
+		 dir, prog, go);
+	rc = e2e_run(cmd, &out);
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect(!strstr(out, "no object of its scope"), "%s", out);
+	cr_expect(strstr(out, "host_alloc_parent (go_allocs.c:"), "its allocations not traced:\n%s",
+		  out);
+	free(out);
 	sec_rmtree(dir);
 }
 

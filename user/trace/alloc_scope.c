@@ -32,10 +32,122 @@ struct dyn_info {
 	bool interp;		/* has a PT_INTERP: dynamically linked */
 };
 
+/* One dynamic entry's string into d (the tags the dynamic linker's search reads). */
+static int dyn_take(struct dyn_info *d, GElf_Sxword tag, const char *s)
+{
+	if (tag == DT_NEEDED)
+		return strvec__push(&d->needed, s) ? -ENOMEM : 0;
+	if (tag == DT_SONAME)
+		snprintf(d->soname, sizeof(d->soname), "%s", s);
+	else if (tag == DT_RUNPATH)
+		snprintf(d->runpath, sizeof(d->runpath), "%s", s);
+	else if (tag == DT_RPATH)
+		snprintf(d->rpath, sizeof(d->rpath), "%s", s);
+	return 0;
+}
+
+static bool dyn_wanted(GElf_Sxword tag)
+{
+	return tag == DT_NEEDED || tag == DT_SONAME || tag == DT_RUNPATH || tag == DT_RPATH;
+}
+
+/* The dynamic section through the section headers. 1 if there is one, 0 if not, -ENOMEM. */
+static int dyn_by_sections(Elf *elf, struct dyn_info *d)
+{
+	Elf_Scn *scn = NULL;
+	int found = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		found = 1;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *s;
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (!dyn_wanted(dyn.d_tag) ||
+			    !(s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)))
+				continue;
+			if (dyn_take(d, dyn.d_tag, s))
+				return -ENOMEM;
+		}
+	}
+	return found;
+}
+
+/* The file offset of virtual address va (PT_LOAD segments), or -1. */
+static long long va_to_off(Elf *elf, size_t phnum, GElf_Addr va)
+{
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && va >= ph.p_vaddr &&
+		    va - ph.p_vaddr < ph.p_filesz)
+			return (long long)(ph.p_offset + (va - ph.p_vaddr));
+	}
+	return -1;
+}
+
+/*
+ * The dynamic section through the program headers, as the kernel and ld.so find it: an
+ * executable whose section headers are stripped or corrupt still runs, and its DT_NEEDED
+ * still says where malloc comes from. PT_DYNAMIC's entries, their strings in DT_STRTAB
+ * (an address, mapped to the file through PT_LOAD). 0 or -ENOMEM.
+ */
+static int dyn_by_segments(Elf *elf, size_t phnum, struct dyn_info *d)
+{
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Addr strtab = 0;
+		GElf_Xword strsz = 0;
+		Elf_Data *dyn, *str;
+		long long off;
+		GElf_Phdr ph;
+		size_t n;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_DYNAMIC)
+			continue;
+		dyn = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_DYN);
+		n = dyn ? dyn->d_size / sizeof(GElf_Dyn) : 0;
+		for (size_t k = 0; k < n; k++) {
+			GElf_Dyn e;
+
+			if (!gelf_getdyn(dyn, (int)k, &e) || e.d_tag == DT_NULL)
+				break;
+			if (e.d_tag == DT_STRTAB)
+				strtab = e.d_un.d_ptr;
+			else if (e.d_tag == DT_STRSZ)
+				strsz = e.d_un.d_val;
+		}
+		off = strtab ? va_to_off(elf, phnum, strtab) : -1;
+		str = off >= 0 && strsz ? elf_getdata_rawchunk(elf, off, strsz, ELF_T_BYTE) : NULL;
+		for (size_t k = 0; str && k < n; k++) {
+			const char *s;
+			GElf_Dyn e;
+
+			if (!gelf_getdyn(dyn, (int)k, &e) || e.d_tag == DT_NULL)
+				break;
+			if (!dyn_wanted(e.d_tag) || e.d_un.d_val >= str->d_size)
+				continue;
+			s = (const char *)str->d_buf + e.d_un.d_val;
+			if (!memchr(s, '\0', str->d_size - e.d_un.d_val))
+				continue; /* not terminated inside the table */
+			if (dyn_take(d, e.d_tag, s))
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	return 0;
+}
+
 /* The dynamic section of the x86-64 ELF object at path. 0, -ENOEXEC (not one), -errno. */
 static int dyn_read(const char *path, struct dyn_info *d)
 {
-	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	size_t phnum;
 	int fd, err = 0;
@@ -60,37 +172,10 @@ static int dyn_read(const char *path, struct dyn_info *d)
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
 			d->interp = true;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
-			const char *s;
-			GElf_Dyn dyn;
-
-			if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
-				break;
-			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME &&
-			    dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
-				continue;
-			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			if (!s)
-				continue;
-			if (dyn.d_tag == DT_NEEDED && strvec__push(&d->needed, s)) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			if (dyn.d_tag == DT_SONAME)
-				snprintf(d->soname, sizeof(d->soname), "%s", s);
-			else if (dyn.d_tag == DT_RUNPATH)
-				snprintf(d->runpath, sizeof(d->runpath), "%s", s);
-			else if (dyn.d_tag == DT_RPATH)
-				snprintf(d->rpath, sizeof(d->rpath), "%s", s);
-		}
-	}
+	err = dyn_by_sections(elf, d);
+	if (err == 0) /* no dynamic section seen: headers stripped or corrupt */
+		err = dyn_by_segments(elf, phnum, d);
+	err = err < 0 ? err : 0;
 cleanup:
 	if (elf)
 		elf_end(elf);
