@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # attach_paths.sh [-n RUNS] [-t THREADS] - what each way of attaching costs on one live
-# process of many threads: `tracer -vv --pid PID --duration 1` on a kaish-embedder with
-# THREADS workers (default 64), its "probes attached in" and "detached in" times, RUNS
+# process of many threads: `tracer -vv --pid PID --duration 1` on many_threads with THREADS
+# threads (default 64) each allocating every 10 ms, its "probes attached in" and
+# "detached in" times, RUNS
 # rounds (default 5) with the paths interleaved, medians printed side by side. Paths:
 #   mounted   inherited perf events, tracefs mounted (.ci/host.sh tracefs): the old path
 #   detached  inherited perf events, tracefs unmounted: a detached mount of the tracer's own
@@ -21,10 +22,10 @@ while getopts n:t: o; do
 done
 tmp=$(mktemp -d)
 trap 'kill "$emb" 2>/dev/null; rm -rf "$tmp"' EXIT
-"$build/workloads/kaish-embedder" --threads "$threads" --seconds 3600 --ready-file "$tmp/ready" &
+"$build/workloads/bench/many_threads" "$threads" "$tmp/ready" &
 emb=$!
 while [ ! -s "$tmp/ready" ]; do sleep 0.1; done
-echo "kaish-embedder pid $emb: $(ls /proc/$emb/task | wc -l) threads"
+echo "many_threads pid $emb: $(ls /proc/$emb/task | wc -l) threads"
 
 one() { # path -> "attach_ms detach_ms"
 	local log=$tmp/$1.log
