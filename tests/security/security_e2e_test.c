@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "e2e_util.h"
@@ -127,6 +128,54 @@ Test(security_e2e, corrupt_section_headers_still_traced, .timeout = TEST_TIMEOUT
 	blocks = 0;
 	e2e_each_profile(dir, sum_blocks, &blocks, NULL);
 	cr_expect_geq(blocks, 190, "%llu blocks traced", (unsigned long long)blocks);
+	sec_rmtree(dir);
+}
+
+/* Found in round three (#31): --pid on a process whose executable was removed since it
+ * started (an upgrade under a running service) failed: "its executable /x (deleted) is not
+ * among its mapped files". Deleted objects are now read through /proc/PID/map_files. */
+Test(security_e2e, deleted_executable_is_traced_by_pid, .timeout = TEST_TIMEOUT(120))
+{
+	char dir[256], prog[300], go[300], out_path[300], log[300], pidarg[32];
+	pid_t target, tracer;
+	char *log_text;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert_eq(sec_tmpdir(dir, sizeof(dir), "e2e-deleted", 0755), 0);
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	snprintf(out_path, sizeof(out_path), "%s/target.out", dir);
+	snprintf(log, sizeof(log), "%s/tracer.log", dir);
+	cr_assert_eq(sec_copy(GO_ALLOCS_BIN, prog, 0755), 0);
+	target = fork();
+	cr_assert_geq(target, 0);
+	if (target == 0) {
+		if (!freopen(out_path, "w", stdout))
+			_exit(126);
+		execl(prog, prog, go, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(e2e_wait_for_text_from(out_path, "waiting", 30, target));
+	cr_assert_eq(unlink(prog), 0);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)target);
+	tracer = fork();
+	cr_assert_geq(tracer, 0);
+	if (tracer == 0) {
+		if (!freopen(log, "w", stderr) || !freopen("/dev/null", "w", stdout))
+			_exit(126);
+		execl(TRACER_BIN, TRACER_BIN, "-v", "--pid", pidarg, "-o", out_path, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(e2e_wait_for_text_from(log, "attached to pid", 60, tracer),
+		  "no attach:\n%s", e2e_slurp(log));
+	cr_assert_eq(sec_copy(GO_ALLOCS_BIN, go, 0644), 0); /* the go file */
+	cr_assert_eq(waitpid(target, &st, 0), target);
+	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
+	log_text = e2e_slurp(log);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tracer: %#x\n%s", st, log_text);
+	cr_expect(strstr(log_text, "host_alloc_parent (go_allocs.c:"), "%s", log_text);
+	free(log_text);
 	sec_rmtree(dir);
 }
 

@@ -475,9 +475,19 @@ static int read_mapped(struct finder *f, char *exe, size_t exe_sz)
 		if (!p)
 			continue;
 		p[strcspn(p, "\n")] = '\0';
-		if (strstr(p, " (deleted)"))
-			continue;
-		alloc_scope__open_path(f->pid, p, path, sizeof(path));
+		if (strstr(p, " (deleted)")) {
+			/* Replaced or removed since it was mapped (an upgrade under a running
+			 * service): the mapped file itself, through map_files, from the mapping
+			 * at offset 0 (its ELF header). */
+			unsigned long long lo, hi, off;
+
+			if (sscanf(line, "%llx-%llx %*s %llx", &lo, &hi, &off) != 3 || off)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)f->pid,
+				 lo, hi);
+		} else {
+			alloc_scope__open_path(f->pid, p, path, sizeof(path));
+		}
 		for (size_t i = 0; i < f->mapped.cnt && !seen; i++)
 			seen = !strcmp(f->mapped.items[i], path);
 		if (seen || dyn_read(path, &d))
