@@ -1224,3 +1224,16 @@ Test(report, still_live_section)
 		  "%s", out);
 	free(out);
 }
+
+/* Round three (#31): the reader's messages named the file raw: `tracer report` on a file
+ * named "\e]0;X\a\e[2J.json" retitled and cleared the terminal. */
+Test(report, error_messages_are_terminal_safe)
+{
+	char err[512];
+	struct dhat_profile *p = dhat_profile__load("/nonexistent/\033]0;X\a\033[2J\n.json", err,
+						    sizeof(err));
+
+	cr_assert_null(p);
+	cr_expect(strstr(err, "\\x1b]0;X\\x07\\x1b[2J\\x0a.json: cannot open"), "%s", err);
+	cr_expect(!strchr(err, '\033') && !strchr(err, '\a') && !strchr(err, '\n'), "%s", err);
+}

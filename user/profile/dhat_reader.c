@@ -36,6 +36,7 @@
 #include "dhat_reader.h"
 #include "dhat_sampled.h"
 #include "safe_open.h"
+#include "safe_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -160,23 +161,23 @@ struct ps {
 /* ---- messages ----------------------------------------------------------------------- */
 
 /* Write "NAME:L:C: " (or "NAME: " without a position) + message into the error buffer, on
- * one line whatever a file name or a string in the file contained. */
+ * one line and safe for a terminal whatever a file name or a string in the file contained
+ * (control characters as \xHH: a file named "\e]0;X\a.json" must not retitle it). */
 static void vfail(struct ps *ps, const struct pos *at, const char *fmt, va_list ap)
 {
+	char raw[2048];
 	int n;
 
 	if (!ps->err || !ps->errsz)
 		return;
 	if (at)
-		n = snprintf(ps->err, ps->errsz, "%s:%u:%u: ", ps->name, at->line, at->col);
+		n = snprintf(raw, sizeof(raw), "%s:%u:%u: ", ps->name, at->line, at->col);
 	else
-		n = snprintf(ps->err, ps->errsz, "%s: ", ps->name);
-	if (n < 0 || (size_t)n >= ps->errsz)
-		return;
-	vsnprintf(ps->err + n, ps->errsz - (size_t)n, fmt, ap);
-	for (char *c = ps->err; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
+		n = snprintf(raw, sizeof(raw), "%s: ", ps->name);
+	if (n < 0 || (size_t)n >= sizeof(raw))
+		n = 0;
+	vsnprintf(raw + n, sizeof(raw) - (size_t)n, fmt, ap);
+	safe_text__copy_term(ps->err, ps->errsz, raw);
 }
 
 __attribute__((format(printf, 3, 4))) static int fail_at(struct ps *ps, const struct pos *at,
