@@ -287,6 +287,11 @@ Test(options, bad_usage)
 		  "give exactly one of --workload NAME, --pid PID, --cgroup PATH or -- CMD" },
 		{ parse, { "tracer", "--cgroup", "/c", "--pid", "3", NULL }, "give exactly one of" },
 		{ parse, { "tracer", "--pid", "3,", NULL }, "--pid needs process ids separated" },
+		/* #31: --lib /proc/self/mem passed as a file and failed at attach (exit 1). */
+		{ parse, { "tracer", "--lib", "/proc/self/mem", "--", "ls", NULL },
+		  "--lib /proc/self/mem: not an ELF file" },
+		{ parse, { "tracer", "--lib", "/etc/passwd", "--", "ls", NULL },
+		  "--lib /etc/passwd: not an ELF file" },
 		/* #31: "-o -" made a file named "-" (--summary - is stdout). */
 		{ parse, { "tracer", "-o", "-", "--", "ls", NULL }, "-o -: profiles are written to files" },
 		{ parse, { "tracer", "--pid", "3,x", NULL }, "--pid needs process ids separated" },

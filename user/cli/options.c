@@ -17,6 +17,7 @@
 #include "parse_num.h"
 #include "profile_output.h"
 #include "safe_open.h"
+#include "safe_text.h"
 #include "sampling.h"
 #include "tracer_exit.h"
 
@@ -377,10 +378,22 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		/* Now, not after attaching: a FIFO or a device here would block or mislead. */
 		fd = safe_open__read(AT_FDCWD, arg, 0, SAFE_OPEN_ELF_MAX);
 		if (fd < 0) {
-			elog("--lib %s: %s\n", arg, safe_open__strerror(fd));
+			elog("--lib %s: %s\n", safe_text__term(arg), safe_open__strerror(fd));
 			return TRACER_EXIT_USAGE;
 		}
-		close(fd);
+		/* An ELF object, now: /proc/self/mem passed as a regular file and failed
+		 * only once the probes were being made (exit 1). */
+		{
+			char magic[4];
+			bool elf = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+				   !memcmp(magic, "\177ELF", 4);
+
+			close(fd);
+			if (!elf) {
+				elog("--lib %s: not an ELF file\n", safe_text__term(arg));
+				return TRACER_EXIT_USAGE;
+			}
+		}
 		o->lib = arg;
 		break;
 	case OPT_SNAPSHOT_AT_RSS:
