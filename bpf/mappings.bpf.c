@@ -189,11 +189,21 @@ static __always_inline int brk_done(const struct pt_regs *r, __s64 ret)
 #define NR_MUNMAP 11
 #define NR_BRK	  12
 #define NR_MREMAP 25
+/* A 32-bit (compat) system call numbers its calls otherwise (12 is chdir there): only the
+ * 64-bit code segment's are ours. */
+#define USER_CS64 0x33
+
+static __always_inline int is_64bit_call(struct pt_regs *regs)
+{
+	__u64 cs = 0;
+
+	return !bpf_probe_read_kernel(&cs, sizeof(cs), &regs->cs) && cs == USER_CS64;
+}
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(mappings_sys_enter, struct pt_regs *regs, long id)
 {
-	return id == NR_BRK ? brk_start() : 0;
+	return id == NR_BRK && is_64bit_call(regs) ? brk_start() : 0;
 }
 
 SEC("tp_btf/sys_exit")
@@ -206,7 +216,7 @@ int BPF_PROG(mappings_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	if (nr != NR_MMAP && nr != NR_MUNMAP && nr != NR_MREMAP && nr != NR_BRK)
 		return 0;
-	if (bpf_probe_read_kernel(&r, sizeof(r), regs))
+	if (bpf_probe_read_kernel(&r, sizeof(r), regs) || r.cs != USER_CS64)
 		return 0;
 	switch (nr) {
 	case NR_MMAP:

@@ -290,7 +290,7 @@ static int events_of(pid_t tracer)
 	char *all = e2e_slurp("/sys/kernel/tracing/uprobe_events"), needle[64];
 	int n = 0;
 
-	snprintf(needle, sizeof(needle), ":tracer_%d/", (int)tracer);
+	snprintf(needle, sizeof(needle), ":tracer_%d_", (int)tracer); /* tracer_<pid>_<tag>/eN */
 	for (char *p = all; (p = strstr(p, needle)); p++)
 		n++;
 	free(all);

@@ -135,10 +135,7 @@ static void on_exit_stop(void *ctx, pid_t pid)
 
 	if (!t || t->ended)
 		return;
-	if (!t->sym)
-		t->sym = symbolizer__new(pid);
-	else
-		symbolizer__refresh_maps(t->sym);
+	tracee__refresh_sym(t);
 	if (t->stacks)
 		dwarf_stacks__refresh_maps(t->stacks);
 	mappings__refresh_maps(t->maps);

@@ -136,8 +136,8 @@ static void print_table(FILE *out, struct run *r, struct tracee *t, __u64 now)
 	}
 	fprintf(out, ", at %zu program point%s\n", n, n == 1 ? "" : "s");
 	/* The stacks are read as the profile's are: through the image's symbolizer. */
-	if (t->sym && !t->ended)
-		symbolizer__refresh_maps(t->sym);
+	if (t->sym)
+		tracee__refresh_sym(t);
 	run__stack_source(&pc, &src);
 	for (size_t i = 0; i < n && i < top; i++)
 		print_row(out, r, &fc, &rows[i]);

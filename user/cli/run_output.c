@@ -89,8 +89,8 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 
 	run__stack_source(&pc, &src);
 	/* An image that exec'd away must not take the new image's maps. */
-	if (t->sym && !t->ended)
-		symbolizer__refresh_maps(t->sym);
+	if (t->sym)
+		tracee__refresh_sym(t);
 	if (*t->path)
 		out.output = t->path;
 	/* A dropped record's profile is unknown: charge it to the one open when it was lost;

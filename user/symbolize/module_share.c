@@ -161,6 +161,9 @@ void module_share__keep_idle(unsigned long n)
 
 int module_share__add_dir(struct shared_module *h, const char *dir)
 {
+	for (size_t i = 0; i < h->dirs.cnt; i++)
+		if (!strcmp(h->dirs.items[i], dir))
+			return 0; /* another holder added it already */
 	return strvec__push(&h->dirs, dir);
 }
 

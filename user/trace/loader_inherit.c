@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,14 +43,16 @@ static int grow(void **v, size_t *cap, size_t cnt, size_t elem)
 	return 0;
 }
 
-/* Delete from uprobe_events each event of the groups keep() says go (the tracer_<pid>
- * groups, "tracer_%d/e%u"). With open, read and write only: the carrier runs it, a child
- * forked from a threaded tracer. Returns how many it could not delete because a perf event
- * still held them (-EBUSY), or -errno when uprobe_events cannot be read. */
-static int delete_events(int root, bool (*gone)(int pid, void *ctx), void *ctx)
+/* Delete from uprobe_events each event of the groups gone() says go ("tracer_<pid>_<tag>",
+ * or "tracer_<pid>" of older tracers). With open, read, write and string formatting only:
+ * the carrier runs it, a child forked from a threaded tracer. Returns how many it could not
+ * delete because a perf event still held them (-EBUSY), or -errno when uprobe_events cannot
+ * be read. */
+static int delete_events(int root, bool (*gone)(const char *group, int pid, const void *ctx),
+			 const void *ctx)
 {
 	static char buf[1 << 20]; /* a page of the carrier's own once forked (copy on write) */
-	char cmd[128];
+	char cmd[128], group[64];
 	long n = tracefs__read(root, "uprobe_events", buf, sizeof(buf));
 	int busy = 0, pid;
 	unsigned seq;
@@ -56,22 +60,50 @@ static int delete_events(int root, bool (*gone)(int pid, void *ctx), void *ctx)
 	if (n < 0)
 		return (int)n;
 	for (char *line = buf; line && *line; line = strchr(line, '\n'), line += !!line)
-		if (sscanf(line, "%*c:tracer_%d/e%u ", &pid, &seq) == 2 && gone(pid, ctx)) {
-			snprintf(cmd, sizeof(cmd), "-:tracer_%d/e%u\n", pid, seq);
+		if (sscanf(line, "%*c:%63[^/]/e%u ", group, &seq) == 2 &&
+		    sscanf(group, "tracer_%d", &pid) == 1 && gone(group, pid, ctx)) {
+			snprintf(cmd, sizeof(cmd), "-:%s/e%u\n", group, seq);
 			busy += tracefs__append(root, "uprobe_events", cmd) == -EBUSY;
 		}
 	return busy;
 }
 
-static bool tracer_is_dead(int pid, void *ctx)
+/* A group of a tracer that no longer exists (in this pid namespace: one of another
+ * namespace looks gone too, but its events are held by its perf events, EBUSY, but for
+ * the moment between making one and opening it). */
+static bool tracer_is_dead(const char *group, int pid, const void *ctx)
 {
+	(void)group;
 	(void)ctx;
 	return kill(pid, 0) && errno == ESRCH;
 }
 
-static bool is_group(int pid, void *ctx)
+static bool is_group(const char *group, int pid, const void *ctx)
 {
-	return pid == *(pid_t *)ctx;
+	(void)pid;
+	return !strcmp(group, ctx);
+}
+
+/* Delete every event of our group, retrying while the perf events holding them are still
+ * being released (some after an RCU grace period). */
+#define SWEEP_TRIES   100
+#define SWEEP_WAIT_US 50000
+
+static void delete_group(int root, const char *group)
+{
+	for (int i = 0; i < SWEEP_TRIES && delete_events(root, is_group, group) > 0; i++)
+		usleep(SWEEP_WAIT_US);
+}
+
+/* Our group's name: the pid alone could be another tracer's in another pid namespace
+ * (two containers' PID 1), and uprobe_events is one list for the whole host. */
+static void name_group(struct inherit_links *ls)
+{
+	unsigned tag = 0;
+
+	if (getrandom(&tag, sizeof(tag), GRND_NONBLOCK) != sizeof(tag))
+		tag = (unsigned)time(NULL) ^ (unsigned)getpid() << 16;
+	snprintf(ls->group, sizeof(ls->group), "tracer_%d_%08x", (int)getpid(), tag);
 }
 
 /* The event for (path, off, retprobe): found, or made in tracefs. NULL + errno. */
@@ -91,7 +123,7 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 		return NULL;
 	e = &ls->ev[ls->ev_cnt];
 	*e = (struct inherit_event){ .off = off, .retprobe = retprobe, .seq = (unsigned)ls->ev_cnt };
-	if (!ls->group) {
+	if (!ls->group[0]) {
 		ls->tracefs = tracefs__root();
 		if (ls->tracefs < 0) {
 			elog("cannot make uprobe events: no tracefs (%s): not mounted, and the "
@@ -103,10 +135,10 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 		/* A tracer killed with its carrier (see carrier_pid) leaves its events:
 		 * delete those of tracers that no longer exist, once, before making ours. */
 		delete_events(ls->tracefs, tracer_is_dead, NULL);
-		ls->group = getpid();
+		name_group(ls);
 	}
-	snprintf(cmd, sizeof(cmd), "%c:tracer_%d/e%u %s:0x%zx\n", retprobe ? 'r' : 'p',
-		 (int)ls->group, e->seq, path, off);
+	snprintf(cmd, sizeof(cmd), "%c:%s/e%u %s:0x%zx\n", retprobe ? 'r' : 'p', ls->group, e->seq,
+		 path, off);
 	err = tracefs__append(ls->tracefs, "uprobe_events", cmd);
 	if (err) {
 		elog("cannot make the uprobe %s:0x%zx in uprobe_events (tracefs %s): %s\n",
@@ -116,11 +148,11 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 		return NULL;
 	}
 	e->path = strdup(path);
-	snprintf(idp, sizeof(idp), "events/tracer_%d/e%u/id", (int)ls->group, e->seq);
+	snprintf(idp, sizeof(idp), "events/%s/e%u/id", ls->group, e->seq);
 	err = tracefs__read_int(ls->tracefs, idp, &e->id);
 	if (err || !e->path) {
 		free(e->path);
-		snprintf(cmd, sizeof(cmd), "-:tracer_%d/e%u\n", (int)ls->group, e->seq);
+		snprintf(cmd, sizeof(cmd), "-:%s/e%u\n", ls->group, e->seq);
 		tracefs__append(ls->tracefs, "uprobe_events", cmd);
 		errno = err ? -err : ENOMEM;
 		return NULL;
@@ -164,32 +196,18 @@ static int push_link(struct inherit_links *ls, struct bpf_link *link)
 	return 0;
 }
 
-/* Close every descriptor of this (forked) process but 0-2 and keep. */
+/* Close every descriptor of this (forked) process but 0-2 and keep (async-signal-safe). */
 static void close_inherited_fds(int keep)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int dfd = d ? dirfd(d) : -1;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		int fd = (int)strtol(e->d_name, NULL, 10);
-		if (fd >= 3 && fd != dfd && fd != keep)
-			close(fd);
-	}
-	closedir(d);
+	if (keep > 3)
+		close_range(3, (unsigned)keep - 1, 0);
+	close_range(keep >= 3 ? (unsigned)keep + 1 : 3, ~0u, 0);
 }
-
-/* How long the carrier tries to delete a dead tracer's events: the perf events holding
- * them are released as the tracer's descriptors close, some after an RCU grace period. */
-#define SWEEP_TRIES   100
-#define SWEEP_WAIT_US 50000
 
 /* The carrier's life: idle until the tracer dies; then, unless the tracer killed it first
  * (its normal ending: it deletes its events itself), delete the tracer's events, so a
  * tracer killed with SIGKILL leaves uprobe_events as it found it. */
-static void carrier_main(pid_t tracer, int root)
+static void carrier_main(pid_t tracer, int root, const char *group)
 {
 	sigset_t term;
 	int sig;
@@ -208,8 +226,7 @@ static void carrier_main(pid_t tracer, int root)
 	 * only once the carrier has another parent (also when it died before prctl). */
 	while (getppid() == tracer)
 		sigwait(&term, &sig);
-	for (int i = 0; i < SWEEP_TRIES && delete_events(root, is_group, &tracer) > 0; i++)
-		usleep(SWEEP_WAIT_US);
+	delete_group(root, group);
 	_exit(0);
 }
 
@@ -232,8 +249,11 @@ static int carrier_pid(struct inherit_links *ls)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
-		carrier_main(tracer, ls->tracefs);
+		carrier_main(tracer, ls->tracefs, ls->group);
 	ls->carrier = pid;
+	/* Signalled through a pidfd: a follow-mode waitpid(-1) may reap a carrier that died,
+	 * and its pid be reused by then. */
+	ls->carrier_fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	return pid;
 }
 
@@ -396,19 +416,21 @@ static void close_all(struct inherit_links *ls)
 	/* The carrier dies first: closing a perf event whose task is gone skips the walk
 	 * over every process that maps the probed file (see detach). */
 	if (ls->carrier > 0) {
-		kill(ls->carrier, SIGKILL);
-		waitpid(ls->carrier, NULL, 0);
+		if (ls->carrier_fd >= 0)
+			syscall(SYS_pidfd_send_signal, ls->carrier_fd, SIGKILL, NULL, 0);
+		else
+			kill(ls->carrier, SIGKILL);
+		waitpid(ls->carrier, NULL, 0); /* ECHILD when reaped already */
+		if (ls->carrier_fd >= 0)
+			close(ls->carrier_fd);
 		ls->carrier = 0;
+		ls->carrier_fd = -1;
 	}
 	parallel_close(ls);
 	/* Every perf event on them is closed (their inherited copies go with them): the
-	 * tracefs events can go. */
-	for (size_t i = 0; i < ls->ev_cnt; i++) {
-		char cmd[64];
-
-		snprintf(cmd, sizeof(cmd), "-:tracer_%d/e%u\n", (int)ls->group, ls->ev[i].seq);
-		tracefs__append(ls->tracefs, "uprobe_events", cmd);
-	}
+	 * tracefs events can go, retried as the carrier would. */
+	if (ls->ev_cnt)
+		delete_group(ls->tracefs, ls->group);
 }
 
 static void *closer(void *arg)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * loader_inherit - allocator probes that follow a process tree. Each probe is a tracefs
- * uprobe event (uprobe_events, group tracer_<tracer pid>; tracefs reached even where the
+ * uprobe event (uprobe_events, group tracer_<tracer pid>_<tag>; tracefs reached even where the
  * host has it unmounted: tracefs.h), opened as a perf event on every
  * traced task with attr.inherit: the kernel copies inherited events into every task a
  * traced one creates (threads, fork, vfork) before the new task runs, and they stay across
@@ -43,7 +43,7 @@ struct inherit_event {
 	size_t off;	/* file offset */
 	bool retprobe;
 	int id;		/* tracefs event id (perf config) */
-	unsigned seq;	/* its name: tracer_<pid>/e<seq> */
+	unsigned seq;	/* its name: <group>/e<seq> */
 	bool has_prog;	/* the BPF program is attached to one of its perf events */
 };
 
@@ -55,8 +55,10 @@ struct inherit_links {
 	size_t fd_cnt, fd_cap;
 	struct inherit_event *ev;
 	size_t ev_cnt, ev_cap;
-	pid_t group;		 /* the tracefs group is tracer_<group> (the tracer's pid) */
+	char group[48];		 /* the tracefs group: tracer_<pid>_<random tag>; "" before the
+				  * first event */
 	pid_t carrier;		 /* the idle child whose perf events carry the programs */
+	int carrier_fd;		 /* its pidfd, -1: none (signalled through it) */
 	int tracefs;		 /* tracefs's root (tracefs.h), once the first event is made */
 	bool closing, threaded;	 /* loader_inherit__detach began; in a thread */
 	pthread_t thread;

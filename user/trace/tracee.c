@@ -268,6 +268,16 @@ int tracees__close_all(struct tracees *ts, __u64 end_ns)
 	return err;
 }
 
+void tracee__refresh_sym(struct tracee *t)
+{
+	if (t->ended || t->sym_borrowed)
+		return;
+	if (t->sym)
+		symbolizer__refresh_maps(t->sym);
+	else
+		t->sym = symbolizer__new(t->tgid);
+}
+
 void tracees__refresh_maps(struct tracees *ts)
 {
 	for (size_t i = 0; i < ts->cnt; i++) {
@@ -275,10 +285,7 @@ void tracees__refresh_maps(struct tracees *ts)
 
 		if (!t->session || t->ended)
 			continue;
-		if (t->sym)
-			symbolizer__refresh_maps(t->sym);
-		else
-			t->sym = symbolizer__new(t->tgid);
+		tracee__refresh_sym(t);
 		if (t->stacks)
 			dwarf_stacks__refresh_maps(t->stacks);
 		mappings__refresh_maps(t->maps);
@@ -405,6 +412,7 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 			if (symbolizer__empty(t->sym) && !symbolizer__empty(parent->sym)) {
 				symbolizer__free(t->sym);
 				t->sym = symbolizer__ref(parent->sym);
+				t->sym_borrowed = true;
 			}
 		}
 		break;

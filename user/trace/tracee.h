@@ -46,6 +46,8 @@ struct tracee {
 	char written_path[PATH_MAX];   /* the last profile file written for it */
 	struct session *session;       /* its records; NULL once closed */
 	struct symbolizer *sym;	       /* its maps and modules; NULL once closed or unreadable */
+	bool sym_borrowed;	       /* sym is its parent's (a fork gone before its maps were
+					* read): frozen, never refreshed from the parent's pid */
 	struct dwarf_stacks *stacks;   /* --unwind dwarf: its resolver; NULL otherwise */
 	struct rss_sampler *rss;       /* its RSS over its life (tracees_opts.rss); NULL once
 					* closed or when /proc/PID/status could not be opened */
@@ -129,6 +131,10 @@ int tracees__close(struct tracee *t, __u64 end_ns, bool ended);
 int tracees__close_exited(struct tracees *ts);
 /* Close every open tracee. Returns the first error. */
 int tracees__close_all(struct tracees *ts, __u64 end_ns);
+
+/* Re-read t's maps into its symbolizer while the image lives (not once it ended, and not a
+ * borrowed one: see sym_borrowed); make one if it has none. */
+void tracee__refresh_sym(struct tracee *t);
 
 /* Re-read the maps of every open tracee (dlopen'd libraries). */
 void tracees__refresh_maps(struct tracees *ts);

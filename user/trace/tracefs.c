@@ -27,17 +27,21 @@ static int root_fd = -1;
 static enum tracefs_via root_via = TRACEFS_NONE;
 static const char *mounted_at; /* TRACEFS_MOUNTED: which of mount_points */
 
-/* path, if tracefs is mounted there: its directory's descriptor, else -errno. */
+/* path, if tracefs is mounted there: its directory's descriptor, else -errno. O_PATH alone
+ * (no O_DIRECTORY, no open intent) triggers no automount: /sys/kernel/debug/tracing is
+ * debugfs's automount point of tracefs, and looking at it must not mount it on the host. */
 static int open_mounted(const char *path)
 {
-	struct statfs st;
-	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	if (fstatfs(fd, &st) || st.f_type != TRACEFS_MAGIC) {
+	if (fstatfs(fd, &sf) || sf.f_type != TRACEFS_MAGIC || fstat(fd, &st) ||
+	    !S_ISDIR(st.st_mode)) {
 		close(fd);
-		return -ENOENT; /* an empty mount point: sysfs's directory, nothing on it */
+		return -ENOENT; /* an empty mount point (sysfs's directory), an automount point */
 	}
 	return fd;
 }

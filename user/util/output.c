@@ -66,10 +66,17 @@ static int dest_ok(int dir_fd, const char *base)
  * attribute (chattr +i, +a)? Then no output can replace it, or be created in it. */
 static bool fixed_attr(int dir_fd, const char *base)
 {
-	int fd = openat(dir_fd, base ? base : ".",
-			O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY), flags = 0;
+	struct stat st;
+	int fd, flags = 0;
 	bool fixed;
 
+	/* Opened only when a regular file or a directory: opening a device has effects of
+	 * its own (a watchdog armed, a tape rewound), a FIFO releases a blocked writer. */
+	if (fstatat(dir_fd, base ? base : ".", &st, AT_SYMLINK_NOFOLLOW) ||
+	    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return false;
+	fd = openat(dir_fd, base ? base : ".",
+		    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
 	if (fd < 0)
 		return false;
 	fixed = !ioctl(fd, FS_IOC_GETFLAGS, &flags) &&
