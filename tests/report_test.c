@@ -544,6 +544,11 @@ static const struct bad_case BAD[] = {
 			 "{\"tb\":289700,\"tbk\":3,\"fs\":[2]}],"
 			 "\"ftbl\":[\"[root]\",\"f\",\"g\"]}",
 	  ":2:1: pps[1]: \"tb\": 289700 takes the file's total past 64 bits" },
+	/* ... and the lifetimes, which diff sums per row. */
+	{ "tl_wraps", HDR "\"pps\":[{\"tb\":1,\"tbk\":1,\"tl\":18446744073709551615,\"fs\":[1]},\n"
+		      "{\"tb\":1,\"tbk\":1,\"tl\":2,\"fs\":[2]}],"
+		      "\"ftbl\":[\"[root]\",\"f\",\"g\"]}",
+	  ":2:1: pps[1]: \"tl\": 2 takes the file's total past 64 bits" },
 };
 
 /* Every bad case through the file loader: -EINVAL, one line naming the file, and the whole

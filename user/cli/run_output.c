@@ -39,6 +39,7 @@
 #include "tracer_exit.h"
 #include "run.h"
 #include "workloads.h"
+#include "safe_text.h"
 
 /* stack_source callbacks, ctx = struct profile_ctx: stack ids are BPF's, or the image's
  * resolver's in dwarf mode (one kind per run). */
@@ -250,7 +251,10 @@ int run__open_summary(struct run *r, struct output *o)
 	if (a->summary) {
 		err = output__open(o, a->summary, OUTPUT_STDOUT_DASH);
 		if (err) {
-			elog("--summary %s: %s\n", a->summary, strerror(-err));
+			elog("--summary %s: %s\n", safe_text__term(a->summary),
+			     err == -EPERM ? "not a file the tracer may replace (a device, a FIFO, "
+					     "someone else's file)" :
+					     strerror(-err));
 			return err;
 		}
 		r->report_out = r->counters_out = o->f;

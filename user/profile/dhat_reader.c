@@ -131,6 +131,7 @@ struct defer {
 
 struct ps {
 	const char *name; /* file name for messages */
+	uint64_t tl_sum;  /* Σtl so far: bounded like the totals (diff sums it per row) */
 	char *err;
 	size_t errsz;
 	struct src s;
@@ -1636,6 +1637,7 @@ static int add_totals(struct ps *ps, size_t k)
 		{ &p->end_bytes, pp->eb, "eb" },     { &p->end_blocks, pp->ebk, "ebk" },
 		{ &p->total_reads, dhat_profile__pp_rb(p, pp), "rb" },
 		{ &p->total_writes, dhat_profile__pp_wb(p, pp), "wb" },
+		{ &ps->tl_sum, pp->tl, "tl" },
 	};
 
 	for (size_t i = 0; i < sizeof(add) / sizeof(add[0]); i++)
