@@ -14,10 +14,12 @@
 #include <linux/bpf.h>
 
 #include "alloc_symbols.h"
+#include "debug_file.h"
 #include "fp_detect.h"
 #include "host_check.h"
 #include "json_writer.h"
 #include "loader.h"
+#include "procmaps.h"
 #include "safe_text.h"
 #include "tracefs.h"
 #include "trap_cost.h"
@@ -284,60 +286,49 @@ static void check_trap_cost(struct checks *c, bool multi)
 		advise(it, LVL_LIMITED, "%s", msg);
 }
 
-/* The C library this process runs, from /proc/self/maps, into path. */
+/* The C library this process runs (its mappings), into path. */
 static bool own_libc(char *path, size_t sz)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[PATH_MAX + 128];
+	struct proc_mapping *maps = NULL;
+	size_t n = 0;
 	bool found = false;
 
-	if (!f)
+	if (procmaps__read(getpid(), true, &maps, &n))
 		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-
-		if (!p)
-			continue;
-		p[strcspn(p, "\n")] = '\0';
-		if (strstr(p, "/libc.so.6") || strstr(p, "/libc-")) {
-			snprintf(path, sz, "%s", p);
+	for (size_t i = 0; i < n && !found; i++)
+		if (strstr(maps[i].path, "/libc.so.6") || strstr(maps[i].path, "/libc-")) {
+			snprintf(path, sz, "%s", maps[i].path);
 			found = true;
 		}
-	}
-	fclose(f);
+	procmaps__free(maps, n);
 	return found;
 }
 
 /* glibc's debug info (libc6-dbg): its build-id file under /usr/lib/debug. */
 static void check_libc_debug(struct checks *c)
 {
-	char libc[PATH_MAX], dbg[128];
-	const unsigned char *id = NULL;
+	char libc[PATH_MAX], dbg[PATH_MAX];
+	const void *id = NULL;
 	ssize_t n = -1;
 	struct item *it;
 	int fd = -1;
 	Elf *e = NULL;
+	bool named;
 
 	if (own_libc(libc, sizeof(libc)) && elf_version(EV_CURRENT) != EV_NONE &&
 	    (fd = open(libc, O_RDONLY | O_CLOEXEC)) >= 0 && (e = elf_begin(fd, ELF_C_READ, NULL)))
-		n = dwelf_elf_gnu_build_id(e, (const void **)&id);
-	if (n > 1) {
-		int k = snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", id[0]);
-
-		for (ssize_t i = 1; i < n && k < (int)sizeof(dbg) - 8; i++)
-			k += snprintf(dbg + k, sizeof(dbg) - (size_t)k, "%02x", id[i]);
-		snprintf(dbg + k, sizeof(dbg) - (size_t)k, ".debug");
-	}
+		n = dwelf_elf_gnu_build_id(e, &id);
+	named = !debug_file__build_id_path("/usr/lib/debug", id, n, dbg, sizeof(dbg));
 	if (e)
 		elf_end(e);
 	if (fd >= 0)
 		close(fd);
-	if (n > 1 && !access(dbg, R_OK)) {
+	if (named && !access(dbg, R_OK)) {
 		add(c, "libc debug info", LVL_OK, "%s", dbg);
 		return;
 	}
-	it = add(c, "libc debug info", LVL_OK, n > 1 ? "none for %s" : "cannot tell (%s)",
-		 n > 1 ? libc : "no build-id read");
+	it = add(c, "libc debug info", LVL_OK, named ? "none for %s" : "cannot tell (%s)",
+		 named ? libc : "no build-id read");
 	advise(it, LVL_LIMITED, "libc's internal functions show as addresses in stacks: "
 				"apt install libc6-dbg");
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <elfutils/libdwelf.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,4 +74,19 @@ int debug_file__open(int dirfd, const char *path, uint64_t resolve,
 		return -ESTALE;
 	}
 	return fd;
+}
+
+int debug_file__build_id_path(const char *root, const void *id, ssize_t id_sz, char *out,
+			      size_t sz)
+{
+	const unsigned char *b = id;
+	char hex[2 * 64 + 1];
+	int n;
+
+	if (!id || id_sz < 2 || id_sz > 64)
+		return -EINVAL;
+	for (ssize_t i = 0; i < id_sz; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	n = snprintf(out, sz, "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
+	return n > 0 && (size_t)n < sz ? 0 : -EINVAL;
 }

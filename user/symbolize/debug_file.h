@@ -36,6 +36,12 @@ struct debug_file_want {
 int debug_file__open(int dirfd, const char *path, uint64_t resolve,
 		     const struct debug_file_want *want);
 
+/* The build-id debug file of a module whose build-id is id (id_sz bytes) under the debug
+ * root root: "<root>/.build-id/xx/yyyy.debug", into out. 0, or -EINVAL when the id cannot
+ * name one (fewer than 2 or more than 64 bytes) or the path does not fit. */
+int debug_file__build_id_path(const char *root, const void *id, ssize_t id_sz, char *out,
+			      size_t sz);
+
 /* CRC32 (the .gnu_debuglink one, zlib's) of everything in fd. 0 or -errno. */
 int debug_file__crc32(int fd, uint32_t *crc);
 

@@ -30,12 +30,11 @@ __u64 mono_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-unsigned long long proc_start_time(pid_t pid)
+unsigned long long proc_stat_field(pid_t pid, int field)
 {
-	unsigned long long start = 0;
 	char path[64], buf[1024], *p;
 	ssize_t n;
-	int fd, field;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -46,13 +45,17 @@ unsigned long long proc_start_time(pid_t pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	/* comm may contain spaces and parens: count fields from the last ')'. */
+	/* comm may contain spaces and parens: count fields from the last ')' (field 2). */
 	p = strrchr(buf, ')');
-	for (field = 2; p && field < 22; field++)
+	for (int f = 2; p && f < field; f++)
 		p = strchr(p + 1, ' ');
-	if (p)
-		start = strtoull(p + 1, NULL, 10);
-	return start;
+	/* Field 3 (the state) is a letter: every caller wants a number after it. */
+	return p && field > 3 ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+unsigned long long proc_start_time(pid_t pid)
+{
+	return proc_stat_field(pid, 22);
 }
 
 void procmaps__free(struct proc_mapping *maps, size_t cnt)

@@ -27,6 +27,10 @@ struct proc_mapping {
 /* CLOCK_MONOTONIC in nanoseconds. */
 __u64 mono_now_ns(void);
 
+/* Field `field` of /proc/PID/stat (1-based, as proc(5) numbers them; 4 and on: the fields
+ * after "(comm)", which may hold spaces and parentheses), as a number. 0 if unreadable. */
+unsigned long long proc_stat_field(pid_t pid, int field);
+
 /* Field 22 of /proc/PID/stat (start time in clock ticks); 0 if unreadable. */
 unsigned long long proc_start_time(pid_t pid);
 

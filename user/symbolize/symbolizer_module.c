@@ -274,25 +274,21 @@ static void sym_module__find_debug(struct sym_module *m)
 	struct debug_file_want want = { 0 };
 	const unsigned char *id = NULL;
 	const char *link, *base;
-	char path[4096], hex[2 * 64 + 1], dir[4096];
+	char path[4096], dir[4096];
 	GElf_Word crc;
 	size_t i;
 
 	want.id_sz = dwelf_elf_gnu_build_id(m->elf, (const void **)&id);
 	want.id = id;
-	if (want.id_sz > 1 && want.id_sz <= 64) {
-		for (i = 0; i < (size_t)want.id_sz; i++)
-			sprintf(hex + 2 * i, "%02x", id[i]);
-		for (i = 0; i < m->debug_dirs->cnt; i++) {
-			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug",
-				 m->debug_dirs->items[i], hex, hex + 2);
-			if (sym_module__try_debug(m, -1, path, &want))
-				return;
-		}
-		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-		if (m->root_fd >= 0 && sym_module__try_debug(m, m->root_fd, path, &want))
+	for (i = 0; i < m->debug_dirs->cnt; i++)
+		if (!debug_file__build_id_path(m->debug_dirs->items[i], id, want.id_sz, path,
+					       sizeof(path)) &&
+		    sym_module__try_debug(m, -1, path, &want))
 			return;
-	}
+	if (m->root_fd >= 0 &&
+	    !debug_file__build_id_path("/usr/lib/debug", id, want.id_sz, path, sizeof(path)) &&
+	    sym_module__try_debug(m, m->root_fd, path, &want))
+		return;
 	link = dwelf_elf_gnu_debuglink(m->elf, &crc);
 	/* A name that climbs (../) or points elsewhere (/) is not a debuglink gdb would use. */
 	if (!debug_file__link_ok(link) || m->name[0] != '/')

@@ -710,8 +710,7 @@ static bool session_refused_env(void)
 {
 	const char *no_session = getenv("TRACER_NO_SESSION");
 
-	return (no_session && !strcmp(no_session, "refused")) || env_refuses("session") ||
-	       env_refuses("multi");
+	return no_session && !strcmp(no_session, "refused");
 }
 
 static enum attach_mode first_mode(const struct loader_opts *opts, bool inherit)

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "safe_open.h"
 #include "target.h"
+#include "procmaps.h"
 
 struct target {
 	pid_t pid;		/* the first process */
@@ -684,34 +685,10 @@ int target__resolve_allocator(const struct target *t, struct alloc_symbols *out)
 
 pid_t target__ppid(pid_t pid)
 {
-	char path[64], buf[512], *close_paren;
-	long ppid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
-	if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')))
-		sscanf(close_paren + 1, " %*c %ld", &ppid);
-	fclose(f);
-	return (pid_t)ppid;
+	return (pid_t)proc_stat_field(pid, 4);
 }
 
 bool target__is_kernel_thread(pid_t pid)
 {
-	char path[64], buf[512], *close_paren;
-	unsigned long flags = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": PF_KTHREAD. */
-	if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')))
-		sscanf(close_paren + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags);
-	fclose(f);
-	return flags & 0x00200000UL;
+	return proc_stat_field(pid, 9) & 0x00200000ULL; /* flags: PF_KTHREAD */
 }

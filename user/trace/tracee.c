@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dwarf_stacks.h"
@@ -507,9 +508,9 @@ int tracees__handle(void *set, const void *data, size_t sz)
 		const struct death_event *d = data;
 		int err = session__handle(t->session, data, sz);
 
-		if (sz >= sizeof(*d) && ((d->exit_code & 0x7f) || (d->flags & DEATH_F_OOM)))
+		if (sz >= sizeof(*d) && (WIFSIGNALED(d->exit_code) || (d->flags & DEATH_F_OOM)))
 			t->died = true;
-		return tracees__close(t, ((const struct death_event *)data)->ts_ns, true) ?: err;
+		return tracees__close(t, d->ts_ns, true) ?: err;
 	}
 	return session__handle(t->session, data, sz);
 }

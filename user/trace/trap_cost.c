@@ -186,45 +186,62 @@ static void close_link_later(int fd)
 	pthread_attr_destroy(&at);
 }
 
-int trap_cost__measure(double *ns)
+/* The counting program on this process's probe site, linked as attach_type. */
+struct site_probe {
+	int map, prog, link; /* -1: not made */
+};
+
+/* Make *sp: the counter map, the program loaded for attach_type, its link. 0 or the first
+ * failure's -errno (what was made is in *sp, for site_probe_release). */
+static int site_probe_attach(uint32_t attach_type, struct site_probe *sp)
 {
 	char path[1024];
-	uint64_t off = 0, hits = 0;
-	double base, probed;
-	int map, prog = -1, link = -1, err;
+	uint64_t off = 0;
+	int err;
 
+	*sp = (struct site_probe){ -1, -1, -1 };
 	err = code_file_offset((uintptr_t)trap_cost_site, path, sizeof(path), &off);
 	if (err)
 		return err;
-	base = time_calls(trap_cost_base);
-	map = counter_map_create();
-	if (map < 0)
-		return map;
-	prog = counting_prog_load(map, BPF_TRACE_UPROBE_MULTI);
-	if (prog < 0) {
-		err = prog;
-		goto cleanup;
+	sp->map = counter_map_create();
+	if (sp->map < 0)
+		return sp->map;
+	sp->prog = counting_prog_load(sp->map, attach_type);
+	if (sp->prog < 0)
+		return sp->prog;
+	sp->link = link_create(sp->prog, attach_type, path, off);
+	return sp->link < 0 ? sp->link : 0;
+}
+
+static void site_probe_release(const struct site_probe *sp)
+{
+	if (sp->link >= 0)
+		close_link_later(sp->link);
+	if (sp->prog >= 0)
+		close(sp->prog);
+	if (sp->map >= 0)
+		close(sp->map);
+}
+
+int trap_cost__measure(double *ns)
+{
+	uint64_t hits = 0;
+	double base = time_calls(trap_cost_base), probed;
+	struct site_probe sp;
+	int err = site_probe_attach(BPF_TRACE_UPROBE_MULTI, &sp);
+
+	if (!err) {
+		probed = time_calls(trap_cost_site);
+		err = counter_read(sp.map, &hits);
+		if (!err && hits != TRAP_COST_BATCHES * TRAP_COST_CALLS) {
+			dlog("%" PRIu64 " probe hits, expected %d\n", hits,
+			     TRAP_COST_BATCHES * TRAP_COST_CALLS);
+			err = -EIO;
+		}
+		if (!err)
+			*ns = probed > base ? probed - base : 0;
 	}
-	link = link_create(prog, BPF_TRACE_UPROBE_MULTI, path, off);
-	if (link < 0) {
-		err = link;
-		goto cleanup;
-	}
-	probed = time_calls(trap_cost_site);
-	err = counter_read(map, &hits);
-	if (!err && hits != TRAP_COST_BATCHES * TRAP_COST_CALLS) {
-		dlog("%" PRIu64 " probe hits, expected %d\n", hits,
-		     TRAP_COST_BATCHES * TRAP_COST_CALLS);
-		err = -EIO;
-	}
-	if (!err)
-		*ns = probed > base ? probed - base : 0;
-cleanup:
-	if (link >= 0)
-		close_link_later(link);
-	if (prog >= 0)
-		close(prog);
-	close(map);
+	site_probe_release(&sp);
 	return err;
 }
 
@@ -244,24 +261,11 @@ bool trap_cost__advice(double ns, double slow_ns, char *buf, size_t sz)
 
 int trap_cost__try_link(uint32_t attach_type)
 {
-	char path[1024];
-	uint64_t off = 0;
-	int map, prog, link, err;
+	struct site_probe sp;
+	int err = site_probe_attach(attach_type, &sp);
 
-	err = code_file_offset((uintptr_t)trap_cost_site, path, sizeof(path), &off);
-	if (err)
-		return err;
-	map = counter_map_create();
-	if (map < 0)
-		return map;
-	prog = counting_prog_load(map, attach_type);
-	link = prog < 0 ? prog : link_create(prog, attach_type, path, off);
-	if (link >= 0)
-		close_link_later(link);
-	if (prog >= 0)
-		close(prog);
-	close(map);
-	return link < 0 ? link : 0;
+	site_probe_release(&sp);
+	return err;
 }
 
 void trap_cost__check(void)

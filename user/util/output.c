@@ -85,23 +85,21 @@ static bool fixed_attr(int dir_fd, const char *base)
 	return fixed;
 }
 
-/* Create and remove a file in dir_fd, as the writer will create its temporary file there:
+static int create_tmp(int dir_fd, const char *base, char **tmp_out);
+
+/* Create and remove the writer's temporary file for base in dir_fd, as the writer will:
  * permission bits say nothing for root on a pseudo filesystem (sysfs refuses, procfs has
  * no such file). 0 or the creation's -errno. */
-static int probe_create(int dir_fd)
+static int probe_create(int dir_fd, const char *base)
 {
-	char name[64];
-	unsigned r = 0;
-	int fd;
+	char *tmp = NULL;
+	int fd = create_tmp(dir_fd, base, &tmp);
 
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) < 0)
-		r = (unsigned)getpid();
-	snprintf(name, sizeof(name), ".tracer-probe.%d.%08x", (int)getpid(), r);
-	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	close(fd);
-	unlinkat(dir_fd, name, 0);
+	unlinkat(dir_fd, tmp, 0);
+	free(tmp);
 	return 0;
 }
 
@@ -136,7 +134,7 @@ int output__check_path(const char *path)
 		if (!err && faccessat(dir_fd, ".", W_OK | X_OK, AT_EACCESS))
 			err = -errno;
 		if (!err)
-			err = probe_create(dir_fd);
+			err = probe_create(dir_fd, base);
 		sudo_user__leave(&saved);
 	}
 	close(dir_fd);

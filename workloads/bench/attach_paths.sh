@@ -11,6 +11,8 @@
 # Root. Absolute times vary with the host; compare the columns of one run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=workloads/bench/lib.sh
+. "$here/workloads/bench/lib.sh"
 build=${BUILD_DIR:-$here/build}
 runs=5 threads=64
 while getopts n:t: o; do
@@ -43,7 +45,6 @@ for p in $paths; do : >"$tmp/$p.times"; done
 for r in $(seq "$runs"); do
 	for p in $paths; do one "$p" >>"$tmp/$p.times"; done
 done
-median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 printf '%-10s %12s %12s   (%s runs, ms, medians)\n' path attach detach "$runs"
 for p in $paths; do
 	printf '%-10s %12s %12s\n' "$p" "$(cut -d' ' -f1 "$tmp/$p.times" | median)" \

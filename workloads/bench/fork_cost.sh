@@ -6,6 +6,8 @@
 # Also the tracer's whole wall time (its start and stop included). Root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=workloads/bench/lib.sh
+. "$here/workloads/bench/lib.sh"
 build=${BUILD_DIR:-$here/build}
 forks=30 runs=5
 while getopts n:r: o; do
@@ -37,7 +39,6 @@ for m in $modes; do : >"$tmp/$m"; done
 for r in $(seq "$runs"); do
 	for m in $modes; do one "$m" >>"$tmp/$m"; done
 done
-median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 printf '%-10s %14s %16s   (%s forks, %s runs, medians)\n' mode "loop ms" "tracer wall s" "$forks" "$runs"
 for m in $modes; do
 	printf '%-10s %14s %16s\n' "$m" "$(cut -d' ' -f1 "$tmp/$m" | median)" "$(cut -d' ' -f2 "$tmp/$m" | median)"
