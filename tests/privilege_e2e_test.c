@@ -14,6 +14,7 @@
 
 #include "test_timeout.h"
 #include "e2e_util.h"
+#include "test_util.h"
 
 /* Is there a line of out that is exactly want? */
 static bool has_line(const char *out, const char *want)
@@ -33,7 +34,7 @@ Test(privilege_e2e, sudo_drops_the_command_to_the_invoking_user, .timeout = TEST
 	int rc;
 
 	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("sudo");
+	dir = tu_user_tmpdir("sudo", 65534, 65534); /* the user writes there */
 	chmod(dir, 0755);
 	/* The profile is created as the invoking user: in a directory they may write. */
 	cr_assert_eq(chown(dir, 65534, 65534), 0);
@@ -87,7 +88,7 @@ Test(privilege_e2e, setuid_program_gains_nothing_under_sudo, .timeout = TEST_TIM
 	int rc;
 
 	E2E_REQUIRE_ROOT();
-	dir = e2e_tmpdir("setuid");
+	dir = tu_user_tmpdir("setuid", 65534, 65534); /* the user runs from there */
 	chmod(dir, 0755);
 	cr_assert_eq(chown(dir, 65534, 65534), 0);
 	snprintf(prog, sizeof(prog), "%s/id-setuid", dir);

@@ -161,7 +161,13 @@ Test(privilege, under_sudo_the_profile_belongs_to_the_invoking_user)
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root: the writer hands files over with fchown only as root");
-	sticky_dir(dir, sizeof(dir), "sudo");
+	{ /* the invoking user writes there: a directory they can reach */
+		char *d = tu_user_tmpdir("sudo", 65534, 65534);
+
+		snprintf(dir, sizeof(dir), "%s", d);
+		free(d);
+		cr_assert_eq(chmod(dir, 01777), 0);
+	}
 	snprintf(dest, sizeof(dest), "%s/p.json.gz", dir);
 	setenv("SUDO_UID", "65534", 1);
 	setenv("SUDO_GID", "65534", 1);

@@ -5,10 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -70,6 +73,35 @@ static inline void tu_scratch(char *out, size_t sz, const char *name)
 		fprintf(stderr, "tu_scratch: %s: cannot make it\n", out);
 		abort();
 	}
+}
+
+/* Can uid (with gid, no supplementary groups) reach dir: search every directory on the way?
+ * Asked as that user, in a child. */
+static inline bool tu_reachable_by(const char *dir, uid_t uid, gid_t gid)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0)
+		_exit(setgroups(0, NULL) || setgid(gid) || setuid(uid) ? 2 : access(dir, X_OK) ? 1 : 0);
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+/* A fresh directory (malloc'd path) the user uid:gid can reach, for the tests that run as
+ * the invoking user of a sudo: under the build tree when its directories let them through,
+ * else under /tmp (a clone inside a 0700 directory, as `mktemp -d` makes, is closed to
+ * them). Mode 0755. Aborts if it cannot be made. */
+static inline char *tu_user_tmpdir(const char *tag, uid_t uid, gid_t gid)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s-XXXXXX",
+		     tu_reachable_by(TESTS_BIN_DIR, uid, gid) ? TESTS_BIN_DIR : "/tmp", tag) < 0 ||
+	    !mkdtemp(path) || chmod(path, 0755)) {
+		fprintf(stderr, "tu_user_tmpdir: %s: cannot make it\n", tag);
+		abort();
+	}
+	return path;
 }
 
 /* Compare text with a golden file; UPDATE_GOLDEN=1 rewrites the golden file instead. */
