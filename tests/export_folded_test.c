@@ -243,8 +243,8 @@ Test(export_folded, plumbing_left_out_and_kept)
 {
 	struct dhat_profile *p = ex_load("prog.json");
 	const char *const extra[] = {"grow_buffer"};
-	struct report_opts skip = {.skip = extra, .skip_cnt = 1};
-	struct report_opts none = {.no_default_skip = true};
+	struct site_opts skip = {.skip = extra, .skip_cnt = 1};
+	struct site_opts none = {.no_default_skip = true};
 	struct export_opts o = {0};
 	size_t lines;
 	int rc;
@@ -362,7 +362,7 @@ Test(export_folded, plumbing_table_covers_runtimes)
 	};
 
 	for (size_t i = 0; i < sizeof(plumbing) / sizeof(plumbing[0]); i++)
-		cr_expect(report__is_plumbing(plumbing[i], NULL), "not plumbing: %s", plumbing[i]);
+		cr_expect(site__is_plumbing(plumbing[i], NULL), "not plumbing: %s", plumbing[i]);
 	for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++)
-		cr_expect(!report__is_plumbing(user[i], NULL), "plumbing: %s", user[i]);
+		cr_expect(!site__is_plumbing(user[i], NULL), "plumbing: %s", user[i]);
 }

@@ -307,7 +307,7 @@ Test(report, sort_needs_bklt)
 	    "\"bkacc\":false,\"tu\":\"instrs\",\"Mtu\":\"Minstr\",\"cmd\":\"x\",\"pid\":1,\"te\":1,"
 
 /* Plumbing: C allocator frames match whole symbols (realloc_buffer stays), glibc internals
- * by prefix, extra patterns through report_opts.skip; all-plumbing stacks fall back to the
+ * by prefix, extra patterns through report_opts.site.skip; all-plumbing stacks fall back to the
  * first frame; ties sort by blocks then site text; top limits the rows. */
 Test(report, plumbing_sorting_and_top)
 {
@@ -330,7 +330,7 @@ Test(report, plumbing_sorting_and_top)
 		"\"0x9: build (a.c:20)\""			/* 9 */
 		"]}");
 	const char *skip[] = { "=my_alloc", "nomatch" };
-	struct report_opts opts = { .title = "t", .skip = skip, .skip_cnt = 2 };
+	struct report_opts opts = { .title = "t", .site = { .skip = skip, .skip_cnt = 2 } };
 	char err[256] = "", *out = NULL;
 
 	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
@@ -418,16 +418,16 @@ Test(report, plumbing_cpp_and_rust_defaults)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		cr_expect_eq(report__is_plumbing(cases[i].frame, NULL), cases[i].plumbing, "%s",
+		cr_expect_eq(site__is_plumbing(cases[i].frame, NULL), cases[i].plumbing, "%s",
 			     cases[i].frame);
-	struct report_opts none = { .no_default_skip = true };
-	cr_expect(!report__is_plumbing("malloc (in /lib/libc.so.6)", &none));
-	cr_expect_str_eq(report__clean_frame("0x10918F: make_table (prog.c:21)"),
+	struct site_opts none = { .no_default_skip = true };
+	cr_expect(!site__is_plumbing("malloc (in /lib/libc.so.6)", &none));
+	cr_expect_str_eq(site__clean_frame("0x10918F: make_table (prog.c:21)"),
 			 "make_table (prog.c:21)");
-	cr_expect_str_eq(report__clean_frame("0x5571e110fcf1: a::b (src/main.rs:8:5)"),
+	cr_expect_str_eq(site__clean_frame("0x5571e110fcf1: a::b (src/main.rs:8:5)"),
 			 "a::b (src/main.rs:8:5)");
-	cr_expect_str_eq(report__clean_frame("note: not an address"), "note: not an address");
-	cr_expect_str_eq(report__clean_frame("0x: x"), "0x: x");
+	cr_expect_str_eq(site__clean_frame("note: not an address"), "note: not an address");
+	cr_expect_str_eq(site__clean_frame("0x: x"), "0x: x");
 }
 
 /* ---- bad input: one line with the location, -EINVAL, nothing printed ---------------- */
@@ -1109,7 +1109,7 @@ Test(report, recursion_folded)
 		"PyUnicode_New (unicodeobject.c:1425)", "walk (t.c:3)", "???", "???",
 		"f(int) (a.cc:1)", "f(long) (a.cc:5)", "main (m.c:1)",
 	};
-	size_t n = report__fold(f, sizeof(f) / sizeof(f[0]));
+	size_t n = site__fold(f, sizeof(f) / sizeof(f[0]));
 	char *site;
 
 	cr_assert_eq(n, sizeof(want) / sizeof(want[0]));
@@ -1121,7 +1121,7 @@ Test(report, recursion_folded)
 		"_PyObject_Malloc (obmalloc.c:1996)", "PyUnicode_New (unicodeobject.c:1425)",
 		"PyUnicode_New (unicodeobject.c:1410)", "unicode_result (u.c:7)",
 	};
-	site = report__site(py, 6, NULL);
+	site = site__name(py, 6, NULL);
 	cr_expect_str_eq(site, "PyUnicode_New (unicodeobject.c:1425)  <-  unicode_result (u.c:7)");
 	free(site);
 }

@@ -515,8 +515,8 @@ static void expect_site(const struct strvec *stack, const char *want)
 
 	cr_assert_leq(stack->cnt, 32);
 	for (size_t i = 0; i < stack->cnt; i++)
-		cleaned[i] = report__clean_frame(stack->items[i]);
-	site = report__site(cleaned, stack->cnt, NULL);
+		cleaned[i] = site__clean_frame(stack->items[i]);
+	site = site__name(cleaned, stack->cnt, NULL);
 	cr_assert_not_null(site);
 	cr_assert(!strncmp(site, want, strlen(want)), "site '%s' does not start with '%s'", site,
 		  want);

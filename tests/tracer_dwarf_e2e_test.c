@@ -273,10 +273,10 @@ static void assert_report_sites_are_user_code(const struct dhat_profile *p)
 
 		cr_assert_not_null(frames);
 		for (size_t j = 0; j < pp->fs_cnt; j++) {
-			frames[j] = report__clean_frame(dhat_profile__pp_frame(p, pp, j));
+			frames[j] = site__clean_frame(dhat_profile__pp_frame(p, pp, j));
 			user = user || !strncmp(frames[j], "rs_allocs::", 11);
 		}
-		head = report__site_head(frames, pp->fs_cnt, NULL);
+		head = site__head(frames, pp->fs_cnt, NULL);
 		if (user) {
 			cr_expect(!strncmp(frames[head], "rs_allocs::", 11),
 				  "site named by std, not the program: %s", frames[head]);

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *null;
 	static const char *const skip[] = {"main", "=g"};
 	struct report_opts opts = {
-	    .top = 3, .skip = skip, .skip_cnt = 2, .iterations = 3, .unit = "u"};
+	    .top = 3, .site = {.skip = skip, .skip_cnt = 2}, .iterations = 3, .unit = "u"};
 	struct dhat_profile *p;
 	char err[512];
 
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opts.json = true;
 		report__print(null, p, &opts);
 	}
-	opts.no_default_skip = true;
+	opts.site.no_default_skip = true;
 	report__print(null, p, &opts);
 	dhat_profile__free(p);
 	return 0;

@@ -29,8 +29,8 @@ int cli_diff(int argc, char **argv);
 /* --skip PATTERN of report and diff: one more pattern in o->skip (slots, CLI_MAX_SKIP of
  * them). Returns OPT_GO_ON, or TRACER_EXIT_USAGE once they are full (logged as cmd's). */
 #define CLI_MAX_SKIP 64
-struct report_opts;
-int cli__add_skip(const char *cmd, struct report_opts *o, const char **slots,
+struct site_opts;
+int cli__add_skip(const char *cmd, struct site_opts *o, const char **slots,
 		  const char *pattern);
 
 /* Largest count option (--top, --iterations): far beyond any use, far below overflow. */

@@ -78,7 +78,7 @@ const struct opt_cmd cli_diff_cmd = {
 
 struct diff_args {
 	struct diff_opts opts;
-	struct report_opts attr;
+	struct site_opts site;
 	struct diff_threshold fail_if[MAX_FAIL_IF];
 	size_t fail_if_cnt;
 	const char *skip[CLI_MAX_SKIP];
@@ -117,7 +117,7 @@ static int diff_arg(void *ctx, const struct opt_spec *o, const char *v)
 		a->opts.format = DIFF_FMT_JSON;
 		break;
 	case OPT_NO_DEFAULT_SKIP:
-		a->attr.no_default_skip = true;
+		a->site.no_default_skip = true;
 		break;
 	case 't':
 		return positive("--top", v, &a->opts.top);
@@ -128,7 +128,7 @@ static int diff_arg(void *ctx, const struct opt_spec *o, const char *v)
 		}
 		break;
 	case OPT_SKIP:
-		return cli__add_skip("diff", &a->attr, a->skip, v);
+		return cli__add_skip("diff", &a->site, a->skip, v);
 	case OPT_MATCH:
 		if (diff__parse_match(v, &a->opts.match)) {
 			elog("diff: --match takes function or line, not '%s'\n", v);
@@ -212,7 +212,7 @@ cleanup:
 
 int cli_diff(int argc, char **argv)
 {
-	struct diff_args a = { .opts = { .attr = &a.attr }, .attr = { .skip = a.skip } };
+	struct diff_args a = { .opts = { .site = &a.site }, .site = { .skip = a.skip } };
 	int ret;
 
 	ret = opt__parse(&cli_diff_cmd, argc, argv, diff_arg, &a, NULL);

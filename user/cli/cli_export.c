@@ -68,7 +68,7 @@ const struct opt_cmd cli_export_cmd = {
 struct export_args {
 	enum export_format fmt;
 	struct export_opts opts;
-	struct report_opts skip; /* --skip, --no-default-skip */
+	struct site_opts skip; /* --skip, --no-default-skip */
 	const char *skip_slots[CLI_MAX_SKIP];
 	const char *file, *out;
 };

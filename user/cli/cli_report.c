@@ -69,7 +69,7 @@ int cli__parse_count(const char *opt, const char *s, unsigned long *out)
 	return 0;
 }
 
-int cli__add_skip(const char *cmd, struct report_opts *o, const char **slots,
+int cli__add_skip(const char *cmd, struct site_opts *o, const char **slots,
 		  const char *pattern)
 {
 	if (o->skip_cnt == CLI_MAX_SKIP) {
@@ -101,7 +101,7 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 		a->opts.exact_bytes = true;
 		break;
 	case OPT_NO_DEFAULT_SKIP:
-		a->opts.no_default_skip = true;
+		a->opts.site.no_default_skip = true;
 		break;
 	case 't':
 		if (cli__parse_count("--top", v, &n))
@@ -117,7 +117,7 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 		}
 		break;
 	case OPT_SKIP:
-		return cli__add_skip("report", &a->opts, a->skip, v);
+		return cli__add_skip("report", &a->opts.site, a->skip, v);
 	case OPT_ITERATIONS:
 		if (cli__parse_count("--iterations", v, &a->opts.iterations))
 			return TRACER_EXIT_USAGE;
@@ -134,7 +134,7 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 
 int cli_report(int argc, char **argv)
 {
-	struct report_args a = { .opts = { .skip = a.skip, .warn_lost = true } };
+	struct report_args a = { .opts = { .site.skip = a.skip, .warn_lost = true } };
 	char err[1024];
 	int ret;
 

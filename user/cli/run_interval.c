@@ -20,6 +20,7 @@
 #include "frames.h"
 #include "log.h"
 #include "report.h"
+#include "site.h"
 #include "run.h"
 #include "safe_text.h"
 #include "session.h"
@@ -65,10 +66,10 @@ static void print_row(FILE *out, const struct run *r, struct frames_ctx *fc,
 
 	if (frames__describe(fc, row->pp, &v) >= 0 && (fr = malloc((v.cnt + 1) * sizeof(*fr)))) {
 		for (size_t i = 0; i < v.cnt; i++)
-			fr[i] = report__clean_frame(v.items[i]);
-		n = report__fold(fr, v.cnt);
-		head = report__site_head(fr, n, NULL);
-		site = report__site(fr, n, NULL);
+			fr[i] = site__clean_frame(v.items[i]);
+		n = site__fold(fr, v.cnt);
+		head = site__head(fr, n, NULL);
+		site = site__name(fr, n, NULL);
 	}
 	report__bytes_cell(row->live.bytes, r->args->exact_bytes, cell, sizeof(cell));
 	fprintf(out, "    %s  %9llu allocs  oldest %.1f s   ", cell,

@@ -59,11 +59,10 @@ struct export_opts {
 	const char *title;
 	/* pprof, folded, svg: keep allocation plumbing (malloc, operator new, RawVec, obmalloc,
 	 * ...: plumbing.h) at the leaf of each stack. Default: each stack starts at the first
-	 * frame that is not plumbing, the frame report names as the site. */
+	 * frame that is not plumbing, the frame that names its site (site.h). */
 	bool keep_plumbing;
-	/* Where plumbing is judged: report's --skip patterns and --no-default-skip (only those
-	 * two fields are read). NULL: the built-in table alone. */
-	const struct report_opts *skip;
+	/* Where plumbing is judged (--skip, --no-default-skip). NULL: the built-in table. */
+	const struct site_opts *skip;
 	/* svg and timeline subtitle: what was profiled (a workload's name), shown before the
 	 * profile's command line. NULL: the command line alone. */
 	const char *workload;

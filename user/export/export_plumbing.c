@@ -11,11 +11,10 @@
 #include <stdlib.h>
 
 #include "dhat_reader.h"
-#include "report.h"
+#include "site.h"
 
 int export_plumbing__mark(const struct dhat_profile *p, const struct export_opts *o, bool **out)
 {
-	const struct report_opts def = {0};
 	bool *marks;
 
 	*out = NULL;
@@ -25,8 +24,7 @@ int export_plumbing__mark(const struct dhat_profile *p, const struct export_opts
 	if (!marks)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->ftbl_cnt; i++)
-		marks[i] = report__is_plumbing(report__clean_frame(p->ftbl[i]),
-					       o && o->skip ? o->skip : &def);
+		marks[i] = site__is_plumbing(site__clean_frame(p->ftbl[i]), o ? o->skip : NULL);
 	*out = marks;
 	return 0;
 }

@@ -29,7 +29,7 @@
 #define DHAT_MAPPINGS_KEY "mappings"
 
 struct dhat_mapping_site {
-	char *site;	      /* the report's site name (report__site), owned */
+	char *site;	      /* the report's site name (site__name), owned */
 	uint64_t bytes;	      /* mapped at te */
 	uint64_t peak;	      /* most mapped at once */
 	uint64_t count;	      /* system calls that mapped memory */

@@ -40,8 +40,8 @@
 #include "dhat_reader.h"
 #include "dhat_sampled.h"
 #include "json_writer.h"
-#include "report.h"
 #include "safe_text.h"
+#include "site.h"
 #include "strtab.h"
 
 #define DEFAULT_TOP 12
@@ -105,7 +105,7 @@ static const char *function_of(const char *f, size_t *len, bool *unnamed_obj)
 static char *put_frame(char *w, const struct dhat_profile *p, const struct dhat_pp *pp, size_t i,
 		       enum diff_match match, bool full)
 {
-	const char *f = report__clean_frame(dhat_profile__pp_frame(p, pp, i));
+	const char *f = site__clean_frame(dhat_profile__pp_frame(p, pp, i));
 	size_t n = strlen(f);
 	bool obj;
 
@@ -133,7 +133,7 @@ static char *key_of(const struct dhat_profile *p, const struct dhat_pp *pp, enum
 	char *k, *w;
 
 	for (size_t i = 0; i < cnt; i++)
-		len += strlen(report__clean_frame(dhat_profile__pp_frame(p, pp, i))) + 10;
+		len += strlen(site__clean_frame(dhat_profile__pp_frame(p, pp, i))) + 10;
 	k = w = malloc(len);
 	if (!k)
 		return NULL;
@@ -270,108 +270,68 @@ static void diff_status(struct diff *d, struct diff_row *r)
 	}
 }
 
-/* By site, then by key: within a group of equal sites, stacks sharing the longest frame
- * prefixes end up next to each other. */
-static int cmp_site_key(const void *x, const void *y)
-{
-	const struct diff_row *a = *(const struct diff_row *const *)x;
-	const struct diff_row *b = *(const struct diff_row *const *)y;
-	int c = strcmp(a->site, b->site);
+/* A row's frames, split out of its key text while the rows are named. */
+struct row_frames {
+	const char **f;
+	size_t cnt;
+	char *buf;
+};
 
-	return c ? c : strcmp(a->key, b->key);
+static const char *row_frame_at(const void *ctx, const void *item, size_t i)
+{
+	(void)ctx;
+	return ((const struct row_frames *)item)->f[i];
 }
 
-/* Frames two keys have in common at their start. */
-static size_t common_frames(const char *a, const char *b)
+static size_t row_frame_cnt(const void *ctx, const void *item)
 {
-	size_t n = 0;
-
-	for (; *a && *a == *b; a++, b++)
-		n += *a == KEY_SEP;
-	/* both at the end of a frame: one more equal frame */
-	return n + ((!*a || *a == KEY_SEP) && (!*b || *b == KEY_SEP));
+	(void)ctx;
+	return ((const struct row_frames *)item)->cnt;
 }
 
-/* The site of a row that shares it with other stacks, plus the first frame (index k) where
- * this stack differs from its closest neighbour:
- *	k before the site (another allocator):	"site  <-  caller  [calloc (in libc)]"
- *	k further up:				"site  <-  caller  <-  ...  <-  #N frame k"
- * where #N counts callers above the site (recursive code repeats frame texts, so the text
- * alone would not tell). A stack that is a prefix of another shows its last frame. NULL on
- * ENOMEM. */
-static char *distinct_site(struct diff_row *r, size_t k, const struct report_opts *attr)
+/* Every row's site text, as the report names its rows (site.h): rows that share a site get
+ * the frame that tells them apart. Returns 0 or -ENOMEM. */
+static int name_rows(struct diff *d, const struct site_opts *opts)
 {
-	size_t cnt, head;
-	char *buf, *s = NULL;
-	const char **f = frames_of(r->frames, &buf, &cnt);
-	int ret = 0;
+	const struct site_frames src = {.at = row_frame_at, .cnt = row_frame_cnt};
+	size_t n = d->row_cnt;
+	struct row_frames *rf = calloc(n ? n : 1, sizeof(*rf));
+	struct site_row *sr = calloc(n ? n : 1, sizeof(*sr));
+	struct site_row **o = calloc(n ? n : 1, sizeof(*o));
+	struct site_names *names = site_names__new();
+	int err = rf && sr && o && names ? 0 : -ENOMEM;
 
-	if (!f)
-		return NULL;
-	head = report__site_head(f, cnt, attr);
-	if (cnt && k >= cnt)
-		k = cnt - 1;
-	if (!cnt || (k >= head && k <= head + 1))
-		s = strdup(r->site);
-	else if (k < head)
-		ret = asprintf(&s, "%s  [%s]", r->site, f[k]);
-	else
-		ret = asprintf(&s, "%s  <-  %s#%zu %s", r->site, k > head + 2 ? "...  <-  " : "",
-			       k - head, f[k]);
-	free(f);
-	free(buf);
-	return ret < 0 ? NULL : s;
-}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct diff_row *r = &d->rows[i];
 
-/* Distinct stacks can share their two-frame site ("sb_reserve <- sb_add" called from two
- * places): show each such row with the frame that tells it apart (distinct_site). Sorting
- * makes this O(g log g) for a group of g rows. Returns 0 or -ENOMEM. */
-static int disambiguate(struct diff *d, const struct report_opts *attr)
-{
-	struct diff_row **o = malloc((d->row_cnt ? d->row_cnt : 1) * sizeof(*o));
-	size_t *k = malloc((d->row_cnt ? d->row_cnt : 1) * sizeof(*k));
-	int err = 0;
-
-	if (!o || !k) {
-		err = -ENOMEM;
-		goto cleanup;
+		rf[i].f = frames_of(r->frames, &rf[i].buf, &rf[i].cnt);
+		if (!rf[i].f)
+			err = -ENOMEM;
+		/* rows that read the same are numbered by their bytes in both files */
+		sr[i] = (struct site_row){.item = &rf[i], .tb = r->old.tb + r->new.tb,
+					  .tbk = r->old.tbk + r->new.tbk};
+		o[i] = &sr[i];
 	}
-	for (size_t i = 0; i < d->row_cnt; i++)
-		o[i] = &d->rows[i];
-	qsort(o, d->row_cnt, sizeof(*o), cmp_site_key);
-	for (size_t i = 0, j; i < d->row_cnt; i = j) {
-		for (j = i + 1; j < d->row_cnt && !strcmp(o[i]->site, o[j]->site); j++)
-			;
-		if (j - i < 2)
-			continue;
-		/* closest neighbour first (the sites are rewritten only after) */
-		for (size_t m = i; m < j; m++) {
-			size_t a = m > i ? common_frames(o[m]->key, o[m - 1]->key) : 0;
-			size_t b = m + 1 < j ? common_frames(o[m]->key, o[m + 1]->key) : 0;
-
-			k[m] = a > b ? a : b;
-		}
-		for (size_t m = i; m < j; m++) {
-			char *site = distinct_site(o[m], k[m], attr);
-
-			if (!site) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			free(o[m]->site);
-			o[m]->site = site;
-		}
+	if (!err)
+		err = site_names__name(names, o, n, &src, opts);
+	for (size_t i = 0; i < n && !err; i++)
+		if (!(d->rows[i].site = site_row__text(&sr[i], true)))
+			err = -ENOMEM;
+	for (size_t i = 0; rf && i < n; i++) {
+		free(rf[i].f);
+		free(rf[i].buf);
 	}
-cleanup:
-	free(k);
+	site_names__free(names);
 	free(o);
+	free(sr);
+	free(rf);
 	return err;
 }
 
 struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile *new,
 		       const struct diff_opts *opts)
 {
-	const struct report_opts *attr = opts ? opts->attr : NULL;
+	const struct site_opts *site = opts ? opts->site : NULL;
 	size_t n = old->pp_cnt + new->pp_cnt;
 	struct diff *d;
 	int err = -ENOMEM;
@@ -393,24 +353,9 @@ struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile
 		goto cleanup;
 	if ((err = add_profile(d, old, false)) || (err = add_profile(d, new, true)))
 		goto cleanup;
-	err = -ENOMEM;
-	for (size_t i = 0; i < d->row_cnt; i++) {
-		struct diff_row *r = &d->rows[i];
-		const char **frames;
-		size_t cnt;
-		char *buf;
-
-		diff_status(d, r);
-		frames = frames_of(r->frames, &buf, &cnt);
-		if (!frames)
-			goto cleanup;
-		r->site = report__site(frames, cnt, attr);
-		free(frames);
-		free(buf);
-		if (!r->site)
-			goto cleanup;
-	}
-	err = disambiguate(d, attr);
+	for (size_t i = 0; i < d->row_cnt; i++)
+		diff_status(d, &d->rows[i]);
+	err = name_rows(d, site);
 cleanup:
 	if (err) {
 		diff__free(d);

@@ -24,7 +24,7 @@
 #include <stdio.h>
 
 struct dhat_profile;
-struct report_opts;
+struct site_opts;
 
 /* Row order: by the absolute change of this metric, largest first. */
 enum diff_sort {
@@ -57,8 +57,8 @@ struct diff_opts {
 	/* Frames compared, innermost first; 0: all, or the shallower file's deepest stack when
 	 * the producers differ (see diff__default_depth). */
 	size_t depth;
-	/* Plumbing for the site column (skip, no_default_skip); NULL: the built-in table. */
-	const struct report_opts *attr;
+	/* Plumbing for the site column (--skip, --no-default-skip); NULL: the built-in table. */
+	const struct site_opts *site;
 };
 
 /* One side of a matched stack: the sums of its PPs in one file. */

@@ -37,7 +37,7 @@
  *
  * SITE is the first frame that is not allocation plumbing, plus its caller, joined by
  * "  <-  ", each with the "0xADDR: " prefix removed, after a function calling itself was
- * folded into one frame (report__fold); "<unattributed>" for an empty stack. Rows whose SITE
+ * folded into one frame (site__fold); "<unattributed>" for an empty stack. Rows whose SITE
  * would read the same get the frame that tells them apart (disambiguate). Per-iteration
  * figures are total/N printed with %.0f, which rounds half to even on the exact binary
  * value exactly like Rust's {:.0}.
@@ -57,369 +57,24 @@
 #include "dhat_sampled.h"
 #include "json_writer.h"
 #include "log.h"
-#include "plumbing.h"
 #include "safe_text.h"
+#include "site.h"
 #include "strpool.h"
 #include "strtab.h"
 
 #define DEFAULT_TOP 12
-#define SITE_SEP    "  <-  "
 
-enum tail_kind {
-	TAIL_NONE,
-	TAIL_TEXT,  /* s is the text */
-	TAIL_BELOW, /* "  [s]" */
-	TAIL_ABOVE, /* "  <-  #n s", or "  <-  ...  <-  #n s" when n > 2 */
-};
-
-/* What follows a row's site in its text. Nearly every row of a file of shallow stacks has
- * one, and its frame is most of it: kept as the frame's pointer, not a copy of the text. */
-struct tail {
-	const char *s; /* TAIL_TEXT: in struct rows' tails; else a cleaned frame of the
-			  profile (borrowed) */
-	uint32_t n;    /* TAIL_ABOVE: callers above the site */
-	enum tail_kind kind;
-};
-
-/* One PP as the tables show it. A row per PP is held at once, so it stays small: its text
- * is the site, shared by every row of that site (interned), plus its own tail. */
-struct row {
-	const struct dhat_pp *pp;
-	const char *site; /* interned in struct rows' sites */
-	struct tail tail;
-};
-
-/* A row with its frames, while disambiguate tells apart the rows of its site. */
-struct member {
-	struct row *r;
-	const char **fr; /* owned array of borrowed cleaned frames, recursion folded */
-	uint32_t fr_cnt;
-	uint32_t head; /* index in fr of the site's first frame */
-};
-
-/* Every PP's row, their order, the site texts they share and the tails that are texts (one
- * pool: no malloc each). */
+/* Every PP's row (its item the PP), their order, and the names they point into. */
 struct rows {
-	struct row *v;
-	struct row **order;
-	struct strtab *sites;
-	struct strpool *tails;
+	struct site_row *v;
+	struct site_row **order;
+	struct site_names *names;
 	size_t n;
 };
 
-/* Most pieces of a row's text (row_pieces). */
-#define ROW_PIECES 4
-
-/* "N " for n, at the end of buf[16] (not snprintf: this runs in every sort comparison). */
-static const char *u32_space(uint32_t n, char buf[16])
+static const struct dhat_pp *pp_of(const struct site_row *r)
 {
-	char *c = buf + 15;
-
-	*c = '\0';
-	*--c = ' ';
-	do
-		*--c = (char)('0' + n % 10);
-	while (n /= 10);
-	return c;
-}
-
-/* The row's text as pieces to concatenate: its site, then its tail's; num holds "N ". */
-static size_t row_pieces(const struct row *r, const char **pc, char num[16])
-{
-	size_t k = 0;
-
-	pc[k++] = r->site;
-	switch (r->tail.kind) {
-	case TAIL_TEXT:
-		pc[k++] = r->tail.s;
-		break;
-	case TAIL_BELOW:
-		pc[k++] = "  [";
-		pc[k++] = r->tail.s;
-		pc[k++] = "]";
-		break;
-	case TAIL_ABOVE:
-		pc[k++] = r->tail.n > 2 ? SITE_SEP "..." SITE_SEP "#" : SITE_SEP "#";
-		pc[k++] = u32_space(r->tail.n, num);
-		pc[k++] = r->tail.s;
-		break;
-	default:
-		break;
-	}
-	return k;
-}
-
-/* Next byte of the text of pieces pc[*i..cnt), 0 at its end. */
-static int piece_next(const char *const *pc, size_t cnt, size_t *i, const char **c)
-{
-	while (!**c && *i + 1 < cnt)
-		*c = pc[++*i];
-	return **c ? (unsigned char)*(*c)++ : 0;
-}
-
-/* Row texts compared as strcmp would compare them whole. */
-static int site_cmp(const struct row *a, const struct row *b)
-{
-	const char *pa[ROW_PIECES], *pb[ROW_PIECES], *ca, *cb;
-	char na[16], nb[16];
-	size_t ka = row_pieces(a, pa, na), kb = row_pieces(b, pb, nb);
-	size_t ia = 0, ib = 0;
-	int xa, xb;
-
-	if (a->site == b->site) { /* interned: the same site, compare the tails */
-		const struct tail *ta = &a->tail, *tb = &b->tail;
-
-		/* Fast: tails alike up to their last piece, the frame (sorts compare many). */
-		if (ta->kind == tb->kind && (ta->kind == TAIL_TEXT || ta->kind == TAIL_ABOVE) &&
-		    ta->n == tb->n)
-			return ta->s == tb->s ? 0 : strcmp(ta->s, tb->s);
-		ia = ib = 1;
-	} else {
-		/* Fast: the sites differ before either ends. */
-		const unsigned char *sa = (const unsigned char *)a->site;
-		const unsigned char *sb = (const unsigned char *)b->site;
-
-		while (*sa && *sa == *sb)
-			sa++, sb++;
-		if (*sa && *sb)
-			return *sa - *sb;
-	}
-	ca = ia < ka ? pa[ia] : "";
-	cb = ib < kb ? pb[ib] : "";
-	do {
-		xa = piece_next(pa, ka, &ia, &ca);
-		xb = piece_next(pb, kb, &ib, &cb);
-	} while (xa && xa == xb);
-	return xa - xb;
-}
-
-/* The text of tail t into f. */
-static void tail_put(FILE *f, const struct tail *t)
-{
-	const struct row r = {.site = "", .tail = *t};
-	const char *pc[ROW_PIECES];
-	char num[16];
-	size_t k = row_pieces(&r, pc, num);
-
-	for (size_t i = 1; i < k; i++)
-		fputs(pc[i], f);
-}
-
-/* A new string: the row's text (with_site) or its tail's alone. NULL on ENOMEM. */
-static char *row_text(const struct row *r, bool with_site)
-{
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
-
-	if (!f)
-		return NULL;
-	if (with_site)
-		fputs(r->site, f);
-	tail_put(f, &r->tail);
-	if (fclose(f)) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-const char *report__clean_frame(const char *raw)
-{
-	const char *p = raw;
-
-	if (p[0] != '0' || p[1] != 'x' || !isxdigit((unsigned char)p[2]))
-		return raw;
-	for (p += 2; isxdigit((unsigned char)*p); p++)
-		;
-	return p[0] == ':' && p[1] == ' ' ? p + 2 : raw;
-}
-
-static bool match_any(const char *sym, const struct report_opts *opts)
-{
-	if (!(opts && opts->no_default_skip) && plumbing__builtin(sym))
-		return true;
-	for (size_t i = 0; opts && i < opts->skip_cnt; i++) {
-		const char *pat = opts->skip[i];
-
-		if (!pat || !*pat || (pat[0] == '=' && !pat[1]))
-			continue;
-		if (pat[0] == '=' ? plumbing__match(sym, pat + 1, true)
-				  : plumbing__match(sym, pat, false))
-			return true;
-	}
-	return false;
-}
-
-/* Who wrote the code of a Rust type or trait named in a qualified path (see below). */
-enum rust_owner {
-	RUST_USER,     /* a path that is not plumbing: the user's crate or a dependency */
-	RUST_NO_CRATE, /* no path: a primitive (u8, str, [T], fn()) or a generic parameter */
-	RUST_STD,      /* a path that is plumbing: alloc::, core::, std::, a --skip pattern */
-};
-
-/* Deepest "<<...>" nesting looked into (hostile-input guard). */
-#define RUST_MAX_NESTING 8
-
-static bool rust_qualified_is_std(const char *s, const struct report_opts *opts, int depth);
-
-/* Whose is the type or trait t (the text from its start; what follows it is ignored). */
-static enum rust_owner rust_owner_of(const char *t, const struct report_opts *opts, int depth)
-{
-	static const char *const sigils[] = {"&", "mut ", "*const ", "*mut ", "dyn ", "[", "("};
-	const char *id;
-	bool again = true;
-
-	/* &mut [T], *const dyn Trait, (A, B): the type they are built on. */
-	while (again) {
-		again = false;
-		for (size_t i = 0; i < sizeof(sigils) / sizeof(sigils[0]); i++) {
-			if (!strncmp(t, sigils[i], strlen(sigils[i]))) {
-				t += strlen(sigils[i]);
-				again = true;
-			}
-		}
-		if (*t == '\'') { /* a lifetime: &'a T */
-			t += strcspn(t, " ");
-			t += *t == ' ';
-			again = true;
-		}
-	}
-	if (*t == '<')
-		return rust_qualified_is_std(t, opts, depth + 1) ? RUST_STD : RUST_USER;
-	/* Demangled ADTs and traits always carry their crate: "kaish::Node", "core::clone". */
-	for (id = t; isalnum((unsigned char)*id) || *id == '_'; id++)
-		;
-	if (id == t || strncmp(id, "::", 2))
-		return RUST_NO_CRATE;
-	return match_any(t, opts) ? RUST_STD : RUST_USER;
-}
-
-/*
- * Rust names a function of an impl by a qualified path: "<Self>::f" (inherent impl) or
- * "<Self as Trait>::f", as v0 demangling prints much of std ("<u8 as <[_]>::to_vec_in::
- * ConvertVec>::to_vec", "<<alloc::boxed::Box<str> as ...>::from as core::ops::function::
- * FnOnce<(&str,)>>::call_once") and legacy its blanket impls ("<T as alloc::slice::hack::
- * ConvertVec>::to_vec"). Rust's orphan rule puts an impl in Self's crate or Trait's. So it is
- * std's code when Self is std's, or when Self has no crate of its own (a primitive, whose
- * inherent methods only core/alloc/std write, or a generic parameter) and Trait, if any, is
- * std's. A user type or trait makes it user code.
- */
-static bool rust_qualified_is_std(const char *s, const struct report_opts *opts, int depth)
-{
-	const char *trait = NULL, *close = NULL;
-	enum rust_owner self;
-	int nest = 0;
-
-	if (depth > RUST_MAX_NESTING || *s != '<')
-		return false;
-	/* The '>' closing s[0], and " as " at its own level; "->" (fn() -> T) is no bracket. */
-	for (const char *c = s; *c && !close; c++) {
-		if (*c == '<')
-			nest++;
-		else if (*c == '>' && c[-1] != '-' && --nest == 0)
-			close = c;
-		else if (nest == 1 && !trait && !strncmp(c, " as ", 4))
-			trait = c + 4;
-	}
-	if (!close)
-		return false;
-	self = rust_owner_of(s + 1, opts, depth);
-	if (self != RUST_NO_CRATE)
-		return self == RUST_STD;
-	return !trait || rust_owner_of(trait, opts, depth) == RUST_STD;
-}
-
-bool report__is_plumbing(const char *frame, const struct report_opts *opts)
-{
-	const char *open, *sp = NULL;
-
-	if (match_any(frame, opts))
-		return true;
-	if (frame[0] == '<' && rust_qualified_is_std(frame, opts, 0))
-		return true;
-	/* A demangled C++ template function names its return type first ("void std::vector<
-	 * int>::_M_realloc_insert<int>(...)"): match again after it, i.e. after the last space
-	 * before the first '(' or '<' of the symbol. */
-	open = strpbrk(frame, "(<");
-	for (const char *c = frame; open && c < open; c++)
-		if (*c == ' ')
-			sp = c;
-	return sp && sp[1] && match_any(sp + 1, opts);
-}
-
-/* Length of a cleaned frame's function: the text before its " (file:line)" / " (in obj)"
- * suffix, i.e. before the last " (" when the frame ends with ')'. */
-static size_t fn_len(const char *f)
-{
-	size_t n = strlen(f);
-
-	if (!n || f[n - 1] != ')')
-		return n;
-	for (const char *c = f + n - 2; c > f; c--)
-		if (*c == '(' && c[-1] == ' ')
-			return (size_t)(c - 1 - f);
-	return n;
-}
-
-/* Whether two frames are the same function (lines may differ). Unknown code ("???") is
- * never the same function as anything. */
-static bool same_function(const char *a, const char *b)
-{
-	size_t n = fn_len(a);
-
-	return n == fn_len(b) && !strncmp(a, b, n) && !(n == 3 && !strncmp(a, "???", 3));
-}
-
-size_t report__fold(const char **frames, size_t cnt)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < cnt; i++)
-		if (!n || !same_function(frames[n - 1], frames[i]))
-			frames[n++] = frames[i];
-	return n;
-}
-
-/* The site of frames already folded: head and its caller. */
-/* The site of frames already folded whose site starts at frames[head]. */
-static char *site_at(const char *const *frames, size_t cnt, size_t head)
-{
-	char *s;
-
-	if (!cnt)
-		return strdup("<unattributed>");
-	if (head + 1 >= cnt)
-		return strdup(frames[head]);
-	if (asprintf(&s, "%s" SITE_SEP "%s", frames[head], frames[head + 1]) < 0)
-		return NULL;
-	return s;
-}
-
-static char *site_folded(const char *const *frames, size_t cnt, const struct report_opts *opts)
-{
-	return site_at(frames, cnt, report__site_head(frames, cnt, opts));
-}
-
-char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts)
-{
-	const char **f = malloc((cnt ? cnt : 1) * sizeof(*f));
-	char *s;
-
-	if (!f)
-		return NULL;
-	memcpy(f, frames, cnt * sizeof(*f));
-	s = site_folded(f, report__fold(f, cnt), opts);
-	free(f);
-	return s;
-}
-
-size_t report__site_head(const char *const *frames, size_t cnt, const struct report_opts *opts)
-{
-	for (size_t i = 0; i < cnt; i++)
-		if (!report__is_plumbing(frames[i], opts))
-			return i;
-	return 0;
+	return r->item;
 }
 
 static const char *const SORT_NAMES[] = {
@@ -448,9 +103,9 @@ const char *report__sort_name(enum report_sort sort)
 }
 
 /* Average lifetime of r's blocks: tl/tbk, 0 without blocks. */
-static double avg_lifetime(const struct row *r)
+static double avg_lifetime(const struct site_row *r)
 {
-	return r->pp->tbk ? (double)r->pp->tl / (double)r->pp->tbk : 0;
+	return pp_of(r)->tbk ? (double)pp_of(r)->tl / (double)pp_of(r)->tbk : 0;
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -459,19 +114,19 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 }
 
 /* The metric of a sort order for one row. */
-static int cmp_metric(const struct row *a, const struct row *b, enum report_sort s)
+static int cmp_metric(const struct site_row *a, const struct site_row *b, enum report_sort s)
 {
 	switch (s) {
 	case REPORT_SORT_TOTAL_BLOCKS:
-		return cmp_u64_desc(a->pp->tbk, b->pp->tbk);
+		return cmp_u64_desc(pp_of(a)->tbk, pp_of(b)->tbk);
 	case REPORT_SORT_PEAK:
-		return cmp_u64_desc(a->pp->gb, b->pp->gb);
+		return cmp_u64_desc(pp_of(a)->gb, pp_of(b)->gb);
 	case REPORT_SORT_END:
-		return cmp_u64_desc(a->pp->eb, b->pp->eb);
+		return cmp_u64_desc(pp_of(a)->eb, pp_of(b)->eb);
 	case REPORT_SORT_LIFETIME:
 		return avg_lifetime(a) > avg_lifetime(b) ? -1 : avg_lifetime(a) < avg_lifetime(b);
 	default:
-		return cmp_u64_desc(a->pp->tb, b->pp->tb);
+		return cmp_u64_desc(pp_of(a)->tb, pp_of(b)->tb);
 	}
 }
 
@@ -479,17 +134,17 @@ static int cmp_metric(const struct row *a, const struct row *b, enum report_sort
  * qsort is stable enough (rows that compare equal print identically). ctx: the sort. */
 static int cmp_rows(const void *x, const void *y, void *ctx)
 {
-	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
+	const struct site_row *a = *(const struct site_row *const *)x, *b = *(const struct site_row *const *)y;
 	int c = cmp_metric(a, b, *(const enum report_sort *)ctx);
 
 	if (!c)
-		c = cmp_u64_desc(a->pp->tb, b->pp->tb);
+		c = cmp_u64_desc(pp_of(a)->tb, pp_of(b)->tb);
 	if (!c)
-		c = cmp_u64_desc(a->pp->tbk, b->pp->tbk);
-	return c ? c : site_cmp(a, b);
+		c = cmp_u64_desc(pp_of(a)->tbk, pp_of(b)->tbk);
+	return c ? c : site_row__cmp(a, b);
 }
 
-static void sort_rows(struct row **order, size_t n, enum report_sort s)
+static void sort_rows(struct site_row **order, size_t n, enum report_sort s)
 {
 	qsort_r(order, n, sizeof(*order), cmp_rows, &s);
 }
@@ -532,322 +187,45 @@ static void units_of(const struct dhat_profile *p, struct units *u)
 	upper(u->blocks_hdr);
 }
 
-/*
- * Rows whose sites print the same text are told apart by the first frame where their stacks
- * differ, looked for first below the site (the plumbing it called: a hashbrown resize and a
- * Vec collect under the same Rust function) outwards from the site, then above its caller
- * (who called it: sb_add from five places). Each row's sequence is [fr[head-1] .. fr[0],
- * "", fr[head+2] ..]; sorted, a row's closest neighbour is next to it, so that their common
- * prefix k gives the telling frame:
- *	k < head (below):	"site  [frame]"
- *	k > head (above):	"site  <-  ...  <-  #N frame", N counting callers above the site
- *	k == head:		the site alone (the other row has plumbing below it)
- * Rows whose cleaned stacks are equal keep the same text.
- */
-static const char *seq_at(const struct member *r, size_t i)
+/* site_frames of a profile's PPs (ctx: the profile, item: a PP) */
+static const char *pp_frame_at(const void *ctx, const void *item, size_t i)
 {
-	if (i < r->head)
-		return r->fr[r->head - 1 - i];
-	if (i == r->head)
-		return "";
-	return r->fr[i + 1];
+	return dhat_profile__pp_frame(ctx, item, i);
 }
 
-static size_t seq_cnt(const struct member *r)
+static size_t pp_frame_cnt(const void *ctx, const void *item)
 {
-	return r->fr_cnt > r->head + 1 ? r->fr_cnt - 1 : r->head + 1;
-}
-
-/* Equal leading elements of two rows' sequences. */
-static size_t seq_common(const struct member *a, const struct member *b)
-{
-	size_t n = 0, na = seq_cnt(a), nb = seq_cnt(b);
-
-	while (n < na && n < nb && !strcmp(seq_at(a, n), seq_at(b, n)))
-		n++;
-	return n;
-}
-
-static int cmp_site_seq(const void *x, const void *y)
-{
-	const struct member *a = x, *b = y;
-	size_t k, na = seq_cnt(a), nb = seq_cnt(b);
-	int c = site_cmp(a->r, b->r);
-
-	if (c)
-		return c;
-	k = seq_common(a, b);
-	if (k < na && k < nb)
-		return strcmp(seq_at(a, k), seq_at(b, k));
-	return na < nb ? -1 : na > nb;
-}
-
-/* The tail after its site that tells row r apart at sequence index k (see above), into *out
- * (NULL: none needed). Returns 0 or -ENOMEM. */
-static void distinct_tail(const struct member *r, size_t k, struct tail *out)
-{
-	*out = (struct tail){0};
-	if (k >= seq_cnt(r) || k == r->head)
-		return;
-	if (k < r->head)
-		*out = (struct tail){.s = seq_at(r, k), .kind = TAIL_BELOW};
-	else
-		*out = (struct tail){
-		    .s = seq_at(r, k), .n = (uint32_t)(k + 1 - r->head), .kind = TAIL_ABOVE};
-}
-
-/*
- * Rows whose cleaned stacks are equal (twins) differ in addresses: two calls on one line,
- * frames without line information, or recursion folded differently. Sorted by their raw
- * frames, a twin shows the addresses of its raw frames from the first index where any two
- * twins differ (lo) to the last one it shares with its closest twin (k): two twins first
- * differ at some j, lo <= j <= k of each, so their lists differ. At most MAX_ADDRS shown.
- */
-#define MAX_ADDRS 4
-
-static size_t raw_common(const struct dhat_profile *p, const struct row *a, const struct row *b)
-{
-	size_t n = 0;
-
-	while (n < a->pp->fs_cnt && n < b->pp->fs_cnt &&
-	       !strcmp(dhat_profile__pp_frame(p, a->pp, n), dhat_profile__pp_frame(p, b->pp, n)))
-		n++;
-	return n;
-}
-
-/* ctx: the profile */
-static int cmp_raw(const void *x, const void *y, void *ctx)
-{
-	const struct row *a = ((const struct member *)x)->r, *b = ((const struct member *)y)->r;
-	const struct dhat_profile *raw_p = ctx;
-	size_t k = raw_common(raw_p, a, b);
-
-	if (k < a->pp->fs_cnt && k < b->pp->fs_cnt)
-		return strcmp(dhat_profile__pp_frame(raw_p, a->pp, k),
-			      dhat_profile__pp_frame(raw_p, b->pp, k));
-	return a->pp->fs_cnt < b->pp->fs_cnt ? -1 : a->pp->fs_cnt > b->pp->fs_cnt;
-}
-
-/* The tail "BASE  [at 0xA 0xB]" into *out (text in sp): the addresses of r's raw frames
- * lo..k after the tail base; base itself when none has an address. 0 or -ENOMEM. */
-static int distinct_raw(struct strpool *sp, const struct dhat_profile *p, const struct row *r,
-			const struct tail *base, size_t lo, size_t k, struct tail *out)
-{
-	char *s = NULL;
-	size_t len = 0, shown = 0;
-	FILE *f = open_memstream(&s, &len);
-
-	if (!f)
-		return -ENOMEM;
-	tail_put(f, base);
-	fputs("  [at", f);
-	if (k >= r->pp->fs_cnt)
-		k = r->pp->fs_cnt - 1;
-	for (size_t i = lo; i <= k && r->pp->fs_cnt; i++) {
-		const char *fr = dhat_profile__pp_frame(p, r->pp, i);
-
-		if (fr == report__clean_frame(fr))
-			continue; /* no address */
-		if (++shown > MAX_ADDRS) {
-			fputs(" ...", f);
-			break;
-		}
-		fprintf(f, " %.*s", (int)strcspn(fr, ":"), fr);
-	}
-	fputc(']', f);
-	if (fclose(f) && shown) {
-		free(s);
-		return -ENOMEM;
-	}
-	*out = *base;
-	if (shown)
-		*out = (struct tail){.s = strpool__add(sp, s, len), .kind = TAIL_TEXT};
-	free(s);
-	return out->s || out->kind == TAIL_NONE ? 0 : -ENOMEM;
-}
-
-/* New tails for the twins o[i..j) (sorted by their raw frames here) into site[i..j): base
- * (a tail or NULL), which tells them from the other rows of their site, and their addresses. */
-static int twins_apart(struct strpool *sp, const struct dhat_profile *p, struct member *o, size_t i,
-		       size_t j, const struct tail *base, struct tail *site)
-{
-	size_t lo;
-
-	qsort_r(o + i, j - i, sizeof(*o), cmp_raw, (void *)p);
-	lo = raw_common(p, o[i].r, o[j - 1].r);
-	for (size_t m = i; m < j; m++) {
-		size_t a = m > i ? raw_common(p, o[m].r, o[m - 1].r) : 0;
-		size_t b = m + 1 < j ? raw_common(p, o[m].r, o[m + 1].r) : 0;
-
-		int err = distinct_raw(sp, p, o[m].r, base, lo, a > b ? a : b, &site[m]);
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* By site text, then by total bytes and blocks (desc): ctx unused. */
-static int cmp_site_tb(const void *x, const void *y, void *ctx)
-{
-	const struct row *a = *(const struct row *const *)x, *b = *(const struct row *const *)y;
-	int c = site_cmp(a, b);
-
 	(void)ctx;
-	if (!c)
-		c = cmp_u64_desc(a->pp->tb, b->pp->tb);
-	return c ? c : cmp_u64_desc(a->pp->tbk, b->pp->tbk);
+	return ((const struct dhat_pp *)item)->fs_cnt;
 }
 
-/* The last resort, for rows that differ only where no text or address shows it (recursion
- * of different depths through the same frames): " (2)", " (3)" after the first. */
-static int number_equal(struct strpool *sp, struct row **o, size_t n)
-{
-	qsort_r(o, n, sizeof(*o), cmp_site_tb, NULL);
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && !site_cmp(o[i], o[j]); j++)
-			;
-		for (size_t m = j - 1; m > i; m--) {
-			char *t = row_text(o[m], false);
-			const char *s = t ? strpool__printf(sp, "%s (%zu)", t, m - i + 1) : NULL;
-
-			free(t);
-			if (!s)
-				return -ENOMEM;
-			o[m]->tail = (struct tail){.s = s, .kind = TAIL_TEXT};
-		}
-	}
-	return 0;
-}
-
-/* m->fr for m->r's PP: its cleaned frames, recursion folded (fr_cnt of them), and the
- * site's first frame in it. */
-static int member_frames(const struct dhat_profile *p, const struct report_opts *opts,
-			 struct member *m)
-{
-	const struct dhat_pp *pp = m->r->pp;
-
-	m->fr = malloc((pp->fs_cnt ? pp->fs_cnt : 1) * sizeof(*m->fr));
-	if (!m->fr)
-		return -ENOMEM;
-	for (size_t f = 0; f < pp->fs_cnt; f++)
-		m->fr[f] = report__clean_frame(dhat_profile__pp_frame(p, pp, f));
-	m->fr_cnt = (uint32_t)report__fold(m->fr, pp->fs_cnt);
-	m->head = (uint32_t)report__site_head(m->fr, m->fr_cnt, opts);
-	return 0;
-}
-
-static int cmp_site(const void *x, const void *y)
-{
-	return site_cmp(*(const struct row *const *)x, *(const struct row *const *)y);
-}
-
-/* The rows o[0..n) share one site: give each the tail that tells it apart. */
-static int site_apart(struct strpool *sp, const struct dhat_profile *p,
-		      const struct report_opts *opts, struct row **o, size_t n)
-{
-	struct tail *site = calloc(n, sizeof(*site)); /* the new tails */
-	struct member *g = calloc(n, sizeof(*g));
-	int err = site && g ? 0 : -ENOMEM;
-
-	for (size_t m = 0; m < n && !err; m++) {
-		g[m].r = o[m];
-		err = member_frames(p, opts, &g[m]);
-	}
-	if (err)
-		goto cleanup;
-	qsort(g, n, sizeof(*g), cmp_site_seq);
-	for (size_t m = 0, t; m < n; m = t) {
-		size_t a = m ? seq_common(&g[m], &g[m - 1]) : 0, b;
-
-		for (t = m + 1; t < n && !cmp_site_seq(&g[m], &g[t]); t++)
-			;
-		b = t < n ? seq_common(&g[t - 1], &g[t]) : 0;
-		if (t - m > 1) {
-			/* what tells the twins from the others, then their addresses */
-			struct tail base = {0};
-
-			if (t - m < n)
-				distinct_tail(&g[m], a > b ? a : b, &base);
-			if ((err = twins_apart(sp, p, g, m, t, &base, site)))
-				goto cleanup;
-			continue;
-		}
-		distinct_tail(&g[m], a > b ? a : b, &site[m]);
-	}
-cleanup:
-	/* all compared: now the tails may change (they were all NULL), the rows keep the order
-	 * they were compared in (number_equal numbers them in it), and the frames go */
-	for (size_t m = 0; g && m < n; m++) {
-		free(g[m].fr);
-		if (!g[m].r)
-			continue;
-		o[m] = g[m].r;
-		o[m]->tail = site ? site[m] : (struct tail){0};
-	}
-	free(g);
-	free(site);
-	return err;
-}
-
-/* Rows whose sites read the same are told apart, a site at a time (see above). */
-static int disambiguate(struct strpool *sp, const struct dhat_profile *p,
-			const struct report_opts *opts, struct row **o, size_t n)
-{
-	int err = 0;
-
-	qsort(o, n, sizeof(*o), cmp_site);
-	for (size_t i = 0, j; i < n && !err; i = j) {
-		for (j = i + 1; j < n && o[i]->site == o[j]->site; j++)
-			;
-		if (j - i > 1)
-			err = site_apart(sp, p, opts, o + i, j - i);
-	}
-	return err ? err : number_equal(sp, o, n);
-}
-
-/* A row for every PP, order[] pointing at them, sites interned. Freed with free_rows, also
+/* A row for every PP, order[] pointing at them, named (site.h). Freed with free_rows, also
  * on failure. */
 static int build_rows(const struct dhat_profile *p, const struct report_opts *opts, struct rows *rs)
 {
+	const struct site_frames src = {.at = pp_frame_at, .cnt = pp_frame_cnt, .ctx = p};
 	size_t n = p->pp_cnt;
 
 	rs->n = n;
 	rs->v = calloc(n ? n : 1, sizeof(*rs->v));
 	rs->order = calloc(n ? n : 1, sizeof(*rs->order));
-	rs->sites = strtab__new();
-	rs->tails = strpool__new();
-	if (!rs->v || !rs->order || !rs->sites || !rs->tails)
+	rs->names = site_names__new();
+	if (!rs->v || !rs->order || !rs->names)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct dhat_pp *pp = &p->pps[i];
-		struct row *r = &rs->v[i];
-		struct member m = {.r = r};
-		char *site;
-		int64_t k;
-		int err;
 
-		r->pp = pp;
-		if ((err = member_frames(p, opts, &m)))
-			return err;
-		site = site_at(m.fr, m.fr_cnt, m.head);
-		free(m.fr);
-		k = site ? strtab__intern(rs->sites, site, strlen(site)) : -ENOMEM;
-		free(site);
-		if (k < 0)
-			return -ENOMEM;
-		r->site = rs->sites->strs[k];
-		rs->order[i] = r;
+		rs->v[i] = (struct site_row){.item = pp, .tb = pp->tb, .tbk = pp->tbk};
+		rs->order[i] = &rs->v[i];
 	}
-	return disambiguate(rs->tails, p, opts, rs->order, n);
+	return site_names__name(rs->names, rs->order, n, &src, opts ? &opts->site : NULL);
 }
 
 static void free_rows(struct rows *rs)
 {
 	free(rs->v);
 	free(rs->order);
-	strtab__free(rs->sites);
-	strpool__free(rs->tails);
+	site_names__free(rs->names);
 }
 
 static bool needs_bklt(enum report_sort s)
@@ -941,11 +319,11 @@ static void put_site(FILE *out, const char *s)
 
 /* A row's text, as put_site. Its pieces are whole strings joined by ASCII, so writing them one
  * by one escapes the same bytes as writing the text whole. */
-static void put_row_site_tag(FILE *out, const struct row *r, const char *tag)
+static void put_row_site_tag(FILE *out, const struct site_row *r, const char *tag)
 {
-	const char *pc[ROW_PIECES];
+	const char *pc[SITE_ROW_PIECES];
 	char num[16];
-	size_t k = row_pieces(r, pc, num);
+	size_t k = site_row__pieces(r, pc, num);
 
 	for (size_t i = 0; i < k; i++)
 		safe_text__fputs_term(out, pc[i]);
@@ -954,7 +332,7 @@ static void put_row_site_tag(FILE *out, const struct row *r, const char *tag)
 	fputc('\n', out);
 }
 
-static void put_row_site(FILE *out, const struct row *r)
+static void put_row_site(FILE *out, const struct site_row *r)
 {
 	put_row_site_tag(out, r, NULL);
 }
@@ -982,14 +360,14 @@ static bool realloc_shares(const struct dhat_profile *p, const struct dhat_pp *p
 /* Sampled: where a row's estimate rests on realloc chains, which sampling charges by its own
  * rule (dhat_sampled.h): "64% of bytes by realloc" (bytes charged here by reallocs), "30% of
  * blocks realloc'd" (its blocks a realloc then moved), each when at least 1%; else "". */
-static const char *realloc_tag(const struct dhat_profile *p, const struct row *r, char *buf,
+static const char *realloc_tag(const struct dhat_profile *p, const struct site_row *r, char *buf,
 			       size_t sz)
 {
 	double in, out;
 	int n = 0;
 
 	buf[0] = '\0';
-	if (!realloc_shares(p, r->pp, &in, &out))
+	if (!realloc_shares(p, pp_of(r), &in, &out))
 		return buf;
 	if (in >= 1)
 		n = snprintf(buf, sz, "%.0f%% of bytes by realloc", in);
@@ -999,7 +377,7 @@ static const char *realloc_tag(const struct dhat_profile *p, const struct row *r
 	return buf;
 }
 
-static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
+static void print_sort_table(FILE *out, const struct dhat_profile *p, struct site_row **order, size_t n,
 			     size_t top, enum report_sort s, const struct units *u)
 {
 	static const char *const hdr[] = {
@@ -1019,17 +397,17 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
 			s == REPORT_SORT_LIFETIME ? "by " : "", hdr[s]);
 	sort_rows(order, n, s);
 	for (size_t i = 0; i < n && shown < top; i++) {
-		const struct row *r = order[i];
+		const struct site_row *r = order[i];
 
 		if (s == REPORT_SORT_LIFETIME) {
-			if (!r->pp->tbk)
+			if (!pp_of(r)->tbk)
 				continue;
 			fprintf(out, "    %12.0f %s  %9llu %s   ", avg_lifetime(r), u->tu,
-				(unsigned long long)r->pp->tbk, u->bk);
+				(unsigned long long)pp_of(r)->tbk, u->bk);
 			put_row_site(out, r);
 		} else {
-			uint64_t b = s == REPORT_SORT_PEAK ? r->pp->gb : r->pp->eb;
-			uint64_t bk = s == REPORT_SORT_PEAK ? r->pp->gbk : r->pp->ebk;
+			uint64_t b = s == REPORT_SORT_PEAK ? pp_of(r)->gb : pp_of(r)->eb;
+			uint64_t bk = s == REPORT_SORT_PEAK ? pp_of(r)->gbk : pp_of(r)->ebk;
 
 			if (!b && !bk)
 				continue;
@@ -1049,12 +427,12 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct row
  */
 #define LIVE_MANY 2
 
-static bool live_suspect(const struct row *r, uint64_t te)
+static bool live_suspect(const struct site_row *r, uint64_t te)
 {
-	return r->pp->ebk && (r->pp->ebk >= LIVE_MANY || avg_lifetime(r) * 2 >= (double)te);
+	return pp_of(r)->ebk && (pp_of(r)->ebk >= LIVE_MANY || avg_lifetime(r) * 2 >= (double)te);
 }
 
-static void print_still_live(FILE *out, const struct dhat_profile *p, struct row **order, size_t n,
+static void print_still_live(FILE *out, const struct dhat_profile *p, struct site_row **order, size_t n,
 			     size_t top, const struct units *u)
 {
 	size_t shown = 0;
@@ -1064,12 +442,12 @@ static void print_still_live(FILE *out, const struct dhat_profile *p, struct row
 		LIVE_MANY, u->bk);
 	sort_rows(order, n, REPORT_SORT_END);
 	for (size_t i = 0; i < n && shown < top; i++) {
-		const struct row *r = order[i];
+		const struct site_row *r = order[i];
 
 		if (!live_suspect(r, p->te))
 			continue;
-		fprintf(out, "    %s  %9llu %s  age %3.0f%%   ", cell(u, r->pp->eb, c, sizeof(c)),
-			(unsigned long long)r->pp->ebk, u->bk,
+		fprintf(out, "    %s  %9llu %s  age %3.0f%%   ", cell(u, pp_of(r)->eb, c, sizeof(c)),
+			(unsigned long long)pp_of(r)->ebk, u->bk,
 			p->te ? 100.0 * avg_lifetime(r) / (double)p->te : 0.0);
 		put_row_site(out, r);
 		shown++;
@@ -1109,7 +487,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	enum report_sort sort = opts ? opts->sort : REPORT_SORT_DEFAULT;
 	const char *title = opts && opts->title ? opts->title : p->path;
 	struct rows rs = {0};
-	struct row **order;
+	struct site_row **order;
 	size_t n = p->pp_cnt, shown;
 	char label[64], c[64], tag[80];
 	struct units u;
@@ -1202,21 +580,21 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	fprintf(out, "\n  top program points by %s\n", u.bytes_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BYTES);
 	for (size_t i = 0; i < shown; i++) {
-		struct dhat_pp_est se = dhat_profile__pp_est(p, order[i]->pp);
+		struct dhat_pp_est se = dhat_profile__pp_est(p, pp_of(order[i]));
 
-		fprintf(out, "    %s", cell(&u, order[i]->pp->tb, c, sizeof(c)));
-		put_pm(out, p, order[i]->pp->tb, se.tb_se);
-		fprintf(out, "  %9llu %s   ", (unsigned long long)order[i]->pp->tbk, u.bk);
+		fprintf(out, "    %s", cell(&u, pp_of(order[i])->tb, c, sizeof(c)));
+		put_pm(out, p, pp_of(order[i])->tb, se.tb_se);
+		fprintf(out, "  %9llu %s   ", (unsigned long long)pp_of(order[i])->tbk, u.bk);
 		put_row_site_tag(out, order[i], realloc_tag(p, order[i], tag, sizeof(tag)));
 	}
 	fprintf(out, "\n  top program points by %s\n", u.blocks_hdr);
 	sort_rows(order, n, REPORT_SORT_TOTAL_BLOCKS);
 	for (size_t i = 0; i < shown; i++) {
-		struct dhat_pp_est se = dhat_profile__pp_est(p, order[i]->pp);
+		struct dhat_pp_est se = dhat_profile__pp_est(p, pp_of(order[i]));
 
-		fprintf(out, "    %9llu %s", (unsigned long long)order[i]->pp->tbk, u.bk);
-		put_pm(out, p, order[i]->pp->tbk, se.tbk_se);
-		fprintf(out, "  %s   ", cell(&u, order[i]->pp->tb, c, sizeof(c)));
+		fprintf(out, "    %9llu %s", (unsigned long long)pp_of(order[i])->tbk, u.bk);
+		put_pm(out, p, pp_of(order[i])->tbk, se.tbk_se);
+		fprintf(out, "  %s   ", cell(&u, pp_of(order[i])->tb, c, sizeof(c)));
 		put_row_site_tag(out, order[i], realloc_tag(p, order[i], tag, sizeof(tag)));
 	}
 	if (needs_bklt(sort) && p->bklt && !(sort == REPORT_SORT_END && p->has_death))
@@ -1250,12 +628,12 @@ static void json_ratio(struct json_writer *jw, const char *key, double v)
 }
 
 /* One row of "rows". Returns 0 or -ENOMEM. */
-static int json_row(struct json_writer *jw, const struct dhat_profile *p, const struct row *r)
+static int json_row(struct json_writer *jw, const struct dhat_profile *p, const struct site_row *r)
 {
-	const struct dhat_pp *pp = r->pp;
+	const struct dhat_pp *pp = pp_of(r);
 	char *site = NULL;
 
-	if (r->tail.kind != TAIL_NONE && !(site = row_text(r, true)))
+	if (r->tail.kind != SITE_TAIL_NONE && !(site = site_row__text(r, true)))
 		return -ENOMEM;
 	json_writer__begin_object(jw, NULL);
 	json_writer__string(jw, "site", site ? site : r->site);
@@ -1287,7 +665,7 @@ static int json_row(struct json_writer *jw, const struct dhat_profile *p, const 
 	json_writer__begin_array(jw, "frames");
 	for (size_t i = 0; i < pp->fs_cnt; i++)
 		json_writer__string(jw, NULL,
-				    report__clean_frame(dhat_profile__pp_frame(p, pp, i)));
+				    site__clean_frame(dhat_profile__pp_frame(p, pp, i)));
 	json_writer__end_array(jw);
 	json_writer__end_object(jw);
 	return 0;
@@ -1328,7 +706,7 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	enum report_sort sort = opts && opts->sort ? opts->sort : REPORT_SORT_TOTAL_BYTES;
 	unsigned long iters = opts ? opts->iterations : 0;
 	struct rows rs = {0};
-	struct row **order;
+	struct site_row **order;
 	size_t n = p->pp_cnt, shown = opts && opts->top && opts->top < n ? opts->top : n;
 	struct json_writer *jw = NULL;
 	int err;

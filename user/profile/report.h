@@ -5,8 +5,8 @@
  * peak and end live blocks/bytes (when the file has block lifetimes), reads/writes (when it
  * has accesses), the top program points by total bytes and by count, each named by its
  * first non-plumbing frame plus one caller, and the sites still live at the end (leak
- * suspects). Byte figures in KiB/MiB unless exact_bytes. Used after every traced workload, by
- * `tracer report` and (the attribution helpers) by `tracer diff`.
+ * suspects), rows named as site.h names them. Byte figures in KiB/MiB unless exact_bytes.
+ * Used after every traced workload and by `tracer report`.
  */
 #ifndef TRACER_REPORT_H
 #define TRACER_REPORT_H
@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "site.h"
 
 /* The metric of the optional third table (text) and of the row order (JSON). */
 enum report_sort {
@@ -31,12 +33,7 @@ struct report_opts {
 	const char *unit;	  /* what one iteration is; NULL: omit the unit line */
 	unsigned long iterations; /* divisor for per-iteration figures; 0: omit them */
 	size_t top;		  /* rows per table; 0: 12 as the seed (JSON: all rows) */
-	/* Extra plumbing patterns (--skip PATTERN), added to the built-in table: "PREFIX"
-	 * hides every frame whose symbol starts with PREFIX; "=NAME" hides frames whose
-	 * symbol is exactly NAME. NULL/0: none. */
-	const char *const *skip;
-	size_t skip_cnt;
-	bool no_default_skip;  /* ignore the built-in C/C++/Rust plumbing table */
+	struct site_opts site;	  /* which frames are plumbing (--skip, --no-default-skip) */
 	enum report_sort sort; /* see enum report_sort */
 	bool json;	       /* one JSON object instead of the text summary */
 	bool exact_bytes;      /* --bytes: byte figures as exact integers, not KiB/MiB/... */
@@ -62,25 +59,6 @@ int report__print_file(FILE *out, const char *path, const struct report_opts *op
 int report__parse_sort(const char *name, enum report_sort *out);
 const char *report__sort_name(enum report_sort sort);
 
-/* ---- attribution, shared with diff ---------------------------------------------------- */
-
-/* raw without its "0xADDR: " prefix (Valgrind's 0x10918F, dhat-rs's 0x55..f1), so that
- * "symbol (file:line)" remains; raw itself when there is no such prefix. */
-const char *report__clean_frame(const char *raw);
-
-/* Whether a cleaned frame is allocation plumbing under opts (built-in table + skip). */
-bool report__is_plumbing(const char *frame, const struct report_opts *opts);
-
-/* The site of a stack of cleaned frames (innermost first), recursion folded (report__fold):
- * the first non-plumbing frame (the first frame if all are plumbing) and its caller, joined
- * by "  <-  "; "<unattributed>" for an empty stack. Returns a new string (caller frees) or
- * NULL. (The report's rows then tell apart rows whose sites read the same.) */
-char *report__site(const char *const *frames, size_t cnt, const struct report_opts *opts);
-
-/* Fold recursion in place: a run of consecutive frames of one function (the same text before
- * " (file:line)"; "???" never) keeps its innermost frame. Returns the new count. */
-size_t report__fold(const char **frames, size_t cnt);
-
 /* v bytes in human units into buf: "122 B" below 1 KiB, else two decimals of the largest
  * binary unit that keeps the figure under 1024: "1.50 KiB", "400.17 MiB" (1 KiB = 1024 B,
  * as IEC 80000-13; --bytes prints the exact integers instead). */
@@ -89,8 +67,5 @@ void report__human_bytes(uint64_t v, char *buf, size_t sz);
 /* A byte figure as the report's rows print it, 14 columns: "%12llu B" with exact (--bytes),
  * else report__human_bytes right-aligned ("    400.17 MiB"). */
 void report__bytes_cell(uint64_t v, bool exact, char *buf, size_t sz);
-
-/* Index of the frame report__site starts with: the first non-plumbing one, or 0. */
-size_t report__site_head(const char *const *frames, size_t cnt, const struct report_opts *opts);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "dwarf_stacks.h"
 #include "events.h"
-#include "report.h"
+#include "site.h"
 
 #define PAGE_SZ 4096ull
 
@@ -343,8 +343,8 @@ int mappings__summary(struct mappings *m, struct symbolizer *sym, struct dhat_ma
 			return -ENOMEM;
 		}
 		for (size_t j = first; j < d->frames.cnt; j++)
-			clean[j - first] = report__clean_frame(d->frames.items[j]);
-		d->site = report__site(clean, d->frames.cnt - first, NULL);
+			clean[j - first] = site__clean_frame(d->frames.items[j]);
+		d->site = site__name(clean, d->frames.cnt - first, NULL);
 		free(clean);
 		if (!d->site) {
 			dhat_mappings__release(out);
