@@ -8,11 +8,7 @@
 #ifndef TRACED_BPF_H
 #define TRACED_BPF_H
 
-/* Replaced by the allocation probes' ring buffer before load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
-} events SEC(".maps");
+#include "events.bpf.h"
 
 /* The traced processes: tgid -> 1. The death probes' own; the mappings probes reuse it. */
 struct {

@@ -18,11 +18,7 @@ const volatile __u32 target_tgid = 0;	       /* only this process's hits count *
 const volatile char start_name[WINDOW_NAME_LEN]; /* shown as the window's name */
 const volatile char stop_name[WINDOW_NAME_LEN];
 
-/* Replaced by the allocation probes' ring buffer before load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
-} events SEC(".maps");
+#include "events.bpf.h"
 
 __u64 marks_dropped = 0; /* reserve failures (ring buffer full) */
 

@@ -128,11 +128,6 @@ static inline const char *export_stack__name(const struct export_stacks *s,
 int export_stacks__build_opts(const struct dhat_profile *p, const struct export_opts *opts,
 			      struct export_stacks **out);
 
-/* export_stacks__build_opts with weight w and location, plumbing KEPT (its behaviour before
- * plumbing was left out; for callers that want every frame). */
-int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
-			 struct export_stacks **out);
-
 /* Plumbing marks of p's frame table under o (export_plumbing.c): *out is a new array of
  * ftbl_cnt + 1 flags, or NULL when o keeps plumbing. Returns 0 or -ENOMEM. */
 int export_plumbing__mark(const struct dhat_profile *p, const struct export_opts *o, bool **out);

@@ -391,14 +391,6 @@ static int64_t frame_name(const struct dhat_profile *p, struct strtab *t, uint32
 	return k;
 }
 
-int export_stacks__build(const struct dhat_profile *p, enum export_weight w, bool location,
-			 struct export_stacks **out)
-{
-	struct export_opts o = {.weight = w, .location = location, .keep_plumbing = true};
-
-	return export_stacks__build_opts(p, &o, out);
-}
-
 int export_stacks__build_opts(const struct dhat_profile *p, const struct export_opts *opts,
 			      struct export_stacks **out)
 {

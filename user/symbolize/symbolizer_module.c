@@ -207,11 +207,6 @@ void sym_module__free(struct sym_module *m)
 	free(m);
 }
 
-const char *sym_module__name(const struct sym_module *m)
-{
-	return m->name;
-}
-
 /* Read the PT_LOAD program headers. 0 or -errno. */
 static int sym_module__load_segs(struct sym_module *m)
 {

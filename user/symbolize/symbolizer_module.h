@@ -30,8 +30,6 @@ struct sym_module *sym_module__new(const char *name, int fd, void *image, size_t
 				   const struct strvec *debug_dirs, int root_fd);
 /* Accepts NULL. */
 void sym_module__free(struct sym_module *m);
-/* The name given at creation. */
-const char *sym_module__name(const struct sym_module *m);
 
 /*
  * Append the frame strings of the module's ELF virtual address for file offset off,

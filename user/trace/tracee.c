@@ -455,15 +455,15 @@ static int on_mapping(struct tracees *ts, const void *data, size_t sz)
 }
 
 /* The tgid of an allocator, window or death record, 0 if it has none. */
-static pid_t record_tgid(const void *data, size_t sz)
+static pid_t record_tgid(__u32 type, const void *data, size_t sz)
 {
 	const struct alloc_event *a = data;
 	const struct window_event *w = data;
 	const struct death_event *d = data;
 
-	if (a->type == EV_DEATH)
+	if (type == EV_DEATH)
 		return sz >= sizeof(*d) ? (pid_t)d->tgid : 0;
-	if (a->type == EV_WINDOW_BEGIN || a->type == EV_WINDOW_END)
+	if (type == EV_WINDOW_BEGIN || type == EV_WINDOW_END)
 		return sz >= sizeof(*w) ? (pid_t)w->tgid : 0;
 	return sz >= sizeof(*a) ? (pid_t)a->tgid : 0;
 }
@@ -471,40 +471,42 @@ static pid_t record_tgid(const void *data, size_t sz)
 int tracees__handle(void *set, const void *data, size_t sz)
 {
 	struct tracees *ts = set;
-	const struct window_event *w = data;
+	const struct window_event *w = data; /* read only when type says it is one */
 	struct alloc_event ev;
 	struct tracee *t;
+	__u32 type;
 	pid_t tgid;
 
 	if (sz < sizeof(__u32))
 		return 0;
-	if (w->type == EV_PROC_FORK || w->type == EV_PROC_EXEC || w->type == EV_PROC_EXIT)
+	type = event__type(data);
+	if (type == EV_PROC_FORK || type == EV_PROC_EXEC || type == EV_PROC_EXIT)
 		return sz >= sizeof(struct proc_event) ? on_proc_event(ts, data) : 0;
-	if (w->type == EV_MAPPING)
+	if (type == EV_MAPPING)
 		return on_mapping(ts, data, sz);
-	tgid = record_tgid(data, sz);
+	tgid = record_tgid(type, data, sz);
 	t = tracees__live(ts, tgid);
 	if (!t && ts->opts.held_root == tgid && !ts->root_execd) {
 		ts->pre_exec_records++;
 		return 0;
 	}
-	if (!t && w->type == EV_DEATH)
+	if (!t && type == EV_DEATH)
 		return 0; /* its image closed already: nothing left to end */
 	if (!t && tgid > 0)
 		t = open_image(ts, tgid, 0, NULL, mono_now_ns());
 	if (!t)
 		return 0;
-	if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN && w->iterations)
+	if (sz >= sizeof(*w) && type == EV_WINDOW_BEGIN && w->iterations)
 		ilog("tracing %.*s: %llu iterations\n", WINDOW_NAME_LEN, w->name,
 		     (unsigned long long)w->iterations);
-	else if (sz >= sizeof(*w) && w->type == EV_WINDOW_BEGIN)
+	else if (sz >= sizeof(*w) && type == EV_WINDOW_BEGIN)
 		vlog("window opened at %.*s\n", WINDOW_NAME_LEN, w->name);
 	/* Unwound here, before the session: it only ever sees plain records. A malformed
 	 * snapshot goes on as is and is counted as a bad record. */
-	if (w->type == EV_STACK_SNAPSHOT && t->stacks &&
+	if (type == EV_STACK_SNAPSHOT && t->stacks &&
 	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev))
 		return session__handle(t->session, &ev, sizeof(ev));
-	if (w->type == EV_DEATH) { /* the process is gone: its profile ended at the death */
+	if (type == EV_DEATH) { /* the process is gone: its profile ended at the death */
 		const struct death_event *d = data;
 		int err = session__handle(t->session, data, sz);
 

@@ -3,6 +3,9 @@
 #ifndef TRACER_EVENTS_H
 #define TRACER_EVENTS_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "alloc_events.h"
 
 _Static_assert(sizeof(struct alloc_event) == 56, "alloc_event layout changed: update both sides");
@@ -20,6 +23,24 @@ _Static_assert(sizeof(struct death_event) == 152, "death_event layout changed");
 _Static_assert(sizeof(struct mapping_event) == 64, "mapping_event layout changed");
 _Static_assert(sizeof(struct stack_val) == 8 + 8 * STACK_MAX_DEPTH, "stack_val layout changed");
 _Static_assert(FN_COUNT - 1 <= 0xff, "enum alloc_fn must fit the probe cookie's 8 bits");
+
+/* Every ring-buffer record starts with its enum event_type: the one field read before the
+ * type says which struct the record is. */
+_Static_assert(offsetof(struct alloc_event, type) == 0 && offsetof(struct window_event, type) == 0 &&
+		       offsetof(struct proc_event, type) == 0 &&
+		       offsetof(struct death_event, type) == 0 &&
+		       offsetof(struct mapping_event, type) == 0,
+	       "a record's type must be its first field");
+
+/* The type of a ring-buffer record of sz bytes (at least 4), read without assuming which
+ * struct it is. */
+static inline __u32 event__type(const void *data)
+{
+	__u32 type;
+
+	memcpy(&type, data, sizeof(type));
+	return type;
+}
 
 /* The C name of each enum alloc_fn value, e.g. alloc_fn_name(FN_CALLOC) == "calloc". */
 const char *alloc_fn_name(__u32 fn);
