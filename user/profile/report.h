@@ -81,15 +81,6 @@ char *report__site(const char *const *frames, size_t cnt, const struct report_op
  * " (file:line)"; "???" never) keeps its innermost frame. Returns the new count. */
 size_t report__fold(const char **frames, size_t cnt);
 
-/* v bytes in human units into buf: "122 B" below 1 KiB, else two decimals of the largest
- * binary unit that keeps the figure under 1024: "1.50 KiB", "400.17 MiB" (1 KiB = 1024 B,
- * as IEC 80000-13; --bytes prints the exact integers instead). */
-void report__human_bytes(uint64_t v, char *buf, size_t sz);
-
-/* A byte figure as the report's rows print it, 14 columns: "%12llu B" with exact (--bytes),
- * else report__human_bytes right-aligned ("    400.17 MiB"). */
-void report__bytes_cell(uint64_t v, bool exact, char *buf, size_t sz);
-
 /* Index of the frame report__site starts with: the first non-plumbing one, or 0. */
 size_t report__site_head(const char *const *frames, size_t cnt, const struct report_opts *opts);
 
