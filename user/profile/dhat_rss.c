@@ -61,8 +61,8 @@ void dhat_rss__set_end(struct dhat_rss_end *e, const char *key, bool u_ok, uint6
 }
 
 /* One line of the split: "    LABEL: SIZE[suffix]". */
-static void split_line(FILE *out, const struct dhat_rss_split *s, const char *label,
-		       uint64_t bytes, const char *suffix)
+static void split_line(FILE *out, const struct dhat_rss_split *s, const char *label, uint64_t bytes,
+		       const char *suffix)
 {
 	char size[UNITS_BYTES_SZ];
 

@@ -1053,7 +1053,7 @@ int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err,
 	size_t mlen;
 	char *end = NULL;
 	double pct;
-	int i = -1;
+	int i = -1, e;
 
 	memset(t, 0, sizeof(*t));
 	t->text = text;
@@ -1091,11 +1091,12 @@ int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err,
 			 text, gt + 1);
 		return -EINVAL;
 	}
-	i = units__parse_size(v, &t->abs_limit);
-	if (!i)
+	e = units__parse_size(v, &t->abs_limit);
+	if (!e)
 		return 0;
-	snprintf(err, errsz, "--fail-if '%s': bad threshold '%s' (a percentage like 5%%, or a size): %s",
-		 text, gt + 1, units__size_error(i));
+	snprintf(err, errsz,
+		 "--fail-if '%s': bad threshold '%s' (a percentage like 5%%, or a size): %s", text,
+		 gt + 1, units__size_error(e));
 	return -EINVAL;
 }
 
