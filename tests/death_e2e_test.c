@@ -87,7 +87,7 @@ static void memcg_remove(const struct memcg *m)
 /* The part of text from the line starting with "==" onwards: the report. */
 static void check_oom_summary(const char *out)
 {
-	const char *lead = strstr(out, "killed by the OOM killer (memory cgroup limit 64 MiB): "
+	const char *lead = strstr(out, "killed by the OOM killer (memory cgroup limit 64.00 MiB): "
 				       "live heap ");
 	const char *table = lead ? strstr(lead, "top program points by BYTES LIVE AT DEATH") : NULL;
 	const char *totals = strstr(out, "total allocations");
@@ -505,8 +505,8 @@ Test(death_e2e, mmap_outside_malloc_is_its_own_section, .timeout = TEST_TIMEOUT(
 	snprintf(cmd, sizeof(cmd), "%s -o %s -- %s 2>&1", TRACER_BIN, path, MMAP_PROG_BIN);
 	st = e2e_run(cmd, &out);
 	cr_assert_eq(st, 0, "tracer exited %d:\n%s", st, out);
-	/* Resident, all of it: "100 MiB", or a little less as the kernel's per-CPU RSS counters
-	 * lag by a batch of pages ("99.8 MiB"). */
+	/* Resident, all of it: "100.00 MiB", or a little less as the kernel's per-CPU RSS counters
+	 * lag by a batch of pages ("99.80 MiB"). */
 	split = strstr(out, "    mapped outside malloc (if resident): ");
 	cr_assert_not_null(split, "%s", out);
 	cr_expect_geq(strtod(split + strlen("    mapped outside malloc (if resident): "), NULL),

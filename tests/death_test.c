@@ -72,9 +72,13 @@ Test(death_unit, oom_kill_in_a_memcg_round_trips)
 	cr_expect_eq(p->death.limit, 256ull << 20);
 	cr_expect_eq(p->death.usage, 256ull << 20);
 	cr_expect_str_eq(p->death.cgroup, "svc");
-	dhat_death__describe(&p->death, 231ull << 20, line, sizeof(line));
-	cr_expect_str_eq(line, "killed by the OOM killer (memory cgroup limit 256 MiB): live heap "
-			       "231 MiB at death");
+	dhat_death__describe(&p->death, 231ull << 20, false, line, sizeof(line));
+	cr_expect_str_eq(line, "killed by the OOM killer (memory cgroup limit 256.00 MiB): live "
+			       "heap 231.00 MiB at death");
+	/* --bytes: the exact figures */
+	dhat_death__describe(&p->death, 231ull << 20, true, line, sizeof(line));
+	cr_expect_str_eq(line, "killed by the OOM killer (memory cgroup limit 268435456 B): live "
+			       "heap 242221056 B at death");
 	dhat_profile__free(p);
 }
 
@@ -98,8 +102,8 @@ Test(death_unit, sigsegv_keeps_its_faulting_address)
 	cr_expect_eq(p->death.si_code, 1);
 	cr_expect(p->death.has_addr);
 	cr_expect_eq(p->death.addr, 0xdeadbeef00ull);
-	dhat_death__describe(&p->death, 1536, line, sizeof(line));
-	cr_expect_str_eq(line, "killed by SIGSEGV at address 0xdeadbeef00: live heap 1.5 KiB at "
+	dhat_death__describe(&p->death, 1536, false, line, sizeof(line));
+	cr_expect_str_eq(line, "killed by SIGSEGV at address 0xdeadbeef00: live heap 1.50 KiB at "
 			       "death");
 	dhat_profile__free(p);
 }
@@ -119,7 +123,7 @@ Test(death_unit, a_signal_that_was_not_the_fatal_one_is_not_its_cause)
 	cr_expect_eq(d.cause, DHAT_DEATH_EXIT);
 	cr_expect_eq(d.status, 3);
 	cr_expect_not(d.has_addr);
-	dhat_death__describe(&d, 0, line, sizeof(line));
+	dhat_death__describe(&d, 0, false, line, sizeof(line));
 	cr_expect_str_eq(line, "exited with status 3: live heap 0 B at exit");
 }
 
@@ -212,9 +216,9 @@ Test(death_unit, report_leads_with_the_death)
 	f = open_memstream(&text, &len);
 	cr_assert_eq(report__print(f, p, &ropts), 0);
 	fclose(f);
-	lead = strstr(text, "killed by the OOM killer (memory cgroup limit 64 MiB): live heap 8 B "
-			    "at death\n");
-	rss = strstr(text, "  RSS at death: 12 KiB, of which\n");
+	lead = strstr(text, "killed by the OOM killer (memory cgroup limit 64.00 MiB): live heap "
+			    "8 B at death\n");
+	rss = strstr(text, "  RSS at death: 12.00 KiB, of which\n");
 	table = strstr(text, "top program points by BYTES LIVE AT DEATH\n");
 	totals = strstr(text, "total allocations");
 	cr_assert(lead && rss && table && totals, "%s", text);

@@ -192,8 +192,10 @@ Test(diff_ci, threshold_parsing)
 	    {"peak-bytes>+512KiB", DIFF_M_PEAK, false, false, 0, 524288},
 	    {"total-bytes>+1000", DIFF_M_BYTES, false, false, 0, 1000},
 	    {"total-bytes>+1.5M", DIFF_M_BYTES, false, false, 0, 1572864},
-	    {"total-bytes>+2GB", DIFF_M_BYTES, false, false, 0, 2000000000},
-	    {"total-bytes>+3kB", DIFF_M_BYTES, false, false, 0, 3000},
+	    /* units.h: the syntax of every size option, KB as KiB (powers of 1024) */
+	    {"total-bytes>+2GB", DIFF_M_BYTES, false, false, 0, 2ull << 30},
+	    {"total-bytes>+3kB", DIFF_M_BYTES, false, false, 0, 3072},
+	    {"total-bytes>+64K", DIFF_M_BYTES, false, false, 0, 65536},
 	    {"site-total-blocks>100", DIFF_M_BLOCKS, true, false, 0, 100},
 	    {"end-bytes>+0B", DIFF_M_END, false, false, 0, 0},
 	};

@@ -253,14 +253,16 @@ static void expect_usage_errors(const struct usage_case *cases, size_t n)
 	}
 }
 
-/* --sample-bytes: a size with K/M suffixes like --snapshot-at-rss, 0 for exact mode. */
+/* --sample-bytes: a size (units.h) like --snapshot-at-rss and diff's --fail-if, 0 for exact
+ * mode. */
 Test(options, sample_bytes_sizes)
 {
 	static const struct {
 		const char *arg;
 		__u64 want;
 	} ok[] = { { "4096", 4096 }, { "4K", 4096 }, { "64KiB", 65536 }, { "512k", 524288 },
-		   { "64M", 64ull << 20 }, { "1", 1 }, { "0", 0 } };
+		   { "64M", 64ull << 20 }, { "1", 1 }, { "0", 0 }, { "00", 0 }, { "1.5K", 1536 },
+		   { "64KB", 65536 } };
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		const char *argv[] = { "tracer", "--sample-bytes", "4K", "--sample-bytes", ok[i].arg,
@@ -325,13 +327,18 @@ Test(options, bad_usage)
 		{ parse, { "tracer", "-q", "--interval", "1", "ls", NULL },
 		  "--interval with -q prints nowhere" },
 		{ parse, { "tracer", "--sample-bytes", "65M", "ls", NULL },
-		  "--sample-bytes needs a size from 1 to 64M (0: exact), not '65M'" },
-		{ parse, { "tracer", "--sample-bytes", "-1", "ls", NULL }, "--sample-bytes needs" },
-		{ parse, { "tracer", "--sample-bytes", "1.5K", "ls", NULL }, "--sample-bytes needs" },
+		  "--sample-bytes needs a size from 1 to 64M (0: exact), not '65M': too large" },
+		{ parse, { "tracer", "--sample-bytes", "-1", "ls", NULL },
+		  "--sample-bytes needs a size from 1 to 64M (0: exact), not '-1': not a size" },
+		{ parse, { "tracer", "--sample-bytes", "99999999999999999999", "ls", NULL },
+		  "not '99999999999999999999': too large" },
+		{ parse, { "tracer", "--snapshot-at-rss", "1.5X", "ls", NULL },
+		  "--snapshot-at-rss needs a size such as 512M, not '1.5X': not a size" },
+		{ parse, { "tracer", "--snapshot-at-rss", "0", "ls", NULL },
+		  "--snapshot-at-rss needs a size such as 512M, not '0': not above 0" },
 		{ parse, { "tracer", "--sample-bytes", "K", "ls", NULL }, "--sample-bytes needs" },
 		{ parse, { "tracer", "--sample-bytes", "4X", "ls", NULL }, "--sample-bytes needs" },
 		{ parse, { "tracer", "--sample-bytes", "", "ls", NULL }, "--sample-bytes needs" },
-		{ parse, { "tracer", "--sample-bytes", "00", "ls", NULL }, "--sample-bytes needs" },
 	};
 
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));

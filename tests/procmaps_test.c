@@ -22,11 +22,8 @@ static const struct proc_mapping *find(const struct proc_mapping *m, size_t cnt,
 	return NULL;
 }
 
-Test(procmaps, clock_and_start_time)
+Test(procmaps, start_time)
 {
-	__u64 a = mono_now_ns(), b = mono_now_ns();
-
-	cr_assert(a > 0 && b >= a);
 	cr_assert_neq(proc_start_time(getpid()), 0);
 	/* No such process: 0, which callers treat as "unknown". */
 	cr_assert_eq(proc_start_time(INT_MAX), 0);

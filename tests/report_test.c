@@ -1071,31 +1071,6 @@ Test(report, cli_report_warns_about_what_was_lost)
 	free(errs);
 }
 
-/* Human units: bytes below 1 KiB exactly, then two decimals of the largest binary unit that
- * keeps the figure under 1024 (also where rounding would give "1024.00"). */
-Test(report, human_units)
-{
-	static const struct {
-		uint64_t v;
-		const char *want;
-	} cases[] = {
-		{ 0, "0 B" },
-		{ 1023, "1023 B" },
-		{ 1024, "1.00 KiB" },
-		{ 1536, "1.50 KiB" },
-		{ 419603616, "400.17 MiB" },
-		{ 1048575, "1.00 MiB" }, /* 1023.999 KiB rounds up: the next unit */
-		{ 1073741824, "1.00 GiB" },
-		{ UINT64_MAX, "16.00 EiB" },
-	};
-	char buf[32];
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		report__human_bytes(cases[i].v, buf, sizeof(buf));
-		cr_expect_str_eq(buf, cases[i].want, "%llu", (unsigned long long)cases[i].v);
-	}
-}
-
 /* A function calling itself is one frame: runs of one function (lines may differ) keep their
  * innermost frame; unknown code ("???") is never folded; C++ signatures are one function. */
 Test(report, recursion_folded)

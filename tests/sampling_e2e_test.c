@@ -238,7 +238,7 @@ static void check_sampled(const struct expect *ep, struct dhat_profile *s, const
 	/* Frees of unsampled blocks send nothing, so none is unknown. */
 	cr_expect_eq(s->lost.n[DHAT_LOST_UNKNOWN_FREES], 0);
 	cr_expect_eq(s->lost.n[DHAT_LOST_SAMPLE_OVERFLOW], 0);
-	cr_expect(strstr(ssum, "estimates: sampled every 4 KiB on average (--sample-bytes 4096)"),
+	cr_expect(strstr(ssum, "estimates: sampled every 4.00 KiB on average (--sample-bytes 4096)"),
 		  "%s", ssum);
 	cr_expect(strstr(ssum, ", 0 sampled blocks dropped"), "%s", ssum);
 	/* The decisions, counted per CPU in BPF and summed: each round makes 7 (5 mallocs,

@@ -540,7 +540,7 @@ Test(sampling_map, helpers_decide_at_their_return)
 
 /* ---- every output marks a sampled profile's figures, one way ---------------------------- */
 
-#define LABEL "estimates: sampled every 4 KiB on average (--sample-bytes 4096)"
+#define LABEL "estimates: sampled every 4.00 KiB on average (--sample-bytes 4096)"
 
 /* A small profile written and read back: sampled at 4 KiB when n, else exact. */
 static char *profile_text; /* profile_of's last DHAT text (malloc'd), for tests to look into */

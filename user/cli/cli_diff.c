@@ -10,7 +10,7 @@
 #include "diff.h"
 #include "export_diff.h"
 #include "log.h"
-#include "report.h"
+#include "site.h"
 
 enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_MATCH, OPT_DEPTH, OPT_FAIL_IF, OPT_FORMAT };
 
@@ -40,7 +40,8 @@ static const struct opt_spec diff_opts_table[] = {
 	  NULL, "", OPT_DEPTH },
 	{ "fail-if", 0, "EXPR",
 	  "exit 1 when METRIC grew by more than N% or SIZE:\n"
-	  "'METRIC>+N%' or 'METRIC>+SIZE' (1000, 512KiB, 1MiB);\n"
+	  "'METRIC>+N%' or 'METRIC>+SIZE' (1000, 512K, 1.5MiB: as\n"
+	  "tracer's --snapshot-at-rss, K = KB = KiB = 1024);\n"
 	  "METRIC: total-bytes, total-blocks, peak-bytes, end-bytes,\n"
 	  "or site-METRIC for any single program point; repeatable",
 	  NULL, "", OPT_FAIL_IF },

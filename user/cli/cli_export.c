@@ -9,8 +9,8 @@
 #include "dhat_reader.h"
 #include "export.h"
 #include "log.h"
-#include "report.h"
 #include "safe_text.h"
+#include "site.h"
 
 enum {
 	OPT_FORMAT = 256,

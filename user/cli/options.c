@@ -20,6 +20,7 @@
 #include "safe_text.h"
 #include "sampling.h"
 #include "tracer_exit.h"
+#include "units.h"
 
 #ifndef TRACER_VERSION
 #define TRACER_VERSION "0.0.0"
@@ -108,9 +109,11 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_PROBES, "", OPT_STOP_AT },
 	{ "sample-bytes", 0, "N",
 	  "sample allocations, one per N bytes on average (bytes, or\n"
-	  "with K, M: KiB, MiB; at most 64M): a block of s bytes is\n"
-	  "traced with probability 1 - exp(-s/N) and weighted, so the\n"
-	  "figures are unbiased estimates (default 0: every block)",
+	  "with K, M, G: KiB, MiB, GiB, KB and KiB alike, a fraction\n"
+	  "allowed: 4096, 64K, 1.5M; at most 64M): a block of s\n"
+	  "bytes is traced with probability 1 - exp(-s/N) and\n"
+	  "weighted, so the figures are unbiased estimates (default\n"
+	  "0: every block)",
 	  G_PROBES, "", OPT_SAMPLE_BYTES },
 	{ "ringbuf-size", 0, "N",
 	  "ring buffer bytes, a power of two (default 16777216;\n"
@@ -118,7 +121,7 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_PROBES, "", OPT_RINGBUF },
 	{ "snapshot-at-rss", 0, "SIZE",
 	  "also write the profile as it is when the target's RSS\n"
-	  "first reaches SIZE (bytes, or with K, M, G: KiB, MiB, GiB)\n"
+	  "first reaches SIZE (a size as for --sample-bytes: 512M)\n"
 	  "next to it, as NAME-snapshot-N.json; tracing goes on",
 	  G_OUTPUT, "", OPT_SNAPSHOT_AT_RSS },
 	{ "interval", 0, "SECONDS",
@@ -144,7 +147,9 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "command's stdout stays its own; stdout with --workload",
 	  G_OUTPUT, NULL, OPT_SUMMARY },
 	{ "top", 't', "N", "rows per report table (default 12)", G_OUTPUT, "", 't' },
-	{ "bytes", 0, NULL, "exact byte counts in the report (default: KiB, MiB, ...)",
+	{ "bytes", 0, NULL,
+	  "exact byte counts in the report, --interval and the\n"
+	  "progress line (default: two decimals of KiB, MiB, ...)",
 	  G_OUTPUT, NULL, OPT_BYTES },
 	{ "report", 0, "WHICH",
 	  "with several process images: report `top` (the one with\n"
@@ -251,33 +256,6 @@ static int parse_ringbuf_size(const char *s, size_t *out)
 
 /* Longest --duration: a year. Longer is a typo, and *1e9 must still fit the ns clock. */
 #define DURATION_MAX_S (365.0 * 24 * 3600)
-
-/* A byte count: digits and an optional K, M, G (powers of 1024), "KiB" or "KB" alike. */
-static int parse_size(const char *s, __u64 *out)
-{
-	static const char UNITS[] = "KMG";
-	size_t digits = strspn(s, "0123456789");
-	const char *end = s + digits, *u = *end ? strchr(UNITS, *end & ~0x20) : NULL;
-	unsigned shift = u ? 10u * (unsigned)(u - UNITS + 1) : 0;
-	char num[32];
-	uint64_t v;
-
-	if (!digits || digits >= sizeof(num) || (*end && !u))
-		return -EINVAL;
-	if (u) {
-		end++;
-		end += *end == 'i';
-		end += *end == 'B' || *end == 'b';
-	}
-	if (*end)
-		return -EINVAL;
-	memcpy(num, s, digits);
-	num[digits] = '\0';
-	if (parse_num__u64(num, 1, UINT64_MAX >> shift, &v))
-		return -EINVAL;
-	*out = v << shift;
-	return 0;
-}
 
 /* One option's value into o; an opt_fn. */
 static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
@@ -396,21 +374,30 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		}
 		o->lib = arg;
 		break;
-	case OPT_SNAPSHOT_AT_RSS:
-		if (parse_size(arg, &o->snapshot_at_rss)) {
-			elog("--snapshot-at-rss needs a size such as 512M, not '%s'\n", arg);
+	case OPT_SNAPSHOT_AT_RSS: {
+		uint64_t v;
+		int err = units__parse_size(arg, &v);
+
+		if (err || !v) {
+			elog("--snapshot-at-rss needs a size such as 512M, not '%s': %s\n",
+			     safe_text__term(arg), err ? units__size_error(err) : "not above 0");
 			return TRACER_EXIT_USAGE;
 		}
+		o->snapshot_at_rss = v;
 		break;
-	case OPT_SAMPLE_BYTES:
-		o->sample_bytes = 0;
-		if (strcmp(arg, "0") &&
-		    (parse_size(arg, &o->sample_bytes) || o->sample_bytes > SAMPLE_BYTES_MAX)) {
-			elog("--sample-bytes needs a size from 1 to 64M (0: exact), not '%s'\n",
-			     arg);
+	}
+	case OPT_SAMPLE_BYTES: {
+		uint64_t v;
+		int err = units__parse_size(arg, &v);
+
+		if (err || v > SAMPLE_BYTES_MAX) {
+			elog("--sample-bytes needs a size from 1 to 64M (0: exact), not '%s': %s\n",
+			     safe_text__term(arg), err ? units__size_error(err) : "too large");
 			return TRACER_EXIT_USAGE;
 		}
+		o->sample_bytes = v;
 		break;
+	}
 	case OPT_AS_ROOT:
 		o->as_root = true;
 		break;

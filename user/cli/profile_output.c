@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "dhat_reader.h"
 #include "export.h"
 #include "log.h"
 #include "output.h"
-#include "procmaps.h"
 #include "profile_output.h"
 #include "safe_text.h"
 
@@ -182,9 +182,9 @@ int profile_output__write(const struct profile_output_opts *o, const struct coll
 	profile_path(o, o->workloads ? name : NULL, meta->pid, path, sz);
 	if (o->snapshot)
 		snapshot_path(path, sz, o->snapshot);
-	t0 = mono_now_ns();
+	t0 = clock__mono_ns();
 	ret = dhat__write_path(path, c, frames__describe, fc, meta);
-	write_ms = (double)(mono_now_ns() - t0) / 1e6;
+	write_ms = (double)(clock__mono_ns() - t0) / 1e6;
 	if (ret) {
 		elog("cannot write %s: %s\n", safe_text__term(path), strerror(-ret));
 		return ret;

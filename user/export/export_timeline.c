@@ -17,6 +17,7 @@
 #include "export_int.h"
 
 #include "dhat_reader.h"
+#include "units.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -76,26 +77,13 @@ struct unit {
 	double div;
 };
 
+/* The y axis's unit, by the highest figure drawn. */
 static struct unit byte_unit(uint64_t max)
 {
-	if (max >= (1ULL << 30))
-		return (struct unit){"GiB", (double)(1ULL << 30)};
-	if (max >= (1ULL << 20))
-		return (struct unit){"MiB", (double)(1ULL << 20)};
-	if (max >= (1ULL << 10))
-		return (struct unit){"KiB", 1024.0};
-	return (struct unit){"B", 1.0};
-}
+	const char *name;
+	uint64_t div = units__scale(max, &name);
 
-/* "1.50 MiB" (or "123 B"). */
-static void fmt_bytes(char *buf, size_t sz, uint64_t v)
-{
-	struct unit u = byte_unit(v);
-
-	if (u.div == 1.0)
-		snprintf(buf, sz, "%" PRIu64 " B", v);
-	else
-		snprintf(buf, sz, "%.2f %s", (double)v / u.div, u.name);
+	return (struct unit){name, (double)div};
 }
 
 /* Tooltips along the series: one transparent strip per run of points spanning at least
@@ -121,8 +109,8 @@ static void hover_strips(FILE *out, const struct heap_timeline *t, uint64_t t_ma
 				hi_c = t->chunk_bytes[j];
 		}
 		end = j + 1 < t->cnt ? t->t_us[j + 1] : t_max;
-		fmt_bytes(b, sizeof(b), hi);
-		fmt_bytes(c, sizeof(c), hi_c);
+		units__bytes(hi, false, b, sizeof(b));
+		units__bytes(hi_c, false, c, sizeof(c));
 		fprintf(out,
 			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>%.3f-%.3f "
 			"%s: live %s (%s bytes)%s%s</title></rect>\n",
@@ -149,7 +137,7 @@ static void peak_sites(FILE *out, const struct heap_timeline *t, double x, doubl
 		double h = (double)st->bytes / ydiv * ys;
 		double pct = t->peak_bytes ? 100.0 * (double)st->bytes / (double)t->peak_bytes : 0;
 
-		fmt_bytes(b, sizeof(b), st->bytes);
+		units__bytes(st->bytes, false, b, sizeof(b));
 		y -= h;
 		fprintf(out,
 			"<rect class=\"site\" x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"%.1f\" "
@@ -195,7 +183,7 @@ static void rss_line(FILE *out, const struct heap_timeline *t, double x0, double
 	}
 	if (x_end > x0 + ((double)t->rss_t_us[t->rss_cnt - 1] / tdiv) * xs)
 		fprintf(out, " H%.1f", x_end);
-	fmt_bytes(buf, sizeof(buf), t->rss_bytes[t->rss_cnt - 1]);
+	units__bytes(t->rss_bytes[t->rss_cnt - 1], false, buf, sizeof(buf));
 	fprintf(out, "\"><title>RSS (anon + file + shmem), last sample %s</title></path>\n", buf);
 	fprintf(out, "<text class=\"rss\" x=\"%d\" y=\"%d\">- - RSS</text>\n", lx, ly);
 }
@@ -215,7 +203,7 @@ static void chunk_line(FILE *out, const struct heap_timeline *t, double x0, doub
 		if (t->chunk_bytes[i] > hi)
 			hi = t->chunk_bytes[i];
 	}
-	fmt_bytes(buf, sizeof(buf), hi);
+	units__bytes(hi, false, buf, sizeof(buf));
 	fprintf(out,
 		" H%.1f\"><title>heap in malloc chunks (each block with its header and "
 		"rounding), highest %s</title></path>\n",
@@ -370,7 +358,7 @@ int export__timeline_svg(const struct heap_timeline *t, FILE *out, const char *t
 		top + plot_h / 2, yu.name);
 
 	/* t-gmax: where the DHAT "At t-gmax" snapshot was taken. */
-	fmt_bytes(buf, sizeof(buf), t->peak_bytes);
+	units__bytes(t->peak_bytes, false, buf, sizeof(buf));
 	fprintf(out,
 		"<g id=\"tg\"><title>t-gmax = %.3f %s, peak %s (%s bytes)</title>"
 		"<line id=\"tgmax\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"

@@ -9,6 +9,7 @@
 
 #include "dhat_json.h"
 #include "events.h"
+#include "units.h"
 
 static const char *const CAUSES[] = {
     [DHAT_DEATH_UNKNOWN] = "unknown",
@@ -138,24 +139,6 @@ void dhat_death__set(struct dhat_death *d, const char *key, const char *str, boo
 		d->rss.swap = u;
 }
 
-void dhat_death__size(uint64_t bytes, char *buf, size_t sz)
-{
-	static const char *const UNITS[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double v = (double)bytes;
-	unsigned i = 0;
-
-	while (v >= 1024.0 && i + 1 < sizeof(UNITS) / sizeof(*UNITS)) {
-		v /= 1024.0;
-		i++;
-	}
-	if (!i || v >= 100.0)
-		snprintf(buf, sz, "%.0f %s", v, UNITS[i]);
-	else if (snprintf(buf, sz, "%.1f", v) > 2 && !strcmp(buf + strlen(buf) - 2, ".0"))
-		snprintf(buf, sz, "%.0f %s", v, UNITS[i]); /* 99.96 is "100", not "100.0" */
-	else
-		snprintf(buf, sz, "%.1f %s", v, UNITS[i]);
-}
-
 /* "SIGSEGV", "signal 42" when the C library has no name for it, "a signal" if unknown. */
 static void sig_name(int signo, char *buf, size_t sz)
 {
@@ -169,12 +152,13 @@ static void sig_name(int signo, char *buf, size_t sz)
 		snprintf(buf, sz, "a signal");
 }
 
-void dhat_death__describe(const struct dhat_death *d, uint64_t live_bytes, char *buf, size_t sz)
+void dhat_death__describe(const struct dhat_death *d, uint64_t live_bytes, bool exact, char *buf,
+			  size_t sz)
 {
-	char live[32], limit[32], sig[32], how[128] = "";
+	char live[UNITS_BYTES_SZ], limit[UNITS_BYTES_SZ], sig[32], how[128] = "";
 
-	dhat_death__size(live_bytes, live, sizeof(live));
-	dhat_death__size(d->limit, limit, sizeof(limit));
+	units__bytes(live_bytes, exact, live, sizeof(live));
+	units__bytes(d->limit, exact, limit, sizeof(limit));
 	sig_name(d->signo, sig, sizeof(sig));
 	switch (d->cause) {
 	case DHAT_DEATH_EXIT:

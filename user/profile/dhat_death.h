@@ -71,10 +71,9 @@ void dhat_death__write(FILE *f, const struct dhat_death *d);
 void dhat_death__set(struct dhat_death *d, const char *key, const char *str, bool u_ok, uint64_t u);
 
 /* The report's lead line for humans into buf, e.g. "killed by the OOM killer (memory cgroup
- * limit 64 MiB): live heap 61 MiB at death"; live_bytes is the heap live then (Σeb). */
-void dhat_death__describe(const struct dhat_death *d, uint64_t live_bytes, char *buf, size_t sz);
-
-/* bytes for humans: "512 B", "1.5 KiB", "64 MiB", "2.3 GiB" (one decimal, none when whole). */
-void dhat_death__size(uint64_t bytes, char *buf, size_t sz);
+ * limit 64.00 MiB): live heap 61.20 MiB at death"; live_bytes is the heap live then (Σeb);
+ * sizes as units__bytes, exact with exact (--bytes). */
+void dhat_death__describe(const struct dhat_death *d, uint64_t live_bytes, bool exact, char *buf,
+			  size_t sz);
 
 #endif

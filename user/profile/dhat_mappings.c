@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "dhat_json.h"
-#include "report.h"
 #include "safe_text.h"
+#include "units.h"
 
 void dhat_mappings__write(FILE *f, const struct dhat_mappings *m)
 {
@@ -75,7 +75,7 @@ void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, 
 			  bool exact_bytes)
 {
 	size_t shown = 0;
-	char c[48];
+	char c[UNITS_BYTES_SZ];
 
 	for (size_t i = 0; i < m->cnt && shown < top; i++) {
 		const struct dhat_mapping_site *s = &m->sites[i];
@@ -87,8 +87,9 @@ void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, 
 				"\n  memory mapped outside malloc at %s (anonymous, virtual)\n",
 				when);
 		/* Names come from the target's symbols: shown terminal-safe. */
-		report__bytes_cell(s->bytes, exact_bytes, c, sizeof(c));
-		fprintf(out, "    %s  %9" PRIu64 " maps    ", c, s->count);
+		/* 14 columns: the report's byte cells above */
+		fprintf(out, "    %14s  %9" PRIu64 " maps    ",
+			units__bytes(s->bytes, exact_bytes, c, sizeof(c)), s->count);
 		safe_text__fputs_term(out, s->site ? s->site : "<unattributed>");
 		fputc('\n', out);
 	}

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "dhat_death.h"
+#include "units.h"
 
 static const char *const FIELDS[] = {"anon", "file", "shmem", "swap"};
 
@@ -61,12 +61,13 @@ void dhat_rss__set_end(struct dhat_rss_end *e, const char *key, bool u_ok, uint6
 }
 
 /* One line of the split: "    LABEL: SIZE[suffix]". */
-static void split_line(FILE *out, const char *label, uint64_t bytes, const char *suffix)
+static void split_line(FILE *out, const struct dhat_rss_split *s, const char *label, uint64_t bytes,
+		       const char *suffix)
 {
-	char size[32];
+	char size[UNITS_BYTES_SZ];
 
-	dhat_death__size(bytes, size, sizeof(size));
-	fprintf(out, "    %-35s: %s%s\n", label, size, suffix);
+	fprintf(out, "    %-35s: %s%s\n", label,
+		units__bytes(bytes, s->exact_bytes, size, sizeof(size)), suffix);
 }
 
 /* The anonymous memory beyond the heap (rest bytes), split as far as it is known. The
@@ -78,7 +79,7 @@ static void split_rest(FILE *out, const struct dhat_rss_split *s, uint64_t rest)
 	uint64_t mapped = 0, over = 0;
 
 	if (!s->outside_malloc && !s->chunk_bytes) {
-		split_line(out, "allocator overhead, free chunks and\n    anonymous mappings "
+		split_line(out, s, "allocator overhead, free chunks and\n    anonymous mappings "
 				"outside malloc  ", rest, "");
 		return;
 	}
@@ -86,15 +87,15 @@ static void split_rest(FILE *out, const struct dhat_rss_split *s, uint64_t rest)
 		over = *s->chunk_bytes - s->live_bytes < rest ? *s->chunk_bytes - s->live_bytes : rest;
 	if (s->outside_malloc) {
 		mapped = *s->outside_malloc < rest - over ? *s->outside_malloc : rest - over;
-		split_line(out, "mapped outside malloc (if resident)", mapped, "");
+		split_line(out, s, "mapped outside malloc (if resident)", mapped, "");
 	}
 	if (!s->chunk_bytes) {
-		split_line(out, "allocator overhead, free chunks", rest - mapped,
+		split_line(out, s, "allocator overhead, free chunks", rest - mapped,
 			   mapped < rest ? "" : " (at least)");
 		return;
 	}
-	split_line(out, "allocator overhead (chunk headers)", over, "");
-	split_line(out, s->outside_malloc ? "free chunks, other anonymous" :
+	split_line(out, s, "allocator overhead (chunk headers)", over, "");
+	split_line(out, s, s->outside_malloc ? "free chunks, other anonymous" :
 					    "free chunks, other anonymous mappings",
 		   rest - mapped - over, mapped + over < rest ? "" : " (at least)");
 }
@@ -102,24 +103,24 @@ static void split_rest(FILE *out, const struct dhat_rss_split *s, uint64_t rest)
 void dhat_rss__print_split(FILE *out, const struct dhat_rss_split *s)
 {
 	const struct dhat_rss_end *e = s->e;
-	char rss[32];
+	char rss[UNITS_BYTES_SZ];
 	uint64_t age = s->te > e->t ? s->te - e->t : 0;
 
-	dhat_death__size(e->anon + e->file + e->shmem, rss, sizeof(rss));
+	units__bytes(e->anon + e->file + e->shmem, s->exact_bytes, rss, sizeof(rss));
 	if (s->te)
 		fprintf(out, "  RSS at %s: %s (sampled %" PRIu64 " ms before), of which\n", s->when,
 			rss, (age + 500) / 1000);
 	else
 		fprintf(out, "  RSS at %s: %s, of which\n", s->when, rss);
-	split_line(out, "live heap", s->live_bytes, "");
+	split_line(out, s, "live heap", s->live_bytes, "");
 	if (e->anon >= s->live_bytes) {
 		split_rest(out, s, e->anon - s->live_bytes);
 	} else { /* blocks asked for but never touched are not resident */
-		char rest[32];
+		char rest[UNITS_BYTES_SZ];
 
-		dhat_death__size(s->live_bytes - e->anon, rest, sizeof(rest));
+		units__bytes(s->live_bytes - e->anon, s->exact_bytes, rest, sizeof(rest));
 		fprintf(out, "    (heap not all resident: anonymous RSS is %s below it)\n", rest);
 	}
-	split_line(out, "file-backed and shared", e->file + e->shmem, "");
-	split_line(out, "swapped out (not in RSS)", e->swap, "");
+	split_line(out, s, "file-backed and shared", e->file + e->shmem, "");
+	split_line(out, s, "swapped out (not in RSS)", e->swap, "");
 }

@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#include "units.h"
+
 void dhat_sampled__write(FILE *f, uint64_t n)
 {
 	if (n)
@@ -13,21 +15,15 @@ void dhat_sampled__write(FILE *f, uint64_t n)
 
 void dhat_sampled__label(uint64_t n, char *buf, size_t sz)
 {
-	static const char *const UNIT[] = {"bytes", "KiB", "MiB"};
-	uint64_t v = n;
-	int u = 0;
+	char mean[UNITS_BYTES_SZ];
 
 	if (!sz)
 		return;
 	buf[0] = '\0';
 	if (!n)
 		return;
-	while (u < 2 && v >= 1024 && !(v % 1024)) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, sz, "estimates: sampled every %llu %s on average (--sample-bytes %llu)",
-		 (unsigned long long)v, UNIT[u], (unsigned long long)n);
+	snprintf(buf, sz, "estimates: sampled every %s on average (--sample-bytes %llu)",
+		 units__bytes(n, false, mean, sizeof(mean)), (unsigned long long)n);
 }
 
 void dhat_sampled__pm(uint64_t value, double se, char *buf, size_t sz)

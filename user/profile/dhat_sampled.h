@@ -49,7 +49,7 @@
 /* Write the object (a leading comma, a trailing newline) for mean bytes n; n = 0: nothing. */
 void dhat_sampled__write(FILE *f, uint64_t n);
 
-/* The marker of estimated figures for mean n, e.g. "estimates: sampled every 64 KiB on
+/* The marker of estimated figures for mean n, e.g. "estimates: sampled every 64.00 KiB on
  * average (--sample-bytes 65536)"; "" for n = 0. */
 void dhat_sampled__label(uint64_t n, char *buf, size_t sz);
 

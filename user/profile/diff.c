@@ -40,9 +40,11 @@
 #include "dhat_reader.h"
 #include "dhat_sampled.h"
 #include "json_writer.h"
+#include "parse_num.h"
 #include "safe_text.h"
 #include "site.h"
 #include "strtab.h"
+#include "units.h"
 
 #define DEFAULT_TOP 12
 #define KEY_SEP	    DIFF_KEY_SEP
@@ -990,43 +992,13 @@ int diff__print(FILE *out, const struct diff *d, const struct diff_opts *opts)
 static const char *const metric_names[] = {"total-bytes", "total-blocks", "peak-bytes",
 					   "end-bytes"};
 
-/* A size with an optional unit: powers of 1024 for K/KiB, M/MiB, G/GiB, of 1000 for
- * kB/KB, MB, GB; B or nothing: bytes. Blocks are counted: no unit. */
-static int parse_size(const char *s, bool blocks, uint64_t *out)
-{
-	static const struct {
-		const char *unit;
-		double mul;
-	} units[] = {
-	    {"", 1},	      {"B", 1},		  {"K", 1024.0},       {"KiB", 1024.0},
-	    {"M", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GiB", 1073741824.0},
-	    {"kB", 1e3},      {"KB", 1e3},	  {"MB", 1e6},	       {"GB", 1e9},
-	};
-	char *end;
-	double v;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	v = strtod(s, &end);
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit) || (blocks && *end))
-			continue;
-		v *= units[i].mul;
-		if (v >= 18446744073709551615.0)
-			return -EINVAL;
-		*out = (uint64_t)(v + 0.5);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err, size_t errsz)
 {
 	const char *gt = strchr(text, '>'), *v;
 	size_t mlen;
 	char *end = NULL;
 	double pct;
-	int i = -1;
+	int i = -1, e;
 
 	memset(t, 0, sizeof(*t));
 	t->text = text;
@@ -1055,12 +1027,21 @@ int diff_threshold__parse(const char *text, struct diff_threshold *t, char *err,
 		t->pct_limit = pct;
 		return 0;
 	}
-	if (!parse_size(v, t->metric == DIFF_M_BLOCKS, &t->abs_limit))
+	if (t->metric == DIFF_M_BLOCKS) { /* blocks are counted: no unit */
+		if (!parse_num__u64(v, 0, UINT64_MAX, &t->abs_limit))
+			return 0;
+		snprintf(err, errsz,
+			 "--fail-if '%s': bad threshold '%s' (a percentage like 5%%, or a count "
+			 "like 1000)",
+			 text, gt + 1);
+		return -EINVAL;
+	}
+	e = units__parse_size(v, &t->abs_limit);
+	if (!e)
 		return 0;
 	snprintf(err, errsz,
-		 "--fail-if '%s': bad threshold '%s' (a percentage like 5%%, or %s like 1000%s)",
-		 text, gt + 1, t->metric == DIFF_M_BLOCKS ? "a count" : "a size",
-		 t->metric == DIFF_M_BLOCKS ? "" : ", 512KiB, 1MiB");
+		 "--fail-if '%s': bad threshold '%s' (a percentage like 5%%, or a size): %s", text,
+		 gt + 1, units__size_error(e));
 	return -EINVAL;
 }
 

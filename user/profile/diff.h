@@ -127,7 +127,7 @@ int diff__parse_format(const char *name, enum diff_format *out);
 
 /*
  * A CI threshold, "METRIC>+N%" or "METRIC>+SIZE": exceeded when NEW - OLD is more than N
- * percent of OLD, or more than SIZE (1000, 512KiB, 1MiB, 2GiB; kB/MB/GB are powers of 1000).
+ * percent of OLD, or more than SIZE (units.h: 1000, 512K, 1.5MiB, 2G; powers of 1024).
  * METRIC: total-bytes, total-blocks, peak-bytes (live at t-gmax), end-bytes (live at t-end),
  * or the same prefixed "site-" (site-total-bytes), checked for every program point. A
  * percentage is exceeded by any growth from 0 (a site only NEW has).

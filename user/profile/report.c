@@ -28,7 +28,7 @@
  *	[<blank line> and a third table with --sort peak|end|lifetime]
  *	[<blank line> and the still-live section (print_still_live), when blocks are live at end]
  *
- * By default byte figures are in human units (report__human_bytes: "526 B", "400.17 MiB"),
+ * By default byte figures are in human units (units__bytes: "526 B", "400.17 MiB"),
  * right-aligned in the same columns ("%12s", and "%14s" for "%12llu B").
  *
  * Units: a file's "bsu"/"bksu" (ad-hoc: "units"/"events") replace bytes/B and
@@ -61,6 +61,7 @@
 #include "site.h"
 #include "strpool.h"
 #include "strtab.h"
+#include "units.h"
 
 #define DEFAULT_TOP 12
 
@@ -159,7 +160,7 @@ struct units {
 	char tu[48];	     /* time unit: "tu" or tu */
 	char bytes_hdr[64];  /* "TOTAL BYTES" */
 	char blocks_hdr[64]; /* "ALLOCATION COUNT", "NUMBER OF EVENTS" */
-	bool human;	     /* byte figures in KiB/MiB/... (report__human_bytes) */
+	bool human;	     /* byte figures in KiB/MiB/... (units__bytes) */
 };
 
 static void upper(char *s)
@@ -233,62 +234,28 @@ static bool needs_bklt(enum report_sort s)
 	return s == REPORT_SORT_PEAK || s == REPORT_SORT_END || s == REPORT_SORT_LIFETIME;
 }
 
-/* report__human_bytes of a figure that may have a fraction (a per-iteration average): below
- * 1 KiB it is rounded by %.0f, half to even like the exact figures. */
-static void human(double x, char *buf, size_t sz)
-{
-	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-	size_t u = 0;
-
-	if (x < 1024) {
-		snprintf(buf, sz, "%.0f B", x);
-		return;
-	}
-	/* step up while the figure would round to 1024.00 or more */
-	for (x /= 1024; x >= 1023.995 && u + 1 < sizeof(units) / sizeof(units[0]); u++)
-		x /= 1024;
-	snprintf(buf, sz, "%.2f %s", x, units[u]);
-}
-
-void report__human_bytes(uint64_t v, char *buf, size_t sz)
-{
-	human((double)v, buf, sz);
-}
-
-void report__bytes_cell(uint64_t v, bool exact, char *buf, size_t sz)
-{
-	char h[32];
-
-	if (exact) {
-		snprintf(buf, sz, "%12llu B", (unsigned long long)v);
-		return;
-	}
-	report__human_bytes(v, h, sizeof(h));
-	snprintf(buf, sz, "%14s", h);
-}
-
 /* A byte figure in a row: "%12llu B" exactly as before with --bytes or in a file that counts
  * something else (bsu), else human units right-aligned to the same 14 columns. */
 static const char *cell(const struct units *u, uint64_t v, char *buf, size_t sz)
 {
+	char h[UNITS_BYTES_SZ];
+
 	if (!u->human)
 		snprintf(buf, sz, "%12llu %s", (unsigned long long)v, u->b);
 	else
-		report__bytes_cell(v, false, buf, sz);
+		snprintf(buf, sz, "%14s", units__bytes(v, false, h, sizeof(h)));
 	return buf;
 }
 
 /* A byte figure in the totals: "%12llu", or human units in 12 columns. */
 static const char *total(const struct units *u, uint64_t v, char *buf, size_t sz)
 {
-	char h[32];
+	char h[UNITS_BYTES_SZ];
 
-	if (!u->human) {
+	if (!u->human)
 		snprintf(buf, sz, "%12llu", (unsigned long long)v);
-		return buf;
-	}
-	report__human_bytes(v, h, sizeof(h));
-	snprintf(buf, sz, "%12s", h);
+	else
+		snprintf(buf, sz, "%12s", units__bytes(v, false, h, sizeof(h)));
 	return buf;
 }
 
@@ -296,7 +263,7 @@ static const char *total(const struct units *u, uint64_t v, char *buf, size_t sz
 /* How RSS split at te (e: the kernel's figures at death, or the last sample), with what
  * the file knows of the rest: mappings outside malloc, the heap in malloc chunks. */
 static void print_rss_split(FILE *out, const struct dhat_profile *p, const struct dhat_rss_end *e,
-			    const char *when, uint64_t te)
+			    const char *when, uint64_t te, const struct units *u)
 {
 	struct dhat_rss_split s = {
 		.e = e,
@@ -305,6 +272,7 @@ static void print_rss_split(FILE *out, const struct dhat_profile *p, const struc
 		.te = te,
 		.outside_malloc = p->has_mappings ? &p->mappings.outside_malloc : NULL,
 		.chunk_bytes = p->live_cb ? &p->live_cb_end : NULL,
+		.exact_bytes = !u->human,
 	};
 
 	dhat_rss__print_split(out, &s);
@@ -531,13 +499,13 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	if (p->has_death) { /* the end is the death: lead with it and with what was live */
 		char line[256];
 
-		dhat_death__describe(&p->death, p->end_bytes, line, sizeof(line));
+		dhat_death__describe(&p->death, p->end_bytes, !u.human, line, sizeof(line));
 		fprintf(out, "  %s\n", line);
 		/* The kernel's figures at death, else the tracer's last sample. */
 		if (p->death.has_rss || p->has_rss)
 			print_rss_split(out, p, p->death.has_rss ? &p->death.rss : &p->rss_end,
 					p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death",
-					p->death.has_rss ? 0 : p->te);
+					p->death.has_rss ? 0 : p->te, &u);
 		if (p->bklt)
 			print_sort_table(out, p, order, n, top, REPORT_SORT_END, &u);
 		if (p->has_mappings)
@@ -555,7 +523,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	fprintf(out, "\n  %-18s: %s", label, total(&u, p->total_bytes, c, sizeof(c)));
 	put_pm(out, p, p->total_bytes, sqrt(p->total_bytes_var));
 	if (iters && u.human) {
-		human((double)p->total_bytes / (double)iters, label, sizeof(label));
+		units__bytes_frac((double)p->total_bytes / (double)iters, label, sizeof(label));
 		fprintf(out, "   (%12s per iter)", label);
 	} else if (iters)
 		fprintf(out, "   (%12.0f per iter)", (double)p->total_bytes / (double)iters);
@@ -568,7 +536,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	}
 	if (p->has_rss && !p->has_death && p->bklt) {
 		fputc('\n', out);
-		print_rss_split(out, p, &p->rss_end, "end", p->te);
+		print_rss_split(out, p, &p->rss_end, "end", p->te, &u);
 	}
 	if (p->bkacc) {
 		fprintf(out, "  total reads       : %s\n", total(&u, p->total_reads, c, sizeof(c)));
@@ -762,7 +730,7 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	if (p->has_death) {
 		char line[256];
 
-		dhat_death__describe(&p->death, p->end_bytes, line, sizeof(line));
+		dhat_death__describe(&p->death, p->end_bytes, false, line, sizeof(line));
 		json_writer__string(jw, DHAT_DEATH_KEY, line);
 	}
 	if (p->death.has_rss || p->has_rss) { /* RSS at te: the kernel's at death, else sampled */

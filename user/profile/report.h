@@ -59,13 +59,5 @@ int report__print_file(FILE *out, const char *path, const struct report_opts *op
 int report__parse_sort(const char *name, enum report_sort *out);
 const char *report__sort_name(enum report_sort sort);
 
-/* v bytes in human units into buf: "122 B" below 1 KiB, else two decimals of the largest
- * binary unit that keeps the figure under 1024: "1.50 KiB", "400.17 MiB" (1 KiB = 1024 B,
- * as IEC 80000-13; --bytes prints the exact integers instead). */
-void report__human_bytes(uint64_t v, char *buf, size_t sz);
-
-/* A byte figure as the report's rows print it, 14 columns: "%12llu B" with exact (--bytes),
- * else report__human_bytes right-aligned ("    400.17 MiB"). */
-void report__bytes_cell(uint64_t v, bool exact, char *buf, size_t sz);
 
 #endif

@@ -19,6 +19,7 @@
 #include "alloc_symbols.h"
 #include "alloc_watch.h"
 #include "cli.h"
+#include "clock.h"
 #include "collector.h"
 #include "death_probes.h"
 #include "dwarf_stacks.h"
@@ -32,9 +33,7 @@
 #include "module_share.h"
 #include "options.h"
 #include "output.h"
-#include "procmaps.h"
 #include "profile_output.h"
-#include "report.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -92,8 +91,8 @@ static bool stop_target(struct run *r, __u64 *kill_at)
 	if (!*kill_at) {
 		vlog("ending pid %d: SIGTERM\n", (int)target__pid(r->target));
 		target__stop(r->target, false);
-		*kill_at = mono_now_ns() + (__u64)(r->args->kill_after_s * 1e9);
-	} else if (*kill_at != UINT64_MAX && (stop_signals > 1 || mono_now_ns() >= *kill_at)) {
+		*kill_at = clock__mono_ns() + (__u64)(r->args->kill_after_s * 1e9);
+	} else if (*kill_at != UINT64_MAX && (stop_signals > 1 || clock__mono_ns() >= *kill_at)) {
 		vlog("pid %d still runs: SIGKILL\n", (int)target__pid(r->target));
 		target__stop(r->target, true);
 		*kill_at = UINT64_MAX; /* once */
@@ -106,15 +105,15 @@ static bool stop_target(struct run *r, __u64 *kill_at)
 static int trace_loop(struct run *r, int *wait_status, bool progress)
 {
 	__u64 deadline = r->args->duration_s > 0 ?
-				 mono_now_ns() + (__u64)(r->args->duration_s * 1e9) : 0;
-	__u64 last_ns = mono_now_ns(), last_events = 0, last_maps_ns = mono_now_ns();
+				 clock__mono_ns() + (__u64)(r->args->duration_s * 1e9) : 0;
+	__u64 last_ns = clock__mono_ns(), last_events = 0, last_maps_ns = clock__mono_ns();
 	__u64 kill_at = 0;
 	bool alive = true;
 	int n;
 
 	*wait_status = 0;
 	while (alive) {
-		if ((stop_requested || (deadline && mono_now_ns() >= deadline)) &&
+		if ((stop_requested || (deadline && clock__mono_ns() >= deadline)) &&
 		    stop_target(r, &kill_at))
 			break;
 		n = loader__poll(r->loader, POLL_INTERVAL_MS, run__on_record, r);
@@ -124,19 +123,19 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		}
 		tracees__close_exited(r->tracees); /* exited, no EV_DEATH in the batch */
 		alive = target__alive(r->target, wait_status);
-		tracees__sample_rss(r->tracees, mono_now_ns());
+		tracees__sample_rss(r->tracees, clock__mono_ns());
 		run__snapshot_at_rss(r);
 		if (snapshot_requested) {
 			snapshot_requested = 0;
 			run__snapshot_now(r, "SIGUSR1");
 		}
-		run__interval_tick(r, mono_now_ns());
+		run__interval_tick(r, clock__mono_ns());
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
-		if (alive && mono_now_ns() - last_maps_ns > MAPS_REFRESH_NS) {
+		if (alive && clock__mono_ns() - last_maps_ns > MAPS_REFRESH_NS) {
 			tracees__refresh_maps(r->tracees);
 			alloc_watch__refresh(r->alloc_watch);
-			last_maps_ns = mono_now_ns();
+			last_maps_ns = clock__mono_ns();
 		}
 		if (alive)
 			run__add_new_procs(r);
@@ -264,7 +263,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		sopts.single_window = true;
 		sopts.open_at_start = !r->args->start_at;
 	}
-	sopts.start_ns = mono_now_ns();
+	sopts.start_ns = clock__mono_ns();
 	tops.sopts = sopts;
 	tops.dwarf = r->dwarf;
 	if (r->dwarf && !r->args->dense_stacks) {
@@ -309,7 +308,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		err = err ?: stop_err;
 	}
 	vlog("closing the open profiles (%s)\n", stop_requested ? "interrupted" : "target ended");
-	err = tracees__close_all(r->tracees, mono_now_ns()) ?: err;
+	err = tracees__close_all(r->tracees, clock__mono_ns()) ?: err;
 	run__print_reports(r);
 	run__print_counters(r);
 	run__warn_no_allocator_call(r);

@@ -14,6 +14,7 @@
 #include "alloc_symbols.h"
 #include "alloc_watch.h"
 #include "cli.h"
+#include "clock.h"
 #include "collector.h"
 #include "death_probes.h"
 #include "dwarf_stacks.h"
@@ -26,9 +27,7 @@
 #include "mappings.h"
 #include "options.h"
 #include "output.h"
-#include "procmaps.h"
 #include "profile_output.h"
-#include "report.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -192,7 +191,7 @@ void run__add_new_procs(struct run *r)
 		}
 		if (r->death)
 			death_probes__add_pid(r->death, pids[i]);
-		tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns());
+		tracees__open(r->tracees, pids[i], 0, NULL, clock__mono_ns());
 		vlog("pid %d joined the cgroup: tracing it\n", (int)pids[i]);
 	}
 }
@@ -310,7 +309,7 @@ int run__add_targets(struct run *r)
 			if (r->death)
 				death_probes__add_pid(r->death, pids[i]);
 		}
-		if (!tracees__open(r->tracees, pids[i], 0, NULL, mono_now_ns()))
+		if (!tracees__open(r->tracees, pids[i], 0, NULL, clock__mono_ns()))
 			return -ENOMEM;
 	}
 	return 0;

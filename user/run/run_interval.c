@@ -19,12 +19,12 @@
 
 #include "frames.h"
 #include "log.h"
-#include "report.h"
 #include "site.h"
 #include "run.h"
 #include "safe_text.h"
 #include "session.h"
 #include "strvec.h"
+#include "units.h"
 
 #define INTERVAL_DEFAULT_TOP 10 /* memleak's "Top 10" */
 
@@ -45,15 +45,6 @@ static int cmp_live_rows(const void *x, const void *y)
 	return a->pp < b->pp ? -1 : a->pp > b->pp;
 }
 
-/* A total of the header line: human units, exact with --bytes. */
-static void size_text(const struct run *r, __u64 v, char *buf, size_t sz)
-{
-	if (r->args->exact_bytes)
-		snprintf(buf, sz, "%llu B", (unsigned long long)v);
-	else
-		report__human_bytes(v, buf, sz);
-}
-
 /* One row: the still-live section's figures, the site, then the whole folded stack from the
  * site's frame outwards (the allocator's own frames below it are left out). */
 static void print_row(FILE *out, const struct run *r, struct frames_ctx *fc,
@@ -61,7 +52,7 @@ static void print_row(FILE *out, const struct run *r, struct frames_ctx *fc,
 {
 	struct strvec v = { 0 };
 	const char **fr = NULL;
-	char cell[48], *site = NULL;
+	char cell[UNITS_BYTES_SZ], *site = NULL;
 	size_t n = 0, head = 0;
 
 	if (frames__describe(fc, row->pp, &v) >= 0 && (fr = malloc((v.cnt + 1) * sizeof(*fr)))) {
@@ -71,8 +62,9 @@ static void print_row(FILE *out, const struct run *r, struct frames_ctx *fc,
 		head = site__head(fr, n, NULL);
 		site = site__name(fr, n, NULL);
 	}
-	report__bytes_cell(row->live.bytes, r->args->exact_bytes, cell, sizeof(cell));
-	fprintf(out, "    %s  %9llu allocs  oldest %.1f s   ", cell,
+	/* 14 columns, as the report's byte cells */
+	fprintf(out, "    %14s  %9llu allocs  oldest %.1f s   ",
+		units__bytes(row->live.bytes, r->args->exact_bytes, cell, sizeof(cell)),
 		(unsigned long long)row->live.blocks, (double)row->live.oldest_ns / 1e9);
 	safe_text__fputs_term(out, site ? site : "<no stack>");
 	fputc('\n', out);
@@ -99,7 +91,7 @@ static void print_table(FILE *out, struct run *r, struct tracee *t, __u64 now)
 	struct pp_live *live = NULL;
 	size_t cnt, n = 0, top = r->args->top ? r->args->top : INTERVAL_DEFAULT_TOP;
 	__u64 min_age = (__u64)(r->args->min_age_s * 1e9), bytes = 0, blocks = 0;
-	char when[16], total[32], old[32];
+	char when[16], total[UNITS_BYTES_SZ], old[UNITS_BYTES_SZ];
 	time_t wall = time(NULL);
 	struct tm tm;
 
@@ -125,13 +117,13 @@ static void print_table(FILE *out, struct run *r, struct tracee *t, __u64 now)
 	}
 	qsort(rows, n, sizeof(*rows), cmp_live_rows);
 	strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&wall, &tm));
-	size_text(r, tot->live_bytes, total, sizeof(total));
+	units__bytes(tot->live_bytes, r->args->exact_bytes, total, sizeof(total));
 	fprintf(out, "\n[%s] pid %d (", when, (int)t->tgid);
 	safe_text__fputs_term(out, t->cmdline);
 	fprintf(out, "): %s outstanding in %llu blocks", total,
 		(unsigned long long)tot->live_blocks);
 	if (min_age) {
-		size_text(r, bytes, old, sizeof(old));
+		units__bytes(bytes, r->args->exact_bytes, old, sizeof(old));
 		fprintf(out, "; older than %g s: %s in %llu blocks", r->args->min_age_s, old,
 			(unsigned long long)blocks);
 	}

@@ -14,6 +14,7 @@
 #include "alloc_symbols.h"
 #include "alloc_watch.h"
 #include "cli.h"
+#include "clock.h"
 #include "collector.h"
 #include "death_probes.h"
 #include "dwarf_stacks.h"
@@ -26,7 +27,6 @@
 #include "mappings.h"
 #include "options.h"
 #include "output.h"
-#include "procmaps.h"
 #include "profile_output.h"
 #include "report.h"
 #include "rss_sampler.h"
@@ -37,6 +37,7 @@
 #include "tracee.h"
 #include "tracee_summary.h"
 #include "tracer_exit.h"
+#include "units.h"
 #include "run.h"
 #include "workloads.h"
 #include "safe_text.h"
@@ -146,14 +147,15 @@ void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
 	struct tracee *busiest = tracees__busiest(r->tracees);
 	const struct collector_totals *t = busiest ? session__current(busiest->session) : NULL;
 	struct probe_counters pc;
-	__u64 now = mono_now_ns();
+	char live[UNITS_BYTES_SZ];
+	__u64 now = clock__mono_ns();
 
 	if (now - *last_ns < 1000000000ull)
 		return;
 	run__counters(r, &pc);
-	fprintf(stderr, "\r\033[Ktracer: %.0f events/s, live %.1f KiB in %llu blocks, dropped %llu",
+	fprintf(stderr, "\r\033[Ktracer: %.0f events/s, live %s in %llu blocks, dropped %llu",
 		(double)(pc.events - *last_events) * 1e9 / (double)(now - *last_ns),
-		t ? (double)t->live_bytes / 1024.0 : 0.0,
+		units__bytes(t ? t->live_bytes : 0, r->args->exact_bytes, live, sizeof(live)),
 		t ? (unsigned long long)t->live_blocks : 0ull, (unsigned long long)pc.dropped);
 	*last_ns = now;
 	*last_events = pc.events;
@@ -305,12 +307,12 @@ void run__snapshot_at_rss(struct run *r)
 	r->snapshots++;
 	ilog("RSS %llu bytes reached --snapshot-at-rss: writing a snapshot\n",
 	     (unsigned long long)rss);
-	write_snapshot(r, t, mono_now_ns(), "--snapshot-at-rss");
+	write_snapshot(r, t, clock__mono_ns(), "--snapshot-at-rss");
 }
 
 void run__snapshot_now(struct run *r, const char *why)
 {
-	__u64 now = mono_now_ns();
+	__u64 now = clock__mono_ns();
 	bool any = false;
 
 	r->snapshots++;

@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "stack_hints.h"
 #include "unwind.h"
 
@@ -27,14 +27,6 @@ struct dwarf_stacks {
 	struct dwarf_stacks_stats st;
 	struct stack_hints *hints; /* NULL: learn nothing */
 };
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
 
 /* Create the unwinder if there is none yet; false if the target cannot be read. */
 static bool dwarf_stacks__ensure(struct dwarf_stacks *ds)
@@ -218,10 +210,10 @@ int dwarf_stacks__resolve(struct dwarf_stacks *ds, const void *data, size_t sz,
 	ds->st.snapshots++;
 	if (snap.flags & SNAP_F_SHORT)
 		ds->st.short_copies++;
-	t0 = mono_ns();
+	t0 = clock__mono_ns();
 	id = dwarf_stacks__unwind(ds, &snap, (const char *)data + hdr,
 				  (snap.flags & SNAP_F_SPARSE) ? &sp : NULL);
-	dt = mono_ns() - t0;
+	dt = clock__mono_ns() - t0;
 	ds->st.unwind_ns += dt;
 	if (dt > ds->st.max_unwind_ns)
 		ds->st.max_unwind_ns = dt;

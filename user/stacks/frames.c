@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "dhat_writer.h"
-#include "procmaps.h"
 
 /* The allocator's own frame, named by the public function that was called, as Debian's
  * Valgrind shows `malloc (in …vgpreload…)`: "0xADDR: malloc (in /…/libc.so.6)". The DWARF
@@ -132,10 +132,10 @@ int frames__describe(void *ctx, const struct pp_stats *pp, struct strvec *out)
 {
 	struct frames_ctx *fc = ctx;
 	size_t before = out->cnt;
-	__u64 t0 = mono_now_ns();
+	__u64 t0 = clock__mono_ns();
 	int err = describe(fc, pp, out);
 
-	fc->describe_ns += mono_now_ns() - t0;
+	fc->describe_ns += clock__mono_ns() - t0;
 	fc->frames += out->cnt - before;
 	return err;
 }

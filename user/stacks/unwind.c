@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procmaps.h"
 
 /* DWARF register numbers of x86_64 (System V psABI, figure 3.36). */
@@ -348,7 +349,7 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 	int err = 0;
 
 	*changed_out = false;
-	u->last_refresh_ns = mono_now_ns();
+	u->last_refresh_ns = clock__mono_ns();
 	if (u->gone)
 		return -ESRCH;
 	if (u->start_time && proc_start_time(u->pid) != u->start_time) {
@@ -898,7 +899,7 @@ static int unwinder__unwind_any(struct unwinder *u, const struct unwind_regs *re
 	n = unwinder__unwind_once(u, regs, stack, stack_len, ips, max);
 	if (u->snap.unknown && !u->gone &&
 	    (u->auto_refresh_cnt < AUTO_REFRESH_BURST ||
-	     mono_now_ns() - u->last_refresh_ns >= AUTO_REFRESH_GAP_NS)) {
+	     clock__mono_ns() - u->last_refresh_ns >= AUTO_REFRESH_GAP_NS)) {
 		/* Maybe a dlopen since the maps were read: look again, and retry if so. */
 		u->auto_refresh_cnt++;
 		if (!unwinder__refresh(u, &changed) && changed)

@@ -14,21 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 
 #include "safe_open.h"
 
 #define DELETED_SUFFIX " (deleted)"
-
-__u64 mono_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 unsigned long long proc_stat_field(pid_t pid, int field)
 {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * procmaps - the /proc reading that the symbolizer and the unwinder share: a monotonic clock
- * for their refresh throttling, the target's start time (to detect PID reuse), its mappings
- * from /proc/PID/maps, a way to open a mapped file that still works when the file was
- * deleted or lives in another mount namespace, and reads of the target's memory (vdso).
+ * procmaps - the /proc reading that the symbolizer and the unwinder share: the target's start
+ * time (to detect PID reuse), its mappings from /proc/PID/maps, a way to open a mapped file
+ * that still works when the file was deleted or lives in another mount namespace, and reads
+ * of the target's memory (vdso).
  * No state: every call goes to /proc again.
  */
 #ifndef TRACER_PROCMAPS_H
@@ -23,9 +23,6 @@ struct proc_mapping {
 	char *path;   /* path as in maps without " (deleted)"; "" for anonymous memory */
 	bool deleted; /* maps marked the path " (deleted)" */
 };
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-__u64 mono_now_ns(void);
 
 /* Field `field` of /proc/PID/stat (1-based, as proc(5) numbers them; 4 and on: the fields
  * after "(comm)", which may hold spaces and parentheses), as a number. 0 if unreadable. */

@@ -25,6 +25,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "module_share.h"
 #include "procmaps.h"
 #include "symbolizer_module.h"
@@ -234,7 +235,7 @@ int symbolizer__refresh_maps(struct symbolizer *s)
 
 	if (!s)
 		return -EINVAL;
-	s->last_refresh_ns = mono_now_ns();
+	s->last_refresh_ns = clock__mono_ns();
 	if (s->gone)
 		return -ESRCH;
 	if (s->start_time && proc_start_time(s->pid) != s->start_time) {
@@ -481,7 +482,7 @@ int symbolizer__frames(struct symbolizer *s, __u64 ip, bool is_return, struct st
 	map = symbolizer__find_map(s, addr);
 	if (!map && !s->gone &&
 	    (s->auto_refresh_cnt < AUTO_REFRESH_BURST ||
-	     mono_now_ns() - s->last_refresh_ns >= AUTO_REFRESH_GAP_NS)) {
+	     clock__mono_ns() - s->last_refresh_ns >= AUTO_REFRESH_GAP_NS)) {
 		/* Unknown address: maybe a dlopen since the last read. */
 		s->auto_refresh_cnt++;
 		symbolizer__refresh_maps(s);

@@ -9,10 +9,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "environment.h"
 #include "events.h"
 #include "log.h"
-#include "procmaps.h"
 #include "death.skel.h"
 #include "mappings.skel.h"
 
@@ -123,12 +123,12 @@ int death_probes__add_pid(struct death_probes *d, pid_t pid)
 
 struct death_probes *death_probes__start(int ringbuf_fd, pid_t pid, bool follow)
 {
-	__u64 t0 = mono_now_ns();
+	__u64 t0 = clock__mono_ns();
 	struct death_probes *d = death_probes__new(ringbuf_fd, follow);
 	int err;
 
 	vlog("death and mappings probes loaded in %.1f ms\n",
-	     (double)(mono_now_ns() - t0) / 1e6);
+	     (double)(clock__mono_ns() - t0) / 1e6);
 	if (!d) {
 		err = errno;
 		ilog("not recording how the process ends (%s)\n", strerror(err));

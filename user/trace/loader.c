@@ -58,6 +58,7 @@
 #include "loader.h" /* first: the skeleton's .bss refers to struct probe_counters */
 #include "alloc.skel.h"
 #include "alloc_symbols.h"
+#include "clock.h"
 #include "environment.h"
 #include "loader_inherit.h"
 #include "sampling.h"
@@ -130,14 +131,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	    (level == LIBBPF_DEBUG && tracer_verbosity < 3))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* --- probes ------------------------------------------------------------------------------ */
@@ -769,7 +762,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 	size_t rb_sz = opts && opts->ringbuf_sz ? opts->ringbuf_sz : LOADER_DEFAULT_RINGBUF_SZ;
 	long page = sysconf(_SC_PAGESIZE);
 	struct loader *l = NULL;
-	double t0 = mono_ms(), t1 = 0;
+	double t0 = (double)clock__mono_ns() / 1e6, t1 = 0;
 	struct probe_plans *plan = NULL;
 	enum attach_mode mode;
 	int err;
@@ -829,7 +822,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 
 		err = mode == ATTACH_SESSION && session_refused_env() ? -EINVAL
 								      : open_load(l, opts, rb_sz, mode);
-		t1 = mono_ms();
+		t1 = (double)clock__mono_ns() / 1e6;
 		if (!err) {
 			dlog("BPF object loaded in %.1f ms\n", t1 - t0);
 			err = attach_mode(l, mode, plan, opts);
@@ -865,7 +858,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 		if (err)
 			goto cleanup;
 	}
-	dlog("probes attached in %.1f ms\n", mono_ms() - t1);
+	dlog("probes attached in %.1f ms\n", (double)clock__mono_ns() / 1e6 - t1);
 	/* Every link is in place: let the programs work (see probes_live in alloc.bpf.c). */
 	__sync_synchronize();
 	l->skel->bss->probes_live = !opts->paused;
@@ -950,10 +943,11 @@ int loader__add_child(struct loader *l, pid_t pid, pid_t parent)
 	want = tree_links__objs(l->tree, parent);
 	if (!want)
 		want = l->first_objs;
-	double t0 = mono_ms();
+	double t0 = (double)clock__mono_ns() / 1e6;
 
 	err = tree_attach(l, pid, want);
-	dlog("pid %d: its probes attached in %.2f ms\n", (int)pid, mono_ms() - t0);
+	dlog("pid %d: its probes attached in %.2f ms\n", (int)pid,
+	     (double)clock__mono_ns() / 1e6 - t0);
 	if (err && err != -ESRCH)
 		elog("cannot attach the allocator probes to pid %d: %s\n", (int)pid,
 		     strerror(-err));
@@ -1004,7 +998,7 @@ int loader__attach_image(struct loader *l, pid_t pid, const struct alloc_symbols
 
 int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 {
-	double t0 = mono_ms();
+	double t0 = (double)clock__mono_ns() / 1e6;
 	int n, total = 0;
 
 	if (!l || !fn)
@@ -1027,13 +1021,13 @@ int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 		total += n;
 	ring_buffer__free(l->rb);
 	l->rb = NULL;
-	dlog("stopped in %.1f ms: %d last records\n", mono_ms() - t0, total);
+	dlog("stopped in %.1f ms: %d last records\n", (double)clock__mono_ns() / 1e6 - t0, total);
 	return n < 0 ? n : total;
 }
 
 void loader__free(struct loader *l)
 {
-	double t0 = mono_ms(), t1, t2;
+	double t0 = (double)clock__mono_ns() / 1e6, t1, t2;
 
 	if (!l)
 		return;
@@ -1042,9 +1036,9 @@ void loader__free(struct loader *l)
 	loader_inherit__wait(&l->inh); /* begun by loader__stop: overlapped with the output */
 	tree_links__free(l->tree);
 	tree_objs_free(l);
-	t1 = mono_ms();
+	t1 = (double)clock__mono_ns() / 1e6;
 	alloc_bpf__destroy(l->skel); /* detaches the USDT links stored in skel->links */
-	t2 = mono_ms();
+	t2 = (double)clock__mono_ns() / 1e6;
 	dlog("detached in %.1f ms, BPF object freed in %.1f ms\n", t1 - t0, t2 - t1);
 	free(l);
 }

@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "dwarf_stacks.h"
 #include "events.h"
 #include "log.h"
 #include "mappings.h"
-#include "procmaps.h"
 #include "rss_sampler.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -493,7 +493,7 @@ int tracees__handle(void *set, const void *data, size_t sz)
 	if (!t && type == EV_DEATH)
 		return 0; /* its image closed already: nothing left to end */
 	if (!t && tgid > 0)
-		t = open_image(ts, tgid, 0, NULL, mono_now_ns());
+		t = open_image(ts, tgid, 0, NULL, clock__mono_ns());
 	if (!t)
 		return 0;
 	if (sz >= sizeof(*w) && type == EV_WINDOW_BEGIN && w->iterations)
