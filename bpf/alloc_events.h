@@ -362,7 +362,7 @@ struct sample_counters {
  * from sched_process_exit, with what the kernel said on the way there: the fatal signal
  * (signal_deliver, with the faulting address of SIGSEGV/SIGBUS/SIGILL/SIGFPE) and an OOM kill
  * (mark_victim, with the memory cgroup whose limit was reached, its limit and usage).
- * Userspace decides the cause (user/profile/dhat_death.h) from exit_code and the flags.
+ * Userspace decides the cause (user/dhat/dhat_death.h) from exit_code and the flags.
  */
 #define DEATH_CGROUP_LEN 64
 

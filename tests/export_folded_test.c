@@ -328,7 +328,7 @@ Test(export_folded, to_path_roundtrip)
 	dhat_profile__free(p);
 }
 
-/* The one plumbing table (user/profile/plumbing.c), shared by report and the exporters,
+/* The one plumbing table (user/analyze/plumbing.c), shared by report and the exporters,
  * covers the runtimes' allocator layers; user code with similar names stays visible. */
 Test(export_folded, plumbing_table_covers_runtimes)
 {

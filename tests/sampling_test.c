@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Unit tests for --sample-bytes: bpf/sampling.h's probability (against libm's exp),
- * user/profile/sample_weight.c's weights, the collector's weighted figures (unbiased on a
+ * user/model/sample_weight.c's weights, the collector's weighted figures (unbiased on a
  * simulated sample), bpf/sampling.bpf.h's sampled-block map lifecycle, compiled here
  * against a host stand-in of the BPF map helpers, and the one "estimates" line of report,
  * diff and folded export.

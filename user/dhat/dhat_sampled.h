@@ -6,7 +6,7 @@
  *   ,"sampled":{"meanBytes":65536}
  *
  * Its figures (tb, tbk, tl, mb, gb, eb, ... and their sums) are then unbiased estimates:
- * each sampled block counts as the blocks it stands for (user/profile/sample_weight.h).
+ * each sampled block counts as the blocks it stands for (user/model/sample_weight.h).
  * Exact profiles, Valgrind's and dhat-rs's have no such object. Everything that prints a
  * sampled profile's figures (report, diff, exports, the end-of-trace summary) marks them
  * with dhat_sampled__label(), one line, the same everywhere.
