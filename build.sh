@@ -80,7 +80,7 @@ trace_from() {
 	"$root/bin/tracer" report "$out" >/dev/null || die "$out is not a readable DHAT file"
 }
 
-# What the README promises about installing: `cmake --install` and the Debian package
+# What docs/USAGE.md ("Installing") promises: `cmake --install` and the Debian package
 # both give a working `tracer --workload scatter-gather`. The package is checked with
 # dpkg-deb and unpacked with dpkg -x, never installed: CI must not change the machine.
 install_check() {

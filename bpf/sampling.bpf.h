@@ -34,7 +34,7 @@
 #include "sampling.h"
 
 /* Mean bytes between samples (tracer --sample-bytes), 0 = exact. Set by the loader.
- * tests/sampling_test.c compiles this header on the host, with a variable it sets. */
+ * tests/sampling_unit.c compiles this header on the host, with a variable it sets. */
 #ifndef SAMPLING_HOST_TEST
 const volatile __u64 sample_bytes = 0;
 /* sample__threshold(s, sample_bytes) - 1 of every size s below SAMPLE_TABLE_SIZES, filled by

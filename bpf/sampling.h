@@ -8,7 +8,7 @@
  * 32-bit fixed-point threshold T (p = T / 2^32): BPF samples when bpf_get_prandom_u32() < T,
  * userspace weighs a sampled block 2^32 / T. The estimates are unbiased whatever the error
  * of T against the exact exponential, because both sides use T; that error (tested in
- * tests/sampling_test.c, well under 0.01%) only changes how often a size is sampled.
+ * tests/sampling_unit.c, well under 0.01%) only changes how often a size is sampled.
  *
  * Integers only (BPF has no floating point): x = s/N in Q32, then
  *   x < 1/2:  p = x (1 - x/2 (1 - x/3 (... (1 - x/7))))   the series of 1 - exp(-x), which

@@ -40,11 +40,11 @@ if(NOT ALLOC_RUSTC)
 	set(ALLOC_RUSTC rustc)
 endif()
 
-add_criterion_test(alloc_resolve_e2e_test
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/alloc_resolve_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+add_criterion_test(alloc_resolve_e2e
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/alloc_resolve_e2e.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
 	LIBS tracer_core
 	LABELS bpf)
-target_compile_definitions(alloc_resolve_e2e_test PRIVATE
+target_compile_definitions(alloc_resolve_e2e PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	RUSTC_BIN="${ALLOC_RUSTC}"
 	JEMALLOC_STATIC_BIN="$<TARGET_FILE:alloc_jemalloc_static>"
@@ -53,6 +53,6 @@ target_compile_definitions(alloc_resolve_e2e_test PRIVATE
 	NOALLOC_BIN="$<TARGET_FILE:alloc_noalloc>"
 	DLOPEN_ALLOC_BIN="$<TARGET_FILE:alloc_dlopen>"
 	CXX_NEW_BIN="$<TARGET_FILE:alloc_cxx_new>")
-add_dependencies(alloc_resolve_e2e_test tracer alloc_jemalloc_static alloc_mimalloc_prog
+add_dependencies(alloc_resolve_e2e tracer alloc_jemalloc_static alloc_mimalloc_prog
 	alloc_mallocx_only alloc_noalloc alloc_dlopen alloc_cxx_new)
-tracer_test_timeout(alloc_resolve_e2e_test 900)
+tracer_test_timeout(alloc_resolve_e2e 900)

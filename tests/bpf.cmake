@@ -4,7 +4,7 @@
 #                       lazy binding inside the measured window): known allocations through
 #                       every probed allocator entry point, between USDT window marks
 #   e2e/static_target   a statically linked process (no libc mapping) for the error test
-#   bpf_probe_test      forks e2e/allocs, attaches the loader, checks the record stream
+#   bpf_probe_e2e      forks e2e/allocs, attaches the loader, checks the record stream
 #                       (frame-pointer stacks, and once with --unwind dwarf snapshots);
 #                       loader__stop on alloc_bench (workloads/bench) while it allocates
 add_executable(bpf_e2e_allocs ${CMAKE_CURRENT_SOURCE_DIR}/data/e2e/allocs.c)
@@ -23,8 +23,8 @@ target_link_options(bpf_e2e_static PRIVATE -static -fno-sanitize=all)
 set_target_properties(bpf_e2e_static PROPERTIES OUTPUT_NAME static_target
 	RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/e2e)
 
-add_criterion_test(bpf_probe_test SOURCES bpf_probe_test.c LIBS tracer_loader tracer_core
+add_criterion_test(bpf_probe_e2e SOURCES bpf_probe_e2e.c LIBS tracer_loader tracer_core
 	LABELS bpf)
-target_compile_definitions(bpf_probe_test PRIVATE ALLOCS_BIN="$<TARGET_FILE:bpf_e2e_allocs>"
+target_compile_definitions(bpf_probe_e2e PRIVATE ALLOCS_BIN="$<TARGET_FILE:bpf_e2e_allocs>"
 	STATIC_BIN="$<TARGET_FILE:bpf_e2e_static>" ALLOC_BENCH_BIN="$<TARGET_FILE:alloc_bench>")
-add_dependencies(bpf_probe_test bpf_e2e_allocs bpf_e2e_static alloc_bench)
+add_dependencies(bpf_probe_e2e bpf_e2e_allocs bpf_e2e_static alloc_bench)

@@ -5,7 +5,7 @@ target_compile_options(dhat_invariants PRIVATE ${TRACER_WARNINGS})
 target_link_libraries(dhat_invariants PUBLIC tracer_core PkgConfig::CJSON PkgConfig::ZLIB m)
 
 add_criterion_test(collector_unit
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/collector_test.c
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/collector_unit.c
 	LIBS tracer_core
 	LABELS unit)
 
@@ -15,7 +15,7 @@ target_compile_options(dhat_fixture PRIVATE ${TRACER_WARNINGS})
 target_link_libraries(dhat_fixture PUBLIC tracer_core)
 
 add_criterion_test(dhat_writer_unit
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/dhat_writer_test.c
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/dhat_writer_unit.c
 	LIBS tracer_core dhat_fixture dhat_invariants
 	LABELS unit)
 

@@ -24,20 +24,20 @@ endforeach()
 find_package(Threads REQUIRED)
 target_link_libraries(dwarf_threads PRIVATE Threads::Threads)
 
-add_criterion_test(tracer_dwarf_e2e_test
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tracer_dwarf_e2e_test.c
+add_criterion_test(dwarf_e2e
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/dwarf_e2e.c
 		${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
 	LIBS tracer_core
 	LABELS bpf)
-target_compile_definitions(tracer_dwarf_e2e_test PRIVATE
+target_compile_definitions(dwarf_e2e PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	DWARF_LEVELS_BIN="$<TARGET_FILE:dwarf_levels>"
 	DWARF_LIBC_PATHS_BIN="$<TARGET_FILE:dwarf_libc_paths>"
 	DWARF_TWO_PATHS_BIN="$<TARGET_FILE:dwarf_two_paths>"
 	DWARF_THREADS_BIN="$<TARGET_FILE:dwarf_threads>")
-add_dependencies(tracer_dwarf_e2e_test tracer dwarf_levels dwarf_libc_paths dwarf_two_paths
+add_dependencies(dwarf_e2e tracer dwarf_levels dwarf_libc_paths dwarf_two_paths
 	dwarf_threads)
-tracer_test_timeout(tracer_dwarf_e2e_test 900)
+tracer_test_timeout(dwarf_e2e 900)
 
 # rustup installs into ~/.cargo/bin, which is not always on PATH (same lookup as
 # tests/unwind.cmake; Debian's `rustc` package works too).
@@ -54,8 +54,8 @@ if(RUSTC_EXECUTABLE)
 		COMMENT "DWARF e2e fixture: rustc -O rs_allocs"
 		VERBATIM)
 	add_custom_target(dwarf_rs_allocs DEPENDS ${DWARF_E2E_DIR}/rs_allocs)
-	add_dependencies(tracer_dwarf_e2e_test dwarf_rs_allocs)
-	target_compile_definitions(tracer_dwarf_e2e_test PRIVATE
+	add_dependencies(dwarf_e2e dwarf_rs_allocs)
+	target_compile_definitions(dwarf_e2e PRIVATE
 		DWARF_RS_ALLOCS_BIN="${DWARF_E2E_DIR}/rs_allocs")
 else()
 	message(STATUS "rustc not found: the Rust DWARF end-to-end test will fail under CI")

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Helpers of the exporter tests (export_*_test.c): fixtures, external tools, artifacts. */
+/* Helpers of the exporter tests (export_*_unit.c): fixtures, external tools, artifacts. */
 #ifndef TESTS_EXPORT_HELPERS_H
 #define TESTS_EXPORT_HELPERS_H
 

@@ -13,14 +13,14 @@ add_executable(honest_lost_prog ${CMAKE_CURRENT_SOURCE_DIR}/data/honest/lost_pro
 target_compile_options(honest_lost_prog PRIVATE -O0 -g -fno-omit-frame-pointer -fno-sanitize=all)
 target_link_options(honest_lost_prog PRIVATE -fno-sanitize=all)
 
-add_criterion_test(honest_e2e_test
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/honest_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+add_criterion_test(honest_e2e
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/honest_e2e.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
 	LIBS tracer_core
 	LABELS bpf)
-target_compile_definitions(honest_e2e_test PRIVATE
+target_compile_definitions(honest_e2e PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	ENTRY_PROG_BIN="$<TARGET_FILE:honest_entry_prog>"
 	LOST_PROG_BIN="$<TARGET_FILE:honest_lost_prog>"
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
-add_dependencies(honest_e2e_test tracer honest_entry_prog honest_lost_prog)
-tracer_test_timeout(honest_e2e_test 900)
+add_dependencies(honest_e2e tracer honest_entry_prog honest_lost_prog)
+tracer_test_timeout(honest_e2e 900)

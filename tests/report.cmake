@@ -14,14 +14,14 @@ foreach(t dhat_vg_prog dhat_vg_diff_prog)
 endforeach()
 
 add_criterion_test(report_unit
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/report_test.c
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/report_unit.c
 	LIBS tracer_core dhat_fixture dhat_invariants
 	LABELS unit)
 target_compile_definitions(report_unit PRIVATE VG_PROG="$<TARGET_FILE:dhat_vg_prog>")
 add_dependencies(report_unit dhat_vg_prog)
 
 add_criterion_test(diff_unit
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/diff_test.c
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/diff_unit.c
 	LIBS tracer_core
 	LABELS unit)
 target_compile_definitions(diff_unit PRIVATE

@@ -23,7 +23,7 @@ add_custom_command(
 add_custom_target(sec_fixtures DEPENDS ${SEC_DIR}/named_alloc_linked)
 
 add_criterion_test(security_unit
-	SOURCES ${SEC_SRC}/security_test.c ${SEC_SRC}/sec_util.c
+	SOURCES ${SEC_SRC}/security_unit.c ${SEC_SRC}/sec_util.c
 	LIBS tracer_core
 	LABELS unit)
 target_compile_definitions(security_unit PRIVATE SEC_DIR="${SEC_DIR}"
@@ -32,7 +32,7 @@ add_dependencies(security_unit sec_fixtures)
 tracer_test_timeout(security_unit 300)
 
 add_criterion_test(security_e2e
-	SOURCES ${SEC_SRC}/security_e2e_test.c ${SEC_SRC}/sec_util.c
+	SOURCES ${SEC_SRC}/security_e2e.c ${SEC_SRC}/sec_util.c
 		${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
 	LIBS tracer_core
 	LABELS bpf)

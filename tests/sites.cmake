@@ -11,16 +11,16 @@ add_executable(sites_stl_prog ${CMAKE_CURRENT_SOURCE_DIR}/data/sites/stl_map.cc)
 target_compile_options(sites_stl_prog PRIVATE -O0 -g -fno-omit-frame-pointer -fno-sanitize=all)
 target_link_options(sites_stl_prog PRIVATE -fno-sanitize=all)
 
-add_criterion_test(sites_e2e_test
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/sites_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+add_criterion_test(sites_e2e
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/sites_e2e.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
 	LIBS tracer_core
 	LABELS bpf)
-target_compile_definitions(sites_e2e_test PRIVATE
+target_compile_definitions(sites_e2e PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	LEAK_PROG_BIN="$<TARGET_FILE:sites_leak_prog>"
 	STL_PROG_BIN="$<TARGET_FILE:sites_stl_prog>")
-add_dependencies(sites_e2e_test tracer sites_leak_prog sites_stl_prog)
-tracer_test_timeout(sites_e2e_test 600)
+add_dependencies(sites_e2e tracer sites_leak_prog sites_stl_prog)
+tracer_test_timeout(sites_e2e 600)
 
 # The Rust program, built by rustc as tests/dwarf.cmake does (rustup's ~/.cargo/bin is not
 # always on PATH). Without rustc the Rust test skips, and fails under CI=true.
@@ -37,6 +37,6 @@ if(RUSTC_EXECUTABLE)
 		COMMENT "sites e2e fixture: rustc -O -g rs_sites"
 		VERBATIM)
 	add_custom_target(sites_rs_prog DEPENDS ${SITES_RS_BIN})
-	add_dependencies(sites_e2e_test sites_rs_prog)
-	target_compile_definitions(sites_e2e_test PRIVATE SITES_RS_BIN="${SITES_RS_BIN}")
+	add_dependencies(sites_e2e sites_rs_prog)
+	target_compile_definitions(sites_e2e PRIVATE SITES_RS_BIN="${SITES_RS_BIN}")
 endif()

@@ -61,11 +61,11 @@ add_custom_command(
 add_custom_target(symfix_copies DEPENDS ${SYMFIX_DIR}/symfix_stripped
 	${SYMFIX_DIR}/symfix_nodebug ${SYMFIX_DIR}/symfix_split)
 
-add_criterion_test(test_symbolizer
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/symbolizer_test.c
+add_criterion_test(symbolizer_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/symbolizer_unit.c
 		${CMAKE_CURRENT_SOURCE_DIR}/symbolizer_bench.c
 		${CMAKE_CURRENT_SOURCE_DIR}/symbolizer_fixture.c
 	LIBS tracer_core
 	LABELS unit)
-target_compile_definitions(test_symbolizer PRIVATE SYMFIX_DIR="${SYMFIX_DIR}")
-add_dependencies(test_symbolizer symfix_pie symfix_nopie symfix_dl symfix_copies symfix_cxx)
+target_compile_definitions(symbolizer_unit PRIVATE SYMFIX_DIR="${SYMFIX_DIR}")
+add_dependencies(symbolizer_unit symfix_pie symfix_nopie symfix_dl symfix_copies symfix_cxx)

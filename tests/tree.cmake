@@ -5,15 +5,15 @@ add_executable(tree_node ${CMAKE_CURRENT_SOURCE_DIR}/data/tree/tree_node.c)
 target_compile_options(tree_node PRIVATE ${TRACER_WARNINGS} -O1 -g -fno-omit-frame-pointer)
 set_target_properties(tree_node PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tree)
 
-add_criterion_test(tree_e2e_test
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tree_e2e_test.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+add_criterion_test(tree_e2e
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tree_e2e.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
 	LIBS tracer_core
 	LABELS bpf)
-target_compile_definitions(tree_e2e_test PRIVATE
+target_compile_definitions(tree_e2e PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
 	TREE_NODE_BIN="$<TARGET_FILE:tree_node>")
-add_dependencies(tree_e2e_test tracer tree_node)
-tracer_test_timeout(tree_e2e_test 900)
+add_dependencies(tree_e2e tracer tree_node)
+tracer_test_timeout(tree_e2e 900)
 
 # The same program linked statically: a child whose allocator is its own executable, not
 # the parent's libc (probed at its exec hold point).
@@ -21,12 +21,12 @@ add_executable(tree_node_static ${CMAKE_CURRENT_SOURCE_DIR}/data/tree/tree_node.
 target_compile_options(tree_node_static PRIVATE -O1 -g -fno-omit-frame-pointer -fno-sanitize=all)
 target_link_options(tree_node_static PRIVATE -static -fno-sanitize=all)
 set_target_properties(tree_node_static PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tree)
-add_dependencies(tree_e2e_test tree_node_static)
-target_compile_definitions(tree_e2e_test PRIVATE
+add_dependencies(tree_e2e tree_node_static)
+target_compile_definitions(tree_e2e PRIVATE
 	TREE_NODE_STATIC_BIN="$<TARGET_FILE:tree_node_static>")
 
 # tree_links: the per-process link sets of a tree traced with session links, without BPF.
-add_criterion_test(tree_links_test
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tree_links_test.c
+add_criterion_test(tree_links_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tree_links_unit.c
 	LIBS tracer_core
 	LABELS unit)

@@ -75,29 +75,29 @@ endif()
 
 # The symbolizer's benchmark (tests/symbolizer.cmake) also times Rust code, on rsfix.
 if(RUSTC_EXECUTABLE)
-	add_dependencies(test_symbolizer unwfix_rust)
-	target_compile_definitions(test_symbolizer PRIVATE
+	add_dependencies(symbolizer_unit unwfix_rust)
+	target_compile_definitions(symbolizer_unit PRIVATE
 		SYMBENCH_RUST_BIN="${UNWFIX_DIR}/rsfix")
 endif()
 
-add_criterion_test(test_unwind
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unwind_test.c
+add_criterion_test(unwind_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unwind_unit.c
 	LIBS tracer_core
 	LABELS unit)
-target_compile_definitions(test_unwind PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
-add_dependencies(test_unwind unwfix unwfix_lib ${UNWFIX_RUST_DEPS})
+target_compile_definitions(unwind_unit PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
+add_dependencies(unwind_unit unwfix unwfix_lib ${UNWFIX_RUST_DEPS})
 
 # dwarf_stacks (snapshot records -> stack ids) and fp_detect (--unwind auto's census): the
 # census reads the fixtures above.
-add_criterion_test(test_dwarf_stacks
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/dwarf_stacks_test.c
+add_criterion_test(dwarf_stacks_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/dwarf_stacks_unit.c
 	LIBS tracer_core
 	LABELS unit)
-target_compile_definitions(test_dwarf_stacks PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
-add_dependencies(test_dwarf_stacks unwfix fpfix ${UNWFIX_RUST_DEPS})
+target_compile_definitions(dwarf_stacks_unit PRIVATE UNWFIX_DIR="${UNWFIX_DIR}")
+add_dependencies(dwarf_stacks_unit unwfix fpfix ${UNWFIX_RUST_DEPS})
 
 # stack_hints: the per-site hint table and what it tells its sink (no process needed).
-add_criterion_test(test_stack_hints
-	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/stack_hints_test.c
+add_criterion_test(stack_hints_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/stack_hints_unit.c
 	LIBS tracer_core
 	LABELS unit)

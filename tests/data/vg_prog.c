@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The prog.c example of dhat-format.md §7.1, run under `valgrind --tool=dhat` by
- * tests/report_test.c to check that the report reads a real Valgrind file:
+ * tests/report_unit.c to check that the report reads a real Valgrind file:
  * total 526 bytes in 7 blocks, t-gmax 280 bytes in 2 blocks, t-end 32 bytes in 1 block.
  * Built with -O0 so that no allocation is optimized away.
  */

@@ -4,7 +4,7 @@
  * A result must be non-empty text of at most DEMANGLE_MAX_OUT bytes without control bytes
  * (it goes into frame strings, folded stacks and SVG); a refusal must set errno.
  * ASan/UBSan catch the rest; libFuzzer's -timeout and -rss_limit_mb catch a blow-up.
- * Seed corpus: tests/fuzz/corpus/fuzz_demangle/ (also replayed by test_demangle).
+ * Seed corpus: tests/fuzz/corpus/fuzz_demangle/ (also replayed by demangle_unit).
  */
 #include <errno.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
 # bounded time. Exits non-zero if any target crashed (the crashing input is kept as
 # BUILD/fuzz-artifacts/TARGET-crash-*: copy it into the target's seed directory once fixed,
 # tests/fuzz/corpus/dhat_reader/ (replayed by report_unit) or corpus/fuzz_demangle/
-# (replayed by test_demangle), so that the unit suite replays it forever).
+# (replayed by demangle_unit), so that the unit suite replays it forever).
 #
 # usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_TARGET]     (default 60; or FUZZ_SECONDS)
 #        FUZZ_BUILD_DIR=... to build elsewhere than ./build-fuzz

@@ -2,8 +2,8 @@
 """make_seed_corpus.py - seed corpora for the kaish fuzzers from the kernel test tables.
 
 Every C string literal that is the script of a table row ({ "name", setup, "script", ...} in
-kernel_lang.c and kernel_builtins.c, in kernel-under-test/tests/) or the argument of
-expect_run(...) in kernel_vfs.c becomes one seed file, named seed-<sha1 prefix>, in both
+kernel_lang_unit.c and kernel_builtins_unit.c, in kernel-under-test/tests/) or the argument of
+expect_run(...) in kernel_vfs_unit.c becomes one seed file, named seed-<sha1 prefix>, in both
 corpus/fuzz_kaish_parse/ and corpus/fuzz_kaish_exec/. Setup scripts are seeds too, and
 "setup; script" joined. Re-running is idempotent (content-addressed names).
 
@@ -53,7 +53,7 @@ def c_unescape(lits):
 def scripts():
     seen = []
     row = re.compile(r'\{\s*' + STR + r'\s*,\s*(' + ARG + r')\s*,\s*(' + ARG + r')\s*,')
-    for name in ("kernel_lang.c", "kernel_builtins.c"):
+    for name in ("kernel_lang_unit.c", "kernel_builtins_unit.c"):
         text = open(os.path.join(TESTS, name)).read()
         for m in row.finditer(text):
             setup = None if m.group(1) == 'NULL' else c_unescape(m.group(1))
@@ -63,7 +63,7 @@ def scripts():
                 seen.append(setup)
                 seen.append(setup + b"\n" + script)
     run = re.compile(r'expect_run\(\s*(' + ARG + r')\s*,')
-    for name in ("kernel_vfs.c", "kernel_workloads.c"):
+    for name in ("kernel_vfs_unit.c", "kernel_workloads_unit.c"):
         path = os.path.join(TESTS, name)
         if os.path.exists(path):
             for m in run.finditer(open(path).read()):

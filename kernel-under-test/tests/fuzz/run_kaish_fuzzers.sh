@@ -9,7 +9,7 @@
 # $FUZZ_OUT/<target>/ and the command to replay it is printed); 2 on a build failure.
 # New corpus entries go to $FUZZ_OUT/<target>/corpus, never into the source tree: minimize and
 # copy interesting ones (and every crasher, after its fix) into corpus/<target>/ beside this
-# script, where ../kaish_fuzz_regress.c replays them in the unit suite.
+# script, where ../kaish_fuzz_regress_unit.c replays them in the unit suite.
 #
 # Environment: FUZZ_BUILD_DIR (default ./build-fuzz), FUZZ_OUT (default $FUZZ_BUILD_DIR/
 # fuzz-out), FUZZ_JOBS (parallel fuzzing processes per target, default 1).

@@ -1,7 +1,7 @@
 /*
  * Maps 100 MiB with mmap outside malloc (map_pool), touches every page, allocates a little
  * with malloc (a few blocks Valgrind's DHAT counts the same), then exits 0 with both held
- * (death_e2e_test: the outside-malloc section and the RSS split name map_pool, while the
+ * (death_e2e: the outside-malloc section and the RSS split name map_pool, while the
  * DHAT totals equal Valgrind's).
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * Leaks at one site (leak_chunk) until something stops it: in a memory cgroup, the OOM
- * killer (death_e2e_test, docs/OOM.md). Every chunk is written so it counts in RSS.
+ * killer (death_e2e, docs/OOM.md). Every chunk is written so it counts in RSS.
  * With "--wait FILE" it first prints "waiting" and starts only once FILE exists, so a tracer
  * can attach with --pid before the leak begins. With "--slow" it pauses 1 ms per chunk
  * (64 MiB in a second or more instead of ~0.2 s), so that an RSS threshold is seen on the

@@ -1,4 +1,4 @@
-/* Dies of SIGSEGV at a known address after a few allocations (death_e2e_test). */
+/* Dies of SIGSEGV at a known address after a few allocations (death_e2e). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * 1000 blocks of 1 byte, all live at exit, and nothing else allocated (no stdio): in glibc's
  * malloc each is a chunk of MINSIZE, 32 bytes, so the heap counted in chunks is exactly
- * 32000 bytes at the end against 1000 live (heap_chunk_e2e_test).
+ * 32000 bytes at the end against 1000 live (rss_e2e).
  */
 #include <stdlib.h>
 #include <unistd.h>

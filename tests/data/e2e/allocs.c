@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * allocs - deterministic allocation workload for the BPF end-to-end tests (bpf_probe_test.c).
+ * allocs - deterministic allocation workload for the BPF end-to-end tests (bpf_probe_e2e.c).
  *
  * Protocol on stdout (write(2) only, so logging never allocates):
  *   FNADDR <name> <hex>          runtime address of an allocator function

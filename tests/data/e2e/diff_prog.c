@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Traced by tests/diff_ci_e2e_test.c, built three ways: as is (110,640 bytes in 151 blocks);
+ * Traced by tests/diff_ci_e2e.c, built three ways: as is (110,640 bytes in 151 blocks);
  * with a comment line inserted at the top (every line moves, nothing else changes); with
  * -DTABLE_ROWS=112, the planted regression (load_table 100,000 -> 112,000 bytes, the total
  * +12,000, +10.8%). deep() allocates 20 calls down, deeper than Valgrind's 12 frames, for

@@ -2,7 +2,7 @@
  * go_allocs - a target with known allocations, started before the tracer attaches: it
  * prints "waiting", waits for the file argv[1] to exist, then allocates a known set in its
  * own functions, forks a child that allocates its own known set, waits for it, prints
- * "done" and exits. Used by host_e2e_test to check that every attach path counts exactly.
+ * "done" and exits. Used by host_e2e to check that every attach path counts exactly.
  *
  *   host_alloc_parent: 100 x malloc(1000), 50 x calloc(3, 8); half freed
  *   host_alloc_child:  40 x malloc(777), in the forked child

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * A long-running "service" for the --interval / SIGUSR1 tests (tests/leaks_e2e_test.c): every
+ * A long-running "service" for the --interval / SIGUSR1 tests (tests/leaks_e2e.c): every
  * 10 ms it leaks one 1 KiB block at leak_slowly, and churn_young allocates a 4 KiB block that
  * it frees 4 turns later (blocks that never grow older than ~40 ms). After each turn's
  * allocations it appends a line to READY_FILE (argv[1]): the file appears after the first

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Run twice under `valgrind --tool=dhat` by tests/diff_test.c, as `vg_diff_prog 1` and
+ * Run twice under `valgrind --tool=dhat` by tests/diff_unit.c, as `vg_diff_prog 1` and
  * `vg_diff_prog 2`, to diff two real Valgrind files that differ in known ways:
  *
  *	stack                          N=1               N=2               change

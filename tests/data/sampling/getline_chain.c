@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Realloc chains through a libc helper, for tests/sampling_e2e_test.c: ROUNDS times, a
+ * Realloc chains through a libc helper, for tests/sampling_e2e.c: ROUNDS times, a
  * memory stream of two lines, a short one read by first_line() (getline mallocs the line
  * buffer: a block born in the helper) and a 3000-character one read by second_line() into
  * the same buffer (getline grows it by realloc: a block from before the helper, resized in

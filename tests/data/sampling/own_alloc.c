@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * A preloaded allocator whose realloc never calls its own exported malloc or free (all go
- * through internal functions), unlike glibc's: for tests/sampling_e2e_test.c, where an
+ * through internal functions), unlike glibc's: for tests/sampling_e2e.c, where an
  * unsampled realloc of such an allocator must keep its return trap. A bump allocator over
  * one large mapping with a size header, and a free list per size (the test program uses
  * a handful of sizes). Not thread-safe (the test program has one thread).

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * A program whose heap figures are known exactly, for tests/sampling_e2e_test.c: ROUNDS
+ * A program whose heap figures are known exactly, for tests/sampling_e2e.c: ROUNDS
  * times, one block of each size in SIZES from its own function (its own program point),
  * then the 200-byte block grown to 400 bytes by realloc and a 3000-byte block made by
  * realloc(NULL, 3000) (glibc: a tail jump to malloc); every LEAK_EVERY-th round's
  * blocks stay live to the end, all others are freed. No stdio: nothing else allocates.
- * The constants are repeated in the test (sampling_e2e_test.c, MIX_*).
+ * The constants are repeated in the test (sampling_e2e.c, MIX_*).
  */
 #include <stdlib.h>
 #include <string.h>

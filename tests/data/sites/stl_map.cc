@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-// Heavy C++ STL names for the demangler, end to end (tests/sites_e2e_test.c): built -O0, so
+// Heavy C++ STL names for the demangler, end to end (tests/sites_e2e.c): built -O0, so
 // every std::map<std::string, std::vector<std::string>> member it calls is a function of its
 // own in this executable, named in its symbol table (nm -C prints them as c++filt does).
 #include <map>

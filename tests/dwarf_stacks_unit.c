@@ -244,7 +244,7 @@ Test(fp_detect, census_tells_builds_apart)
 	cr_expect_not(fp_detect__has_fp(&c), "%zu of %zu", c.with_fp, c.funcs);
 	cr_expect_eq(c.with_fp, 0, "%zu of %zu", c.with_fp, c.funcs);
 
-	cr_expect_eq(fp_detect__census(TESTS_SRC_DIR "/dwarf_stacks_test.c", &c), -ENOEXEC);
+	cr_expect_eq(fp_detect__census(TESTS_SRC_DIR "/dwarf_stacks_unit.c", &c), -ENOEXEC);
 	cr_expect_eq(fp_detect__census("/nonexistent/exe", &c), -ENOENT);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel_builtins.c - every builtin, table-driven (toybox style): name, setup script,
+ * kernel_builtins_unit.c - every builtin, table-driven (toybox style): name, setup script,
  * script, expected out, exit code, status, err substring.
  */
 #include <criterion/criterion.h>

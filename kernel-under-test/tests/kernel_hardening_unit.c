@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel_hardening.c - the shell kernel under hostile input:
+ * kernel_hardening_unit.c - the shell kernel under hostile input:
  *  - limits: recursion, deep nesting (parser, $( ), [[ ]], arithmetic), huge scripts, words,
  *    heredocs and outputs, runaway loops under a request timeout. One test per case (a
  *    LIMIT_TEST line): each ends with its documented status and exit code, never a crash;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Root safety of the tracer binary against a hostile target (root + BTF, label bpf); see
- * docs/RELIABILITY.md, "Root safety". The unit suite (security_test.c) proves each rule on
+ * docs/RELIABILITY.md, "Root safety". The unit suite (security_unit.c) proves each rule on
  * the modules; this one proves the binary goes through them, from options to exit status.
  */
 #include <criterion/criterion.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kaish_fuzz_regress.c - the kaish fuzz corpora as a unit test: every file under
+ * kaish_fuzz_regress_unit.c - the kaish fuzz corpora as a unit test: every file under
  * fuzz/corpus/fuzz_kaish_{parse,exec}/ (seeds from the kernel test tables, and every
  * input that once crashed a fuzzer, named crash-*) goes through the fuzzers' own entry
  * points, built without libFuzzer: lex/parse/validate, then kaish_execute in a sandbox with

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel_workloads.c - the six alloc_profile.rs workloads on an agent kernel
+ * kernel_workloads_unit.c - the six alloc_profile.rs workloads on an agent kernel
  * (agent_with_root(fixture) + trash off), with their exact expected results (doc §3.2).
  */
 #include <criterion/criterion.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel_lang.c - the language: syntax forms, expansion, control flow, functions,
+ * kernel_lang_unit.c - the language: syntax forms, expansion, control flow, functions,
  * pipelines, redirects, parse and validation errors, the recursion cap and the embedding
  * API. Table-driven: name, setup script, script, expected out, code, status, err substring.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel_vfs.c - the sandbox: paths outside the root live in the in-memory `/` (host files
+ * kernel_vfs_unit.c - the sandbox: paths outside the root live in the in-memory `/` (host files
  * invisible, writes kept in memory); planted symlinks that point out are refused ("path
  * escapes root", exit 2) for reads, writes, listing, cd, mkdir, touch and redirects; rm of
  * a symlink never touches its target; trash; the output limit.

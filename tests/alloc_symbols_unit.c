@@ -55,7 +55,7 @@ Test(alloc_symbols, not_an_allocator)
 {
 	cr_expect_eq(alloc_symbols__for_process(getpid(), "/nonexistent/libc.so.6", &syms),
 		     -ENOENT);
-	cr_expect_eq(alloc_symbols__for_binary(TESTS_SRC_DIR "/alloc_symbols_test.c", &syms),
+	cr_expect_eq(alloc_symbols__for_binary(TESTS_SRC_DIR "/alloc_symbols_unit.c", &syms),
 		     -ENOEXEC);
 	/* Not /proc/self/exe: under TRACER_SANITIZE the test itself defines malloc. */
 	cr_expect_eq(alloc_symbols__for_binary("/bin/true", &syms), -ENOENT);

@@ -94,7 +94,7 @@ Test(procmaps, opens_own_executable_by_inode)
 	fake = *self;
 	fake.start = 0x1000;
 	fake.end = 0x2000;
-	fake.path = "/nonexistent/procmaps_test";
+	fake.path = "/nonexistent/procmaps_unit";
 	cr_assert_eq(procmaps__open_file(getpid(), &fake), -ENOENT);
 	procmaps__free(m, cnt);
 }
