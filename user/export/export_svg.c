@@ -22,6 +22,7 @@
 #include "export_int.h"
 
 #include "dhat_reader.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -57,11 +58,9 @@ static const struct {
  * one colour everywhere and the output is reproducible. */
 static void frame_color(const char *name, enum export_module mod, char *buf, size_t sz)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = hash__fnv1a32_str(name);
 	double v1, v2;
 
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-		h = (h ^ *c) * 16777619u;
 	v1 = (h & 0xffff) / 65535.0;
 	v2 = ((h * 2654435761u) >> 16) / 65535.0;
 	if (mod >= EXPORT_MOD_CNT)
