@@ -30,6 +30,25 @@ static inline uint64_t hash__fnv1a64(const void *data, size_t n)
 	return h;
 }
 
+/* One 64-bit FNV-1a step over a whole word rather than its bytes: one multiply instead of
+ * eight, for keys made of integers (frame indices, PCs). Its low bits see only the words'
+ * low bits: finish with hash__mix64 before masking. */
+static inline uint64_t hash__fnv1a64_word(uint64_t h, uint64_t w)
+{
+	return (h ^ w) * HASH_FNV64_PRIME;
+}
+
+/* Murmur3's 64-bit finalizer: every bit of h reaches the low bits a table masks. */
+static inline uint64_t hash__mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
 /* 32-bit FNV-1a of the NUL-terminated string s (the SVG colours depend on its exact
  * values: one function keeps one colour from run to run). */
 static inline uint32_t hash__fnv1a32_str(const char *s)

@@ -31,10 +31,25 @@ void seq_intern__release(struct seq_intern *t)
 	seq_intern__init(t, t->elem_sz);
 }
 
+/* FNV-1a word by word (the elements are integers; eight multiplies per PC made interning a
+ * stack three times slower), mixed so that high-bit differences reach the slot bits. */
 static uint32_t seq_hash(const struct seq_intern *t, const void *seq, size_t n)
 {
+	uint64_t h = HASH_FNV64_BASIS;
+
+	if (t->elem_sz == sizeof(uint64_t)) {
+		const uint64_t *w = seq;
+
+		for (size_t i = 0; i < n; i++)
+			h = hash__fnv1a64_word(h, w[i]);
+	} else {
+		const uint32_t *w = seq;
+
+		for (size_t i = 0; i < n; i++)
+			h = hash__fnv1a64_word(h, w[i]);
+	}
 	/* n folded in: an empty sequence and a run of zeros differ */
-	return (uint32_t)(hash__fnv1a64(seq, n * t->elem_sz) ^ n);
+	return (uint32_t)hash__mix64(h ^ n);
 }
 
 /* The slot of seq: where an equal sequence already is, or the empty slot for it. The index

@@ -32,7 +32,8 @@ struct seq_intern {
 	size_t slot_cnt;
 };
 
-/* An empty table of elem_sz-byte elements (4 or 8). Allocates nothing yet. */
+/* An empty table of elem_sz-byte elements: 4 (uint32_t) or 8 (uint64_t). Allocates
+ * nothing yet. */
 void seq_intern__init(struct seq_intern *t, size_t elem_sz);
 
 /* Frees everything the table holds (not t). Accepts a released or taken-from table. */
