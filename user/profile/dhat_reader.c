@@ -30,6 +30,7 @@
  */
 #include "dhat_reader.h"
 #include "dhat_sampled.h"
+#include "grow.h"
 #include "json_reader.h"
 #include "seq_intern.h"
 
@@ -288,18 +289,8 @@ static int keep_fs(struct ps *ps, size_t k, uint32_t fs_cnt)
 static int side_keep(struct ps *ps, void **arr, size_t *cap, size_t *cnt, size_t elem, size_t k,
 		     const void *val)
 {
-	if (k >= *cap) {
-		size_t n = *cap ? *cap : 64;
-		void *na;
-
-		while (n <= k)
-			n *= 2;
-		na = realloc(*arr, n * elem);
-		if (!na)
-			return json_reader__nomem(&ps->jr);
-		*arr = na;
-		*cap = n;
-	}
+	if (grow__array(arr, cap, k + 1, elem))
+		return json_reader__nomem(&ps->jr);
 	memset((char *)*arr + *cnt * elem, 0, (k - *cnt) * elem);
 	memcpy((char *)*arr + k * elem, val, elem);
 	*cnt = k + 1;
@@ -465,20 +456,12 @@ static int str_keep(struct ps *ps, size_t i)
 	size_t n = ps->jr.str_len + 1;
 
 	if (ps->str_used + n > ps->str_cap) {
-		size_t cap = ps->str_cap ? ps->str_cap : 64 * 1024;
-		char *nb;
-
-		while (cap < ps->str_used + n)
-			cap *= 2;
-		nb = realloc(ps->str_pool, cap);
-		if (!nb)
+		if (grow__array(&ps->str_pool, &ps->str_cap, ps->str_used + n, 1))
 			return json_reader__nomem(&ps->jr);
-		ps->str_pool = nb;
-		ps->str_cap = cap;
 		/* re-base the kept strings: they lie end to end, each with its NUL */
 		for (size_t j = 0, off = 0; j < i; j++) {
-			p->ftbl[j] = nb + off;
-			off += strlen(nb + off) + 1;
+			p->ftbl[j] = ps->str_pool + off;
+			off += strlen(ps->str_pool + off) + 1;
 		}
 	}
 	p->ftbl[i] = ps->str_pool + ps->str_used;
@@ -510,15 +493,8 @@ static int parse_ftbl(struct ps *ps)
 			      i, json_reader__describe(&v));
 			continue;
 		}
-		if (i >= ps->ftbl_cap) {
-			size_t cap = ps->ftbl_cap ? ps->ftbl_cap * 2 : 256;
-			char **nf = realloc(p->ftbl, cap * sizeof(*nf));
-
-			if (!nf)
-				return json_reader__nomem(&ps->jr);
-			p->ftbl = nf;
-			ps->ftbl_cap = cap;
-		}
+		if (grow__array(&p->ftbl, &ps->ftbl_cap, i + 1, sizeof(*p->ftbl)))
+			return json_reader__nomem(&ps->jr);
 		if ((err = str_keep(ps, i)))
 			return err;
 		p->ftbl_cnt = i + 1;
@@ -549,15 +525,8 @@ static int parse_u64s(struct ps *ps, uint64_t **out, size_t *cnt, bool *bad)
 			*bad = true;
 			continue;
 		}
-		if (*cnt == cap) {
-			uint64_t *n;
-
-			cap = cap ? cap * 2 : 256;
-			n = realloc(*out, cap * sizeof(*n));
-			if (!n)
-				return json_reader__nomem(&ps->jr);
-			*out = n;
-		}
+		if (grow__array(out, &cap, *cnt + 1, sizeof(**out)))
+			return json_reader__nomem(&ps->jr);
 		(*out)[(*cnt)++] = v.u;
 	}
 }

@@ -24,6 +24,7 @@
  * Not thread-safe: one unwinder per thread.
  */
 #include "unwind.h"
+#include "grow.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -371,16 +372,9 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 
 		if (!p->path[0])
 			continue; /* anonymous executable memory (JIT): no CFI */
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 32;
-			struct unw_mod *na = realloc(nm, ncap * sizeof(*na));
-
-			if (!na) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			nm = na;
-			cap = ncap;
+		if (grow__array(&nm, &cap, n + 1, sizeof(*nm))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		nm[n] = (struct unw_mod){.ino = p->ino, .start = p->start, .end = p->end};
 		nm[n].path = strdup(p->path);
@@ -435,16 +429,9 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 			changed = true; /* replaced: dwfl drops it at dwfl_report_end */
 			continue;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 32;
-			struct unw_mod *na = realloc(nm, ncap * sizeof(*na));
-
-			if (!na) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			nm = na;
-			cap = ncap;
+		if (grow__array(&nm, &cap, n + 1, sizeof(*nm))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		dwfl_module_info(o->mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
 		nm[n] = *o;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "strtab.h"
 #include "hash.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -73,15 +74,8 @@ int64_t strtab__intern(struct strtab *t, const char *s, size_t len)
 			return t->slots[k] - 1;
 		k = (k + 1) & (t->slot_cnt - 1);
 	}
-	if (t->cnt == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **strs = realloc(t->strs, cap * sizeof(*strs));
-
-		if (!strs)
-			return -ENOMEM;
-		t->strs = strs;
-		t->cap = cap;
-	}
+	if (grow__array(&t->strs, &t->cap, t->cnt + 1, sizeof(*t->strs)))
+		return -ENOMEM;
 	copy = strndup(s, len);
 	if (!copy)
 		return -ENOMEM;
