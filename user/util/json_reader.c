@@ -578,10 +578,7 @@ void json_reader__release(struct json_reader *jr)
 {
 	if (jr->gz)
 		gzclose(jr->gz);
-	jr->gz = NULL;
 	free(jr->win);
-	jr->win = NULL;
 	free(jr->str);
-	jr->str = NULL;
-	jr->str_len = jr->str_cap = 0;
+	init(jr, jr->name, NULL, 0, jr->lim); /* empty: releasing again is harmless */
 }

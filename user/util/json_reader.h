@@ -92,7 +92,8 @@ void json_reader__init_buf(struct json_reader *jr, const char *text, size_t len,
 int json_reader__open(struct json_reader *jr, const char *path, char *err, size_t errsz,
 		      const struct json_reader_limits *lim);
 
-/* Close the file and free the buffers (not jr). */
+/* Close the file and free the buffers (not jr), leaving an empty reader: may be called
+ * again. */
 void json_reader__release(struct json_reader *jr);
 
 /* Make the window non-empty; returns the next byte or -1 at the end (or on a read error,
