@@ -621,7 +621,7 @@ static int parse_flat(struct ps *ps, int depth, member_fn fn, void *ctx)
 			return err;
 		if (!more)
 			return 0;
-		snprintf(key, sizeof(key), "%s", ps->jr.str); /* read_value reuses ps->jr.str */
+		snprintf(key, sizeof(key), "%s", ps->jr.str); /* json_reader__value reuses jr.str */
 		if ((err = json_reader__value(&ps->jr, &v, depth)))
 			return err;
 		fn(ctx, key, &v, v.t == JSON_STR ? ps->jr.str : NULL);

@@ -10,13 +10,6 @@
 
 #define SLOTS_MIN 1024 /* first index size: small profiles never rehash */
 
-/* One interned sequence. 16 bytes: the reader keeps one per program point. */
-struct seq_intern_ent {
-	size_t off;    /* first element in the pool */
-	uint32_t n;    /* elements */
-	uint32_t hash; /* low half of its hash: the slot, and a quick reject on a probe */
-};
-
 void seq_intern__init(struct seq_intern *t, size_t elem_sz)
 {
 	memset(t, 0, sizeof(*t));
@@ -26,14 +19,14 @@ void seq_intern__init(struct seq_intern *t, size_t elem_sz)
 void seq_intern__release(struct seq_intern *t)
 {
 	free(t->pool);
-	free(t->ents);
+	free(t->offs);
 	free(t->slots);
 	seq_intern__init(t, t->elem_sz);
 }
 
 /* FNV-1a word by word (the elements are integers; eight multiplies per PC made interning a
  * stack three times slower), mixed so that high-bit differences reach the slot bits. */
-static uint32_t seq_hash(const struct seq_intern *t, const void *seq, size_t n)
+static size_t seq_hash(const struct seq_intern *t, const void *seq, size_t n)
 {
 	uint64_t h = HASH_FNV64_BASIS;
 
@@ -49,21 +42,27 @@ static uint32_t seq_hash(const struct seq_intern *t, const void *seq, size_t n)
 			h = hash__fnv1a64_word(h, w[i]);
 	}
 	/* n folded in: an empty sequence and a run of zeros differ */
-	return (uint32_t)hash__mix64(h ^ n);
+	return (size_t)hash__mix64(h ^ n);
+}
+
+/* Sequence idx's length: up to where the next one starts. */
+static size_t seq_len(const struct seq_intern *t, size_t idx)
+{
+	return (idx + 1 < t->cnt ? t->offs[idx + 1] : t->pool_len) - t->offs[idx];
 }
 
 /* The slot of seq: where an equal sequence already is, or the empty slot for it. The index
  * must exist and have an empty slot. */
-static size_t seq_slot(const struct seq_intern *t, const void *seq, size_t n, uint32_t h)
+static size_t seq_slot(const struct seq_intern *t, const void *seq, size_t n, size_t h)
 {
 	size_t mask = t->slot_cnt - 1, i = h & mask;
 
 	for (; t->slots[i]; i = (i + 1) & mask) {
-		const struct seq_intern_ent *e = &t->ents[t->slots[i] - 1];
+		size_t idx = t->slots[i] - 1;
 
-		/* Equal hashes are not enough: different sequences must never merge. */
-		if (e->hash == h && e->n == n &&
-		    (!n || !memcmp(t->pool + e->off * t->elem_sz, seq, n * t->elem_sz)))
+		/* Compared whole: different sequences must never merge. */
+		if (seq_len(t, idx) == n &&
+		    (!n || !memcmp(t->pool + t->offs[idx] * t->elem_sz, seq, n * t->elem_sz)))
 			break;
 	}
 	return i;
@@ -81,7 +80,10 @@ static int grow_slots(struct seq_intern *t)
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->cnt; i++) {
-		for (j = t->ents[i].hash & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
+		size_t n = seq_len(t, i);
+		const void *seq = n ? t->pool + t->offs[i] * t->elem_sz : NULL;
+
+		for (j = seq_hash(t, seq, n) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
 			;
 		slots[j] = (uint32_t)i + 1;
 	}
@@ -115,8 +117,7 @@ void *seq_intern__tail(struct seq_intern *t, size_t n, int *err)
 /* Intern seq[0..n), which is either elsewhere or at the pool's tail (copied if not). */
 static int64_t intern(struct seq_intern *t, const void *seq, size_t n, bool in_tail, bool *added)
 {
-	uint32_t h = seq_hash(t, seq, n);
-	size_t i;
+	size_t h = seq_hash(t, seq, n), i;
 	int err;
 
 	if (added)
@@ -131,7 +132,7 @@ static int64_t intern(struct seq_intern *t, const void *seq, size_t n, bool in_t
 		return t->slots[i] - 1; /* a tail copy is simply not kept */
 	if (t->cnt >= SEQ_INTERN_MAX)
 		return -E2BIG;
-	if ((err = grow__array(&t->ents, &t->ent_cap, t->cnt + 1, sizeof(*t->ents))))
+	if ((err = grow__array(&t->offs, &t->offs_cap, t->cnt + 1, sizeof(*t->offs))))
 		return err;
 	if (!in_tail && n) {
 		void *dst = seq_intern__tail(t, n, &err);
@@ -140,7 +141,7 @@ static int64_t intern(struct seq_intern *t, const void *seq, size_t n, bool in_t
 			return err;
 		memcpy(dst, seq, n * t->elem_sz);
 	}
-	t->ents[t->cnt] = (struct seq_intern_ent){t->pool_len, (uint32_t)n, h};
+	t->offs[t->cnt] = t->pool_len;
 	t->pool_len += n;
 	t->slots[i] = (uint32_t)++t->cnt;
 	if (added)
@@ -162,13 +163,11 @@ int64_t seq_intern__intern_tail(struct seq_intern *t, size_t n, bool *added)
 
 const void *seq_intern__get(const struct seq_intern *t, size_t idx, size_t *n, size_t *off)
 {
-	const struct seq_intern_ent *e = &t->ents[idx];
-
 	if (n)
-		*n = e->n;
+		*n = seq_len(t, idx);
 	if (off)
-		*off = e->off;
-	return t->pool ? t->pool + e->off * t->elem_sz : NULL; /* NULL: empty ones alone */
+		*off = t->offs[idx];
+	return t->pool ? t->pool + t->offs[idx] * t->elem_sz : NULL; /* NULL: empty ones alone */
 }
 
 void *seq_intern__take_pool(struct seq_intern *t, size_t *len)

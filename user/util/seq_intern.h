@@ -20,15 +20,16 @@
 /* Most sequences, and most elements in one sequence. */
 #define SEQ_INTERN_MAX 0xfffffffeu
 
-struct seq_intern_ent;
-
+/* 8 bytes per sequence besides its elements and slots: the reader keeps one per program
+ * point, so no length or hash is stored (a sequence ends where the next one starts, and the
+ * hashes are computed again when the index grows). */
 struct seq_intern {
-	size_t elem_sz;		     /* bytes per element: 4 (uint32_t) or 8 (uint64_t) */
-	unsigned char *pool;	     /* every sequence's elements back to back */
-	size_t pool_len, pool_cap;   /* used / allocated, in elements */
-	struct seq_intern_ent *ents; /* by index */
-	size_t cnt, ent_cap;	     /* sequences / allocated entries */
-	uint32_t *slots;	     /* index + 1, 0 = empty; a power of two of them */
+	size_t elem_sz;		   /* bytes per element: 4 (uint32_t) or 8 (uint64_t) */
+	unsigned char *pool;	   /* every sequence's elements back to back, by index */
+	size_t pool_len, pool_cap; /* used / allocated, in elements */
+	size_t *offs;		   /* by index: where the sequence starts in the pool */
+	size_t cnt, offs_cap;	   /* sequences / allocated offsets */
+	uint32_t *slots;	   /* index + 1, 0 = empty; a power of two of them */
 	size_t slot_cnt;
 };
 
