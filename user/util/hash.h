@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * hash - FNV-1a, written once: the hash of the string and sequence tables (strtab,
- * seq_intern: frame lists, stacks) and of the SVG export's colours. Fast on short keys and good enough for open addressing with a
- * load factor under 1/2; not for anything an attacker could steer into collisions at
- * scale (our tables compare the keys on a hash match, so collisions cost time, never
- * correctness).
+ * seq_intern: frame lists, stacks) and of the SVG export's colours. Fast on short keys and
+ * good enough for open addressing with a load factor under 1/2; not for anything an
+ * attacker could steer into collisions at scale (our tables compare the keys on a hash
+ * match, so collisions cost time, never correctness).
  */
 #ifndef TRACER_HASH_H
 #define TRACER_HASH_H
