@@ -12,7 +12,7 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-${FUZZ_SECONDS:-60}}
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
-targets="fuzz_dhat_reader fuzz_dhat_diff fuzz_demangle"
+targets="fuzz_dhat_reader fuzz_dhat_diff fuzz_json_reader fuzz_demangle"
 
 CC=clang cmake -S "$root" -B "$build" -DTRACER_FUZZ=ON -DTRACER_TESTS=OFF \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.cmake.log" 2>&1 ||
@@ -25,7 +25,7 @@ status=0
 for t in $targets; do
 	case $t in
 	fuzz_demangle) seeds=$root/tests/fuzz/corpus/fuzz_demangle ;;
-	*) seeds=$root/tests/fuzz/corpus/dhat_reader ;;
+	*) seeds=$root/tests/fuzz/corpus/dhat_reader ;; # fuzz_json_reader too: JSON texts
 	esac
 	# New inputs go to a scratch corpus in the build dir, never into the source tree.
 	work=$build/fuzz-corpus/$t

@@ -67,6 +67,7 @@
 #include "dhat_sampled.h"
 #include "output.h"
 #include "safe_text.h"
+#include "seq_intern.h"
 #include "strtab.h"
 
 #include <errno.h>
@@ -83,47 +84,21 @@ struct out_pp {
 	double tb_var, tbk_var; /* sampled: variances add over merged PPs */
 	__u64 tb_realloc;	/* sampled: bytes charged by reallocs */
 	__u64 tbk_reallocd;	/* sampled: blocks a realloc then moved */
-	size_t fs_off, fs_cnt; /* into the shared index pool */
 	bool cut_short;	       /* a member's stack stops before the thread's entry */
 };
 
 struct writer {
 	struct strtab *ftbl; /* index 0 = "[root]" */
-	__u32 *pool; /* every group's fs, back to back */
-	size_t pool_cnt, pool_cap;
-	struct out_pp *grp;
+	struct seq_intern fs; /* every group's fs: its index is the group's */
+	struct out_pp *grp;   /* by group */
 	size_t grp_cnt, grp_cap;
-	__u32 *grp_slots; /* fs -> group index + 1 */
-	size_t grp_slots_cap;
 };
-
-static __u64 fnv1a(const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	__u64 h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-static size_t pow2_at_least(size_t n)
-{
-	size_t cap = 64;
-
-	while (cap < n)
-		cap <<= 1;
-	return cap;
-}
 
 static void writer__release(struct writer *w)
 {
 	strtab__free(w->ftbl);
-	free(w->pool);
+	seq_intern__release(&w->fs);
 	free(w->grp);
-	free(w->grp_slots);
 }
 
 static int writer__init(struct writer *w, size_t pp_cnt)
@@ -132,76 +107,54 @@ static int writer__init(struct writer *w, size_t pp_cnt)
 	w->ftbl = strtab__new();
 	if (!w->ftbl || strtab__intern_str(w->ftbl, "[root]") < 0)
 		return -ENOMEM;
-	w->grp_slots_cap = pow2_at_least(pp_cnt * 2 + 1);
-	w->grp_slots = calloc(w->grp_slots_cap, sizeof(*w->grp_slots));
+	seq_intern__init(&w->fs, sizeof(__u32));
 	w->grp_cap = pp_cnt ? pp_cnt : 1;
 	w->grp = calloc(w->grp_cap, sizeof(*w->grp));
-	if (!w->grp_slots || !w->grp)
+	if (!w->grp)
 		return -ENOMEM;
 	return 0;
 }
 
-static int pool__reserve(struct writer *w, size_t more)
+/* Add one collector PP whose fs_cnt frame indices were just written at the tail of w->fs. */
+static int writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_cnt, bool cut_short)
 {
-	if (w->pool_cnt + more > w->pool_cap) {
-		size_t cap = w->pool_cap ? w->pool_cap : 1024;
-		__u32 *pool;
-
-		while (cap < w->pool_cnt + more)
-			cap *= 2;
-		pool = realloc(w->pool, cap * sizeof(*pool));
-		if (!pool)
-			return -ENOMEM;
-		w->pool = pool;
-		w->pool_cap = cap;
-	}
-	return 0;
-}
-
-/* Add one collector PP whose frame indices were just appended to the pool at fs_off. */
-static void writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_off, size_t fs_cnt,
-			bool cut_short)
-{
-	const __u32 *fs = w->pool + fs_off;
-	size_t mask = w->grp_slots_cap - 1;
-	size_t i = fnv1a(fs, fs_cnt * sizeof(*fs)) & mask;
+	bool added;
+	int64_t idx = seq_intern__intern_tail(&w->fs, fs_cnt, &added);
 	struct out_pp *g;
 
-	for (; w->grp_slots[i]; i = (i + 1) & mask) {
-		g = &w->grp[w->grp_slots[i] - 1];
-		if (g->fs_cnt == fs_cnt && !memcmp(w->pool + g->fs_off, fs, fs_cnt * sizeof(*fs))) {
-			/* Same final frames as an earlier PP: merge, drop the new copy. */
-			w->pool_cnt = fs_off;
-			g->tb += pp->tb;
-			g->tbk += pp->tbk;
-			g->tb_var += pp->tb_var;
-			g->tbk_var += pp->tbk_var;
-			g->tb_realloc += pp->tb_realloc;
-			g->tbk_reallocd += pp->tbk_reallocd;
-			g->tl_ns += pp->tl_ns;
-			g->cut_short = g->cut_short || cut_short;
-			g->gb += pp->gb;
-			g->gbk += pp->gbk;
-			g->eb += pp->eb;
-			g->ebk += pp->ebk;
-			if (pp->mb > g->mb) {
-				g->mb = pp->mb;
-				g->mbk = pp->mbk;
-			}
-			return;
+	if (idx < 0)
+		return (int)idx;
+	g = &w->grp[idx];
+	if (!added) {
+		/* Same final frames as an earlier PP: merge (the new copy was dropped). */
+		g->tb += pp->tb;
+		g->tbk += pp->tbk;
+		g->tb_var += pp->tb_var;
+		g->tbk_var += pp->tbk_var;
+		g->tb_realloc += pp->tb_realloc;
+		g->tbk_reallocd += pp->tbk_reallocd;
+		g->tl_ns += pp->tl_ns;
+		g->cut_short = g->cut_short || cut_short;
+		g->gb += pp->gb;
+		g->gbk += pp->gbk;
+		g->eb += pp->eb;
+		g->ebk += pp->ebk;
+		if (pp->mb > g->mb) {
+			g->mb = pp->mb;
+			g->mbk = pp->mbk;
 		}
+		return 0;
 	}
-	/* grp_cap == PP count and the slot table is > 2x that: room is guaranteed. */
-	g = &w->grp[w->grp_cnt];
-	w->grp_slots[i] = (__u32)++w->grp_cnt;
+	/* grp_cap == PP count: room is guaranteed. */
+	w->grp_cnt++;
 	*g = (struct out_pp){
 		.tb = pp->tb, .tbk = pp->tbk, .tl_ns = pp->tl_ns,
 		.tb_var = pp->tb_var, .tbk_var = pp->tbk_var, .tb_realloc = pp->tb_realloc,
 		.tbk_reallocd = pp->tbk_reallocd,
 		.mb = pp->mb, .mbk = pp->mbk, .gb = pp->gb, .gbk = pp->gbk,
-		.eb = pp->eb, .ebk = pp->ebk, .fs_off = fs_off, .fs_cnt = fs_cnt,
-		.cut_short = cut_short,
+		.eb = pp->eb, .ebk = pp->ebk, .cut_short = cut_short,
 	};
+	return 0;
 }
 
 
@@ -249,8 +202,8 @@ static int writer__build(struct writer *w, const struct collector *c, pp_frames_
 
 	pps = collector__pps(c, &cnt);
 	for (size_t k = 0; k < cnt; k++) {
-		size_t off = w->pool_cnt;
 		bool cut_short = false;
+		__u32 *fs;
 
 		strvec__clear(&sv);
 		if (frames) {
@@ -271,8 +224,8 @@ static int writer__build(struct writer *w, const struct collector *c, pp_frames_
 			if (err)
 				goto cleanup;
 		}
-		err = pool__reserve(w, sv.cnt);
-		if (err)
+		fs = seq_intern__tail(&w->fs, sv.cnt, &err);
+		if (!fs)
 			goto cleanup;
 		for (size_t j = 0; j < sv.cnt; j++) {
 			char *fixed = utf8_fixed_copy(sv.items[j], &err);
@@ -286,9 +239,11 @@ static int writer__build(struct writer *w, const struct collector *c, pp_frames_
 				err = (int)idx;
 				goto cleanup;
 			}
-			w->pool[w->pool_cnt++] = (__u32)idx;
+			fs[j] = (__u32)idx;
 		}
-		writer__add(w, &pps[k], off, sv.cnt, cut_short);
+		err = writer__add(w, &pps[k], sv.cnt, cut_short);
+		if (err)
+			goto cleanup;
 	}
 	/* Keep every merged point consistent: gb <= mb and eb <= mb. */
 	for (size_t g = 0; g < w->grp_cnt; g++) {
@@ -414,9 +369,12 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 			(unsigned long long)o->gbk);
 		fprintf(f, "  ,\"eb\":%llu,\"ebk\":%llu\n", (unsigned long long)o->eb,
 			(unsigned long long)o->ebk);
+		size_t fs_cnt;
+		const __u32 *fs = seq_intern__get(&w->fs, g, &fs_cnt, NULL);
+
 		fputs("  ,\"fs\":[", f);
-		for (size_t j = 0; j < o->fs_cnt; j++)
-			fprintf(f, "%s%u", j ? "," : "", w->pool[o->fs_off + j]);
+		for (size_t j = 0; j < fs_cnt; j++)
+			fprintf(f, "%s%u", j ? "," : "", fs[j]);
 		fputs("]\n  }", f);
 	}
 	fputs("\n ]\n,\"ftbl\":\n [", f);

@@ -44,6 +44,7 @@
  *  - pprof shows inuse_space (leaks) unless -sample_index=alloc_space etc. is given.
  */
 #include "export_int.h"
+#include "grow.h"
 
 #include "dhat_reader.h"
 
@@ -85,19 +86,9 @@ static void pb_raw(struct pbuf *b, const void *p, size_t n)
 		return;
 	if (b->sink && b->len + n > PB_FLUSH)
 		pb_flush(b);
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *d;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		d = realloc(b->d, cap);
-		if (!d) {
-			b->oom = true;
-			return;
-		}
-		b->d = d;
-		b->cap = cap;
+	if (grow__array(&b->d, &b->cap, b->len + n, 1)) {
+		b->oom = true;
+		return;
 	}
 	if (n)
 		memcpy(b->d + b->len, p, n);

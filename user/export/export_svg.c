@@ -20,8 +20,10 @@
  * the first line of its <title>.
  */
 #include "export_int.h"
+#include "grow.h"
 
 #include "dhat_reader.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -57,11 +59,9 @@ static const struct {
  * one colour everywhere and the output is reproducible. */
 static void frame_color(const char *name, enum export_module mod, char *buf, size_t sz)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = hash__fnv1a32_str(name);
 	double v1, v2;
 
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-		h = (h ^ *c) * 16777619u;
 	v1 = (h & 0xffff) / 65535.0;
 	v2 = ((h * 2654435761u) >> 16) / 65535.0;
 	if (mod >= EXPORT_MOD_CNT)
@@ -160,23 +160,6 @@ static double axis_scale(const struct export_stacks *s)
 	return s->total ? (double)(IMG_W - 2 * XPAD) / (double)s->total : 0;
 }
 
-/* Room for node n in *v (of *cap). */
-static int nodes_grow(struct flame_node **v, size_t *cap, size_t n)
-{
-	struct flame_node *nv;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 1024;
-	nv = realloc(*v, c * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-
 int flame__layout(const struct export_stacks *s, bool prune, struct flame_node **nodes, size_t *cnt,
 		  size_t *max_depth)
 {
@@ -191,7 +174,7 @@ int flame__layout(const struct export_stacks *s, bool prune, struct flame_node *
 		if (s->v[i].cnt > depth)
 			depth = s->v[i].cnt;
 	open = calloc(depth + 1, sizeof(*open));
-	if (!open || (err = nodes_grow(&v, &cap, 0))) {
+	if (!open || (err = grow__array(&v, &cap, 1, sizeof(*v)))) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -216,7 +199,7 @@ int flame__layout(const struct export_stacks *s, bool prune, struct flame_node *
 			break;
 		/* ...and open this one's. */
 		for (size_t d = common + 1; d <= st->cnt; d++) {
-			if ((err = nodes_grow(&v, &cap, n)))
+			if ((err = grow__array(&v, &cap, n + 1, sizeof(*v))))
 				goto cleanup;
 			open[d] = n;
 			/* Stacks built without modules (the diff's) are drawn as the program's. */

@@ -24,6 +24,7 @@
  * Not thread-safe: one unwinder per thread.
  */
 #include "unwind.h"
+#include "grow.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -38,6 +39,7 @@
 
 #include "clock.h"
 #include "procmaps.h"
+#include "seq_intern.h"
 
 /* DWARF register numbers of x86_64 (System V psABI, figure 3.36). */
 #define X86_RBX 3
@@ -371,16 +373,9 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 
 		if (!p->path[0])
 			continue; /* anonymous executable memory (JIT): no CFI */
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 32;
-			struct unw_mod *na = realloc(nm, ncap * sizeof(*na));
-
-			if (!na) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			nm = na;
-			cap = ncap;
+		if (grow__array(&nm, &cap, n + 1, sizeof(*nm))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		nm[n] = (struct unw_mod){.ino = p->ino, .start = p->start, .end = p->end};
 		nm[n].path = strdup(p->path);
@@ -435,16 +430,9 @@ static int unwinder__refresh(struct unwinder *u, bool *changed_out)
 			changed = true; /* replaced: dwfl drops it at dwfl_report_end */
 			continue;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 32;
-			struct unw_mod *na = realloc(nm, ncap * sizeof(*na));
-
-			if (!na) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			nm = na;
-			cap = ncap;
+		if (grow__array(&nm, &cap, n + 1, sizeof(*nm))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		dwfl_module_info(o->mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
 		nm[n] = *o;
@@ -954,142 +942,56 @@ bool unwinder__last_reads(const struct unwinder *u, struct unwind_reads *out)
 
 /* ---- stack table ---- */
 
-/* One interned list. */
-struct st_entry {
-	__u64 hash; /* hash of the list */
-	size_t off; /* first PC in the pool */
-	size_t n;   /* PCs */
-};
+/* The interned lists: ids are seq_intern indices, bounded to fit __s32. */
+#define STACK_IDS_MAX 0x7ffffffe
 
 struct stack_table {
-	struct st_entry *ents;	   /* by id */
-	size_t cnt, cap;	   /* used / allocated entries */
-	__u64 *pool;		   /* every list's PCs back to back */
-	size_t pool_len, pool_cap; /* used / allocated PCs */
-	__s32 *index;		   /* open addressing: id + 1, 0 = empty; power-of-two size */
-	size_t index_cap;	   /* slots in index */
+	struct seq_intern seqs; /* of __u64 PCs */
 };
-
-static __u64 st_hash(const __u64 *ips, size_t n)
-{
-	__u64 h = 0xcbf29ce484222325ULL ^ n;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= ips[i];
-		h *= 0x9E3779B97F4A7C15ULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
 
 struct stack_table *stack_table__new(void)
 {
 	struct stack_table *t = calloc(1, sizeof(*t));
 
-	if (!t)
-		goto fail;
-	t->index_cap = 1024;
-	t->index = calloc(t->index_cap, sizeof(*t->index));
-	if (!t->index)
-		goto fail;
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	seq_intern__init(&t->seqs, sizeof(__u64));
 	return t;
-fail:
-	stack_table__free(t);
-	errno = ENOMEM;
-	return NULL;
 }
 
 void stack_table__free(struct stack_table *t)
 {
 	if (!t)
 		return;
-	free(t->ents);
-	free(t->pool);
-	free(t->index);
+	seq_intern__release(&t->seqs);
 	free(t);
-}
-
-/* Double the index (load factor stays under 1/2). 0 or -ENOMEM. */
-static int stack_table__grow_index(struct stack_table *t)
-{
-	size_t cap = 2 * t->index_cap, i, j;
-	__s32 *idx = calloc(cap, sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	for (i = 0; i < t->cnt; i++) {
-		for (j = t->ents[i].hash & (cap - 1); idx[j]; j = (j + 1) & (cap - 1))
-			;
-		idx[j] = (__s32)(i + 1);
-	}
-	free(t->index);
-	t->index = idx;
-	t->index_cap = cap;
-	return 0;
 }
 
 __s32 stack_table__intern(struct stack_table *t, const __u64 *ips, size_t n)
 {
-	__u64 h;
-	size_t i;
+	int64_t id;
 
 	if (!t || (!ips && n))
 		return -EINVAL;
-	/* Grow first so the probe below always ends on an empty slot. */
-	if (2 * (t->cnt + 1) > t->index_cap && stack_table__grow_index(t))
-		return -ENOMEM;
-	h = st_hash(ips, n);
-	for (i = h & (t->index_cap - 1); t->index[i]; i = (i + 1) & (t->index_cap - 1)) {
-		const struct st_entry *e = &t->ents[t->index[i] - 1];
-
-		/* Equal hashes are not enough: ids must never merge different stacks. */
-		if (e->hash == h && e->n == n &&
-		    (!n || !memcmp(t->pool + e->off, ips, n * sizeof(*ips))))
-			return t->index[i] - 1;
-	}
-	if (t->cnt >= 0x7ffffffe)
-		return -E2BIG;
-	if (t->cnt == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct st_entry *ne = realloc(t->ents, cap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		t->ents = ne;
-		t->cap = cap;
-	}
-	if (t->pool_len + n > t->pool_cap) {
-		size_t cap = t->pool_cap ? 2 * t->pool_cap : 4096;
-		__u64 *np;
-
-		while (cap < t->pool_len + n)
-			cap *= 2;
-		np = realloc(t->pool, cap * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		t->pool = np;
-		t->pool_cap = cap;
-	}
-	if (n)
-		memcpy(t->pool + t->pool_len, ips, n * sizeof(*ips));
-	t->ents[t->cnt] = (struct st_entry){h, t->pool_len, n};
-	t->pool_len += n;
-	t->index[i] = (__s32)(t->cnt + 1);
-	t->cnt++;
-	return (__s32)(t->cnt - 1);
+	/* Past the last id a __s32 holds, known lists are still found but no new one added. */
+	if (seq_intern__cnt(&t->seqs) < STACK_IDS_MAX)
+		id = seq_intern__intern(&t->seqs, ips, n, NULL);
+	else if ((id = seq_intern__find(&t->seqs, ips, n)) == -ENOENT)
+		id = -E2BIG;
+	return (__s32)id;
 }
 
 int stack_table__get(const struct stack_table *t, __s32 id, const __u64 **ips, size_t *n)
 {
-	if (!t || id < 0 || (size_t)id >= t->cnt || !ips || !n)
+	if (!t || id < 0 || (size_t)id >= seq_intern__cnt(&t->seqs) || !ips || !n)
 		return -ENOENT;
-	*ips = t->pool + t->ents[id].off;
-	*n = t->ents[id].n;
+	*ips = seq_intern__get(&t->seqs, (size_t)id, n, NULL);
 	return 0;
 }
 
 size_t stack_table__cnt(const struct stack_table *t)
 {
-	return t ? t->cnt : 0;
+	return t ? seq_intern__cnt(&t->seqs) : 0;
 }

@@ -7,6 +7,7 @@
  * than a partial result that looks valid.
  */
 #include "procmaps.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -91,16 +92,9 @@ int procmaps__read(pid_t pid, bool exec_only, struct proc_mapping **out, size_t 
 		deleted = len > sfx && !strcmp(p + len - sfx, DELETED_SUFFIX);
 		if (deleted)
 			p[len - sfx] = '\0';
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 32;
-			struct proc_mapping *na = realloc(arr, ncap * sizeof(*na));
-
-			if (!na) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			arr = na;
-			cap = ncap;
+		if (grow__array(&arr, &cap, n + 1, sizeof(*arr))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		arr[n] = (struct proc_mapping){start, end, off, ino, strdup(p), deleted};
 		if (!arr[n].path) {

@@ -14,6 +14,7 @@
  * Not thread-safe: one symbolizer per thread.
  */
 #include "symbolizer.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -134,16 +135,9 @@ static int symbolizer__module(struct symbolizer *s, const struct proc_mapping *m
 			goto cleanup;
 		}
 	}
-	if (s->mod_cnt == s->mod_cap) {
-		size_t cap = s->mod_cap ? 2 * s->mod_cap : 16;
-		struct mod_slot *n = realloc(s->mods, cap * sizeof(*n));
-
-		if (!n) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		s->mods = n;
-		s->mod_cap = cap;
+	if (grow__array(&s->mods, &s->mod_cap, s->mod_cnt + 1, sizeof(*s->mods))) {
+		err = -ENOMEM;
+		goto cleanup;
 	}
 	if (!strcmp(path, "[vdso]")) {
 		img = vdso__copy(s->pid, m->start, m->end, &img_sz);

@@ -15,6 +15,7 @@
  * of the same function reads), else by DW_AT_name.
  */
 #include "symbolizer_module.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -417,30 +418,17 @@ static int sym_module__load_cus(struct sym_module *m)
 			if (hi <= lo)
 				continue;
 			if (!added) {
-				if (m->cu_info_cnt == info_cap) {
-					size_t ncap = info_cap ? 2 * info_cap : 64;
-					struct cu_info *n = realloc(m->cu_infos, ncap * sizeof(*n));
-
-					if (!n) {
-						err = -ENOMEM;
-						goto cleanup;
-					}
-					m->cu_infos = n;
-					info_cap = ncap;
+				if (grow__array(&m->cu_infos, &info_cap, m->cu_info_cnt + 1,
+						sizeof(*m->cu_infos))) {
+					err = -ENOMEM;
+					goto cleanup;
 				}
 				m->cu_infos[m->cu_info_cnt++] = (struct cu_info){.die = cudie};
 				added = true;
 			}
-			if (m->cu_cnt == cap) {
-				size_t ncap = cap ? 2 * cap : 64;
-				struct cu_range *n = realloc(m->cus, ncap * sizeof(*n));
-
-				if (!n) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				m->cus = n;
-				cap = ncap;
+			if (grow__array(&m->cus, &cap, m->cu_cnt + 1, sizeof(*m->cus))) {
+				err = -ENOMEM;
+				goto cleanup;
 			}
 			m->cus[m->cu_cnt++] = (struct cu_range){lo, hi, m->cu_info_cnt - 1};
 		}
@@ -457,15 +445,8 @@ cleanup:
 /* Add a scope range. 0 or -ENOMEM. */
 static int cu_info__add_range(struct cu_info *cu, __u64 lo, __u64 hi, size_t node, int depth)
 {
-	if (cu->range_cnt == cu->range_cap) {
-		size_t ncap = cu->range_cap ? 2 * cu->range_cap : 32;
-		struct scope_range *n = realloc(cu->ranges, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		cu->ranges = n;
-		cu->range_cap = ncap;
-	}
+	if (grow__array(&cu->ranges, &cu->range_cap, cu->range_cnt + 1, sizeof(*cu->ranges)))
+		return -ENOMEM;
 	cu->ranges[cu->range_cnt++] = (struct scope_range){lo, hi, 0, node, depth};
 	return 0;
 }
@@ -473,15 +454,8 @@ static int cu_info__add_range(struct cu_info *cu, __u64 lo, __u64 hi, size_t nod
 /* Add a scope node; its index in *idx. 0 or -ENOMEM. */
 static int cu_info__add_node(struct cu_info *cu, Dwarf_Die *die, int tag, int parent, int *idx)
 {
-	if (cu->node_cnt == cu->node_cap) {
-		size_t ncap = cu->node_cap ? 2 * cu->node_cap : 32;
-		struct scope_node *n = realloc(cu->nodes, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		cu->nodes = n;
-		cu->node_cap = ncap;
-	}
+	if (grow__array(&cu->nodes, &cu->node_cap, cu->node_cnt + 1, sizeof(*cu->nodes)))
+		return -ENOMEM;
 	cu->nodes[cu->node_cnt] = (struct scope_node){.die = *die, .tag = tag, .parent = parent};
 	*idx = (int)cu->node_cnt++;
 	return 0;

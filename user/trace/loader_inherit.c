@@ -22,26 +22,11 @@
 
 #include "loader_inherit.h"
 #include "tracefs.h"
+#include "grow.h"
 
 #define LOG_TAG "loader: "
 #include "log.h"
 #include "safe_text.h"
-
-/* Room for one more element in *v (cnt in use, *cap allocated). 0 or -ENOMEM. */
-static int grow(void **v, size_t *cap, size_t cnt, size_t elem)
-{
-	size_t n = *cap ? 2 * *cap : 32;
-	void *nv;
-
-	if (cnt < *cap)
-		return 0;
-	nv = realloc(*v, n * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = n;
-	return 0;
-}
 
 /* Delete from uprobe_events each event of the groups gone() says go ("tracer_<pid>_<tag>",
  * or "tracer_<pid>" of older tracers). With open, read, write and string formatting only:
@@ -119,7 +104,7 @@ static struct inherit_event *event_for(struct inherit_links *ls, const char *pat
 		if (e->off == off && e->retprobe == retprobe && !strcmp(e->path, path))
 			return e;
 	}
-	if (grow((void **)&ls->ev, &ls->ev_cap, ls->ev_cnt, sizeof(*ls->ev)))
+	if (grow__array(&ls->ev, &ls->ev_cap, ls->ev_cnt + 1, sizeof(*ls->ev)))
 		return NULL;
 	e = &ls->ev[ls->ev_cnt];
 	*e = (struct inherit_event){ .off = off, .retprobe = retprobe, .seq = (unsigned)ls->ev_cnt };
@@ -182,7 +167,7 @@ static int perf_event_on(int id, pid_t tid, bool inherit)
 
 static int push_fd(struct inherit_links *ls, int fd)
 {
-	if (grow((void **)&ls->fds, &ls->fd_cap, ls->fd_cnt, sizeof(*ls->fds)))
+	if (grow__array(&ls->fds, &ls->fd_cap, ls->fd_cnt + 1, sizeof(*ls->fds)))
 		return -ENOMEM;
 	ls->fds[ls->fd_cnt++] = fd;
 	return 0;
@@ -190,7 +175,7 @@ static int push_fd(struct inherit_links *ls, int fd)
 
 static int push_link(struct inherit_links *ls, struct bpf_link *link)
 {
-	if (grow((void **)&ls->v, &ls->cap, ls->cnt, sizeof(*ls->v)))
+	if (grow__array(&ls->v, &ls->cap, ls->cnt + 1, sizeof(*ls->v)))
 		return -ENOMEM;
 	ls->v[ls->cnt++] = link;
 	return 0;
@@ -351,14 +336,9 @@ int loader_inherit__attach(struct inherit_links *ls, struct bpf_program *entry,
 
 			if (tid <= 0 || seen(done, n, tid))
 				continue;
-			if (n == cap) {
-				pid_t *v = realloc(done, (cap = cap ? 2 * cap : 16) * sizeof(*v));
-
-				if (!v) {
-					err = -ENOMEM;
-					break;
-				}
-				done = v;
+			if (grow__array(&done, &cap, n + 1, sizeof(*done))) {
+				err = -ENOMEM;
+				break;
 			}
 			done[n++] = tid;
 			added = true;

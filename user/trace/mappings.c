@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "mappings.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -72,15 +73,8 @@ static size_t site_of(struct mappings *m, __s32 stack_id)
 	for (size_t i = 0; i < m->site_cnt; i++)
 		if (m->sites[i].stack_id == stack_id)
 			return i;
-	if (m->site_cnt == m->site_cap) {
-		size_t cap = m->site_cap ? m->site_cap * 2 : 16;
-		struct site *s = realloc(m->sites, cap * sizeof(*s));
-
-		if (!s)
-			return SIZE_MAX;
-		m->sites = s;
-		m->site_cap = cap;
-	}
+	if (grow__array(&m->sites, &m->site_cap, m->site_cnt + 1, sizeof(*m->sites)))
+		return SIZE_MAX;
 	m->sites[m->site_cnt] = (struct site){.stack_id = stack_id};
 	return m->site_cnt++;
 }
@@ -99,15 +93,9 @@ static int unmap(struct mappings *m, __u64 start, __u64 end)
 			struct range tail = {hi, r->end, r->site};
 
 			r->end = lo;
-			if (m->range_cnt == m->range_cap) {
-				size_t cap = m->range_cap * 2;
-				struct range *g = realloc(m->ranges, cap * sizeof(*g));
-
-				if (!g)
-					return -ENOMEM;
-				m->ranges = g;
-				m->range_cap = cap;
-			}
+			if (grow__array(&m->ranges, &m->range_cap, m->range_cnt + 1,
+					sizeof(*m->ranges)))
+				return -ENOMEM;
 			m->ranges[m->range_cnt++] = tail;
 		} else if (r->start < lo) {
 			r->end = lo;
@@ -128,15 +116,8 @@ static int map(struct mappings *m, __u64 start, __u64 end, size_t site)
 
 	if (err || start >= end)
 		return err;
-	if (m->range_cnt == m->range_cap) {
-		size_t cap = m->range_cap ? m->range_cap * 2 : 64;
-		struct range *g = realloc(m->ranges, cap * sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		m->ranges = g;
-		m->range_cap = cap;
-	}
+	if (grow__array(&m->ranges, &m->range_cap, m->range_cnt + 1, sizeof(*m->ranges)))
+		return -ENOMEM;
 	m->ranges[m->range_cnt++] = (struct range){start, end, site};
 	s = &m->sites[site];
 	s->bytes += end - start;

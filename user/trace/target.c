@@ -20,6 +20,7 @@
 #include "safe_open.h"
 #include "target.h"
 #include "procmaps.h"
+#include "grow.h"
 
 struct target {
 	pid_t pid;		/* the first process */
@@ -290,15 +291,8 @@ static bool was_seen(const struct target *t, pid_t pid)
 
 static int mark_seen(struct target *t, pid_t pid)
 {
-	if (t->seen_cnt == t->seen_cap) {
-		size_t cap = t->seen_cap ? 2 * t->seen_cap : 64;
-		pid_t *v = realloc(t->seen, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->seen = v;
-		t->seen_cap = cap;
-	}
+	if (grow__array(&t->seen, &t->seen_cap, t->seen_cnt + 1, sizeof(*t->seen)))
+		return -ENOMEM;
 	t->seen[t->seen_cnt++] = pid;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "target.h"
 #include "tracee.h"
 #include "safe_text.h"
+#include "grow.h"
 
 struct tracees {
 	struct tracees_opts opts;
@@ -137,15 +138,8 @@ void tracees__free(struct tracees *ts)
 
 static int push(struct tracees *ts, struct tracee *t)
 {
-	if (ts->cnt == ts->cap) {
-		size_t cap = ts->cap ? 2 * ts->cap : 16;
-		struct tracee **v = realloc(ts->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ts->v = v;
-		ts->cap = cap;
-	}
+	if (grow__array(&ts->v, &ts->cap, ts->cnt + 1, sizeof(*ts->v)))
+		return -ENOMEM;
 	ts->v[ts->cnt++] = t;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "tree_links.h"
+#include "grow.h"
 
 struct proc_set {
 	pid_t pid;
@@ -114,17 +115,10 @@ int tree_links__add(struct tree_links *t, pid_t pid, const int *fds, size_t n, u
 {
 	struct proc_set *p = find(t, pid);
 
-	if (!p && t->cnt == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct proc_set *v = realloc(t->procs, cap * sizeof(*v));
-
-		if (!v) {
-			for (size_t i = 0; i < n; i++)
-				close(fds[i]);
-			return -ENOMEM;
-		}
-		t->procs = v;
-		t->cap = cap;
+	if (!p && grow__array(&t->procs, &t->cap, t->cnt + 1, sizeof(*t->procs))) {
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		return -ENOMEM;
 	}
 	if (!p) {
 		p = &t->procs[t->cnt++];

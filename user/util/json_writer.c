@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "json_writer.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -52,19 +53,9 @@ static void put(struct json_writer *jw, const char *s, size_t n)
 			jw->err = -EIO;
 		return;
 	}
-	if (jw->len + n + 1 > jw->cap) {
-		size_t cap = jw->cap ? jw->cap : 256;
-		char *buf;
-
-		while (cap < jw->len + n + 1)
-			cap *= 2;
-		buf = realloc(jw->buf, cap);
-		if (!buf) {
-			jw->err = -ENOMEM;
-			return;
-		}
-		jw->buf = buf;
-		jw->cap = cap;
+	if (grow__array(&jw->buf, &jw->cap, jw->len + n + 1, 1)) {
+		jw->err = -ENOMEM;
+		return;
 	}
 	memcpy(jw->buf + jw->len, s, n);
 	jw->len += n;

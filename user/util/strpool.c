@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "strpool.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -41,15 +42,8 @@ static int reserve(struct strpool *sp, size_t n)
 
 	if (n <= sp->left)
 		return 0;
-	if (sp->cnt == sp->cap) {
-		size_t cap = sp->cap ? sp->cap * 2 : 16;
-		char **nc = realloc(sp->chunks, cap * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		sp->chunks = nc;
-		sp->cap = cap;
-	}
+	if (grow__array(&sp->chunks, &sp->cap, sp->cnt + 1, sizeof(*sp->chunks)))
+		return -ENOMEM;
 	if (!(c = malloc(sz)))
 		return -ENOMEM;
 	sp->chunks[sp->cnt++] = c;

@@ -1,20 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "strtab.h"
+#include "hash.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
-
-/* FNV-1a: short strings, no need for more. */
-static uint64_t hash_str(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 struct strtab *strtab__new(void)
 {
@@ -52,7 +42,7 @@ static int strtab__grow(struct strtab *t)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->cnt; i++) {
 		const char *s = t->strs[i];
-		size_t k = hash_str(s, strlen(s)) & (n - 1);
+		size_t k = hash__fnv1a64(s, strlen(s)) & (n - 1);
 
 		while (slots[k])
 			k = (k + 1) & (n - 1);
@@ -76,7 +66,7 @@ int64_t strtab__intern(struct strtab *t, const char *s, size_t len)
 		if (err)
 			return err;
 	}
-	k = hash_str(s, len) & (t->slot_cnt - 1);
+	k = hash__fnv1a64(s, len) & (t->slot_cnt - 1);
 	while (t->slots[k]) {
 		const char *o = t->strs[t->slots[k] - 1];
 
@@ -84,15 +74,8 @@ int64_t strtab__intern(struct strtab *t, const char *s, size_t len)
 			return t->slots[k] - 1;
 		k = (k + 1) & (t->slot_cnt - 1);
 	}
-	if (t->cnt == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **strs = realloc(t->strs, cap * sizeof(*strs));
-
-		if (!strs)
-			return -ENOMEM;
-		t->strs = strs;
-		t->cap = cap;
-	}
+	if (grow__array(&t->strs, &t->cap, t->cnt + 1, sizeof(*t->strs)))
+		return -ENOMEM;
 	copy = strndup(s, len);
 	if (!copy)
 		return -ENOMEM;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "strvec.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,15 +10,8 @@
 
 static int strvec__take(struct strvec *v, char *s)
 {
-	if (v->cnt == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 8;
-		char **items = realloc(v->items, cap * sizeof(*items));
-
-		if (!items)
-			return -ENOMEM;
-		v->items = items;
-		v->cap = cap;
-	}
+	if (grow__array(&v->items, &v->cap, v->cnt + 1, sizeof(*v->items)))
+		return -ENOMEM;
 	v->items[v->cnt++] = s;
 	return 0;
 }
