@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #define LOG_TAG "alloc: "
+#include "elf_file.h"
 #include "log.h"
 #include "safe_text.h"
 
@@ -148,21 +149,20 @@ static int dyn_by_segments(Elf *elf, size_t phnum, struct dyn_info *d)
 /* The dynamic section of the x86-64 ELF object at path. 0, -ENOEXEC (not one), -errno. */
 static int dyn_read(const char *path, struct dyn_info *d)
 {
+	struct elf_file f;
 	GElf_Ehdr eh;
 	size_t phnum;
-	int fd, err = 0;
+	int err;
 	Elf *elf;
 
 	memset(d, 0, sizeof(*d));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
-	    elf_getphdrnum(elf, &phnum)) {
+	/* an object the target's maps or its library path name: opened the safe way (a FIFO
+	 * there would otherwise hold the tracer) */
+	if ((err = elf_file__open(path, &f)))
+		return err;
+	elf = f.elf;
+	if (!gelf_getehdr(elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_machine != EM_X86_64 || elf_getphdrnum(elf, &phnum)) {
 		err = -ENOEXEC;
 		goto cleanup;
 	}
@@ -177,9 +177,7 @@ static int dyn_read(const char *path, struct dyn_info *d)
 		err = dyn_by_segments(elf, phnum, d);
 	err = err < 0 ? err : 0;
 cleanup:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	elf_file__close(&f);
 	return err;
 }
 

@@ -13,6 +13,7 @@
 /* Its messages are the loader's (the attach step fails with them). */
 #define LOG_TAG "loader: "
 #include "alloc_scope.h"
+#include "elf_file.h"
 #include "log.h"
 #include "safe_open.h"
 #include "safe_text.h"
@@ -59,23 +60,19 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab,
 	GElf_Addr malloc_at = 0, other_at = 0;
 	const char *other = NULL;
 	Elf_Scn *scn = NULL;
-	int fd, err = 0;
+	struct elf_file f;
+	int err;
 	Elf *elf;
 
 	memset(offs, 0, sizeof(offs[0]) * FN_COUNT);
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
-	if (fd < 0) {
-		elog("cannot open %s: %s\n", safe_text__term(path), safe_open__strerror(fd));
-		return fd;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	err = elf_file__open(path, &f);
+	if (err == -ENOEXEC)
 		elog("%s is not an ELF file\n", safe_text__term(path));
-		err = -ENOEXEC;
-		goto cleanup;
-	}
+	else if (err && err != -EINVAL)
+		elog("cannot open %s: %s\n", safe_text__term(path), safe_open__strerror(err));
+	if (err)
+		return err;
+	elf = f.elf;
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data, *versym = NULL;
 		GElf_Shdr sh;
@@ -146,11 +143,8 @@ static int resolve_offsets(const char *path, size_t offs[FN_COUNT], bool symtab,
 	}
 	if (prefixed && !*prefixed && other && other_at != malloc_at)
 		snprintf(prefixed, prefixed_sz, "%s", other);
-cleanup:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return err;
+	elf_file__close(&f);
+	return 0;
 }
 
 /* Fill owner[]: aliases (same object, same offset) share the first name's probe. */

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_file.h"
 #include "x86_prologue.h"
-#include "safe_open.h"
 
 #define FP_MIN_FUNC_SZ 16 /* smaller ones are stubs and thunks */
 #define FP_SCAN_SZ     32 /* prologue bytes searched */
@@ -82,19 +82,16 @@ int fp_detect__census(const char *path, struct fp_census *out)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr sh, ssh;
+	struct elf_file f;
 	GElf_Ehdr eh;
-	Elf *elf = NULL;
-	int fd, err = 0;
+	Elf *elf;
+	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
-	if (fd < 0)
-		return fd;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
-	    eh.e_machine != EM_X86_64) {
+	if ((err = elf_file__open(path, &f)))
+		return err;
+	elf = f.elf;
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64) {
 		err = -ENOEXEC;
 		goto cleanup;
 	}
@@ -115,8 +112,6 @@ int fp_detect__census(const char *path, struct fp_census *out)
 	if (!out->funcs)
 		err = -ENOENT;
 cleanup:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	elf_file__close(&f);
 	return err;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
-#include "safe_open.h"
+#include "elf_file.h"
 
 void window_symbol__split(const char *spec, const char *executable, char *path, size_t path_sz,
 			  const char **name)
@@ -62,21 +62,16 @@ int window_symbol__resolve(const char *path, const char *name, char *sym, size_t
 {
 	GElf_Addr found_at = 0;
 	Elf_Scn *scn = NULL;
-	int fd, err = -ENOENT, best = 0;
-	Elf *elf = NULL;
+	int err = -ENOENT, best = 0;
+	struct elf_file f;
+	Elf *elf;
 
 	*ambiguous = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
 	/* a file the target or the command line names, opened as root: the safe way */
-	fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
-	if (fd < 0)
-		return fd;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
+	if ((err = elf_file__open(path, &f)))
+		return err;
+	elf = f.elf;
+	err = -ENOENT;
 	while ((scn = elf_nextscn(elf, scn)) && best < 2) {
 		Elf_Data *data;
 		GElf_Shdr sh;
@@ -114,7 +109,6 @@ int window_symbol__resolve(const char *path, const char *name, char *sym, size_t
 		}
 	}
 cleanup:
-	elf_end(elf);
-	close(fd);
+	elf_file__close(&f);
 	return err;
 }
