@@ -446,7 +446,7 @@ static int attach_mode(struct loader *l, const struct probe_plans *plan,
 	a->entry = l->skel->progs.alloc_entry;
 	a->ret = a->ops->session ? NULL : l->skel->progs.alloc_return;
 	a->session = a->ops->session ? l->skel->progs.alloc_session : NULL;
-	if (a->ops->tree && opts->follow) {
+	if (a->ops->follows && opts->follow) {
 		err = attach_proc_tracepoints(l);
 		if (err)
 			return err;

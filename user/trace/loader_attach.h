@@ -76,7 +76,7 @@ struct attach_ops {
 	bool multi;	  /* the programs are loaded for uprobe-multi links */
 	/* Can follow a process tree: with loader_opts.follow, the loader attaches the fork,
 	 * exec and exit tracepoints before ->attach. */
-	bool tree;
+	bool follows;
 	/* Detached in the background: programs may still run past loader__stop's flag. */
 	bool detach_async;
 	/* Tried when the kernel refuses this mode (the programs reloaded for it); NULL: the

@@ -569,7 +569,7 @@ static void inherit_free(void *state)
 
 const struct attach_ops loader_inherit__ops = {
 	.name = "inherited perf events",
-	.tree = true,
+	.follows = true,
 	.detach_async = true,
 	.new = inherit_new,
 	.attach = inherit_attach,
