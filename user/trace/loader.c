@@ -7,29 +7,30 @@
  *
  * The functions are told apart by the attach cookie (function, probe-site offset, SP
  * adjustment: COOKIE_* in alloc_events.h). The links, best first, each mode tried when the
- * kernel refuses the one before (the programs are reloaded for it):
- *   session  alloc_session on every function with a return probe as ONE session
- *            uprobe-multi link (BPF_TRACE_UPROBE_SESSION, kernel >= 6.13): entry and return
- *            in one program, which skips the return trap of calls that need none; plus
- *            alloc_entry on free as a uprobe-multi link. TRACER_NO_SESSION=1 skips this mode
- *            (to measure or test the fallback).
- *   multi    alloc_entry and alloc_return as TWO uprobe-multi links (BPF_TRACE_UPROBE_MULTI,
- *            kernel >= 6.6).
- *   each     one link per probe, the programs loaded as plain uprobes.
+ * kernel refuses the one before (the programs are reloaded for it); each mode is a struct
+ * attach_ops with its own state (loader_attach.h), this file picks and sequences them:
+ *   session  (loader_multi.c) alloc_session on every function with a return probe as ONE
+ *            session uprobe-multi link (BPF_TRACE_UPROBE_SESSION, kernel >= 6.13): entry
+ *            and return in one program, which skips the return trap of calls that need
+ *            none; plus alloc_entry on free as a uprobe-multi link. TRACER_NO_SESSION=1
+ *            skips this mode (to measure or test the fallback).
+ *   multi    (loader_multi.c) alloc_entry and alloc_return as TWO uprobe-multi links
+ *            (BPF_TRACE_UPROBE_MULTI, kernel >= 6.6).
+ *   each     (loader_each.c) one link per probe, the programs loaded as plain uprobes.
  * Both multi kinds are made with a raw BPF_LINK_CREATE: libbpf 1.1 has no API for them.
  * Followed process trees (follow): when the caller holds every new process of the tree at
  * its birth (opts.hold_children: a spawned command under ptrace), each process gets session
  * links of its own, made before its first instruction and closed once it is reaped
- * (tree_links.h); otherwise (--pid, --cgroup, no ptrace, no session uprobes) inherited perf
- * events (loader_inherit.c), which carry no session: the multi mode's two programs, every
- * return trapped. The per-process links' limit, a kernel one: a uprobe-multi program runs
- * only for its own process, but a session consumer whose program did not run still asks for
- * the return trap (6.18's uprobe_prog_run() returns 0 for another process), so while two
- * processes of a tree are alive, each one's calls pay the return trap the other's link asks
- * for, as inherited probes do. A single process, and each exec'd command of a shell whose
- * parent has exited, keep every saving. Tearing down a uprobe link waits for RCU grace
- * periods: 33 per-probe links took 3.5 s to detach, the two multi links take 50-80 ms,
- * closed in parallel.
+ * (the tree mode: loader_tree.c, tree_links.h); otherwise (--pid, --cgroup, no ptrace, no
+ * session uprobes) inherited perf events (the inherit mode: loader_inherit.c), which carry
+ * no session: the multi mode's two programs, every return trapped. The per-process links'
+ * limit, a kernel one: a uprobe-multi program runs only for its own process, but a session
+ * consumer whose program did not run still asks for the return trap (6.18's
+ * uprobe_prog_run() returns 0 for another process), so while two processes of a tree are
+ * alive, each one's calls pay the return trap the other's link asks for, as inherited
+ * probes do. A single process, and each exec'd command of a shell whose parent has exited,
+ * keep every saving. Tearing down a uprobe link waits for RCU grace periods: 33 per-probe
+ * links took 3.5 s to detach, the two multi links take 50-80 ms, closed in parallel.
  *
  * free has no return probe, so its entry probe moves to the first instruction past its NULL
  * test that the kernel emulates (x86_prologue__probe_site()): free+9 on glibc 2.36.
@@ -40,16 +41,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -58,9 +56,8 @@
 #include "loader.h" /* first: the skeleton's .bss refers to struct probe_counters */
 #include "alloc.skel.h"
 #include "alloc_symbols.h"
-#include "clock.h"
 #include "environment.h"
-#include "loader_inherit.h"
+#include "loader_attach.h"
 #include "sampling.h"
 #include "tree_links.h"
 #include "uprobe_multi.h"
@@ -73,54 +70,14 @@
 
 #define USDT_PROVIDER "kaish_workload"
 
-/* How the allocator probes are attached, best first (see the header comment). */
-enum attach_mode {
-	ATTACH_SESSION,
-	ATTACH_MULTI,
-	ATTACH_EACH,
-	ATTACH_INHERIT,
-};
-
-static const char *const attach_mode_names[] = {
-	[ATTACH_SESSION] = "session uprobe-multi links (entry and return in one program)",
-	[ATTACH_MULTI] = "uprobe-multi links (entry and return programs)",
-	[ATTACH_EACH] = "one link each",
-	[ATTACH_INHERIT] = "inherited perf events",
-};
-
-struct probe_plan;
-
-/* One object probed for a followed tree (per-process links): every new process gets it. */
-struct tree_obj {
-	char *path;
-	struct probe_plan *plan;
-};
-
-#define TREE_OBJS_MAX (TREE_LINKS_PER_PROC / 2) /* a session and an entry-only link each */
-
 struct loader {
 	struct alloc_bpf *skel;
 	struct ring_buffer *rb;
 	loader_record_fn cb; /* the current loader__poll() callback */
 	void *cb_ctx;
 	struct alloc_symbols syms; /* the probed object, offsets and aliases */
-	__u32 site_off[FN_COUNT]; /* entry probe site - function entry (free: past its NULL test) */
-	int multi_fd[2 * ALLOC_OBJ_MAX]; /* uprobe-multi links: returns, entries of each probed
-					  * object (-1: none) */
-	struct bpf_link *links[2 * FN_COUNT]; /* per-probe links (kernels without uprobe-multi) */
-	size_t link_cnt;
-	bool inherit;			/* opts.inherit: probes are inherited perf events */
-	/* follow: each probed object's plan (objs[] of syms), for processes added later */
-	struct inherit_probe inh_probes[ALLOC_OBJ_MAX][2 * FN_COUNT];
-	size_t inh_cnt[ALLOC_OBJ_MAX];
-	struct inherit_links inh;	/* follow: every inherited probe attached */
+	struct attach attach;	  /* the allocator probes: their mode and its links */
 	struct bpf_link *proc_links[3]; /* follow: fork, exec, exit tracepoints */
-	/* follow with opts.hold_children: session links per process (the root's in multi_fd) */
-	bool per_process;
-	struct tree_links *tree;
-	struct tree_obj tree_objs[TREE_OBJS_MAX]; /* every object some process has links on */
-	size_t tree_obj_cnt;
-	unsigned first_objs; /* the target's first objects (bits of tree_objs) */
 };
 
 /* libbpf's own log: warnings at -v, info at -vv, debug (verifier logs) only at -vvv. */
@@ -135,24 +92,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 /* --- probes ------------------------------------------------------------------------------ */
 
-_Static_assert(FN_COUNT <= UPROBE_MULTI_MAX, "one uprobe-multi link per object and kind");
-
-/* The probes of one object: entry sites and cookies. A function with a return probe has
- * its entry probe on its first instruction too, with the same cookie: ret_* are also the
- * session probes; eonly_* are the entry-only probes (free). */
-struct probe_plan {
-	__u32 fns[FN_COUNT];
-	size_t entry_off[FN_COUNT], ret_off[FN_COUNT], eonly_off[FN_COUNT];
-	__u64 entry_cookie[FN_COUNT], ret_cookie[FN_COUNT], eonly_cookie[FN_COUNT];
-	size_t entry_cnt, ret_cnt, eonly_cnt;
-	__u32 ret_fns[FN_COUNT];
-};
-
-/* Every probed object's plan, objs[] order (alloc_symbols.h). */
-struct probe_plans {
-	struct probe_plan obj[ALLOC_OBJ_MAX];
-	size_t cnt;
-};
 
 /*
  * glibc's realloc as bpf/alloc.bpf.c's glibc_realloc_skippable() needs it (the cookie bit
@@ -187,8 +126,8 @@ static bool glibc_realloc_jumps_to_malloc(const struct alloc_symbols *syms, int 
 
 /* Where each function is probed: entry offsets (free: its emulated site), return offsets
  * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h), one plan
- * per probed object of syms. site_off: each function's entry probe site (may be NULL). */
-static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct probe_plans *plans)
+ * per probed object of syms. */
+static int plan_probes(const struct alloc_symbols *syms, struct probe_plans *plans)
 {
 	const size_t *offs = syms->off;
 	const char *free_obj = alloc_symbols__obj(syms, FN_FREE);
@@ -217,8 +156,6 @@ static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct
 			if (n > 0)
 				site = x86_prologue__probe_site(code, (size_t)n, 1, true, &sp_adj);
 		}
-		if (site_off)
-			site_off[fn] = (__u32)site;
 		dlog("%s: entry probe at +%zu (sp +%u)\n", alloc_fn_name(fn), site, sp_adj);
 		p->fns[p->entry_cnt] = fn;
 		p->entry_off[p->entry_cnt] = offs[fn] + site;
@@ -241,208 +178,6 @@ static int plan_probes(const struct alloc_symbols *syms, __u32 *site_off, struct
 	return 0;
 }
 
-/* Two uprobe-multi links per object: all returns, then all entries (no_ret: no return link,
- * the entry-only no-op floor). -errno when the kernel refuses. */
-static int attach_multi(struct loader *l, const struct probe_plans *plans, pid_t pid, bool no_ret)
-{
-	int ent = bpf_program__fd(l->skel->progs.alloc_entry);
-	int ret = bpf_program__fd(l->skel->progs.alloc_return);
-	size_t n = 0;
-	int fd;
-
-	for (int entries = no_ret; entries < 2; entries++)
-		for (size_t i = 0; i < plans->cnt; i++) {
-			const struct probe_plan *p = &plans->obj[i];
-
-			if (entries ? !p->entry_cnt : !p->ret_cnt)
-				continue;
-			fd = entries ? uprobe_multi__link(ent, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
-							 p->entry_off, p->entry_cookie,
-							 p->entry_cnt, false, pid)
-				     : uprobe_multi__link(ret, BPF_TRACE_UPROBE_MULTI, l->syms.objs[i],
-							 p->ret_off, p->ret_cookie, p->ret_cnt,
-							 true, pid);
-			if (fd < 0)
-				return fd;
-			l->multi_fd[n++] = fd;
-		}
-	return 0;
-}
-
-/* One object's session links for pid: a session link on the functions with a return probe,
- * a uprobe-multi link on the entry-only ones, appended to fds[*n] (room for 2). -errno when
- * the kernel refuses (the links made are in fds). */
-static int attach_session_obj(struct loader *l, const char *path, const struct probe_plan *p,
-			      pid_t pid, int *fds, size_t *n)
-{
-	int sess = bpf_program__fd(l->skel->progs.alloc_session);
-	int ent = bpf_program__fd(l->skel->progs.alloc_entry);
-	int fd;
-
-	for (int eonly = 0; eonly < 2; eonly++) {
-		if (eonly ? !p->eonly_cnt : !p->ret_cnt)
-			continue;
-		fd = eonly ? uprobe_multi__link(ent, BPF_TRACE_UPROBE_MULTI, path, p->eonly_off,
-					       p->eonly_cookie, p->eonly_cnt, false, pid)
-			   : uprobe_multi__link(sess, TRACE_UPROBE_SESSION, path, p->ret_off,
-					       p->ret_cookie, p->ret_cnt, false, pid);
-		if (fd < 0)
-			return fd;
-		fds[(*n)++] = fd;
-	}
-	return 0;
-}
-
-/* An object some process of the tree gets links on (per-process follow), added once: its
- * index in tree_objs, or -errno. */
-static int tree_obj_add(struct loader *l, const char *path, const struct probe_plan *p)
-{
-	struct tree_obj *o;
-
-	for (size_t i = 0; i < l->tree_obj_cnt; i++)
-		if (!strcmp(l->tree_objs[i].path, path))
-			return (int)i;
-	if (l->tree_obj_cnt == TREE_OBJS_MAX)
-		return -E2BIG;
-	o = &l->tree_objs[l->tree_obj_cnt];
-	o->path = strdup(path);
-	o->plan = malloc(sizeof(*p));
-	if (!o->path || !o->plan) {
-		free(o->path);
-		free(o->plan);
-		return -ENOMEM;
-	}
-	*o->plan = *p;
-	return (int)l->tree_obj_cnt++;
-}
-
-static void tree_objs_free(struct loader *l)
-{
-	for (size_t i = 0; i < l->tree_obj_cnt; i++) {
-		free(l->tree_objs[i].path);
-		free(l->tree_objs[i].plan);
-	}
-	l->tree_obj_cnt = 0;
-	l->first_objs = 0;
-}
-
-static int attach_proc_tracepoints(struct loader *l);
-
-/* Per-process links hold two fds per process and object (and more wait to be closed): a
- * wide tree (make -j, a parallel test runner) would pass the usual soft limit of 1024. A
- * process whose links cannot be made is reported and stays unprobed. */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
-		return;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
-		vlog("cannot raise the open-file limit: %s\n", strerror(errno));
-}
-
-/* Per object, attach_session_obj() for the target (multi_fd). Per-process follow: the
- * process tracepoints too, and the objects are kept for the processes to come. */
-static int attach_session(struct loader *l, const struct probe_plans *plans, pid_t pid)
-{
-	size_t n = 0;
-	int err = 0;
-
-	if (l->per_process)
-		err = attach_proc_tracepoints(l);
-	for (size_t i = 0; i < plans->cnt && !err; i++) {
-		err = attach_session_obj(l, l->syms.objs[i], &plans->obj[i], pid, l->multi_fd, &n);
-		if (!err && l->per_process) {
-			int idx = tree_obj_add(l, l->syms.objs[i], &plans->obj[i]);
-
-			if (idx < 0)
-				err = idx;
-			else
-				l->first_objs |= 1u << idx;
-		}
-	}
-	/* The target's own links are multi_fd; the tree knows which objects they cover. */
-	if (!err && l->per_process)
-		err = tree_links__add(l->tree, pid, NULL, 0, l->first_objs);
-	return err;
-}
-
-static int attach_one(struct bpf_program *prog, struct bpf_link **link, bool retprobe, pid_t pid,
-		      const char *path, size_t off, __u64 cookie, __u32 fn)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = retprobe, .bpf_cookie = cookie);
-	int err;
-
-	*link = bpf_program__attach_uprobe_opts(prog, pid, path, off, &o);
-	if (*link)
-		return 0;
-	err = -errno;
-	if (err == -ESRCH || (err == -ENOENT && kill(pid, 0) && errno == ESRCH)) {
-		elog("process %d is gone\n", (int)pid);
-		return -ESRCH;
-	}
-	elog("cannot attach %s to %s:%s (offset 0x%zx): %s\n", retprobe ? "uretprobe" : "uprobe",
-	     path, alloc_fn_name(fn), off, strerror(-err));
-	return err;
-}
-
-/* One link per probe (kernels without uprobe-multi): returns first (none with no_ret), then
- * entries. */
-static int attach_each(struct loader *l, const struct probe_plans *plans, pid_t pid, bool no_ret)
-{
-	int err;
-
-	for (int entries = no_ret; entries < 2; entries++)
-		for (size_t o = 0; o < plans->cnt; o++) {
-			const struct probe_plan *p = &plans->obj[o];
-			size_t cnt = entries ? p->entry_cnt : p->ret_cnt;
-
-			for (size_t i = 0; i < cnt; i++) {
-				err = attach_one(entries ? l->skel->progs.alloc_entry
-							 : l->skel->progs.alloc_return,
-						 &l->links[l->link_cnt++], !entries, pid,
-						 l->syms.objs[o],
-						 entries ? p->entry_off[i] : p->ret_off[i],
-						 entries ? p->entry_cookie[i] : p->ret_cookie[i],
-						 entries ? p->fns[i] : p->ret_fns[i]);
-				if (err)
-					return err;
-			}
-		}
-	return 0;
-}
-
-/* A plan as inherited probes (2 * FN_COUNT at most). Returns their count. */
-static size_t inherit_probes(const struct probe_plan *p, struct inherit_probe *out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->ret_cnt; i++)
-		out[n++] = (struct inherit_probe){ .off = p->ret_off[i], .cookie = p->ret_cookie[i],
-						   .retprobe = true };
-	for (size_t i = 0; i < p->entry_cnt; i++)
-		out[n++] = (struct inherit_probe){ .off = p->entry_off[i],
-						   .cookie = p->entry_cookie[i] };
-	return n;
-}
-
-/* Every object's inherited probes (l->inh_probes) on pid's threads. */
-static int inherit_attach_all(struct loader *l, pid_t pid)
-{
-	int err = 0;
-
-	for (__u32 k = 0; k < l->syms.obj_cnt && !err; k++) {
-		err = loader_inherit__attach(&l->inh, l->skel->progs.alloc_entry,
-					     l->skel->progs.alloc_return, l->syms.objs[k],
-					     l->inh_probes[k], l->inh_cnt[k], pid);
-		if (err && err != -ESRCH)
-			elog("cannot attach inherited probes to %s for pid %d: %s\n",
-			     l->syms.objs[k], (int)pid, strerror(-err));
-	}
-	return err;
-}
-
 /* follow: the fork, exec and exit tracepoints (the traced map, struct proc_event). */
 static int attach_proc_tracepoints(struct loader *l)
 {
@@ -459,25 +194,6 @@ static int attach_proc_tracepoints(struct loader *l)
 		}
 	}
 	return 0;
-}
-
-/* inherit: the process tracepoints (follow), then the plans as inherited probes on pid's
- * threads. */
-static int attach_inherit(struct loader *l, const struct probe_plans *plans, pid_t pid,
-			  bool follow)
-{
-	int err;
-
-	for (size_t k = 0; k < plans->cnt; k++)
-		l->inh_cnt[k] = inherit_probes(&plans->obj[k], l->inh_probes[k]);
-	/* Tracepoints first: a fork during the attach must already put the child in the
-	 * traced map (it inherits the probes attached so far). */
-	if (follow) {
-		err = attach_proc_tracepoints(l);
-		if (err)
-			return err;
-	}
-	return inherit_attach_all(l, pid);
 }
 
 /*
@@ -563,15 +279,6 @@ static int configure_dwarf(struct loader *l, const struct loader_opts *opts, siz
 	return bpf_map__set_max_entries(l->skel->maps.snap_scratch, (__u32)cpus);
 }
 
-/* One link to tear down: a raw link fd or a libbpf link. */
-struct detach_job {
-	int fd;
-	struct bpf_link *link;
-	struct tree_links *tree; /* per-process links: all of them */
-	pthread_t thread;
-	bool threaded;
-};
-
 static void *detach_one(void *arg)
 {
 	struct detach_job *j = arg;
@@ -584,27 +291,18 @@ static void *detach_one(void *arg)
 }
 
 /*
- * Tear down every uprobe link: the allocator links, and the USDT links when usdt is set.
- * Closing a uprobe link waits for RCU grace periods (50-130 ms here), so the links are
- * closed in parallel, one thread each: the waits overlap instead of adding up (33 per-probe
- * links took 3.5 s one after the other).
+ * Tear down every uprobe link: the allocator links (the mode's), the process tracepoints,
+ * and the USDT links when usdt is set. Closing a uprobe link waits for RCU grace periods
+ * (50-130 ms here), so the links are closed in parallel, one thread each: the waits overlap
+ * instead of adding up (33 per-probe links took 3.5 s one after the other).
  */
 static void detach_links(struct loader *l, bool usdt)
 {
-	struct detach_job jobs[2 * ALLOC_OBJ_MAX + 2 * FN_COUNT + 3 + 2 + 1];
+	struct detach_job jobs[ATTACH_DETACH_JOBS_MAX + 3 + 2];
 	size_t n = 0;
 
-	for (int i = 0; i < 2 * ALLOC_OBJ_MAX; i++) {
-		if (l->multi_fd[i] >= 0)
-			jobs[n++] = (struct detach_job){.fd = l->multi_fd[i]};
-		l->multi_fd[i] = -1;
-	}
-	for (size_t i = 0; i < l->link_cnt; i++)
-		jobs[n++] = (struct detach_job){.fd = -1, .link = l->links[i]};
-	l->link_cnt = 0;
-	if (tree_links__count(l->tree))
-		jobs[n++] = (struct detach_job){.fd = -1, .tree = l->tree};
-	loader_inherit__detach(&l->inh);
+	if (l->attach.state)
+		n = l->attach.ops->detach(&l->attach, jobs);
 	for (int i = 0; i < 3; i++) {
 		if (l->proc_links[i])
 			jobs[n++] = (struct detach_job){.fd = -1, .link = l->proc_links[i]};
@@ -632,26 +330,26 @@ static void detach_allocators(struct loader *l)
 	detach_links(l, false);
 }
 
-/* The allocator programs mode loads: their expected_attach_type must be set before load,
+/* The allocator programs ops loads: their expected_attach_type must be set before load,
  * and the session program loads only for session links (an older kernel refuses it). */
-static void set_attach_types(struct alloc_bpf *s, enum attach_mode mode)
+static void set_attach_types(struct alloc_bpf *s, const struct attach_ops *ops)
 {
 	const enum bpf_attach_type multi = (enum bpf_attach_type)BPF_TRACE_UPROBE_MULTI;
 
-	bpf_program__set_autoload(s->progs.alloc_session, mode == ATTACH_SESSION);
-	bpf_program__set_autoload(s->progs.alloc_return, mode != ATTACH_SESSION);
-	if (mode == ATTACH_SESSION)
+	bpf_program__set_autoload(s->progs.alloc_session, ops->session);
+	bpf_program__set_autoload(s->progs.alloc_return, !ops->session);
+	if (ops->session)
 		bpf_program__set_expected_attach_type(s->progs.alloc_session,
 						      (enum bpf_attach_type)TRACE_UPROBE_SESSION);
-	if (mode == ATTACH_SESSION || mode == ATTACH_MULTI)
+	if (ops->multi)
 		bpf_program__set_expected_attach_type(s->progs.alloc_entry, multi);
-	if (mode == ATTACH_MULTI)
+	if (ops->multi && !ops->session)
 		bpf_program__set_expected_attach_type(s->progs.alloc_return, multi);
 }
 
-/* Open the skeleton, set rodata and map sizes, load the programs of mode. */
+/* Open the skeleton, set rodata and map sizes, load the programs of ops. */
 static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb_sz,
-		     enum attach_mode mode)
+		     const struct attach_ops *ops)
 {
 	int err;
 
@@ -679,18 +377,18 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 	err = configure_dwarf(l, opts, rb_sz);
 	if (err)
 		return err;
-	set_attach_types(l->skel, mode);
+	set_attach_types(l->skel, ops);
 	err = alloc_bpf__load(l->skel);
-	if (err && mode >= ATTACH_EACH) /* the last resort: say why */
+	if (err && !ops->fallback) /* the last resort: say why */
 		elog("cannot load the BPF programs: %s%s\n", strerror(-err),
 		     tracer_verbosity < 3 ? " (-vvv shows the verifier log)" : "");
 	return err;
 }
 
-/* The first mode to try for opts. TRACER_NO_SESSION=1 (hidden, for tests and benchmarks)
- * starts at the fallback the kernels without session uprobes get; TRACER_NO_SESSION=refused
- * tries sessions and takes a refusal as such a kernel would give it (-EINVAL at load), so
- * the fallback path itself is what runs. */
+/* TRACER_NO_SESSION=1 (hidden, for tests and benchmarks) starts at the fallback the kernels
+ * without session uprobes get; TRACER_NO_SESSION=refused tries sessions and takes a refusal
+ * as such a kernel would give it (-EINVAL at load), so the fallback path itself is what
+ * runs. */
 static bool no_session_env(void)
 {
 	const char *no_session = getenv("TRACER_NO_SESSION");
@@ -706,45 +404,61 @@ static bool session_refused_env(void)
 	return no_session && !strcmp(no_session, "refused");
 }
 
-static enum attach_mode first_mode(const struct loader_opts *opts, bool inherit)
+/* The first mode to try for opts, best first: sessions (per process when the caller holds
+ * every new process of a followed tree), uprobe-multi links, one link per probe; inherited
+ * probes for --inherit and for a followed tree whose processes are not held. */
+static const struct attach_ops *first_mode(const struct loader_opts *opts)
 {
-	if (inherit)
-		return ATTACH_INHERIT;
+	bool per_process = opts->follow && opts->hold_children && !opts->inherit &&
+			   !opts->per_probe_links && !no_session_env();
+
+	if (opts->inherit || (opts->follow && !per_process))
+		return &loader_inherit__ops;
 	if (opts->per_probe_links)
-		return ATTACH_EACH;
+		return &loader_each__ops;
 	if (no_session_env()) {
 		vlog("TRACER_NO_SESSION=%s: no session uprobes\n", getenv("TRACER_NO_SESSION"));
-		return ATTACH_MULTI;
+		return &loader_multi__ops;
 	}
-	return ATTACH_SESSION;
+	return per_process ? &loader_tree__ops : &loader_session__ops;
 }
 
-/* Attach the allocator probes of plan the way mode says. */
-static int attach_mode(struct loader *l, enum attach_mode mode, const struct probe_plans *plan,
+/* Make the state of mode ops (the one before gone): 0 or -ENOMEM. */
+static int attach_begin(struct loader *l, const struct attach_ops *ops)
+{
+	l->attach = (struct attach){ .ops = ops, .syms = &l->syms };
+	l->attach.state = ops->new();
+	return l->attach.state ? 0 : -ENOMEM;
+}
+
+/* Attach the allocator probes of plan the way the mode says (the skeleton just loaded for
+ * it): the process tracepoints first when it follows a tree (a fork during the attach must
+ * already put the child in the traced map). */
+static int attach_mode(struct loader *l, const struct probe_plans *plan,
 		       const struct loader_opts *opts)
 {
-	bool no_ret = opts->noop && opts->noop_entry;
+	struct attach *a = &l->attach;
+	int err;
 
-	switch (mode) {
-	case ATTACH_SESSION:
-		return attach_session(l, plan, opts->pid);
-	case ATTACH_MULTI:
-		return attach_multi(l, plan, opts->pid, no_ret);
-	case ATTACH_EACH:
-		return attach_each(l, plan, opts->pid, no_ret);
-	default:
-		return attach_inherit(l, plan, opts->pid, opts->follow);
+	a->entry = l->skel->progs.alloc_entry;
+	a->ret = a->ops->session ? NULL : l->skel->progs.alloc_return;
+	a->session = a->ops->session ? l->skel->progs.alloc_session : NULL;
+	if (a->ops->follows && opts->follow) {
+		err = attach_proc_tracepoints(l);
+		if (err)
+			return err;
 	}
+	return a->ops->attach(a, plan, opts->pid, opts->noop && opts->noop_entry);
 }
 
-/* Probe sites attached in mode (a session probe is one site: entry and return). */
-static size_t probe_count(const struct probe_plans *plan, enum attach_mode mode, bool no_ret)
+/* Probe sites attached in mode ops (a session probe is one site: entry and return). */
+static size_t probe_count(const struct probe_plans *plan, const struct attach_ops *ops,
+			  bool no_ret)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < plan->cnt; i++)
-		n += plan->obj[i].entry_cnt +
-		     (mode == ATTACH_SESSION || no_ret ? 0 : plan->obj[i].ret_cnt);
+		n += plan->obj[i].entry_cnt + (ops->session || no_ret ? 0 : plan->obj[i].ret_cnt);
 	return n;
 }
 
@@ -762,9 +476,9 @@ struct loader *loader__new(const struct loader_opts *opts)
 	size_t rb_sz = opts && opts->ringbuf_sz ? opts->ringbuf_sz : LOADER_DEFAULT_RINGBUF_SZ;
 	long page = sysconf(_SC_PAGESIZE);
 	struct loader *l = NULL;
-	double t0 = (double)clock__mono_ns() / 1e6, t1 = 0;
+	double t0 = loader__mono_ms(), t1 = 0;
 	struct probe_plans *plan = NULL;
-	enum attach_mode mode;
+	const struct attach_ops *next;
 	int err;
 
 	if (!opts || opts->pid <= 0) {
@@ -790,8 +504,6 @@ struct loader *loader__new(const struct loader_opts *opts)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (int i = 0; i < 2 * ALLOC_OBJ_MAX; i++)
-		l->multi_fd[i] = -1;
 	err = 0;
 	if (opts->syms)
 		l->syms = *opts->syms;
@@ -800,53 +512,39 @@ struct loader *loader__new(const struct loader_opts *opts)
 	if (err)
 		goto cleanup;
 	plan = malloc(sizeof(*plan));
-	err = plan ? plan_probes(&l->syms, l->site_off, plan) : -ENOMEM;
+	err = plan ? plan_probes(&l->syms, plan) : -ENOMEM;
 	if (err)
 		goto cleanup;
 
 	/* open -> configure -> load -> attach, in the best mode the kernel takes: sessions,
-	 * then uprobe-multi, then per-probe links (each reloads the programs for its links). */
-	/* A followed tree whose every new process is held at birth: session links per
-	 * process, falling back to inherited probes (not to multi links) when refused. */
-	l->per_process = opts->follow && opts->hold_children && !opts->inherit &&
-			 !opts->per_probe_links && !no_session_env();
-	l->inherit = opts->inherit || (opts->follow && !l->per_process);
-	if (l->per_process && !(l->tree = tree_links__new())) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	if (l->per_process)
-		raise_fd_limit();
-	for (mode = first_mode(opts, l->inherit);;) {
-		enum attach_mode next = mode + 1;
+	 * then uprobe-multi, then per-probe links (each reloads the programs for its links);
+	 * a followed tree held at birth: session links per process, then inherited probes. */
+	err = attach_begin(l, first_mode(opts));
+	while (!err) {
+		const struct attach_ops *ops = l->attach.ops;
 
-		err = mode == ATTACH_SESSION && session_refused_env() ? -EINVAL
-								      : open_load(l, opts, rb_sz, mode);
-		t1 = (double)clock__mono_ns() / 1e6;
+		err = ops->session && session_refused_env() ? -EINVAL
+							    : open_load(l, opts, rb_sz, ops);
+		t1 = loader__mono_ms();
 		if (!err) {
 			dlog("BPF object loaded in %.1f ms\n", t1 - t0);
-			err = attach_mode(l, mode, plan, opts);
+			err = attach_mode(l, plan, opts);
 		}
-		if (!err || mode >= ATTACH_EACH || err == -ESRCH)
+		if (!err || !ops->fallback || err == -ESRCH)
 			break;
-		if (l->per_process) {
-			l->per_process = false;
-			l->inherit = true;
-			tree_objs_free(l);
-			next = ATTACH_INHERIT;
-		}
-		vlog("no %s (%s): trying %s\n", attach_mode_names[mode], strerror(-err),
-		     attach_mode_names[next]);
+		next = ops->fallback;
+		vlog("no %s (%s): trying %s\n", ops->name, strerror(-err), next->name);
 		detach_allocators(l);
+		ops->free(l->attach.state);
 		alloc_bpf__destroy(l->skel);
 		l->skel = NULL;
-		mode = next;
+		err = attach_begin(l, next);
 	}
 	if (err)
 		goto cleanup;
 	vlog("%zu allocator probes in %u objects as %s\n",
-	     probe_count(plan, mode, opts->noop && opts->noop_entry), l->syms.obj_cnt,
-	     attach_mode_names[mode]);
+	     probe_count(plan, l->attach.ops, opts->noop && opts->noop_entry), l->syms.obj_cnt,
+	     l->attach.ops->name);
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), on_sample, l, NULL);
 	if (!l->rb) {
 		err = -errno;
@@ -858,7 +556,7 @@ struct loader *loader__new(const struct loader_opts *opts)
 		if (err)
 			goto cleanup;
 	}
-	dlog("probes attached in %.1f ms\n", (double)clock__mono_ns() / 1e6 - t1);
+	dlog("probes attached in %.1f ms\n", loader__mono_ms() - t1);
 	/* Every link is in place: let the programs work (see probes_live in alloc.bpf.c). */
 	__sync_synchronize();
 	l->skel->bss->probes_live = !opts->paused;
@@ -888,8 +586,8 @@ int loader__add_process(struct loader *l, pid_t pid)
 	if (bpf_map__update_elem(l->skel->maps.traced, &tgid, sizeof(tgid), &one, sizeof(one),
 				 BPF_ANY))
 		return -errno;
-	err = l->inherit ? inherit_attach_all(l, pid) :
-			   -ENOTSUP; /* loader_opts.inherit was not asked for */
+	err = l->attach.ops->add_process ? l->attach.ops->add_process(&l->attach, pid) :
+					   -ENOTSUP; /* loader_opts.inherit was not asked for */
 	if (err) {
 		bpf_map__delete_elem(l->skel->maps.traced, &tgid, sizeof(tgid), 0);
 		return err;
@@ -907,98 +605,37 @@ bool loader__is_traced(struct loader *l, pid_t pid)
 	       !bpf_map__lookup_elem(l->skel->maps.traced, &tgid, sizeof(tgid), &v, sizeof(v), 0);
 }
 
-/* Per-process follow: session links for pid on the tree objects of want it has none on. */
-static int tree_attach(struct loader *l, pid_t pid, unsigned want)
-{
-	unsigned have = tree_links__objs(l->tree, pid), objs = 0;
-	int fds[TREE_LINKS_PER_PROC];
-	size_t n = 0;
-	int err = 0;
-
-	for (size_t k = 0; k < l->tree_obj_cnt && !err; k++)
-		if ((want & (1u << k)) && !(have & (1u << k))) {
-			err = attach_session_obj(l, l->tree_objs[k].path, l->tree_objs[k].plan,
-						 pid, fds, &n);
-			objs |= 1u << k;
-		}
-	if (err) {
-		for (size_t i = 0; i < n; i++)
-			close(fds[i]);
-		return err;
-	}
-	return n ? tree_links__add(l->tree, pid, fds, n, objs) : 0;
-}
-
 int loader__add_child(struct loader *l, pid_t pid, pid_t parent)
 {
-	unsigned want;
-	int err;
-
-	if (!l || !l->skel || !l->per_process)
+	if (!l || !l->skel || !l->attach.ops->add_child)
 		return 0; /* inherited probes reach it by themselves */
-	if (tree_links__has(l->tree, pid))
-		return 0;
-	/* A fork runs its parent's image: the parent's objects (the target's first ones when
-	 * the parent is unknown, e.g. reparented). */
-	want = tree_links__objs(l->tree, parent);
-	if (!want)
-		want = l->first_objs;
-	double t0 = (double)clock__mono_ns() / 1e6;
-
-	err = tree_attach(l, pid, want);
-	dlog("pid %d: its probes attached in %.2f ms\n", (int)pid,
-	     (double)clock__mono_ns() / 1e6 - t0);
-	if (err && err != -ESRCH)
-		elog("cannot attach the allocator probes to pid %d: %s\n", (int)pid,
-		     strerror(-err));
-	return err;
+	return l->attach.ops->add_child(&l->attach, pid, parent);
 }
 
 void loader__process_gone(struct loader *l, pid_t pid)
 {
-	if (l && l->per_process)
-		tree_links__drop(l->tree, pid);
+	if (l && l->attach.ops && l->attach.ops->process_gone)
+		l->attach.ops->process_gone(&l->attach, pid);
 }
 
 int loader__attach_image(struct loader *l, pid_t pid, const struct alloc_symbols *syms)
 {
-	struct inherit_probe probes[2 * FN_COUNT];
 	struct probe_plans *plans;
 	int err;
 
-	if (!l || !l->skel || !(l->inherit || l->per_process))
+	if (!l || !l->skel || !l->attach.ops->attach_image)
 		return -ENOTSUP;
 	plans = malloc(sizeof(*plans));
-	err = plans ? plan_probes(syms, NULL, plans) : -ENOMEM;
-	if (l->per_process) {
-		/* The image's objects join the tree's list (once): pid gets links on those it
-		 * lacks, and its forks inherit them. */
-		unsigned want = 0;
-
-		for (size_t k = 0; !err && k < plans->cnt; k++) {
-			int idx = tree_obj_add(l, syms->objs[k], &plans->obj[k]);
-
-			if (idx < 0)
-				err = idx;
-			else
-				want |= 1u << idx;
-		}
-		if (!err)
-			err = tree_attach(l, pid, want);
-		free(plans);
-		return err;
-	}
-	for (size_t k = 0; !err && k < plans->cnt; k++)
-		err = loader_inherit__attach(&l->inh, l->skel->progs.alloc_entry,
-					     l->skel->progs.alloc_return, syms->objs[k], probes,
-					     inherit_probes(&plans->obj[k], probes), pid);
+	err = plans ? plan_probes(syms, plans) : -ENOMEM;
+	if (!err)
+		err = l->attach.ops->attach_image(&l->attach, pid, syms, plans);
 	free(plans);
 	return err;
 }
 
 int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 {
-	double t0 = (double)clock__mono_ns() / 1e6;
+	double t0 = loader__mono_ms();
 	int n, total = 0;
 
 	if (!l || !fn)
@@ -1011,7 +648,7 @@ int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 	/* Inherited probes are closed by a thread (loader_inherit.h): their programs may
 	 * still be running past the flag. They run inside an RCU read section, so one grace
 	 * period (membarrier GLOBAL is synchronize_rcu) sees the last of them out. */
-	if (l->inherit && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+	if (l->attach.ops->detach_async && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		vlog("membarrier: %s: the last records may be missed\n", strerror(errno));
 	detach_links(l, true);
 	if (!l->rb)
@@ -1021,24 +658,24 @@ int loader__stop(struct loader *l, loader_record_fn fn, void *ctx)
 		total += n;
 	ring_buffer__free(l->rb);
 	l->rb = NULL;
-	dlog("stopped in %.1f ms: %d last records\n", (double)clock__mono_ns() / 1e6 - t0, total);
+	dlog("stopped in %.1f ms: %d last records\n", loader__mono_ms() - t0, total);
 	return n < 0 ? n : total;
 }
 
 void loader__free(struct loader *l)
 {
-	double t0 = (double)clock__mono_ns() / 1e6, t1, t2;
+	double t0 = loader__mono_ms(), t1, t2;
 
 	if (!l)
 		return;
 	ring_buffer__free(l->rb);
 	detach_links(l, true);
-	loader_inherit__wait(&l->inh); /* begun by loader__stop: overlapped with the output */
-	tree_links__free(l->tree);
-	tree_objs_free(l);
-	t1 = (double)clock__mono_ns() / 1e6;
+	if (l->attach.ops) /* waits for what detach began (loader__stop: overlapped with the
+			    * output) */
+		l->attach.ops->free(l->attach.state);
+	t1 = loader__mono_ms();
 	alloc_bpf__destroy(l->skel); /* detaches the USDT links stored in skel->links */
-	t2 = (double)clock__mono_ns() / 1e6;
+	t2 = loader__mono_ms();
 	dlog("detached in %.1f ms, BPF object freed in %.1f ms\n", t1 - t0, t2 - t1);
 	free(l);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Inherited uprobe perf events: see loader_inherit.h. */
+/* Inherited uprobe perf events: see loader_inherit.h. At the end, the inherit attach mode
+ * made of them (loader_attach.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "loader_attach.h"
 #include "loader_inherit.h"
 #include "tracefs.h"
 #include "grow.h"
@@ -452,3 +454,107 @@ void loader_inherit__wait(struct inherit_links *ls)
 	free(ls->ev);
 	*ls = (struct inherit_links){ 0 };
 }
+
+/* --- the inherit attach mode (loader_attach.h) ------------------------------------------- */
+
+/* Every probed object's probes, kept for the processes added later, and every event. */
+struct inherit_state {
+	struct inherit_probe probes[ALLOC_OBJ_MAX][2 * FN_COUNT];
+	size_t cnt[ALLOC_OBJ_MAX];
+	struct inherit_links inh;
+};
+
+static void *inherit_new(void)
+{
+	return calloc(1, sizeof(struct inherit_state));
+}
+
+/* A plan as inherited probes (2 * FN_COUNT at most), returns first. Returns their count. */
+static size_t inherit_probes(const struct probe_plan *p, struct inherit_probe *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->ret_cnt; i++)
+		out[n++] = (struct inherit_probe){ .off = p->ret_off[i], .cookie = p->ret_cookie[i],
+						   .retprobe = true };
+	for (size_t i = 0; i < p->entry_cnt; i++)
+		out[n++] = (struct inherit_probe){ .off = p->entry_off[i],
+						   .cookie = p->entry_cookie[i] };
+	return n;
+}
+
+/* Every object's inherited probes on pid's threads. */
+static int inherit_add_process(struct attach *a, pid_t pid)
+{
+	struct inherit_state *s = a->state;
+	int err = 0;
+
+	for (__u32 k = 0; k < a->syms->obj_cnt && !err; k++) {
+		err = loader_inherit__attach(&s->inh, a->entry, a->ret, a->syms->objs[k],
+					     s->probes[k], s->cnt[k], pid);
+		if (err && err != -ESRCH)
+			elog("cannot attach inherited probes to %s for pid %d: %s\n",
+			     a->syms->objs[k], (int)pid, strerror(-err));
+	}
+	return err;
+}
+
+/* The plans as inherited probes on pid's threads (the loader attached the process
+ * tracepoints before, with follow: a fork during the attach must already put the child in
+ * the traced map, as it inherits the probes attached so far). Every return is trapped: no
+ * session here, and no_ret is for the links' modes. */
+static int inherit_attach(struct attach *a, const struct probe_plans *plans, pid_t pid,
+			  bool no_ret)
+{
+	struct inherit_state *s = a->state;
+
+	(void)no_ret;
+	for (size_t k = 0; k < plans->cnt; k++)
+		s->cnt[k] = inherit_probes(&plans->obj[k], s->probes[k]);
+	return inherit_add_process(a, pid);
+}
+
+static int inherit_attach_image(struct attach *a, pid_t pid, const struct alloc_symbols *syms,
+				const struct probe_plans *plans)
+{
+	struct inherit_state *s = a->state;
+	struct inherit_probe probes[2 * FN_COUNT];
+	int err = 0;
+
+	for (size_t k = 0; !err && k < plans->cnt; k++)
+		err = loader_inherit__attach(&s->inh, a->entry, a->ret, syms->objs[k], probes,
+					     inherit_probes(&plans->obj[k], probes), pid);
+	return err;
+}
+
+/* No job for the loader: a thread of our own closes the perf events. */
+static size_t inherit_detach(struct attach *a, struct detach_job *jobs)
+{
+	struct inherit_state *s = a->state;
+
+	(void)jobs;
+	loader_inherit__detach(&s->inh);
+	return 0;
+}
+
+static void inherit_free(void *state)
+{
+	struct inherit_state *s = state;
+
+	if (!s)
+		return;
+	loader_inherit__wait(&s->inh); /* begun by loader__stop: overlapped with the output */
+	free(s);
+}
+
+const struct attach_ops loader_inherit__ops = {
+	.name = "inherited perf events",
+	.follows = true,
+	.detach_async = true,
+	.new = inherit_new,
+	.attach = inherit_attach,
+	.add_process = inherit_add_process,
+	.attach_image = inherit_attach_image,
+	.detach = inherit_detach,
+	.free = inherit_free,
+};
