@@ -3,6 +3,7 @@
 #include "dhat_lost.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *const dhat_lost_keys[DHAT_LOST_CNT] = {
 	"droppedRecords", "unknownFrees",	  "stackFailures",
@@ -28,6 +29,27 @@ bool dhat_lost__any_of(const struct dhat_lost *l, unsigned mask)
 		if (l->n[k] && mask & 1u << k)
 			return true;
 	return false;
+}
+
+void dhat_lost__write(FILE *f, const struct dhat_lost *l)
+{
+	if (!dhat_lost__any(l))
+		return;
+	fputs(",\"" DHAT_LOST_KEY "\":", f);
+	for (int k = 0; k < DHAT_LOST_CNT; k++)
+		fprintf(f, "%s\"%s\":%llu", k ? "," : "{", dhat_lost_keys[k],
+			(unsigned long long)l->n[k]);
+	fputs("}\n", f);
+}
+
+void dhat_lost__set(struct dhat_lost *l, const char *key, bool u_ok, uint64_t u)
+{
+	int k = 0;
+
+	while (k < DHAT_LOST_CNT && strcmp(key, dhat_lost_keys[k]))
+		k++;
+	if (k < DHAT_LOST_CNT && u_ok)
+		l->n[k] = u;
 }
 
 bool dhat_lost__any(const struct dhat_lost *l)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The top-level key. */
 #define DHAT_LOST_KEY "lost"
@@ -48,6 +49,13 @@ extern const char *const dhat_lost_keys[DHAT_LOST_CNT];
 
 /* Whether any count is not zero. */
 bool dhat_lost__any(const struct dhat_lost *l);
+
+/* ,"lost":{...}\n with every count, when any is not zero; nothing otherwise. */
+void dhat_lost__write(FILE *f, const struct dhat_lost *l);
+
+/* One member of a read "lost" object: a known key with a non-negative integer (u_ok) sets its
+ * count; anything else is ignored (the viewer ignores the object: so does the reader). */
+void dhat_lost__set(struct dhat_lost *l, const char *key, bool u_ok, uint64_t u);
 
 /* The kinds that make the file's figures wrong (records dropped, allocations without a
  * stack, processes not traced), as a mask of (1u << enum dhat_lost_kind). Unknown frees and

@@ -630,14 +630,8 @@ static int parse_flat(struct ps *ps, int depth, member_fn fn, void *ctx)
 
 static void lost_member(void *ctx, const char *key, const struct json_value *v, const char *str)
 {
-	struct dhat_lost *l = ctx;
-	int k = 0;
-
 	(void)str;
-	while (k < DHAT_LOST_CNT && strcmp(key, dhat_lost_keys[k]))
-		k++;
-	if (k < DHAT_LOST_CNT && v->u64_ok)
-		l->n[k] = v->u;
+	dhat_lost__set(ctx, key, v->u64_ok, v->u);
 }
 
 static void death_member(void *ctx, const char *key, const struct json_value *v, const char *str)
@@ -659,8 +653,7 @@ static void site_member(void *ctx, const char *key, const struct json_value *v, 
 static void sampled_member(void *ctx, const char *key, const struct json_value *v, const char *str)
 {
 	(void)str;
-	if (!strcmp(key, DHAT_SAMPLED_MEAN) && v->u64_ok)
-		*(uint64_t *)ctx = v->u;
+	dhat_sampled__set(ctx, key, v->u64_ok, v->u);
 }
 
 /* lost := flat  -- our optional object (dhat_lost.h). Lenient, as the viewer ignores it:

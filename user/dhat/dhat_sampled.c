@@ -3,8 +3,15 @@
 #include "dhat_sampled.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "units.h"
+
+void dhat_sampled__set(uint64_t *n, const char *key, bool u_ok, uint64_t u)
+{
+	if (!strcmp(key, DHAT_SAMPLED_MEAN) && u_ok)
+		*n = u;
+}
 
 void dhat_sampled__write(FILE *f, uint64_t n)
 {

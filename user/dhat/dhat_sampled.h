@@ -32,6 +32,7 @@
 #ifndef TRACER_DHAT_SAMPLED_H
 #define TRACER_DHAT_SAMPLED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,10 @@
 
 /* Write the object (a leading comma, a trailing newline) for mean bytes n; n = 0: nothing. */
 void dhat_sampled__write(FILE *f, uint64_t n);
+
+/* One member of a read "sampled" object into *n: "meanBytes" with a non-negative integer;
+ * anything else is ignored. */
+void dhat_sampled__set(uint64_t *n, const char *key, bool u_ok, uint64_t u);
 
 /* The marker of estimated figures for mean n, e.g. "estimates: sampled every 64.00 KiB on
  * average (--sample-bytes 65536)"; "" for n = 0. */

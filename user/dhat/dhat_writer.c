@@ -311,13 +311,7 @@ static void writer__emit_lost(const struct writer *w, FILE *f, const struct coll
 	l.n[DHAT_LOST_STACK_FAILURES] += t->stack_failures;
 	for (size_t g = 0; g < w->grp_cnt; g++)
 		l.n[DHAT_LOST_CUT_SHORT] += w->grp[g].cut_short;
-	if (!dhat_lost__any(&l))
-		return;
-	fputs(",\"" DHAT_LOST_KEY "\":", f);
-	for (int k = 0; k < DHAT_LOST_CNT; k++)
-		fprintf(f, "%s\"%s\":%llu", k ? "," : "{", dhat_lost_keys[k],
-			(unsigned long long)l.n[k]);
-	fputs("}\n", f);
+	dhat_lost__write(f, &l);
 }
 
 static void writer__emit(const struct writer *w, FILE *f, const struct collector *c,
