@@ -149,12 +149,10 @@ static int parse_fs(struct ps *ps, size_t k, uint32_t *cnt, bool *bad)
 
 	json_reader__advance(&ps->jr); /* '[' */
 	for (;; i++) {
-		if ((err = json_reader__next(&ps->jr, false, &first, &more)))
+		if ((err = json_reader__next_element(&ps->jr, &first, &more, &v, 4)))
 			return err;
 		if (!more)
 			break;
-		if ((err = json_reader__value(&ps->jr, &v, 4)))
-			return err;
 		if (*bad)
 			continue;
 		if (!v.u64_ok) {
@@ -192,12 +190,10 @@ static int parse_acc(struct ps *ps, size_t k, bool *bad)
 
 	json_reader__advance(&ps->jr); /* '[' */
 	for (size_t i = 0;; i++) {
-		if ((err = json_reader__next(&ps->jr, false, &first, &more)))
+		if ((err = json_reader__next_element(&ps->jr, &first, &more, &v, 4)))
 			return err;
 		if (!more)
 			return 0;
-		if ((err = json_reader__value(&ps->jr, &v, 4)))
-			return err;
 		if (*bad)
 			continue;
 		/* range first: casting an out-of-range double is undefined */
@@ -480,12 +476,10 @@ static int parse_ftbl(struct ps *ps)
 
 	json_reader__advance(&ps->jr); /* '[' */
 	for (size_t i = 0;; i++) {
-		if ((err = json_reader__next(&ps->jr, false, &first, &more)))
+		if ((err = json_reader__next_element(&ps->jr, &first, &more, &v, 2)))
 			return err;
 		if (!more)
 			return 0;
-		if ((err = json_reader__value(&ps->jr, &v, 2)))
-			return err;
 		if (ps->ftbl_err.set)
 			continue;
 		if (v.t != JSON_STR) {
@@ -515,12 +509,10 @@ static int parse_u64s(struct ps *ps, uint64_t **out, size_t *cnt, bool *bad)
 
 	json_reader__advance(&ps->jr); /* '[' */
 	for (;;) {
-		if ((err = json_reader__next(&ps->jr, false, &first, &more)))
+		if ((err = json_reader__next_element(&ps->jr, &first, &more, &v, 3)))
 			return err;
 		if (!more)
 			return 0;
-		if ((err = json_reader__value(&ps->jr, &v, 3)))
-			return err;
 		if (*bad || !v.u64_ok) {
 			*bad = true;
 			continue;

@@ -582,3 +582,11 @@ void json_reader__release(struct json_reader *jr)
 	free(jr->str);
 	init(jr, jr->name, NULL, 0, jr->lim); /* empty: releasing again is harmless */
 }
+
+int json_reader__next_element(struct json_reader *jr, bool *first, bool *more,
+			      struct json_value *v, int depth)
+{
+	int err = json_reader__next(jr, false, first, more);
+
+	return err || !*more ? err : json_reader__value(jr, v, depth);
+}

@@ -146,6 +146,11 @@ int json_reader__value(struct json_reader *jr, struct json_value *v, int depth);
  */
 int json_reader__next(struct json_reader *jr, bool obj, bool *first, bool *more);
 
+/* json_reader__next in an array, then its element read whole into v (json_reader__value at
+ * depth); at the closing bracket *more is false and v untouched. 0 or -errno. */
+int json_reader__next_element(struct json_reader *jr, bool *first, bool *more,
+			      struct json_value *v, int depth);
+
 /* At the end of the top-level value: 0 if only whitespace follows, else an error. */
 int json_reader__end(struct json_reader *jr);
 
