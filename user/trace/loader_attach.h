@@ -55,6 +55,21 @@ struct detach_job {
 	bool threaded;
 };
 
+/* A detach job for each open link fd of fds[0..*cnt), into jobs; the fds are handed over
+ * (-1) and *cnt emptied. Returns the jobs added. */
+static inline size_t detach_jobs__fds(int *fds, size_t *cnt, struct detach_job *jobs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < *cnt; i++) {
+		if (fds[i] >= 0)
+			jobs[n++] = (struct detach_job){ .fd = fds[i] };
+		fds[i] = -1;
+	}
+	*cnt = 0;
+	return n;
+}
+
 /* Most detach jobs one mode adds: room for any (multi: 2 an object; tree: those and its
  * processes' links as one job; each: a return and an entry a function). */
 #define ATTACH_DETACH_JOBS_MAX (2 * ALLOC_OBJ_MAX + 2 * FN_COUNT + 1)

@@ -106,15 +106,8 @@ static int multi_attach(struct attach *a, const struct probe_plans *plans, pid_t
 static size_t multi_detach(struct attach *a, struct detach_job *jobs)
 {
 	struct multi_links *s = a->state;
-	size_t n = 0;
 
-	for (size_t i = 0; i < s->cnt; i++) {
-		if (s->fd[i] >= 0)
-			jobs[n++] = (struct detach_job){ .fd = s->fd[i] };
-		s->fd[i] = -1;
-	}
-	s->cnt = 0;
-	return n;
+	return detach_jobs__fds(s->fd, &s->cnt, jobs);
 }
 
 static void multi_free(void *state)

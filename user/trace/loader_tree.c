@@ -194,14 +194,8 @@ static int tree_attach_image(struct attach *a, pid_t pid, const struct alloc_sym
 static size_t tree_detach(struct attach *a, struct detach_job *jobs)
 {
 	struct tree_state *s = a->state;
-	size_t n = 0;
+	size_t n = detach_jobs__fds(s->root_fd, &s->root_cnt, jobs);
 
-	for (size_t i = 0; i < s->root_cnt; i++) {
-		if (s->root_fd[i] >= 0)
-			jobs[n++] = (struct detach_job){ .fd = s->root_fd[i] };
-		s->root_fd[i] = -1;
-	}
-	s->root_cnt = 0;
 	if (tree_links__count(s->tree))
 		jobs[n++] = (struct detach_job){ .fd = -1, .tree = s->tree };
 	return n;
