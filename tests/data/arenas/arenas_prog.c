@@ -9,7 +9,9 @@
  * --hold: after writing STATS ("done" last), wait until HOLD exists (the profile is taken
  * then, with SIGINT to the tracer).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
