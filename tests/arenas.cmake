@@ -12,6 +12,7 @@ add_criterion_test(arenas_e2e
 	LABELS bpf)
 target_compile_definitions(arenas_e2e PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
-	ARENAS_PROG_BIN="$<TARGET_FILE:arenas_prog>")
+	ARENAS_PROG_BIN="$<TARGET_FILE:arenas_prog>"
+	DH_VIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/dh_view_check.js")
 add_dependencies(arenas_e2e tracer arenas_prog)
 tracer_test_timeout(arenas_e2e 300)

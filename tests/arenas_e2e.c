@@ -9,7 +9,8 @@
  *  - the thread's arena: systemBytes and freeBytes within 10% of its heap's figures;
  *  - Σ systemBytes within 2% of mallinfo2's arena;
  *  - trimmableBytes within 15% of the measured RSS drop of each arena's mapping;
- *  - pinPp at pin_here and pin_thread; the report's "heap vs RSS" section names them.
+ *  - pinPp at pin_here and pin_thread; the report's "heap vs RSS" section names them;
+ *    dh_view still loads the file.
  * Under -- CMD the profile is the end of the run (the arenas measured at the exit stop);
  * under --pid it is written at SIGINT while the program waits.
  */
@@ -131,6 +132,12 @@ static void check_profile(const char *path, const char *stats)
 		  (long long)t->pin_pp);
 	cr_expect_eq(m->pin_bytes, 64);
 	dhat_profile__free(p);
+	/* dh_view still loads it (where node is installed, as dhat_viewer_unit needs) */
+	snprintf(cmd, sizeof(cmd), "command -v node >/dev/null || exit 0; node %s %s 2>&1",
+		 DH_VIEW_CHECK, path);
+	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view: %s", out);
+	free(out);
+	out = NULL;
 	snprintf(cmd, sizeof(cmd), "%s report %s 2>&1", TRACER_BIN, path);
 	cr_assert_eq(e2e_run(cmd, &out), 0, "%s", out);
 	cr_expect(strstr(out, "heap vs RSS at ") != NULL, "%s", out);
