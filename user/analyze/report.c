@@ -274,8 +274,37 @@ static void print_rss_split(FILE *out, const struct dhat_profile *p, const struc
 		.chunk_bytes = p->live_cb ? &p->live_cb_end : NULL,
 		.exact_bytes = !u->human,
 	};
+	uint64_t arena_free = 0;
+
+	for (size_t i = 0; i < p->arenas.cnt; i++)
+		arena_free += p->arenas.v[i].free;
+	if (p->arenas.cnt)
+		s.arena_free = &arena_free;
 
 	dhat_rss__print_split(out, &s);
+}
+
+/* dhat_arenas_site_fn, ctx = the report's rows: the site of program point pp. */
+struct arena_sites {
+	const struct dhat_profile *p;
+	const struct rows *rs;
+};
+
+static void arena_site(FILE *out, void *ctx, int64_t pp)
+{
+	const struct arena_sites *as = ctx;
+
+	for (size_t i = 0; pp >= 0 && (uint64_t)pp < as->p->pp_cnt && i < as->p->pp_cnt; i++)
+		if (pp_of(as->rs->order[i]) == &as->p->pps[pp]) {
+			const char *pc[SITE_ROW_PIECES];
+			char num[16];
+			size_t k = site_row__pieces(as->rs->order[i], pc, num);
+
+			for (size_t j = 0; j < k; j++)
+				safe_text__fputs_term(out, pc[j]);
+			return;
+		}
+	fputs("<unknown program point>", out);
 }
 
 /* A line's last field, from the target (a symbol name, a path): terminal-safe, then '\n'. */
@@ -455,6 +484,7 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	enum report_sort sort = opts ? opts->sort : REPORT_SORT_DEFAULT;
 	const char *title = opts && opts->title ? opts->title : p->path;
 	struct rows rs = {0};
+	struct arena_sites as = { p, &rs };
 	struct site_row **order;
 	size_t n = p->pp_cnt, shown;
 	char label[64], c[64], tag[80];
@@ -512,6 +542,9 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 			dhat_mappings__print(out, &p->mappings, top,
 					     p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death",
 					     !u.human);
+		dhat_arenas__print(out, &p->arenas,
+				   p->death.cause == DHAT_DEATH_EXIT ? "exit" : "death", !u.human,
+				   arena_site, &as);
 		fputc('\n', out);
 	}
 	snprintf(label, sizeof(label), "total %s", u.blocks);
@@ -538,6 +571,8 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fputc('\n', out);
 		print_rss_split(out, p, &p->rss_end, "end", p->te, &u);
 	}
+	if (!p->has_death)
+		dhat_arenas__print(out, &p->arenas, "end", !u.human, arena_site, &as);
 	if (p->bkacc) {
 		fprintf(out, "  total reads       : %s\n", total(&u, p->total_reads, c, sizeof(c)));
 		fprintf(out, "  total writes      : %s\n",

@@ -46,12 +46,13 @@
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
 	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST,
-	K_DEATH, K_RSS, K_MAPPINGS, K_SAMPLED, K_CNT
+	K_DEATH, K_RSS, K_MAPPINGS, K_SAMPLED, K_ARENAS, K_ARENA_SETTINGS, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
 	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
-	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY, DHAT_SAMPLED_KEY,
+	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY, DHAT_SAMPLED_KEY, DHAT_ARENAS_KEY,
+	DHAT_ARENA_SETTINGS_KEY,
 };
 
 /* clang-format on */
@@ -777,6 +778,97 @@ static int parse_mappings(struct ps *ps)
 	}
 }
 
+static void frag_member(void *ctx, const char *key, const struct json_value *v, const char *str)
+{
+	(void)str;
+	dhat_arena_frag__set(ctx, key, v->u64_ok, v->u);
+}
+
+static void settings_member(void *ctx, const char *key, const struct json_value *v,
+			    const char *str)
+{
+	dhat_arenas__set(ctx, key, str, v->u64_ok, v->u);
+}
+
+/* "fragmenters" of one arena: an array of flat objects, at most DHAT_ARENA_FRAG_MAX kept. */
+static int parse_fragmenters(struct ps *ps, struct dhat_arena *ar)
+{
+	bool first = true, more;
+	struct json_value v;
+	int err;
+
+	json_reader__advance(&ps->jr); /* '[' */
+	for (;;) {
+		if ((err = json_reader__next(&ps->jr, false, &first, &more)) || !more)
+			return err;
+		if (json_reader__skip_ws(&ps->jr) == '{' && ar->frag_cnt < DHAT_ARENA_FRAG_MAX) {
+			struct dhat_arena_frag *fr = &ar->frag[ar->frag_cnt++];
+
+			*fr = (struct dhat_arena_frag){ .pp = -1 };
+			err = parse_flat(ps, 5, frag_member, fr);
+		} else {
+			err = json_reader__value(&ps->jr, &v, 4);
+		}
+		if (err)
+			return err;
+	}
+}
+
+/* One arena object: scalar members and "fragmenters". */
+static int parse_arena(struct ps *ps)
+{
+	struct dhat_arena *ar = dhat_arenas__add(&ps->p->arenas);
+	bool first = true, more;
+	char key[32];
+	struct json_value v;
+	int err;
+
+	if (!ar) /* past the bound: skipped, still checked */
+		return json_reader__value(&ps->jr, &v, 2);
+	json_reader__advance(&ps->jr); /* '{' */
+	for (;;) {
+		if ((err = json_reader__next(&ps->jr, true, &first, &more)) || !more)
+			return err;
+		snprintf(key, sizeof(key), "%s", ps->jr.str);
+		if (!strcmp(key, "fragmenters") && json_reader__skip_ws(&ps->jr) == '[') {
+			err = parse_fragmenters(ps, ar);
+		} else {
+			err = json_reader__value(&ps->jr, &v, 3);
+			if (!err)
+				dhat_arena__set(ar, key, v.t == JSON_STR ? ps->jr.str : NULL,
+						v.u64_ok, v.u);
+		}
+		if (err)
+			return err;
+	}
+}
+
+/* arenas := '[' { arena } ']'  -- our optional array (dhat_arenas.h), as lenient as "lost":
+ * what is not an object is skipped. */
+static int parse_arenas(struct ps *ps)
+{
+	bool first = true, more;
+	struct json_value v;
+	int err;
+
+	json_reader__advance(&ps->jr); /* '[' */
+	ps->p->has_arenas = true;
+	for (;;) {
+		if ((err = json_reader__next(&ps->jr, false, &first, &more)) || !more)
+			return err;
+		err = json_reader__skip_ws(&ps->jr) == '{' ? parse_arena(ps)
+							    : json_reader__value(&ps->jr, &v, 2);
+		if (err)
+			return err;
+	}
+}
+
+/* arenaSettings := flat  -- our optional object (dhat_arenas.h). */
+static int parse_arena_settings(struct ps *ps)
+{
+	return parse_flat(ps, 2, settings_member, &ps->p->arenas);
+}
+
 static int top_key(const char *s)
 {
 	for (int i = 0; i < K_CNT; i++)
@@ -807,7 +899,8 @@ static const struct {
 	{ K_PPS, '[', parse_pps },	{ K_FTBL, '[', parse_ftbl },
 	{ K_LOST, '{', parse_lost },	{ K_DEATH, '{', parse_death },
 	{ K_RSS, '{', parse_rss },	{ K_MAPPINGS, '{', parse_mappings },
-	{ K_SAMPLED, '{', parse_sampled },
+	{ K_SAMPLED, '{', parse_sampled },	{ K_ARENAS, '[', parse_arenas },
+	{ K_ARENA_SETTINGS, '{', parse_arena_settings },
 };
 /* clang-format on */
 
@@ -1061,6 +1154,7 @@ void dhat_profile__free(struct dhat_profile *p)
 	if (!p)
 		return;
 	dhat_mappings__release(&p->mappings);
+	dhat_arenas__release(&p->arenas);
 	free(p->pps);
 	free(p->acc);
 	free(p->est);

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dhat_arenas.h"
 #include "dhat_death.h"
 #include "dhat_lost.h"
 #include "dhat_mappings.h"
@@ -101,6 +102,10 @@ struct dhat_profile {
 	/* Our "mappings" object (dhat_mappings.h), optional and as lenient (frames not kept). */
 	bool has_mappings;
 	struct dhat_mappings mappings;
+	/* Our "arenas" and "arenaSettings" (dhat_arenas.h), optional and as lenient: glibc's
+	 * arenas at te; pin_pp and fragmenters' pp index pps (checked by whoever names them). */
+	bool has_arenas;
+	struct dhat_arenas arenas;
 	/* Our "sampled" object (dhat_sampled.h), optional and as lenient: --sample-bytes' mean,
 	 * 0 for an exact profile. Non-zero: every figure is an estimate. */
 	uint64_t sample_bytes;

@@ -95,6 +95,15 @@ static void split_rest(FILE *out, const struct dhat_rss_split *s, uint64_t rest)
 		return;
 	}
 	split_line(out, s, "allocator overhead (chunk headers)", over, "");
+	if (s->arena_free) { /* measured: the arenas' free chunks (resident or not) */
+		uint64_t left = rest - mapped - over;
+
+		split_line(out, s, "free in glibc arenas (measured)", *s->arena_free,
+			   " (heap vs RSS below)");
+		split_line(out, s, "other anonymous", left > *s->arena_free ? left - *s->arena_free : 0,
+			   "");
+		return;
+	}
 	split_line(out, s, s->outside_malloc ? "free chunks, other anonymous" :
 					    "free chunks, other anonymous mappings",
 		   rest - mapped - over, mapped + over < rest ? "" : " (at least)");

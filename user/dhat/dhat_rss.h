@@ -56,6 +56,8 @@ struct dhat_rss_split {
 					 * (dhat_mappings.h), or NULL when unknown */
 	const uint64_t *chunk_bytes;	/* the heap live then in malloc chunks ("cbEnd" of
 					 * heapTimeline), or NULL when unknown */
+	const uint64_t *arena_free;	/* free bytes glibc's arenas keep, measured
+					 * (dhat_arenas.h), or NULL when unknown */
 	bool exact_bytes;		/* sizes as exact integers (--bytes), not KiB/MiB/... */
 };
 

@@ -24,6 +24,7 @@
  *   ,"death":{"cause":"oom-kill",...}    <- only when the process's end was seen (dhat_death.h)
  *   ,"rss":{"unit":"bytes","t":[...],...} <- the target's RSS over the profile (dhat_rss.h)
  *   ,"mappings":{"outsideMalloc":...}     <- its own anonymous mappings (dhat_mappings.h)
+ *   ,"arenas":[{"arena":"main",...}]      <- glibc's arenas at te (dhat_arenas.h)
  *   ,"pps":                               <- program points, one per distinct frame list
  *    [{"tb":80,"tbk":1                    <- total bytes / blocks (each realloc: +1 block)
  *     ,"tbSe":12.5,"tbkSe":0.8            <- sampled only: their standard errors (dhat_sampled.h)
@@ -92,6 +93,7 @@ struct writer {
 	struct seq_intern fs; /* every group's fs: its index is the group's */
 	struct out_pp *grp;   /* by group */
 	size_t grp_cnt, grp_cap;
+	size_t *pp_map;	      /* collector PP -> its group: the written index ("pinPp") */
 };
 
 static void writer__release(struct writer *w)
@@ -99,6 +101,7 @@ static void writer__release(struct writer *w)
 	strtab__free(w->ftbl);
 	seq_intern__release(&w->fs);
 	free(w->grp);
+	free(w->pp_map);
 }
 
 static int writer__init(struct writer *w, size_t pp_cnt)
@@ -110,13 +113,15 @@ static int writer__init(struct writer *w, size_t pp_cnt)
 	seq_intern__init(&w->fs, sizeof(__u32));
 	w->grp_cap = pp_cnt ? pp_cnt : 1;
 	w->grp = calloc(w->grp_cap, sizeof(*w->grp));
-	if (!w->grp)
+	w->pp_map = calloc(w->grp_cap, sizeof(*w->pp_map));
+	if (!w->grp || !w->pp_map)
 		return -ENOMEM;
 	return 0;
 }
 
 /* Add one collector PP whose fs_cnt frame indices were just written at the tail of w->fs. */
-static int writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_cnt, bool cut_short)
+static int writer__add(struct writer *w, size_t k, const struct pp_stats *pp, size_t fs_cnt,
+		       bool cut_short)
 {
 	bool added;
 	int64_t idx = seq_intern__intern_tail(&w->fs, fs_cnt, &added);
@@ -124,6 +129,7 @@ static int writer__add(struct writer *w, const struct pp_stats *pp, size_t fs_cn
 
 	if (idx < 0)
 		return (int)idx;
+	w->pp_map[k] = (size_t)idx;
 	g = &w->grp[idx];
 	if (!added) {
 		/* Same final frames as an earlier PP: merge (the new copy was dropped). */
@@ -241,7 +247,7 @@ static int writer__build(struct writer *w, const struct collector *c, pp_frames_
 			}
 			fs[j] = (__u32)idx;
 		}
-		err = writer__add(w, &pps[k], sv.cnt, cut_short);
+		err = writer__add(w, k, &pps[k], sv.cnt, cut_short);
 		if (err)
 			goto cleanup;
 	}
@@ -339,6 +345,8 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 		dhat_rss__write(f, meta->rss, meta->rss_cnt, collector__start_ns(c), t->te_ns);
 	if (meta && meta->mappings)
 		dhat_mappings__write(f, meta->mappings);
+	if (meta && meta->arenas)
+		dhat_arenas__write(f, meta->arenas, w->pp_map, w->grp_cap);
 	fputs(",\"pps\":\n [", f);
 	for (size_t g = 0; g < w->grp_cnt; g++) {
 		const struct out_pp *o = &w->grp[g];

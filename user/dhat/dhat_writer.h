@@ -17,6 +17,7 @@
  *  - "death" (dhat_death.h): how the process ended, when the trace saw it;
  *  - "rss" (dhat_rss.h): the target's RSS over the profile, when it was sampled;
  *  - "mappings" (dhat_mappings.h): memory it mapped itself, apart from the heap's blocks;
+ *  - "arenas", "arenaSettings" (dhat_arenas.h): glibc's arenas at te, pins by written PP;
  *  - "heapTimeline": live bytes over time, and with glibc's malloc the same in its chunks.
  */
 #ifndef TRACER_DHAT_WRITER_H
@@ -25,6 +26,7 @@
 #include <stdio.h>
 
 #include "collector.h"
+#include "dhat_arenas.h"
 #include "dhat_death.h"
 #include "dhat_lost.h"
 #include "dhat_mappings.h"
@@ -51,6 +53,8 @@ struct dhat_meta {
 	const struct dhat_rss_sample *rss;
 	size_t rss_cnt;
 	const struct dhat_mappings *mappings; /* the process's own mappings at te, or NULL */
+	/* glibc's arenas at te, program points as the collector's indices, or NULL */
+	const struct dhat_arenas *arenas;
 	/* The image allocates with glibc's malloc: "heapTimeline" also gets the heap counted
 	 * in its chunks ("cb", "cbEnd": collector.h's live_chunk_bytes). */
 	bool glibc_chunks;

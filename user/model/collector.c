@@ -324,6 +324,17 @@ static inline void note_growth(struct collector *c, struct pp_stats *pp)
 	}
 }
 
+/* glibc's dynamic mmap threshold (malloc.c, free): freeing an mmapped chunk larger than the
+ * threshold, up to DEFAULT_MMAP_THRESHOLD_MAX (32 MiB), raises the threshold to its size. */
+static void note_mmapped_free(struct collector *c, const struct block *b)
+{
+	__u64 chunk = b->size + b->over;
+
+	if (heap_chunk__glibc_mmapped(b->addr, chunk) && chunk <= (32ull << 20) &&
+	    chunk > c->t.mmap_freed_max)
+		c->t.mmap_freed_max = chunk;
+}
+
 /* Free the live block b (a pointer into the table). */
 static void free_block(struct collector *c, struct block *b)
 {
@@ -554,6 +565,7 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 		}
 		if (c->sample_bytes && e->size) /* a realloc into a block not kept */
 			c->pps[b->pp].tbk_reallocd += b->weight;
+		note_mmapped_free(c, b);
 		free_block(c, b);
 		return 0;
 
@@ -630,6 +642,19 @@ void collector__finish(struct collector *c, __u64 end_ns)
 	}
 	timeline__note(&c->timeline, c->t.te_ns, c->t.live_bytes, c->t.live_chunk_bytes);
 	c->finished = true;
+}
+
+void collector__each_block(const struct collector *c, collector_block_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < c->blocks_cap; i++) {
+		const struct block *b = &c->blocks[i];
+		struct collector_block cb;
+
+		if (!b->addr)
+			continue;
+		cb = (struct collector_block){ b->addr, b->size, b->size + b->over, b->pp };
+		fn(ctx, &cb);
+	}
 }
 
 void collector__live(const struct collector *c, __u64 now_ns, __u64 min_age_ns,

@@ -76,6 +76,8 @@ struct collector_totals {
 	__u64 stack_failures;		 /* allocations whose stack_id < 0 */
 	__u64 replaced_blocks;		 /* allocations at an address still live (its free was
 					  * lost): the stale block was retired as freed */
+	__u64 mmap_freed_max;		 /* the largest glibc-mmapped chunk freed (up to 32 MiB):
+					  * glibc's dynamic mmap threshold, when above 128 KiB */
 };
 
 /* Bytes held by one collector, by table: allocated capacities (what malloc was asked for),
@@ -138,6 +140,17 @@ struct pp_live {
  * i-th PP, for i < cnt (cnt: collector__pps's count at most). O(live-block table). */
 void collector__live(const struct collector *c, __u64 now_ns, __u64 min_age_ns,
 		     struct pp_live *out, size_t cnt);
+
+/* One live block: its address, requested size, glibc chunk (heap_chunk.h) and program
+ * point (an index into collector__pps). A sampled block is one block here, unweighted. */
+struct collector_block {
+	__u64 addr, size, chunk;
+	__u32 pp;
+};
+typedef void (*collector_block_fn)(void *ctx, const struct collector_block *b);
+
+/* Call fn for every live block, in no particular order. O(live-block table). */
+void collector__each_block(const struct collector *c, collector_block_fn fn, void *ctx);
 
 /* The collector's own memory now and at its peak. O(1): no table is walked. */
 void collector__memory(const struct collector *c, struct collector_mem *m);

@@ -24,3 +24,8 @@ uint64_t heap_chunk__glibc(uint64_t addr, uint64_t req, uint32_t fn)
 		return (nb + SIZE_SZ + PAGE - 1) & ~(PAGE - 1);
 	return nb;
 }
+
+bool heap_chunk__glibc_mmapped(uint64_t addr, uint64_t chunk)
+{
+	return chunk >= MMAP_THRESHOLD && addr % PAGE == 2 * SIZE_SZ && chunk % PAGE == 0;
+}

@@ -17,10 +17,15 @@
 #ifndef TRACER_HEAP_CHUNK_H
 #define TRACER_HEAP_CHUNK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The chunk of a block of req bytes (as the collector records them: malloc(0) is 1) at
  * addr, made by allocator function fn (enum alloc_fn: pvalloc rounds req to pages). */
 uint64_t heap_chunk__glibc(uint64_t addr, uint64_t req, uint32_t fn);
+
+/* Whether a block at addr whose chunk (heap_chunk__glibc) is chunk bytes is one of glibc's
+ * own mmaps rather than a chunk of an arena. */
+bool heap_chunk__glibc_mmapped(uint64_t addr, uint64_t chunk);
 
 #endif

@@ -67,6 +67,9 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
  * SIGUSR1's snapshots too; with its report) and trace on. Cheap when there is nothing to
  * do: call after each sampling. */
 void run__snapshot_at_rss(struct run *r);
+/* At t's exit stop, while its memory exists: measure its glibc arenas for the profile that
+ * is written once it is gone (tracee.exit_arenas). */
+void run__measure_arenas_at_exit(struct run *r, struct tracee *t);
 
 /* SIGUSR1: write every open profile as it is now, as NAME-snapshot-N.json next to its
  * profile (N counting the run's snapshots from 1), and trace on. Says on stderr what it

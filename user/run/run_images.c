@@ -138,6 +138,7 @@ static void on_exit_stop(void *ctx, pid_t pid)
 	if (t->stacks)
 		dwarf_stacks__refresh_maps(t->stacks);
 	mappings__refresh_maps(t->maps);
+	run__measure_arenas_at_exit(ctx, t);
 }
 
 /* target_stop_fn (follow): pid exec'd and waits before its first instruction: its image's

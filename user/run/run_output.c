@@ -13,6 +13,7 @@
 #include "alloc_check.h"
 #include "alloc_symbols.h"
 #include "alloc_watch.h"
+#include "arenas.h"
 #include "cli.h"
 #include "clock.h"
 #include "collector.h"
@@ -70,6 +71,53 @@ void run__stack_source(struct profile_ctx *pc, struct stack_source *src)
 				      loader__libc_path(pc->r->loader), run_fn_lib_cb };
 }
 
+/* Arena forensics apply to an image whose malloc is glibc's, outside workload windows. */
+static bool run__arenas_apply(struct run *r, const struct tracee *t)
+{
+	if (r->out.workloads)
+		return false;
+	return t->malloc_kind ? t->malloc_kind == TRACEE_MALLOC_GLIBC :
+	       alloc_symbols__glibc_malloc(loader__alloc_symbols(r->loader));
+}
+
+void run__measure_arenas_at_exit(struct run *r, struct tracee *t)
+{
+	const struct collector *c = t->session ? session__open(t->session) : NULL;
+	struct dhat_arenas *a;
+	int err;
+
+	if (!c || !run__arenas_apply(r, t))
+		return;
+	a = t->exit_arenas ? t->exit_arenas : calloc(1, sizeof(*a));
+	if (!a)
+		return;
+	dhat_arenas__release(a);
+	err = arenas__measure(t->tgid, c, a);
+	if (err) {
+		vlog("pid %d: arenas not measured at exit: %s\n", (int)t->tgid, strerror(-err));
+		free(a);
+		a = NULL;
+	}
+	t->exit_arenas = a;
+}
+
+/* The arenas for the profile c of t: measured now while it lives, else at its exit stop. */
+static const struct dhat_arenas *run__arenas(struct run *r, struct tracee *t,
+					     const struct collector *c, struct dhat_arenas *now)
+{
+	int err;
+
+	if (!run__arenas_apply(r, t))
+		return NULL;
+	if (!t->ended) {
+		err = arenas__measure(t->tgid, c, now);
+		if (!err)
+			return now;
+		vlog("pid %d: arenas not measured: %s\n", (int)t->tgid, strerror(-err));
+	}
+	return t->exit_arenas;
+}
+
 /* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
  * print the seed's report now (otherwise at the end: run__print_reports). */
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
@@ -86,6 +134,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
 	struct profile_output_opts out = r->out;
 	struct dhat_mappings maps;
+	struct dhat_arenas arenas = { 0 };
 	char path[PATH_MAX], err[512];
 	bool written;
 
@@ -116,10 +165,12 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	meta.glibc_chunks = t->malloc_kind ? t->malloc_kind == TRACEE_MALLOC_GLIBC :
 			    alloc_symbols__glibc_malloc(loader__alloc_symbols(r->loader));
 	meta.mappings = mappings__summary(t->maps, t->sym, &maps) ? NULL : &maps;
+	meta.arenas = run__arenas(r, t, c, &arenas);
 	if (profile_output__write(&out, c, name, &fc, &meta, name ? name : t->cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;
 	dhat_mappings__release(&maps);
+	dhat_arenas__release(&arenas);
 	r->cut_short += fc.cut_short;
 	r->stacks_judged += fc.stacks;
 	if (!written)

@@ -123,6 +123,8 @@ static void tracee_free(struct tracee *t)
 	dwarf_stacks__free(t->stacks);
 	rss_sampler__free(t->rss);
 	mappings__free(t->maps);
+	dhat_arenas__release(t->exit_arenas);
+	free(t->exit_arenas);
 	free(t);
 }
 

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "collector.h"
+#include "dhat_arenas.h"
 #include "dwarf_stacks.h"
 #include "session.h"
 
@@ -53,6 +54,8 @@ struct tracee {
 					* closed or when /proc/PID/status could not be opened */
 	struct mappings *maps;	       /* its own anonymous mappings (EV_MAPPING), from its
 					* first such record on; NULL before and once closed */
+	struct dhat_arenas *exit_arenas; /* glibc's arenas measured at its exit stop (the
+					* profile is written once its memory is gone), or NULL */
 	bool ended;		       /* the image is gone (exec'd away or exited): its maps
 					* can no longer be read */
 	bool written;		       /* a profile file exists (written_path) */
