@@ -33,7 +33,7 @@ const char bi_grep_usage[] =
 	"  -o, --only-matching          print only the matched parts\n"
 	"  -q, --quiet                  print nothing, exit 0 on a match\n"
 	"  -h / -H                      never / always print file names\n"
-	"  -e PATTERN                   use PATTERN (may start with '-')\n"
+	"  -e PATTERN                   use PATTERN (may start with '-'); repeated: any of them\n"
 	"  -A N, -B N, -C N             print N lines of context after / before / around\n"
 	"Without -E or -F, GNU BRE spellings (\\| \\+ \\? \\( \\) \\{m,n\\}) are operators too.\n"
 	"Exit: 0 a line was selected, 1 none, 2 error.\n";
@@ -45,6 +45,8 @@ struct grep_opts {
 	long after, before; /* -A / -B lines of context (-C sets both) */
 	const char *pattern;
 	bool pattern_set; /* the pattern operand was seen (it may be NULL = not literal) */
+	struct strv more; /* -e patterns after the first (alternatives), owned */
+	bool more_unknown; /* one of them is not literal (validation time) */
 };
 
 static const struct {
@@ -80,8 +82,13 @@ static int grep_fail(char **msg, const char *fmt, const char *arg)
 static int set_valued(struct grep_opts *o, char f, const char *v, char **msg)
 {
 	long n = 0;
-	if (f == 'e') {
-		o->pattern = v;
+	if (f == 'e') { /* each -e is one more alternative, as GNU grep */
+		if (o->pattern_set && o->pattern) {
+			strv_pushdup(&o->more, v ? v : "");
+			o->more_unknown |= !v;
+		} else if (!o->pattern_set) {
+			o->pattern = v;
+		}
 		o->pattern_set = true;
 		return 0;
 	}
@@ -186,16 +193,21 @@ static int grep_compile(regex_t *re, const struct grep_opts *o, char **msg)
 	sb_init(&p);
 	if (o->word)
 		sb_adds(&p, "\\<(");
-	if (o->fixed) {
-		for (const char *s = o->pattern; *s; s++) {
-			if (strchr("\\.[]()*+?{}|^$", *s))
-				sb_addc(&p, '\\');
-			sb_addc(&p, *s);
+	for (int k = -1; k < o->more.n; k++) {
+		const char *pat = k < 0 ? o->pattern : o->more.v[k];
+		if (k >= 0)
+			sb_addc(&p, '|');
+		if (o->fixed) {
+			for (const char *s = pat; *s; s++) {
+				if (strchr("\\.[]()*+?{}|^$", *s))
+					sb_addc(&p, '\\');
+				sb_addc(&p, *s);
+			}
+		} else if (o->extended) {
+			sb_adds(&p, pat);
+		} else {
+			rewrote |= bi_bre_append(&p, pat);
 		}
-	} else if (o->extended) {
-		sb_adds(&p, o->pattern);
-	} else {
-		rewrote = bi_bre_append(&p, o->pattern);
 	}
 	if (o->word)
 		sb_adds(&p, ")\\>");
@@ -214,13 +226,14 @@ int bi_grep_check(int argc, char **argv, char **msg)
 	strv_init(&files);
 	int rc = grep_parse(argc, argv, &o, &files, msg);
 	strv_free(&files);
-	if (rc < 0 || !o.pattern)
-		return rc;
-	regex_t re;
-	if (grep_compile(&re, &o, msg) < 0)
-		return -1;
-	regfree(&re);
-	return 0;
+	if (rc == 0 && o.pattern && !o.more_unknown) {
+		regex_t re;
+		rc = grep_compile(&re, &o, msg);
+		if (rc == 0)
+			regfree(&re);
+	}
+	strv_free(&o.more);
+	return rc;
 }
 
 struct grep_run {
@@ -371,6 +384,7 @@ int bi_grep(struct bi_ctx *c, int argc, char **argv)
 		bi_err(c, "%s", msg ? msg : "missing pattern");
 		free(msg);
 		strv_free(&files);
+		strv_free(&o.more);
 		return KAISH_EXIT_USAGE;
 	}
 	struct grep_run g = { .c = c, .o = &o };
@@ -378,6 +392,7 @@ int bi_grep(struct bi_ctx *c, int argc, char **argv)
 		bi_err(c, "%s", msg);
 		free(msg);
 		strv_free(&files);
+		strv_free(&o.more);
 		return KAISH_EXIT_USAGE;
 	}
 	if (o.recursive && files.n == 0)
@@ -401,6 +416,7 @@ int bi_grep(struct bi_ctx *c, int argc, char **argv)
 			if (e == -VFS_EESCAPE) {
 				regfree(&g.re);
 				strv_free(&files);
+				strv_free(&o.more);
 				return KAISH_EXIT_USAGE;
 			}
 			continue;
@@ -422,6 +438,7 @@ int bi_grep(struct bi_ctx *c, int argc, char **argv)
 	}
 	regfree(&g.re);
 	strv_free(&files);
+	strv_free(&o.more);
 	if (g.error && !(o.quiet && g.matched))
 		return KAISH_EXIT_USAGE;
 	return g.matched ? 0 : 1;

@@ -375,6 +375,8 @@ static const struct kcase text_edges[] = {
 	{ "grep -B and -- between groups", NULL, "seq 1 20 | grep -B2 '^1[05]'", "8\n9\n10\n--\n13\n14\n15\n", 0, OK, "" },
 	{ "grep --context= across files", "echo -n 'a\nx\n' > f; echo -n 'x\na\n' > g", "grep --context=1 a f g", "f:a\nf-x\n--\ng-x\ng:a\n", 0, OK, "" },
 	{ "grep bad context", NULL, "echo a | grep -A x a", "", 2, KAISH_ERR_VALIDATION, "invalid context length" },
+	{ "grep -e -e: either pattern", NULL, "seq 1 20 | grep -e 5 -e 9", "5\n9\n15\n19\n", 0, OK, "" },
+	{ "grep -F -e -e", NULL, "echo -n 'a|b\nb\nc\n' | grep -F -e 'a|' -e c", "a|b\nc\n", 0, OK, "" },
 	{ "grep ERE unmatched ) is an error", NULL, "echo a | grep -E 'a)'", "", 2, KAISH_ERR_VALIDATION, "Unmatched )" },
 	{ "grep -E keeps \\+ literal", NULL, "echo -n 'a+\naa\n' | grep -E 'a\\+'", "a+\n", 0, OK, "" },
 	{ "sed -ne glued", NULL, "seq 1 3 | sed -ne2p", "2\n", 0, OK, "" },
