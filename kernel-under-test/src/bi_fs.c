@@ -76,8 +76,8 @@ int bi_ls(struct bi_ctx *c, int argc, char **argv)
 	for (int i = 0; i < ops.n; i++) {
 		struct stat st;
 		int e = vfs_stat(c->k, ops.v[i], &st, true);
-		if (e < 0) {
-			bi_err(c, "%s: %s", ops.v[i], vfs_strerror(e));
+		if (e < 0) { /* an explicit operand that fails is loud, as POSIX ls and kaish */
+			bi_err(c, "cannot access '%s': %s", ops.v[i], vfs_strerror(e));
 			rc = vfs_exit_code(e) > rc ? vfs_exit_code(e) : rc;
 			continue;
 		}

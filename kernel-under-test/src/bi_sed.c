@@ -3,7 +3,8 @@
  * bi_sed.c - sed: a stream editor subset. Commands s///, p, d, q with an optional address
  * (a line, `$` or /regex/) or range ADDR,ADDR (GNU rules: the end address is looked for
  * from the line after the start; a line-number end at or before the start selects one
- * line). Regexes are ERE; GNU BRE spellings (\( \) \| \+ ...) are accepted.
+ * line). Regexes are ERE that also take the GNU BRE spellings (\( \) \| \+ ...), as kaish;
+ * -E / -r is strict ERE, where those escapes are the literal characters.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -23,7 +24,8 @@ const char bi_sed_usage[] =
 	"  [ADDR]p  print    [ADDR]d  delete    [ADDR]q  quit\n"
 	"ADDR is a line number, $ (last line), /RE/, or a range ADDR,ADDR.\n"
 	"  -n   do not print lines automatically\n"
-	"  -e   add a script       -E, -r   extended regex (the default)\n"
+	"  -e   add a script (-e SCRIPT or -eSCRIPT, repeatable)\n"
+	"  -E, -r   strict ERE: \\| \\( \\+ ... are literal (default: GNU BRE spellings are operators)\n"
 	"  -i   edit files in place\n";
 
 enum addr_type { A_NONE, A_LINE, A_LAST, A_RE };
@@ -87,12 +89,19 @@ static char *sed_until(const char **pp, char delim)
 	return sb_detach(&b);
 }
 
-/* sed patterns accept GNU BRE spellings: convert them, then compile as ERE. */
-static int sed_regex(regex_t *re, const char *pat, bool icase, char **msg)
+/* sed patterns accept GNU BRE spellings unless ere (-E/-r): convert them, then compile as
+ * ERE. A compile error of a rewritten pattern explains the dialect. */
+static int sed_regex(regex_t *re, const char *pat, bool icase, bool ere, char **msg)
 {
-	char *ere = bi_bre_to_ere(pat);
-	int rc = ere ? bi_regex_compile(re, ere, REG_EXTENDED | (icase ? REG_ICASE : 0), msg) : -1;
-	free(ere);
+	int flags = REG_EXTENDED | (icase ? REG_ICASE : 0);
+	if (ere)
+		return bi_regex_compile(re, pat, flags, msg);
+	bool rewrote = false;
+	char *conv = bi_bre_to_ere(pat, &rewrote);
+	int rc = conv ? bi_regex_compile(re, conv, flags, msg) : -1;
+	free(conv);
+	if (rc < 0 && rewrote && msg && *msg)
+		bi_dialect_hint(msg, "-E/-r");
 	return rc;
 }
 
@@ -106,7 +115,7 @@ static int sed_fail(char **msg, const char *what, const char *at)
 }
 
 /* addr := NUMBER | '$' | '/' RE '/'   (none: a->type stays A_NONE) */
-static int sed_addr_parse(const char **pp, struct sed_addr *a, char **msg)
+static int sed_addr_parse(const char **pp, struct sed_addr *a, bool ere, char **msg)
 {
 	const char *p = *pp;
 	if (*p >= '0' && *p <= '9') {
@@ -120,7 +129,7 @@ static int sed_addr_parse(const char **pp, struct sed_addr *a, char **msg)
 		char *re = sed_until(&p, '/');
 		if (!re)
 			return sed_fail(msg, "unterminated address regex", p);
-		int rc = sed_regex(&a->re, re, false, msg);
+		int rc = sed_regex(&a->re, re, false, ere, msg);
 		free(re);
 		if (rc < 0)
 			return -1;
@@ -131,7 +140,7 @@ static int sed_addr_parse(const char **pp, struct sed_addr *a, char **msg)
 }
 
 /* script := (ws* [addr [',' addr]] cmd ws* (';' | '\n'))* */
-static int sed_compile(const char *script, struct sed_cmd **out, char **msg)
+static int sed_compile(const char *script, bool ere, struct sed_cmd **out, char **msg)
 {
 	struct sed_cmd *head = NULL, **tail = &head;
 	const char *p = script;
@@ -146,11 +155,11 @@ static int sed_compile(const char *script, struct sed_cmd **out, char **msg)
 			goto fail;
 		*tail = c;
 		tail = &c->next;
-		if (sed_addr_parse(&p, &c->a1, msg) < 0)
+		if (sed_addr_parse(&p, &c->a1, ere, msg) < 0)
 			goto fail;
 		if (c->a1.type != A_NONE && *p == ',') {
 			p++;
-			if (sed_addr_parse(&p, &c->a2, msg) < 0)
+			if (sed_addr_parse(&p, &c->a2, ere, msg) < 0)
 				goto fail;
 			if (c->a2.type == A_NONE) {
 				sed_fail(msg, "unexpected `,'", p);
@@ -192,7 +201,7 @@ static int sed_compile(const char *script, struct sed_cmd **out, char **msg)
 					goto fail;
 				}
 			}
-			int rc = sed_regex(&c->re, re, icase, msg);
+			int rc = sed_regex(&c->re, re, icase, ere, msg);
 			free(re);
 			if (rc < 0) {
 				c->cmd = 0;
@@ -211,31 +220,70 @@ fail:
 	return -1;
 }
 
-/* Gather -e scripts or the first operand; the rest are files. */
-static int sed_args(int argc, char **argv, struct sbuf *script, struct strv *files, bool *quiet,
-		    bool *inplace, bool *unknown, char **msg)
+struct sed_opts {
+	bool quiet, inplace, ere;
+	bool unknown; /* a script part is not literal (validation time) */
+};
+
+/* Add one -e script; parts are joined by newlines, as separate script lines. */
+static void sed_add_script(struct sbuf *script, const char *s, bool *have_e, bool *unknown)
 {
-	bool have_e = false, have_script = false;
-	*quiet = *inplace = *unknown = false;
+	if (!s)
+		*unknown = true;
+	if (*have_e)
+		sb_addc(script, '\n');
+	sb_adds(script, s ? s : "");
+	*have_e = true;
+}
+
+/* Gather -e scripts or the first operand; the rest are files. Flags cluster (-nE); -e takes
+ * the rest of its word (-e1d) or the next word, and repeats. */
+static int sed_args(int argc, char **argv, struct sbuf *script, struct strv *files,
+		    struct sed_opts *o, char **msg)
+{
+	bool have_e = false, have_script = false, opts_done = false;
+	memset(o, 0, sizeof(*o));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (a && (!strcmp(a, "-n") || !strcmp(a, "--quiet"))) {
-			*quiet = true;
-		} else if (a && (!strcmp(a, "-E") || !strcmp(a, "-r"))) {
-		} else if (a && !strcmp(a, "-i")) {
-			*inplace = true;
-		} else if (a && !strcmp(a, "-e")) {
-			if (++i >= argc) {
-				*msg = strdup("option -e needs a script");
+		if (!opts_done && a && !strcmp(a, "--")) {
+			opts_done = true;
+		} else if (!opts_done && a && (!strcmp(a, "--quiet") || !strcmp(a, "--silent"))) {
+			o->quiet = true;
+		} else if (!opts_done && a && (!strcmp(a, "--regexp-extended"))) {
+			o->ere = true;
+		} else if (!opts_done && a && !strcmp(a, "--in-place")) {
+			o->inplace = true;
+		} else if (!opts_done && a && !strncmp(a, "--expression", 12) &&
+			   (a[12] == '=' || !a[12])) {
+			if (!a[12] && ++i >= argc) {
+				*msg = strdup("option --expression needs a script");
 				return -1;
 			}
-			if (!argv[i])
-				*unknown = true;
-			if (have_e)
-				sb_addc(script, '\n');
-			sb_adds(script, argv[i] ? argv[i] : "");
-			have_e = true;
-		} else if (a && a[0] == '-' && a[1]) {
+			sed_add_script(script, a[12] ? a + 13 : argv[i], &have_e, &o->unknown);
+		} else if (!opts_done && a && a[0] == '-' && a[1] && a[1] != '-') {
+			for (const char *f = a + 1; *f; f++) {
+				if (*f == 'n') {
+					o->quiet = true;
+				} else if (*f == 'E' || *f == 'r') {
+					o->ere = true;
+				} else if (*f == 'i') {
+					o->inplace = true;
+				} else if (*f == 'e') {
+					if (!f[1] && ++i >= argc) {
+						*msg = strdup("option -e needs a script");
+						return -1;
+					}
+					sed_add_script(script, f[1] ? f + 1 : argv[i], &have_e, &o->unknown);
+					break;
+				} else {
+					struct sbuf b;
+					sb_init(&b);
+					sb_printf(&b, "unknown option '-%c'", *f);
+					*msg = sb_detach(&b);
+					return -1;
+				}
+			}
+		} else if (!opts_done && a && a[0] == '-' && a[1]) {
 			struct sbuf b;
 			sb_init(&b);
 			sb_printf(&b, "unknown option '%s'", a);
@@ -243,7 +291,7 @@ static int sed_args(int argc, char **argv, struct sbuf *script, struct strv *fil
 			return -1;
 		} else if (!have_e && !have_script) {
 			if (!a)
-				*unknown = true;
+				o->unknown = true;
 			sb_adds(script, a ? a : "");
 			have_script = true;
 		} else {
@@ -262,13 +310,13 @@ int bi_sed_check(int argc, char **argv, char **msg)
 {
 	struct sbuf script;
 	struct strv files;
-	bool quiet, inplace, unknown;
+	struct sed_opts o;
 	struct sed_cmd *cmds = NULL;
 	sb_init(&script);
 	strv_init(&files);
-	int rc = sed_args(argc, argv, &script, &files, &quiet, &inplace, &unknown, msg);
-	if (rc == 0 && !unknown)
-		rc = sed_compile(sb_str(&script), &cmds, msg);
+	int rc = sed_args(argc, argv, &script, &files, &o, msg);
+	if (rc == 0 && !o.unknown)
+		rc = sed_compile(sb_str(&script), o.ere, &cmds, msg);
 	sed_free(cmds);
 	sb_free(&script);
 	strv_free(&files);
@@ -422,14 +470,14 @@ int bi_sed(struct bi_ctx *c, int argc, char **argv)
 {
 	struct sbuf script;
 	struct strv files;
-	bool quiet, inplace, unknown;
+	struct sed_opts o;
 	struct sed_cmd *cmds = NULL;
 	char *msg = NULL;
 	int rc = 0;
 	sb_init(&script);
 	strv_init(&files);
-	if (sed_args(argc, argv, &script, &files, &quiet, &inplace, &unknown, &msg) < 0 ||
-	    sed_compile(sb_str(&script), &cmds, &msg) < 0) {
+	if (sed_args(argc, argv, &script, &files, &o, &msg) < 0 ||
+	    sed_compile(sb_str(&script), o.ere, &cmds, &msg) < 0) {
 		bi_err(c, "%s", msg ? msg : "invalid script");
 		free(msg);
 		sb_free(&script);
@@ -439,7 +487,7 @@ int bi_sed(struct bi_ctx *c, int argc, char **argv)
 	if (files.n == 0) {
 		size_t len;
 		const char *in = bi_stdin(c, &len);
-		sed_run(cmds, quiet, in, len, c->io->out);
+		sed_run(cmds, o.quiet, in, len, c->io->out);
 	}
 	for (int i = 0; i < files.n; i++) {
 		char *buf;
@@ -449,10 +497,10 @@ int bi_sed(struct bi_ctx *c, int argc, char **argv)
 			rc = e;
 			continue;
 		}
-		if (inplace) {
+		if (o.inplace) {
 			struct sbuf res;
 			sb_init(&res);
-			sed_run(cmds, quiet, buf, len, &res);
+			sed_run(cmds, o.quiet, buf, len, &res);
 			int we = vfs_write_all(c->k, files.v[i], sb_str(&res), res.len, false);
 			if (we < 0) {
 				bi_err(c, "%s: %s", files.v[i], vfs_strerror(we));
@@ -460,7 +508,7 @@ int bi_sed(struct bi_ctx *c, int argc, char **argv)
 			}
 			sb_free(&res);
 		} else {
-			sed_run(cmds, quiet, buf, len, c->io->out);
+			sed_run(cmds, o.quiet, buf, len, c->io->out);
 		}
 		free(buf);
 	}

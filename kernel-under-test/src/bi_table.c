@@ -126,22 +126,43 @@ bool bi_parse_long(const char *s, long *v)
 	return !*end && errno == 0;
 }
 
-char *bi_bre_to_ere(const char *pat)
+bool bi_bre_append(struct sbuf *b, const char *pat)
+{
+	bool rewrote = false;
+	for (const char *p = pat; *p; p++) {
+		if (*p == '\\' && p[1] && strchr("()|+?{}", p[1])) {
+			sb_addc(b, p[1]);
+			p++;
+			rewrote = true;
+		} else if (*p == '\\' && p[1]) {
+			sb_addc(b, *p);
+			sb_addc(b, *++p);
+		} else {
+			sb_addc(b, *p);
+		}
+	}
+	return rewrote;
+}
+
+char *bi_bre_to_ere(const char *pat, bool *rewrote)
 {
 	struct sbuf b;
 	sb_init(&b);
-	for (const char *p = pat; *p; p++) {
-		if (*p == '\\' && p[1] && strchr("()|+?{}", p[1])) {
-			sb_addc(&b, p[1]);
-			p++;
-		} else if (*p == '\\' && p[1]) {
-			sb_addc(&b, *p);
-			sb_addc(&b, *++p);
-		} else {
-			sb_addc(&b, *p);
-		}
-	}
+	bool r = bi_bre_append(&b, pat);
+	if (rewrote)
+		*rewrote = r;
 	return sb_detach(&b);
+}
+
+void bi_dialect_hint(char **msg, const char *strict_flag)
+{
+	struct sbuf m;
+	sb_init(&m);
+	sb_printf(&m, "%s (GNU BRE dialect: a backslashed | + ? ( ) { } is an operator here; "
+		      "match the character itself with a bracket class such as [)] or [|], "
+		      "or use %s for strict ERE)", *msg, strict_flag);
+	free(*msg);
+	*msg = sb_detach(&m);
 }
 
 /*
@@ -196,6 +217,37 @@ static bool regex_too_complex(const char *p, bool ere)
 	return false;
 }
 
+/*
+ * glibc's ERE takes a ')' with no open group as a literal; kaish's engine (and POSIX, which
+ * leaves it undefined) refuse it, and a pattern like `:\)` after the GNU BRE rewrite must fail
+ * loudly rather than match something else. True when an unescaped ')' outside a bracket
+ * expression closes nothing.
+ */
+static bool ere_unmatched_close(const char *p)
+{
+	long depth = 0;
+	for (; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '[') { /* skip a bracket expression, as regex_too_complex */
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			while (*p && *p != ']')
+				p++;
+			if (!*p)
+				return false;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')' && --depth < 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int bi_regex_compile(void *rep, const char *pat, int flags, char **msg)
 {
 	regex_t *re = rep;
@@ -203,6 +255,15 @@ int bi_regex_compile(void *rep, const char *pat, int flags, char **msg)
 		if (msg)
 			*msg = strdup("regex too complex (stacked quantifiers or repetition bounds "
 				      "over 100000)");
+		return -1;
+	}
+	if ((flags & REG_EXTENDED) && ere_unmatched_close(pat)) {
+		if (msg) {
+			struct sbuf m;
+			sb_init(&m);
+			sb_printf(&m, "invalid regex '%s': Unmatched ) or \\)", pat);
+			*msg = sb_detach(&m);
+		}
 		return -1;
 	}
 	/* Rust-regex spellings that POSIX lacks: \d and \D. */

@@ -12,6 +12,7 @@
 #include "kaish.h"
 
 struct io;
+struct sbuf;
 struct strv;
 
 struct bi_ctx {
@@ -52,8 +53,14 @@ int bi_flags(struct bi_ctx *c, int argc, char **argv, const char *letters, bool 
 bool bi_parse_long(const char *s, long *v);
 
 int bi_regex_compile(void *re /* regex_t* */, const char *pat, int flags, char **msg);
-/* Convert GNU BRE spellings (\( \) \| \+ \? \{ \}) to ERE. malloc'd. */
-char *bi_bre_to_ere(const char *pat);
+/* Convert GNU BRE spellings (\( \) \| \+ \? \{ \}) to ERE; other escapes (\. \\) are kept.
+ * bi_bre_append appends to b and returns whether anything was rewritten; bi_bre_to_ere
+ * returns a malloc'd copy and sets *rewrote (may be NULL). */
+bool bi_bre_append(struct sbuf *b, const char *pat);
+char *bi_bre_to_ere(const char *pat, bool *rewrote);
+/* Replace the malloc'd compile error *msg with one that explains the BRE rewrite (the
+ * pattern the engine saw is not the one written) and names the strict_flag (-E, -E/-r). */
+void bi_dialect_hint(char **msg, const char *strict_flag);
 
 /* The test / [ / [[ evaluator (bi_test.c); dbl for [[ ]]. */
 int bi_test_eval(struct bi_ctx *c, char **argv, int argc, bool dbl);
