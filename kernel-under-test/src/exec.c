@@ -316,7 +316,12 @@ static int dispatch(kaish_kernel *k, int argc, char **argv, struct io *io)
 				return 1;
 			}
 			char *nm = kstrndup(argv[i], nl);
-			int e = nm ? scope_set_in(&k->scope, k->scope.func_frame, nm, eq ? eq + 1 : "") : -1;
+			const char *val = eq ? eq + 1 : "";
+			if (!eq && i + 2 < argc && !strcmp(argv[i + 1], "=")) {
+				val = argv[i + 2]; /* kaish's spaced form: local NAME = VALUE */
+				i += 2;
+			}
+			int e = nm ? scope_set_in(&k->scope, k->scope.func_frame, nm, val) : -1;
 			free(nm);
 			if (e < 0)
 				return 1;
@@ -337,33 +342,69 @@ static int dispatch(kaish_kernel *k, int argc, char **argv, struct io *io)
 	return KAISH_EXIT_NOT_FOUND;
 }
 
+/* PIPESTATUS after a simple command: a pipeline of one, [st]. Kept when it already reads so
+ * (the common [0]), which saves a string per command. */
+static void pipestatus_one(kaish_kernel *k, int st)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "[%d]", st);
+	const char *cur = scope_get(&k->scope, "PIPESTATUS");
+	if (!cur || strcmp(cur, buf))
+		scope_set_in(&k->scope, 0, "PIPESTATUS", buf);
+}
+
+/*
+ * A=1 cmd: the variables live in a frame around this one command, exported. As in kaish
+ * (not bash), the frame is in place before the command's words expand, so `FOO=bar echo
+ * $FOO` prints bar. Returns 0, or -1 when the frame cannot be pushed.
+ */
+static int prefix_push(kaish_kernel *k, struct node *n, struct io *io)
+{
+	if (scope_push(&k->scope) < 0)
+		return -1;
+	for (struct assign *a = n->assigns; a; a = a->next) {
+		char *v = expand_str(k, a->value, io);
+		if (v) {
+			scope_set_in(&k->scope, k->scope.nframes - 1, a->name, v);
+			scope_export(&k->scope, a->name);
+		}
+		free(v);
+	}
+	return 0;
+}
+
 /* simple := assignment* word* redirect* */
 static int exec_simple(kaish_kernel *k, struct node *n, struct io *io)
 {
 	struct strv argv;
 	struct rstate rs;
 	int st;
+	int frames = k->scope.nframes;
+	bool prefix = n->assigns && n->nwords;
 	strv_init(&argv);
 	kernel_set_data(k, NULL, false);
 	k->subst_code = 0;
+	if (prefix && prefix_push(k, n, io) < 0) {
+		st = 1;
+		goto out;
+	}
 	for (int i = 0; i < n->nwords; i++) {
 		if (expand_word(k, n->words[i], io, EXP_ARG, &argv) < 0) {
-			strv_free(&argv);
-			return set_last(k, 1);
+			st = 1;
+			goto out;
 		}
 	}
 	if (k->flow != FL_NONE) { /* a $( ) may not leave flow pending, but stay defensive */
-		strv_free(&argv);
-		return k->last_code;
+		st = k->last_code;
+		goto out;
 	}
 	kernel_set_data(k, NULL, false); /* $( ) in arguments must not leak their .data */
 	st = redir_setup(k, n->redirs, io, &rs);
 	if (st) {
 		redir_finish(k, &rs, io, st);
-		strv_free(&argv);
-		return set_last(k, st);
+		goto out;
 	}
-	if (argv.n == 0) {
+	if (argv.n == 0 && !prefix) {
 		/* Assignments only: status is that of the last $( ) (0 without one). */
 		for (struct assign *a = n->assigns; a; a = a->next) {
 			char *v = expand_str(k, a->value, &rs.io);
@@ -376,30 +417,16 @@ static int exec_simple(kaish_kernel *k, struct node *n, struct io *io)
 		}
 		if (!st)
 			st = k->subst_code;
-	} else if (n->assigns) {
-		/* A=1 cmd: the variables live in a frame around this one command, exported. */
-		int frames = k->scope.nframes;
-		if (scope_push(&k->scope) < 0) {
-			st = 1;
-		} else {
-			for (struct assign *a = n->assigns; a; a = a->next) {
-				char *v = expand_str(k, a->value, &rs.io);
-				if (v) {
-					scope_set_in(&k->scope, k->scope.nframes - 1, a->name, v);
-					scope_export(&k->scope, a->name);
-				}
-				free(v);
-			}
-			st = dispatch(k, argv.n, argv.v, &rs.io);
-			while (k->scope.nframes > frames)
-				scope_pop(&k->scope);
-		}
-	} else {
-		if (k->sh->trace)
+	} else if (argv.n > 0) {
+		if (k->sh->trace && !prefix)
 			kernel_trace(k, "exec %s", argv.v[0]);
 		st = dispatch(k, argv.n, argv.v, &rs.io);
 	}
 	st = redir_finish(k, &rs, io, st);
+	pipestatus_one(k, st);
+out:
+	while (k->scope.nframes > frames)
+		scope_pop(&k->scope);
 	strv_free(&argv);
 	return set_last(k, st);
 }

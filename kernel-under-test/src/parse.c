@@ -261,7 +261,7 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 	if (len >= 2 && s[1] == '(') {
 		long e = lex_match(s, len, 1, '(', ')');
 		if (e < 0)
-			return parse_error(p, "unbalanced $(");
+			return parse_error(p, "unterminated command substitution, expected ')'");
 		if (len >= 3 && s[2] == '(' && e >= 3 && s[e - 1] == ')') {
 			/* The expression is itself expanded first ($x, $( ), nested $(( ))), like
 			 * the inside of "...", then evaluated. */
@@ -299,7 +299,7 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 	if (len >= 2 && s[1] == '{') {
 		long e = lex_match(s, len, 1, '{', '}');
 		if (e < 0)
-			return parse_error(p, "unbalanced ${");
+			return parse_error(p, "unterminated parameter expansion, expected '}'");
 		const char *in = s + 2;
 		size_t n = (size_t)e - 2;
 		struct wpart *wp = part_new(p, W_VAR, NULL, 0);
@@ -339,6 +339,22 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 			n -= skip;
 		}
 		if (nl < n) {
+			if (wp->op != V_LENGTH && in[nl] == ':' && nl + 1 < n && in[nl + 1] != '-') {
+				/* bash's ${V:off:len}: name kaish's slice ${V[a:b]} instead */
+				char hint[128];
+				long off = strtol(in + nl + 1, NULL, 10);
+				const char *c2 = memchr(in + nl + 1, ':', n - nl - 1);
+				long cnt = c2 ? strtol(c2 + 1, NULL, 10) : 0;
+				if (c2)
+					snprintf(hint, sizeof(hint), "bash substring ${%s:...} is not kaish: "
+						 "write ${%s[%ld:%ld]}", wp->text, wp->text, off,
+						 off + cnt);
+				else
+					snprintf(hint, sizeof(hint), "bash substring ${%s:...} is not kaish: "
+						 "write ${%s[%ld:]}", wp->text, wp->text, off);
+				parts_free(wp);
+				return parse_error(p, hint);
+			}
 			if (wp->op == V_LENGTH || n < nl + 2 || in[nl + 1] != '-') {
 				parts_free(wp);
 				return parse_error(p, "unsupported ${...} operator");
@@ -554,7 +570,8 @@ static struct word *parse_word_tok(struct parser *p)
 	struct word *w = word_from(p, t->text, strlen(t->text), t->line, false);
 	if (w && pasted(w)) {
 		word_free(w);
-		return parse_error(p, "text glued to an expansion, quote the word (\"$d/f\")");
+		return parse_error(p, "token pasting: text glued to an expansion, quote the word "
+					   "(\"$d/f\")");
 	}
 	next(p);
 	return w;

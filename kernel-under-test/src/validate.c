@@ -4,7 +4,8 @@
  *
  * Reported as KAISH_ERR_VALIDATION: builtin argument checks on literal arguments
  * (regexes compile, seq increment != 0),
- * break/continue outside a loop, and E012 (a bare $VAR as a for-loop head: no word
+ * break/continue outside a loop, return outside a function, E014 (scatter without a gather
+ * in its pipeline), E020 (`test` with -a / -o, bi_test_check), and E012 (a bare $VAR as a for-loop head: no word
  * splitting, so it would be a single item). The first error wins. An unknown command is
  * only a warning (to the trace), as in kaish: it exits 127 when it runs.
  */
@@ -23,6 +24,7 @@ struct vctx {
 	kaish_kernel *k;
 	struct strv funcs; /* functions defined anywhere in the script */
 	int loop_depth;
+	int func_depth; /* > 0 inside a function body: `return` is allowed */
 	char *err;
 };
 
@@ -118,6 +120,8 @@ static void check_cmd(struct vctx *v, struct node *n)
 		char msg[64];
 		snprintf(msg, sizeof(msg), "'%s' outside a loop", name);
 		verr(v, n->line, msg, name);
+	} else if (!strcmp(name, "return") && v->func_depth == 0) {
+		verr(v, n->line, "'return' outside a function", name);
 	} else {
 		const struct builtin *b = bi_lookup(name);
 		bool help = false; /* `CMD --help` only prints usage: skip argument checks */
@@ -140,6 +144,33 @@ static void check_cmd(struct vctx *v, struct node *n)
 		}
 	}
 	free(name);
+}
+
+/* The literal name of a pipeline stage that is a plain command, or NULL. */
+static const char *stage_literal(struct node *n)
+{
+	if (n->type != N_CMD || n->nwords == 0)
+		return NULL;
+	struct wpart *wp = n->words[0]->parts;
+	return wp && !wp->next && wp->type == W_LIT ? wp->text : NULL;
+}
+
+/* E014: a scatter needs a gather later in its pipeline (the runner pairs the first scatter
+ * with the first gather after it). */
+static void check_pipe(struct vctx *v, struct node *n)
+{
+	int s = -1, g = -1;
+	for (int i = 0; i < n->nkids; i++) {
+		const char *nm = stage_literal(n->kids[i]);
+		if (nm && s < 0 && !strcmp(nm, "scatter"))
+			s = i;
+		else if (nm && s >= 0 && g < 0 && !strcmp(nm, "gather"))
+			g = i;
+	}
+	if (s >= 0 && g < 0)
+		verr(v, n->kids[s]->line, "E014 scatter without gather", "scatter");
+	for (int i = 0; i < n->nkids; i++)
+		check_node(v, n->kids[i]);
 }
 
 static void check_node(struct vctx *v, struct node *n)
@@ -174,10 +205,15 @@ static void check_node(struct vctx *v, struct node *n)
 	case N_FUNC: {
 		int saved = v->loop_depth;
 		v->loop_depth = 0;
+		v->func_depth++;
 		check_node(v, n->a);
+		v->func_depth--;
 		v->loop_depth = saved;
 		break;
 	}
+	case N_PIPE:
+		check_pipe(v, n);
+		break;
 	case N_TEST:
 		for (int i = 0; i < n->nwords; i++) {
 			check_parts(v, n->words[i]->parts);

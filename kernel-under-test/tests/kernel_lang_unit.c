@@ -196,6 +196,311 @@ static const struct kcase errors[] = {
 	{ "bad set option", NULL, "set -o bogus", "", 1, OK, "bogus" },
 };
 
+/* --- issue #36: assertions of kaish's integration tests, one table per upstream file, the
+ * upstream test name in each comment. Expectations are the upstream assertions. --- */
+
+/* tests/heredoc_tests.rs */
+static const struct kcase up_heredoc[] = {
+	/* crlf_body_preserves_carriage_returns */
+	{ "crlf body kept", NULL, "cat <<EOF\r\nhello\r\nEOF", "hello\r\n", 0, OK, "" },
+	/* bare_cr_body_preserves_carriage_returns */
+	{ "bare cr body kept", NULL, "cat <<EOF\rhello\rEOF", "hello\r", 0, OK, "" },
+	/* crlf_terminated_delimiter_still_matches */
+	{ "EOF\\r\\n closes", NULL, "cat <<EOF\nhello\nEOF\r\n", "hello\n", 0, OK, "" },
+	/* bare_cr_terminated_delimiter_still_matches */
+	{ "EOF\\r closes", NULL, "cat <<EOF\nhello\nEOF\r", "hello\n", 0, OK, "" },
+	/* dash_heredoc_strips_source_tabs_not_var_tabs */
+	{ "<<- keeps var tabs", NULL, "X=\"\tval\"\ncat <<-EOF\n\t$X\n\tafter\nEOF", "\tval\nafter\n", 0, OK, "" },
+	/* dash_heredoc_var_at_line_start_terminates_strip_run */
+	{ "<<- mid-line tab kept", NULL, "X=hi\ncat <<-EOF\n$X\tkept\nEOF", "hi\tkept\n", 0, OK, "" },
+	/* unterminated_heredoc_errors */
+	{ "unterminated names EOF", NULL, "cat <<EOF\nhello", "", 2, KAISH_ERR_PARSE, "unterminated heredoc, expected near 'EOF'" },
+	/* unterminated_heredoc_with_dash_form_errors */
+	{ "unterminated <<- names DONE", NULL, "cat <<-DONE\n\thi", "", 2, KAISH_ERR_PARSE, "DONE" },
+	/* nested_command_substitution_in_body */
+	{ "$( ) in body", NULL, "cat <<EOF\nvia $(echo nested)\nEOF", "via nested\n", 0, OK, "" },
+	/* nested_pipeline_command_substitution_in_body */
+	{ "pipeline $( ) in body", NULL, "cat <<EOF\n$(echo -n HELLO | tr A-Z a-z) world\nEOF", "hello world\n", 0, OK, "" },
+};
+
+/* tests/pipefail_tests.rs */
+static const struct kcase up_pipefail[] = {
+	/* pipestatus_reports_every_stage */
+	{ "ps false|true", NULL, "false | true; echo \"${PIPESTATUS[0]},${PIPESTATUS[1]}\"", "1,0\n", 0, OK, "" },
+	{ "ps true|false", NULL, "true | false; echo \"${PIPESTATUS[0]},${PIPESTATUS[1]}\"", "0,1\n", 0, OK, "" },
+	{ "ps test -f|false", NULL, "test -f | false; echo \"${PIPESTATUS[0]},${PIPESTATUS[1]}\"", "2,1\n", 0, OK, "needs an operand" },
+	{ "ps false|test -f", NULL, "false | test -f; echo \"${PIPESTATUS[0]},${PIPESTATUS[1]}\"", "1,2\n", 0, OK, "needs an operand" },
+	{ "ps three", NULL, "true | true | true; echo \"${PIPESTATUS[0]},${PIPESTATUS[1]},${PIPESTATUS[2]}\"", "0,0,0\n", 0, OK, "" },
+	/* pipestatus_length_matches_the_stage_count */
+	{ "ps one stage false", NULL, "false; echo \"${PIPESTATUS[0]},${#PIPESTATUS}\"", "1,1\n", 0, OK, "" },
+	{ "ps one stage true", NULL, "true; echo \"${PIPESTATUS[0]},${#PIPESTATUS}\"", "0,1\n", 0, OK, "" },
+	{ "ps length 2", NULL, "false | true; echo ${#PIPESTATUS}", "2\n", 0, OK, "" },
+	/* the_default_is_still_the_last_stages_status */
+	{ "default last stage 0", NULL, "false | true", "", 0, OK, "" },
+	{ "default last stage 1", NULL, "true | false", "", 1, OK, "" },
+	{ "default cat missing | wc", NULL, "cat /nonexistent | wc -l", "0\n", 0, OK, "nonexistent" },
+	/* pipefail_takes_the_rightmost_nonzero */
+	{ "pf false|true", NULL, "set -o pipefail; false | true", "", 1, OK, "" },
+	{ "pf true|true", NULL, "set -o pipefail; true | true", "", 0, OK, "" },
+	{ "pf false|false", NULL, "set -o pipefail; false | false", "", 1, OK, "" },
+	{ "pf test -f|false", NULL, "set -o pipefail; test -f | false", "", 1, OK, "needs an operand" },
+	{ "pf false|test -f", NULL, "set -o pipefail; false | test -f", "", 2, OK, "needs an operand" },
+	{ "pf test -f|false|true", NULL, "set -o pipefail; test -f | false | true", "", 1, OK, "needs an operand" },
+	{ "pf test -f|true|true", NULL, "set -o pipefail; test -f | true | true", "", 2, OK, "needs an operand" },
+	{ "pf cat missing | wc", NULL, "set -o pipefail; cat /nonexistent | wc -l", "0\n", 1, OK, "nonexistent" },
+	/* pipefail_turns_off_again */
+	{ "pf off again", NULL, "set -o pipefail; set +o pipefail; false | true", "", 0, OK, "" },
+	/* set_dash_o_reports_pipefail */
+	{ "set -o lists pipefail on", NULL, "set -o pipefail; set -o | grep pipefail", "pipefail\ton\n", 0, OK, "" },
+	/* pipefail_is_no_longer_an_unknown_option */
+	{ "pf accepted", NULL, "set -o pipefail; echo ALIVE", "ALIVE\n", 0, OK, "" },
+	{ "unknown option named", NULL, "set -o nosuchoption", "", 1, OK, "nosuchoption" },
+	/* reading_pipestatus_replaces_it */
+	{ "reading replaces", NULL, "false | true; echo ${#PIPESTATUS}; echo \"again=$PIPESTATUS\"", "2\nagain=[0]\n", 0, OK, "" },
+};
+
+/* tests/test_builtin_tests.rs (fixture: file.txt, sub/) */
+#define TB_SETUP "echo hi > file.txt; mkdir sub"
+static const struct kcase up_test_builtin[] = {
+	/* string_emptiness */
+	{ "-z empty", NULL, "test -z \"\"", "", 0, OK, "" },
+	{ "-z x", NULL, "test -z x", "", 1, OK, "" },
+	{ "-n x", NULL, "test -n x", "", 0, OK, "" },
+	{ "-n empty", NULL, "test -n \"\"", "", 1, OK, "" },
+	/* one_arg_string_truthiness */
+	{ "one arg", NULL, "test x", "", 0, OK, "" },
+	{ "one empty arg", NULL, "test \"\"", "", 1, OK, "" },
+	/* string_equality */
+	{ "a = a", NULL, "test a = a", "", 0, OK, "" },
+	{ "a = b", NULL, "test a = b", "", 1, OK, "" },
+	{ "a == a", NULL, "test a == a", "", 0, OK, "" },
+	{ "a != b", NULL, "test a != b", "", 0, OK, "" },
+	/* flag_shaped_operands_survive */
+	{ "-n = -n", NULL, "test -n = -n", "", 0, OK, "" },
+	{ "x = -f", NULL, "test x = -f", "", 1, OK, "" },
+	{ "-f = -f", NULL, "test -f = -f", "", 0, OK, "" },
+	/* numeric_integer */
+	{ "08 -eq 8", NULL, "test 08 -eq 8", "", 0, OK, "" },
+	{ "3 -gt 5", NULL, "test 3 -gt 5", "", 1, OK, "" },
+	/* numeric_negative_operands */
+	{ "0 -gt -5", NULL, "test 0 -gt -5", "", 0, OK, "" },
+	{ "-5 -lt 0", NULL, "test -5 -lt 0", "", 0, OK, "" },
+	/* numeric_floats_allowed, builtin_shadows_external_test */
+	{ "1.5 -gt 1", NULL, "test 1.5 -gt 1", "", 0, OK, "" },
+	{ "1.0 -eq 1", NULL, "test 1.0 -eq 1", "", 0, OK, "" },
+	{ "2.5 -lt 2", NULL, "test 2.5 -lt 2", "", 1, OK, "" },
+	/* numeric_non_numeric_is_loud */
+	{ "abc -eq 5", NULL, "test abc -eq 5", "", 2, OK, "abc" },
+	/* file_tests */
+	{ "-e file", TB_SETUP, "test -e file.txt", "", 0, OK, "" },
+	{ "-e nope", TB_SETUP, "test -e nope", "", 1, OK, "" },
+	{ "-f sub", TB_SETUP, "test -f sub", "", 1, OK, "" },
+	{ "-d sub", TB_SETUP, "test -d sub", "", 0, OK, "" },
+	/* negation */
+	{ "! -f nope", TB_SETUP, "test ! -f nope", "", 0, OK, "" },
+	{ "! -f file", TB_SETUP, "test ! -f file.txt", "", 1, OK, "" },
+	{ "! a = a", NULL, "test ! a = a", "", 1, OK, "" },
+	{ "! -z x", NULL, "test ! -z x", "", 0, OK, "" },
+	/* arity_errors_are_loud */
+	{ "no args", NULL, "test", "", 1, OK, "" },
+	{ "-f alone", NULL, "test -f", "", 2, OK, "-f" },
+	{ "-z alone", NULL, "test -z", "", 2, OK, "-z" },
+	{ "! alone", NULL, "test !", "", 2, OK, "!" },
+	{ "two barewords", NULL, "test a b", "", 2, OK, "a" },
+	/* arity_edge_cases */
+	{ "! ! x", NULL, "test ! ! x", "", 0, OK, "" },
+	{ "! !", NULL, "test ! !", "", 2, OK, "!" },
+	{ "! = x", NULL, "test ! = x", "", 2, OK, "=" },
+	{ "= = =", NULL, "test = = =", "", 0, OK, "" },
+	{ "-f -f", NULL, "test -f -f", "", 1, OK, "" },
+	/* compound_operators_are_refused */
+	{ "-a refused", TB_SETUP, "test -f file.txt -a -f sub", "", 2, KAISH_ERR_VALIDATION, "E020" },
+	{ "-o refused", TB_SETUP, "test a = a -o b = b", "", 2, KAISH_ERR_VALIDATION, "E020" },
+	/* shell_chaining_is_still_a_compound_path */
+	{ "&& chain", TB_SETUP, "test -f file.txt && test -d sub && echo both", "both\n", 0, OK, "" },
+	{ "|| chain", TB_SETUP, "test -f nope || echo fallback", "fallback\n", 0, OK, "" },
+	/* test_as_if_condition */
+	{ "if test", TB_SETUP, "if test -f file.txt; then echo present; else echo absent; fi", "present\n", 0, OK, "" },
+};
+
+/* tests/cmdsubst_control_structures_tests.rs */
+static const struct kcase up_cmdsubst_ctl[] = {
+	/* unquoted_for_loop_inside_cmdsubst_runs */
+	{ "for in $( )", NULL, "echo $(for f in a b; do echo $f; done)", "a\nb\n", 0, OK, "" },
+	/* unquoted_while_loop_inside_cmdsubst_runs */
+	{ "while in $( )", NULL, "x=$(i=0; while [[ $i -lt 3 ]]; do echo $i; i=$((i+1)); done); echo \"[$x]\"", "[0\n1\n2]\n", 0, OK, "" },
+	/* unquoted_if_else_inside_cmdsubst_runs */
+	{ "if in $( )", NULL, "x=$(if true; then echo yep; else echo nope; fi); echo \"[$x]\"", "[yep]\n", 0, OK, "" },
+	/* unquoted_case_inside_cmdsubst_runs */
+	{ "case in $( )", NULL, "x=$(case dog in cat) echo meow;; dog) echo woof;; esac); echo \"[$x]\"", "[woof]\n", 0, OK, "" },
+	/* unquoted_nested_cmdsubst_with_inner_control_structure_runs */
+	{ "nested for in $( )", NULL, "echo $(echo $(for f in a b; do echo $f; done))", "a\nb\n", 0, OK, "" },
+	/* quoted_for_loop_inside_cmdsubst_still_runs */
+	{ "quoted for in $( )", NULL, "out=\"$(for f in a b; do echo $f; done)\"; echo \"$out\"", "a\nb\n", 0, OK, "" },
+};
+
+/* tests/set_option_tests.rs */
+static const struct kcase up_set_option[] = {
+	/* set_o_trash_still_enables, set_o_flag_split_path_still_enables_known_option */
+	{ "set lists trash", NULL, "set -o trash; set", "set -o trash\n", 0, OK, "" },
+	/* set_plus_o_trash_still_disables */
+	{ "set +o trash", NULL, "set -o trash; set +o trash; set", "", 0, OK, "" },
+	/* set_o_glob_still_works, set_plus_o_glob_still_works */
+	{ "set -o glob", NULL, "set -o glob; echo ran", "ran\n", 0, OK, "" },
+	{ "set +o glob", NULL, "set +o glob; echo ran", "ran\n", 0, OK, "" },
+	/* set_o_unknown_name_fails_loudly (output-limit is not an option here, see README) */
+	{ "unknown names the valid set", NULL, "set -o bogusname", "", 1, OK, "valid names are errexit, glob, pipefail, trash" },
+	/* set_o_unknown_name_stops_sequential_execution */
+	{ "unknown stops set -e", NULL, "set -e; set -o bogusname; echo ran", "", 1, OK, "bogusname" },
+	/* set_plus_o_unknown_name_fails_loudly */
+	{ "+o unknown", NULL, "set +o bogusname", "", 1, OK, "bogusname" },
+	/* set_o_pipefail_is_accepted_and_takes_effect */
+	{ "pipefail takes effect", "set -o pipefail", "false | true", "", 1, OK, "" },
+};
+
+/* tests/pwd_tracking_tests.rs (/usr does not exist in the memory `/`: /u is made) */
+static const struct kcase up_pwd[] = {
+	/* pwd_variable_agrees_with_the_pwd_builtin */
+	{ "PWD after cd", NULL, "cd /tmp; echo $PWD", "/tmp\n", 0, OK, "" },
+	{ "PWD = pwd", NULL, "cd /tmp; echo \"$PWD|$(pwd)\"", "/tmp|/tmp\n", 0, OK, "" },
+	/* oldpwd_is_this_sessions_previous_directory */
+	{ "OLDPWD", "mkdir /u", "cd /tmp; cd /u; echo $OLDPWD", "/tmp\n", 0, OK, "" },
+	{ "PWD|OLDPWD", "mkdir /u", "cd /tmp; cd /u; echo \"$PWD|$OLDPWD\"", "/u|/tmp\n", 0, OK, "" },
+	/* cd_dash_agrees_with_oldpwd */
+	{ "cd -", "mkdir /u", "cd /tmp; cd /u; cd - > /dev/null; echo $PWD", "/tmp\n", 0, OK, "" },
+	{ "cd - prints", "mkdir /u", "cd /tmp; cd /u; cd -", "/tmp\n", 0, OK, "" },
+	/* oldpwd_is_absent_until_the_first_cd */
+	{ "OLDPWD unset", NULL, "echo \"[${OLDPWD:-unset}]\"", "[unset]\n", 0, OK, "" },
+	/* a_failed_cd_leaves_them_alone */
+	{ "failed cd", NULL, "cd /tmp; cd /definitely-not-a-directory-here; echo \"$PWD\"", "/tmp\n", 0, OK, "definitely" },
+};
+
+/* tests/validation_tests.rs */
+static const struct kcase up_validation[] = {
+	/* validation_blocks_break_outside_loop */
+	{ "break", NULL, "break", "", 2, KAISH_ERR_VALIDATION, "loop" },
+	/* validation_blocks_continue_outside_loop */
+	{ "continue", NULL, "continue", "", 2, KAISH_ERR_VALIDATION, "loop" },
+	/* validation_blocks_return_outside_function */
+	{ "return", NULL, "echo ran; return", "", 2, KAISH_ERR_VALIDATION, "function" },
+	/* validation_blocks_invalid_regex */
+	{ "grep regex", NULL, "grep '[' /dev/null", "", 2, KAISH_ERR_VALIDATION, "" "line 1" },
+	/* validation_blocks_seq_zero_increment */
+	{ "seq zero", NULL, "seq 1 0 10", "", 2, KAISH_ERR_VALIDATION, "" "line 1" },
+	/* validation_blocks_scatter_without_gather */
+	{ "scatter without gather", NULL, "seq 1 3 | scatter | echo hi", "", 2, KAISH_ERR_VALIDATION, "E014" },
+	/* validation_allows_scatter_with_gather (rows are JSONL here) */
+	{ "scatter with gather", NULL, "seq 1 3 | scatter | echo \"$ITEM\" | gather --lines", "1\n2\n3", 0, OK, "" },
+	/* validation_allows_break_inside_loop */
+	{ "break in loop", NULL, "for i in 1 2 3; do if [[ $i == 2 ]]; then break; fi; echo $i; done", "1\n", 0, OK, "" },
+	/* validation_allows_quoted_glob_patterns */
+	{ "quoted pattern literal", NULL, "echo \"*.txt\"", "*.txt\n", 0, OK, "" },
+	/* validation_bare_glob_no_match */
+	{ "bare glob no match", NULL, "ls *.txt", "", 1, OK, "no matches" },
+};
+
+/* tests/scatter_gather_jsonl_tests.rs */
+static const struct kcase up_sg_jsonl[] = {
+	/* lines_mode_emits_raw_outputs_in_item_order */
+	{ "--lines order", NULL, "seq 1 3 | scatter | echo $ITEM | gather --lines", "1\n2\n3", 0, OK, "" },
+	/* lines_mode_hard_errors_on_any_failure */
+	{ "--lines failure hint", NULL, "seq 1 2 | scatter --as N | echo $N | grep 2 | gather --lines", "", 123, OK, "--lines" },
+};
+
+/* tests/string_slice_tests.rs */
+static const struct kcase up_slice[] = {
+	/* a_slice_takes_the_half_open_range */
+	{ "0:5", NULL, "v=\"abcdefghij\"; echo \"[${v[0:5]}]\"", "[abcde]\n", 0, OK, "" },
+	/* a_slice_starting_mid_string_is_end_exclusive */
+	{ "2:5", NULL, "v=\"abcdefghij\"; echo \"[${v[2:5]}]\"", "[cde]\n", 0, OK, "" },
+	/* an_omitted_start_means_the_beginning */
+	{ ":3", NULL, "v=\"abcdefghij\"; echo \"[${v[:3]}]\"", "[abc]\n", 0, OK, "" },
+	/* an_omitted_end_means_the_rest */
+	{ "7:", NULL, "v=\"abcdefghij\"; echo \"[${v[7:]}]\"", "[hij]\n", 0, OK, "" },
+	/* a_negative_start_counts_from_the_end */
+	{ "-3:", NULL, "v=\"abcdefghij\"; echo \"[${v[-3:]}]\"", "[hij]\n", 0, OK, "" },
+	/* a_negative_end_trims_from_the_end */
+	{ ":-2", NULL, "v=\"abcdefghij\"; echo \"[${v[:-2]}]\"", "[abcdefgh]\n", 0, OK, "" },
+	/* an_over_long_end_clamps_to_the_string */
+	{ "0:99", NULL, "v=\"abc\"; echo \"[${v[0:99]}]\"", "[abc]\n", 0, OK, "" },
+	/* an_inverted_range_is_empty_not_an_error */
+	{ "4:2", NULL, "v=\"abcdef\"; echo \"[${v[4:2]}]\"", "[]\n", 0, OK, "" },
+	/* slicing_counts_characters_not_bytes */
+	{ "utf8 0:2", NULL, "v=\"日本語です\"; echo \"[${v[0:2]}]\"", "[日本]\n", 0, OK, "" },
+	/* a_negative_slice_also_counts_characters */
+	{ "utf8 -2:", NULL, "v=\"日本語です\"; echo \"[${v[-2:]}]\"", "[です]\n", 0, OK, "" },
+	/* the_list_slice_still_behaves_exactly_as_before (a list from PIPESTATUS here) */
+	{ "list slice", NULL, "true | false | true | true | false; echo \"[${PIPESTATUS[1:3]}]\"", "[[1,0]]\n", 0, OK, "" },
+	/* the_bash_substring_form_is_a_loud_error_naming_the_kaish_form */
+	{ "bash ${v:0:5}", NULL, "v=\"abcdefghij\"; echo \"[${v:0:5}]\"", "", 2, KAISH_ERR_PARSE, "[0:5]" },
+	/* the_bash_form_with_an_omitted_offset_names_the_right_kaish_slice */
+	{ "bash ${v::5}", NULL, "v=\"abcdefghij\"; echo \"[${v::5}]\"", "", 2, KAISH_ERR_PARSE, "[0:5]" },
+	/* the_bash_form_does_not_silently_collapse_a_path */
+	{ "bash ${d:0:4}/file", NULL, "d=\"/tmp/somedir\"; echo \"[${d:0:4}/file]\"", "", 2, KAISH_ERR_PARSE, "[0:4]" },
+};
+
+/* tests/compound_into_pipe_tests.rs */
+static const struct kcase up_compound_pipe[] = {
+	/* nested for loops into a pipe */
+	{ "nested for | cat", NULL, "for f in a b; do for g in 1 2; do echo \"$f$g\"; done; done | cat", "a1\na2\nb1\nb2\n", 0, OK, "" },
+	/* scatter_gather_refuses_a_compound_stage_by_name */
+	{ "scatter refuses compound", NULL, "for f in a b; do echo $f; done | scatter | echo x | gather", "", 2, OK, "scatter/gather cannot share a pipeline" },
+};
+
+/* tests/quoted_cmdsubst_error_tests.rs */
+static const struct kcase up_quoted_subst[] = {
+	/* malformed_cmdsubst_in_quotes_is_loud */
+	{ "malformed quoted", NULL, "echo \"$(if true; echo 1; fi)\"", "", 2, KAISH_ERR_PARSE, "" "line 1" },
+	/* malformed_cmdsubst_unquoted_still_loud */
+	{ "malformed unquoted", NULL, "echo $(if true; echo 1; fi)", "", 2, KAISH_ERR_PARSE, "" "line 1" },
+	/* valid_cmdsubst_in_quotes_runs */
+	{ "valid quoted", NULL, "echo \"$(echo ok)\"", "ok\n", 0, OK, "" },
+	/* plain_text_with_cmdsubst_interpolation_runs */
+	{ "interpolation", NULL, "echo \"pre $(echo mid) post\"", "pre mid post\n", 0, OK, "" },
+	/* unterminated_cmdsubst_in_quotes_is_loud */
+	{ "unterminated quoted", NULL, "echo \"pre $(echo hi\"", "", 2, KAISH_ERR_PARSE, "unterminated command substitution, expected ')'" },
+	/* unterminated_cmdsubst_unquoted_matches_message */
+	{ "unterminated unquoted", NULL, "echo $(echo hi", "", 2, KAISH_ERR_PARSE, "unterminated command substitution, expected ')'" },
+};
+
+/* tests/cmdsubst_swallow_siblings_tests.rs */
+static const struct kcase up_swallow[] = {
+	/* unterminated $( in an unquoted heredoc body */
+	{ "heredoc unterminated $(", NULL, "cat <<EOF\npre $(echo hi\nEOF\n", "", 2, KAISH_ERR_PARSE, "unterminated command substitution, expected ')'" },
+	/* malformed_cmdsubst_in_heredoc_is_loud */
+	{ "heredoc malformed $( )", NULL, "cat <<EOF\npre $(if true; echo 1; fi)\nEOF\n", "", 2, KAISH_ERR_PARSE, "" "line" },
+	/* unterminated $( in a ${VAR:-WORD} default */
+	{ "default unterminated $(", NULL, "echo ${x:-$(echo hi}", "", 2, KAISH_ERR_PARSE, "unterminated" },
+	/* malformed_cmdsubst_in_default_word_is_loud */
+	{ "default malformed $( )", NULL, "echo ${x:-$(if true; echo 1; fi)}", "", 2, KAISH_ERR_PARSE, "" "line" },
+};
+
+/* tests/shell_compat_tests.rs, tests/shell_bugs_tests.rs: the kaish/bash differences */
+static const struct kcase up_shell[] = {
+	/* env prefix: the prefix is visible to the command's own arguments (kaish, not bash) */
+	{ "prefix visible to args", NULL, "FOO=bar echo $FOO", "bar\n", 0, OK, "" },
+	{ "prefix scoped to the command", NULL, "FOO=bar echo $FOO; echo \"[$FOO]\"", "bar\n[]\n", 0, OK, "" },
+	/* local with spaces: local x = value */
+	{ "local spaced", NULL, "f() { local x = 5; echo $x; }; f", "5\n", 0, OK, "" },
+	{ "local plain", NULL, "f() { local x=5; echo $x; }; f", "5\n", 0, OK, "" },
+	/* token pasting is refused and named */
+	{ "token pasting named", NULL, "d=.; cat $d/f", "", 2, KAISH_ERR_PARSE, "token pasting" },
+};
+
+Test(upstream, heredoc_tests) { RUN(up_heredoc); }
+Test(upstream, pipefail_tests) { RUN(up_pipefail); }
+Test(upstream, test_builtin_tests) { RUN(up_test_builtin); }
+Test(upstream, cmdsubst_control_structures_tests) { RUN(up_cmdsubst_ctl); }
+Test(upstream, set_option_tests) { RUN(up_set_option); }
+Test(upstream, pwd_tracking_tests) { RUN(up_pwd); }
+Test(upstream, validation_tests) { RUN(up_validation); }
+Test(upstream, scatter_gather_jsonl_tests) { RUN(up_sg_jsonl); }
+Test(upstream, string_slice_tests) { RUN(up_slice); }
+Test(upstream, compound_into_pipe_tests) { RUN(up_compound_pipe); }
+Test(upstream, quoted_cmdsubst_error_tests) { RUN(up_quoted_subst); }
+Test(upstream, cmdsubst_swallow_siblings_tests) { RUN(up_swallow); }
+Test(upstream, shell_compat_and_bugs_tests) { RUN(up_shell); }
+
 Test(lang, quoting_and_expansion) { RUN(quoting); }
 Test(lang, command_substitution) { RUN(subst); }
 Test(lang, control_flow) { RUN(control); }
