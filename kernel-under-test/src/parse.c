@@ -569,9 +569,18 @@ static struct word *parse_word_tok(struct parser *p)
 	struct token *t = peek(p);
 	struct word *w = word_from(p, t->text, strlen(t->text), t->line, false);
 	if (w && pasted(w)) {
+		/* A '#' glued after an expansion is kaish's mid-word '#' error: a comment
+		 * starts only at the start of a word. */
+		const char *h = strchr(t->text, '#');
+		char msg[160];
+		if (h && memchr(t->text, '$', (size_t)(h - t->text)) && strlen(t->text) < 80)
+			snprintf(msg, sizeof(msg), "'#' opens a comment only at the start of a word; "
+				 "quote the word (\"%s\")", t->text);
+		else
+			snprintf(msg, sizeof(msg), "token pasting: text glued to an expansion, quote "
+				 "the word (\"$d/f\")");
 		word_free(w);
-		return parse_error(p, "token pasting: text glued to an expansion, quote the word "
-					   "(\"$d/f\")");
+		return parse_error(p, msg);
 	}
 	next(p);
 	return w;

@@ -487,6 +487,29 @@ static const struct kcase up_shell[] = {
 	{ "token pasting named", NULL, "d=.; cat $d/f", "", 2, KAISH_ERR_PARSE, "token pasting" },
 };
 
+/* tests/hash_word_tests.rs */
+static const struct kcase up_hash_word[] = {
+	/* hash_in_word_does_not_swallow_the_rest_of_the_line */
+	{ "abc#3", NULL, "echo \"bare:\" abc#3; echo \"two:\" x", "bare: abc#3\ntwo: x\n", 0, OK, "" },
+	/* short_id_shaped_argument_survives_intact */
+	{ "short id", NULL, "echo 2d25fb02#3", "2d25fb02#3\n", 0, OK, "" },
+	/* spaced_hash_still_comments_the_rest_of_the_line */
+	{ "spaced #", NULL, "echo one #two\necho three", "one\nthree\n", 0, OK, "" },
+	/* hash_after_a_variable_reference_is_a_loud_error */
+	{ "$x#3", NULL, "x=q; echo $x#3; echo second", "", 2, KAISH_ERR_PARSE, "start of a word; quote the word (\"$x#3\")" },
+	/* hash_after_a_closing_paren_is_a_loud_error */
+	{ "$( )#3", NULL, "echo $(echo a)#3", "", 2, KAISH_ERR_PARSE, "start of a word" },
+	/* arithmetic_after_a_mid_word_hash_still_expands */
+	{ "abc# $((1+2))", NULL, "echo abc# $((1+2))", "abc# 3\n", 0, OK, "" },
+	/* heredoc_after_a_mid_word_hash_still_collects */
+	{ "heredoc after #", NULL, "cat <<EOF # a#b\nbody\nEOF", "body\n", 0, OK, "" },
+	/* hash_glued_to_an_arithmetic_expansion_is_a_loud_error */
+	{ "$(( ))#3", NULL, "echo $((1+2))#3", "", 2, KAISH_ERR_PARSE, "start of a word" },
+	/* quoting_keeps_a_leading_hash_literal */
+	{ "quoted #", NULL, "echo \"#3\" '#4'", "#3 #4\n", 0, OK, "" },
+};
+
+Test(upstream, hash_word_tests) { RUN(up_hash_word); }
 Test(upstream, heredoc_tests) { RUN(up_heredoc); }
 Test(upstream, pipefail_tests) { RUN(up_pipefail); }
 Test(upstream, test_builtin_tests) { RUN(up_test_builtin); }
