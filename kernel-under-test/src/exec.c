@@ -58,6 +58,14 @@ int exec_subst(kaish_kernel *k, struct node *body, struct io *io, struct sbuf *o
 		k->subst_code = 1;
 		return 1;
 	}
+	struct pstatus saved_ps;
+	if (pstatus_copy(&saved_ps, &k->ps) < 0) {
+		scope_free(&saved);
+		free(saved_cwd);
+		sb_adds(io->err, "kaish: out of memory\n");
+		k->subst_code = 1;
+		return 1;
+	}
 	char *saved_data = k->data;
 	bool saved_dv = k->data_is_value;
 	int saved_loop = k->loop_depth;
@@ -83,6 +91,8 @@ int exec_subst(kaish_kernel *k, struct node *body, struct io *io, struct sbuf *o
 	k->scope = saved;
 	free(k->cwd);
 	k->cwd = saved_cwd;
+	pstatus_free(&k->ps);
+	k->ps = saved_ps; /* the numbers, as the scope, are the caller's again */
 	k->subst_code = st;
 	k->last_code = st;
 	return st;
@@ -342,17 +352,6 @@ static int dispatch(kaish_kernel *k, int argc, char **argv, struct io *io)
 	return KAISH_EXIT_NOT_FOUND;
 }
 
-/* PIPESTATUS after a simple command: a pipeline of one, [st]. Kept when it already reads so
- * (the common [0]), which saves a string per command. */
-static void pipestatus_one(kaish_kernel *k, int st)
-{
-	char buf[24];
-	snprintf(buf, sizeof(buf), "[%d]", st);
-	const char *cur = scope_get(&k->scope, "PIPESTATUS");
-	if (!cur || strcmp(cur, buf))
-		scope_set_in(&k->scope, 0, "PIPESTATUS", buf);
-}
-
 /*
  * A=1 cmd: the variables live in a frame around this one command, exported. As in kaish
  * (not bash), the frame is in place before the command's words expand, so `FOO=bar echo
@@ -423,7 +422,7 @@ static int exec_simple(kaish_kernel *k, struct node *n, struct io *io)
 		st = dispatch(k, argv.n, argv.v, &rs.io);
 	}
 	st = redir_finish(k, &rs, io, st);
-	pipestatus_one(k, st);
+	pstatus_set(&k->ps, &st, 1); /* a pipeline of one: [st] */
 out:
 	while (k->scope.nframes > frames)
 		scope_pop(&k->scope);
@@ -441,19 +440,6 @@ static const char *stage_name(struct node *n)
 	return wp && !wp->next && wp->type == W_LIT ? wp->text : NULL;
 }
 
-/* PIPESTATUS is a list in kaish; it is rendered here as its compact JSON text. */
-static void set_pipestatus(kaish_kernel *k, const int *codes, int n)
-{
-	struct sbuf b;
-	sb_init(&b);
-	sb_addc(&b, '[');
-	for (int i = 0; i < n; i++)
-		sb_printf(&b, "%s%d", i ? "," : "", codes[i]);
-	sb_addc(&b, ']');
-	scope_set_in(&k->scope, 0, "PIPESTATUS", sb_str(&b));
-	sb_free(&b);
-}
-
 /*
  * pipeline := stage ('|' stage)*  -- each stage of a multi-stage pipeline runs in its own
  * fork; the previous stage's whole output and .data become the next stage's stdin. Stages
@@ -466,7 +452,7 @@ int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 		return set_last(k, 0);
 	if (n == 1) {
 		int st = exec_stage(k, stages[0], io);
-		set_pipestatus(k, &st, 1);
+		pstatus_set(&k->ps, &st, 1);
 		return set_last(k, st);
 	}
 	int *codes = calloc((size_t)n, sizeof(*codes));
@@ -518,7 +504,7 @@ int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 		for (int i = 0; i < n; i++)
 			if (codes[i])
 				st = codes[i];
-	set_pipestatus(k, codes, n);
+	pstatus_set(&k->ps, codes, n);
 	free(codes);
 	kernel_interrupted(k, io->err); /* a cancel or timeout in a stage stops the caller too */
 	return set_last(k, st);

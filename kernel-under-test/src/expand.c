@@ -46,6 +46,8 @@ static void var_value(kaish_kernel *k, const char *name, struct sbuf *b, bool *s
 			sb_adds(b, s->pos.v[idx - 1]);
 		else
 			*set = false;
+	} else if (!strcmp(name, "PIPESTATUS") && pstatus_render(&k->ps, b)) {
+		/* kept as numbers by the executor, rendered as the list only when read */
 	} else {
 		const char *v = scope_get(s, name);
 		if (v)
@@ -105,7 +107,8 @@ static int subst_items(const char *text, size_t len, const char *data, bool is_v
 /* Concatenate the expansion of a part list into b (one field). Returns -1 only when the
  * enclosing command must fail (arithmetic error); a failed $( ) expands to its output. */
 static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct sbuf *b);
-static int expand_arith(const char *expr, struct scope *s, long long *val, char **err);
+static int expand_arith(const char *expr, struct scope *s, const struct pstatus *ps,
+			long long *val, char **err);
 
 /* Parse a slice key "A:B" (either side may be empty or negative). False if key is not one. */
 static bool slice_key(const char *key, bool *has_a, long *a, bool *has_b, long *b)
@@ -298,7 +301,7 @@ static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct
 			sb_init(&e);
 			int rc = expand_parts(k, wp->kids, io, &e);
 			if (rc == 0)
-				rc = expand_arith(sb_str(&e), &k->scope, &val, &err);
+				rc = expand_arith(sb_str(&e), &k->scope, &k->ps, &val, &err);
 			sb_free(&e);
 			if (rc < 0) {
 				sb_printf(io->err, "kaish: arithmetic: %s\n", err ? err : "error");
@@ -486,6 +489,7 @@ char *expand_str(kaish_kernel *k, struct word *w, struct io *io)
 struct arith {
 	const char *p;
 	struct scope *s;
+	const struct pstatus *ps; /* PIPESTATUS: a list, never a number (reads as 0) */
 	int depth;
 	char *err;
 };
@@ -543,7 +547,7 @@ static long long ar_primary(struct arith *a)
 			long idx = strtol(name, NULL, 10);
 			if (idx >= 1 && idx <= a->s->pos.n)
 				val = a->s->pos.v[idx - 1];
-		} else {
+		} else if (!(a->ps->n > 0 && !strcmp(name, "PIPESTATUS"))) {
 			val = scope_get(a->s, name);
 		}
 		v = val ? strtoll(val, NULL, 10) : 0;
@@ -601,9 +605,10 @@ static long long ar_expr(struct arith *a)
 }
 
 /* Integer arithmetic for $(( )): returns 0 or -1 with a message in *err (malloc'd). */
-static int expand_arith(const char *expr, struct scope *s, long long *val, char **err)
+static int expand_arith(const char *expr, struct scope *s, const struct pstatus *ps,
+			long long *val, char **err)
 {
-	struct arith a = { .p = expr, .s = s, .depth = 0, .err = NULL };
+	struct arith a = { .p = expr, .s = s, .ps = ps, .depth = 0, .err = NULL };
 	*val = ar_expr(&a);
 	ar_ws(&a);
 	if (!a.err && *a.p)

@@ -134,6 +134,15 @@ static const struct kcase pipes_redirs[] = {
 	{ "pipe status is last", NULL, "false | true", "", 0, OK, "" },
 	{ "pipefail", NULL, "set -o pipefail; false | true; echo $? $PIPESTATUS", "1 [1,0]\n", 0, OK, "" },
 	{ "stage forks do not leak", NULL, "X=1; X=2 | true; echo $X", "1\n", 0, OK, "" },
+	/* PIPESTATUS is kept as numbers and rendered where it is read */
+	{ "ps unset before any command", NULL, "echo \"[$PIPESTATUS]\"", "[]\n", 0, OK, "" },
+	{ "ps read inside $( )", NULL, "false | true; echo $(echo ${PIPESTATUS[0]}) ${PIPESTATUS[0]}", "1 1\n", 0, OK, "" },
+	{ "ps $( ) keeps the caller's", NULL, "false | true | false; echo ${PIPESTATUS[1]} \"$(true | false)\" $PIPESTATUS", "0  [1,0,1]\n", 0, OK, "" },
+	{ "ps stage fork copies it", NULL, "false | true; true | echo ${PIPESTATUS[0]} ${#PIPESTATUS}", "1 2\n", 0, OK, "" },
+	{ "ps longer than inline", NULL, "false | true | true | true | true | true | true | true | true | false; echo $PIPESTATUS ${PIPESTATUS[9]} ${#PIPESTATUS}; echo $PIPESTATUS", "[1,0,0,0,0,0,0,0,0,1] 1 10\n[0]\n", 0, OK, "" },
+	{ "ps assigned is replaced", NULL, "PIPESTATUS=5; echo $((PIPESTATUS + 1)) $PIPESTATUS", "1 [0]\n", 0, OK, "" },
+	{ "ps of a function", NULL, "f() { return 3; }; f; echo $PIPESTATUS", "[3]\n", 0, OK, "" },
+	{ "ps for-loop items", NULL, "true | false; for s in \"${PIPESTATUS[0]}\" \"${PIPESTATUS[1]}\"; do echo $s; done", "0\n1\n", 0, OK, "" },
 	{ "write and read", NULL, "echo hi > f.txt; cat f.txt; cat < f.txt", "hi\nhi\n", 0, OK, "" },
 	{ "append", NULL, "echo a > f; echo b >> f; cat f", "a\nb\n", 0, OK, "" },
 	{ "stderr to file", NULL, "ls nosuch 2> e.txt; wc -l < e.txt", "1\n", 0, OK, "" },
@@ -604,6 +613,15 @@ Test(api, vars_cwd_trace_data)
 	kaish_result_free(&r);
 	char *x = kaish_get_var(k, "X");
 	cr_expect_str_eq(x, "set");
+	free(x);
+	cr_assert_eq(kh_exec(k, "false | true", &r), KAISH_OK);
+	kaish_result_free(&r);
+	x = kaish_get_var(k, "PIPESTATUS"); /* rendered from the kept numbers */
+	cr_expect_str_eq(x, "[1,0]");
+	free(x);
+	cr_expect_eq(kaish_set_var(k, "PIPESTATUS", "[7]"), 0);
+	x = kaish_get_var(k, "PIPESTATUS");
+	cr_expect_str_eq(x, "[7]");
 	free(x);
 	cr_expect_null(kaish_get_var(k, "HOME"), "hermetic: no process env");
 	cr_expect_eq(kaish_set_var(k, "Y", "why"), 0);
