@@ -336,7 +336,9 @@ static int dispatch(kaish_kernel *k, int argc, char **argv, struct io *io)
 			if (e < 0)
 				return 1;
 		}
-		return 0;
+		/* As kaish (an assignment, not a command): the status of the last $( ) in
+		 * the values, so `local x=$(false) || …` and set -e see the failure. */
+		return k->subst_code;
 	}
 	struct func *f = kernel_find_func(k, name);
 	if (f)

@@ -516,6 +516,432 @@ static const struct kcase up_hash_word[] = {
 	{ "$(( ))#3", NULL, "echo $((1+2))#3", "", 2, KAISH_ERR_PARSE, "start of a word" },
 	/* quoting_keeps_a_leading_hash_literal */
 	{ "quoted #", NULL, "echo \"#3\" '#4'", "#3 #4\n", 0, OK, "" },
+	/* hash_after_a_quoted_string_is_a_loud_error */
+	{ "\"abc\"#3", NULL, "echo \"abc\"#3; echo second", "", 2, KAISH_ERR_PARSE, "start of a word" },
+	{ "'abc'#3", NULL, "echo 'abc'#3", "", 2, KAISH_ERR_PARSE, "start of a word" },
+	{ "x=\"a\"#3", NULL, "x=\"a\"#3", "", 2, KAISH_ERR_PARSE, "start of a word" },
+	{ "quoted # inside is kept", NULL, "echo \"a\\\"#b\" 'c#'d", "a\"#b c#d\n", 0, OK, "" },
+	/* hash_in_an_assignment_target_is_rejected, a_dotted_or_hashed_target_reports_one_code
+	 * (ascii_name_class_tests.rs) */
+	{ "abc#3=5 is E018", NULL, "abc#3=5; echo ran", "", 2, KAISH_ERR_VALIDATION, "E018 'abc#3' is not a valid assignment target" },
+	{ "E018 in a prefix", NULL, "x=1 abc#3=5 echo hi", "", 2, KAISH_ERR_VALIDATION, "E018" },
+	{ "user.email=x is E017", NULL, "user.email=x", "", 2, KAISH_ERR_VALIDATION, "E017 'user.email' is not a valid assignment target" },
+	/* trailing_hash_stays_in_the_word, repeated_hashes_stay_in_the_word,
+	 * hash_in_a_path_stays_in_the_path, hash_after_a_separator_is_a_comment */
+	{ "abc# 3", NULL, "echo abc# 3 a#b#c /foo/bar#1; echo x;#c", "abc# 3 a#b#c /foo/bar#1\nx\n", 0, OK, "" },
+	/* each_accept_set_member_opens_a_comment: `#` after | && < ( is a comment, never the
+	 * mid-word error (the scripts are incomplete on purpose) */
+	{ "|# comment", NULL, "echo a |# c", "", 2, KAISH_ERR_PARSE, "expected a command" },
+	{ "&&# comment", NULL, "true &&# c\necho a", "a\n", 0, OK, "" },
+	{ "<# comment", NULL, "echo a <# c", "", 2, KAISH_ERR_PARSE, "file name" },
+};
+
+/* tests/shell_compat_tests.rs: every kaish row but printf's (an absent builtin); the exact
+ * out satisfies the row's eq/kaish_eq (trimmed), contains, absent and exit clauses */
+static const struct kcase up_shell_compat[] = {
+	/* cmdsubst_and_chain */
+	{ "cmdsubst_and_chain", NULL, "echo $(true && echo hi)", "hi\n", 0, OK, "" },
+	/* cmdsubst_and_chain_short_circuits */
+	{ "cmdsubst_and_chain_short_circuits", NULL, "echo $(false && echo nope)", "", 0, OK, "" },
+	/* cmdsubst_or_chain */
+	{ "cmdsubst_or_chain", NULL, "echo $(false || echo fallback)", "fallback\n", 0, OK, "" },
+	/* cmdsubst_chain_in_string_interpolation */
+	{ "cmdsubst_chain_in_string_interpolation", NULL, "echo \"result: $(false || echo recovered)\"", "result: recovered\n", 0, OK, "" },
+	/* braced_last_exit_code_after_success */
+	{ "braced_last_exit_code_after_success", NULL, "true; echo ${?}", "0\n", 0, OK, "" },
+	/* braced_last_exit_code_after_failure */
+	{ "braced_last_exit_code_after_failure", NULL, "false; echo ${?}", "1\n", 0, OK, "" },
+	/* exit_code_in_arithmetic */
+	{ "exit_code_in_arithmetic", NULL, "false; echo $(( $? + 10 ))", "11\n", 0, OK, "" },
+	/* exit_code_in_arithmetic_after_success */
+	{ "exit_code_in_arithmetic_after_success", NULL, "true; echo $(( $? * 5 ))", "0\n", 0, OK, "" },
+	/* braced_exit_code_in_arithmetic */
+	{ "braced_exit_code_in_arithmetic", NULL, "false; echo $(( ${?} + 5 ))", "6\n", 0, OK, "" },
+	/* exit_code_in_string_interpolation */
+	{ "exit_code_in_string_interpolation", NULL, "false; echo \"exit code: $?\"", "exit code: 1\n", 0, OK, "" },
+	/* braced_exit_code_in_string_interpolation */
+	{ "braced_exit_code_in_string_interpolation", NULL, "false; echo \"exit code: ${?}\"", "exit code: 1\n", 0, OK, "" },
+	/* colon_exits_zero */
+	{ "colon_exits_zero", NULL, ": ; echo $?", "0\n", 0, OK, "" },
+	/* colon_ignores_its_arguments */
+	{ "colon_ignores_its_arguments", NULL, ": one two three; echo $?", "0\n", 0, OK, "" },
+	/* colon_stands_in_for_an_empty_branch */
+	{ "colon_stands_in_for_an_empty_branch", NULL, "if false; then echo taken; else :; fi; echo $?", "0\n", 0, OK, "" },
+	/* colon_stands_in_for_an_empty_loop_body */
+	{ "colon_stands_in_for_an_empty_loop_body", NULL, "for i in a b; do :; done; echo done", "done\n", 0, OK, "" },
+	/* colon_stands_in_for_an_empty_function_body */
+	{ "colon_stands_in_for_an_empty_function_body", NULL, "f() { :; }; f; echo $?", "0\n", 0, OK, "" },
+	/* colon_runs_the_and_chain */
+	{ "colon_runs_the_and_chain", NULL, ": && echo AND", "AND\n", 0, OK, "" },
+	/* colon_inside_a_word_is_not_a_command */
+	{ "colon_inside_a_word_is_not_a_command", NULL, "echo a:b", "a:b\n", 0, OK, "" },
+	/* colon_in_an_assignment_value_is_not_a_command */
+	{ "colon_in_an_assignment_value_is_not_a_command", NULL, "x=host:8080; echo $x", "host:8080\n", 0, OK, "" },
+	/* colon_inside_command_substitution */
+	{ "colon_inside_command_substitution", NULL, "echo \"[$(:)]\"", "[]\n", 0, OK, "" },
+	/* colon_as_a_pipeline_stage */
+	{ "colon_as_a_pipeline_stage", NULL, ": | cat; echo rc=$?", "rc=0\n", 0, OK, "" },
+	/* colon_as_a_case_arm_body */
+	{ "colon_as_a_case_arm_body", NULL, "case a in a) : ;; esac; echo $?", "0\n", 0, OK, "" },
+	/* colon_ignores_flag_shaped_operands */
+	{ "colon_ignores_flag_shaped_operands", NULL, ": -x --nope; echo $?", "0\n", 0, OK, "" },
+	/* nested_command_substitution */
+	{ "nested_command_substitution", NULL, "echo $(echo $(echo hello))", "hello\n", 0, OK, "" },
+	/* deeply_nested_command_substitution */
+	{ "deeply_nested_command_substitution", NULL, "echo $(echo $(echo $(echo deep)))", "deep\n", 0, OK, "" },
+	/* cmd_subst_with_true */
+	{ "cmd_subst_with_true", NULL, "VAR=$(true); echo \"exit: $?\"", "exit: 0\n", 0, OK, "" },
+	/* cmd_subst_with_false */
+	{ "cmd_subst_with_false", NULL, "VAR=$(false); echo \"exit: $?\"", "exit: 1\n", 0, OK, "" },
+	/* assignment_failed_subst_fires_or_fallback */
+	{ "assignment_failed_subst_fires_or_fallback", NULL, "x=\"$(false)\" || echo FIRED", "FIRED\n", 0, OK, "" },
+	/* assignment_ok_subst_holds_or_fallback */
+	{ "assignment_ok_subst_holds_or_fallback", NULL, "x=\"$(true)\" || echo FIRED", "", 0, OK, "" },
+	/* assignment_failed_subst_gates_and_chain */
+	{ "assignment_failed_subst_gates_and_chain", NULL, "x=\"$(false)\" && echo RAN", "", 1, OK, "" },
+	/* assignment_plain_resets_stale_status */
+	{ "assignment_plain_resets_stale_status", NULL, "false; x=5; echo $?", "0\n", 0, OK, "" },
+	/* assignment_last_subst_wins_success */
+	{ "assignment_last_subst_wins_success", NULL, "x=\"$(false)$(true)\"; echo $?", "0\n", 0, OK, "" },
+	/* assignment_last_subst_wins_failure */
+	{ "assignment_last_subst_wins_failure", NULL, "x=\"$(true)$(false)\"; echo $?", "1\n", 0, OK, "" },
+	/* assignment_nested_subst_outer_status_wins */
+	{ "assignment_nested_subst_outer_status_wins", NULL, "x=$(echo $(false)); echo $?", "0\n", 0, OK, "" },
+	/* assignment_subst_body_ends_in_failed_assignment */
+	{ "assignment_subst_body_ends_in_failed_assignment", NULL, "x=\"$(y=$(false))\"; echo $?", "1\n", 0, OK, "" },
+	/* assignment_with_command_name_takes_command_status */
+	{ "assignment_with_command_name_takes_command_status", NULL, "x=$(false) true; echo $?", "0\n", 0, OK, "" },
+	/* assignment_failed_subst_trips_errexit */
+	{ "assignment_failed_subst_trips_errexit", NULL, "set -e; x=$(false); echo unreachable", "", 1, OK, "" },
+	/* assignment_failed_subst_in_or_chain_skips_errexit */
+	{ "assignment_failed_subst_in_or_chain_skips_errexit", NULL, "set -e; x=$(false) || x=FALLBACK; echo \"x=$x\"", "x=FALLBACK\n", 0, OK, "" },
+	/* export_assignment_takes_command_status */
+	{ "export_assignment_takes_command_status", NULL, "export x=$(false); echo $?", "0\n", 0, OK, "" },
+	/* export_assignment_holds_or_fallback */
+	{ "export_assignment_holds_or_fallback", NULL, "export x=$(false) || echo FIRED", "", 0, OK, "" },
+	/* export_assignment_runs_and_chain */
+	{ "export_assignment_runs_and_chain", NULL, "export x=$(false) && echo OK", "OK\n", 0, OK, "" },
+	/* assignment_subst_body_outer_statement_wins */
+	{ "assignment_subst_body_outer_statement_wins", NULL, "x=\"$(y=$(false); true)\"; echo $?", "0\n", 0, OK, "" },
+	/* assignment_subst_body_failing_last_statement_wins */
+	{ "assignment_subst_body_failing_last_statement_wins", NULL, "x=\"$(y=$(true); false)\"; echo $?", "1\n", 0, OK, "" },
+	/* bare_subst_does_not_leak_into_later_assignment */
+	{ "bare_subst_does_not_leak_into_later_assignment", NULL, "true $(false); x=5; echo $?", "0\n", 0, OK, "" },
+	/* pipeline_subst_does_not_leak_into_later_assignment */
+	{ "pipeline_subst_does_not_leak_into_later_assignment", NULL, "echo \"$(false)\" | cat; x=5; echo $?", "0\n", 0, OK, "" },
+	/* subst_updates_exit_status_within_the_same_word */
+	{ "subst_updates_exit_status_within_the_same_word", NULL, "false; echo \"$(true) $?\"", " 0\n", 0, OK, "" },
+	/* failed_subst_updates_exit_status_within_the_same_word */
+	{ "failed_subst_updates_exit_status_within_the_same_word", NULL, "true; echo \"$(false) $?\"", " 1\n", 0, OK, "" },
+	/* exit_status_before_a_subst_in_the_same_word_is_the_prior_statement */
+	{ "exit_status_before_a_subst_in_the_same_word_is_the_prior_statement", NULL, "true; echo \"[$?:$(false)]\"", "[0:]\n", 0, OK, "" },
+	/* assignment_ok_subst_does_not_trip_errexit */
+	{ "assignment_ok_subst_does_not_trip_errexit", NULL, "set -e; x=$(true); echo reached", "reached\n", 0, OK, "" },
+	/* if_with_no_branch_taken_clears_stale_status */
+	{ "if_with_no_branch_taken_clears_stale_status", NULL, "false; if false; then true; fi; echo $?", "0\n", 0, OK, "" },
+	/* while_with_zero_iterations_clears_stale_status */
+	{ "while_with_zero_iterations_clears_stale_status", NULL, "false; while false; do true; done; echo $?", "0\n", 0, OK, "" },
+	/* for_with_zero_iterations_clears_stale_status */
+	{ "for_with_zero_iterations_clears_stale_status", NULL, "for i in $(false); do true; done; echo $?", "0\n", 0, OK, "" },
+	/* case_with_no_matching_branch_clears_stale_status */
+	{ "case_with_no_matching_branch_clears_stale_status", NULL, "false; case a in b) true;; esac; echo $?", "0\n", 0, OK, "" },
+	/* while_broken_on_first_iteration_clears_stale_status */
+	{ "while_broken_on_first_iteration_clears_stale_status", NULL, "false; while true; do break; done; echo $?", "0\n", 0, OK, "" },
+	/* for_broken_on_first_iteration_clears_stale_status */
+	{ "for_broken_on_first_iteration_clears_stale_status", NULL, "false; for i in a; do break; done; echo $?", "0\n", 0, OK, "" },
+	/* if_else_branch_status_survives */
+	{ "if_else_branch_status_survives", NULL, "if false; then true; else false; fi; echo $?", "1\n", 0, OK, "" },
+	/* for_body_status_survives */
+	{ "for_body_status_survives", NULL, "for i in a; do false; done; echo $?", "1\n", 0, OK, "" },
+	/* case_matched_branch_status_survives */
+	{ "case_matched_branch_status_survives", NULL, "case a in a) false;; esac; echo $?", "1\n", 0, OK, "" },
+	/* while_body_status_survives */
+	{ "while_body_status_survives", NULL, "x=0; while [[ $x -eq 0 ]]; do x=1; false; done; echo $?", "1\n", 0, OK, "" },
+	/* case_matched_empty_branch_clears_stale_status */
+	{ "case_matched_empty_branch_clears_stale_status", NULL, "false; case a in a) ;; esac; echo $?", "0\n", 0, OK, "" },
+	/* cmd_subst_in_string */
+	{ "cmd_subst_in_string", NULL, "echo \"inner: $(echo nested)\"", "inner: nested\n", 0, OK, "" },
+	/* cmd_subst_in_string_with_var */
+	{ "cmd_subst_in_string_with_var", NULL, "VAL=world; echo \"hello $(echo $VAL)\"", "hello world\n", 0, OK, "" },
+	/* var_in_default_with_cmd_subst */
+	{ "var_in_default_with_cmd_subst", NULL, "echo \"${UNSET:-$(echo computed)}\"", "computed\n", 0, OK, "" },
+	/* return_does_not_leak_to_capture */
+	{ "return_does_not_leak_to_capture", NULL, "f() {\n    echo output\n    return 5\n}\nX=$(f)\necho \"captured: [$X]\"\n", "captured: [output]\n", 0, OK, "" },
+	/* return_sets_exit_code */
+	{ "return_sets_exit_code", NULL, "f() { return 42; }\nf\necho $?\n", "42\n", 0, OK, "" },
+	/* cmd_subst_in_return */
+	{ "cmd_subst_in_return", NULL, "f() { return $(echo 42); }\nf\necho $?\n", "42\n", 0, OK, "" },
+	/* return_without_value */
+	{ "return_without_value", NULL, "f() { echo hi; return; }\nX=$(f)\necho \"got: [$X]\"\n", "got: [hi]\n", 0, OK, "" },
+	/* positional_params_arithmetic_add */
+	{ "positional_params_arithmetic_add", NULL, "add() {\n    echo $(($1 + $2))\n}\nadd 3 4\n", "7\n", 0, OK, "" },
+	/* positional_params_arithmetic_mul */
+	{ "positional_params_arithmetic_mul", NULL, "mul() {\n    echo $(($1 * $2))\n}\nmul 5 6\n", "30\n", 0, OK, "" },
+	/* export_with_value */
+	{ "export_with_value", NULL, "export FOO=\"bar\"; echo $FOO", "bar\n", 0, OK, "" },
+	/* export_multiple_vars */
+	{ "export_multiple_vars", NULL, "export A=1; export B=2; echo \"$A $B\"", "1 2\n", 0, OK, "" },
+	/* env_prefix_does_not_leak */
+	{ "env_prefix_does_not_leak", NULL, "FOO=bar echo hi; echo \"[$FOO]\"", "hi\n[]\n", 0, OK, "" },
+	/* env_prefix_multiple_do_not_leak */
+	{ "env_prefix_multiple_do_not_leak", NULL, "A=1 B=2 echo hi; echo \"[$A$B]\"", "hi\n[]\n", 0, OK, "" },
+	/* plain_assignment_still_persists */
+	{ "plain_assignment_still_persists", NULL, "FOO=bar; echo $FOO", "bar\n", 0, OK, "" },
+	/* nested_var_default_all_unset */
+	{ "nested_var_default_all_unset", NULL, "echo \"${A:-${B:-deep}}\"", "deep\n", 0, OK, "" },
+	/* nested_var_default_outer_set */
+	{ "nested_var_default_outer_set", NULL, "A=outer; echo \"${A:-${B:-deep}}\"", "outer\n", 0, OK, "" },
+	/* nested_var_default_middle_set */
+	{ "nested_var_default_middle_set", NULL, "B=middle; echo \"${A:-${B:-deep}}\"", "middle\n", 0, OK, "" },
+	/* deeply_nested_var_defaults */
+	{ "deeply_nested_var_defaults", NULL, "echo \"${A:-${B:-${C:-deepest}}}\"", "deepest\n", 0, OK, "" },
+	/* cmd_subst_in_test_eq */
+	{ "cmd_subst_in_test_eq", NULL, "[[ $(echo hello) == \"hello\" ]] && echo \"match\" || echo \"nope\"", "match\n", 0, OK, "" },
+	/* cmd_subst_in_test_neq */
+	{ "cmd_subst_in_test_neq", NULL, "[[ $(echo hello) != \"world\" ]] && echo \"diff\" || echo \"same\"", "diff\n", 0, OK, "" },
+	/* cmd_subst_in_case */
+	{ "cmd_subst_in_case", NULL, "case $(echo hello) in\n    hello) echo \"matched\" ;;\n    *) echo \"nope\" ;;\nesac\n", "matched\n", 0, OK, "" },
+	/* case_triple_dash_matches */
+	{ "case_triple_dash_matches", NULL, "x=\"---\"; case $x in\n    ---) echo \"match\" ;;\n    *) echo \"nope\" ;;\nesac", "match\n", 0, OK, "" },
+	/* case_dash_alternation_matches */
+	{ "case_dash_alternation_matches", NULL, "x=\"--help\"; case $x in\n    -h|--help) echo \"match\" ;;\n    *) echo \"nope\" ;;\nesac", "match\n", 0, OK, "" },
+	/* case_dash_pattern_star_fallback_still_works */
+	{ "case_dash_pattern_star_fallback_still_works", NULL, "x=\"other\"; case $x in\n    ---) echo \"dash\" ;;\n    *) echo \"fallback\" ;;\nesac", "fallback\n", 0, OK, "" },
+	/* compound_and_both_true */
+	{ "compound_and_both_true", NULL, "[[ -d / && -d /tmp ]] && echo \"both\"", "both\n", 0, OK, "" },
+	/* compound_and_one_false */
+	{ "compound_and_one_false", NULL, "[[ -d / && -f /nonexistent_kaish_test ]] && echo \"both\" || echo \"failed\"", "failed\n", 0, OK, "" },
+	/* compound_or_first_true */
+	{ "compound_or_first_true", NULL, "[[ -d / || -f /nonexistent_kaish_test ]] && echo \"one\"", "one\n", 0, OK, "" },
+	/* compound_or_second_true */
+	{ "compound_or_second_true", NULL, "[[ -f /nonexistent_kaish_test || -d / ]] && echo \"one\"", "one\n", 0, OK, "" },
+	/* compound_or_both_false */
+	{ "compound_or_both_false", NULL, "[[ -f /nonexistent_kaish_test || -f /also_nonexistent_kaish ]] && echo \"yes\" || echo \"no\"", "no\n", 0, OK, "" },
+	/* compound_not_true */
+	{ "compound_not_true", NULL, "[[ ! -f /nonexistent_kaish_test ]] && echo \"correct\"", "correct\n", 0, OK, "" },
+	/* compound_not_false */
+	{ "compound_not_false", NULL, "[[ ! -d / ]] && echo \"yes\" || echo \"no\"", "no\n", 0, OK, "" },
+	/* compound_double_not */
+	{ "compound_double_not", NULL, "[[ ! ! -d / ]] && echo \"yes\" || echo \"no\"", "yes\n", 0, OK, "" },
+	/* compound_string_tests */
+	{ "compound_string_tests", NULL, "VAR=\"\"; [[ -z \"$VAR\" || -n \"default\" ]] && echo \"ok\"", "ok\n", 0, OK, "" },
+	/* compound_with_comparison */
+	{ "compound_with_comparison", NULL, "X=5; [[ $X -gt 3 && $X -lt 10 ]] && echo \"in range\"", "in range\n", 0, OK, "" },
+	/* compound_in_if */
+	{ "compound_in_if", NULL, "X=5\nif [[ $X -gt 0 && $X -lt 10 ]]; then\n    echo valid\nelse\n    echo invalid\nfi\n", "valid\n", 0, OK, "" },
+	/* numeric_ge_multidigit_unquoted */
+	{ "numeric_ge_multidigit_unquoted", NULL, "X=15; [[ $X -ge 2 ]] && echo ok || echo nope", "ok\n", 0, OK, "" },
+	/* numeric_ge_multidigit_quoted */
+	{ "numeric_ge_multidigit_quoted", NULL, "X=15; [[ \"$X\" -ge 2 ]] && echo ok || echo nope", "ok\n", 0, OK, "" },
+	/* numeric_ge_string_literals */
+	{ "numeric_ge_string_literals", NULL, "[[ \"15\" -ge \"2\" ]] && echo ok || echo nope", "ok\n", 0, OK, "" },
+	/* numeric_lt_multidigit_via_cmd_subst */
+	{ "numeric_lt_multidigit_via_cmd_subst", NULL, "COUNT=$(echo 5); [[ \"$COUNT\" -lt 10 ]] && echo ok || echo nope", "ok\n", 0, OK, "" },
+	/* numeric_gt_two_quoted_strings */
+	{ "numeric_gt_two_quoted_strings", NULL, "[[ \"15\" -gt \"2\" ]] && echo ok || echo nope", "ok\n", 0, OK, "" },
+	/* numeric_le_two_quoted_strings */
+	{ "numeric_le_two_quoted_strings", NULL, "[[ \"2\" -le \"15\" ]] && echo ok || echo nope", "ok\n", 0, OK, "" },
+	/* numeric_eq_leading_zero_string */
+	{ "numeric_eq_leading_zero_string", NULL, "[[ \"01\" -eq \"1\" ]] && echo ok || echo nope", "ok\n", 0, OK, "" },
+	/* numeric_ne_quoted_strings */
+	{ "numeric_ne_quoted_strings", NULL, "[[ \"2\" -ne \"15\" ]] && echo ok || echo nope", "ok\n", 0, OK, "" },
+	/* string_eq_leading_zero_vs_int_literal */
+	{ "string_eq_leading_zero_vs_int_literal", NULL, "X=\"01\"; [[ \"$X\" == 1 ]] && echo same || echo diff", "diff\n", 0, OK, "" },
+	/* string_eq_leading_zero_vs_quoted */
+	{ "string_eq_leading_zero_vs_quoted", NULL, "X=\"01\"; [[ \"$X\" == \"1\" ]] && echo same || echo diff", "diff\n", 0, OK, "" },
+	/* string_eq_quoted_vs_int_literal_agree */
+	{ "string_eq_quoted_vs_int_literal_agree", NULL, "X=\"1\"; [[ \"$X\" == 1 ]] && [[ \"$X\" == \"1\" ]] && echo agree || echo split", "agree\n", 0, OK, "" },
+	/* numeric_eq_handles_what_string_eq_does_not */
+	{ "numeric_eq_handles_what_string_eq_does_not", NULL, "X=\"01\"; [[ \"$X\" -eq 1 ]] && echo numeric || echo lex", "numeric\n", 0, OK, "" },
+	/* compound_short_circuit_or */
+	{ "compound_short_circuit_or", NULL, "[[ -d / || $(cat /nonexistent_file) == \"x\" ]] && echo \"yes\" || echo \"no\"", "yes\n", 0, OK, NULL },
+	/* compound_short_circuit_and */
+	{ "compound_short_circuit_and", NULL, "[[ -f /nonexistent_kaish_test && $(cat /nonexistent_file) == \"x\" ]] && echo \"yes\" || echo \"no\"", "no\n", 0, OK, NULL },
+	/* compound_not_with_and */
+	{ "compound_not_with_and", NULL, "[[ ! -f /nonexistent_kaish_test && -d / ]] && echo \"both\"", "both\n", 0, OK, "" },
+	/* compound_precedence */
+	{ "compound_precedence", NULL, "[[ -f /nonexistent_kaish_test || -d / && -d /tmp ]] && echo \"yes\" || echo \"no\"", "yes\n", 0, OK, "" },
+	/* colon_in_unquoted_arg */
+	{ "colon_in_unquoted_arg", NULL, "echo foo::bar", "foo::bar\n", 0, OK, "" },
+	/* colon_port_in_arg */
+	{ "colon_port_in_arg", NULL, "echo host:8080", "host:8080\n", 0, OK, "" },
+	/* colon_in_variable_assignment */
+	{ "colon_in_variable_assignment", NULL, "PATH=/usr/bin:/usr/local/bin\necho $PATH", "/usr/bin:/usr/local/bin\n", 0, OK, "" },
+	/* pipeline_large_output_no_deadlock */
+	{ "pipeline_large_output_no_deadlock", NULL, "seq 1 20000 | wc -l", "20000\n", 0, OK, "" },
+	/* pipeline_three_stage_large_output_no_deadlock */
+	{ "pipeline_three_stage_large_output_no_deadlock", NULL, "seq 1 20000 | grep '1' | wc -l", "13439\n", 0, OK, "" },
+	/* cmd_subst_variable_isolation */
+	{ "cmd_subst_variable_isolation", NULL, "X=outer\nset_inner() { X=inner; echo $X; }\nY=$(set_inner)\necho $X\n", "outer\n", 0, OK, "" },
+	/* for_loop_cleanup_after_body_failure */
+	{ "for_loop_cleanup_after_body_failure", NULL, "for i in 1 2 3; do\n    false\ndone\nfor j in a b c; do\n    echo $j\ndone\n", "a\nb\nc\n", 0, OK, "" },
+	/* errexit_after_and_chain */
+	{ "errexit_after_and_chain", NULL, "set -e\ntrue && true\nfalse\necho \"should not reach\"\n", "", 1, OK, "" },
+	/* errexit_after_or_chain */
+	{ "errexit_after_or_chain", NULL, "set -e\nfalse || true\nfalse\necho \"should not reach\"\n", "", 1, OK, "" },
+	/* errexit_suppressed_inside_and_chain_left */
+	{ "errexit_suppressed_inside_and_chain_left", NULL, "set -e\nfalse && echo right\necho reached\n", "reached\n", 0, OK, "" },
+	/* false_exits_one */
+	{ "false_exits_one", NULL, "false", "", 1, OK, "" },
+	/* explicit_exit_code */
+	{ "explicit_exit_code", NULL, "exit 7", "", 7, OK, "" },
+	/* command_subst_no_implicit_split */
+	{ "command_subst_no_implicit_split", NULL, "for x in $(echo \"a b c\"); do echo \"[$x]\"; done", "[a b c]\n", 0, OK, "" },
+	/* for_loop_variable_scoping */
+	{ "for_loop_variable_scoping", NULL, "for i in 1 2 3; do\n    true\ndone\necho \"after: [$i]\"\n", "after: []\n", 0, OK, "" },
+	/* default_word_double_quoted_strips_quotes */
+	{ "default_word_double_quoted_strips_quotes", NULL, "echo ${NAME:-\"default\"}", "default\n", 0, OK, "" },
+	/* default_word_single_quoted_strips_quotes */
+	{ "default_word_single_quoted_strips_quotes", NULL, "echo ${NAME:-'default'}", "default\n", 0, OK, "" },
+	/* default_word_bare_unchanged */
+	{ "default_word_bare_unchanged", NULL, "echo ${NAME:-default}", "default\n", 0, OK, "" },
+	/* default_word_double_quoted_with_spaces */
+	{ "default_word_double_quoted_with_spaces", NULL, "echo ${NAME:-\"a b c\"}", "a b c\n", 0, OK, "" },
+	/* default_word_double_quoted_interpolates */
+	{ "default_word_double_quoted_interpolates", NULL, "X=hi; echo ${NAME:-\"$X there\"}", "hi there\n", 0, OK, "" },
+	/* default_word_single_quoted_suppresses_interpolation */
+	{ "default_word_single_quoted_suppresses_interpolation", NULL, "X=hi; echo ${NAME:-'$X there'}", "$X there\n", 0, OK, "" },
+	/* default_word_set_value_wins_over_quoted_default */
+	{ "default_word_set_value_wins_over_quoted_default", NULL, "NAME=actual; echo ${NAME:-\"default\"}", "actual\n", 0, OK, "" },
+	/* default_word_double_quoted_escaped_quotes_literal */
+	{ "default_word_double_quoted_escaped_quotes_literal", NULL, "echo ${NAME:-\"hello \\\"world\\\"\"}", "hello \"world\"\n", 0, OK, "" },
+	/* default_word_escaped_backslash_before_quote */
+	{ "default_word_escaped_backslash_before_quote", NULL, "echo ${NAME:-\"a\\\\\"}", "a\\\n", 0, OK, "" },
+	/* default_word_mixed_single_and_escaped_double_quotes */
+	{ "default_word_mixed_single_and_escaped_double_quotes", NULL, "echo ${NAME:-\"it's \\\"quoted\\\"\"}", "it's \"quoted\"\n", 0, OK, "" },
+	/* default_word_double_quoted_backslash_before_squote_literal */
+	{ "default_word_double_quoted_backslash_before_squote_literal", NULL, "echo ${NAME:-\"a\\'b\"}", "a\\'b\n", 0, OK, "" },
+	/* default_word_single_quoted_strips_delimiters */
+	{ "default_word_single_quoted_strips_delimiters", NULL, "echo ${NAME:-'x'}", "x\n", 0, OK, "" },
+	/* default_word_single_quoted_no_interpolation */
+	{ "default_word_single_quoted_no_interpolation", NULL, "echo ${NAME:-'$HOME'}", "$HOME\n", 0, OK, "" },
+	/* default_word_single_quoted_backslash_literal */
+	{ "default_word_single_quoted_backslash_literal", NULL, "echo ${NAME:-'a\\b'}", "a\\b\n", 0, OK, "" },
+	/* default_word_single_quote_embed_idiom */
+	{ "default_word_single_quote_embed_idiom", NULL, "echo ${NAME:-'it'\\''s'}", "it's\n", 0, OK, "" },
+	/* break_2_preserves_inner_output */
+	{ "break_2_preserves_inner_output", NULL, "for i in 1 2; do for j in a b; do echo \"$j\"; break 2; done; done", "a\n", 0, OK, "" },
+	/* break_1_preserves_output */
+	{ "break_1_preserves_output", NULL, "for i in 1 2 3; do echo \"$i\"; break; done", "1\n", 0, OK, "" },
+	/* break_2_preserves_outer_and_inner_output */
+	{ "break_2_preserves_outer_and_inner_output", NULL, "for i in x y; do echo \"outer$i\"; for j in a b; do echo \"inner$j\"; break 2; done; done", "outerx\ninnera\n", 0, OK, "" },
+	/* continue_2_preserves_inner_output */
+	{ "continue_2_preserves_inner_output", NULL, "for i in 1 2; do for j in a b; do echo \"i${i}j${j}\"; continue 2; done; done", "i1ja\ni2ja\n", 0, OK, "" },
+	/* unset_is_silent */
+	{ "unset_is_silent", NULL, "X=1; unset X; echo done", "done\n", 0, OK, "" },
+	/* standalone_test_failure_writes_status */
+	{ "standalone_test_failure_writes_status", NULL, "[[ 1 = 2 ]]; echo $?", "1\n", 0, OK, "" },
+	/* standalone_test_success_writes_status */
+	{ "standalone_test_success_writes_status", NULL, "false; [[ 1 = 1 ]]; echo $?", "0\n", 0, OK, "" },
+	/* standalone_test_status_captured_in_var */
+	{ "standalone_test_status_captured_in_var", NULL, "[[ a = b ]]; ok=$?; echo $ok", "1\n", 0, OK, "" },
+	/* failing_test_gates_and_chain */
+	{ "failing_test_gates_and_chain", NULL, "[[ 1 = 2 ]] && echo skipped; echo done", "done\n", 0, OK, "" },
+	/* failing_test_statement_trips_errexit */
+	{ "failing_test_statement_trips_errexit", NULL, "set -e; [[ 1 = 2 ]]; echo unreachable", "", 1, OK, "" },
+	/* hash_mid_word_is_literal */
+	{ "hash_mid_word_is_literal", NULL, "echo abc#3", "abc#3\n", 0, OK, "" },
+	/* hash_mid_word_does_not_swallow_the_line */
+	{ "hash_mid_word_does_not_swallow_the_line", NULL, "echo abc#3; echo two", "abc#3\ntwo\n", 0, OK, "" },
+	/* hash_in_path_is_literal */
+	{ "hash_in_path_is_literal", NULL, "echo /foo/bar#1", "/foo/bar#1\n", 0, OK, "" },
+	/* repeated_hashes_are_literal */
+	{ "repeated_hashes_are_literal", NULL, "echo a#b#c", "a#b#c\n", 0, OK, "" },
+	/* trailing_hash_belongs_to_the_word */
+	{ "trailing_hash_belongs_to_the_word", NULL, "echo abc# 3", "abc# 3\n", 0, OK, "" },
+	/* spaced_hash_starts_a_comment */
+	{ "spaced_hash_starts_a_comment", NULL, "echo abc #3", "abc\n", 0, OK, "" },
+	/* hash_after_semicolon_starts_a_comment */
+	{ "hash_after_semicolon_starts_a_comment", NULL, "echo a;#c", "a\n", 0, OK, "" },
+	/* quoted_leading_hash_is_literal */
+	{ "quoted_leading_hash_is_literal", NULL, "echo '#3'", "#3\n", 0, OK, "" },
+};
+
+/* tests/shell_bugs_tests.rs: the kaish-only rows (not VFS `/v`, find, split, list/record
+ * literals, kaish-clear, Kernel::fork, `. file`; the top-level return is an api test) */
+static const struct kcase up_shell_bugs[] = {
+	/* test_braced_vs_unbraced_exit_code_equivalence */
+	{ "braced $? equals $?", NULL, "false; a=$?; false; b=${?}; echo $a $b", "1 1\n", 0, OK, "" },
+	/* test_pid_in_arithmetic */
+	{ "$$ in arithmetic", NULL, "x=$(( $$ % 100000 )); [[ $x -ge 0 ]] && echo nonneg", "nonneg\n", 0, OK, "" },
+	/* test_braced_current_pid, test_braced_vs_unbraced_pid_equivalence */
+	{ "${$} is $$ and positive", NULL, "[[ ${$} -gt 0 ]] && [[ \"${$}\" == \"$$\" ]] && echo same", "same\n", 0, OK, "" },
+	/* test_local_variable_scoping */
+	{ "local scoping", NULL, "x=outer\nf() {\n    local x = inner\n    echo \"in func: $x\"\n}\nf\necho \"after func: $x\"\n", "in func: inner\nafter func: outer\n", 0, OK, "" },
+	/* test_local_does_not_affect_outer_scope */
+	{ "local leaves outer", NULL, "count=0\nincrement() {\n    local count = 99\n}\nincrement\necho $count\n", "0\n", 0, OK, "" },
+	/* test_non_local_modifies_outer_scope */
+	{ "non-local modifies outer", NULL, "count=0\nincrement() {\n    count=99\n}\nincrement\necho $count\n", "99\n", 0, OK, "" },
+	/* test_local_with_command_substitution */
+	{ "local = $( )", NULL, "val=original\nf() {\n    local val = $(echo \"from_cmd\")\n    echo \"local: $val\"\n}\nf\necho \"outer: $val\"\n", "local: from_cmd\nouter: original\n", 0, OK, "" },
+	/* test_positional_params_arithmetic_with_variable */
+	{ "local in arithmetic with $1", NULL, "calc() {\n    local base = 10\n    echo $(($base + $1))\n}\ncalc 5\n", "15\n", 0, OK, "" },
+	/* test_for_loop_with_seq_returns_array */
+	{ "for over $(seq)", NULL, "for num in $(seq 1 3); do\n    echo \"number $num\"\ndone\n", "number 1\nnumber 2\nnumber 3\n", 0, OK, "" },
+	/* test_stdout_to_stderr_redirect_1_ampersand_2 */
+	{ "1>&2", NULL, "echo error 1>&2", "", 0, OK, "error" },
+	/* test_stdout_to_stderr_redirect_ampersand_2 */
+	{ ">&2", NULL, "echo warning >&2", "", 0, OK, "warning" },
+	/* test_cmd_subst_cwd_isolation */
+	{ "$( ) cd does not leak", NULL, "go_root() { cd /; pwd; }\nX=$(go_root)\n[[ \"$(pwd)\" != / ]] && echo isolated\n", "isolated\n", 0, OK, "" },
+	/* test_cmd_subst_in_string_cwd_isolation */
+	{ "\"$( )\" cd does not leak", NULL, "go_root() { cd /; pwd; }\necho \"dir: $(go_root)\"\n[[ \"$(pwd)\" != / ]] && echo isolated\n", "dir: /\nisolated\n", 0, OK, "" },
+	/* test_cmd_subst_captures_output_correctly */
+	{ "$( ) captures after cd", NULL, "go_root() { cd /; pwd; }\nX=$(go_root)\necho \"captured: $X\"\n", "captured: /\n", 0, OK, "" },
+	/* test_argv_digit_leading_hex_passes_through */
+	{ "digit-leading hex", NULL, "echo 019dda1c \"msg\"", "019dda1c msg\n", 0, OK, "" },
+	/* test_argv_digit_leading_uuid_passes_through */
+	{ "uuid bareword", NULL, "echo 019dda1c-5b3f-7000-abcd-0123456789ab", "019dda1c-5b3f-7000-abcd-0123456789ab\n", 0, OK, "" },
+	/* test_argv_dot_prefixed_simple */
+	{ ".parent", NULL, "echo .parent \"msg\"", ".parent msg\n", 0, OK, "" },
+	/* test_argv_dot_prefixed_chained */
+	{ ".parent.parent", NULL, "echo .parent.parent", ".parent.parent\n", 0, OK, "" },
+	/* test_argv_dot_prefixed_hidden_file */
+	{ ".gitignore", NULL, "echo .gitignore", ".gitignore\n", 0, OK, "" },
+	/* test_bang_binds_tighter_than_or */
+	{ "! A || B (A false)", NULL, "if [[ ! \"a\" == \"b\" || \"a\" == \"a\" ]]; then echo Y; else echo N; fi", "Y\n", 0, OK, "" },
+	{ "! A || B (A true)", NULL, "if [[ ! \"a\" == \"a\" || \"b\" == \"b\" ]]; then echo Y; else echo N; fi", "Y\n", 0, OK, "" },
+	/* test_bang_binds_tighter_than_and */
+	{ "! A && B (A true)", NULL, "if [[ ! \"a\" == \"a\" && \"b\" == \"b\" ]]; then echo Y; else echo N; fi", "N\n", 0, OK, "" },
+	{ "! A && B (A false)", NULL, "if [[ ! \"a\" == \"b\" && \"b\" == \"b\" ]]; then echo Y; else echo N; fi", "Y\n", 0, OK, "" },
+	/* test_bang_single_term_unaffected */
+	{ "! a==b", NULL, "if [[ ! \"a\" == \"b\" ]]; then echo Y; else echo N; fi", "Y\n", 0, OK, "" },
+	{ "! a==a", NULL, "if [[ ! \"a\" == \"a\" ]]; then echo Y; else echo N; fi", "N\n", 0, OK, "" },
+	{ "! ! a==a", NULL, "if [[ ! ! \"a\" == \"a\" ]]; then echo Y; else echo N; fi", "Y\n", 0, OK, "" },
+	/* test_double_dash_protects_internal_hyphen_word */
+	{ "-- -not-a-flag", NULL, "echo -- -not-a-flag", "-not-a-flag\n", 0, OK, "" },
+	/* test_double_dash_protects_multiple_dash_words */
+	{ "-- -a-b -c-d", NULL, "echo -- -a-b -c-d", "-a-b -c-d\n", 0, OK, "" },
+	/* test_double_dash_allows_bareword_assignment */
+	{ "-- a=b", NULL, "echo -- a=b", "a=b\n", 0, OK, "" },
+	/* test_double_dash_allows_multiple_bareword_assignments */
+	{ "-- a=b c=d", NULL, "echo -- a=b c=d", "a=b c=d\n", 0, OK, "" },
+	/* test_local_assignment_propagates_subst_status (and `}` with no `;` before it) */
+	{ "local x=$(false) status", NULL, "f() { local x=$(false) }; f; echo $?", "1\n", 0, OK, "" },
+	{ "local x=$(true) status", NULL, "f() { local x=$(true) }; f; echo $?", "0\n", 0, OK, "" },
+	{ "local last subst wins", NULL, "f() { local a=$(false) b=$(true); }; f; echo $?", "0\n", 0, OK, "" },
+	{ "local under set -e", NULL, "set -e; f() { local x=$(false); echo no; }; f; echo after", "", 1, OK, "" },
+	/* test_local_assignment_or_fallback_fires */
+	{ "local x=\"$(false)\" || fires", NULL, "f() { local x=\"$(false)\" || echo FIRED }; f", "FIRED\n", 0, OK, "" },
+	/* test_errexit_preserves_builtin_error_message */
+	{ "set -e keeps the message", NULL, "set -e; wc --bogus-flag-xyz", "", 2, OK, "wc" },
+	{ "without set -e, same", NULL, "wc --bogus-flag-xyz", "", 2, OK, "wc" },
+	/* test_errexit_preserves_message_for_missing_file */
+	{ "set -e; cat /nope", NULL, "set -e; cat /nope", "", 1, OK, "/nope" },
+	/* test_errexit_preserves_message_in_for_loop_body */
+	{ "set -e in a for body", NULL, "set -e\nfor x in a; do\n    echo pre\n    wc --bogus-flag-xyz\n    echo SHOULD_NOT_RUN\ndone\necho ALSO_NOT_RUN", "pre\n", 2, OK, "wc" },
+	/* test_errexit_preserves_message_in_while_loop_body */
+	{ "set -e in a while body", NULL, "set -e\ni=0\nwhile [[ $i -lt 1 ]]; do\n    echo pre\n    wc --bogus-flag-xyz\n    echo SHOULD_NOT_RUN\n    i=1\ndone\necho ALSO_NOT_RUN", "pre\n", 2, OK, "wc" },
+	/* test_errexit_still_aborts_statement_list */
+	{ "set -e aborts the list", NULL, "set -e; wc --bogus-flag-xyz; echo SHOULD_NOT_RUN", "", 2, OK, "wc" },
+	/* test_errexit_success_continues */
+	{ "set -e success continues", NULL, "set -e; true; echo CONTINUED", "CONTINUED\n", 0, OK, "" },
+	/* test_exit_n_carries_no_message_of_its_own */
+	{ "exit 3 no message", NULL, "echo hi; exit 3", "hi\n", 3, OK, "" },
+	/* test_return_n_carries_no_message_of_its_own */
+	{ "return 3 no message", NULL, "f() { echo hi; return 3; }; f", "hi\n", 3, OK, "" },
+	/* `}` closes a brace body without a `;` (the form the rows above use) */
+	{ "{ cmd } no ;", NULL, "{ echo a }; f() { echo b }; f; echo }", "a\nb\n}\n", 0, OK, "" },
 };
 
 Test(upstream, hash_word_tests) { RUN(up_hash_word); }
@@ -532,6 +958,8 @@ Test(upstream, compound_into_pipe_tests) { RUN(up_compound_pipe); }
 Test(upstream, quoted_cmdsubst_error_tests) { RUN(up_quoted_subst); }
 Test(upstream, cmdsubst_swallow_siblings_tests) { RUN(up_swallow); }
 Test(upstream, shell_compat_and_bugs_tests) { RUN(up_shell); }
+Test(upstream, shell_compat_tests) { RUN(up_shell_compat); }
+Test(upstream, shell_bugs_tests) { RUN(up_shell_bugs); }
 
 Test(lang, quoting_and_expansion) { RUN(quoting); }
 Test(lang, command_substitution) { RUN(subst); }
@@ -673,6 +1101,24 @@ Test(api, bad_root_and_isolated)
 	kaish_result_free(NULL);
 	kaish_kernel_free(NULL);
 	kaish_config_free(NULL);
+}
+
+/* shell_bugs_tests.rs test_top_level_return_keeps_prior_output_and_stops_execution */
+Test(api, skip_validation_top_level_return)
+{
+	char *dir = kh_mkfixture(false);
+	kaish_config *cfg = kaish_config_agent_with_root(dir);
+	kaish_config_set_skip_validation(cfg, true);
+	kaish_kernel *k = kaish_kernel_new(cfg, NULL);
+	kaish_config_free(cfg);
+	kaish_result r;
+	cr_assert_eq(kh_exec(k, "echo setup-ok; return 0; echo after", &r), KAISH_OK);
+	cr_expect_eq(r.code, 0);
+	cr_expect_str_eq(r.out, "setup-ok\n");
+	kaish_result_free(&r);
+	kaish_kernel_free(k);
+	kh_rmtree(dir);
+	free(dir);
 }
 
 Test(api, skip_validation_and_errexit_config)
