@@ -188,16 +188,35 @@ int bi_pwd(struct bi_ctx *c, int argc, char **argv)
 int bi_cd(struct bi_ctx *c, int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : scope_get(&c->k->scope, "HOME");
+	bool dash = argc > 1 && !strcmp(argv[1], "-"); /* cd -: back to OLDPWD, and say where */
+	if (dash)
+		dir = scope_get(&c->k->scope, "OLDPWD");
+	if (dash && !dir) {
+		bi_err(c, "OLDPWD not set");
+		return 1;
+	}
 	if (!dir)
 		dir = c->k->sh->root ? c->k->sh->root : "/";
 	if (argc > 2) {
 		bi_err(c, "too many arguments");
 		return KAISH_EXIT_USAGE;
 	}
-	int e = vfs_chdir(c->k, dir);
+	const char *pwd = scope_get(&c->k->scope, "PWD");
+	char *old = strdup(pwd ? pwd : c->k->cwd);
+	char *target = strdup(dir); /* dir may be OLDPWD's value, replaced below */
+	int e = old && target ? vfs_chdir(c->k, target) : -ENOMEM;
 	if (e < 0) {
 		bi_err(c, "%s: %s", dir, vfs_strerror(e));
+		free(old);
+		free(target);
 		return vfs_exit_code(e);
 	}
+	scope_set(&c->k->scope, "OLDPWD", old);
+	if (dash) {
+		pwd = scope_get(&c->k->scope, "PWD");
+		sb_printf(c->io->out, "%s\n", pwd ? pwd : c->k->cwd);
+	}
+	free(old);
+	free(target);
 	return 0;
 }

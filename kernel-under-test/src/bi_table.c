@@ -37,7 +37,7 @@ static const struct builtin builtins[] = {
 	{ "set", bi_set, bi_set_usage, NULL },
 	{ "sort", bi_sort, bi_sort_usage, NULL },
 	{ "tail", bi_tail, bi_tail_usage, NULL },
-	{ "test", bi_test, bi_test_usage, NULL },
+	{ "test", bi_test, bi_test_usage, bi_test_check },
 	{ "touch", bi_touch, bi_touch_usage, NULL },
 	{ "tr", bi_tr, bi_tr_usage, NULL },
 	{ "uniq", bi_uniq, bi_uniq_usage, NULL },

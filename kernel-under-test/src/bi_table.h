@@ -30,6 +30,7 @@ int bi_touch(struct bi_ctx *c, int argc, char **argv);
 int bi_pwd(struct bi_ctx *c, int argc, char **argv);
 int bi_cd(struct bi_ctx *c, int argc, char **argv);
 int bi_test(struct bi_ctx *c, int argc, char **argv);
+int bi_test_check(int argc, char **argv, char **msg);
 int bi_export(struct bi_ctx *c, int argc, char **argv);
 int bi_set(struct bi_ctx *c, int argc, char **argv);
 int bi_unset(struct bi_ctx *c, int argc, char **argv);

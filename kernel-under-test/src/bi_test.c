@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bi_test.c - `test EXPR` and `[[ EXPR ]]` (a statement form sharing this evaluator).
- * [[ ]] adds && || ( ) grouping, glob matching for == / != and =~ regex matching.
+ * bi_test.c - `test EXPR` and `[[ EXPR ]]` (a statement form). Both share the operators;
+ * `test` reads its operands by count (kaish's rules, bi_test), [[ ]] parses an expression
+ * with && || ( ) grouping, glob matching for == / != and =~ regex matching.
  */
 #include <fnmatch.h>
 #include <regex.h>
@@ -10,6 +11,7 @@
 
 #include "bi_table.h"
 #include "builtins.h"
+#include "util.h"
 #include "vfs.h"
 
 const char bi_test_usage[] =
@@ -19,8 +21,9 @@ const char bi_test_usage[] =
 	"  -z S, -n S            empty / non-empty string\n"
 	"  A = B, A == B, A != B, A < B, A > B   string compare ([[ ]]: == and != glob-match)\n"
 	"  A =~ RE               ([[ ]] only) extended regex match\n"
-	"  -eq -ne -lt -le -gt -ge                integer compare\n"
-	"  ! EXPR, EXPR && EXPR, EXPR || EXPR, ( EXPR )   (-a / -o in test)\n";
+	"  -eq -ne -lt -le -gt -ge                numeric compare (floats too)\n"
+	"  ! EXPR; in [[ ]] also EXPR && EXPR, EXPR || EXPR, ( EXPR ). test has no -a / -o / ( ):\n"
+	"  chain tests with && and || (E020).\n";
 
 struct tst {
 	struct bi_ctx *c;
@@ -87,9 +90,14 @@ static bool t_unary(struct tst *t, const char *op, const char *arg)
 	return false;
 }
 
-static bool t_int(struct tst *t, const char *s, long *v)
+/* Numbers are kaish's: integers or floats ("1.5", "08" is decimal 8). */
+static bool t_num(struct tst *t, const char *s, double *v)
 {
-	if (!bi_parse_long(s, v))
+	char *end;
+	if (!s || !*s)
+		return t_fail(t, "integer expression expected", s);
+	*v = strtod(s, &end);
+	if (*end || end == s || s[0] == ' ' || s[0] == '\t' || !strpbrk(s, "0123456789"))
 		return t_fail(t, "integer expression expected", s);
 	return true;
 }
@@ -119,8 +127,8 @@ static bool t_binary(struct tst *t, const char *a, const char *op, const char *b
 		regfree(&re);
 		return hit;
 	}
-	long x, y;
-	if (!t_int(t, a, &x) || !t_int(t, b, &y))
+	double x, y;
+	if (!t_num(t, a, &x) || !t_num(t, b, &y))
 		return false;
 	if (!strcmp(op, "-eq")) return x == y;
 	if (!strcmp(op, "-ne")) return x != y;
@@ -172,11 +180,11 @@ static int t_not(struct tst *t)
 	return r;
 }
 
-/* and := not (('&&' | '-a') not)* */
+/* and := not ('&&' not)*   ([[ ]] only) */
 static int t_and(struct tst *t)
 {
 	int r = t_not(t);
-	while (t->i < t->n && (!strcmp(t->v[t->i], t->dbl ? "&&" : "-a"))) {
+	while (t->i < t->n && (!strcmp(t->v[t->i], "&&"))) {
 		t->i++;
 		int r2 = t_not(t);
 		r = r && r2;
@@ -184,11 +192,11 @@ static int t_and(struct tst *t)
 	return r;
 }
 
-/* or := and (('||' | '-o') and)* */
+/* or := and ('||' and)*   ([[ ]] only) */
 static int t_or(struct tst *t)
 {
 	int r = t_and(t);
-	while (t->i < t->n && (!strcmp(t->v[t->i], t->dbl ? "||" : "-o"))) {
+	while (t->i < t->n && (!strcmp(t->v[t->i], "||"))) {
 		t->i++;
 		int r2 = t_and(t);
 		r = r || r2;
@@ -207,8 +215,89 @@ int bi_test_eval(struct bi_ctx *c, char **argv, int argc, bool dbl)
 	return t.error ? KAISH_EXIT_USAGE : (r ? 0 : 1);
 }
 
-/* `test` is the same evaluator without [[ ]]'s extensions (-a/-o instead of && ||). */
+static bool is_compound(const char *s)
+{
+	return !strcmp(s, "-a") || !strcmp(s, "-o") || !strcmp(s, "(") || !strcmp(s, ")");
+}
+
+static bool is_test_op(const char *s)
+{
+	return is_unary(s) || is_binary(s) || is_compound(s) || !strcmp(s, "!");
+}
+
+static const char compound_hint[] =
+	"kaish `test` has no -a/-o/() compound: chain with shell `&&`/`||` or use `[[ ... ]]`";
+
+/*
+ * test := '!'* primary   -- kaish's `test` counts its operands instead of parsing: after the
+ * leading '!' run (kept while an operand remains), 0 operands is false, 1 is a string's
+ * truth, 2 is UNARY ARG, 3 is ARG BINARY ARG; an operator short of its operand, -a / -o /
+ * ( ) and anything longer are usage errors (exit 2).
+ */
 int bi_test(struct bi_ctx *c, int argc, char **argv)
 {
-	return bi_test_eval(c, argv + 1, argc - 1, false);
+	struct tst t = { .c = c, .v = argv + 1, .n = argc - 1, .dbl = false };
+	bool neg = false;
+	while (t.n >= 2 && !strcmp(t.v[0], "!")) {
+		neg = !neg;
+		t.v++;
+		t.n--;
+	}
+	bool r = false;
+	if (t.n == 1) {
+		if (is_test_op(t.v[0]))
+			t_fail(&t, "operator needs an operand", t.v[0]);
+		r = *t.v[0] != '\0';
+	} else if (t.n == 2) {
+		if (is_compound(t.v[0]))
+			bi_err(c, "'%s' is not supported: %s", t.v[0], compound_hint), t.error = true;
+		else if (!is_unary(t.v[0]) || !strcmp(t.v[0], "-L") || !strcmp(t.v[0], "-h") ||
+			 !strcmp(t.v[0], "-s"))
+			t_fail(&t, "expected a unary operator (-f, -z, ...) before the operand, found",
+			       t.v[0]);
+		else
+			r = t_unary(&t, t.v[0], t.v[1]);
+	} else if (t.n == 3) {
+		if (is_compound(t.v[1]))
+			bi_err(c, "'%s' is not supported: %s", t.v[1], compound_hint), t.error = true;
+		else if (!is_binary(t.v[1]) || !strcmp(t.v[1], "=~"))
+			t_fail(&t, "expected a binary operator (=, !=, -eq, ...) between the operands, "
+				   "found", t.v[1]);
+		else
+			r = t_binary(&t, t.v[0], t.v[1], t.v[2]);
+	} else if (t.n > 3) {
+		bi_err(c, "too many arguments: %s", compound_hint);
+		t.error = true;
+	}
+	return t.error ? KAISH_EXIT_USAGE : (neg ^ r) ? 0 : 1;
+}
+
+/* E020: an -a / -o / ( ) where `test` would read an operator is refused before anything runs
+ * (the slots bi_test reads; a dynamic operand leaves the script to run time). */
+int bi_test_check(int argc, char **argv, char **msg)
+{
+	char **v = argv + 1;
+	int n = argc - 1;
+	const char *op = NULL;
+	for (int i = 0; i < n; i++)
+		if (!v[i])
+			return 0;
+	while (n >= 2 && !strcmp(v[0], "!")) {
+		v++;
+		n--;
+	}
+	if (n == 2 && is_compound(v[0]))
+		op = v[0];
+	else if (n == 3 && is_compound(v[1]))
+		op = v[1];
+	for (int i = 0; n > 3 && !op && i < n; i++)
+		if (is_compound(v[i]))
+			op = v[i];
+	if (!op)
+		return 0;
+	struct sbuf b;
+	sb_init(&b);
+	sb_printf(&b, "E020 test: '%s' is not supported: %s", op, compound_hint);
+	*msg = sb_detach(&b);
+	return -1;
 }

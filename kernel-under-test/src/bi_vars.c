@@ -17,7 +17,8 @@ const char bi_export_usage[] =
 const char bi_set_usage[] =
 	"Usage: set [-e|+e] [-o NAME|+o NAME]... [-- ARG...]\n"
 	"Set shell options: -e / -o errexit, -o pipefail, -o trash, -o glob. `+` turns off.\n"
-	"`set -- ARG...` replaces the positional arguments. No arguments: list variables.\n";
+	"`set -- ARG...` replaces the positional arguments. No arguments: the options in force;\n"
+	"`set -o` alone: every option with its state.\n";
 const char bi_unset_usage[] = "Usage: unset NAME...\nRemove variables.\n";
 
 /* Exported variables only matter to subprocesses, which this kernel never starts. */
@@ -57,14 +58,32 @@ static bool set_option(kaish_kernel *k, const char *name, bool on)
 	return true;
 }
 
-/* An unknown -o name exits 1, as kaish. */
+static const char valid_set_o[] = "errexit, glob, pipefail, trash";
+
+/* `set -o` alone: one row per option and its state. */
+static void list_options(kaish_kernel *k, struct sbuf *out)
+{
+	sb_printf(out, "errexit\t%s\n", k->errexit ? "on" : "off");
+	sb_printf(out, "glob\t%s\n", k->glob ? "on" : "off");
+	sb_printf(out, "pipefail\t%s\n", k->pipefail ? "on" : "off");
+	sb_printf(out, "trash\t%s\n", k->trash ? "on" : "off");
+}
+
+/*
+ * Bare `set` prints the options in force as the commands that set them (kaish: `set -e`,
+ * `set -o trash`, `set +o glob`), `set -o` lists every option with its state. An unknown -o
+ * name exits 1 naming the valid ones, as kaish.
+ */
 int bi_set(struct bi_ctx *c, int argc, char **argv)
 {
 	kaish_kernel *k = c->k;
 	if (argc == 1) {
-		struct frame *f = k->scope.frames[0];
-		for (int i = 0; i < f->n; i++)
-			sb_printf(c->io->out, "%s=%s\n", f->vars[i].name, f->vars[i].value);
+		if (k->errexit)
+			sb_adds(c->io->out, "set -e\n");
+		if (k->trash)
+			sb_adds(c->io->out, "set -o trash\n");
+		if (!k->glob)
+			sb_adds(c->io->out, "set +o glob\n");
 		return 0;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -78,18 +97,29 @@ int bi_set(struct bi_ctx *c, int argc, char **argv)
 		}
 		if ((a[0] == '-' || a[0] == '+') && a[1] == 'o' && !a[2]) {
 			if (i + 1 >= argc) {
-				bi_err(c, "-o needs an option name");
-				return 1;
+				list_options(k, c->io->out);
+				return 0;
 			}
 			if (!set_option(k, argv[++i], on)) {
-				bi_err(c, "unknown option name '%s'", argv[i]);
+				bi_err(c, "%co %s: unknown option; valid names are %s", a[0], argv[i],
+				       valid_set_o);
 				return 1;
 			}
 		} else if ((a[0] == '-' || a[0] == '+') && a[1]) {
+			/* Glued short flags: -e, -eo NAME, -euo pipefail (u is accepted, unset
+			 * variables already expand to nothing). */
 			for (const char *f = a + 1; *f; f++) {
-				if (*f == 'e')
+				if (*f == 'e') {
 					k->errexit = on;
-				else {
+				} else if (*f == 'u' || *f == 'x') {
+					/* accepted, no effect here */
+				} else if (*f == 'o' && !f[1] && i + 1 < argc) {
+					if (!set_option(k, argv[++i], on)) {
+						bi_err(c, "%co %s: unknown option; valid names are %s",
+						       a[0], argv[i], valid_set_o);
+						return 1;
+					}
+				} else {
 					bi_err(c, "unknown option '%c%c'", a[0], *f);
 					return 1;
 				}

@@ -58,6 +58,14 @@ int exec_subst(kaish_kernel *k, struct node *body, struct io *io, struct sbuf *o
 		k->subst_code = 1;
 		return 1;
 	}
+	struct pstatus saved_ps;
+	if (pstatus_copy(&saved_ps, &k->ps) < 0) {
+		scope_free(&saved);
+		free(saved_cwd);
+		sb_adds(io->err, "kaish: out of memory\n");
+		k->subst_code = 1;
+		return 1;
+	}
 	char *saved_data = k->data;
 	bool saved_dv = k->data_is_value;
 	int saved_loop = k->loop_depth;
@@ -83,6 +91,8 @@ int exec_subst(kaish_kernel *k, struct node *body, struct io *io, struct sbuf *o
 	k->scope = saved;
 	free(k->cwd);
 	k->cwd = saved_cwd;
+	pstatus_free(&k->ps);
+	k->ps = saved_ps; /* the numbers, as the scope, are the caller's again */
 	k->subst_code = st;
 	k->last_code = st;
 	return st;
@@ -316,12 +326,19 @@ static int dispatch(kaish_kernel *k, int argc, char **argv, struct io *io)
 				return 1;
 			}
 			char *nm = kstrndup(argv[i], nl);
-			int e = nm ? scope_set_in(&k->scope, k->scope.func_frame, nm, eq ? eq + 1 : "") : -1;
+			const char *val = eq ? eq + 1 : "";
+			if (!eq && i + 2 < argc && !strcmp(argv[i + 1], "=")) {
+				val = argv[i + 2]; /* kaish's spaced form: local NAME = VALUE */
+				i += 2;
+			}
+			int e = nm ? scope_set_in(&k->scope, k->scope.func_frame, nm, val) : -1;
 			free(nm);
 			if (e < 0)
 				return 1;
 		}
-		return 0;
+		/* As kaish (an assignment, not a command): the status of the last $( ) in
+		 * the values, so `local x=$(false) || …` and set -e see the failure. */
+		return k->subst_code;
 	}
 	struct func *f = kernel_find_func(k, name);
 	if (f)
@@ -337,33 +354,58 @@ static int dispatch(kaish_kernel *k, int argc, char **argv, struct io *io)
 	return KAISH_EXIT_NOT_FOUND;
 }
 
+/*
+ * A=1 cmd: the variables live in a frame around this one command, exported. As in kaish
+ * (not bash), the frame is in place before the command's words expand, so `FOO=bar echo
+ * $FOO` prints bar. Returns 0, or -1 when the frame cannot be pushed.
+ */
+static int prefix_push(kaish_kernel *k, struct node *n, struct io *io)
+{
+	if (scope_push(&k->scope) < 0)
+		return -1;
+	for (struct assign *a = n->assigns; a; a = a->next) {
+		char *v = expand_str(k, a->value, io);
+		if (v) {
+			scope_set_in(&k->scope, k->scope.nframes - 1, a->name, v);
+			scope_export(&k->scope, a->name);
+		}
+		free(v);
+	}
+	return 0;
+}
+
 /* simple := assignment* word* redirect* */
 static int exec_simple(kaish_kernel *k, struct node *n, struct io *io)
 {
 	struct strv argv;
 	struct rstate rs;
 	int st;
+	int frames = k->scope.nframes;
+	bool prefix = n->assigns && n->nwords;
 	strv_init(&argv);
 	kernel_set_data(k, NULL, false);
 	k->subst_code = 0;
+	if (prefix && prefix_push(k, n, io) < 0) {
+		st = 1;
+		goto out;
+	}
 	for (int i = 0; i < n->nwords; i++) {
 		if (expand_word(k, n->words[i], io, EXP_ARG, &argv) < 0) {
-			strv_free(&argv);
-			return set_last(k, 1);
+			st = 1;
+			goto out;
 		}
 	}
 	if (k->flow != FL_NONE) { /* a $( ) may not leave flow pending, but stay defensive */
-		strv_free(&argv);
-		return k->last_code;
+		st = k->last_code;
+		goto out;
 	}
 	kernel_set_data(k, NULL, false); /* $( ) in arguments must not leak their .data */
 	st = redir_setup(k, n->redirs, io, &rs);
 	if (st) {
 		redir_finish(k, &rs, io, st);
-		strv_free(&argv);
-		return set_last(k, st);
+		goto out;
 	}
-	if (argv.n == 0) {
+	if (argv.n == 0 && !prefix) {
 		/* Assignments only: status is that of the last $( ) (0 without one). */
 		for (struct assign *a = n->assigns; a; a = a->next) {
 			char *v = expand_str(k, a->value, &rs.io);
@@ -376,30 +418,16 @@ static int exec_simple(kaish_kernel *k, struct node *n, struct io *io)
 		}
 		if (!st)
 			st = k->subst_code;
-	} else if (n->assigns) {
-		/* A=1 cmd: the variables live in a frame around this one command, exported. */
-		int frames = k->scope.nframes;
-		if (scope_push(&k->scope) < 0) {
-			st = 1;
-		} else {
-			for (struct assign *a = n->assigns; a; a = a->next) {
-				char *v = expand_str(k, a->value, &rs.io);
-				if (v) {
-					scope_set_in(&k->scope, k->scope.nframes - 1, a->name, v);
-					scope_export(&k->scope, a->name);
-				}
-				free(v);
-			}
-			st = dispatch(k, argv.n, argv.v, &rs.io);
-			while (k->scope.nframes > frames)
-				scope_pop(&k->scope);
-		}
-	} else {
-		if (k->sh->trace)
+	} else if (argv.n > 0) {
+		if (k->sh->trace && !prefix)
 			kernel_trace(k, "exec %s", argv.v[0]);
 		st = dispatch(k, argv.n, argv.v, &rs.io);
 	}
 	st = redir_finish(k, &rs, io, st);
+	pstatus_set(&k->ps, &st, 1); /* a pipeline of one: [st] */
+out:
+	while (k->scope.nframes > frames)
+		scope_pop(&k->scope);
 	strv_free(&argv);
 	return set_last(k, st);
 }
@@ -414,19 +442,6 @@ static const char *stage_name(struct node *n)
 	return wp && !wp->next && wp->type == W_LIT ? wp->text : NULL;
 }
 
-/* PIPESTATUS is a list in kaish; it is rendered here as its compact JSON text. */
-static void set_pipestatus(kaish_kernel *k, const int *codes, int n)
-{
-	struct sbuf b;
-	sb_init(&b);
-	sb_addc(&b, '[');
-	for (int i = 0; i < n; i++)
-		sb_printf(&b, "%s%d", i ? "," : "", codes[i]);
-	sb_addc(&b, ']');
-	scope_set_in(&k->scope, 0, "PIPESTATUS", sb_str(&b));
-	sb_free(&b);
-}
-
 /*
  * pipeline := stage ('|' stage)*  -- each stage of a multi-stage pipeline runs in its own
  * fork; the previous stage's whole output and .data become the next stage's stdin. Stages
@@ -439,7 +454,7 @@ int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 		return set_last(k, 0);
 	if (n == 1) {
 		int st = exec_stage(k, stages[0], io);
-		set_pipestatus(k, &st, 1);
+		pstatus_set(&k->ps, &st, 1);
 		return set_last(k, st);
 	}
 	int *codes = calloc((size_t)n, sizeof(*codes));
@@ -491,7 +506,7 @@ int exec_stages(kaish_kernel *k, struct node **stages, int n, struct io *io)
 		for (int i = 0; i < n; i++)
 			if (codes[i])
 				st = codes[i];
-	set_pipestatus(k, codes, n);
+	pstatus_set(&k->ps, codes, n);
 	free(codes);
 	kernel_interrupted(k, io->err); /* a cancel or timeout in a stage stops the caller too */
 	return set_last(k, st);

@@ -46,6 +46,8 @@ static void var_value(kaish_kernel *k, const char *name, struct sbuf *b, bool *s
 			sb_adds(b, s->pos.v[idx - 1]);
 		else
 			*set = false;
+	} else if (!strcmp(name, "PIPESTATUS") && pstatus_render(&k->ps, b)) {
+		/* kept as numbers by the executor, rendered as the list only when read */
 	} else {
 		const char *v = scope_get(s, name);
 		if (v)
@@ -105,55 +107,116 @@ static int subst_items(const char *text, size_t len, const char *data, bool is_v
 /* Concatenate the expansion of a part list into b (one field). Returns -1 only when the
  * enclosing command must fail (arithmetic error); a failed $( ) expands to its output. */
 static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct sbuf *b);
-static int expand_arith(const char *expr, struct scope *s, long long *val, char **err);
+static int expand_arith(const char *expr, struct scope *s, const struct pstatus *ps,
+			long long *val, char **err);
 
-/* The slice a:b (b may be empty: to the end) of a JSON array, as a JSON array; NULL if
- * key is not a slice or v is not an array. */
-static char *json_slice(const char *v, const char *key)
+/* Parse a slice key "A:B" (either side may be empty or negative). False if key is not one. */
+static bool slice_key(const char *key, bool *has_a, long *a, bool *has_b, long *b)
 {
 	char *end;
-	long a = strtol(key, &end, 10), b;
-	struct strv el;
-	if (end == key || *end != ':')
-		return NULL;
-	strv_init(&el);
-	if (json_array_split(v, &el) < 0) {
-		strv_free(&el);
-		return NULL;
+	*has_a = *key != ':';
+	*a = *has_a ? strtol(key, &end, 10) : 0;
+	if (*has_a && end == key)
+		return false;
+	if (!*has_a)
+		end = (char *)key;
+	if (*end != ':')
+		return false;
+	const char *bs = end + 1;
+	*has_b = *bs != '\0';
+	*b = *has_b ? strtol(bs, &end, 10) : 0;
+	return !*has_b || (end != bs && !*end);
+}
+
+/* Clamp the half-open range [a, b) of a sequence of n (negatives count from the end). */
+static void slice_range(long n, bool has_a, long a, bool has_b, long b, long *from, long *to)
+{
+	a = !has_a ? 0 : a < 0 ? n + a : a;
+	b = !has_b ? n : b < 0 ? n + b : b;
+	*from = a < 0 ? 0 : a > n ? n : a;
+	*to = b < *from ? *from : b > n ? n : b;
+}
+
+/*
+ * ${V[a:b]} (§2.1): the slice of a list held as JSON text (a JSON array), or of a string by
+ * characters (UTF-8 code points), half open, negatives from the end, out-of-range clamped.
+ * Returns 1 with the result in out (malloc'd), 0 if key is not a slice, -1 with a message
+ * in *err for a record (no order to slice).
+ */
+static int slice_value(const char *v, const char *key, char **out, const char **err)
+{
+	bool has_a, has_b;
+	long a, b, from, to;
+	if (!slice_key(key, &has_a, &a, &has_b, &b))
+		return 0;
+	char kind = json_kind(v);
+	if (kind == 'o') {
+		*err = "a record has no order to slice";
+		return -1;
 	}
-	b = end[1] ? strtol(end + 1, &end, 10) : el.n;
-	struct sbuf r;
-	sb_init(&r);
-	sb_addc(&r, '[');
-	for (long i = a < 0 ? 0 : a; i < b && i < el.n; i++)
-		sb_printf(&r, "%s%s", i > a && i > 0 ? "," : "", el.v[i]);
-	sb_addc(&r, ']');
+	struct strv el;
+	strv_init(&el);
+	if (kind == 'a' && json_array_split(v, &el) == 0) {
+		struct sbuf r;
+		sb_init(&r);
+		slice_range(el.n, has_a, a, has_b, b, &from, &to);
+		sb_addc(&r, '[');
+		for (long i = from; i < to; i++)
+			sb_printf(&r, "%s%s", i > from ? "," : "", el.v[i]);
+		sb_addc(&r, ']');
+		strv_free(&el);
+		*out = sb_detach(&r);
+		return 1;
+	}
 	strv_free(&el);
-	return sb_detach(&r);
+	long chars = 0;
+	for (const char *p = v; *p; p++)
+		chars += ((unsigned char)*p & 0xc0) != 0x80;
+	slice_range(chars, has_a, a, has_b, b, &from, &to);
+	const char *p = v, *start = NULL;
+	long ci = -1;
+	for (; *p; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && ++ci == from)
+			start = p;
+		if (((unsigned char)*p & 0xc0) != 0x80 && ci == to)
+			break;
+	}
+	*out = start && to > from ? kstrndup(start, (size_t)(p - start)) : strdup("");
+	return 1;
 }
 
 /*
  * ${NAME[key]} (§2.1): a member of a list (index) or record (field) held as JSON text,
- * such as PIPESTATUS or a gathered row; ${NAME[a:b]} slices a list. Strings decode, other
- * members stay compact JSON. No such member: unset. v holds the value, replaced in place.
+ * such as PIPESTATUS or a gathered row; ${NAME[a:b]} slices a list or a string. Strings
+ * decode, other members stay compact JSON. No such member: unset. v holds the value,
+ * replaced in place.
  */
 static int subscript(kaish_kernel *k, struct word *key, struct io *io, struct sbuf *v, bool *set)
 {
 	struct sbuf kb;
 	char *m = NULL;
+	const char *err = NULL;
+	int sl = 0;
 	sb_init(&kb);
 	if (expand_parts(k, key->parts, io, &kb) < 0) {
 		sb_free(&kb);
 		return -1;
 	}
-	if (*set && !(m = json_slice(sb_str(v), sb_str(&kb))))
+	if (*set)
+		sl = slice_value(sb_str(v), sb_str(&kb), &m, &err);
+	if (sl < 0) {
+		sb_printf(io->err, "kaish: ${..[%s]}: %s\n", sb_str(&kb), err);
+		sb_free(&kb);
+		return -1;
+	}
+	if (*set && sl == 0)
 		m = json_member(sb_str(v), sb_str(&kb));
 	sb_free(&kb);
 	v->len = 0;
 	*set = m != NULL;
 	if (m) {
-		char *t = typed_text(m);
-		sb_adds(v, t ? t : "");
+		char *t = sl ? NULL : typed_text(m);
+		sb_adds(v, t ? t : m);
 		free(t);
 		free(m);
 	}
@@ -202,10 +265,20 @@ static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct
 				return -1;
 			}
 			if (wp->op == V_LENGTH) {
-				size_t chars = 0; /* count UTF-8 code points, not bytes */
-				for (size_t i = 0; i < v.len; i++)
-					if (((unsigned char)v.s[i] & 0xc0) != 0x80)
-						chars++;
+				/* A list (JSON array text, such as PIPESTATUS) counts its elements,
+				 * a string its UTF-8 code points, not bytes. */
+				size_t chars = 0;
+				struct strv el;
+				strv_init(&el);
+				if (v.len && json_kind(sb_str(&v)) == 'a' &&
+				    json_array_split(sb_str(&v), &el) == 0) {
+					chars = (size_t)el.n;
+				} else {
+					for (size_t i = 0; i < v.len; i++)
+						if (((unsigned char)v.s[i] & 0xc0) != 0x80)
+							chars++;
+				}
+				strv_free(&el);
 				sb_printf(b, "%zu", chars);
 			} else if (wp->op == V_DEFAULT && (!set || v.len == 0)) {
 				if (expand_parts(k, wp->alt->parts, io, b) < 0) {
@@ -228,7 +301,7 @@ static int expand_parts(kaish_kernel *k, struct wpart *wp, struct io *io, struct
 			sb_init(&e);
 			int rc = expand_parts(k, wp->kids, io, &e);
 			if (rc == 0)
-				rc = expand_arith(sb_str(&e), &k->scope, &val, &err);
+				rc = expand_arith(sb_str(&e), &k->scope, &k->ps, &val, &err);
 			sb_free(&e);
 			if (rc < 0) {
 				sb_printf(io->err, "kaish: arithmetic: %s\n", err ? err : "error");
@@ -416,6 +489,7 @@ char *expand_str(kaish_kernel *k, struct word *w, struct io *io)
 struct arith {
 	const char *p;
 	struct scope *s;
+	const struct pstatus *ps; /* PIPESTATUS: a list, never a number (reads as 0) */
 	int depth;
 	char *err;
 };
@@ -473,7 +547,7 @@ static long long ar_primary(struct arith *a)
 			long idx = strtol(name, NULL, 10);
 			if (idx >= 1 && idx <= a->s->pos.n)
 				val = a->s->pos.v[idx - 1];
-		} else {
+		} else if (!(a->ps->n > 0 && !strcmp(name, "PIPESTATUS"))) {
 			val = scope_get(a->s, name);
 		}
 		v = val ? strtoll(val, NULL, 10) : 0;
@@ -531,9 +605,10 @@ static long long ar_expr(struct arith *a)
 }
 
 /* Integer arithmetic for $(( )): returns 0 or -1 with a message in *err (malloc'd). */
-static int expand_arith(const char *expr, struct scope *s, long long *val, char **err)
+static int expand_arith(const char *expr, struct scope *s, const struct pstatus *ps,
+			long long *val, char **err)
 {
-	struct arith a = { .p = expr, .s = s, .depth = 0, .err = NULL };
+	struct arith a = { .p = expr, .s = s, .ps = ps, .depth = 0, .err = NULL };
 	*val = ar_expr(&a);
 	ar_ws(&a);
 	if (!a.err && *a.p)

@@ -231,6 +231,7 @@ static void kernel_state_free(kaish_kernel *k)
 		func_unref(k->funcs[i]);
 	free(k->funcs);
 	free(k->data);
+	pstatus_free(&k->ps);
 }
 
 void kaish_kernel_free(kaish_kernel *k)
@@ -283,6 +284,10 @@ kaish_kernel *kernel_fork(kaish_kernel *k)
 	/* Depth is inherited (not reset as in kaish): stages run on the caller's native stack. */
 	f->depth = k->depth;
 	f->last_code = k->last_code;
+	if (pstatus_copy(&f->ps, &k->ps) < 0) {
+		kernel_fork_free(f);
+		return NULL;
+	}
 	f->errexit = k->errexit;
 	f->pipefail = k->pipefail;
 	f->trash = k->trash;
@@ -300,6 +305,64 @@ void kernel_fork_free(kaish_kernel *f)
 		return;
 	kernel_state_free(f);
 	free(f);
+}
+
+void pstatus_free(struct pstatus *ps)
+{
+	free(ps->more);
+	ps->more = NULL;
+	ps->n = 0;
+}
+
+void pstatus_set(struct pstatus *ps, const int *codes, int n)
+{
+	if (n < 0)
+		n = 0;
+	if (n <= PS_INLINE) {
+		free(ps->more);
+		ps->more = NULL;
+		memcpy(ps->v, codes, (size_t)n * sizeof(*codes));
+		ps->n = n;
+		return;
+	}
+	int *m = realloc(ps->more, (size_t)n * sizeof(*m));
+	if (!m) {
+		int keep[PS_INLINE];
+		memcpy(keep, codes, sizeof(keep)); /* codes may be ps->more itself */
+		pstatus_set(ps, keep, PS_INLINE);
+		return;
+	}
+	memmove(m, codes == ps->more ? m : codes, (size_t)n * sizeof(*m));
+	ps->more = m;
+	ps->n = n;
+}
+
+int pstatus_copy(struct pstatus *dst, const struct pstatus *src)
+{
+	*dst = (struct pstatus){ .n = 0 };
+	if (src->n <= PS_INLINE) {
+		*dst = *src;
+		dst->more = NULL;
+		return 0;
+	}
+	dst->more = malloc((size_t)src->n * sizeof(*dst->more));
+	if (!dst->more)
+		return -1;
+	memcpy(dst->more, src->more, (size_t)src->n * sizeof(*dst->more));
+	dst->n = src->n;
+	return 0;
+}
+
+bool pstatus_render(const struct pstatus *ps, struct sbuf *b)
+{
+	if (ps->n <= 0)
+		return false;
+	const int *v = ps->more ? ps->more : ps->v;
+	sb_addc(b, '[');
+	for (int i = 0; i < ps->n; i++)
+		sb_printf(b, "%s%d", i ? "," : "", v[i]);
+	sb_addc(b, ']');
+	return true;
 }
 
 void kernel_set_data(kaish_kernel *k, char *json, bool is_value)
@@ -546,8 +609,16 @@ void kaish_result_free(kaish_result *res)
 char *kaish_get_var(kaish_kernel *k, const char *name)
 {
 	pthread_mutex_lock(&k->lock);
-	const char *v = scope_get(&k->scope, name);
-	char *r = v ? strdup(v) : NULL;
+	char *r;
+	struct sbuf b;
+	sb_init(&b);
+	if (!strcmp(name, "PIPESTATUS") && pstatus_render(&k->ps, &b)) {
+		r = strdup(sb_str(&b)); /* the list rendered from the numbers */
+	} else {
+		const char *v = scope_get(&k->scope, name);
+		r = v ? strdup(v) : NULL;
+	}
+	sb_free(&b);
 	pthread_mutex_unlock(&k->lock);
 	return r;
 }
@@ -558,6 +629,8 @@ int kaish_set_var(kaish_kernel *k, const char *name, const char *value)
 		return -EINVAL;
 	pthread_mutex_lock(&k->lock);
 	int e = scope_set(&k->scope, name, value);
+	if (e >= 0 && !strcmp(name, "PIPESTATUS"))
+		pstatus_free(&k->ps); /* the embedder's value reads back until the next command */
 	pthread_mutex_unlock(&k->lock);
 	return e < 0 ? -ENOMEM : 0;
 }

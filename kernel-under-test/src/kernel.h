@@ -45,6 +45,20 @@ struct kshared {
 	void *trace_ctx;
 };
 
+/*
+ * PIPESTATUS as plain numbers: the statuses of the last command or pipeline (a command on its
+ * own is a pipeline of one). Set after every command without touching the scope; the list
+ * value `[a,b]` is rendered only where a script reads PIPESTATUS. Up to PS_INLINE codes live
+ * inline (no heap); a longer pipeline's codes go to `more`. n == 0: no command yet (the
+ * variable is whatever the scope holds, normally unset).
+ */
+#define PS_INLINE 8
+struct pstatus {
+	int n;
+	int v[PS_INLINE];
+	int *more; /* all n codes when n > PS_INLINE, else NULL */
+};
+
 enum flow { FL_NONE, FL_BREAK, FL_CONTINUE, FL_RETURN, FL_EXIT, FL_ABORT };
 
 struct kaish_kernel {
@@ -59,6 +73,7 @@ struct kaish_kernel {
 	int loop_depth;
 	int last_code;	      /* $? */
 	int subst_code;	      /* status of the last $( ), for the assignment rule */
+	struct pstatus ps;    /* PIPESTATUS (numbers; see struct pstatus) */
 	bool errexit, pipefail, trash;
 	bool glob;	      /* set -o glob: bare globs expand (default on) */
 	int errexit_suppress; /* > 0 inside conditions, && / || left sides, ! */
@@ -85,6 +100,14 @@ bool kernel_interrupted(kaish_kernel *k, struct sbuf *err);
 /* Give fork f its own deadline, ms from now (a scatter worker's --timeout); its forks
  * inherit it. */
 void kernel_set_fork_deadline(kaish_kernel *f, long long ms);
+/* PIPESTATUS: record the codes of the last pipeline (no heap for n <= PS_INLINE; on an
+ * allocation failure the first PS_INLINE are kept), copy them (a fork, a $( ) save; returns
+ * -1 when out of memory, dst then empty), free them, and render the list text into b
+ * (returns false when no command has run yet, b untouched). */
+void pstatus_set(struct pstatus *ps, const int *codes, int n);
+int pstatus_copy(struct pstatus *dst, const struct pstatus *src);
+void pstatus_free(struct pstatus *ps);
+bool pstatus_render(const struct pstatus *ps, struct sbuf *b);
 void kernel_trace(kaish_kernel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct func *kernel_find_func(kaish_kernel *k, const char *name);
 /* Define (or replace) a user function; the body stays owned by prog (referenced). */

@@ -60,49 +60,99 @@ static int push_tok(struct lexer *lx, enum tok_type t, int redir, const char *p,
 	return 0;
 }
 
-/* Skip a quoted string starting at s[i] (the quote). Returns index past the closing quote. */
-static long skip_quote(const char *s, size_t len, size_t i, int depth)
+/*
+ * Skip a quoted string starting at s[i] (the quote). Returns the index past the closing
+ * quote, or -1: unterminated, with *closer = 0, or a $( / ${ inside "..." left open, with
+ * *closer = the ')' or '}' it needed; -2: nested too deep.
+ */
+static long skip_quote(const char *s, size_t len, size_t i, int depth, char *closer)
 {
 	char q = s[i];
+	*closer = 0;
 	for (i++; i < len; i++) {
 		if (s[i] == q)
 			return (long)i + 1;
 		if (q == '"' && s[i] == '\\' && i + 1 < len) {
 			i++;
 		} else if (q == '"' && s[i] == '$' && i + 1 < len && (s[i + 1] == '(' || s[i + 1] == '{')) {
-			long e = depth > KAISH_MAX_PAREN_DEPTH ? -1 :
-				lex_match(s, len, i + 1, s[i + 1], s[i + 1] == '(' ? ')' : '}');
-			if (e < 0)
-				return -1;
+			char close = s[i + 1] == '(' ? ')' : '}';
+			long e = depth > KAISH_MAX_PAREN_DEPTH ? -2 :
+				lex_match(s, len, i + 1, s[i + 1], close);
+			if (e < 0) {
+				*closer = e == -1 ? close : 0;
+				return e;
+			}
 			i = (size_t)e;
 		}
 	}
 	return -1;
 }
 
+/* Does the keyword kw stand alone at s[i] (a word boundary before and after)? */
+static bool at_keyword(const char *s, size_t len, size_t i, const char *kw)
+{
+	size_t n = strlen(kw);
+	if (i > 0 && !strchr(" \t\n;(|&", s[i - 1]))
+		return false;
+	if (i + n > len || memcmp(s + i, kw, n))
+		return false;
+	return i + n == len || strchr(" \t\r\n;)", s[i + n]);
+}
+
+/* Where a `case` inside $( ) stands: its patterns' ')' and '(' are not parentheses. */
+enum case_state { CS_WORD, CS_PAT, CS_BODY };
+
 long lex_match(const char *s, size_t len, size_t i, char open, char close)
 {
 	int depth = 0;
+	struct {
+		int depth;		/* paren depth the case stands at */
+		enum case_state st;
+	} cs[16];
+	int ncs = 0;
+	char closer;
 	for (; i < len; i++) {
 		char c = s[i];
+		bool top = ncs && cs[ncs - 1].depth == depth; /* a case of this level */
 		if (c == '\\' && i + 1 < len) {
 			i++;
 		} else if (c == '\'' && open == '(') {
-			long e = skip_quote(s, len, i, depth);
+			long e = skip_quote(s, len, i, depth, &closer);
 			if (e < 0)
-				return -1;
+				return e;
 			i = (size_t)e - 1;
 		} else if (c == '"') {
-			long e = skip_quote(s, len, i, depth);
+			long e = skip_quote(s, len, i, depth, &closer);
 			if (e < 0)
-				return -1;
+				return e;
 			i = (size_t)e - 1;
+		} else if (open == '(' && depth > 0 && at_keyword(s, len, i, "case")) {
+			if (ncs == 16)
+				return -2;
+			cs[ncs].depth = depth;
+			cs[ncs++].st = CS_WORD;
+			i += 3;
+		} else if (top && cs[ncs - 1].st == CS_WORD && at_keyword(s, len, i, "in")) {
+			cs[ncs - 1].st = CS_PAT;
+			i += 1;
+		} else if (top && cs[ncs - 1].st != CS_WORD && at_keyword(s, len, i, "esac")) {
+			ncs--;
+			i += 3;
+		} else if (top && cs[ncs - 1].st == CS_PAT && (c == '(' || c == ')')) {
+			if (c == ')') /* the pattern's ')': its body follows */
+				cs[ncs - 1].st = CS_BODY;
+		} else if (top && cs[ncs - 1].st == CS_BODY && c == ';' && i + 1 < len &&
+			   s[i + 1] == ';') {
+			cs[ncs - 1].st = CS_PAT;
+			i++;
 		} else if (c == open) {
 			if (++depth > KAISH_MAX_PAREN_DEPTH)
-				return -1;
+				return -2;
 		} else if (c == close) {
 			if (--depth == 0)
 				return (long)i;
+			while (ncs && cs[ncs - 1].depth > depth) /* cases left open inside */
+				ncs--;
 		}
 	}
 	return -1;
@@ -127,7 +177,15 @@ static int lex_word(struct lexer *lx)
 				lx->line++;
 			i += 2;
 		} else if (c == '\'' || c == '"') {
-			long e = skip_quote(s, lx->len, i, 0);
+			char closer;
+			long e = skip_quote(s, lx->len, i, 0, &closer);
+			if (e == -2)
+				return lex_error(lx, "too deeply nested substitution", s + i, 1);
+			if (e < 0 && closer)
+				return lex_error(lx, closer == ')' ?
+						 "unterminated command substitution, expected ')'" :
+						 "unterminated parameter expansion, expected '}'",
+						 s + i, 1);
 			if (e < 0)
 				return lex_error(lx, "unterminated quote", s + i, 1);
 			for (size_t j = i; j < (size_t)e; j++)
@@ -138,8 +196,12 @@ static int lex_word(struct lexer *lx)
 			return lex_error(lx, "backticks are not supported, use $( )", s + i, 1);
 		} else if (c == '$' && i + 1 < lx->len && (s[i + 1] == '(' || s[i + 1] == '{')) {
 			long e = lex_match(s, lx->len, i + 1, s[i + 1], s[i + 1] == '(' ? ')' : '}');
+			if (e == -2)
+				return lex_error(lx, "too deeply nested substitution", s + i, 2);
 			if (e < 0)
-				return lex_error(lx, "unbalanced or too deeply nested substitution",
+				return lex_error(lx, s[i + 1] == '(' ?
+						 "unterminated command substitution, expected ')'" :
+						 "unterminated parameter expansion, expected '}'",
 						 s + i, 2);
 			for (size_t j = i; j < (size_t)e; j++)
 				if (s[j] == '\n')
@@ -208,10 +270,15 @@ static int lex_heredoc_bodies(struct lexer *lx)
 		bool done = false;
 		sb_init(&body);
 		while (lx->i < lx->len && !done) {
+			/* A line ends at \n, \r\n or a bare \r: the delimiter matches whatever the
+			 * ending, a body line keeps its own bytes (kaish's CR-tolerant rule). */
 			const char *l = lx->s + lx->i;
-			const char *nl = memchr(l, '\n', lx->len - lx->i);
-			size_t n = nl ? (size_t)(nl - l) : lx->len - lx->i;
-			lx->i += n + (nl ? 1 : 0);
+			size_t n = 0, rest = lx->len - lx->i, eol = 0;
+			while (n < rest && l[n] != '\n' && l[n] != '\r')
+				n++;
+			if (n < rest)
+				eol = l[n] == '\r' && n + 1 < rest && l[n + 1] == '\n' ? 2 : 1;
+			lx->i += n + eol;
 			lx->line++;
 			if (hd->strip)
 				while (n && *l == '\t')
@@ -220,8 +287,9 @@ static int lex_heredoc_bodies(struct lexer *lx)
 				done = true;
 				break;
 			}
-			sb_add(&body, l, n);
-			sb_addc(&body, '\n');
+			sb_add(&body, l, n + eol);
+			if (!eol)
+				sb_addc(&body, '\n');
 		}
 		if (!done) {
 			sb_free(&body);
@@ -253,7 +321,8 @@ int lex_tokenize(const char *src, size_t len, int first_line, struct toklist *ou
 	while (lx.i < len) {
 		const char *p = src + lx.i;
 		char c = *p;
-		if (c == ' ' || c == '\t' || c == '\r') {
+		bool cr_eol = c == '\r' && lx.npend && !(lx.i + 1 < len && p[1] == '\n');
+		if (c == ' ' || c == '\t' || (c == '\r' && !cr_eol)) {
 			lx.i++;
 			continue;
 		}
@@ -267,7 +336,8 @@ int lex_tokenize(const char *src, size_t len, int first_line, struct toklist *ou
 				lx.i++;
 			continue;
 		}
-		if (c == '\n') {
+		/* A bare \r ends the line a heredoc starts on (a CR-only script). */
+		if (c == '\n' || cr_eol) {
 			if (push_tok(&lx, TOK_NEWLINE, 0, p, 1, lx.line) < 0)
 				goto fail;
 			lx.line++;

@@ -54,7 +54,8 @@ struct toklist {
 int lex_tokenize(const char *src, size_t len, int first_line, struct toklist *out, char **err);
 void lex_free(struct toklist *tl);
 /* Find the end of a balanced construct starting at s[i] == open ('(' or '{'). Returns the
- * index of the closing char, or -1 if unbalanced/too deep. Quotes are honoured. */
+ * index of the closing char, -1 if unterminated or -2 if nested too deep. Quotes are
+ * honoured, and so is a `case` inside $( ): its patterns' ')' close nothing. */
 long lex_match(const char *s, size_t len, size_t i, char open, char close);
 
 #endif /* KAISH_LEX_H */

@@ -19,6 +19,7 @@ struct parser {
 	struct toklist tl;
 	int pos;
 	int depth;
+	int braces; /* open `{ … }` bodies: there a `}` word also ends a command (kaish) */
 	char *err; /* first error (malloc'd) */
 };
 
@@ -261,7 +262,7 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 	if (len >= 2 && s[1] == '(') {
 		long e = lex_match(s, len, 1, '(', ')');
 		if (e < 0)
-			return parse_error(p, "unbalanced $(");
+			return parse_error(p, "unterminated command substitution, expected ')'");
 		if (len >= 3 && s[2] == '(' && e >= 3 && s[e - 1] == ')') {
 			/* The expression is itself expanded first ($x, $( ), nested $(( ))), like
 			 * the inside of "...", then evaluated. */
@@ -299,7 +300,7 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 	if (len >= 2 && s[1] == '{') {
 		long e = lex_match(s, len, 1, '{', '}');
 		if (e < 0)
-			return parse_error(p, "unbalanced ${");
+			return parse_error(p, "unterminated parameter expansion, expected '}'");
 		const char *in = s + 2;
 		size_t n = (size_t)e - 2;
 		struct wpart *wp = part_new(p, W_VAR, NULL, 0);
@@ -339,6 +340,22 @@ static struct wpart *parse_dollar(struct parser *p, const char *s, size_t len, i
 			n -= skip;
 		}
 		if (nl < n) {
+			if (wp->op != V_LENGTH && in[nl] == ':' && nl + 1 < n && in[nl + 1] != '-') {
+				/* bash's ${V:off:len}: name kaish's slice ${V[a:b]} instead */
+				char hint[128];
+				long off = strtol(in + nl + 1, NULL, 10);
+				const char *c2 = memchr(in + nl + 1, ':', n - nl - 1);
+				long cnt = c2 ? strtol(c2 + 1, NULL, 10) : 0;
+				if (c2)
+					snprintf(hint, sizeof(hint), "bash substring ${%s:...} is not kaish: "
+						 "write ${%s[%ld:%ld]}", wp->text, wp->text, off,
+						 off + cnt);
+				else
+					snprintf(hint, sizeof(hint), "bash substring ${%s:...} is not kaish: "
+						 "write ${%s[%ld:]}", wp->text, wp->text, off);
+				parts_free(wp);
+				return parse_error(p, hint);
+			}
 			if (wp->op == V_LENGTH || n < nl + 2 || in[nl + 1] != '-') {
 				parts_free(wp);
 				return parse_error(p, "unsupported ${...} operator");
@@ -548,13 +565,53 @@ static bool pasted(const struct word *w)
 	return false;
 }
 
+/* A '#' right after a closing quote ("abc"#3, 'abc'#3): kaish opens a comment only at the
+ * start of a word, and a quoted string cannot hold a glued '#', so it is an error there,
+ * never a silent comment nor a joined word. */
+static const char hash_quote_msg[] =
+	"'#' opens a comment only at the start of a word; quote the whole word to keep '#' "
+	"inside it (\"abc#3\"), or put a space before '#' to start a comment";
+
+static bool hash_after_quote(const char *s)
+{
+	char q = 0;
+	for (const char *c = s; *c; c++) {
+		if (q) {
+			if (*c == '\\' && q == '"' && c[1]) {
+				c++;
+			} else if (*c == q) {
+				q = 0;
+				if (c[1] == '#')
+					return true;
+			}
+		} else if (*c == '\\' && c[1]) {
+			c++;
+		} else if (*c == '"' || *c == '\'') {
+			q = *c;
+		}
+	}
+	return false;
+}
+
 static struct word *parse_word_tok(struct parser *p)
 {
 	struct token *t = peek(p);
+	if (hash_after_quote(t->text))
+		return parse_error(p, hash_quote_msg);
 	struct word *w = word_from(p, t->text, strlen(t->text), t->line, false);
 	if (w && pasted(w)) {
+		/* A '#' glued after an expansion is kaish's mid-word '#' error: a comment
+		 * starts only at the start of a word. */
+		const char *h = strchr(t->text, '#');
+		char msg[160];
+		if (h && memchr(t->text, '$', (size_t)(h - t->text)) && strlen(t->text) < 80)
+			snprintf(msg, sizeof(msg), "'#' opens a comment only at the start of a word; "
+				 "quote the word (\"%s\")", t->text);
+		else
+			snprintf(msg, sizeof(msg), "token pasting: text glued to an expansion, quote "
+				 "the word (\"$d/f\")");
 		word_free(w);
-		return parse_error(p, "text glued to an expansion, quote the word (\"$d/f\")");
+		return parse_error(p, msg);
 	}
 	next(p);
 	return w;
@@ -633,6 +690,10 @@ static struct node *parse_simple(struct parser *p)
 		return NULL;
 	struct assign **atail = &n->assigns;
 	while (peek(p)->type == TOK_WORD && n->nwords == 0 && is_assignment(peek(p)->text)) {
+		if (hash_after_quote(peek(p)->text)) {
+			parse_error(p, hash_quote_msg);
+			goto fail;
+		}
 		struct token *t = next(p);
 		const char *eq = strchr(t->text, '=');
 		struct assign *a = calloc(1, sizeof(*a));
@@ -647,7 +708,10 @@ static struct node *parse_simple(struct parser *p)
 	}
 	for (;;) {
 		struct token *t = peek(p);
-		if (t->type == TOK_WORD) {
+		if (t->type == TOK_WORD && p->braces > 0 && (n->nwords || n->assigns) &&
+		    !strcmp(t->text, "}")) {
+			break; /* `{ echo a }`: kaish needs no `;` before the closing brace */
+		} else if (t->type == TOK_WORD) {
 			struct word *w = parse_word_tok(p);
 			if (!w)
 				goto fail;
@@ -839,7 +903,10 @@ static struct node *parse_brace(struct parser *p)
 	struct node *n = node_new(p, N_BRACE, next(p)->line);
 	if (!n)
 		return NULL;
-	if (!(n->a = parse_list(p, stop_brace)) || !expect_kw(p, "}")) {
+	p->braces++;
+	n->a = parse_list(p, stop_brace);
+	p->braces--;
+	if (!n->a || !expect_kw(p, "}")) {
 		node_free(n);
 		return NULL;
 	}

@@ -363,8 +363,11 @@ static int run_workers(kaish_kernel *d, struct node **par, int npar, struct item
 	if (failed) {
 		sb_printf(err, "gather: %d of %d worker(s) failed: %s\n", failed, nitems, sb_str(&labels));
 		code = KAISH_EXIT_GATHER;
-		if (o->lines)
+		if (o->lines) {
 			text->len = 0; /* --lines is all-or-nothing */
+			sb_adds(err, "gather: --lines prints nothing when a worker fails; drop --lines "
+				     "to get one row per worker with its ok, code and err\n");
+		}
 	}
 	sb_free(&labels);
 	return code;
@@ -380,8 +383,9 @@ int exec_scatter(kaish_kernel *k, struct node **stages, int n, int s, int g, str
 	}
 	for (int i = 0; i < n; i++) {
 		if (stages[i]->type != N_CMD) {
-			sb_adds(io->err, "scatter: a compound statement cannot be a stage of a "
-					 "scatter/gather pipeline\n");
+			sb_adds(io->err, "scatter: scatter/gather cannot share a pipeline with a "
+					 "compound stage (for, while, if, case, { }): workers run plain "
+					 "commands\n");
 			return KAISH_EXIT_USAGE;
 		}
 	}

@@ -4,10 +4,13 @@
  *
  * Reported as KAISH_ERR_VALIDATION: builtin argument checks on literal arguments
  * (regexes compile, seq increment != 0),
- * break/continue outside a loop, and E012 (a bare $VAR as a for-loop head: no word
+ * break/continue outside a loop, return outside a function, E014 (scatter without a gather
+ * in its pipeline), E020 (`test` with -a / -o, bi_test_check), E017 / E018 (an assignment
+ * to a name with '.' or '#'), and E012 (a bare $VAR as a for-loop head: no word
  * splitting, so it would be a single item). The first error wins. An unknown command is
  * only a warning (to the trace), as in kaish: it exits 127 when it runs.
  */
+#include <ctype.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@ struct vctx {
 	kaish_kernel *k;
 	struct strv funcs; /* functions defined anywhere in the script */
 	int loop_depth;
+	int func_depth; /* > 0 inside a function body: `return` is allowed */
 	char *err;
 };
 
@@ -100,6 +104,43 @@ static bool known_command(struct vctx *v, const char *name)
 	return false;
 }
 
+/*
+ * E017 / E018: a command word spelled as an assignment to a name with '.' or '#'
+ * (`user.email=x`, `abc#3=5`). kaish parses it as an assignment and refuses the target:
+ * `$abc#3` could never read it back, and kaish reads fields with brackets, not dots.
+ * Here such a word is no assignment (not a NAME), so it would run as a command and exit
+ * 127; the validator names it instead, with kaish's code and corrected spelling.
+ */
+static void check_target(struct vctx *v, struct node *n)
+{
+	const char *raw = n->words[0]->raw;
+	size_t len = strspn(raw, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789_.#");
+	if (raw[len] != '=' || len == 0 || len > 100 || isdigit((unsigned char)raw[0]) ||
+	    raw[0] == '.' || raw[0] == '#')
+		return;
+	char name[128];
+	memcpy(name, raw, len);
+	name[len] = '\0';
+	const char *dot = strchr(name, '.');
+	char msg[400];
+	if (dot && dot[1] && !strchr(name, '#')) {
+		snprintf(msg, sizeof(msg),
+			 "E017 '%s' is not a valid assignment target — kaish uses bracket access, "
+			 "not dots; use `%.*s[%s]=value`", name, (int)(dot - name), name, dot + 1);
+	} else if (strchr(name, '#')) {
+		char fix[128];
+		for (size_t i = 0; i <= len; i++)
+			fix[i] = name[i] == '#' ? '_' : name[i];
+		snprintf(msg, sizeof(msg),
+			 "E018 '%s' is not a valid assignment target — a variable name cannot "
+			 "contain `#`; drop the `#`, e.g. `%s=value`", name, fix);
+	} else {
+		return;
+	}
+	verr(v, n->line, msg, raw);
+}
+
 static void check_cmd(struct vctx *v, struct node *n)
 {
 	for (int i = 0; i < n->nwords; i++)
@@ -108,6 +149,7 @@ static void check_cmd(struct vctx *v, struct node *n)
 		check_parts(v, a->value->parts);
 	if (!n->nwords)
 		return;
+	check_target(v, n);
 	char *name = word_literal(n->words[0]);
 	if (!name)
 		return; /* a computed command name is resolved at run time */
@@ -118,6 +160,8 @@ static void check_cmd(struct vctx *v, struct node *n)
 		char msg[64];
 		snprintf(msg, sizeof(msg), "'%s' outside a loop", name);
 		verr(v, n->line, msg, name);
+	} else if (!strcmp(name, "return") && v->func_depth == 0) {
+		verr(v, n->line, "'return' outside a function", name);
 	} else {
 		const struct builtin *b = bi_lookup(name);
 		bool help = false; /* `CMD --help` only prints usage: skip argument checks */
@@ -140,6 +184,33 @@ static void check_cmd(struct vctx *v, struct node *n)
 		}
 	}
 	free(name);
+}
+
+/* The literal name of a pipeline stage that is a plain command, or NULL. */
+static const char *stage_literal(struct node *n)
+{
+	if (n->type != N_CMD || n->nwords == 0)
+		return NULL;
+	struct wpart *wp = n->words[0]->parts;
+	return wp && !wp->next && wp->type == W_LIT ? wp->text : NULL;
+}
+
+/* E014: a scatter needs a gather later in its pipeline (the runner pairs the first scatter
+ * with the first gather after it). */
+static void check_pipe(struct vctx *v, struct node *n)
+{
+	int s = -1, g = -1;
+	for (int i = 0; i < n->nkids; i++) {
+		const char *nm = stage_literal(n->kids[i]);
+		if (nm && s < 0 && !strcmp(nm, "scatter"))
+			s = i;
+		else if (nm && s >= 0 && g < 0 && !strcmp(nm, "gather"))
+			g = i;
+	}
+	if (s >= 0 && g < 0)
+		verr(v, n->kids[s]->line, "E014 scatter without gather", "scatter");
+	for (int i = 0; i < n->nkids; i++)
+		check_node(v, n->kids[i]);
 }
 
 static void check_node(struct vctx *v, struct node *n)
@@ -174,10 +245,15 @@ static void check_node(struct vctx *v, struct node *n)
 	case N_FUNC: {
 		int saved = v->loop_depth;
 		v->loop_depth = 0;
+		v->func_depth++;
 		check_node(v, n->a);
+		v->func_depth--;
 		v->loop_depth = saved;
 		break;
 	}
+	case N_PIPE:
+		check_pipe(v, n);
+		break;
 	case N_TEST:
 		for (int i = 0; i < n->nwords; i++) {
 			check_parts(v, n->words[i]->parts);
