@@ -4,9 +4,10 @@
  * writes glibc's own figures at a known point (mallinfo2, malloc_info) and the RSS each
  * arena's mapping drops across malloc_trim(0) (in a forked child). The profile's "arenas",
  * taken at that point, must agree:
- *  - main arena: systemBytes within 2% and freeBytes within 5% of malloc_info's heap 0,
- *    topFreeBytes within 5% of keepcost;
- *  - the thread's arena: systemBytes and freeBytes within 10% of its heap's figures;
+ *  - main arena: systemBytes within 2% and freeBytes within 5% of malloc_info's heap 0
+ *    (fast + rest), its fastBytes within 5% of "fast" and not zero (the program leaves
+ *    chunks in a fastbin), topFreeBytes within 5% of keepcost;
+ *  - the thread's arena: systemBytes, freeBytes and fastBytes within 10% of its heap's;
  *  - Σ systemBytes within 2% of mallinfo2's arena;
  *  - trimmableBytes within 15% of the measured RSS drop of each arena's mapping;
  *  - pinPp at pin_here and pin_thread; the report's "heap vs RSS" section names them;
@@ -119,10 +120,16 @@ static void check_profile(const char *path, const char *stats)
 	cr_assert_not_null(t, "no arena %s", g.thread_heap);
 	within("main systemBytes", m->system, g.sys[0], 0.02);
 	within("main freeBytes", m->free, g.fast[0] + g.rest[0], 0.05);
+	within("main fastBytes", m->fast, g.fast[0], 0.05);
+	cr_expect(g.fast[0] && m->fast && !m->fast_cut, "main fast: glibc %llu, tracer %llu",
+		  g.fast[0], (unsigned long long)m->fast);
 	within("main topFreeBytes", m->top_free, g.keepcost, 0.05);
 	within("main trimmableBytes", m->trimmable, g.main_drop, 0.15);
 	within("thread systemBytes", t->system, g.sys[1], 0.10);
 	within("thread freeBytes", t->free, g.fast[1] + g.rest[1], 0.10);
+	within("thread fastBytes", t->fast, g.fast[1], 0.10);
+	cr_expect(g.fast[1] && t->fast && !t->fast_cut, "thread fast: glibc %llu, tracer %llu",
+		  g.fast[1], (unsigned long long)t->fast);
 	within("thread trimmableBytes", t->trimmable, g.thread_drop, 0.15);
 	for (size_t i = 0; i < p->arenas.cnt; i++)
 		sys += p->arenas.v[i].system;

@@ -32,6 +32,9 @@ static void write_one(FILE *f, const struct dhat_arena *ar, const size_t *pp_map
 		"\n   ,\"topFreeBytes\":%" PRIu64 ",\"trimmableBytes\":%" PRIu64
 		",\"residentBytes\":%" PRIu64,
 		ar->system, ar->in_use, ar->free, ar->top_free, ar->trimmable, ar->resident);
+	fprintf(f, ",\"fastBytes\":%" PRIu64, ar->fast);
+	if (ar->fast_cut)
+		fprintf(f, ",\"fastbinCut\":%" PRIu64, ar->fast_cut);
 	if (pin >= 0)
 		fprintf(f, ",\"pinPp\":%" PRId64 ",\"pinBytes\":%" PRIu64, pin, ar->pin_bytes);
 	fputs("\n   ,\"fragmenters\":[", f);
@@ -109,6 +112,8 @@ void dhat_arena__set(struct dhat_arena *ar, const char *key, const char *str, bo
 		{ "trimmableBytes", offsetof(struct dhat_arena, trimmable) },
 		{ "residentBytes", offsetof(struct dhat_arena, resident) },
 		{ "pinBytes", offsetof(struct dhat_arena, pin_bytes) },
+		{ "fastBytes", offsetof(struct dhat_arena, fast) },
+		{ "fastbinCut", offsetof(struct dhat_arena, fast_cut) },
 	};
 
 	if (str && !strcmp(key, "arena")) {

@@ -5,7 +5,7 @@
  * when the image's malloc is glibc's and its memory could be read (user/trace/arenas.h):
  *
  *   ,"arenas":[{"arena":"main","systemBytes":69632000,"inUseBytes":9027584
- *              ,"freeBytes":60604416,"topFreeBytes":135168,"trimmableBytes":56852480
+ *              ,"freeBytes":60604416,"fastBytes":432,"topFreeBytes":135168,"trimmableBytes":56852480
  *              ,"residentBytes":69640192,"pinPp":3,"pinBytes":64
  *              ,"fragmenters":[{"pp":2,"bytes":52690944,"blocks":96}]}
  *             ,{"arena":"0x7f3a04000000",...}]
@@ -51,6 +51,8 @@ struct dhat_arena_frag {
 struct dhat_arena {
 	char name[24]; /* "main" or "0x..." */
 	uint64_t system, in_use, free, top_free, trimmable, resident;
+	uint64_t fast;	   /* of free: the fastbins' chunks */
+	uint64_t fast_cut; /* fastbin lists whose walk ended early (torn or corrupt) */
 	int64_t pin_pp;	    /* program point of the highest live block, -1: none */
 	uint64_t pin_bytes; /* that block's size */
 	struct dhat_arena_frag frag[DHAT_ARENA_FRAG_MAX];

@@ -23,6 +23,7 @@
 #define CHUNK_HDR	16ull /* chunk2mem: the user pointer is 16 bytes into its chunk */
 #define MSTATE_SZ	2200ull /* sizeof(struct malloc_state) */
 #define MS_FASTBINS	16 /* offsetof(struct malloc_state, fastbinsY) */
+#define NFASTBINS	10 /* fastbinsY[]: chunks of 32 to 176 bytes, 16 apart */
 #define MS_TOP		96 /* offsetof top */
 #define MS_NEXT		2160
 #define MS_SYSTEM_MEM	2184
@@ -48,6 +49,7 @@ struct arena {
 	uint64_t ms;	   /* its malloc_state in the target, 0: not known */
 	uint64_t ms_top;   /* malloc_state.top, read */
 	uint64_t ms_sys;   /* malloc_state.system_mem, read */
+	uint64_t fastbins[NFASTBINS]; /* malloc_state.fastbinsY: each list's first chunk */
 	struct heap heaps[64];	   /* its heaps (a chain longer than 64 is cut) */
 	size_t heap_cnt;
 	struct live *blocks;
@@ -116,6 +118,8 @@ static bool read_ms(pid_t pid, uint64_t ms, struct arena *a, uint64_t *next)
 	a->ms = ms;
 	a->ms_top = u64_at(buf + MS_TOP);
 	a->ms_sys = u64_at(buf + MS_SYSTEM_MEM);
+	for (int i = 0; i < NFASTBINS; i++)
+		a->fastbins[i] = u64_at(buf + MS_FASTBINS + 8 * i);
 	if (next)
 		*next = u64_at(buf + MS_NEXT);
 	return true;
@@ -215,6 +219,7 @@ static void find_main(struct ctx *x, const struct proc_mapping *m, size_t n)
 					a->ms = probe.ms;
 					a->ms_top = probe.ms_top;
 					a->ms_sys = probe.ms_sys;
+					memcpy(a->fastbins, probe.fastbins, sizeof(a->fastbins));
 				}
 				break;
 			}
@@ -349,6 +354,40 @@ static bool walk_arena(pid_t pid, const struct arena *a, struct walk *w)
 			return false;
 	}
 	return w->top_seen;
+}
+
+/* The fastbins: singly linked lists from malloc_state.fastbinsY, their chunks free for
+ * malloc_info ("fast") although the next chunk's PREV_INUSE stays set, so the chunk walk
+ * counts them in use. Since glibc 2.32 each fd is mangled (PROTECT_PTR: the fd's own address
+ * >> 12, xor'd in). A list is read while its chunks are aligned, inside the arena's heaps and
+ * of the bin's size, and for at most as many chunks as the heaps could hold: a list torn by
+ * a racing free, or corrupt, ends there and is counted in *cut rather than followed. */
+static uint64_t walk_fastbins(pid_t pid, const struct arena *a, uint64_t *cut)
+{
+	uint64_t total = 0, room = 0;
+
+	for (size_t h = 0; h < a->heap_cnt; h++)
+		room += a->heaps[h].end - a->heaps[h].start;
+	for (unsigned i = 0; i < NFASTBINS; i++) {
+		uint64_t csz = MINSIZE + 16 * i, p = a->fastbins[i], n = 0;
+
+		while (p) {
+			uint64_t hdr[3]; /* prev_size, size, fd */
+			bool inside = false;
+
+			for (size_t h = 0; h < a->heap_cnt && !inside; h++)
+				inside = p >= a->heaps[h].first && p + csz <= a->heaps[h].end;
+			if (p % 16 || !inside || n >= room / csz || rd(pid, p, hdr, sizeof(hdr)) ||
+			    (hdr[1] & ~7ull) != csz) {
+				(*cut)++;
+				break;
+			}
+			total += csz;
+			n++;
+			p = ((p + CHUNK_HDR) >> 12) ^ hdr[2];
+		}
+	}
+	return total;
 }
 
 /* ---- per arena ------------------------------------------------------------------------- */
@@ -497,7 +536,9 @@ static bool measure_one(struct ctx *x, struct arena *a, const char *smaps, struc
 		}
 	walked = walk_arena(x->pid, a, &w);
 	if (walked) {
-		out->free = w.free;
+		if (a->ms)
+			out->fast = walk_fastbins(x->pid, a, &out->fast_cut);
+		out->free = w.free + out->fast;
 		out->top_free = w.top;
 		out->trimmable = w.pages;
 	} else {
