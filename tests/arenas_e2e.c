@@ -123,6 +123,12 @@ static void check_profile(const char *path, const char *stats)
 	within("main fastBytes", m->fast, g.fast[0], 0.05);
 	cr_expect(g.fast[0] && m->fast && !m->fast_cut, "main fast: glibc %llu, tracer %llu",
 		  g.fast[0], (unsigned long long)m->fast);
+	/* the main thread's tcache: at least the 7 48-byte chunks fill_fastbin left there, at
+	 * most 7 of each of its 64 sizes (docs/ACCURACY.md) */
+	cr_expect(m->has_tcache && m->tcache >= 7 * 48 && m->tcache <= 240128,
+		  "main tcacheBytes %llu (found: %d)", (unsigned long long)m->tcache,
+		  m->has_tcache);
+	cr_log_info("main tcacheBytes: %llu", (unsigned long long)m->tcache);
 	within("main topFreeBytes", m->top_free, g.keepcost, 0.05);
 	within("main trimmableBytes", m->trimmable, g.main_drop, 0.15);
 	within("thread systemBytes", t->system, g.sys[1], 0.10);

@@ -35,6 +35,8 @@ static void write_one(FILE *f, const struct dhat_arena *ar, const size_t *pp_map
 	fprintf(f, ",\"fastBytes\":%" PRIu64, ar->fast);
 	if (ar->fast_cut)
 		fprintf(f, ",\"fastbinCut\":%" PRIu64, ar->fast_cut);
+	if (ar->has_tcache)
+		fprintf(f, ",\"tcacheBytes\":%" PRIu64, ar->tcache);
 	if (pin >= 0)
 		fprintf(f, ",\"pinPp\":%" PRId64 ",\"pinBytes\":%" PRIu64, pin, ar->pin_bytes);
 	fputs("\n   ,\"fragmenters\":[", f);
@@ -122,6 +124,11 @@ void dhat_arena__set(struct dhat_arena *ar, const char *key, const char *str, bo
 	}
 	if (!u_ok)
 		return;
+	if (!strcmp(key, "tcacheBytes")) {
+		ar->tcache = u;
+		ar->has_tcache = true;
+		return;
+	}
 	if (!strcmp(key, "pinPp") && u <= INT64_MAX) {
 		ar->pin_pp = (int64_t)u;
 		return;
@@ -221,6 +228,30 @@ static void print_fragmenters(FILE *out, const struct dhat_arenas *a, bool exact
 	}
 }
 
+/* What the free is made of that malloc_trim cannot give back by itself: the fastbins' (in
+ * freeBytes) and the tcaches' (not: malloc_info counts them in use). */
+static void print_tcache(FILE *out, const struct dhat_arenas *a, bool exact)
+{
+	uint64_t fast = 0, tc = 0, cut = 0;
+	bool found = false;
+	char c1[UNITS_BYTES_SZ], c2[UNITS_BYTES_SZ];
+
+	for (size_t i = 0; i < a->cnt; i++) {
+		fast += a->v[i].fast;
+		cut += a->v[i].fast_cut;
+		tc += a->v[i].tcache;
+		found |= a->v[i].has_tcache;
+	}
+	if (!fast && !found)
+		return;
+	fprintf(out, "  of the free, %s in fastbins", b(fast, exact, c1));
+	if (cut)
+		fprintf(out, " (%" PRIu64 " list%s cut short)", cut, cut == 1 ? "" : "s");
+	if (found)
+		fprintf(out, "; tcaches found hold %s more, in use to glibc", b(tc, exact, c2));
+	fputc('\n', out);
+}
+
 void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when, bool exact,
 			dhat_arenas_site_fn site, void *ctx)
 {
@@ -269,6 +300,7 @@ void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when
 			b(ar->top_free, exact, c3), b(ar->trimmable, exact, c4),
 			b(ar->resident, exact, c5));
 	}
+	print_tcache(out, a, exact);
 	print_fragmenters(out, a, exact, site, ctx);
 	if (!a->has_settings)
 		return;

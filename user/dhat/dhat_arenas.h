@@ -53,6 +53,8 @@ struct dhat_arena {
 	uint64_t system, in_use, free, top_free, trimmable, resident;
 	uint64_t fast;	   /* of free: the fastbins' chunks */
 	uint64_t fast_cut; /* fastbin lists whose walk ended early (torn or corrupt) */
+	uint64_t tcache;   /* not in free: the tcache found at the arena's first chunk holds */
+	bool has_tcache;   /* that tcache was found */
 	int64_t pin_pp;	    /* program point of the highest live block, -1: none */
 	uint64_t pin_bytes; /* that block's size */
 	struct dhat_arena_frag frag[DHAT_ARENA_FRAG_MAX];

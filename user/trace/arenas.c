@@ -27,6 +27,8 @@
 #define MS_TOP		96 /* offsetof top */
 #define MS_NEXT		2160
 #define MS_SYSTEM_MEM	2184
+#define TCACHE_BINS	64
+#define TCACHE_CHUNK	0x290ull /* sizeof(tcache_perthread_struct) as a chunk, glibc >= 2.30 */
 #define MMAP_THRESHOLD	(128ull << 10)
 #define WALK_WINDOW	(1ull << 20)
 #define RING_MAX	DHAT_ARENAS_MAX
@@ -390,6 +392,34 @@ static uint64_t walk_fastbins(pid_t pid, const struct arena *a, uint64_t *cut)
 	return total;
 }
 
+/* The tcache of the thread that first used the arena: its tcache_perthread_struct is the
+ * arena's first chunk (tcache_init's malloc), counts[64] (uint16) then entries[64]. The
+ * chunks it counts are free to the program but in no bin, so malloc_info (and freeBytes)
+ * count them in use; they are reported apart. Only trusted when the chunk is 0x290 bytes
+ * and in use, and every count agrees with its list head (both zero or both not): a thread
+ * that has exited freed its struct, and the chunk is then something else. Other threads'
+ * tcaches (sharing the arena, or the pointer only in their TLS) are not found: false. */
+static bool read_tcache(pid_t pid, const struct arena *a, uint64_t *bytes)
+{
+	struct {
+		uint64_t prev_size, size;
+		uint16_t counts[TCACHE_BINS];
+		uint64_t entries[TCACHE_BINS];
+	} t;
+	uint64_t p = a->heaps[0].first, next_size, sum = 0;
+
+	if (rd(pid, p, &t, sizeof(t)) || (t.size & ~7ull) != TCACHE_CHUNK ||
+	    rd(pid, p + TCACHE_CHUNK + 8, &next_size, sizeof(next_size)) || !(next_size & 1))
+		return false;
+	for (unsigned i = 0; i < TCACHE_BINS; i++) {
+		if (!t.counts[i] != !t.entries[i] || t.entries[i] % 16)
+			return false;
+		sum += t.counts[i] * (MINSIZE + 16 * i);
+	}
+	*bytes = sum;
+	return true;
+}
+
 /* ---- per arena ------------------------------------------------------------------------- */
 
 /* The Rss of the mappings inside [start, end), from smaps text. */
@@ -539,6 +569,7 @@ static bool measure_one(struct ctx *x, struct arena *a, const char *smaps, struc
 		if (a->ms)
 			out->fast = walk_fastbins(x->pid, a, &out->fast_cut);
 		out->free = w.free + out->fast;
+		out->has_tcache = read_tcache(x->pid, a, &out->tcache);
 		out->top_free = w.top;
 		out->trimmable = w.pages;
 	} else {
