@@ -10,6 +10,7 @@
  *  - the thread's arena: systemBytes, freeBytes and fastBytes within 10% of its heap's;
  *  - Σ systemBytes within 2% of mallinfo2's arena;
  *  - trimmableBytes within 15% of the measured RSS drop of each arena's mapping;
+ *  - the main arena checked against libc's debug info (libc6-dbg), agreeing;
  *  - pinPp at pin_here and pin_thread; the report's "heap vs RSS" section names them;
  *    dh_view still loads the file.
  * Under -- CMD the profile is the end of the run (the arenas measured at the exit stop);
@@ -144,6 +145,9 @@ static void check_profile(const char *path, const char *stats)
 	cr_expect(pp_names(p, t->pin_pp, "pin_thread"), "thread pinPp %lld",
 		  (long long)t->pin_pp);
 	cr_expect_eq(m->pin_bytes, 64);
+	/* libc6-dbg is installed here and in CI (deps/debian-packages.txt): the ring's main
+	 * arena is checked against main_arena's symbol, and they agree */
+	cr_expect_str_eq(p->arenas.main_checked, "debuginfo", "mainArenaChecked");
 	dhat_profile__free(p);
 	/* dh_view still loads it (where node is installed, as dhat_viewer_unit needs) */
 	snprintf(cmd, sizeof(cmd), "command -v node >/dev/null || exit 0; node %s %s 2>&1",

@@ -73,6 +73,10 @@ void dhat_arenas__write(FILE *f, const struct dhat_arenas *a, const size_t *pp_m
 	}
 	fputs(",\"source\":", f);
 	dhat__json_str(f, a->source);
+	if (*a->main_checked) {
+		fputs(",\"mainArenaChecked\":", f);
+		dhat__json_str(f, a->main_checked);
+	}
 	fputs("}\n", f);
 }
 
@@ -164,6 +168,8 @@ void dhat_arenas__set(struct dhat_arenas *a, const char *key, const char *str, b
 		snprintf(a->arena_max_src, sizeof(a->arena_max_src), "%s", str);
 	else if (str && !strcmp(key, "source"))
 		snprintf(a->source, sizeof(a->source), "%s", str);
+	else if (str && !strcmp(key, "mainArenaChecked"))
+		snprintf(a->main_checked, sizeof(a->main_checked), "%s", str);
 }
 
 /* ---- the report's section ------------------------------------------------------------- */
@@ -313,6 +319,9 @@ void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when
 		fprintf(out, "; arena max: %" PRIu64 " (%s)\n", a->arena_max, a->arena_max_src);
 	else
 		fputs("; arena max: glibc's default (8 per core)\n", out);
-	if (*a->source)
+	if (*a->source && *a->main_checked)
+		fprintf(out, "  free chunks known from: %s; main arena found by %s (docs/ACCURACY.md)\n",
+			a->source, a->main_checked);
+	else if (*a->source)
 		fprintf(out, "  free chunks known from: %s (docs/ACCURACY.md)\n", a->source);
 }

@@ -11,7 +11,7 @@
  *             ,{"arena":"0x7f3a04000000",...}]
  *   ,"arenaSettings":{"mmapThreshold":131072,"mmapThresholdSource":"default"
  *                    ,"arenaMax":8,"arenaMaxSource":"MALLOC_ARENA_MAX"
- *                    ,"source":"chunk walk"}
+ *                    ,"source":"chunk walk","mainArenaChecked":"debuginfo"}
  *
  * Bytes, integers. arena: "main" (the brk heap) or the arena's first heap (64 MiB aligned)
  * in hex. systemBytes: what the arena holds from the kernel (malloc_info's <system
@@ -26,7 +26,10 @@
  * arenaSettings: the mmap threshold seen (glibc raises it to the chunk of an mmapped block
  * freed) and M_ARENA_MAX from the target's environment (absent: not set or unreadable);
  * source: how the free chunks were known ("chunk walk": read from the target's memory,
- * "live blocks": the gaps between live blocks, docs/ACCURACY.md). Readers treat both as
+ * "live blocks": the gaps between live blocks, docs/ACCURACY.md); mainArenaChecked: how the
+ * main arena's malloc_state was found: "debuginfo" (libc's main_arena symbol, the arenas'
+ * next ring agreeing), "debuginfo (ring disagreed)" (the symbol's used),
+ * "debuginfo (no ring)" (one arena), "ring" (no debug info: by shape; absent: not found). Readers treat both as
  * optional and lenient: a member that is not an integer reads as absent.
  */
 #ifndef TRACER_DHAT_ARENAS_H
@@ -69,6 +72,7 @@ struct dhat_arenas {
 	uint64_t arena_max;		/* 0: not set (glibc's default) or unknown */
 	char arena_max_src[32];		/* where arena_max was read; "" when not */
 	char source[24];		/* "chunk walk" or "live blocks" */
+	char main_checked[32];		/* how the main arena was found; "" when not */
 	bool has_settings;
 };
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "heap_chunk.h"
+#include "main_arena.h"
 #include "procmaps.h"
 #include "safe_open.h"
 
@@ -64,6 +65,7 @@ struct ctx {
 	size_t ar_cnt;
 	bool nomem;
 	uint64_t pp_cnt;
+	const char *main_checked; /* how the main arena's malloc_state was found, NULL: not */
 };
 
 static int rd(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -187,6 +189,31 @@ static int cmp_heap(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The main arena from libc's debug info, where the tracer has it (libc6-dbg): it confirms
+ * the ring's (address, top, system_mem) and is preferred when they differ, the ring's being a
+ * guess by shape. Without it a lone main arena has no malloc_state: no top, no fastbins. */
+static void check_main(struct ctx *x, const struct proc_mapping *m, size_t n, struct arena *a)
+{
+	struct arena dbg = { 0 };
+	uint64_t addr;
+
+	if (main_arena__from_debuginfo(x->pid, m, n, MSTATE_SZ, &addr) ||
+	    !read_ms(x->pid, addr, &dbg, NULL)) {
+		x->main_checked = a->ms ? "ring" : NULL;
+		return;
+	}
+	if (!a->ms)
+		x->main_checked = "debuginfo (no ring)";
+	else if (a->ms != dbg.ms || a->ms_top != dbg.ms_top || a->ms_sys != dbg.ms_sys)
+		x->main_checked = "debuginfo (ring disagreed)";
+	else
+		x->main_checked = "debuginfo";
+	a->ms = dbg.ms;
+	a->ms_top = dbg.ms_top;
+	a->ms_sys = dbg.ms_sys;
+	memcpy(a->fastbins, dbg.fastbins, sizeof(a->fastbins));
+}
+
 /* The main arena: the brk heap, its malloc_state on the arenas' ring when there is one. */
 static void find_main(struct ctx *x, const struct proc_mapping *m, size_t n)
 {
@@ -229,6 +256,7 @@ static void find_main(struct ctx *x, const struct proc_mapping *m, size_t n)
 				break;
 		}
 	}
+	check_main(x, m, n, a);
 }
 
 /* ---- the live blocks ------------------------------------------------------------------- */
@@ -690,6 +718,8 @@ int arenas__measure(pid_t pid, const struct collector *c, struct dhat_arenas *ou
 	snprintf(out->source, sizeof(out->source), "%s",
 		 walked == x.ar_cnt ? "chunk walk" : walked ? "chunk walk, part" : "live blocks");
 	settings(pid, c, out);
+	if (x.main_checked)
+		snprintf(out->main_checked, sizeof(out->main_checked), "%s", x.main_checked);
 out:
 	for (size_t i = 0; i < x.ar_cnt; i++)
 		free(x.ar[i].blocks);
