@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dhat_json.h"
+#include "safe_text.h"
 #include "units.h"
 
 /* The written index of collector program point pp, or -1 when it has none. */
@@ -62,6 +63,13 @@ void dhat_arenas__write(FILE *f, const struct dhat_arenas *a, const size_t *pp_m
 		write_one(f, &a->v[i], pp_map, map_cnt);
 	}
 	fputs("]\n", f);
+	if (!a->cnt && (*a->allocator || *a->not_measured)) {
+		fputs(",\"" DHAT_ARENA_SETTINGS_KEY "\":{", f);
+		fputs(*a->allocator ? "\"allocator\":" : "\"notMeasured\":", f);
+		dhat__json_str(f, *a->allocator ? a->allocator : a->not_measured);
+		fputs("}\n", f);
+		return;
+	}
 	if (!a->has_settings)
 		return;
 	fputs(",\"" DHAT_ARENA_SETTINGS_KEY "\":{", f);
@@ -168,6 +176,10 @@ void dhat_arenas__set(struct dhat_arenas *a, const char *key, const char *str, b
 		snprintf(a->arena_max_src, sizeof(a->arena_max_src), "%s", str);
 	else if (str && !strcmp(key, "source"))
 		snprintf(a->source, sizeof(a->source), "%s", str);
+	else if (str && !strcmp(key, "allocator"))
+		snprintf(a->allocator, sizeof(a->allocator), "%s", str);
+	else if (str && !strcmp(key, "notMeasured"))
+		snprintf(a->not_measured, sizeof(a->not_measured), "%s", str);
 	else if (str && !strcmp(key, "mainArenaChecked"))
 		snprintf(a->main_checked, sizeof(a->main_checked), "%s", str);
 }
@@ -266,6 +278,14 @@ void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when
 	char c5[UNITS_BYTES_SZ];
 	size_t order[DHAT_ARENAS_MAX];
 
+	if (!a->cnt && *a->allocator) {
+		fputs("\n  arena forensics: glibc only; ", out);
+		safe_text__fputs_term(out, a->allocator);
+		fputs(" is not glibc's malloc\n", out);
+	} else if (!a->cnt && *a->not_measured) {
+		fprintf(out, "\n  heap vs RSS at %s: not measured: the process was gone before its "
+			"arenas could be read (--pid has no exit stop; docs/OOM.md)\n", when);
+	}
 	if (!a->cnt)
 		return;
 	for (size_t i = 0; i < a->cnt; i++) {

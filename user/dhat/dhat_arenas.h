@@ -29,7 +29,11 @@
  * "live blocks": the gaps between live blocks, docs/ACCURACY.md); mainArenaChecked: how the
  * main arena's malloc_state was found: "debuginfo" (libc's main_arena symbol, the arenas'
  * next ring agreeing), "debuginfo (ring disagreed)" (the symbol's used),
- * "debuginfo (no ring)" (one arena), "ring" (no debug info: by shape; absent: not found). Readers treat both as
+ * "debuginfo (no ring)" (one arena), "ring" (no debug info: by shape; absent: not found).
+ * With no arena, "arenas" is [] and "arenaSettings" says why instead:
+ *   ,"arenaSettings":{"allocator":"libjemalloc.so.2"}  <- malloc is not glibc's
+ *   ,"arenaSettings":{"notMeasured":"gone"}            <- the process ended before they
+ *                                                          could be read (--pid: no exit stop) Readers treat both as
  * optional and lenient: a member that is not an integer reads as absent.
  */
 #ifndef TRACER_DHAT_ARENAS_H
@@ -73,6 +77,9 @@ struct dhat_arenas {
 	char arena_max_src[32];		/* where arena_max was read; "" when not */
 	char source[24];		/* "chunk walk" or "live blocks" */
 	char main_checked[32];		/* how the main arena was found; "" when not */
+	/* No arena (cnt 0), and why: */
+	char allocator[64];		/* malloc is this library's, not glibc's; "" */
+	char not_measured[16];		/* "gone": the process ended first (--pid); "" */
 	bool has_settings;
 };
 
@@ -101,7 +108,8 @@ typedef void (*dhat_arenas_site_fn)(FILE *out, void *ctx, int64_t pp);
 
 /* The report's "heap vs RSS" section, indented two spaces: the arenas in one sentence, then
  * each by free bytes, its pin and the fragmenters; the settings. when: "end", "exit" or
- * "death". Nothing when a has no arena. */
+ * "death". With no arena, one line when the file says why (not glibc's malloc, or gone
+ * before they were read), else nothing. */
 void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when, bool exact_bytes,
 			dhat_arenas_site_fn site, void *ctx);
 
