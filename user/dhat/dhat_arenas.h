@@ -5,8 +5,8 @@
  * when the image's malloc is glibc's and its memory could be read (user/trace/arenas.h):
  *
  *   ,"arenas":[{"arena":"main","systemBytes":69632000,"inUseBytes":9027584
- *              ,"freeBytes":60604416,"fastBytes":432,"topFreeBytes":135168,"trimmableBytes":56852480
- *              ,"residentBytes":69640192,"pinPp":3,"pinBytes":64
+ *              ,"freeBytes":60604416,"fastBytes":432,"topFreeBytes":135168
+ *              ,"trimmableBytes":56852480,"residentBytes":69640192,"pinPp":3,"pinBytes":64
  *              ,"fragmenters":[{"pp":2,"bytes":52690944,"blocks":96}]}
  *             ,{"arena":"0x7f3a04000000",...}]
  *   ,"arenaSettings":{"mmapThreshold":131072,"mmapThresholdSource":"default"
@@ -22,7 +22,12 @@
  * residentBytes: the arena's mappings' Rss now; pinPp: index into "pps" of the program point
  * of the highest live block, the one that keeps the top from shrinking (absent: none);
  * pinBytes: that block's size; fragmenters: program points whose live blocks alone keep
- * whole pages from being trimmable (bytes: those pages), most first.
+ * whole pages from being trimmable (bytes: those pages), most first. fastBytes: of
+ * freeBytes, the chunks in the fastbins (malloc_info's "fast"); fastbinCut: fastbin lists
+ * whose walk ended early, torn by the running target or corrupt (absent: none);
+ * tcacheBytes: the chunks held by the tcache found at the arena's first chunk (the first
+ * thread to use the arena, while it lives), not in freeBytes since malloc_info counts them
+ * in use (absent: none found; docs/ACCURACY.md).
  * arenaSettings: the mmap threshold seen (glibc raises it to the chunk of an mmapped block
  * freed) and M_ARENA_MAX from the target's environment (absent: not set or unreadable);
  * source: how the free chunks were known ("chunk walk": read from the target's memory,
@@ -33,8 +38,9 @@
  * With no arena, "arenas" is [] and "arenaSettings" says why instead:
  *   ,"arenaSettings":{"allocator":"libjemalloc.so.2"}  <- malloc is not glibc's
  *   ,"arenaSettings":{"notMeasured":"gone"}            <- the process ended before they
- *                                                          could be read (--pid: no exit stop) Readers treat both as
- * optional and lenient: a member that is not an integer reads as absent.
+ *                                                          could be read (--pid: no exit stop)
+ * Readers treat both as optional and lenient: a member that is not an integer reads as
+ * absent.
  */
 #ifndef TRACER_DHAT_ARENAS_H
 #define TRACER_DHAT_ARENAS_H

@@ -62,8 +62,8 @@ static int symbol(Elf *elf, uint64_t *value, uint64_t *size)
 			const char *s;
 			GElf_Sym es;
 
-			if (!gelf_getsym(data, (int)i, &es) || GELF_ST_TYPE(es.st_info) != STT_OBJECT ||
-			    es.st_shndx == SHN_UNDEF)
+			if (!gelf_getsym(data, (int)i, &es) ||
+			    GELF_ST_TYPE(es.st_info) != STT_OBJECT || es.st_shndx == SHN_UNDEF)
 				continue;
 			s = elf_strptr(elf, sh.sh_link, es.st_name);
 			if (s && !strcmp(s, "main_arena")) {
