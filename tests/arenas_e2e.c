@@ -4,11 +4,13 @@
  * writes glibc's own figures at a known point (mallinfo2, malloc_info) and the RSS each
  * arena's mapping drops across malloc_trim(0) (in a forked child). The profile's "arenas",
  * taken at that point, must agree:
- *  - main arena: systemBytes within 2% and freeBytes within 5% of malloc_info's heap 0,
- *    topFreeBytes within 5% of keepcost;
- *  - the thread's arena: systemBytes and freeBytes within 10% of its heap's figures;
+ *  - main arena: systemBytes within 2% and freeBytes within 5% of malloc_info's heap 0
+ *    (fast + rest), its fastBytes within 5% of "fast" and not zero (the program leaves
+ *    chunks in a fastbin), topFreeBytes within 5% of keepcost;
+ *  - the thread's arena: systemBytes, freeBytes and fastBytes within 10% of its heap's;
  *  - Σ systemBytes within 2% of mallinfo2's arena;
  *  - trimmableBytes within 15% of the measured RSS drop of each arena's mapping;
+ *  - the main arena checked against libc's debug info (libc6-dbg), agreeing;
  *  - pinPp at pin_here and pin_thread; the report's "heap vs RSS" section names them;
  *    dh_view still loads the file.
  * Under -- CMD the profile is the end of the run (the arenas measured at the exit stop);
@@ -119,10 +121,22 @@ static void check_profile(const char *path, const char *stats)
 	cr_assert_not_null(t, "no arena %s", g.thread_heap);
 	within("main systemBytes", m->system, g.sys[0], 0.02);
 	within("main freeBytes", m->free, g.fast[0] + g.rest[0], 0.05);
+	within("main fastBytes", m->fast, g.fast[0], 0.05);
+	cr_expect(g.fast[0] && m->fast && !m->fast_cut, "main fast: glibc %llu, tracer %llu",
+		  g.fast[0], (unsigned long long)m->fast);
+	/* the main thread's tcache: at least the 7 48-byte chunks fill_fastbin left there, at
+	 * most 7 of each of its 64 sizes (docs/ACCURACY.md) */
+	cr_expect(m->has_tcache && m->tcache >= 7 * 48 && m->tcache <= 240128,
+		  "main tcacheBytes %llu (found: %d)", (unsigned long long)m->tcache,
+		  m->has_tcache);
+	cr_log_info("main tcacheBytes: %llu", (unsigned long long)m->tcache);
 	within("main topFreeBytes", m->top_free, g.keepcost, 0.05);
 	within("main trimmableBytes", m->trimmable, g.main_drop, 0.15);
 	within("thread systemBytes", t->system, g.sys[1], 0.10);
 	within("thread freeBytes", t->free, g.fast[1] + g.rest[1], 0.10);
+	within("thread fastBytes", t->fast, g.fast[1], 0.10);
+	cr_expect(g.fast[1] && t->fast && !t->fast_cut, "thread fast: glibc %llu, tracer %llu",
+		  g.fast[1], (unsigned long long)t->fast);
 	within("thread trimmableBytes", t->trimmable, g.thread_drop, 0.15);
 	for (size_t i = 0; i < p->arenas.cnt; i++)
 		sys += p->arenas.v[i].system;
@@ -131,6 +145,9 @@ static void check_profile(const char *path, const char *stats)
 	cr_expect(pp_names(p, t->pin_pp, "pin_thread"), "thread pinPp %lld",
 		  (long long)t->pin_pp);
 	cr_expect_eq(m->pin_bytes, 64);
+	/* libc6-dbg is installed here and in CI (deps/debian-packages.txt): the ring's main
+	 * arena is checked against main_arena's symbol, and they agree */
+	cr_expect_str_eq(p->arenas.main_checked, "debuginfo", "mainArenaChecked");
 	dhat_profile__free(p);
 	/* dh_view still loads it (where node is installed, as dhat_viewer_unit needs) */
 	snprintf(cmd, sizeof(cmd), "command -v node >/dev/null || exit 0; node %s %s 2>&1",

@@ -52,6 +52,17 @@ static void roff_name(const char *name, char *out, size_t sz)
 	out[n] = '\0';
 }
 
+/* The report's heap vs RSS section is described in the man page (not in --help). */
+Test(options, man_describes_heap_vs_rss)
+{
+	char *man = render(man_all);
+
+	cr_expect(strstr(man, ".SS \"Heap vs RSS\"\n"), "%s", man);
+	cr_expect(strstr(man, "malloc_trim(0) would return 39.88 MiB"), "%s", man);
+	cr_expect(strstr(man, "arena forensics: glibc only"), "%s", man);
+	free(man);
+}
+
 Test(options, every_option_is_in_help_man_and_completion)
 {
 	char *man = render(man_all), *comp = render(completion_all);

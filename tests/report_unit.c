@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "dhat_arenas.h"
 #include "dhat_fixture.h"
 #include "dhat_invariants.h"
 #include "dhat_reader.h"
@@ -1216,4 +1217,46 @@ Test(report, error_messages_are_terminal_safe)
 	cr_assert_null(p);
 	cr_expect(strstr(err, "\\x1b]0;X\\x07\\x1b[2J\\x0a.json: cannot open"), "%s", err);
 	cr_expect(!strchr(err, '\033') && !strchr(err, '\a') && !strchr(err, '\n'), "%s", err);
+}
+
+/* No arena, and why: the file says it ("arenaSettings" alone), the reader keeps it, and the
+ * report's heap vs RSS section is one line, the library's name made terminal-safe. */
+Test(report, arenas_absent_say_why)
+{
+	static const struct {
+		const char *allocator, *not_measured, *file, *line;
+	} CASES[] = {
+		{ "libmimalloc.so.2", "", "\"allocator\":\"libmimalloc.so.2\"",
+		  "arena forensics: glibc only; libmimalloc.so.2 is not glibc's malloc\n" },
+		{ "lib\x1b[31m.so", "", "\"allocator\":",
+		  "arena forensics: glibc only; lib\\x1b[31m.so is not glibc's malloc\n" },
+		{ "", "gone", "\"notMeasured\":\"gone\"",
+		  "heap vs RSS at death: not measured: the process was gone" },
+	};
+
+	for (size_t i = 0; i < sizeof(CASES) / sizeof(*CASES); i++) {
+		struct dhat_arenas a = { 0 }, back = { 0 };
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		snprintf(a.allocator, sizeof(a.allocator), "%s", CASES[i].allocator);
+		snprintf(a.not_measured, sizeof(a.not_measured), "%s", CASES[i].not_measured);
+		dhat_arenas__write(f, &a, NULL, 0);
+		fclose(f);
+		cr_expect(strstr(text, "\"arenas\":\n  []") && strstr(text, CASES[i].file), "%s",
+			  text);
+		free(text);
+		dhat_arenas__set(&back, "allocator", CASES[i].allocator, false, 0);
+		if (*CASES[i].not_measured)
+			dhat_arenas__set(&back, "notMeasured", CASES[i].not_measured, false, 0);
+		if (!*CASES[i].allocator)
+			*back.allocator = '\0';
+		f = open_memstream(&text, &len);
+		dhat_arenas__print(f, &back, "death", true, NULL, NULL);
+		fclose(f);
+		cr_expect(strstr(text, CASES[i].line) != NULL, "%zu: %s", i, text);
+		cr_expect(!strstr(text, "arenas hold"), "%s", text);
+		free(text);
+	}
 }

@@ -49,6 +49,21 @@ const struct opt_cmd cli_report_cmd = {
 		    "  tracer report dhat.out.1234 --sort peak --skip xmalloc --skip =my_alloc\n"
 		    "  tracer report prof.json.gz --json | jq '.rows[0]'\n",
 	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file.\n",
+	.man_title = "Heap vs RSS",
+	.man_text = "\"I freed it, why is RSS still high?\" When the target used glibc's malloc and\n"
+		    "its memory could be read as the profile was written (the end, a snapshot,\n"
+		    "-- CMD's exit stop), the report has a \"heap vs RSS\" section from its arenas:\n"
+		    "what they hold from the kernel, how much of it is free but kept (fastbins\n"
+		    "included; tcaches apart, in use as malloc_info counts them), what\n"
+		    "malloc_trim(0) would give back, which live block pins each arena's top, and\n"
+		    "the sites whose blocks alone keep otherwise free pages. Another allocator gets\n"
+		    "one line (\"arena forensics: glibc only\"); a --pid target that ended, one\n"
+		    "saying they were not measured. A real run (docs/USAGE.md, \"Heap vs RSS\"):",
+	.man_example =
+		"  heap vs RSS at exit (glibc arenas)\n"
+		"  2 arenas hold 48.15 MiB, of which 40.65 MiB free and 7.50 MiB in live blocks;\n"
+		"  malloc_trim(0) would return 39.88 MiB; 48.03 MiB of the arenas is resident now\n"
+		"  the main arena's top is pinned by 64 B from pin_here (arenas_prog.c:50)\n",
 };
 
 struct report_args {

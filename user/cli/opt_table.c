@@ -282,6 +282,17 @@ void opt__man(const struct opt_cmd *const *cmds, int n, const char *version, FIL
 			fputc('\n', f);
 		}
 		for_each_group(cmds[i], f, man_group);
+		if (cmds[i]->man_title) {
+			fputs(".SS \"", f);
+			roff(f, cmds[i]->man_title, false);
+			fputs("\"\n", f);
+			roff(f, cmds[i]->man_text, false);
+			fputc('\n', f);
+			if (cmds[i]->man_example) {
+				fputs(".PP\n", f);
+				roff_block(f, cmds[i]->man_example);
+			}
+		}
 		if (cmds[i]->examples) {
 			fputs(".SS Examples\n", f);
 			roff_block(f, cmds[i]->examples);

@@ -32,6 +32,9 @@ struct opt_cmd {
 	const struct opt_spec *opts;
 	const char *examples;	   /* indented lines; may be NULL */
 	const char *exit_status;   /* indented lines */
+	/* The man page only (--help stays short): a subsection after the options, its title,
+	 * its paragraph (filled) and an example (indented lines, as printed). NULL: none. */
+	const char *man_title, *man_text, *man_example;
 };
 
 /* Go on parsing / the parse succeeded: any other value is an exit status. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dhat_json.h"
+#include "safe_text.h"
 #include "units.h"
 
 /* The written index of collector program point pp, or -1 when it has none. */
@@ -32,6 +33,11 @@ static void write_one(FILE *f, const struct dhat_arena *ar, const size_t *pp_map
 		"\n   ,\"topFreeBytes\":%" PRIu64 ",\"trimmableBytes\":%" PRIu64
 		",\"residentBytes\":%" PRIu64,
 		ar->system, ar->in_use, ar->free, ar->top_free, ar->trimmable, ar->resident);
+	fprintf(f, ",\"fastBytes\":%" PRIu64, ar->fast);
+	if (ar->fast_cut)
+		fprintf(f, ",\"fastbinCut\":%" PRIu64, ar->fast_cut);
+	if (ar->has_tcache)
+		fprintf(f, ",\"tcacheBytes\":%" PRIu64, ar->tcache);
 	if (pin >= 0)
 		fprintf(f, ",\"pinPp\":%" PRId64 ",\"pinBytes\":%" PRIu64, pin, ar->pin_bytes);
 	fputs("\n   ,\"fragmenters\":[", f);
@@ -57,6 +63,13 @@ void dhat_arenas__write(FILE *f, const struct dhat_arenas *a, const size_t *pp_m
 		write_one(f, &a->v[i], pp_map, map_cnt);
 	}
 	fputs("]\n", f);
+	if (!a->cnt && (*a->allocator || *a->not_measured)) {
+		fputs(",\"" DHAT_ARENA_SETTINGS_KEY "\":{", f);
+		fputs(*a->allocator ? "\"allocator\":" : "\"notMeasured\":", f);
+		dhat__json_str(f, *a->allocator ? a->allocator : a->not_measured);
+		fputs("}\n", f);
+		return;
+	}
 	if (!a->has_settings)
 		return;
 	fputs(",\"" DHAT_ARENA_SETTINGS_KEY "\":{", f);
@@ -68,6 +81,10 @@ void dhat_arenas__write(FILE *f, const struct dhat_arenas *a, const size_t *pp_m
 	}
 	fputs(",\"source\":", f);
 	dhat__json_str(f, a->source);
+	if (*a->main_checked) {
+		fputs(",\"mainArenaChecked\":", f);
+		dhat__json_str(f, a->main_checked);
+	}
 	fputs("}\n", f);
 }
 
@@ -109,6 +126,8 @@ void dhat_arena__set(struct dhat_arena *ar, const char *key, const char *str, bo
 		{ "trimmableBytes", offsetof(struct dhat_arena, trimmable) },
 		{ "residentBytes", offsetof(struct dhat_arena, resident) },
 		{ "pinBytes", offsetof(struct dhat_arena, pin_bytes) },
+		{ "fastBytes", offsetof(struct dhat_arena, fast) },
+		{ "fastbinCut", offsetof(struct dhat_arena, fast_cut) },
 	};
 
 	if (str && !strcmp(key, "arena")) {
@@ -117,6 +136,11 @@ void dhat_arena__set(struct dhat_arena *ar, const char *key, const char *str, bo
 	}
 	if (!u_ok)
 		return;
+	if (!strcmp(key, "tcacheBytes")) {
+		ar->tcache = u;
+		ar->has_tcache = true;
+		return;
+	}
 	if (!strcmp(key, "pinPp") && u <= INT64_MAX) {
 		ar->pin_pp = (int64_t)u;
 		return;
@@ -152,6 +176,12 @@ void dhat_arenas__set(struct dhat_arenas *a, const char *key, const char *str, b
 		snprintf(a->arena_max_src, sizeof(a->arena_max_src), "%s", str);
 	else if (str && !strcmp(key, "source"))
 		snprintf(a->source, sizeof(a->source), "%s", str);
+	else if (str && !strcmp(key, "allocator"))
+		snprintf(a->allocator, sizeof(a->allocator), "%s", str);
+	else if (str && !strcmp(key, "notMeasured"))
+		snprintf(a->not_measured, sizeof(a->not_measured), "%s", str);
+	else if (str && !strcmp(key, "mainArenaChecked"))
+		snprintf(a->main_checked, sizeof(a->main_checked), "%s", str);
 }
 
 /* ---- the report's section ------------------------------------------------------------- */
@@ -216,6 +246,30 @@ static void print_fragmenters(FILE *out, const struct dhat_arenas *a, bool exact
 	}
 }
 
+/* What the free is made of that malloc_trim cannot give back by itself: the fastbins' (in
+ * freeBytes) and the tcaches' (not: malloc_info counts them in use). */
+static void print_tcache(FILE *out, const struct dhat_arenas *a, bool exact)
+{
+	uint64_t fast = 0, tc = 0, cut = 0;
+	bool found = false;
+	char c1[UNITS_BYTES_SZ], c2[UNITS_BYTES_SZ];
+
+	for (size_t i = 0; i < a->cnt; i++) {
+		fast += a->v[i].fast;
+		cut += a->v[i].fast_cut;
+		tc += a->v[i].tcache;
+		found |= a->v[i].has_tcache;
+	}
+	if (!fast && !found)
+		return;
+	fprintf(out, "  of the free, %s in fastbins", b(fast, exact, c1));
+	if (cut)
+		fprintf(out, " (%" PRIu64 " list%s cut short)", cut, cut == 1 ? "" : "s");
+	if (found)
+		fprintf(out, "; tcaches found hold %s more, in use to glibc", b(tc, exact, c2));
+	fputc('\n', out);
+}
+
 void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when, bool exact,
 			dhat_arenas_site_fn site, void *ctx)
 {
@@ -224,6 +278,14 @@ void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when
 	char c5[UNITS_BYTES_SZ];
 	size_t order[DHAT_ARENAS_MAX];
 
+	if (!a->cnt && *a->allocator) {
+		fputs("\n  arena forensics: glibc only; ", out);
+		safe_text__fputs_term(out, a->allocator);
+		fputs(" is not glibc's malloc\n", out);
+	} else if (!a->cnt && *a->not_measured) {
+		fprintf(out, "\n  heap vs RSS at %s: not measured: the process was gone before its "
+			"arenas could be read (--pid has no exit stop; docs/OOM.md)\n", when);
+	}
 	if (!a->cnt)
 		return;
 	for (size_t i = 0; i < a->cnt; i++) {
@@ -264,6 +326,7 @@ void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when
 			b(ar->top_free, exact, c3), b(ar->trimmable, exact, c4),
 			b(ar->resident, exact, c5));
 	}
+	print_tcache(out, a, exact);
 	print_fragmenters(out, a, exact, site, ctx);
 	if (!a->has_settings)
 		return;
@@ -276,6 +339,9 @@ void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when
 		fprintf(out, "; arena max: %" PRIu64 " (%s)\n", a->arena_max, a->arena_max_src);
 	else
 		fputs("; arena max: glibc's default (8 per core)\n", out);
-	if (*a->source)
+	if (*a->source && *a->main_checked)
+		fprintf(out, "  free chunks known from: %s; main arena found by %s (docs/ACCURACY.md)\n",
+			a->source, a->main_checked);
+	else if (*a->source)
 		fprintf(out, "  free chunks known from: %s (docs/ACCURACY.md)\n", a->source);
 }

@@ -5,13 +5,13 @@
  * when the image's malloc is glibc's and its memory could be read (user/trace/arenas.h):
  *
  *   ,"arenas":[{"arena":"main","systemBytes":69632000,"inUseBytes":9027584
- *              ,"freeBytes":60604416,"topFreeBytes":135168,"trimmableBytes":56852480
- *              ,"residentBytes":69640192,"pinPp":3,"pinBytes":64
+ *              ,"freeBytes":60604416,"fastBytes":432,"topFreeBytes":135168
+ *              ,"trimmableBytes":56852480,"residentBytes":69640192,"pinPp":3,"pinBytes":64
  *              ,"fragmenters":[{"pp":2,"bytes":52690944,"blocks":96}]}
  *             ,{"arena":"0x7f3a04000000",...}]
  *   ,"arenaSettings":{"mmapThreshold":131072,"mmapThresholdSource":"default"
  *                    ,"arenaMax":8,"arenaMaxSource":"MALLOC_ARENA_MAX"
- *                    ,"source":"chunk walk"}
+ *                    ,"source":"chunk walk","mainArenaChecked":"debuginfo"}
  *
  * Bytes, integers. arena: "main" (the brk heap) or the arena's first heap (64 MiB aligned)
  * in hex. systemBytes: what the arena holds from the kernel (malloc_info's <system
@@ -22,12 +22,25 @@
  * residentBytes: the arena's mappings' Rss now; pinPp: index into "pps" of the program point
  * of the highest live block, the one that keeps the top from shrinking (absent: none);
  * pinBytes: that block's size; fragmenters: program points whose live blocks alone keep
- * whole pages from being trimmable (bytes: those pages), most first.
+ * whole pages from being trimmable (bytes: those pages), most first. fastBytes: of
+ * freeBytes, the chunks in the fastbins (malloc_info's "fast"); fastbinCut: fastbin lists
+ * whose walk ended early, torn by the running target or corrupt (absent: none);
+ * tcacheBytes: the chunks held by the tcache found at the arena's first chunk (the first
+ * thread to use the arena, while it lives), not in freeBytes since malloc_info counts them
+ * in use (absent: none found; docs/ACCURACY.md).
  * arenaSettings: the mmap threshold seen (glibc raises it to the chunk of an mmapped block
  * freed) and M_ARENA_MAX from the target's environment (absent: not set or unreadable);
  * source: how the free chunks were known ("chunk walk": read from the target's memory,
- * "live blocks": the gaps between live blocks, docs/ACCURACY.md). Readers treat both as
- * optional and lenient: a member that is not an integer reads as absent.
+ * "live blocks": the gaps between live blocks, docs/ACCURACY.md); mainArenaChecked: how the
+ * main arena's malloc_state was found: "debuginfo" (libc's main_arena symbol, the arenas'
+ * next ring agreeing), "debuginfo (ring disagreed)" (the symbol's used),
+ * "debuginfo (no ring)" (one arena), "ring" (no debug info: by shape; absent: not found).
+ * With no arena, "arenas" is [] and "arenaSettings" says why instead:
+ *   ,"arenaSettings":{"allocator":"libjemalloc.so.2"}  <- malloc is not glibc's
+ *   ,"arenaSettings":{"notMeasured":"gone"}            <- the process ended before they
+ *                                                          could be read (--pid: no exit stop)
+ * Readers treat both as optional and lenient: a member that is not an integer reads as
+ * absent.
  */
 #ifndef TRACER_DHAT_ARENAS_H
 #define TRACER_DHAT_ARENAS_H
@@ -51,6 +64,10 @@ struct dhat_arena_frag {
 struct dhat_arena {
 	char name[24]; /* "main" or "0x..." */
 	uint64_t system, in_use, free, top_free, trimmable, resident;
+	uint64_t fast;	   /* of free: the fastbins' chunks */
+	uint64_t fast_cut; /* fastbin lists whose walk ended early (torn or corrupt) */
+	uint64_t tcache;   /* not in free: the tcache found at the arena's first chunk holds */
+	bool has_tcache;   /* that tcache was found */
 	int64_t pin_pp;	    /* program point of the highest live block, -1: none */
 	uint64_t pin_bytes; /* that block's size */
 	struct dhat_arena_frag frag[DHAT_ARENA_FRAG_MAX];
@@ -65,6 +82,10 @@ struct dhat_arenas {
 	uint64_t arena_max;		/* 0: not set (glibc's default) or unknown */
 	char arena_max_src[32];		/* where arena_max was read; "" when not */
 	char source[24];		/* "chunk walk" or "live blocks" */
+	char main_checked[32];		/* how the main arena was found; "" when not */
+	/* No arena (cnt 0), and why: */
+	char allocator[64];		/* malloc is this library's, not glibc's; "" */
+	char not_measured[16];		/* "gone": the process ended first (--pid); "" */
 	bool has_settings;
 };
 
@@ -93,7 +114,8 @@ typedef void (*dhat_arenas_site_fn)(FILE *out, void *ctx, int64_t pp);
 
 /* The report's "heap vs RSS" section, indented two spaces: the arenas in one sentence, then
  * each by free bytes, its pin and the fragmenters; the settings. when: "end", "exit" or
- * "death". Nothing when a has no arena. */
+ * "death". With no arena, one line when the file says why (not glibc's malloc, or gone
+ * before they were read), else nothing. */
 void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when, bool exact_bytes,
 			dhat_arenas_site_fn site, void *ctx);
 

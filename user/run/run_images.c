@@ -70,11 +70,15 @@ static void attach_allocator_for_image(struct run *r, struct tracee *t)
 	if (r->args->lib)
 		return;
 	syms = malloc(sizeof(*syms));
-	if (syms && !alloc_symbols__for_exec(pid, syms))
+	*t->malloc_lib = '\0';
+	if (syms && !alloc_symbols__for_exec(pid, syms)) {
 		t->malloc_kind = alloc_symbols__glibc_malloc(syms) ? TRACEE_MALLOC_GLIBC :
 								     TRACEE_MALLOC_OTHER;
-	else
+		snprintf(t->malloc_lib, sizeof(t->malloc_lib), "%s",
+			 strrchr(syms->path, '/') ? strrchr(syms->path, '/') + 1 : syms->path);
+	} else {
 		t->malloc_kind = TRACEE_MALLOC_UNKNOWN;
+	}
 	if (!t->malloc_kind || objects_probed(loader__alloc_symbols(r->loader), syms)) {
 		free(syms);
 		return;

@@ -71,13 +71,17 @@ void run__stack_source(struct profile_ctx *pc, struct stack_source *src)
 				      loader__libc_path(pc->r->loader), run_fn_lib_cb };
 }
 
+/* Is the image's malloc glibc's (its own when resolved, else the run's first one)? */
+static bool run__glibc_malloc(struct run *r, const struct tracee *t)
+{
+	return t->malloc_kind ? t->malloc_kind == TRACEE_MALLOC_GLIBC :
+	       alloc_symbols__glibc_malloc(loader__alloc_symbols(r->loader));
+}
+
 /* Arena forensics apply to an image whose malloc is glibc's, outside workload windows. */
 static bool run__arenas_apply(struct run *r, const struct tracee *t)
 {
-	if (r->out.workloads)
-		return false;
-	return t->malloc_kind ? t->malloc_kind == TRACEE_MALLOC_GLIBC :
-	       alloc_symbols__glibc_malloc(loader__alloc_symbols(r->loader));
+	return !r->out.workloads && run__glibc_malloc(r, t);
 }
 
 void run__measure_arenas_at_exit(struct run *r, struct tracee *t)
@@ -101,21 +105,36 @@ void run__measure_arenas_at_exit(struct run *r, struct tracee *t)
 	t->exit_arenas = a;
 }
 
-/* The arenas for the profile c of t: measured now while it lives, else at its exit stop. */
+/* The arenas for the profile c of t: measured now while it lives, else at its exit stop;
+ * else, in now, why there are none: another allocator (named), or a --pid target gone
+ * before they could be read (no exit stop to read them at). Measuring on every RSS sample
+ * instead would copy the whole heap from the trace loop (docs/OOM.md): not done. */
 static const struct dhat_arenas *run__arenas(struct run *r, struct tracee *t,
-					     const struct collector *c, struct dhat_arenas *now)
+					     const struct collector *c, struct dhat_arenas *now,
+					     bool died)
 {
-	int err;
+	const struct alloc_symbols *s = loader__alloc_symbols(r->loader);
+	const char *lib = *t->malloc_lib ? t->malloc_lib : s ? s->path : "";
+	int err = 0;
 
-	if (!run__arenas_apply(r, t))
+	if (r->out.workloads)
 		return NULL;
+	if (!run__glibc_malloc(r, t)) {
+		snprintf(now->allocator, sizeof(now->allocator), "%s",
+			 strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib);
+		return *now->allocator ? now : NULL;
+	}
 	if (!t->ended) {
 		err = arenas__measure(t->tgid, c, now);
 		if (!err)
 			return now;
 		vlog("pid %d: arenas not measured: %s\n", (int)t->tgid, strerror(-err));
 	}
-	return t->exit_arenas;
+	/* a death is written when its record is read: the process may not be reaped yet */
+	if (t->exit_arenas || !r->args->pid || !(t->ended || died || err == -ESRCH))
+		return t->exit_arenas;
+	snprintf(now->not_measured, sizeof(now->not_measured), "gone");
+	return now;
 }
 
 /* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
@@ -165,7 +184,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	meta.glibc_chunks = t->malloc_kind ? t->malloc_kind == TRACEE_MALLOC_GLIBC :
 			    alloc_symbols__glibc_malloc(loader__alloc_symbols(r->loader));
 	meta.mappings = mappings__summary(t->maps, t->sym, &maps) ? NULL : &maps;
-	meta.arenas = run__arenas(r, t, c, &arenas);
+	meta.arenas = run__arenas(r, t, c, &arenas, meta.death != NULL);
 	if (profile_output__write(&out, c, name, &fc, &meta, name ? name : t->cmdline, path,
 				  sizeof(path), &written))
 		r->write_failures++;

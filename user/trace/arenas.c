@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "heap_chunk.h"
+#include "main_arena.h"
 #include "procmaps.h"
 #include "safe_open.h"
 
@@ -23,9 +24,12 @@
 #define CHUNK_HDR	16ull /* chunk2mem: the user pointer is 16 bytes into its chunk */
 #define MSTATE_SZ	2200ull /* sizeof(struct malloc_state) */
 #define MS_FASTBINS	16 /* offsetof(struct malloc_state, fastbinsY) */
+#define NFASTBINS	10 /* fastbinsY[]: chunks of 32 to 176 bytes, 16 apart */
 #define MS_TOP		96 /* offsetof top */
 #define MS_NEXT		2160
 #define MS_SYSTEM_MEM	2184
+#define TCACHE_BINS	64
+#define TCACHE_CHUNK	0x290ull /* sizeof(tcache_perthread_struct) as a chunk, glibc >= 2.30 */
 #define MMAP_THRESHOLD	(128ull << 10)
 #define WALK_WINDOW	(1ull << 20)
 #define RING_MAX	DHAT_ARENAS_MAX
@@ -48,6 +52,7 @@ struct arena {
 	uint64_t ms;	   /* its malloc_state in the target, 0: not known */
 	uint64_t ms_top;   /* malloc_state.top, read */
 	uint64_t ms_sys;   /* malloc_state.system_mem, read */
+	uint64_t fastbins[NFASTBINS]; /* malloc_state.fastbinsY: each list's first chunk */
 	struct heap heaps[64];	   /* its heaps (a chain longer than 64 is cut) */
 	size_t heap_cnt;
 	struct live *blocks;
@@ -60,6 +65,7 @@ struct ctx {
 	size_t ar_cnt;
 	bool nomem;
 	uint64_t pp_cnt;
+	const char *main_checked; /* how the main arena's malloc_state was found, NULL: not */
 };
 
 static int rd(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -116,6 +122,8 @@ static bool read_ms(pid_t pid, uint64_t ms, struct arena *a, uint64_t *next)
 	a->ms = ms;
 	a->ms_top = u64_at(buf + MS_TOP);
 	a->ms_sys = u64_at(buf + MS_SYSTEM_MEM);
+	for (int i = 0; i < NFASTBINS; i++)
+		a->fastbins[i] = u64_at(buf + MS_FASTBINS + 8 * i);
 	if (next)
 		*next = u64_at(buf + MS_NEXT);
 	return true;
@@ -181,6 +189,31 @@ static int cmp_heap(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The main arena from libc's debug info, where the tracer has it (libc6-dbg): it confirms
+ * the ring's (address, top, system_mem) and is preferred when they differ, the ring's being a
+ * guess by shape. Without it a lone main arena has no malloc_state: no top, no fastbins. */
+static void check_main(struct ctx *x, const struct proc_mapping *m, size_t n, struct arena *a)
+{
+	struct arena dbg = { 0 };
+	uint64_t addr;
+
+	if (main_arena__from_debuginfo(x->pid, m, n, MSTATE_SZ, &addr) ||
+	    !read_ms(x->pid, addr, &dbg, NULL)) {
+		x->main_checked = a->ms ? "ring" : NULL;
+		return;
+	}
+	if (!a->ms)
+		x->main_checked = "debuginfo (no ring)";
+	else if (a->ms != dbg.ms || a->ms_top != dbg.ms_top || a->ms_sys != dbg.ms_sys)
+		x->main_checked = "debuginfo (ring disagreed)";
+	else
+		x->main_checked = "debuginfo";
+	a->ms = dbg.ms;
+	a->ms_top = dbg.ms_top;
+	a->ms_sys = dbg.ms_sys;
+	memcpy(a->fastbins, dbg.fastbins, sizeof(a->fastbins));
+}
+
 /* The main arena: the brk heap, its malloc_state on the arenas' ring when there is one. */
 static void find_main(struct ctx *x, const struct proc_mapping *m, size_t n)
 {
@@ -215,6 +248,7 @@ static void find_main(struct ctx *x, const struct proc_mapping *m, size_t n)
 					a->ms = probe.ms;
 					a->ms_top = probe.ms_top;
 					a->ms_sys = probe.ms_sys;
+					memcpy(a->fastbins, probe.fastbins, sizeof(a->fastbins));
 				}
 				break;
 			}
@@ -222,6 +256,7 @@ static void find_main(struct ctx *x, const struct proc_mapping *m, size_t n)
 				break;
 		}
 	}
+	check_main(x, m, n, a);
 }
 
 /* ---- the live blocks ------------------------------------------------------------------- */
@@ -349,6 +384,68 @@ static bool walk_arena(pid_t pid, const struct arena *a, struct walk *w)
 			return false;
 	}
 	return w->top_seen;
+}
+
+/* The fastbins: singly linked lists from malloc_state.fastbinsY, their chunks free for
+ * malloc_info ("fast") although the next chunk's PREV_INUSE stays set, so the chunk walk
+ * counts them in use. Since glibc 2.32 each fd is mangled (PROTECT_PTR: the fd's own address
+ * >> 12, xor'd in). A list is read while its chunks are aligned, inside the arena's heaps and
+ * of the bin's size, and for at most as many chunks as the heaps could hold: a list torn by
+ * a racing free, or corrupt, ends there and is counted in *cut rather than followed. */
+static uint64_t walk_fastbins(pid_t pid, const struct arena *a, uint64_t *cut)
+{
+	uint64_t total = 0, room = 0;
+
+	for (size_t h = 0; h < a->heap_cnt; h++)
+		room += a->heaps[h].end - a->heaps[h].start;
+	for (unsigned i = 0; i < NFASTBINS; i++) {
+		uint64_t csz = MINSIZE + 16 * i, p = a->fastbins[i], n = 0;
+
+		while (p) {
+			uint64_t hdr[3]; /* prev_size, size, fd */
+			bool inside = false;
+
+			for (size_t h = 0; h < a->heap_cnt && !inside; h++)
+				inside = p >= a->heaps[h].first && p + csz <= a->heaps[h].end;
+			if (p % 16 || !inside || n >= room / csz || rd(pid, p, hdr, sizeof(hdr)) ||
+			    (hdr[1] & ~7ull) != csz) {
+				(*cut)++;
+				break;
+			}
+			total += csz;
+			n++;
+			p = ((p + CHUNK_HDR) >> 12) ^ hdr[2];
+		}
+	}
+	return total;
+}
+
+/* The tcache of the thread that first used the arena: its tcache_perthread_struct is the
+ * arena's first chunk (tcache_init's malloc), counts[64] (uint16) then entries[64]. The
+ * chunks it counts are free to the program but in no bin, so malloc_info (and freeBytes)
+ * count them in use; they are reported apart. Only trusted when the chunk is 0x290 bytes
+ * and in use, and every count agrees with its list head (both zero or both not): a thread
+ * that has exited freed its struct, and the chunk is then something else. Other threads'
+ * tcaches (sharing the arena, or the pointer only in their TLS) are not found: false. */
+static bool read_tcache(pid_t pid, const struct arena *a, uint64_t *bytes)
+{
+	struct {
+		uint64_t prev_size, size;
+		uint16_t counts[TCACHE_BINS];
+		uint64_t entries[TCACHE_BINS];
+	} t;
+	uint64_t p = a->heaps[0].first, next_size, sum = 0;
+
+	if (rd(pid, p, &t, sizeof(t)) || (t.size & ~7ull) != TCACHE_CHUNK ||
+	    rd(pid, p + TCACHE_CHUNK + 8, &next_size, sizeof(next_size)) || !(next_size & 1))
+		return false;
+	for (unsigned i = 0; i < TCACHE_BINS; i++) {
+		if (!t.counts[i] != !t.entries[i] || t.entries[i] % 16)
+			return false;
+		sum += t.counts[i] * (MINSIZE + 16 * i);
+	}
+	*bytes = sum;
+	return true;
 }
 
 /* ---- per arena ------------------------------------------------------------------------- */
@@ -497,7 +594,10 @@ static bool measure_one(struct ctx *x, struct arena *a, const char *smaps, struc
 		}
 	walked = walk_arena(x->pid, a, &w);
 	if (walked) {
-		out->free = w.free;
+		if (a->ms)
+			out->fast = walk_fastbins(x->pid, a, &out->fast_cut);
+		out->free = w.free + out->fast;
+		out->has_tcache = read_tcache(x->pid, a, &out->tcache);
 		out->top_free = w.top;
 		out->trimmable = w.pages;
 	} else {
@@ -618,6 +718,8 @@ int arenas__measure(pid_t pid, const struct collector *c, struct dhat_arenas *ou
 	snprintf(out->source, sizeof(out->source), "%s",
 		 walked == x.ar_cnt ? "chunk walk" : walked ? "chunk walk, part" : "live blocks");
 	settings(pid, c, out);
+	if (x.main_checked)
+		snprintf(out->main_checked, sizeof(out->main_checked), "%s", x.main_checked);
 out:
 	for (size_t i = 0; i < x.ar_cnt; i++)
 		free(x.ar[i].blocks);

@@ -62,6 +62,7 @@ struct tracee {
 	bool died;		       /* killed by a signal, the OOM killer's included (its
 					* EV_DEATH): always reported */
 	enum tracee_malloc malloc_kind; /* its allocator, when resolved for this image */
+	char malloc_lib[64];		/* the object its malloc resolves to (basename), or "" */
 	__u64 exit_ns;		       /* await_death: its EV_PROC_EXIT, the close waits for
 					* EV_DEATH (0: not exited) */
 	__u64 exit_poll;	       /* the batch its EV_PROC_EXIT came in (tracees.polls) */

@@ -29,6 +29,9 @@
 #define THR_SIZE     (32 << 10)
 #define THR_EVERY    4
 #define PIN_SIZE     64
+#define FAST_MAIN    40 /* a 48-byte chunk: fastbin 1 */
+#define FAST_THREAD  72 /* an 80-byte chunk: fastbin 3 */
+#define FAST_BLOCKS  20 /* 7 fill the thread's tcache for the size, 13 go to the fastbin */
 
 static void *thread_heap; /* a block of the thread's arena */
 
@@ -62,6 +65,19 @@ __attribute__((noinline)) static void *pin_thread(void)
 	return memset(malloc(PIN_SIZE), 6, PIN_SIZE);
 }
 
+/* Chunks left in a fastbin: the first 7 frees of a size fill the thread's tcache for it,
+ * the rest go to the arena's fastbin (malloc_info's "fast"). Nothing afterwards may malloc
+ * a large chunk (malloc_consolidate would empty the fastbins) until the figures are taken. */
+__attribute__((noinline)) static void fill_fastbin(size_t size)
+{
+	void *f[FAST_BLOCKS];
+
+	for (int i = 0; i < FAST_BLOCKS; i++)
+		f[i] = memset(malloc(size), 7, size);
+	for (int i = 0; i < FAST_BLOCKS; i++)
+		free(f[i]);
+}
+
 static void *thread_main(void *arg)
 {
 	static void *b[THR_BLOCKS];
@@ -73,6 +89,8 @@ static void *thread_main(void *arg)
 	for (int i = 0; i < THR_BLOCKS; i++)
 		if (i % THR_EVERY)
 			free(b[i]);
+	/* at the thread's exit its tcache is emptied into the arena: these 7 join the 13 */
+	fill_fastbin(FAST_THREAD);
 	return NULL;
 }
 
@@ -109,6 +127,7 @@ static void wait_for(const char *path)
 int main(int argc, char **argv)
 {
 	static void *b[MAIN_BLOCKS];
+	static char fbuf[1 << 16]; /* STATS' buffer: malloc'ing 4 KiB would empty the fastbins */
 	const char *go = NULL, *hold = NULL;
 	struct mallinfo2 mi;
 	pthread_t th;
@@ -139,8 +158,9 @@ int main(int argc, char **argv)
 		return 1;
 	/* the known point: glibc's figures, then nothing allocates or frees any more */
 	f = fopen(argv[1], "w");
-	if (!f)
+	if (!f || setvbuf(f, fbuf, _IOFBF, sizeof(fbuf)))
 		return 1;
+	fill_fastbin(FAST_MAIN);
 	mi = mallinfo2();
 	fprintf(f, "mallinfo2 arena=%zu fordblks=%zu keepcost=%zu uordblks=%zu\n", mi.arena,
 		mi.fordblks, mi.keepcost, mi.uordblks);
