@@ -270,10 +270,28 @@ static void print_tcache(FILE *out, const struct dhat_arenas *a, bool exact)
 	fputc('\n', out);
 }
 
+void dhat_arenas__summary(FILE *out, const struct dhat_arenas *a, bool exact)
+{
+	uint64_t sys = 0, fr = 0, trim = 0, res = 0, used = 0;
+	char c1[UNITS_BYTES_SZ], c2[UNITS_BYTES_SZ], c3[UNITS_BYTES_SZ];
+
+	for (size_t i = 0; i < a->cnt; i++) {
+		sys += a->v[i].system;
+		fr += a->v[i].free;
+		trim += a->v[i].trimmable;
+		res += a->v[i].resident;
+		used += a->v[i].in_use;
+	}
+	fprintf(out, "  %zu arena%s hold%s %s, of which %s free and %s in live blocks;\n", a->cnt,
+		a->cnt == 1 ? "" : "s", a->cnt == 1 ? "s" : "", b(sys, exact, c1),
+		b(fr, exact, c2), b(used, exact, c3));
+	fprintf(out, "  malloc_trim(0) would return %s; %s of the arenas is resident now\n",
+		b(trim, exact, c1), b(res, exact, c2));
+}
+
 void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when, bool exact,
 			dhat_arenas_site_fn site, void *ctx)
 {
-	uint64_t sys = 0, fr = 0, trim = 0, res = 0, used = 0;
 	char c1[UNITS_BYTES_SZ], c2[UNITS_BYTES_SZ], c3[UNITS_BYTES_SZ], c4[UNITS_BYTES_SZ];
 	char c5[UNITS_BYTES_SZ];
 	size_t order[DHAT_ARENAS_MAX];
@@ -288,19 +306,8 @@ void dhat_arenas__print(FILE *out, const struct dhat_arenas *a, const char *when
 	}
 	if (!a->cnt)
 		return;
-	for (size_t i = 0; i < a->cnt; i++) {
-		sys += a->v[i].system;
-		fr += a->v[i].free;
-		trim += a->v[i].trimmable;
-		res += a->v[i].resident;
-		used += a->v[i].in_use;
-	}
 	fprintf(out, "\n  heap vs RSS at %s (glibc arenas)\n", when);
-	fprintf(out, "  %zu arena%s hold%s %s, of which %s free and %s in live blocks;\n", a->cnt,
-		a->cnt == 1 ? "" : "s", a->cnt == 1 ? "s" : "", b(sys, exact, c1),
-		b(fr, exact, c2), b(used, exact, c3));
-	fprintf(out, "  malloc_trim(0) would return %s; %s of the arenas is resident now\n",
-		b(trim, exact, c1), b(res, exact, c2));
+	dhat_arenas__summary(out, a, exact);
 	for (size_t i = 0; i < a->cnt; i++) {
 		const struct dhat_arena *ar = &a->v[i];
 

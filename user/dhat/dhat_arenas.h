@@ -112,6 +112,11 @@ void dhat_arenas__set(struct dhat_arenas *a, const char *key, const char *str, b
 /* Writes the name of program point pp (an index into pps) to out, terminal-safe. */
 typedef void (*dhat_arenas_site_fn)(FILE *out, void *ctx, int64_t pp);
 
+/* The arenas in one sentence, two lines indented two spaces: what they hold, free and live;
+ * what malloc_trim(0) would return; how much is resident (the section's start, and each
+ * --interval table's). Nothing without an arena. */
+void dhat_arenas__summary(FILE *out, const struct dhat_arenas *a, bool exact_bytes);
+
 /* The report's "heap vs RSS" section, indented two spaces: the arenas in one sentence, then
  * each by free bytes, its pin and the fragmenters; the settings. when: "end", "exit" or
  * "death". With no arena, one line when the file says why (not glibc's malloc, or gone

@@ -70,6 +70,8 @@ void run__snapshot_at_rss(struct run *r);
 /* At t's exit stop, while its memory exists: measure its glibc arenas for the profile that
  * is written once it is gone (tracee.exit_arenas). */
 void run__measure_arenas_at_exit(struct run *r, struct tracee *t);
+/* Whether arena forensics apply to t: its malloc is glibc's, outside workload windows. */
+bool run__arenas_apply(struct run *r, const struct tracee *t);
 
 /* SIGUSR1: write every open profile as it is now, as NAME-snapshot-N.json next to its
  * profile (N counting the run's snapshots from 1), and trace on. Says on stderr what it

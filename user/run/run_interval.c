@@ -11,12 +11,16 @@
  *	      1.20 MiB        240 allocs  oldest 12.3 s   leak_some (leak.c:12)  <-  main (leak.c:30)
  *	          leak_some (leak.c:12)
  *	          main (leak.c:30)
+ *
+ * For an image whose malloc is glibc's, the header is followed by its arenas in the report's
+ * words (dhat_arenas__summary): held, free, live, what malloc_trim(0) would return.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "arenas.h"
 #include "frames.h"
 #include "log.h"
 #include "site.h"
@@ -78,6 +82,20 @@ static void print_row(FILE *out, const struct run *r, struct frames_ctx *fc,
 	strvec__release(&v);
 }
 
+/* The image's glibc arenas now, in the report's sentence: how much of its RSS the frees left
+ * behind, at each table (a walk of the arenas' chunks in the target, once a table). */
+static void print_arenas(FILE *out, struct run *r, const struct tracee *t,
+			 const struct collector *c)
+{
+	struct dhat_arenas a = { 0 };
+
+	if (!run__arenas_apply(r, t))
+		return;
+	if (!arenas__measure(t->tgid, c, &a))
+		dhat_arenas__summary(out, &a, r->args->exact_bytes);
+	dhat_arenas__release(&a);
+}
+
 /* "[HH:MM:SS] pid N (cmd): ..." and the rows of one image; nothing when nothing is live. */
 static void print_table(FILE *out, struct run *r, struct tracee *t, __u64 now)
 {
@@ -128,6 +146,7 @@ static void print_table(FILE *out, struct run *r, struct tracee *t, __u64 now)
 			(unsigned long long)blocks);
 	}
 	fprintf(out, ", at %zu program point%s\n", n, n == 1 ? "" : "s");
+	print_arenas(out, r, t, c);
 	/* The stacks are read as the profile's are: through the image's symbolizer. */
 	if (t->sym)
 		tracee__refresh_sym(t);

@@ -79,7 +79,7 @@ static bool run__glibc_malloc(struct run *r, const struct tracee *t)
 }
 
 /* Arena forensics apply to an image whose malloc is glibc's, outside workload windows. */
-static bool run__arenas_apply(struct run *r, const struct tracee *t)
+bool run__arenas_apply(struct run *r, const struct tracee *t)
 {
 	return !r->out.workloads && run__glibc_malloc(r, t);
 }
