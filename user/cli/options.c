@@ -217,7 +217,8 @@ const struct opt_cmd tracer_cmd = {
 		    "  tracer diff before/dhat-heap-grep-pipeline.json "
 		    "after/dhat-heap-grep-pipeline.json\n"
 		    "  tracer export dhat-heap-cmdsubst.json --format svg\n",
-	.exit_status = "  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes\n"
+	.exit_status = "  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes,\n"
+		       "                                 or --workload without the kaish component\n"
 		       "  1  tracing or writing failed   4  profile written, but records were "
 		       "dropped\n"
 		       "  2  bad arguments or input      with -- CMD: the command's own exit "

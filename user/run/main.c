@@ -327,7 +327,7 @@ static int cmd_workload(struct run *r)
 	if (strcmp(name, "list") && env_check(0))
 		return TRACER_EXIT_UNSUPPORTED;
 	if (workloads__load(&r->workloads))
-		return TRACER_EXIT_FAILURE;
+		return r->workloads.driver[0] ? TRACER_EXIT_FAILURE : TRACER_EXIT_UNSUPPORTED;
 	if (!strcmp(name, "list")) {
 		workloads__print(&r->workloads, stdout);
 		return TRACER_EXIT_OK;
