@@ -6,7 +6,8 @@
 #   ./build.sh build   build only (no package installation)
 #   ./build.sh deps    install missing Debian packages only (root)
 #   ./build.sh install-check  build, install into a temporary prefix and trace from there,
-#                      build the .deb and trace from its unpacked files (root; CI)
+#                      install the tracer component alone (no kaish), build the .deb (the
+#                      tracer alone) and trace from its unpacked files (root; CI)
 #
 # Environment: BUILD_DIR (default ./build), CMAKE_ARGS (extra configure flags),
 # CI=true (BPF end-to-end tests must run: a skip fails the suite).
@@ -80,9 +81,32 @@ trace_from() {
 	"$root/bin/tracer" report "$out" >/dev/null || die "$out is not a readable DHAT file"
 }
 
+# `tracer --workload` without the kaish component under ROOT: one line naming it, exit 3.
+no_workloads_from() {
+	local root=$1 rc=0 err
+	err=$(cd / && "$root/bin/tracer" --workload scatter-gather -o "$root/none.json" 2>&1) ||
+		rc=$?
+	[ "$rc" -eq 3 ] || die "$root/bin/tracer --workload without kaish-workloads: exit $rc, not 3"
+	[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] &&
+		printf '%s' "$err" | grep -q -- "--component kaish" ||
+		die "$root/bin/tracer --workload without kaish-workloads said: $err"
+}
+
+# The Depends dpkg-shlibdeps and deps/debian-runtime.txt agree: every package named is
+# listed (a library the tracer came to link that the list, and so the docs, miss).
+depends_listed() {
+	local depends=$1 pkg
+	for pkg in $(printf '%s' "$depends" | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/[[:space:]]//g'); do
+		grep -qx "$pkg" "$here/deps/debian-runtime.txt" ||
+			die "the package depends on $pkg, which deps/debian-runtime.txt lacks"
+	done
+}
+
 # What docs/USAGE.md ("Installing") promises: `cmake --install` and the Debian package
-# both give a working `tracer --workload scatter-gather`. The package is checked with
-# dpkg-deb and unpacked with dpkg -x, never installed: CI must not change the machine.
+# both give a working `tracer --workload scatter-gather`, the package and `--component
+# tracer` with the profiler alone (the shell kernel and its workloads are component kaish).
+# The package is checked with dpkg-deb and unpacked with dpkg -x, never installed: CI must
+# not change the machine.
 install_check() {
 	local tmp deb f depends
 	tmp=$(mktemp -d)
@@ -95,22 +119,39 @@ install_check() {
 	done
 	trace_from "$tmp/prefix" "$tmp/x.json"
 
+	# The profiler alone, then the kaish component added to it.
+	cmake --install "$build_dir" --prefix "$tmp/split" --component tracer
+	for f in bin/kaish libexec/kaish-alloc-tracer/kaish-workloads; do
+		[ ! -e "$tmp/split/$f" ] || die "--component tracer installed $f"
+	done
+	[ -e "$tmp/split/bin/tracer" ] || die "--component tracer did not install bin/tracer"
+	no_workloads_from "$tmp/split"
+	cmake --install "$build_dir" --prefix "$tmp/split" --component kaish
+	[ ! -e "$tmp/split/bin/kaish" ] && die "--component kaish did not install bin/kaish"
+	trace_from "$tmp/split" "$tmp/z.json"
+
 	(cd "$build_dir" && cpack -G DEB -B "$tmp/pkg")
 	deb=$(echo "$tmp"/pkg/tracer_*.deb)
 	[ -f "$deb" ] || die "cpack made no tracer_*.deb"
 	dpkg-deb -I "$deb"
 	dpkg-deb -c "$deb" >"$tmp/contents"
-	for f in ./usr/bin/tracer ./usr/libexec/kaish-alloc-tracer/kaish-workloads; do
+	for f in ./usr/bin/tracer ./usr/share/man/man1/tracer.1; do
 		grep -q " $f\$" "$tmp/contents" || die "$deb lacks $f"
+	done
+	for f in ./usr/bin/kaish ./usr/libexec/kaish-alloc-tracer/kaish-workloads; do
+		grep -q " $f\$" "$tmp/contents" && die "$deb holds $f (component kaish)"
 	done
 	depends=$(dpkg-deb -f "$deb" Depends)
 	[ -n "$depends" ] || die "$deb has no Depends"
 	case ",$depends" in
 	*-dev[\ ,]* | *-dev) die "$deb depends on a -dev package: $depends" ;;
 	esac
+	depends_listed "$depends"
 	dpkg -x "$deb" "$tmp/root"
+	no_workloads_from "$tmp/root/usr"
+	cmake --install "$build_dir" --prefix "$tmp/root/usr" --component kaish
 	trace_from "$tmp/root/usr" "$tmp/y.json"
-	echo "build.sh: install-check passed: $(basename "$deb"), Depends: $depends"
+	echo "build.sh: install-check passed: $(basename "$deb") (without kaish), Depends: $depends"
 }
 
 case "${1:-}" in
@@ -132,7 +173,7 @@ install-check)
 	install_check
 	;;
 *)
-	sed -n '2,14p' "$0" >&2
+	sed -n '2,15p' "$0" >&2
 	exit 2
 	;;
 esac

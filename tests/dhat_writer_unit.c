@@ -532,3 +532,51 @@ Test(dhat_writer, sampled_profile_says_so)
 	free(text);
 	collector__free(c);
 }
+
+/* --skip patterns recorded ("skip", dhat_skip.h): absent without any, written in order with
+ * JSON escaping, read back as given; lenient on elements that are not strings; the file
+ * (kept for dhat_viewer_unit) still loads in dh_view. */
+Test(dhat_writer, skip_patterns_round_trip)
+{
+	static const char *const pats[] = { "jv_mem_alloc", "=sqlite3Malloc", "we\"ird\\" };
+	static const char other[] = "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\""
+				    ",\"bklt\":false,\"bkacc\":false,\"tu\":\"instrs\",\"Mtu\":\"Minstr\""
+				    ",\"cmd\":\"x\",\"pid\":1,\"te\":1"
+				    ",\"skip\":[\"a\",3,{\"b\":1},null,\"=c\"],\"pps\":[],\"ftbl\":[\"[root]\"]}";
+	struct collector *c = collector__new(FIX_T0, NULL);
+	struct dhat_meta meta = META;
+	struct dhat_profile *p;
+	char *text, err[256];
+	size_t len;
+
+	fixture_feed(c, A(1, 0x10, 5, 1));
+	collector__finish(c, FIX_T0 + 9);
+	text = write_mem(c, collapse_frames, NULL, &META, &len);
+	cr_expect_null(strstr(text, "\"skip\""), "%s", text);
+	p = dhat_profile__parse(text, len, "noskip", err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_eq(p->skip.cnt, 0);
+	dhat_profile__free(p);
+	free(text);
+
+	meta.skip = pats;
+	meta.skip_cnt = 3;
+	text = write_mem(c, collapse_frames, NULL, &meta, &len);
+	cr_expect(strstr(text, "\n,\"skip\":[\"jv_mem_alloc\",\"=sqlite3Malloc\",\"we\\\"ird\\\\\"]\n"),
+		  "%s", text);
+	p = dhat_profile__parse(text, len, "skip", err, sizeof(err));
+	cr_assert_not_null(p, "%s\n%s", err, text);
+	cr_assert_eq(p->skip.cnt, 3);
+	for (size_t i = 0; i < 3; i++)
+		cr_expect_str_eq(p->skip.pat[i], pats[i]);
+	dhat_profile__free(p);
+	free(text);
+	collector__free(c);
+
+	p = dhat_profile__parse(other, strlen(other), "lenient", err, sizeof(err));
+	cr_assert_not_null(p, "%s", err);
+	cr_assert_eq(p->skip.cnt, 2);
+	cr_expect_str_eq(p->skip.pat[0], "a");
+	cr_expect_str_eq(p->skip.pat[1], "=c");
+	dhat_profile__free(p);
+}

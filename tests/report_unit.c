@@ -1260,3 +1260,25 @@ Test(report, arenas_absent_say_why)
 		free(text);
 	}
 }
+
+/* A file's recorded --skip patterns ("skip", dhat_skip.h) apply as if given, after the
+ * reader's own; no_recorded_skip (--no-recorded-skip) shows the wrapper again. */
+Test(report, recorded_skip_applies_by_default)
+{
+	const char *path = put("recskip.json", HDR
+		"\"skip\":[\"=my_alloc\"],"
+		"\"pps\":[{\"tb\":100,\"tbk\":5,\"fs\":[1,2,3]}],"
+		"\"ftbl\":[\"[root]\",\"0x1: my_alloc (a.c:1)\",\"0x2: build (a.c:20)\","
+		"\"0x3: main (m.c:9)\"]}");
+	struct report_opts opts = { .title = "t" };
+	char err[256] = "", *out = NULL;
+
+	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(out, "build (a.c:20)  <-  main (m.c:9)") && !strstr(out, "my_alloc"),
+		  "%s", out);
+	free(out);
+	opts.no_recorded_skip = true;
+	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(out, "my_alloc (a.c:1)  <-  build (a.c:20)"), "%s", out);
+	free(out);
+}

@@ -58,6 +58,7 @@
 #include "json_writer.h"
 #include "log.h"
 #include "safe_text.h"
+#include "recorded_skip.h"
 #include "site.h"
 #include "strpool.h"
 #include "strtab.h"
@@ -817,7 +818,18 @@ cleanup:
 
 int report__print(FILE *out, const struct dhat_profile *p, const struct report_opts *opts)
 {
-	return opts && opts->json ? print_json(out, p, opts) : print_text(out, p, opts);
+	struct report_opts o = opts ? *opts : (struct report_opts){ 0 };
+	struct site_opts site;
+	int err;
+
+	/* The trace's --skip patterns, recorded in the file, as if given (recorded_skip.h). */
+	if (recorded_skip__merge(p, opts ? &opts->site : NULL, !o.no_recorded_skip, &site))
+		return -ENOMEM;
+	if (site.skip)
+		o.site = site;
+	err = o.json ? print_json(out, p, &o) : print_text(out, p, &o);
+	recorded_skip__release(&site);
+	return err;
 }
 
 int report__print_file(FILE *out, const char *path, const struct report_opts *opts, char *err,

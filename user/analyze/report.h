@@ -37,6 +37,7 @@ struct report_opts {
 	enum report_sort sort; /* see enum report_sort */
 	bool json;	       /* one JSON object instead of the text summary */
 	bool exact_bytes;      /* --bytes: byte figures as exact integers, not KiB/MiB/... */
+	bool no_recorded_skip; /* ignore the file's recorded --skip patterns (dhat_skip.h) */
 	bool warn_lost;	       /* report__print_file: first warn on stderr when the file
 				* records what its trace lost (dhat_lost.h) */
 };

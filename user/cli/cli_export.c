@@ -19,6 +19,7 @@ enum {
 	OPT_KEEP_PLUMBING,
 	OPT_SKIP,
 	OPT_NO_DEFAULT_SKIP,
+	OPT_NO_RECORDED_SKIP,
 };
 
 static const struct opt_spec export_opts_table[] = {
@@ -38,6 +39,8 @@ static const struct opt_spec export_opts_table[] = {
 	  "", OPT_SKIP },
 	{ "no-default-skip", 0, NULL, "forget the built-in plumbing list, as report's", NULL, NULL,
 	  OPT_NO_DEFAULT_SKIP },
+	{ "no-recorded-skip", 0, NULL, "ignore the trace's recorded --skip patterns, as report's",
+	  NULL, NULL, OPT_NO_RECORDED_SKIP },
 	{ "output", 'o', "OUT",
 	  "output path (default FILE with its .json[.gz] replaced by .pb.gz,\n"
 	  ".folded, .svg or .timeline.svg; - for stdout)",
@@ -108,6 +111,9 @@ static int export_arg(void *ctx, const struct opt_spec *o, const char *v)
 		return cli__add_skip("export", &a->skip, a->skip_slots, v);
 	case OPT_NO_DEFAULT_SKIP:
 		a->skip.no_default_skip = true;
+		break;
+	case OPT_NO_RECORDED_SKIP:
+		a->opts.no_recorded_skip = true;
 		break;
 	case 'o':
 		a->out = v;

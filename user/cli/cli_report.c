@@ -10,7 +10,7 @@
 #include "parse_num.h"
 #include "report.h"
 
-enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE, OPT_BYTES };
+enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_NO_RECORDED_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE, OPT_BYTES };
 
 static const struct opt_spec report_opts_table[] = {
 	{ "top", 't', "N", "rows per table (default 12; with --json: all rows)", NULL, "", 't' },
@@ -26,6 +26,10 @@ static const struct opt_spec report_opts_table[] = {
 	  NULL, "", OPT_SKIP },
 	{ "no-default-skip", 0, NULL, "forget the built-in C/C++/Rust plumbing list", NULL, NULL,
 	  OPT_NO_DEFAULT_SKIP },
+	{ "no-recorded-skip", 0, NULL,
+	  "ignore the --skip patterns the trace recorded in FILE\n"
+	  "(applied by default, after these)",
+	  NULL, NULL, OPT_NO_RECORDED_SKIP },
 	{ "iterations", 0, "N", "print per-iteration figures (totals / N)", NULL, "",
 	  OPT_ITERATIONS },
 	{ "unit", 0, "TEXT", "what one iteration is (with --iterations)", NULL, "", OPT_UNIT },
@@ -117,6 +121,9 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 		break;
 	case OPT_NO_DEFAULT_SKIP:
 		a->opts.site.no_default_skip = true;
+		break;
+	case OPT_NO_RECORDED_SKIP:
+		a->opts.no_recorded_skip = true;
 		break;
 	case 't':
 		if (cli__parse_count("--top", v, &n))

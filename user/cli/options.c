@@ -50,6 +50,7 @@ enum {
 	OPT_SAMPLE_BYTES,
 	OPT_CHECK,
 	OPT_JSON,
+	OPT_SKIP,
 };
 
 #define G_TARGET "What to trace"
@@ -147,6 +148,12 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "command's stdout stays its own; stdout with --workload",
 	  G_OUTPUT, NULL, OPT_SUMMARY },
 	{ "top", 't', "N", "rows per report table (default 12)", G_OUTPUT, "", 't' },
+	{ "skip", 0, "PATTERN",
+	  "treat frames starting with PATTERN (or exactly =NAME) as\n"
+	  "allocation plumbing, as report's --skip: in the summary and\n"
+	  "the --format files; recorded in the profile, so `tracer\n"
+	  "report` applies it too (--no-recorded-skip); repeatable",
+	  G_OUTPUT, "", OPT_SKIP },
 	{ "bytes", 0, NULL,
 	  "exact byte counts in the report, --interval and the\n"
 	  "progress line (default: two decimals of KiB, MiB, ...)",
@@ -210,7 +217,8 @@ const struct opt_cmd tracer_cmd = {
 		    "  tracer diff before/dhat-heap-grep-pipeline.json "
 		    "after/dhat-heap-grep-pipeline.json\n"
 		    "  tracer export dhat-heap-cmdsubst.json --format svg\n",
-	.exit_status = "  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes\n"
+	.exit_status = "  0  profile(s) written          3  not root, or kernel lacks BTF or uprobes,\n"
+		       "                                 or --workload without the kaish component\n"
 		       "  1  tracing or writing failed   4  profile written, but records were "
 		       "dropped\n"
 		       "  2  bad arguments or input      with -- CMD: the command's own exit "
@@ -441,6 +449,13 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	case OPT_BYTES:
 		o->exact_bytes = true;
+		break;
+	case OPT_SKIP:
+		if (o->skip_cnt == sizeof(o->skip) / sizeof(o->skip[0])) {
+			elog("at most %zu --skip patterns\n", o->skip_cnt);
+			return TRACER_EXIT_USAGE;
+		}
+		o->skip[o->skip_cnt++] = arg;
 		break;
 	case OPT_START_AT:
 		o->start_at = arg;

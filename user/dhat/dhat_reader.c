@@ -46,13 +46,13 @@
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
 	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST,
-	K_DEATH, K_RSS, K_MAPPINGS, K_SAMPLED, K_ARENAS, K_ARENA_SETTINGS, K_CNT
+	K_DEATH, K_RSS, K_MAPPINGS, K_SAMPLED, K_ARENAS, K_ARENA_SETTINGS, K_SKIP, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
 	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
 	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY, DHAT_SAMPLED_KEY, DHAT_ARENAS_KEY,
-	DHAT_ARENA_SETTINGS_KEY,
+	DHAT_ARENA_SETTINGS_KEY, DHAT_SKIP_KEY,
 };
 
 /* clang-format on */
@@ -863,6 +863,23 @@ static int parse_arenas(struct ps *ps)
 	}
 }
 
+/* skip := '[' { value } ']'  -- our optional array (dhat_skip.h), as lenient as "lost": what
+ * is not a string is skipped. */
+static int parse_skip(struct ps *ps)
+{
+	bool first = true, more;
+	struct json_value v;
+	int err;
+
+	json_reader__advance(&ps->jr); /* '[' */
+	for (;;) {
+		if ((err = json_reader__next_element(&ps->jr, &first, &more, &v, 2)) || !more)
+			return err;
+		if (v.t == JSON_STR && dhat_skip__add(&ps->p->skip, ps->jr.str))
+			return json_reader__nomem(&ps->jr);
+	}
+}
+
 /* arenaSettings := flat  -- our optional object (dhat_arenas.h). */
 static int parse_arena_settings(struct ps *ps)
 {
@@ -900,7 +917,7 @@ static const struct {
 	{ K_LOST, '{', parse_lost },	{ K_DEATH, '{', parse_death },
 	{ K_RSS, '{', parse_rss },	{ K_MAPPINGS, '{', parse_mappings },
 	{ K_SAMPLED, '{', parse_sampled },	{ K_ARENAS, '[', parse_arenas },
-	{ K_ARENA_SETTINGS, '{', parse_arena_settings },
+	{ K_ARENA_SETTINGS, '{', parse_arena_settings },	{ K_SKIP, '[', parse_skip },
 };
 /* clang-format on */
 
@@ -1175,6 +1192,7 @@ void dhat_profile__free(struct dhat_profile *p)
 	free(p->live_cb);
 	free(p->rss_t);
 	free(p->rss_b);
+	dhat_skip__release(&p->skip);
 	free(p);
 }
 

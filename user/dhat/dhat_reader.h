@@ -32,6 +32,7 @@
 #include "dhat_arenas.h"
 #include "dhat_death.h"
 #include "dhat_lost.h"
+#include "dhat_skip.h"
 #include "dhat_mappings.h"
 #include "dhat_rss.h"
 
@@ -109,6 +110,8 @@ struct dhat_profile {
 	/* Our "sampled" object (dhat_sampled.h), optional and as lenient: --sample-bytes' mean,
 	 * 0 for an exact profile. Non-zero: every figure is an estimate. */
 	uint64_t sample_bytes;
+	/* Our "skip" array (dhat_skip.h), optional: the trace's --skip patterns. */
+	struct dhat_skip skip;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
 	/* pps[k]'s rb/wb for k < acc_cnt (NULL/0 when every PP so far had none): read them with

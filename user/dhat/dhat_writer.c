@@ -347,6 +347,8 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 		dhat_mappings__write(f, meta->mappings);
 	if (meta && meta->arenas)
 		dhat_arenas__write(f, meta->arenas, w->pp_map, w->grp_cap);
+	if (meta)
+		dhat_skip__write(f, meta->skip, meta->skip_cnt);
 	fputs(",\"pps\":\n [", f);
 	for (size_t g = 0; g < w->grp_cnt; g++) {
 		const struct out_pp *o = &w->grp[g];

@@ -18,6 +18,7 @@
  *  - "rss" (dhat_rss.h): the target's RSS over the profile, when it was sampled;
  *  - "mappings" (dhat_mappings.h): memory it mapped itself, apart from the heap's blocks;
  *  - "arenas", "arenaSettings" (dhat_arenas.h): glibc's arenas at te, pins by written PP;
+ *  - "skip" (dhat_skip.h): the trace's --skip patterns, which report applies by default;
  *  - "heapTimeline": live bytes over time, and with glibc's malloc the same in its chunks.
  */
 #ifndef TRACER_DHAT_WRITER_H
@@ -31,6 +32,7 @@
 #include "dhat_lost.h"
 #include "dhat_mappings.h"
 #include "dhat_rss.h"
+#include "dhat_skip.h"
 #include "strvec.h"
 
 /* Fill out with pp's frames, innermost first, as DHAT frame strings
@@ -58,6 +60,9 @@ struct dhat_meta {
 	/* The image allocates with glibc's malloc: "heapTimeline" also gets the heap counted
 	 * in its chunks ("cb", "cbEnd": collector.h's live_chunk_bytes). */
 	bool glibc_chunks;
+	/* --skip patterns to record ("skip"), or NULL/0. */
+	const char *const *skip;
+	size_t skip_cnt;
 };
 
 /* Write c (finished) to f. Returns 0 or -errno. */

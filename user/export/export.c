@@ -11,6 +11,7 @@
 
 #include "dhat_reader.h"
 #include "output.h"
+#include "recorded_skip.h"
 
 struct format_info {
 	const char *name, *alias; /* --format values */
@@ -71,6 +72,8 @@ static int dispatch(enum export_format fmt, const struct export_src *src, FILE *
 int export__write(enum export_format fmt, const struct export_src *src, const char *path,
 		  const struct export_opts *opts)
 {
+	struct export_opts eo = opts ? *opts : (struct export_opts){ 0 };
+	struct site_opts site = { 0 };
 	struct output o;
 	int err;
 
@@ -80,10 +83,17 @@ int export__write(enum export_format fmt, const struct export_src *src, const ch
 	/* Checked before the file is created: no empty output for a file without a series. */
 	if (fmt == EXPORT_FMT_TIMELINE && !src->timeline && !export__has_timeline(src->profile))
 		return -ENODATA;
+	/* The trace's --skip patterns, recorded in the file, as if given (recorded_skip.h). */
+	if (src->profile &&
+	    recorded_skip__merge(src->profile, eo.skip, !eo.no_recorded_skip, &site))
+		return -ENOMEM;
+	if (site.skip)
+		eo.skip = &site;
 	err = output__open(&o, path, OUTPUT_STDOUT_DASH | formats[fmt].output_flags);
-	if (err)
-		return err;
-	return output__close(&o, dispatch(fmt, src, o.f, opts));
+	if (!err)
+		err = output__close(&o, dispatch(fmt, src, o.f, site.skip || opts ? &eo : NULL));
+	recorded_skip__release(&site);
+	return err;
 }
 
 int export__to_path(const struct dhat_profile *p, enum export_format fmt, const char *path,

@@ -63,6 +63,8 @@ struct export_opts {
 	bool keep_plumbing;
 	/* Where plumbing is judged (--skip, --no-default-skip). NULL: the built-in table. */
 	const struct site_opts *skip;
+	/* Ignore the profile's recorded --skip patterns (dhat_skip.h), applied by default. */
+	bool no_recorded_skip;
 	/* svg and timeline subtitle: what was profiled (a workload's name), shown before the
 	 * profile's command line. NULL: the command line alone. */
 	const char *workload;

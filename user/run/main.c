@@ -142,8 +142,7 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 		if (progress)
 			run__show_progress(r, &last_ns, &last_events);
 	}
-	if (r->progress_shown)
-		fputc('\n', stderr);
+	run__clear_progress(r);
 	/* What the target produced until now is drained by loader__stop (run_trace), after
 	 * the programs are silenced: a drain here could chase a live target forever. */
 	return 0;
@@ -293,6 +292,9 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		tracees__open(r->tracees, pid, 0, NULL, sopts.start_ns);
 	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
+	r->start_ns = sopts.start_ns;
+	if (r->args->pid)
+		run__announce_attach(r);
 
 	err = trace_loop(r, &wait_status,
 			 !windowed && tracer_verbosity >= 0 && isatty(STDERR_FILENO));
@@ -325,7 +327,7 @@ static int cmd_workload(struct run *r)
 	if (strcmp(name, "list") && env_check(0))
 		return TRACER_EXIT_UNSUPPORTED;
 	if (workloads__load(&r->workloads))
-		return TRACER_EXIT_FAILURE;
+		return r->workloads.driver[0] ? TRACER_EXIT_FAILURE : TRACER_EXIT_UNSUPPORTED;
 	if (!strcmp(name, "list")) {
 		workloads__print(&r->workloads, stdout);
 		return TRACER_EXIT_OK;

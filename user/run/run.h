@@ -45,6 +45,7 @@ struct run {
 	int write_failures;
 	size_t profiles_written;
 	bool progress_shown; /* a progress line is on the terminal */
+	__u64 start_ns;	     /* when the probes were in: the progress line's elapsed time */
 	/* Where the tracer's own report and closing counters go, never the traced command's
 	 * stdout (run__open_summary); NULL: not printed (-q). */
 	FILE *report_out, *counters_out;
@@ -72,6 +73,12 @@ void run__snapshot_at_rss(struct run *r);
 void run__measure_arenas_at_exit(struct run *r, struct tracee *t);
 /* Whether arena forensics apply to t: its malloc is glibc's, outside workload windows. */
 bool run__arenas_apply(struct run *r, const struct tracee *t);
+
+/* --pid: "attached to pid N (CMD): P probes; Ctrl-C to stop" on stderr (not with -q), as
+ * soon as the probes are in: a long-running target gives no other sign that it works. */
+void run__announce_attach(struct run *r);
+/* Erase the progress line, if one is shown, so the summary starts on a clean line. */
+void run__clear_progress(struct run *r);
 
 /* SIGUSR1: write every open profile as it is now, as NAME-snapshot-N.json next to its
  * profile (N counting the run's snapshots from 1), and trace on. Says on stderr what it

@@ -146,7 +146,8 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	struct profile_ctx pc = { r, t };
 	struct stack_source src;
 	struct frames_ctx fc = { .sym = t->sym, .src = &src };
-	struct dhat_meta meta = { .cmd = t->cmdline, .pid = t->tgid };
+	struct dhat_meta meta = { .cmd = t->cmdline, .pid = t->tgid, .skip = r->args->skip,
+				  .skip_cnt = r->args->skip_cnt };
 	struct probe_counters probes;
 	struct sample_counters sampling;
 	const struct workload_info *w = name ? workloads__find(&r->workloads, name) : NULL;
@@ -211,7 +212,8 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	return 0;
 }
 
-/* Once a second on a terminal: event rate, live bytes of the open profile, drops. */
+/* Once a second, only on a terminal (main.c): elapsed time, event rate, live bytes of the
+ * open profile, drops, rewritten in place; run__clear_progress erases it. */
 void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
 {
 	struct tracee *busiest = tracees__busiest(r->tracees);
@@ -219,17 +221,49 @@ void run__show_progress(struct run *r, __u64 *last_ns, __u64 *last_events)
 	struct probe_counters pc;
 	char live[UNITS_BYTES_SZ];
 	__u64 now = clock__mono_ns();
+	unsigned long long secs = r->start_ns ? (now - r->start_ns) / 1000000000ull : 0;
 
 	if (now - *last_ns < 1000000000ull)
 		return;
 	run__counters(r, &pc);
-	fprintf(stderr, "\r\033[Ktracer: %.0f events/s, live %s in %llu blocks, dropped %llu",
+	fprintf(stderr,
+		"\r\033[Ktracer: %llu:%02llu elapsed, %.0f events/s, live %s in %llu blocks, "
+		"dropped %llu",
+		secs / 60, secs % 60,
 		(double)(pc.events - *last_events) * 1e9 / (double)(now - *last_ns),
 		units__bytes(t ? t->live_bytes : 0, r->args->exact_bytes, live, sizeof(live)),
 		t ? (unsigned long long)t->live_blocks : 0ull, (unsigned long long)pc.dropped);
+	fflush(stderr);
 	*last_ns = now;
 	*last_events = pc.events;
 	r->progress_shown = true;
+}
+
+void run__clear_progress(struct run *r)
+{
+	if (!r->progress_shown)
+		return;
+	/* Carriage return and erase-line: the summary takes the line, no blank line left. */
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	r->progress_shown = false;
+}
+
+/* The probes counted as the allocator's entry points actually probed: an alias (glibc's
+ * memalign and aligned_alloc) is one probe. */
+void run__announce_attach(struct run *r)
+{
+	const struct alloc_symbols *s = loader__alloc_symbols(r->loader);
+	pid_t pid = target__pid(r->target);
+	char cmd[256] = "";
+	unsigned probes = 0;
+
+	for (__u32 fn = 0; s && fn < FN_COUNT; fn++)
+		probes += s->off[fn] && s->owner[fn] == fn;
+	if (!target__read_cmdline(pid, cmd, sizeof(cmd)))
+		snprintf(cmd, sizeof(cmd), "?");
+	ilog("attached to pid %d (%s): %u probes; Ctrl-C to stop\n", (int)pid,
+	     safe_text__term(cmd), probes);
 }
 
 /* The closing summary of the trace on stderr. */

@@ -45,6 +45,7 @@ static int find_driver(char *path, size_t sz)
 			return 0;
 		}
 	}
+	*path = '\0'; /* none: workloads__load's caller tells a missing driver by it */
 	return -ENOENT;
 }
 
@@ -82,8 +83,10 @@ int workloads__load(struct workloads *ws)
 	ws->cnt = 0;
 	err = find_driver(ws->driver, sizeof(ws->driver));
 	if (err) {
-		elog("cannot find the workload driver kaish-workloads next to the tracer, in "
-		     "its ../libexec or its build tree\n");
+		/* One line, exit 3 (main.c): the profiler is installed without the workloads. */
+		elog("no workload driver kaish-workloads next to the tracer, in its ../libexec "
+		     "or its build tree: install the kaish component (cmake --install BUILD "
+		     "--component kaish)\n");
 		return err;
 	}
 	err = read_table(ws);
