@@ -6,8 +6,8 @@
  * rows (site.h), and draws them: on the terminal with ncurses, or as plain-text frames on
  * stdout (--batch, or stdout not a terminal), like `top -b`:
  *
- *	tracer top 14:32:05  heap 1.50 MiB  peak 1.62 MiB  rss 9.80 MiB  allocs 1200/s
- *	  (117.19 KiB/s)  frees 1100/s  blocks 300  dropped 0  lost stacks 0      (one line)
+ *	tracer top 14:32:05  heap 1.50 MiB  peak 1.62 MiB  rss 9.80 MiB  blocks 300  allocs
+ *	  1200/s (117.19 KiB/s)  frees 1100/s  dropped 0  lost stacks 0    (one line in batch)
  *	      LIVE    BLOCKS       TOTAL      COUNT      RATE/s     TREND/s  SITE
  *	  1.20 MiB       240    5.00 MiB       1000  100.00 KiB   +20.00 KiB  leak (svc.c:12)  <-  main (svc.c:30)
  *
@@ -334,16 +334,18 @@ static void sparkline(const struct top *tp, char *out, size_t sz, size_t width)
 	}
 }
 
-static void header(struct run *r, struct top *tp, char *line)
+/* The header: heap, peak, RSS (figures), then the rates and what was lost (flow); one
+ * line in a batch frame, two on the screen. */
+static void header(struct run *r, struct top *tp, char *figures, char *flow)
 {
 	char h[UNITS_BYTES_SZ], p[UNITS_BYTES_SZ], s[UNITS_BYTES_SZ], a[UNITS_BYTES_SZ];
 
-	snprintf(line, TOP_LINE_MAX,
-		 "tracer top %s  heap %s  peak %s  rss %s  allocs %.0f/s (%s/s)  frees %.0f/s  "
-		 "blocks %llu  dropped %llu  lost stacks %llu",
+	snprintf(figures, TOP_LINE_MAX, "tracer top %s  heap %s  peak %s  rss %s  blocks %llu",
 		 tp->when, bytes(r, (double)tp->heap, h), bytes(r, (double)tp->peak, p),
-		 bytes(r, (double)tp->rss, s), tp->alloc_rate, bytes(r, tp->alloc_bps, a),
-		 tp->free_rate, (unsigned long long)tp->live_blocks,
+		 bytes(r, (double)tp->rss, s), (unsigned long long)tp->live_blocks);
+	snprintf(flow, TOP_LINE_MAX,
+		 "allocs %.0f/s (%s/s)  frees %.0f/s  dropped %llu  lost stacks %llu",
+		 tp->alloc_rate, bytes(r, tp->alloc_bps, a), tp->free_rate,
 		 (unsigned long long)tp->pc.dropped, (unsigned long long)tp->pc.stack_failures);
 }
 
@@ -399,14 +401,17 @@ static void image_rows(struct run *r, struct top *tp, int y, size_t max)
 
 static void draw(struct run *r, struct top *tp)
 {
-	char line[TOP_LINE_MAX], spark[TOP_LINE_MAX];
+	char line[TOP_LINE_MAX], flow[TOP_LINE_MAX], spark[TOP_LINE_MAX];
 	size_t rows;
 	int y = 0;
 
-	header(r, tp, line);
+	header(r, tp, line, flow);
 	if (!tp->screen) {
+		char joined[2 * TOP_LINE_MAX + 2];
+
+		snprintf(joined, sizeof(joined), "%s  %s", line, flow);
 		rows = r->args->top ? r->args->top : TOP_BATCH_ROWS;
-		put(tp, 0, 0, line);
+		put(tp, 0, 0, joined);
 		if (tp->per_proc)
 			image_rows(r, tp, 0, rows);
 		else
@@ -417,6 +422,7 @@ static void draw(struct run *r, struct top *tp)
 	}
 	erase();
 	put(tp, y++, A_BOLD, line);
+	put(tp, y++, 0, flow);
 	sparkline(tp, spark, sizeof(spark), COLS > 20 ? (size_t)COLS - 20 : 1);
 	snprintf(line, sizeof(line), "heap over time  %s", spark);
 	put(tp, y++, 0, line);
