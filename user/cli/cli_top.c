@@ -58,6 +58,22 @@ const struct opt_cmd cli_top_cmd = {
 	.exit_status = "  0 quit (q, -n); the profile, if -o, written    2 bad arguments\n"
 		       "  1 tracing or writing failed   3 not root, no BTF or uprobes   "
 		       "4 records dropped\n",
+	.man_title = "Keys and frames",
+	.man_text = "The screen shows the heap now and at its peak, RSS, live blocks, allocations\n"
+		    "and frees per second, records dropped and stacks lost, the heap over time,\n"
+		    "and a row per site (named as tracer report names rows): live bytes and\n"
+		    "blocks, total bytes and count, RATE/s (bytes allocated per second) and\n"
+		    "TREND/s (live bytes gained per second). The footer lists the keys; a batch\n"
+		    "frame is one header line, the column heading, the rows and an empty line:",
+	.man_example = "  q        quit: detach (a -- CMD gets SIGTERM); with -o, write the profile\n"
+		       "  l b c r  sort by live bytes, total bytes, count, rate\n"
+		       "  t        per thread (not recorded): per process image rows\n"
+		       "  p        pause the display; / filter by function (Enter, Esc)\n"
+		       "\n"
+		       "  tracer top 15:16:40  heap 86.00 KiB  peak 86.25 KiB  rss 1.42 MiB  ...\n"
+		       "        LIVE    BLOCKS       TOTAL      COUNT      RATE/s     TREND/s  SITE\n"
+		       "   86.00 KiB        86   86.00 KiB         86   85.87 KiB  +85.87 KiB  "
+		       "grow_cache (top_prog.c:18)  <-  main (top_prog.c:45)\n",
 };
 
 /* One of top's options into o; the shared ones through the tracer's handler. */
