@@ -3,7 +3,8 @@
  *  - the screen, driven for real in a tmux pane of 160x48: it names grow_cache (the site
  *    that keeps live bytes) with a heap figure; `c` sorts by count (the footer's key, the
  *    status line says so); `/churn` Enter filters grow_cache's row away and keeps
- *    churn_buffers'; `q` quits, the tracer exits 0 and writes the -o profile;
+ *    churn_buffers'; `t` shows per-process rows ("per-thread: not recorded"), `p` pauses;
+ *    `q` quits, the tracer exits 0 and writes the -o profile;
  *  - --batch -n 3: three plain-text frames on stdout, each a "tracer top HH:MM:SS  heap ..."
  *    header line with peak, rss and the rates, the column heading, then rows naming the
  *    site; exit 0.
@@ -75,15 +76,18 @@ Test(top, screen_in_tmux, .timeout = TEST_TIMEOUT(240))
 	snprintf(prof, sizeof(prof), "%s/top.json", dir);
 	snprintf(cmd, sizeof(cmd),
 		 "new-session -d -s top -x 160 -y 48 "
-		 "\"TERM=screen %s top -o %s -- %s 600 2>%s/stderr; echo \\$? >%s; sleep 600\"",
+		 "\"TERM=screen timeout --foreground 300 %s top -o %s -- %s 600 2>%s/stderr; echo \\$? >%s; "
+		 "sleep 60\"",
 		 TRACER_BIN, prof, TOP_PROG_BIN, dir, status_path);
 	cr_assert_eq(tmux(cmd, NULL), 0, "tmux new-session failed");
 
 	cr_assert(wait_pane("grow_cache", NULL, (int)TEST_TIMEOUT(60), &last),
 		  "the screen never named grow_cache:\n%s\nstderr:\n%s", last,
 		  e2e_slurp(strcat(strcpy(cmd, dir), "/stderr")));
-	cr_assert(strstr(last, "heap ") && strstr(last, "peak ") && strstr(last, "sort: live"),
-		  "no heap figure or sort on the screen:\n%s", last);
+	cr_assert(wait_pane("heap ", "heap 0 B", (int)TEST_TIMEOUT(10), &last),
+		  "no heap figure on the screen:\n%s", last);
+	cr_assert(strstr(last, "peak ") && strstr(last, "rss ") && strstr(last, "sort: live"),
+		  "no peak, rss or sort on the screen:\n%s", last);
 	/* By live bytes grow_cache is first: its row comes before churn_buffers' if that is
 	 * shown at all (it keeps nothing live). */
 	cr_assert(!strstr(last, "churn_buffers") ||
@@ -103,6 +107,14 @@ Test(top, screen_in_tmux, .timeout = TEST_TIMEOUT(240))
 	cr_assert(wait_pane("filter: churn", "grow_cache", (int)TEST_TIMEOUT(10), &last),
 		  "the / filter did not leave grow_cache out:\n%s", last);
 	cr_assert(strstr(last, "churn_buffers"), "the filter hid churn_buffers too:\n%s", last);
+
+	tmux("send-keys -t top t", NULL);
+	cr_assert(wait_pane("per-thread: not recorded", NULL, (int)TEST_TIMEOUT(10), &last),
+		  "t did not show the per-process rows:\n%s", last);
+	cr_assert(strstr(last, "top_prog"), "no row for the traced process:\n%s", last);
+	tmux("send-keys -t top p", NULL);
+	cr_assert(wait_pane("[paused]", NULL, (int)TEST_TIMEOUT(10), &last),
+		  "p did not pause:\n%s", last);
 
 	tmux("send-keys -t top q", NULL);
 	cr_assert(e2e_wait_for_text(status_path, "\n", (int)TEST_TIMEOUT(60)),
