@@ -21,7 +21,7 @@ static const struct opt_spec top_opts_table[] = {
 	  NULL, "", 'p' },
 	{ "batch", 'b', NULL,
 	  "print plain-text frames on stdout instead of the screen\n"
-	  "(the default when stdout is not a terminal)",
+	  "(the default when stdout or stdin is not a terminal)",
 	  NULL, NULL, OPT_TOP_BATCH },
 	{ "iterations", 'n', "N", "quit after N frames (detaching, as q does)", NULL, "",
 	  OPT_TOP_FRAMES },

@@ -9,7 +9,7 @@
  *	tracer top 14:32:05  heap 1.50 MiB  peak 1.62 MiB  rss 9.80 MiB  blocks 300  allocs
  *	  1200/s (117.19 KiB/s)  frees 1100/s  dropped 0  lost stacks 0    (one line in batch)
  *	      LIVE    BLOCKS       TOTAL      COUNT      RATE/s     TREND/s  SITE
- *	  1.20 MiB       240    5.00 MiB       1000  100.00 KiB   +20.00 KiB  leak (svc.c:12)  <-  main (svc.c:30)
+ *	  1.20 MiB       240    5.00 MiB       1000  100.00 KiB   +20.00 KiB  leak (svc.c:12)  <-  ...
  *
  * A site's PPs are named once, when first seen (a symbolization each); a frame only sums
  * the figures, so a frame costs one pass over the program points.
@@ -373,7 +373,8 @@ static void site_rows(struct run *r, struct top *tp, int y, size_t max)
 		put(tp, y++, 0, line);
 	}
 	if (!n)
-		put(tp, y, 0, *tp->filter ? "  (no site matches the filter)" : "  (no allocation yet)");
+		put(tp, y, 0,
+		    *tp->filter ? "  (no site matches the filter)" : "  (no allocation yet)");
 	free(v);
 }
 
