@@ -380,3 +380,39 @@ Test(options, subcommand_parsing)
 	free(out);
 	free(errs);
 }
+
+/* tracer top (cli_top.c): its own options, the tracer's shared ones, and its usage errors. */
+static int parse_top(int argc, char **argv)
+{
+	return options__parse_top(argc, argv, &parsed);
+}
+
+Test(options, top)
+{
+	const char *batch[] = { "top", "--batch", "-n", "3", "-d", "0.5", "-o", "t.json",
+				"--bytes", "--pid", "42,43", NULL };
+	const char *cmd[] = { "top", "--", "ls", "-l", NULL };
+	static const struct usage_case cases[] = {
+		{ parse_top, { "top", NULL }, "top: give --pid PID or -- CMD" },
+		{ parse_top, { "top", "--pid", "1", "--", "ls", NULL }, "top: give --pid PID or" },
+		{ parse_top, { "top", "-n", "0", "--pid", "1", NULL }, "--iterations needs a" },
+		{ parse_top, { "top", "--delay", "0", "--pid", "1", NULL }, "--delay needs seconds" },
+		{ parse_top, { "top", "--bogus", NULL }, "try 'tracer top --help'" },
+	};
+	char *out, *errs;
+
+	cr_assert_eq(tu_run_cli(parse_top, batch, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect(parsed.top_mode && parsed.top_batch && parsed.exact_bytes);
+	cr_expect_eq(parsed.top_frames, 3);
+	cr_expect(parsed.top_delay_s == 0.5);
+	cr_expect_str_eq(parsed.output, "t.json");
+	cr_expect_eq(parsed.pid_cnt, 2);
+	free(out);
+	free(errs);
+	cr_assert_eq(tu_run_cli(parse_top, cmd, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect(parsed.top_mode && !parsed.top_batch && parsed.top_delay_s == 1.0);
+	cr_expect_str_eq(parsed.cmd[0], "ls");
+	free(out);
+	free(errs);
+	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}

@@ -41,6 +41,6 @@ int cli__add_skip(const char *cmd, struct site_opts *o, const char **slots,
 int cli__parse_count(const char *opt, const char *s, unsigned long *out);
 
 /* The subcommands' option tables and help (options.h lists them for the man page). */
-extern const struct opt_cmd cli_report_cmd, cli_diff_cmd, cli_export_cmd;
+extern const struct opt_cmd cli_report_cmd, cli_diff_cmd, cli_export_cmd, cli_top_cmd;
 
 #endif

@@ -101,7 +101,11 @@ int opt__parse(const struct opt_cmd *cmd, int argc, char **argv, opt_fn fn, void
 			return TRACER_EXIT_USAGE;
 		}
 		if (val == '?' || val == ':' || (!o && val != 1)) {
-			fputs("try 'tracer --help'\n", stderr); /* getopt has said what is wrong */
+			/* getopt has said what is wrong; tracer top parses as the tracer does */
+			if (strcmp(cmd->name, "tracer"))
+				fprintf(stderr, "try 'tracer %s --help'\n", cmd->name);
+			else
+				fputs("try 'tracer --help'\n", stderr);
 			return TRACER_EXIT_USAGE;
 		}
 		if (o && o->id == OPT_HELP) {

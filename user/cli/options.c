@@ -197,6 +197,7 @@ const struct opt_cmd tracer_cmd = {
 		"  tracer [options] -- CMD [ARGS...]           start CMD traced, exit with its "
 		"status\n"
 		"  tracer --check [--pid PID] [--json]         what this host supports\n"
+		"  tracer top --pid PID | -- CMD               live view of the heap (q quits)\n"
 		"  tracer report FILE [--top N] [--sort KEY] [--json]   summarize any DHAT file\n"
 		"  tracer diff OLD NEW [--top N] [--json]      compare two DHAT files per stack\n"
 		"  tracer export FILE [--format pprof|folded|svg|timeline] [-o OUT]\n"
@@ -228,7 +229,7 @@ const struct opt_cmd tracer_cmd = {
 };
 
 const struct opt_cmd *const tracer_cmds[] = { &tracer_cmd, &cli_report_cmd, &cli_diff_cmd,
-					      &cli_export_cmd };
+					      &cli_export_cmd, &cli_top_cmd };
 const int tracer_cmd_cnt = sizeof(tracer_cmds) / sizeof(tracer_cmds[0]);
 
 /* "pprof,svg,timeline" -> bits (1 << enum export_format). */
@@ -484,6 +485,11 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		return TRACER_EXIT_OK;
 	}
 	return OPT_GO_ON;
+}
+
+int options__set(void *ctx, const struct opt_spec *opt, const char *arg)
+{
+	return set_option(ctx, opt, arg);
 }
 
 /* -- CMD naming a FIFO, device or directory: execve would refuse it (EACCES), and reading

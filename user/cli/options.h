@@ -56,6 +56,10 @@ struct tracer_opts {
 	double min_age_s;		/* --min-age: blocks younger than this left out; 0: none */
 	__u64 sample_bytes;		/* --sample-bytes, mean bytes per sample; 0: exact */
 	bool check, check_json;		/* --check [--json]: host_check.h, no tracing */
+	/* tracer top (cli_top.c): the live view instead of --interval tables */
+	bool top_mode, top_batch;	/* top; --batch (or stdout not a terminal) */
+	unsigned long top_frames;	/* -n: quit after this many frames; 0: at q */
+	double top_delay_s;		/* --delay between frames */
 };
 
 /*
@@ -65,6 +69,13 @@ struct tracer_opts {
  * o->cmd points into argv.
  */
 int options__parse(int argc, char **argv, struct tracer_opts *o);
+
+/* `tracer top ARGS` (argv[0] is "top"): as options__parse, with top's table (cli_top.c). */
+int options__parse_top(int argc, char **argv, struct tracer_opts *o);
+
+/* The tracer's handler of one option (an opt_fn, ctx a struct tracer_opts): for the tables
+ * of commands that share its options (top). */
+int options__set(void *ctx, const struct opt_spec *opt, const char *arg);
 
 /* The tracer's table and help, for the tests and the generators. */
 extern const struct opt_cmd tracer_cmd;

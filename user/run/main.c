@@ -129,7 +129,14 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 			snapshot_requested = 0;
 			run__snapshot_now(r, "SIGUSR1");
 		}
-		run__interval_tick(r, clock__mono_ns());
+		if (r->top) {
+			run__top_tick(r, clock__mono_ns());
+			/* q: detach from a --pid target, SIGTERM a -- CMD, as Ctrl-C does */
+			if (run__top_quit(r) && !stop_requested)
+				stop_requested = SIGTERM;
+		} else {
+			run__interval_tick(r, clock__mono_ns());
+		}
 		/* Symbolization happens when a profile closes, often after the target is gone:
 		 * keep the maps current (dlopen'd libraries) while it is alive. Cheap (~0.2 ms). */
 		if (alive && clock__mono_ns() - last_maps_ns > MAPS_REFRESH_NS) {
@@ -152,7 +159,8 @@ static int trace_loop(struct run *r, int *wait_status, bool progress)
 static int trace_exit_status(const struct run *r, int err, int wait_status, bool windowed,
 			     bool any_window)
 {
-	bool child = target__is_child(r->target);
+	/* top's q ends a -- CMD as a detach ends --pid: its status is not the run's */
+	bool child = target__is_child(r->target) && !run__top_quit(r);
 	struct probe_counters pc;
 	int ret;
 
@@ -296,8 +304,13 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	if (r->args->pid)
 		run__announce_attach(r);
 
-	err = trace_loop(r, &wait_status,
-			 !windowed && tracer_verbosity >= 0 && isatty(STDERR_FILENO));
+	if (r->args->top_mode && run__top_start(r)) {
+		elog("out of memory\n");
+		return TRACER_EXIT_FAILURE;
+	}
+	err = trace_loop(r, &wait_status, !windowed && !r->top && tracer_verbosity >= 0 &&
+						  isatty(STDERR_FILENO));
+	run__top_end(r); /* the terminal back before the counters */
 	/* Stop probing before symbolizing and writing: a live target (--pid, --duration)
 	 * would otherwise keep paying for probes, and could fill the ring with records nobody
 	 * reads (counted as dropped) while the profile is written. The window probes share the
@@ -362,7 +375,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return cli_diff(argc - 1, argv + 1);
 
-	ret = options__parse(argc, argv, &args);
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		ret = options__parse_top(argc - 1, argv + 1, &args);
+	else
+		ret = options__parse(argc, argv, &args);
 	if (ret != OPT_GO_ON)
 		return ret;
 	tracer_verbosity = args.verbosity;
@@ -402,6 +418,7 @@ int main(int argc, char **argv)
 	tracees__free(r.tracees); /* first: a tracee's stack hints are deleted in the loader */
 	loader__free(r.loader);
 	alloc_watch__free(r.alloc_watch);
+	run__top_free(&r);
 	if (summary.f) {
 		int err = output__close(&summary, 0);
 

@@ -49,6 +49,7 @@ struct run {
 	/* Where the tracer's own report and closing counters go, never the traced command's
 	 * stdout (run__open_summary); NULL: not printed (-q). */
 	FILE *report_out, *counters_out;
+	struct top *top; /* tracer top: its view (run_top.c); NULL otherwise */
 };
 
 /* A profile being written: the run and the image it belongs to. */
@@ -126,6 +127,21 @@ int run__open_summary(struct run *r, struct output *o);
  * --min-age left out, where the report goes (stderr or --summary; nothing with -q). The first
  * call only starts the clock. */
 void run__interval_tick(struct run *r, __u64 now);
+
+/* ---- run_top.c: tracer top ------------------------------------------------------------ */
+
+/* Start the view: the screen (ncurses on stdout) when stdout and stdin are a terminal and
+ * not --batch, else plain-text frames on stdout. 0 or -1 (out of memory). */
+int run__top_start(struct run *r);
+/* Called on every turn of the trace loop instead of run__interval_tick: the keys typed,
+ * and a frame every --delay. */
+void run__top_tick(struct run *r, __u64 now);
+/* q was pressed, or the -n frames are drawn: the loop ends the trace as a signal would. */
+bool run__top_quit(const struct run *r);
+/* Give the terminal back (before the closing counters print); run__top_free frees. Both
+ * accept a run without a view. */
+void run__top_end(struct run *r);
+void run__top_free(struct run *r);
 
 /* ---- run_images.c: the targets and the process images they become ---------------------- */
 

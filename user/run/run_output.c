@@ -158,6 +158,8 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	char path[PATH_MAX], err[512];
 	bool written;
 
+	if (r->args->top_mode && !r->args->output)
+		return 0; /* tracer top writes a profile only when -o asks for one */
 	run__stack_source(&pc, &src);
 	/* An image that exec'd away must not take the new image's maps. */
 	if (t->sym)
@@ -368,7 +370,8 @@ int run__open_summary(struct run *r, struct output *o)
 	}
 	if (a->verbosity < 0)
 		return 0;
-	r->report_out = a->workload ? stdout : stderr;
+	/* tracer top: the view was the report; the counters still say what was lost */
+	r->report_out = a->top_mode ? NULL : a->workload ? stdout : stderr;
 	r->counters_out = stderr;
 	return 0;
 }
