@@ -43,6 +43,7 @@ struct tracer_opts {
 	bool as_root;			/* --as-root */
 	size_t top;			/* --top, rows; 0: the report's default */
 	bool exact_bytes;		/* --bytes: exact byte counts in the report */
+	const char *suppressions;	/* --suppressions: LSAN leak:PATTERN file (suppress.h) */
 	unsigned formats;		/* --format: bits of profile_output.h */
 	const char *start_at, *stop_at; /* window symbols (--start-at/--stop-at) */
 	enum unwind_mode unwind;	/* as given; the run decides what auto means */
