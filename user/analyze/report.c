@@ -551,6 +551,98 @@ static void print_still_live(FILE *out, const struct dhat_profile *p, struct sit
 	}
 }
 
+/* Program point k's row (rs->v is in PP order; only order[] is sorted), or NULL. */
+static const struct site_row *pp_row(const struct dhat_profile *p, const struct rows *rs,
+				     int64_t k)
+{
+	return k >= 0 && (uint64_t)k < p->pp_cnt ? &rs->v[k] : NULL;
+}
+
+/* report --by-thread: each thread's total, its own peak of live bytes and what it left live
+ * at the end, largest total first, named as /proc named it when the tracer first saw it
+ * allocate, with its largest site. */
+static void print_threads(FILE *out, const struct dhat_profile *p, const struct rows *rs,
+			  const struct units *u)
+{
+	const struct dhat_thread **v;
+	char c1[64], c2[64], c3[64];
+
+	fputs("\n  by thread (total, its own peak of live bytes, live at the end; its top site)\n",
+	      out);
+	if (!p->threads_cnt) {
+		fputs("    none recorded: the file has no \"threads\" (not written by this "
+		      "tracer, or by an older one)\n", out);
+		return;
+	}
+	v = calloc(p->threads_cnt, sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < p->threads_cnt; i++)
+		v[i] = &p->threads[i];
+	for (size_t i = 1; i < p->threads_cnt; i++) /* insertion sort: a few hundred at most */
+		for (size_t j = i; j && v[j]->tb > v[j - 1]->tb; j--) {
+			const struct dhat_thread *t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (size_t i = 0; i < p->threads_cnt; i++) {
+		const struct dhat_thread *t = v[i];
+		const struct site_row *r = pp_row(p, rs, t->top_pp);
+
+		const char *name = !t->tid ? "(other threads)" : *t->comm ? t->comm : "?";
+		size_t len = strlen(name);
+
+		fprintf(out, "    %7llu  ", (unsigned long long)t->tid);
+		safe_text__fputs_term(out, name);
+		fprintf(out, "%*s %s %9llu %s  peak %s  end %s", len < 16 ? (int)(16 - len) : 0, "",
+			cell(u, t->tb, c1, sizeof(c1)), (unsigned long long)t->tbk, u->bk,
+			cell(u, t->mb, c2, sizeof(c2)), cell(u, t->eb, c3, sizeof(c3)));
+		if (r) {
+			fputs("   ", out);
+			put_row_site(out, r);
+		} else {
+			fputc('\n', out);
+		}
+	}
+	free(v);
+}
+
+/* report --sizes: how many allocations of which sizes, in power-of-two buckets, and the site
+ * with the most allocations in each. */
+static void print_sizes(FILE *out, const struct dhat_profile *p, const struct rows *rs,
+			const struct units *u)
+{
+	char lo[UNITS_BYTES_SZ], hi[UNITS_BYTES_SZ], range[64], c[64];
+
+	fputs("\n  allocation sizes (power-of-two buckets: allocations, bytes; the site with the "
+	      "most)\n", out);
+	if (!p->sizes_cnt) {
+		fputs("    none recorded: the file has no \"sizes\" (not written by this tracer, "
+		      "or by an older one)\n", out);
+		return;
+	}
+	for (size_t i = 0; i < p->sizes_cnt; i++) {
+		const struct dhat_size_bucket *b = &p->sizes[i];
+		const struct site_row *r = pp_row(p, rs, b->top_pp);
+
+		units__bytes(1ull << b->log2, false, lo, sizeof(lo));
+		if (b->log2 < 63)
+			units__bytes(1ull << (b->log2 + 1), false, hi, sizeof(hi));
+		else
+			snprintf(hi, sizeof(hi), "...");
+		snprintf(range, sizeof(range), "%s .. %s", lo, hi);
+		fprintf(out, "    %-22s %9llu %s %s", range, (unsigned long long)b->tbk, u->bk,
+			cell(u, b->tb, c, sizeof(c)));
+		if (r) {
+			fprintf(out, "   %llu in ", (unsigned long long)b->top_tbk);
+			put_row_site(out, r);
+		} else {
+			fputc('\n', out);
+		}
+	}
+}
+
 /* " ±12%" after an estimate of a sampled profile; nothing otherwise. Every cell holds one
  * 2-byte "±", so one byte width lines them up. */
 static void put_pm(FILE *out, const struct dhat_profile *p, uint64_t value, double se)
@@ -610,6 +702,13 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, " x %lu\n", iters);
 	}
 	fputs("--------------------------------------------------------------\n", out);
+	if (opts && (opts->by_thread || opts->sizes)) { /* the views alone */
+		if (opts->by_thread)
+			print_threads(out, p, &rs, &u);
+		if (opts->sizes)
+			print_sizes(out, p, &rs, &u);
+		goto flush;
+	}
 	if (opts && opts->leaks_only) { /* report --leaks: the suspects alone, with stacks */
 		if (!p->bklt)
 			fputs("  no block lifetimes in this file (\"bklt\": false): no leak "

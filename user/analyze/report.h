@@ -39,6 +39,8 @@ struct report_opts {
 	enum report_sort sort; /* see enum report_sort */
 	bool json;	       /* one JSON object instead of the text summary */
 	bool exact_bytes;      /* --bytes: byte figures as exact integers, not KiB/MiB/... */
+	bool by_thread;	       /* --by-thread: live, total and peak per thread, named */
+	bool sizes;	       /* --sizes: allocation sizes in power-of-two buckets */
 	bool leaks_only;       /* --leaks: only the leak suspects, each with its whole stack */
 	const struct suppress *supp; /* --suppressions; NULL: the built-in list alone */
 	bool warn_lost;	       /* report__print_file: first warn on stderr when the file

@@ -12,7 +12,7 @@
 #include "suppress.h"
 
 enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE, OPT_BYTES,
-       OPT_LEAKS, OPT_SUPPRESSIONS };
+       OPT_LEAKS, OPT_SUPPRESSIONS, OPT_BY_THREAD, OPT_SIZES };
 
 static const struct opt_spec report_opts_table[] = {
 	{ "top", 't', "N", "rows per table (default 12; with --json: all rows)", NULL, "", 't' },
@@ -45,6 +45,14 @@ static const struct opt_spec report_opts_table[] = {
 	  "lines), besides the built-in ones for libc, ld.so and the\n"
 	  "Rust and CPython runtimes' one-time allocations",
 	  NULL, "", OPT_SUPPRESSIONS },
+	{ "by-thread", 0, NULL,
+	  "per thread, named: total, its own peak of live bytes, live\n"
+	  "at the end, and its top site (instead of the tables)",
+	  NULL, NULL, OPT_BY_THREAD },
+	{ "sizes", 0, NULL,
+	  "allocation sizes in power-of-two buckets: allocations,\n"
+	  "bytes, and the site with the most (instead of the tables)",
+	  NULL, NULL, OPT_SIZES },
 	{ "json", 'j', NULL, "one JSON object instead of text (always exact)", NULL, NULL, 'j' },
 	{ "help", 'h', NULL, "this help", NULL, NULL, OPT_HELP },
 	{ 0 },
@@ -59,7 +67,8 @@ const struct opt_cmd cli_report_cmd = {
 	.examples = "  tracer report dhat-heap-grep-pipeline.json --top 20\n"
 		    "  tracer report dhat.out.1234 --sort peak --skip xmalloc --skip =my_alloc\n"
 		    "  tracer report prof.json.gz --json | jq '.rows[0]'\n"
-		    "  tracer report prof.json --leaks --suppressions lsan.supp\n",
+		    "  tracer report prof.json --leaks --suppressions lsan.supp\n"
+		    "  tracer report prof.json --by-thread --sizes\n",
 	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file.\n",
 	.man_title = "Heap vs RSS",
 	.man_text = "\"I freed it, why is RSS still high?\" When the target used glibc's malloc and\n"
@@ -155,6 +164,12 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 		break;
 	case OPT_TITLE:
 		a->opts.title = v;
+		break;
+	case OPT_BY_THREAD:
+		a->opts.by_thread = true;
+		break;
+	case OPT_SIZES:
+		a->opts.sizes = true;
 		break;
 	case OPT_LEAKS:
 		a->opts.leaks_only = true;

@@ -34,6 +34,7 @@
 #include "dhat_lost.h"
 #include "dhat_mappings.h"
 #include "dhat_rss.h"
+#include "dhat_threads.h"
 
 /* Most frames one PP's fs holds (fs_cnt is 31 bits wide). */
 #define DHAT_FS_CNT_MAX 0x7fffffffu
@@ -109,6 +110,12 @@ struct dhat_profile {
 	/* Our "sampled" object (dhat_sampled.h), optional and as lenient: --sample-bytes' mean,
 	 * 0 for an exact profile. Non-zero: every figure is an estimate. */
 	uint64_t sample_bytes;
+	/* Our "threads" and "sizes" arrays (dhat_threads.h), optional and as lenient: NULL/0
+	 * when absent; topPp is checked by whoever names it. */
+	struct dhat_thread *threads;
+	size_t threads_cnt;
+	struct dhat_size_bucket *sizes;
+	size_t sizes_cnt;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
 	/* pps[k]'s rb/wb for k < acc_cnt (NULL/0 when every PP so far had none): read them with
