@@ -1341,3 +1341,28 @@ Test(report, suppression_patterns)
 	cr_expect(!suppress__frame(s, "libfoo_init (in /usr/lib/libfoo.so)", NULL));
 	suppress__free(s);
 }
+
+/* #35: C++ rows drop long template argument lists, keeping the shape; short ones and
+ * operator< stay. */
+Test(report, long_template_arguments_trimmed)
+{
+	const char *f[] = {
+		"std::vector<std::__cxx11::basic_string<char, std::char_traits<char>, "
+		"std::allocator<char> >, std::allocator<std::__cxx11::basic_string<char, "
+		"std::char_traits<char>, std::allocator<char> > > >::_M_realloc_insert<"
+		"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > "
+		"const&>(iter, x) (stl_vector.h:1287)",
+		"fill (m.cpp:15)",
+	};
+	const char *g[] = { "operator<<(std::ostream&, Pt const&) (p.cpp:3)", "std::vector<int>::f (v.h:1)" };
+	char *s = site__name(f, 2, &(struct site_opts){ .no_default_skip = true });
+
+	cr_assert_not_null(s);
+	cr_expect_str_eq(s, "std::vector<\xe2\x80\xa6>::_M_realloc_insert<\xe2\x80\xa6>(iter, x) "
+			    "(stl_vector.h:1287)  <-  fill (m.cpp:15)");
+	free(s);
+	s = site__name(g, 2, &(struct site_opts){ .no_default_skip = true });
+	cr_expect_str_eq(s, "operator<<(std::ostream&, Pt const&) (p.cpp:3)  <-  std::vector<int>::f "
+			    "(v.h:1)");
+	free(s);
+}
