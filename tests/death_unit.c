@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dhat_death.h"
+#include "dhat_mappings.h"
 #include "dhat_reader.h"
 #include "export.h"
 #include "events.h"
@@ -337,4 +338,36 @@ Test(death_unit, timeline_chart_draws_rss_next_to_the_heap)
 		free(text);
 		dhat_profile__free(p);
 	}
+}
+
+/* #35: "memory mapped outside malloc" printed one site on several identical rows (stacks
+ * that differ below the site). One row per site text, with the sums, at the first one's
+ * place; sites in malloc stay out. */
+Test(mappings, one_row_per_site)
+{
+	struct dhat_mapping_site sites[] = {
+		{ .site = (char *)"pthread_create (pthread_create.c:650)  <-  run_workers (s.c:317)",
+		  .bytes = 8 << 20, .count = 1 },
+		{ .site = (char *)"pthread_create (pthread_create.c:650)  <-  main (d.c:349)",
+		  .bytes = 4 << 20, .count = 1 },
+		{ .site = (char *)"pthread_create (pthread_create.c:650)  <-  run_workers (s.c:317)",
+		  .bytes = 8 << 20, .count = 2 },
+		{ .site = (char *)"sysmalloc (malloc.c:2)", .bytes = 1 << 20, .count = 1,
+		  .in_malloc = true },
+	};
+	struct dhat_mappings m = { .sites = sites, .cnt = 4 };
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	cr_assert_not_null(f);
+	dhat_mappings__print(f, &m, 12, "end", false);
+	fclose(f);
+	cr_expect_str_eq(out,
+		"\n  memory mapped outside malloc at end (anonymous, virtual)\n"
+		"         16.00 MiB          3 maps    pthread_create (pthread_create.c:650)  <-  "
+		"run_workers (s.c:317)\n"
+		"          4.00 MiB          1 maps    pthread_create (pthread_create.c:650)  <-  "
+		"main (d.c:349)\n");
+	free(out);
 }

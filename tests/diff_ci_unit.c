@@ -497,3 +497,29 @@ Test(diff_ci, sampling_noise_is_not_a_regression)
 	free(out);
 	free(errs);
 }
+
+/* #35: the diff flame graph's colour is relative to the largest change and white means
+ * unchanged, so parse's +0.2% (20,000 -> 20,040) beside load_table's +50% is near white, not
+ * the pink flamegraph.pl gives any change; and its leaves leave out the allocator (malloc),
+ * as the other exports do. Fixture: data/report/ci_small.json against ci_base.json. */
+Test(diff_ci, diff_flame_graph_colour_scale_and_no_plumbing, .timeout = TEST_TIMEOUT(300))
+{
+	static const char *const svg_args[] = {"--format", "svg", NULL};
+	char *svg, *errs, *fill;
+	int r, g, b;
+
+	cr_assert_eq(diff_cli(DATA "ci_base.json", DATA "ci_small.json", svg_args, &svg, &errs), 0,
+		     "%s", errs);
+	fill = fill_of(svg, "load_table");
+	rgb(fill, &r, &g, &b);
+	/* main above it, the largest change, holds parse's +40 too */
+	cr_expect(r == 255 && g <= 1 && b <= 1, "load_table, near the largest change: %s", fill);
+	free(fill);
+	fill = fill_of(svg, "parse");
+	rgb(fill, &r, &g, &b);
+	cr_expect(r == 255 && g >= 250 && b >= 250, "parse +0.2%%: near white, not %s", fill);
+	free(fill);
+	cr_expect(!strstr(svg, "<title>malloc"), "malloc is a frame of the graph:\n%s", svg);
+	free(svg);
+	free(errs);
+}

@@ -24,6 +24,7 @@
 #include "dhat_writer.h"
 #include "diff.h"
 #include "report.h"
+#include "suppress.h"
 #include "test_util.h"
 
 #define DATA TESTS_SRC_DIR "/data/report/"
@@ -1185,7 +1186,8 @@ Test(report, still_live_section)
 
 	cr_assert_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
 	cr_expect(strstr(out,
-		"\n  still live at the end (leak suspects: 2+ allocs, or living half the run)\n"
+		"\n  still live at the end (leak suspects by bytes x age: 2+ allocs, living half "
+		"the run, or 16 KiB+)\n"
 		"            1000 B         10 allocs  age  50%   many (a.c:1)\n"
 		"              64 B          1 allocs  age  90%   old (b.c:2)\n"), "%s", out);
 	cr_expect(!strstr(strstr(out, "still live"), "young") &&
@@ -1200,8 +1202,9 @@ Test(report, still_live_section)
 	path = put("young.json", LIVE_HDR "\"pps\":[" PP(5, 1, 1, 5, 1, 1)
 		"],\"ftbl\":[\"[root]\",\"f (a.c:1)\"]}");
 	cr_assert_eq(run_report(path, NULL, &out, err, sizeof(err)), 0, "%s", err);
-	cr_expect(strstr(out, "still live at the end (leak suspects: 2+ allocs, or living half the "
-			      "run)\n    none: 1 allocs live, none of them many or old\n"),
+	cr_expect(strstr(out, "still live at the end (leak suspects by bytes x age: 2+ allocs, "
+			      "living half the run, or 16 KiB+)\n    none: 1 allocs live, none of "
+			      "them many, old or big\n"),
 		  "%s", out);
 	free(out);
 }
@@ -1281,4 +1284,107 @@ Test(report, recorded_skip_applies_by_default)
 	cr_assert_eq(run_report(path, &opts, &out, err, sizeof(err)), 0, "%s", err);
 	cr_expect(strstr(out, "my_alloc (a.c:1)  <-  build (a.c:20)"), "%s", out);
 	free(out);
+}
+
+/* Leak suspects that find leaks (#35): ranked by bytes live at the end x age, one big block
+ * listed whatever its age (and first), libc's locale data and Rust's runtime start-up
+ * suppressed by the built-in list, the program's own patterns by an LSAN-format file, and
+ * --leaks: the suspects alone, each with its whole stack. Fixture: data/report/leaks.json. */
+Test(report, leak_suspects_ranked_and_suppressed)
+{
+	struct report_opts o = { .exact_bytes = true };
+	char err[256] = "", *out = NULL;
+	const char *live;
+	struct suppress *supp;
+
+	cr_assert_eq(run_report(DATA "leaks.json", &o, &out, err, sizeof(err)), 0, "%s", err);
+	live = strstr(out, "still live at the end");
+	cr_assert(live, "%s", out);
+	cr_expect(strstr(live,
+		"still live at the end (leak suspects by bytes x age: 2+ allocs, living half the "
+		"run, or 16 KiB+)\n"
+		"          100000 B          1 allocs  age   1%   leaky::keep_forever (src/main.rs:7)  <-  main (leaky.c:40)\n"
+		"            1000 B         10 allocs  age  50%   many (a.c:1)  <-  main (leaky.c:40)\n"
+		"             200 B          2 allocs  age  80%   mycache_fill (cache.c:7)  <-  main (leaky.c:40)\n"
+		"              64 B          1 allocs  age  90%   old (b.c:2)  <-  main (leaky.c:40)\n"
+		"  2 sites suppressed (640 B live): one-time allocations of libc, ld.so and "
+		"runtimes\n"), "%s", live);
+	cr_expect(!strstr(live, "_nl_") && !strstr(live, "std::") && !strstr(live, "young"),
+		  "%s", live);
+	free(out);
+
+	supp = suppress__load(DATA "leaks.supp", err, sizeof(err));
+	cr_assert_not_null(supp, "%s", err);
+	o.supp = supp;
+	o.leaks_only = true;
+	cr_assert_eq(run_report(DATA "leaks.json", &o, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect(!strstr(out, "top program points"), "%s", out);
+	cr_expect(strstr(out,
+		"          100000 B          1 allocs  age   1%   leaky::keep_forever (src/main.rs:7)  <-  main (leaky.c:40)\n"
+		"        malloc (in /lib/x86_64-linux-gnu/libc.so.6)\n"
+		"        leaky::keep_forever (src/main.rs:7)\n"
+		"        main (leaky.c:40)\n"
+		"            1000 B         10 allocs  age  50%   many (a.c:1)  <-  main (leaky.c:40)\n"),
+		"%s", out);
+	cr_expect(!strstr(out, "mycache"), "%s", out);
+	cr_expect(strstr(out, "  3 sites suppressed (840 B live): one-time allocations of libc, "
+			      "ld.so and runtimes, --suppressions\n"), "%s", out);
+	free(out);
+	suppress__free(supp);
+}
+
+/* LSAN's pattern rules (suppress.h): anywhere in the function or location, "*", "^", "$";
+ * a file with a line that is no "type:PATTERN" is refused with its line number. */
+Test(report, suppression_patterns)
+{
+	char err[256] = "";
+	const char *bad;
+	struct suppress *s;
+
+	cr_expect(suppress__glob("cache", "mycache_fill", 12));
+	cr_expect(suppress__glob("my*fill", "xmycache_fill", 13));
+	cr_expect(!suppress__glob("^cache", "mycache_fill", 12));
+	cr_expect(suppress__glob("^my", "mycache_fill", 12));
+	cr_expect(suppress__glob("fill$", "mycache_fill", 12));
+	cr_expect(!suppress__glob("fil$", "mycache_fill", 12));
+	cr_expect(suppress__frame(NULL, "0x1: _dl_new_object (dl-object.c:245)", NULL));
+	cr_expect(suppress__frame(NULL, "allocate_dtv (dl-tls.c:386)", NULL));
+	cr_expect(suppress__frame(NULL, "__libc_setlocale (setlocale.c:1)", NULL));
+	cr_expect(!suppress__frame(NULL, "std::rt::lang_start_internal (rt.rs:1)", NULL));
+	cr_expect(!suppress__frame(NULL, "main (x.c:1)", NULL));
+	cr_expect(!suppress__frame(NULL, "handle_dl_event (x.c:1)", NULL));
+	bad = put("bad.supp", "leak:ok\nno pattern here\n");
+	s = suppress__load(bad, err, sizeof(err));
+	cr_expect_null(s);
+	cr_expect(strstr(err, "bad.supp:2: not \"leak:PATTERN\""), "%s", err);
+	s = suppress__load(DATA "leaks.supp", err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	cr_expect(suppress__frame(s, "mycache_fill (cache.c:7)", NULL));
+	cr_expect(!suppress__frame(s, "libfoo_init (in /usr/lib/libfoo.so)", NULL));
+	suppress__free(s);
+}
+
+/* #35: C++ rows drop long template argument lists, keeping the shape; short ones and
+ * operator< stay. */
+Test(report, long_template_arguments_trimmed)
+{
+	const char *f[] = {
+		"std::vector<std::__cxx11::basic_string<char, std::char_traits<char>, "
+		"std::allocator<char> >, std::allocator<std::__cxx11::basic_string<char, "
+		"std::char_traits<char>, std::allocator<char> > > >::_M_realloc_insert<"
+		"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > "
+		"const&>(iter, x) (stl_vector.h:1287)",
+		"fill (m.cpp:15)",
+	};
+	const char *g[] = { "operator<<(std::ostream&, Pt const&) (p.cpp:3)", "std::vector<int>::f (v.h:1)" };
+	char *s = site__name(f, 2, &(struct site_opts){ .no_default_skip = true });
+
+	cr_assert_not_null(s);
+	cr_expect_str_eq(s, "std::vector<\xe2\x80\xa6>::_M_realloc_insert<\xe2\x80\xa6>(iter, x) "
+			    "(stl_vector.h:1287)  <-  fill (m.cpp:15)");
+	free(s);
+	s = site__name(g, 2, &(struct site_opts){ .no_default_skip = true });
+	cr_expect_str_eq(s, "operator<<(std::ostream&, Pt const&) (p.cpp:3)  <-  std::vector<int>::f "
+			    "(v.h:1)");
+	free(s);
 }

@@ -196,6 +196,47 @@ Test(sites_e2e, leak_named_in_still_live_section, .timeout = TEST_TIMEOUT(120))
 	free(log);
 }
 
+/* #35: for `ls` 11 of 12 leak suspects were glibc's locale data. Under a UTF-8 locale (so
+ * that setlocale loads some) the still-live section names none of libc's one-time
+ * allocations, says how many it suppressed, and `report --leaks` on the file lists the same
+ * suspects with their whole stacks. */
+Test(sites_e2e, ls_leak_suspects_are_not_locale_data, .timeout = TEST_TIMEOUT(120))
+{
+	char *log = NULL, *leaks = NULL, **s, line[1024], *dir;
+	const char *live;
+	size_t n;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("ls");
+	/* the locale in the tracer's environment, which -- CMD inherits: `env LC_ALL=... ls`
+	 * would make the first image env's */
+	snprintf(line, sizeof(line), "LC_ALL=C.UTF-8 %s -o %s/ls.json -- ls -l /usr "
+		 "2>&1 >/dev/null", TRACER_BIN, dir);
+	st = e2e_run(line, &log);
+	cr_assert_eq(st, 0, "%s exited %d:\n%s", line, st, log ? log : "");
+	cr_assert(strstr(log, "_nl_"), "setlocale loaded no locale data:\n%s", log);
+	live = strstr(log, "still live at the end");
+	cr_assert_not_null(live, "%s", log);
+	cr_expect(strstr(live, " suppressed ("), "no suppression note:\n%s", live);
+	s = table_sites(log, "still live at the end", &n);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(!strstr(s[i], "_nl_") && !strstr(s[i], "setlocale") &&
+				  !strstr(s[i], "_IO_file_doallocate") && !strstr(s[i], "_dl_"),
+			  "a libc one-time allocation is a suspect: %s\n%s", s[i], log);
+	snprintf(line, sizeof(line), "%s report --leaks %s/ls.json 2>&1", TRACER_BIN, dir);
+	st = e2e_run(line, &leaks);
+	cr_assert_eq(st, 0, "%s exited %d:\n%s", line, st, leaks ? leaks : "");
+	cr_expect(!strstr(leaks, "top program points"), "%s", leaks);
+	cr_expect(!strstr(leaks, "_nl_"), "%s", leaks);
+	if (n) /* a suspect's row, then its stack: frames indented by 8 */
+		cr_expect(strstr(leaks, "\n        "), "no stacks:\n%s", leaks);
+	free_sites(s, n);
+	free(dir);
+	free(leaks);
+	free(log);
+}
+
 /* --start-at with the name the report shows (legacy-mangled _ZN8rs_sites5build17h...E in the
  * file): the window opens at build(), so std's start-up allocations are not in it. */
 Test(sites_e2e, start_at_demangled_rust_name, .timeout = TEST_TIMEOUT(120))

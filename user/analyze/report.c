@@ -62,6 +62,7 @@
 #include "site.h"
 #include "strpool.h"
 #include "strtab.h"
+#include "suppress.h"
 #include "units.h"
 
 #define DEFAULT_TOP 12
@@ -419,40 +420,228 @@ static void print_sort_table(FILE *out, const struct dhat_profile *p, struct sit
 
 /*
  * The leak suspects: sites with blocks still live at the end (t-end) that are many (at least
- * LIVE_MANY) or old (their blocks lived, on average, at least half the run: tl/tbk >= te/2;
- * a DHAT file has no per-block age, and tl counts a block live at the end up to t-end). By
- * bytes live at the end, as memleak's outstanding allocations; "age" is tl/tbk in % of te.
+ * LIVE_MANY), old (their blocks lived, on average, at least half the run: tl/tbk >= te/2; a
+ * DHAT file has no per-block age, and tl counts a block live at the end up to t-end) or big
+ * (LIVE_BIG bytes live: one large block left at the end is a leak whatever its age, as a
+ * Box::leak of 97.66 KiB is). Not the one-time allocations of libc, ld.so and the runtimes,
+ * nor what --suppressions names (suppress.h). Ranked by bytes live at the end weighted by
+ * age, so that old bytes come first; a big site weighs all its bytes. "age" is tl/tbk in %
+ * of te.
  */
 #define LIVE_MANY 2
+#define LIVE_BIG (16 * 1024)
+
+/* Whether any frame of r's stack is suppressed; *builtin: by the built-in list. */
+static bool suppressed(const struct dhat_profile *p, const struct site_row *r,
+		       const struct report_opts *opts, bool *builtin)
+{
+	const struct dhat_pp *pp = pp_of(r);
+
+	for (size_t i = 0; i < pp->fs_cnt; i++)
+		if (suppress__frame(opts ? opts->supp : NULL, dhat_profile__pp_frame(p, pp, i),
+				    builtin))
+			return true;
+	return false;
+}
 
 static bool live_suspect(const struct site_row *r, uint64_t te)
 {
-	return pp_of(r)->ebk && (pp_of(r)->ebk >= LIVE_MANY || avg_lifetime(r) * 2 >= (double)te);
+	return pp_of(r)->ebk && (pp_of(r)->ebk >= LIVE_MANY || pp_of(r)->eb >= LIVE_BIG ||
+				 avg_lifetime(r) * 2 >= (double)te);
 }
 
-static void print_still_live(FILE *out, const struct dhat_profile *p, struct site_row **order, size_t n,
-			     size_t top, const struct units *u)
+/* Bytes live at the end weighted by age (0..1 of the run); a big site by 1. */
+static double suspect_score(const struct site_row *r, uint64_t te)
 {
-	size_t shown = 0;
-	char c[64];
+	double age = te ? avg_lifetime(r) / (double)te : 1.0;
 
-	fprintf(out, "\n  still live at the end (leak suspects: %d+ %s, or living half the run)\n",
-		LIVE_MANY, u->bk);
-	sort_rows(order, n, REPORT_SORT_END);
-	for (size_t i = 0; i < n && shown < top; i++) {
-		const struct site_row *r = order[i];
+	if (pp_of(r)->eb >= LIVE_BIG || age > 1.0)
+		age = 1.0;
+	return (double)pp_of(r)->eb * age;
+}
+
+static int cmp_suspects(const void *x, const void *y, void *ctx)
+{
+	const struct site_row *a = *(const struct site_row *const *)x,
+			      *b = *(const struct site_row *const *)y;
+	uint64_t te = *(const uint64_t *)ctx;
+	double sa = suspect_score(a, te), sb = suspect_score(b, te);
+	int c = sa > sb ? -1 : sa < sb;
+
+	if (!c)
+		c = cmp_u64_desc(pp_of(a)->eb, pp_of(b)->eb);
+	return c ? c : cmp_rows(x, y, &(enum report_sort){ REPORT_SORT_END });
+}
+
+/* The suspects, first n of them in order[] in rank order; returns n. *supp_n and *supp_b: how
+ * many live sites and bytes suppressions took away. */
+static size_t rank_suspects(const struct dhat_profile *p, struct site_row **order, size_t n,
+			    const struct report_opts *opts, size_t *supp_n, uint64_t *supp_b)
+{
+	size_t k = 0;
+
+	*supp_n = 0;
+	*supp_b = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct site_row *r = order[i];
+		bool builtin;
 
 		if (!live_suspect(r, p->te))
 			continue;
+		if (suppressed(p, r, opts, &builtin)) {
+			(*supp_n)++;
+			*supp_b += pp_of(r)->eb;
+			continue;
+		}
+		order[i] = order[k];
+		order[k++] = r;
+	}
+	qsort_r(order, k, sizeof(*order), cmp_suspects, &(uint64_t){ p->te });
+	return k;
+}
+
+/* Every frame of r's stack, cleaned, one a line under its row (report --leaks). */
+static void put_stack(FILE *out, const struct dhat_profile *p, const struct site_row *r)
+{
+	const struct dhat_pp *pp = pp_of(r);
+
+	for (size_t i = 0; i < pp->fs_cnt; i++) {
+		fputs("        ", out);
+		put_site(out, site__clean_frame(dhat_profile__pp_frame(p, pp, i)));
+	}
+}
+
+static void print_still_live(FILE *out, const struct dhat_profile *p, struct site_row **order,
+			     size_t n, size_t top, const struct units *u,
+			     const struct report_opts *opts)
+{
+	bool stacks = opts && opts->leaks_only;
+	size_t k, supp_n;
+	uint64_t supp_b;
+	char c[64];
+
+	fprintf(out,
+		"\n  still live at the end (leak suspects by bytes x age: %d+ %s, living half the "
+		"run, or %d KiB+)\n",
+		LIVE_MANY, u->bk, LIVE_BIG / 1024);
+	k = rank_suspects(p, order, n, opts, &supp_n, &supp_b);
+	for (size_t i = 0; i < k && i < top; i++) {
+		const struct site_row *r = order[i];
+
 		fprintf(out, "    %s  %9llu %s  age %3.0f%%   ", cell(u, pp_of(r)->eb, c, sizeof(c)),
 			(unsigned long long)pp_of(r)->ebk, u->bk,
 			p->te ? 100.0 * avg_lifetime(r) / (double)p->te : 0.0);
 		put_row_site(out, r);
-		shown++;
+		if (stacks)
+			put_stack(out, p, r);
 	}
-	if (!shown)
-		fprintf(out, "    none: %llu %s live, none of them many or old\n",
+	if (!k)
+		fprintf(out, "    none: %llu %s live, none of them many, old or big\n",
 			(unsigned long long)p->end_blocks, u->bk);
+	if (supp_n) {
+		char h[UNITS_BYTES_SZ];
+
+		if (u->human)
+			units__bytes(supp_b, false, h, sizeof(h));
+		else
+			snprintf(h, sizeof(h), "%llu %s", (unsigned long long)supp_b, u->b);
+		/* two spaces, as the heading: a note, not a row */
+		fprintf(out, "  %zu %s suppressed (%s live): one-time allocations of libc, ld.so "
+			"and runtimes%s\n", supp_n, supp_n == 1 ? "site" : "sites", h,
+			opts && opts->supp ? ", --suppressions" : "");
+	}
+}
+
+/* Program point k's row (rs->v is in PP order; only order[] is sorted), or NULL. */
+static const struct site_row *pp_row(const struct dhat_profile *p, const struct rows *rs,
+				     int64_t k)
+{
+	return k >= 0 && (uint64_t)k < p->pp_cnt ? &rs->v[k] : NULL;
+}
+
+/* report --by-thread: each thread's total, its own peak of live bytes and what it left live
+ * at the end, largest total first, named as /proc named it when the tracer first saw it
+ * allocate, with its largest site. */
+static void print_threads(FILE *out, const struct dhat_profile *p, const struct rows *rs,
+			  const struct units *u)
+{
+	const struct dhat_thread **v;
+	char c1[64], c2[64], c3[64];
+
+	fputs("\n  by thread (total, its own peak of live bytes, live at the end; its top site)\n",
+	      out);
+	if (!p->threads_cnt) {
+		fputs("    none recorded: the file has no \"threads\" (not written by this "
+		      "tracer, or by an older one)\n", out);
+		return;
+	}
+	v = calloc(p->threads_cnt, sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < p->threads_cnt; i++)
+		v[i] = &p->threads[i];
+	for (size_t i = 1; i < p->threads_cnt; i++) /* insertion sort: a few hundred at most */
+		for (size_t j = i; j && v[j]->tb > v[j - 1]->tb; j--) {
+			const struct dhat_thread *t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (size_t i = 0; i < p->threads_cnt; i++) {
+		const struct dhat_thread *t = v[i];
+		const struct site_row *r = pp_row(p, rs, t->top_pp);
+
+		const char *name = !t->tid ? "(other threads)" : *t->comm ? t->comm : "?";
+		size_t len = strlen(name);
+
+		fprintf(out, "    %7llu  ", (unsigned long long)t->tid);
+		safe_text__fputs_term(out, name);
+		fprintf(out, "%*s %s %9llu %s  peak %s  end %s", len < 16 ? (int)(16 - len) : 0, "",
+			cell(u, t->tb, c1, sizeof(c1)), (unsigned long long)t->tbk, u->bk,
+			cell(u, t->mb, c2, sizeof(c2)), cell(u, t->eb, c3, sizeof(c3)));
+		if (r) {
+			fputs("   ", out);
+			put_row_site(out, r);
+		} else {
+			fputc('\n', out);
+		}
+	}
+	free(v);
+}
+
+/* report --sizes: how many allocations of which sizes, in power-of-two buckets, and the site
+ * with the most allocations in each. */
+static void print_sizes(FILE *out, const struct dhat_profile *p, const struct rows *rs,
+			const struct units *u)
+{
+	char lo[UNITS_BYTES_SZ], hi[UNITS_BYTES_SZ], range[64], c[64];
+
+	fputs("\n  allocation sizes (power-of-two buckets: allocations, bytes; the site with the "
+	      "most)\n", out);
+	if (!p->sizes_cnt) {
+		fputs("    none recorded: the file has no \"sizes\" (not written by this tracer, "
+		      "or by an older one)\n", out);
+		return;
+	}
+	for (size_t i = 0; i < p->sizes_cnt; i++) {
+		const struct dhat_size_bucket *b = &p->sizes[i];
+		const struct site_row *r = pp_row(p, rs, b->top_pp);
+
+		units__bytes(1ull << b->log2, false, lo, sizeof(lo));
+		if (b->log2 < 63)
+			units__bytes(1ull << (b->log2 + 1), false, hi, sizeof(hi));
+		else
+			snprintf(hi, sizeof(hi), "...");
+		snprintf(range, sizeof(range), "%s .. %s", lo, hi);
+		fprintf(out, "    %-22s %9llu %s %s", range, (unsigned long long)b->tbk, u->bk,
+			cell(u, b->tb, c, sizeof(c)));
+		if (r) {
+			fprintf(out, "   %llu in ", (unsigned long long)b->top_tbk);
+			put_row_site(out, r);
+		} else {
+			fputc('\n', out);
+		}
+	}
 }
 
 /* " ±12%" after an estimate of a sampled profile; nothing otherwise. Every cell holds one
@@ -514,6 +703,23 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 		fprintf(out, " x %lu\n", iters);
 	}
 	fputs("--------------------------------------------------------------\n", out);
+	if (opts && (opts->by_thread || opts->sizes)) { /* the views alone */
+		if (opts->by_thread)
+			print_threads(out, p, &rs, &u);
+		if (opts->sizes)
+			print_sizes(out, p, &rs, &u);
+		goto flush;
+	}
+	if (opts && opts->leaks_only) { /* report --leaks: the suspects alone, with stacks */
+		if (!p->bklt)
+			fputs("  no block lifetimes in this file (\"bklt\": false): no leak "
+			      "suspects\n", out);
+		else if (!p->end_blocks)
+			fputs("  nothing live at the end: no leak suspects\n", out);
+		else
+			print_still_live(out, p, order, n, top, &u, opts);
+		goto flush;
+	}
 	if (p->sample_bytes) { /* every figure below is an estimate */
 		char est[128];
 
@@ -604,9 +810,10 @@ static int print_text(FILE *out, const struct dhat_profile *p, const struct repo
 	if (needs_bklt(sort) && p->bklt && !(sort == REPORT_SORT_END && p->has_death))
 		print_sort_table(out, p, order, n, top, sort, &u);
 	if (p->bklt && p->end_blocks)
-		print_still_live(out, p, order, n, top, &u);
+		print_still_live(out, p, order, n, top, &u, opts);
 	if (p->has_mappings && !p->has_death)
 		dhat_mappings__print(out, &p->mappings, top, "end", !u.human);
+flush:
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 
@@ -800,7 +1007,17 @@ static int print_json(FILE *out, const struct dhat_profile *p, const struct repo
 	}
 	json_writer__uint(jw, "pp_count", n);
 	json_writer__string(jw, "sort", report__sort_name(sort));
-	sort_rows(order, n, sort);
+	if (opts && opts->leaks_only) { /* --leaks: the suspects, ranked, and no others */
+		size_t supp_n;
+		uint64_t supp_b;
+
+		n = p->bklt ? rank_suspects(p, order, n, opts, &supp_n, &supp_b) : 0;
+		if (shown > n)
+			shown = n;
+		json_writer__uint(jw, "suppressedSites", p->bklt ? supp_n : 0);
+	} else {
+		sort_rows(order, n, sort);
+	}
 	json_writer__begin_array(jw, "rows");
 	for (size_t i = 0; i < shown && !err; i++)
 		err = json_row(jw, p, order[i]);

@@ -28,6 +28,8 @@ enum report_sort {
 	REPORT_SORT_LIFETIME,	  /* tl/tbk: average block lifetime (needs bklt) */
 };
 
+struct suppress;
+
 struct report_opts {
 	const char *title;	  /* heading (workload name); NULL: the file name */
 	const char *unit;	  /* what one iteration is; NULL: omit the unit line */
@@ -38,6 +40,10 @@ struct report_opts {
 	bool json;	       /* one JSON object instead of the text summary */
 	bool exact_bytes;      /* --bytes: byte figures as exact integers, not KiB/MiB/... */
 	bool no_recorded_skip; /* ignore the file's recorded --skip patterns (dhat_skip.h) */
+	bool by_thread;	       /* --by-thread: live, total and peak per thread, named */
+	bool sizes;	       /* --sizes: allocation sizes in power-of-two buckets */
+	bool leaks_only;       /* --leaks: only the leak suspects, each with its whole stack */
+	const struct suppress *supp; /* --suppressions; NULL: the built-in list alone */
 	bool warn_lost;	       /* report__print_file: first warn on stderr when the file
 				* records what its trace lost (dhat_lost.h) */
 };

@@ -315,6 +315,46 @@ size_t site__fold(const char **frames, size_t cnt)
 }
 
 /* The site of frames already folded whose site starts at frames[head]. */
+/*
+ * C++ names drown in their template arguments: std::vector<std::__cxx11::basic_string<char,
+ * std::char_traits<char>, std::allocator<char> >, ...>::_M_realloc_insert<...>. An argument
+ * list longer than TEMPLATE_MAX bytes becomes "<…>", keeping the shape
+ * (std::vector<…>::_M_realloc_insert<…>); short ones (std::vector<int>) stay. In place;
+ * "operator<" and "operator<<" are not lists.
+ */
+#define TEMPLATE_MAX 24
+
+static void trim_templates(char *s)
+{
+	static const char ell[] = "<\xe2\x80\xa6>"; /* "<…>": 5 bytes */
+	char *w = s;
+
+	for (char *r = s; *r;) {
+		size_t depth = 0;
+		char *e;
+
+		if (*r != '<' || (r - s >= 8 && !strncmp(r - 8, "operator", 8)) ||
+		    (r - s >= 9 && !strncmp(r - 9, "operator<", 9))) {
+			*w++ = *r++;
+			continue;
+		}
+		for (e = r; *e; e++) {
+			depth += *e == '<';
+			depth -= *e == '>';
+			if (!depth || *e == '(' || *e == ')')
+				break;
+		}
+		if (*e != '>' || depth || (size_t)(e - r - 1) <= TEMPLATE_MAX) {
+			*w++ = *r++;
+			continue;
+		}
+		memcpy(w, ell, sizeof(ell) - 1); /* shorter than what it replaces: in place */
+		w += sizeof(ell) - 1;
+		r = e + 1;
+	}
+	*w = '\0';
+}
+
 static char *site_at(const char *const *frames, size_t cnt, size_t head)
 {
 	char *s;
@@ -322,9 +362,11 @@ static char *site_at(const char *const *frames, size_t cnt, size_t head)
 	if (!cnt)
 		return strdup("<unattributed>");
 	if (head + 1 >= cnt)
-		return strdup(frames[head]);
-	if (asprintf(&s, "%s" SITE_SEP "%s", frames[head], frames[head + 1]) < 0)
-		return NULL;
+		s = strdup(frames[head]);
+	else if (asprintf(&s, "%s" SITE_SEP "%s", frames[head], frames[head + 1]) < 0)
+		s = NULL;
+	if (s)
+		trim_templates(s);
 	return s;
 }
 

@@ -9,7 +9,8 @@
  *   2. recursion folded: a run of frames of one function keeps its innermost (site__fold);
  *   3. the first frame that is not allocation plumbing (site__is_plumbing: plumbing.h's
  *      table plus --skip patterns), and its caller, joined by "  <-  " (site__name);
- *      "<unattributed>" for an empty stack.
+ *      "<unattributed>" for an empty stack; template argument lists longer than 24 bytes
+ *      shown as "<…>" (std::vector<…>::_M_realloc_insert<…>), short ones kept.
  * Distinct program points often share a site (sb_add called from five places). A set of
  * them named together (site_names__name) gives each the tail that tells it apart:
  *	"site  [frame]"			the first differing frame is below the site

@@ -9,8 +9,10 @@
 #include "log.h"
 #include "parse_num.h"
 #include "report.h"
+#include "suppress.h"
 
-enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_NO_RECORDED_SKIP, OPT_ITERATIONS, OPT_UNIT, OPT_TITLE, OPT_BYTES };
+enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_NO_RECORDED_SKIP, OPT_ITERATIONS, OPT_UNIT,
+       OPT_TITLE, OPT_BYTES, OPT_LEAKS, OPT_SUPPRESSIONS, OPT_BY_THREAD, OPT_SIZES };
 
 static const struct opt_spec report_opts_table[] = {
 	{ "top", 't', "N", "rows per table (default 12; with --json: all rows)", NULL, "", 't' },
@@ -38,6 +40,23 @@ static const struct opt_spec report_opts_table[] = {
 	  "exact byte counts (default: KiB, MiB, GiB with two\n"
 	  "decimals, 1 KiB = 1024 B)",
 	  NULL, NULL, OPT_BYTES },
+	{ "leaks", 0, NULL,
+	  "only the leak suspects (live at the end: many, old or\n"
+	  "16 KiB+; by bytes x age), each with its whole stack",
+	  NULL, NULL, OPT_LEAKS },
+	{ "suppressions", 0, "FILE",
+	  "leak suppressions in LeakSanitizer's format (leak:PATTERN\n"
+	  "lines), besides the built-in ones for libc, ld.so and the\n"
+	  "Rust and CPython runtimes' one-time allocations",
+	  NULL, "", OPT_SUPPRESSIONS },
+	{ "by-thread", 0, NULL,
+	  "per thread, named: total, its own peak of live bytes, live\n"
+	  "at the end, and its top site (instead of the tables)",
+	  NULL, NULL, OPT_BY_THREAD },
+	{ "sizes", 0, NULL,
+	  "allocation sizes in power-of-two buckets: allocations,\n"
+	  "bytes, and the site with the most (instead of the tables)",
+	  NULL, NULL, OPT_SIZES },
 	{ "json", 'j', NULL, "one JSON object instead of text (always exact)", NULL, NULL, 'j' },
 	{ "help", 'h', NULL, "this help", NULL, NULL, OPT_HELP },
 	{ 0 },
@@ -51,7 +70,9 @@ const struct opt_cmd cli_report_cmd = {
 	.opts = report_opts_table,
 	.examples = "  tracer report dhat-heap-grep-pipeline.json --top 20\n"
 		    "  tracer report dhat.out.1234 --sort peak --skip xmalloc --skip =my_alloc\n"
-		    "  tracer report prof.json.gz --json | jq '.rows[0]'\n",
+		    "  tracer report prof.json.gz --json | jq '.rows[0]'\n"
+		    "  tracer report prof.json --leaks --suppressions lsan.supp\n"
+		    "  tracer report prof.json --by-thread --sizes\n",
 	.exit_status = "  0 ok, 1 output error, 2 bad arguments or bad input file.\n",
 	.man_title = "Heap vs RSS",
 	.man_text = "\"I freed it, why is RSS still high?\" When the target used glibc's malloc and\n"
@@ -72,6 +93,7 @@ const struct opt_cmd cli_report_cmd = {
 
 struct report_args {
 	struct report_opts opts;
+	const char *supp_path;
 	const char *skip[CLI_MAX_SKIP];
 	const char *file;
 };
@@ -150,6 +172,18 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 	case OPT_TITLE:
 		a->opts.title = v;
 		break;
+	case OPT_BY_THREAD:
+		a->opts.by_thread = true;
+		break;
+	case OPT_SIZES:
+		a->opts.sizes = true;
+		break;
+	case OPT_LEAKS:
+		a->opts.leaks_only = true;
+		break;
+	case OPT_SUPPRESSIONS:
+		a->supp_path = v;
+		break;
 	}
 	return OPT_GO_ON;
 }
@@ -157,6 +191,7 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 int cli_report(int argc, char **argv)
 {
 	struct report_args a = { .opts = { .site.skip = a.skip, .warn_lost = true } };
+	struct suppress *supp = NULL;
 	char err[1024];
 	int ret;
 
@@ -171,7 +206,16 @@ int cli_report(int argc, char **argv)
 		elog("report: --unit needs --iterations\n");
 		return TRACER_EXIT_USAGE;
 	}
+	if (a.supp_path) {
+		supp = suppress__load(a.supp_path, err, sizeof(err));
+		if (!supp) {
+			elog("report: %s\n", err);
+			return TRACER_EXIT_USAGE;
+		}
+		a.opts.supp = supp;
+	}
 	ret = report__print_file(stdout, a.file, &a.opts, err, sizeof(err));
+	suppress__free(supp);
 	if (ret) {
 		elog("%s\n", err);
 		return ret == -EIO || ret == -ENOMEM ? TRACER_EXIT_FAILURE : TRACER_EXIT_USAGE;

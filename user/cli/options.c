@@ -19,6 +19,7 @@
 #include "safe_open.h"
 #include "safe_text.h"
 #include "sampling.h"
+#include "suppress.h"
 #include "tracer_exit.h"
 #include "units.h"
 
@@ -51,6 +52,7 @@ enum {
 	OPT_CHECK,
 	OPT_JSON,
 	OPT_SKIP,
+	OPT_SUPPRESSIONS,
 };
 
 #define G_TARGET "What to trace"
@@ -158,6 +160,11 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "exact byte counts in the report, --interval and the\n"
 	  "progress line (default: two decimals of KiB, MiB, ...)",
 	  G_OUTPUT, NULL, OPT_BYTES },
+	{ "suppressions", 0, "FILE",
+	  "leak suppressions in LeakSanitizer's format (leak:PATTERN\n"
+	  "lines) for the report's leak suspects, besides the\n"
+	  "built-in ones (libc, ld.so, Rust and CPython start-up)",
+	  G_OUTPUT, "", OPT_SUPPRESSIONS },
 	{ "report", 0, "WHICH",
 	  "with several process images: report `top` (the one with\n"
 	  "the most allocations, default) or `all`",
@@ -458,6 +465,18 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		}
 		o->skip[o->skip_cnt++] = arg;
 		break;
+	case OPT_SUPPRESSIONS: { /* read now: a bad file fails before the target runs */
+		char err[512];
+		struct suppress *supp = suppress__load(arg, err, sizeof(err));
+
+		if (!supp) {
+			elog("%s\n", err);
+			return TRACER_EXIT_USAGE;
+		}
+		suppress__free(supp);
+		o->suppressions = arg;
+		break;
+	}
 	case OPT_START_AT:
 		o->start_at = arg;
 		break;

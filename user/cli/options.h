@@ -45,6 +45,7 @@ struct tracer_opts {
 	bool exact_bytes;		/* --bytes: exact byte counts in the report */
 	const char *skip[64];		/* --skip PATTERN (CLI_MAX_SKIP), recorded in the file */
 	size_t skip_cnt;
+	const char *suppressions;	/* --suppressions: LSAN leak:PATTERN file (suppress.h) */
 	unsigned formats;		/* --format: bits of profile_output.h */
 	const char *start_at, *stop_at; /* window symbols (--start-at/--stop-at) */
 	enum unwind_mode unwind;	/* as given; the run decides what auto means */

@@ -71,6 +71,13 @@ void dhat_mapping_site__set(struct dhat_mapping_site *s, const char *key, const 
 		s->in_malloc = b;
 }
 
+/* Whether a (outside malloc, with bytes at te) is shown under the same text as b. */
+static bool same_site(const struct dhat_mapping_site *a, const struct dhat_mapping_site *b)
+{
+	return !a->in_malloc && a->bytes && !strcmp(a->site ? a->site : "<unattributed>",
+						    b->site ? b->site : "<unattributed>");
+}
+
 void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, const char *when,
 			  bool exact_bytes)
 {
@@ -79,9 +86,23 @@ void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, 
 
 	for (size_t i = 0; i < m->cnt && shown < top; i++) {
 		const struct dhat_mapping_site *s = &m->sites[i];
+		uint64_t bytes = s->bytes, count = s->count;
+		bool seen = false;
 
 		if (s->in_malloc || !s->bytes)
 			continue;
+		/* Stacks that differ below the site name one site: one row, their sums (the
+		 * site text is all a reader can tell them by; several identical rows read as a
+		 * bug). At the row of the largest, which comes first. */
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = same_site(&m->sites[j], s);
+		if (seen)
+			continue;
+		for (size_t j = i + 1; j < m->cnt; j++)
+			if (same_site(&m->sites[j], s)) {
+				bytes += m->sites[j].bytes;
+				count += m->sites[j].count;
+			}
 		if (!shown++)
 			fprintf(out,
 				"\n  memory mapped outside malloc at %s (anonymous, virtual)\n",
@@ -89,7 +110,7 @@ void dhat_mappings__print(FILE *out, const struct dhat_mappings *m, size_t top, 
 		/* Names come from the target's symbols: shown terminal-safe. */
 		/* 14 columns: the report's byte cells above */
 		fprintf(out, "    %14s  %9" PRIu64 " maps    ",
-			units__bytes(s->bytes, exact_bytes, c, sizeof(c)), s->count);
+			units__bytes(bytes, exact_bytes, c, sizeof(c)), count);
 		safe_text__fputs_term(out, s->site ? s->site : "<unattributed>");
 		fputc('\n', out);
 	}

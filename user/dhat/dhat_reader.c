@@ -30,6 +30,7 @@
  */
 #include "dhat_reader.h"
 #include "dhat_sampled.h"
+#include "dhat_threads.h"
 #include "grow.h"
 #include "json_reader.h"
 #include "seq_intern.h"
@@ -46,13 +47,14 @@
 enum tkey {
 	K_VERSION, K_MODE, K_VERB, K_BKLT, K_BKACC, K_TU, K_MTU, K_CMD, K_PID, K_TE, K_PPS,
 	K_FTBL, K_REQUIRED_CNT, K_BU = K_REQUIRED_CNT, K_BSU, K_BKSU, K_TUTH, K_TG, K_LOST,
-	K_DEATH, K_RSS, K_MAPPINGS, K_SAMPLED, K_ARENAS, K_ARENA_SETTINGS, K_SKIP, K_CNT
+	K_DEATH, K_RSS, K_MAPPINGS, K_SAMPLED, K_ARENAS, K_ARENA_SETTINGS, K_SKIP, K_THREADS,
+	K_SIZES, K_CNT
 };
 static const char *const TOP_KEYS[K_CNT] = {
 	"dhatFileVersion", "mode", "verb", "bklt", "bkacc", "tu", "Mtu", "cmd", "pid", "te",
 	"pps", "ftbl", "bu", "bsu", "bksu", "tuth", "tg", DHAT_LOST_KEY,
 	DHAT_DEATH_KEY, DHAT_RSS_KEY, DHAT_MAPPINGS_KEY, DHAT_SAMPLED_KEY, DHAT_ARENAS_KEY,
-	DHAT_ARENA_SETTINGS_KEY, DHAT_SKIP_KEY,
+	DHAT_ARENA_SETTINGS_KEY, DHAT_SKIP_KEY, DHAT_THREADS_KEY, DHAT_SIZES_KEY,
 };
 
 /* clang-format on */
@@ -778,6 +780,81 @@ static int parse_mappings(struct ps *ps)
 	}
 }
 
+static void thread_member(void *ctx, const char *key, const struct json_value *v,
+			  const char *str)
+{
+	dhat_thread__set(ctx, key, str, v->u64_ok, v->u);
+}
+
+static void bucket_member(void *ctx, const char *key, const struct json_value *v,
+			  const char *str)
+{
+	(void)str;
+	dhat_size_bucket__set(ctx, key, v->u64_ok, v->u);
+}
+
+/* An array of flat objects of elem bytes each, appended to *arr (*cnt of them), at most max
+ * kept; each starts as init. As lenient as "mappings": a member that is not an object is
+ * skipped. */
+static int parse_flat_array(struct ps *ps, void **arr, size_t *cnt, size_t elem, size_t max,
+			    const void *init, member_fn fn)
+{
+	bool first = true, more;
+	struct json_value v;
+	int err;
+
+	json_reader__advance(&ps->jr); /* '[' */
+	for (;;) {
+		if ((err = json_reader__next(&ps->jr, false, &first, &more)))
+			return err;
+		if (!more)
+			return 0;
+		if (json_reader__skip_ws(&ps->jr) != '{' || *cnt >= max) {
+			if ((err = json_reader__value(&ps->jr, &v, 3)))
+				return err;
+			continue;
+		}
+		void *grown = realloc(*arr, (*cnt + 1) * elem);
+
+		if (!grown)
+			return json_reader__nomem(&ps->jr);
+		*arr = grown;
+		memcpy((char *)grown + *cnt * elem, init, elem);
+		if ((err = parse_flat(ps, 3, fn, (char *)grown + (*cnt)++ * elem)))
+			return err;
+	}
+}
+
+/* threads := '[' { flat } ']'  (dhat_threads.h) */
+static int parse_threads(struct ps *ps)
+{
+	static const struct dhat_thread init = { .top_pp = -1 };
+	void *arr = ps->p->threads;
+	int err;
+
+	if (ps->p->threads) /* given twice: the first counts */
+		return json_reader__value(&ps->jr, &(struct json_value){ 0 }, 2);
+	err = parse_flat_array(ps, &arr, &ps->p->threads_cnt, sizeof(init), DHAT_THREADS_MAX + 1,
+			       &init, thread_member);
+	ps->p->threads = arr;
+	return err;
+}
+
+/* sizes := '[' { flat } ']'  (dhat_threads.h) */
+static int parse_sizes(struct ps *ps)
+{
+	static const struct dhat_size_bucket init = { .top_pp = -1 };
+	void *arr = ps->p->sizes;
+	int err;
+
+	if (ps->p->sizes)
+		return json_reader__value(&ps->jr, &(struct json_value){ 0 }, 2);
+	err = parse_flat_array(ps, &arr, &ps->p->sizes_cnt, sizeof(init), 64, &init,
+			       bucket_member);
+	ps->p->sizes = arr;
+	return err;
+}
+
 static void frag_member(void *ctx, const char *key, const struct json_value *v, const char *str)
 {
 	(void)str;
@@ -918,6 +995,7 @@ static const struct {
 	{ K_RSS, '{', parse_rss },	{ K_MAPPINGS, '{', parse_mappings },
 	{ K_SAMPLED, '{', parse_sampled },	{ K_ARENAS, '[', parse_arenas },
 	{ K_ARENA_SETTINGS, '{', parse_arena_settings },	{ K_SKIP, '[', parse_skip },
+	{ K_THREADS, '[', parse_threads },	{ K_SIZES, '[', parse_sizes },
 };
 /* clang-format on */
 
@@ -1172,6 +1250,8 @@ void dhat_profile__free(struct dhat_profile *p)
 		return;
 	dhat_mappings__release(&p->mappings);
 	dhat_arenas__release(&p->arenas);
+	free(p->threads);
+	free(p->sizes);
 	free(p->pps);
 	free(p->acc);
 	free(p->est);

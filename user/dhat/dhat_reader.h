@@ -35,6 +35,7 @@
 #include "dhat_skip.h"
 #include "dhat_mappings.h"
 #include "dhat_rss.h"
+#include "dhat_threads.h"
 
 /* Most frames one PP's fs holds (fs_cnt is 31 bits wide). */
 #define DHAT_FS_CNT_MAX 0x7fffffffu
@@ -112,6 +113,12 @@ struct dhat_profile {
 	uint64_t sample_bytes;
 	/* Our "skip" array (dhat_skip.h), optional: the trace's --skip patterns. */
 	struct dhat_skip skip;
+	/* Our "threads" and "sizes" arrays (dhat_threads.h), optional and as lenient: NULL/0
+	 * when absent; topPp is checked by whoever names it. */
+	struct dhat_thread *threads;
+	size_t threads_cnt;
+	struct dhat_size_bucket *sizes;
+	size_t sizes_cnt;
 	struct dhat_pp *pps; /* program points, file order */
 	size_t pp_cnt;
 	/* pps[k]'s rb/wb for k < acc_cnt (NULL/0 when every PP so far had none): read them with

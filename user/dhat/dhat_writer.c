@@ -66,6 +66,7 @@
 #include "dhat_json.h"
 #include <math.h>
 #include "dhat_sampled.h"
+#include "dhat_threads.h"
 #include "output.h"
 #include "safe_text.h"
 #include "seq_intern.h"
@@ -320,6 +321,54 @@ static void writer__emit_lost(const struct writer *w, FILE *f, const struct coll
 	dhat_lost__write(f, &l);
 }
 
+/* "threads" and "sizes" (dhat_threads.h) from the collector's sub-totals; a thread's or
+ * bucket's top program point is the collector's largest one, written as its group. */
+static void writer__emit_threads(const struct writer *w, FILE *f, const struct collector *c)
+{
+	struct dhat_thread th[COLLECTOR_THREADS_MAX + 1];
+	struct dhat_size_bucket sz[64];
+	uint64_t top_tb[COLLECTOR_THREADS_MAX + 1] = { 0 };
+	size_t tcnt, scnt, n = 0;
+	const struct thread_stats *ts = collector__threads(c, &tcnt);
+	const struct pp_sub *sub = collector__pp_subs(c, &scnt);
+
+	memset(sz, 0, sizeof(sz));
+	for (size_t i = 0; i < tcnt && i <= COLLECTOR_THREADS_MAX; i++) {
+		th[i] = (struct dhat_thread){ .tid = ts[i].tid, .tb = ts[i].tb, .tbk = ts[i].tbk,
+					      .mb = ts[i].mb, .mbk = ts[i].mbk, .eb = ts[i].eb,
+					      .ebk = ts[i].ebk, .top_pp = -1 };
+		memcpy(th[i].comm, ts[i].comm, sizeof(th[i].comm));
+		th[i].comm[sizeof(th[i].comm) - 1] = '\0';
+	}
+	for (size_t k = 0; k < 64; k++)
+		sz[k] = (struct dhat_size_bucket){ .log2 = k, .top_pp = -1 };
+	for (size_t i = 0; i < scnt; i++) {
+		const struct pp_sub *e = &sub[i];
+		int64_t g = e->pp < w->grp_cap ? (int64_t)w->pp_map[e->pp] : -1;
+
+		if (e->tag >= PP_SUB_SIZE && e->tag - PP_SUB_SIZE < 64) {
+			struct dhat_size_bucket *b = &sz[e->tag - PP_SUB_SIZE];
+
+			b->tb += e->tb;
+			b->tbk += e->tbk;
+			if (e->tbk > b->top_tbk) {
+				b->top_tbk = e->tbk;
+				b->top_pp = g;
+			}
+		} else if (e->tag < tcnt && e->tb > top_tb[e->tag]) {
+			top_tb[e->tag] = e->tb;
+			th[e->tag].top_pp = g;
+		}
+	}
+	/* slot 0 (the threads beyond the table) only when it holds any */
+	if (tcnt > 1 || (tcnt && th[0].tbk))
+		dhat_threads__write(f, th + !th[0].tbk, tcnt - !th[0].tbk);
+	for (size_t k = 0; k < 64; k++)
+		if (sz[k].tbk)
+			sz[n++] = sz[k];
+	dhat_sizes__write(f, sz, n);
+}
+
 static void writer__emit(const struct writer *w, FILE *f, const struct collector *c,
 			 const struct dhat_meta *meta)
 {
@@ -349,6 +398,7 @@ static void writer__emit(const struct writer *w, FILE *f, const struct collector
 		dhat_arenas__write(f, meta->arenas, w->pp_map, w->grp_cap);
 	if (meta)
 		dhat_skip__write(f, meta->skip, meta->skip_cnt);
+	writer__emit_threads(w, f, c);
 	fputs(",\"pps\":\n [", f);
 	for (size_t g = 0; g < w->grp_cnt; g++) {
 		const struct out_pp *o = &w->grp[g];

@@ -14,6 +14,7 @@
 
 #include "dhat_reader.h"
 #include "export_int.h"
+#include "site.h"
 
 struct diff_look {
 	uint64_t max_change; /* largest |new - old| of any frame but "all": full saturation */
@@ -27,15 +28,17 @@ static uint64_t change_of(const struct flame_node *nd)
 	return w > nd->w2 ? w - nd->w2 : nd->w2 - w;
 }
 
-/* flamegraph.pl's color_scale: red (255, c, c) for growth, blue (c, c, 255) for shrinkage,
- * c from 210 (a tiny change) down to 0 (the largest); white when unchanged. */
+/* Red (255, c, c) for growth, blue (c, c, 255) for shrinkage, c from 255 (white: no change)
+ * down to 0 (the largest change of the graph), in proportion: a change of +0.2% beside one of
+ * +50% is near white. (flamegraph.pl starts tiny changes at 210, a plain pink that read as
+ * a real change.) */
 static void diff_look(void *ctx, const struct flame_node *nd, const struct export_stacks *s,
 		      struct flame_look *look)
 {
 	const struct diff_look *dl = ctx;
 	uint64_t w = nd->end - nd->start, ch = change_of(nd);
 	double r = dl->max_change ? (double)ch / (double)dl->max_change : 0;
-	int c = 210 - (int)(210 * (r > 1 ? 1 : r));
+	int c = 255 - (int)(255 * (r > 1 ? 1 : r));
 	char n1[32], n2[32], n3[32], pct[32] = "";
 
 	if (!ch)
@@ -66,13 +69,38 @@ static size_t frame_cnt(const char *key)
 	return n;
 }
 
-/* Row r's stack, outermost first, into st (names interned in s). Returns 0 or -ENOMEM. */
+/* How many innermost frames of key are allocation plumbing (the built-in table, as the
+ * report names sites): left out as the other exports leave them (export_plumbing.c), all of
+ * them kept when nothing else is left. */
+static size_t plumbing_cut(const char *key, size_t cnt)
+{
+	size_t n = 0;
+
+	for (const char *f = key; n < cnt; n++) {
+		size_t len = strcspn(f, (char[]){DIFF_KEY_SEP, '\0'});
+		char *text = strndup(f, len);
+		bool plumbing = text && site__is_plumbing(site__clean_frame(text), NULL);
+
+		free(text);
+		if (!plumbing)
+			break;
+		f += len + (f[len] != '\0');
+	}
+	return n == cnt ? 0 : n;
+}
+
+/* Row r's stack, outermost first, into st (names interned in s), its allocator frames left
+ * out. Returns 0 or -ENOMEM. */
 static int row_stack(struct export_stacks *s, const struct diff_row *r, bool location,
 		     struct export_stack *st)
 {
-	size_t cnt = frame_cnt(r->key), i = cnt;
+	size_t cnt = frame_cnt(r->key), cut = plumbing_cut(r->key, cnt), i = cnt;
 	const char *f = r->key;
 
+	for (size_t k = 0; k < cut; k++) /* past the plumbing: innermost first in the key */
+		f += strcspn(f, (char[]){DIFF_KEY_SEP, '\0'}) + 1;
+	cnt -= cut;
+	i = cnt;
 	st->cnt = (uint32_t)cnt; /* below the pool's size, checked by diff_stacks */
 	while (i--) {
 		size_t n = strcspn(f, (char[]){DIFF_KEY_SEP, '\0'});

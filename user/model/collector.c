@@ -39,11 +39,15 @@ struct block {
 	__u64 size : 48;
 	__u64 over : 16; /* its glibc chunk's bytes beyond size (heap_chunk.h): < 4 KiB + 32 */
 	__u64 t_ns;	 /* allocation time, ns since window start (kept across reallocs) */
-	__u32 pp;	 /* index into collector.pps */
+	/* Index into collector.pps (PPS_MAX of them), and the slot in collector.threads of
+	 * the thread that allocated it: 8 bits keep the slot at 32 bytes. */
+	__u32 pp : 24;
+	__u32 thr : 8;
 	__u32 weight;	 /* blocks it stands for: 1, or its sample weight (sample_weight.h) */
 };
 
 #define BLOCK_SIZE_MAX ((1ull << 48) - 1)
+#define PPS_MAX (1u << 24)
 
 /* Per-PP bookkeeping that is not part of the public pp_stats. */
 struct pp_priv {
@@ -68,6 +72,19 @@ struct collector {
 
 	__u64 snap_gen;	  /* bumped by every effective t-gmax snapshot */
 	bool peak_dirty;  /* a growth reached max_bytes since the last snapshot */
+
+	/* threads[0] holds the threads beyond COLLECTOR_THREADS_MAX; found by tid through
+	 * the last one seen, else a scan (a process has few threads allocating) */
+	struct thread_stats *threads;
+	size_t threads_cnt, threads_cap;
+	__u32 last_tid, last_thr;
+	void (*thread_name)(void *ctx, __u32 tgid, __u32 tid, char *buf, size_t sz);
+	void *thread_name_ctx;
+
+	struct pp_sub *subs;	/* (PP, thread) and (PP, size) sub-totals, dense */
+	size_t subs_cnt, subs_cap;
+	__u32 *sub_slots;	/* their hash table: index + 1, 0 = empty */
+	size_t sub_slots_cap;	/* power of two (0: none yet) */
 
 	struct collector_totals t;
 	struct timeline timeline; /* live bytes over time, bounded */
@@ -104,11 +121,18 @@ static size_t pps_bytes(size_t pps_cap, size_t slots_cap)
 	       slots_cap * sizeof(__u32);
 }
 
+/* The sub-totals and the thread table: counted with the PPs (collector_mem.pps_sz). */
+static size_t extras_bytes(const struct collector *c)
+{
+	return c->subs_cap * sizeof(struct pp_sub) + c->sub_slots_cap * sizeof(__u32) +
+	       c->threads_cap * sizeof(struct thread_stats);
+}
+
 /* Bytes held now: the object (the timeline is inside it) and every table's capacity. */
 static size_t collector__held(const struct collector *c)
 {
 	return sizeof(*c) + c->blocks_cap * sizeof(struct block) +
-	       pps_bytes(c->pps_cap, c->pp_slots_cap);
+	       pps_bytes(c->pps_cap, c->pp_slots_cap) + extras_bytes(c);
 }
 
 /* Called inside a resize, while the old table (still counted by the capacities) and the new
@@ -249,6 +273,8 @@ static int pps__get(struct collector *c, __s32 stack_id, __u32 fn, __u32 *idx)
 		}
 	}
 
+	if (c->pps_cnt >= PPS_MAX) /* struct block's 24 bits */
+		return -E2BIG;
 	/* A new PP: make room first, so that a failure leaves everything as it was. */
 	if (c->pps_cnt == c->pps_cap) {
 		size_t cap = c->pps_cap * 2;
@@ -285,6 +311,150 @@ static int pps__get(struct collector *c, __s32 stack_id, __u32 fn, __u32 *idx)
 	c->pp_slots[i] = (__u32)c->pps_cnt + 1;
 	*idx = (__u32)c->pps_cnt++;
 	return 0;
+}
+
+/* ---- threads and sub-totals ---------------------------------------------------------- */
+
+/* The slot of thread tid (of process tgid), made at first sight; 0 when the table is full
+ * or cannot grow. */
+static __u32 thread_slot(struct collector *c, __u32 tgid, __u32 tid)
+{
+	struct thread_stats *t;
+
+	if (c->threads_cnt && c->last_tid == tid)
+		return c->last_thr;
+	for (size_t i = 1; i < c->threads_cnt; i++)
+		if (c->threads[i].tid == tid) {
+			c->last_tid = tid;
+			c->last_thr = (__u32)i;
+			return (__u32)i;
+		}
+	if (c->threads_cnt > COLLECTOR_THREADS_MAX)
+		return 0;
+	if (c->threads_cnt == c->threads_cap) {
+		size_t cap = c->threads_cap ? c->threads_cap * 2 : 16;
+		struct thread_stats *v;
+
+		if (cap > COLLECTOR_THREADS_MAX + 1)
+			cap = COLLECTOR_THREADS_MAX + 1;
+		v = realloc(c->threads, cap * sizeof(*v));
+		if (!v)
+			return 0;
+		mem__note_resize(c, cap * sizeof(*v));
+		c->threads = v;
+		c->threads_cap = cap;
+	}
+	if (!c->threads_cnt) /* slot 0: the rest */
+		memset(&c->threads[c->threads_cnt++], 0, sizeof(*t));
+	t = &c->threads[c->threads_cnt];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	/* now, while the thread most likely still runs: a short-lived one is gone by the
+	 * time the profile is written */
+	if (c->thread_name)
+		c->thread_name(c->thread_name_ctx, tgid, tid, t->comm, sizeof(t->comm));
+	c->last_tid = tid;
+	c->last_thr = (__u32)c->threads_cnt;
+	return (__u32)c->threads_cnt++;
+}
+
+/* Thread slot thr's live bytes change by +b/+bk (grow) or -b/-bk. */
+static void thread_live(struct collector *c, __u32 thr, __u64 b, __u64 bk, bool grow)
+{
+	struct thread_stats *t;
+
+	if (thr >= c->threads_cnt)
+		return;
+	t = &c->threads[thr];
+	if (!grow) {
+		t->cur_b -= b;
+		t->cur_bk -= bk;
+		return;
+	}
+	t->cur_b += b;
+	t->cur_bk += bk;
+	if (t->cur_b >= t->mb) {
+		t->mb = t->cur_b;
+		t->mbk = t->cur_bk;
+	}
+}
+
+static unsigned size_log2(__u64 size)
+{
+	return size ? 63u - (unsigned)__builtin_clzll(size) : 0;
+}
+
+static inline __u64 sub_hash(__u32 pp, __u32 tag)
+{
+	return hash64((__u64)pp << 32 | tag);
+}
+
+/* Add b/bk to the (pp, tag) sub-total; counted as dropped when there is no room. */
+static void sub_add(struct collector *c, __u32 pp, __u32 tag, __u64 b, __u64 bk)
+{
+	size_t mask, i;
+	struct pp_sub *e;
+
+	if (c->sub_slots_cap) {
+		mask = c->sub_slots_cap - 1;
+		for (i = slot_of(sub_hash(pp, tag), c->sub_slots_cap); c->sub_slots[i];
+		     i = (i + 1) & mask) {
+			e = &c->subs[c->sub_slots[i] - 1];
+			if (e->pp == pp && e->tag == tag) {
+				e->tb += b;
+				e->tbk += bk;
+				return;
+			}
+		}
+	}
+	if (c->subs_cnt >= COLLECTOR_SUBS_MAX)
+		goto dropped;
+	if (c->subs_cnt == c->subs_cap) {
+		size_t cap = c->subs_cap ? c->subs_cap * 2 : 256;
+		struct pp_sub *v = realloc(c->subs, cap * sizeof(*v));
+
+		if (!v)
+			goto dropped;
+		mem__note_resize(c, cap * sizeof(*v));
+		c->subs = v;
+		c->subs_cap = cap;
+	}
+	if ((c->subs_cnt + 1) * 2 > c->sub_slots_cap) { /* rehash at half full */
+		size_t cap = c->sub_slots_cap ? c->sub_slots_cap * 2 : 512;
+		__u32 *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			goto dropped;
+		mem__note_resize(c, cap * sizeof(*slots));
+		for (size_t k = 0; k < c->subs_cnt; k++) {
+			for (i = slot_of(sub_hash(c->subs[k].pp, c->subs[k].tag), cap); slots[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			slots[i] = (__u32)k + 1;
+		}
+		free(c->sub_slots);
+		c->sub_slots = slots;
+		c->sub_slots_cap = cap;
+	}
+	mask = c->sub_slots_cap - 1;
+	for (i = slot_of(sub_hash(pp, tag), c->sub_slots_cap); c->sub_slots[i]; i = (i + 1) & mask)
+		;
+	c->subs[c->subs_cnt] = (struct pp_sub){ .pp = pp, .tag = tag, .tb = b, .tbk = bk };
+	c->sub_slots[i] = (__u32)++c->subs_cnt;
+	return;
+dropped:
+	c->t.subs_dropped++;
+}
+
+/* One more allocation (or realloc) of size bytes weighing b/bk at pp by thread slot thr. */
+static void note_alloc(struct collector *c, __u32 pp, __u32 thr, __u64 size, __u64 b, __u64 bk)
+{
+	if (thr < c->threads_cnt) {
+		c->threads[thr].tb += b;
+		c->threads[thr].tbk += bk;
+	}
+	sub_add(c, pp, thr, b, bk);
+	sub_add(c, pp, PP_SUB_SIZE + size_log2(size), b, bk);
 }
 
 /* ---- accounting ---------------------------------------------------------------------- */
@@ -345,6 +515,7 @@ static void free_block(struct collector *c, struct block *b)
 	pp->cur_b -= b->size * b->weight;
 	pp->cur_bk -= b->weight;
 	pp->tl_ns += (c->now_ns - b->t_ns) * b->weight;
+	thread_live(c, b->thr, b->size * b->weight, b->weight, false);
 	c->t.live_bytes -= b->size * b->weight;
 	c->t.live_chunk_bytes -= (b->size + b->over) * b->weight;
 	c->t.live_blocks -= b->weight;
@@ -356,8 +527,8 @@ static void free_block(struct collector *c, struct block *b)
  * realloc's own site (pp_stats.tb_realloc). */
 #define NO_PP UINT32_MAX
 
-static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack_id, __u32 fn,
-			__u32 birth_pp, bool by_realloc)
+static int new_block_at(struct collector *c, const struct alloc_event *e, __u64 addr, __u64 size,
+			__s32 stack_id, __u32 fn, __u32 birth_pp, bool by_realloc)
 {
 	struct block nb = { .addr = addr, .t_ns = c->now_ns, .weight = 1 };
 	struct block *old;
@@ -382,9 +553,15 @@ static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack
 		c->t.replaced_blocks++;
 		free_block(c, old);
 	}
-	nb.pp = birth_pp;
-	if (birth_pp == NO_PP && (err = pps__get(c, stack_id, fn, &nb.pp)))
-		return err;
+	if (birth_pp == NO_PP) {
+		__u32 idx;
+
+		if ((err = pps__get(c, stack_id, fn, &idx)))
+			return err;
+		birth_pp = idx;
+	}
+	nb.pp = birth_pp & (PPS_MAX - 1);
+	nb.thr = thread_slot(c, e->tgid, e->tid) & 0xff;
 	err = blocks__insert(c, &nb);
 	if (err)
 		return err;
@@ -403,6 +580,8 @@ static int new_block_at(struct collector *c, __u64 addr, __u64 size, __s32 stack
 	}
 	pp->cur_b += b;
 	pp->cur_bk += bk;
+	note_alloc(c, nb.pp, nb.thr, nb.size, b, bk);
+	thread_live(c, nb.thr, b, bk, true);
 	c->t.total_bytes += b;
 	c->t.total_blocks += bk;
 	c->t.live_bytes += b;
@@ -432,6 +611,9 @@ static int resize_block(struct collector *c, struct block *b, __u64 addr, __u64 
 	pp->tb += size;
 	pp->tbk++;
 	pp->cur_b = pp->cur_b - old + size;
+	/* the thread that allocated the block: its live bytes are what this changes */
+	note_alloc(c, idx, b->thr, size, size, 1);
+	thread_live(c, b->thr, size >= old ? size - old : old - size, 0, size >= old);
 	c->t.total_bytes += size;
 	c->t.total_blocks++;
 	c->t.live_bytes = c->t.live_bytes - old + size;
@@ -470,6 +652,8 @@ struct collector *collector__new(__u64 start_ns, const struct collector_opts *op
 		goto cleanup;
 	c->start_ns = start_ns;
 	c->sample_bytes = opts ? opts->sample_bytes : 0;
+	c->thread_name = opts ? opts->thread_name : NULL;
+	c->thread_name_ctx = opts ? opts->thread_name_ctx : NULL;
 	timeline__init(&c->timeline, 0);
 	c->blocks_cap = pow2_at_least(hint * 2, BLOCKS_MIN_CAP);
 	c->blocks = calloc(c->blocks_cap, sizeof(*c->blocks));
@@ -508,7 +692,14 @@ struct collector *collector__clone(const struct collector *c)
 	k->pps = dup_array(c->pps, c->pps_cap, sizeof(*c->pps));
 	k->ppx = dup_array(c->ppx, c->pps_cap, sizeof(*c->ppx));
 	k->pp_slots = dup_array(c->pp_slots, c->pp_slots_cap, sizeof(*c->pp_slots));
-	if (!k->blocks || !k->pps || !k->ppx || !k->pp_slots) {
+	k->threads = c->threads_cap ? dup_array(c->threads, c->threads_cap, sizeof(*c->threads))
+				    : NULL;
+	k->subs = c->subs_cap ? dup_array(c->subs, c->subs_cap, sizeof(*c->subs)) : NULL;
+	k->sub_slots = c->sub_slots_cap
+			       ? dup_array(c->sub_slots, c->sub_slots_cap, sizeof(*c->sub_slots))
+			       : NULL;
+	if (!k->blocks || !k->pps || !k->ppx || !k->pp_slots || (c->threads_cap && !k->threads) ||
+	    (c->subs_cap && !k->subs) || (c->sub_slots_cap && !k->sub_slots)) {
 		collector__free(k);
 		errno = ENOMEM;
 		return NULL;
@@ -524,6 +715,9 @@ void collector__free(struct collector *c)
 	free(c->pps);
 	free(c->ppx);
 	free(c->pp_slots);
+	free(c->threads);
+	free(c->subs);
+	free(c->sub_slots);
 	free(c);
 }
 
@@ -552,7 +746,7 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 			return 0;
 		/* Sampled mode: old_addr is the block a realloc grew this one from, a block
 		 * sampling did not keep (its birth site is unknown: charged here). */
-		return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, NO_PP,
+		return new_block_at(c, e, e->addr, e->size, e->stack_id, e->fn, NO_PP,
 				    c->sample_bytes && e->old_addr);
 
 	case EV_FREE:
@@ -583,7 +777,7 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 				return 0;
 			/* sampled: a block whose birth site is not known, as an EV_ALLOC with
 			 * old_addr (tbRealloc) */
-			return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, NO_PP,
+			return new_block_at(c, e, e->addr, e->size, e->stack_id, e->fn, NO_PP,
 					    c->sample_bytes != 0);
 		}
 		if (!e->size || c->sample_bytes) {
@@ -599,7 +793,7 @@ static int collector__account(struct collector *c, const struct alloc_event *e)
 			free_block(c, b);
 			if (!e->size || !e->addr)
 				return 0;
-			return new_block_at(c, e->addr, e->size, e->stack_id, e->fn, birth_pp,
+			return new_block_at(c, e, e->addr, e->size, e->stack_id, e->fn, birth_pp,
 					    false);
 		}
 		return resize_block(c, b, e->addr, e->size);
@@ -632,6 +826,10 @@ void collector__finish(struct collector *c, __u64 end_ns)
 		pp__settle(c, (__u32)k);
 		pp->eb = pp->cur_b;
 		pp->ebk = pp->cur_bk;
+	}
+	for (size_t i = 0; i < c->threads_cnt; i++) {
+		c->threads[i].eb = c->threads[i].cur_b;
+		c->threads[i].ebk = c->threads[i].cur_bk;
 	}
 	/* Blocks still live count their lifetime up to t-end. */
 	for (size_t i = 0; i < c->blocks_cap; i++) {
@@ -685,7 +883,7 @@ const struct timeline *collector__timeline(const struct collector *c)
 void collector__memory(const struct collector *c, struct collector_mem *m)
 {
 	m->blocks_sz = c->blocks_cap * sizeof(struct block);
-	m->pps_sz = pps_bytes(c->pps_cap, c->pp_slots_cap);
+	m->pps_sz = pps_bytes(c->pps_cap, c->pp_slots_cap) + extras_bytes(c);
 	m->timeline_sz = sizeof(c->timeline);
 	m->base_sz = sizeof(*c) - sizeof(c->timeline);
 	m->total_sz = collector__held(c);
@@ -712,4 +910,16 @@ const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt)
 {
 	*cnt = c->pps_cnt;
 	return c->pps;
+}
+
+const struct thread_stats *collector__threads(const struct collector *c, size_t *cnt)
+{
+	*cnt = c->threads_cnt;
+	return c->threads;
+}
+
+const struct pp_sub *collector__pp_subs(const struct collector *c, size_t *cnt)
+{
+	*cnt = c->subs_cnt;
+	return c->subs;
 }

@@ -61,6 +61,26 @@ struct pp_stats {
 	__u64 tbk_reallocd;
 };
 
+/* One thread's figures: a block is the thread's that allocated it, also when another thread
+ * frees or reallocs it. Slot 0 stands for the threads beyond COLLECTOR_THREADS_MAX (tid 0). */
+#define COLLECTOR_THREADS_MAX 255
+#define COLLECTOR_COMM_SZ 16
+struct thread_stats {
+	__u32 tid;
+	char comm[COLLECTOR_COMM_SZ]; /* at first sight (collector_opts.thread_name), or "" */
+	__u64 tb, tbk;		      /* total bytes / blocks */
+	__u64 cur_b, cur_bk;	      /* live now */
+	__u64 mb, mbk;		      /* its own peak live bytes, and its blocks then */
+	__u64 eb, ebk;		      /* live at t-end */
+};
+
+/* A program point's sub-total for one thread or one size bucket (tb, tbk as the PP's). */
+#define PP_SUB_SIZE 0x100u /* tag PP_SUB_SIZE + k: sizes in [2^k, 2^(k+1)); else a thread slot */
+struct pp_sub {
+	__u32 pp, tag;
+	__u64 tb, tbk;
+};
+
 /* Global figures of one profile, equal to sums over the PPs. */
 struct collector_totals {
 	__u64 total_blocks, total_bytes; /* Σtbk, Σtb */
@@ -76,6 +96,8 @@ struct collector_totals {
 	__u64 stack_failures;		 /* allocations whose stack_id < 0 */
 	__u64 replaced_blocks;		 /* allocations at an address still live (its free was
 					  * lost): the stale block was retired as freed */
+	__u64 subs_dropped;		 /* allocations whose per-thread or per-size
+					  * sub-total found no room (COLLECTOR_SUBS_MAX) */
 	__u64 mmap_freed_max;		 /* the largest glibc-mmapped chunk freed (up to 32 MiB):
 					  * glibc's dynamic mmap threshold, when above 128 KiB */
 };
@@ -85,7 +107,8 @@ struct collector_totals {
 struct collector_mem {
 	size_t blocks_sz;   /* live-block table: 32 B a slot; 1024 slots at least, else 2 to 4
 			     * slots per live block at the peak (the table never shrinks) */
-	size_t pps_sz;	    /* PP array, its private twin and its hash table */
+	size_t pps_sz;	    /* PP array, its private twin and its hash table, the per-thread and
+			     * per-size sub-totals and the thread table */
 	size_t timeline_sz; /* the bounded live-bytes series (fixed size) */
 	size_t base_sz;	    /* the collector object itself, timeline excluded */
 	size_t total_sz;    /* sum of the above: held now */
@@ -100,6 +123,10 @@ struct collector_opts {
 	 * figure (tb, tbk, tl, live, peaks), and a realloc is a free of the old block and a new
 	 * block at the realloc's own program point (BPF decides the new size afresh). */
 	__u64 sample_bytes;
+	/* Called once for each thread the profile first sees allocate: its name into buf
+	 * (NUL-terminated), or leave buf empty. NULL: threads go unnamed. */
+	void (*thread_name)(void *ctx, __u32 tgid, __u32 tid, char *buf, size_t sz);
+	void *thread_name_ctx;
 };
 
 /* New empty profile whose time origin is start_ns (bpf_ktime_get_ns clock).
@@ -128,6 +155,14 @@ __u64 collector__start_ns(const struct collector *c);
 /* Program points, in no particular order; valid until the next collector call.
  * gb/gbk/eb/ebk and the lifetimes of live blocks are final only after collector__finish. */
 const struct pp_stats *collector__pps(const struct collector *c, size_t *cnt);
+
+/* The threads seen allocating, slot 0 (tid 0, "other threads") first; *cnt of them. */
+const struct thread_stats *collector__threads(const struct collector *c, size_t *cnt);
+
+/* Every (PP, thread) and (PP, size bucket) sub-total, in no order; at most COLLECTOR_SUBS_MAX
+ * (later pairs are not counted, collector_totals.subs_dropped says how many records). */
+#define COLLECTOR_SUBS_MAX (1u << 20)
+const struct pp_sub *collector__pp_subs(const struct collector *c, size_t *cnt);
 
 /* A program point's blocks live now, as a periodic leak table counts them. */
 struct pp_live {

@@ -6,6 +6,7 @@
  * (BPF) -> poll loop -> session (windows) -> collector -> profile output and report.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -189,6 +190,27 @@ static int trace_exit_status(const struct run *r, int err, int wait_status, bool
 }
 
 /* Trace the target: spawned from argv (held until attached), or running processes. */
+/* collector_opts.thread_name: /proc/TGID/task/TID/comm, read when the collector first sees
+ * the thread allocate (it may be gone by the time the profile is written). The kernel's own
+ * text, at most 15 bytes; printed through safe_text like every name from the target. */
+static void read_thread_name(void *ctx, __u32 tgid, __u32 tid, char *buf, size_t sz)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	(void)ctx;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tgid ? tgid : tid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+}
+
 static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
 {
 	struct loader_opts lopts = {
@@ -202,7 +224,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.paused = true, /* until the death probes share the ring (loader__resume) */
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = run__on_profile,
-				      .sample_bytes = r->args->sample_bytes };
+				      .sample_bytes = r->args->sample_bytes,
+				      .thread_name = read_thread_name };
 	struct tracees_opts tops = { .output = r->out.output, .name_paths = !r->out.workloads,
 				     .owner = r };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */

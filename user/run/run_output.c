@@ -32,6 +32,7 @@
 #include "report.h"
 #include "rss_sampler.h"
 #include "session.h"
+#include "suppress.h"
 #include "symbolizer.h"
 #include "target.h"
 #include "trace_summary.h"
@@ -137,6 +138,23 @@ static const struct dhat_arenas *run__arenas(struct run *r, struct tracee *t,
 	return now;
 }
 
+/* report__print_file with --suppressions (checked when parsed, read again here: a report
+ * is printed once or a few times per run). */
+static int print_report(struct run *r, const char *path, struct report_opts *ropts, char *err,
+			size_t errsz)
+{
+	struct suppress *supp = NULL;
+	int ret;
+
+	if (r->args->suppressions && !(supp = suppress__load(r->args->suppressions, err, errsz)))
+		return -EINVAL;
+	ropts->supp = supp;
+	ret = report__print_file(r->report_out, path, ropts, err, errsz);
+	ropts->supp = NULL;
+	suppress__free(supp);
+	return ret;
+}
+
 /* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
  * print the seed's report now (otherwise at the end: run__print_reports). */
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
@@ -208,7 +226,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	ropts.iterations = w ? iterations : 0;
 	if (!r->report_out)
 		return 0;
-	if (report__print_file(r->report_out, path, &ropts, err, sizeof(err)))
+	if (print_report(r, path, &ropts, err, sizeof(err)))
 		elog("report: %s\n", err);
 	fflush(r->report_out);
 	return 0;
@@ -339,7 +357,7 @@ void run__print_reports(struct run *r)
 		if (!t->written || (t != top && !t->died && !r->args->report_all))
 			continue;
 		ropts.title = t->cmdline;
-		if (report__print_file(r->report_out, t->written_path, &ropts, err, sizeof(err)))
+		if (print_report(r, t->written_path, &ropts, err, sizeof(err)))
 			elog("report: %s\n", err);
 	}
 	fflush(r->report_out);

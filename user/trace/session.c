@@ -25,6 +25,7 @@ struct session *session__new(const struct session_opts *opts)
 		return NULL;
 	s->opts = *opts;
 	s->copts.sample_bytes = opts->sample_bytes;
+	s->copts.thread_name = opts->thread_name;
 	if (!opts->windowed || opts->open_at_start) {
 		s->cur = collector__new(opts->start_ns, &s->copts);
 		if (!s->cur) {

@@ -27,6 +27,8 @@ struct session_opts {
 	bool open_at_start;
 	__u64 start_ns;		    /* not windowed: the profile's time origin */
 	__u64 sample_bytes;	    /* --sample-bytes (collector_opts), 0: exact */
+	/* collector_opts.thread_name: each thread's name at first sight, or NULL */
+	void (*thread_name)(void *ctx, __u32 tgid, __u32 tid, char *buf, size_t sz);
 	session_profile_fn on_profile;
 	void *ctx;
 };
