@@ -284,6 +284,10 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	r->death = death_probes__start(loader__ringbuf_fd(r->loader), pid, r->follow);
 	loader__resume(r->loader); /* the death probes are in: nobody read the ring meanwhile */
+	/* Said as soon as the probes record: the rest of the set-up (symbolizers, the trap
+	 * cost) must not delay the user's sign that the attach worked. */
+	if (r->args->pid)
+		run__announce_attach(r);
 	if (r->args->start_at || r->args->stop_at) {
 		err = run__attach_window_symbols(r);
 		if (err)
@@ -324,8 +328,6 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
 	r->start_ns = sopts.start_ns;
-	if (r->args->pid)
-		run__announce_attach(r);
 
 	if (r->args->top_mode && run__top_start(r)) {
 		elog("out of memory\n");
