@@ -50,6 +50,7 @@ enum {
 	OPT_SAMPLE_BYTES,
 	OPT_CHECK,
 	OPT_JSON,
+	OPT_DEBUG_DIR,
 };
 
 #define G_TARGET "What to trace"
@@ -100,6 +101,12 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "site's stack was unwound, its later copies carry only the\n"
 	  "words the unwinder read; the same stacks, less to copy)",
 	  G_PROBES, NULL, OPT_DENSE_STACKS },
+	{ "debug-dir", 0, "DIR",
+	  "also look for debug files in DIR (repeatable; before\n"
+	  "/usr/lib/debug): a .build-id/xx/rest.debug tree, or a flat\n"
+	  "directory of debug files named as the modules' debuglinks.\n"
+	  "With DEBUGINFOD_URLS set, debuginfod servers are asked last",
+	  G_PROBES, "", OPT_DEBUG_DIR },
 	{ "start-at", 0, "SYMBOL",
 	  "open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
 	  "NAME alone is looked up in the target's executable; it may\n"
@@ -442,6 +449,18 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 	case OPT_BYTES:
 		o->exact_bytes = true;
 		break;
+	case OPT_DEBUG_DIR: {
+		struct stat st;
+
+		if (stat(arg, &st) || !S_ISDIR(st.st_mode) ||
+		    o->debug_dir_cnt == TRACER_DEBUG_DIRS_MAX) {
+			elog("--debug-dir %s: not a directory (or more than %d given)\n",
+			     safe_text__term(arg), TRACER_DEBUG_DIRS_MAX);
+			return TRACER_EXIT_USAGE;
+		}
+		o->debug_dirs[o->debug_dir_cnt++] = arg;
+		break;
+	}
 	case OPT_START_AT:
 		o->start_at = arg;
 		break;

@@ -24,6 +24,7 @@ enum unwind_mode {
 
 #define TRACER_PIDS_MAX 64 /* processes in one --pid list */
 #define KILL_AFTER_DEFAULT_S 5.0 /* --kill-after */
+#define TRACER_DEBUG_DIRS_MAX 16 /* --debug-dir */
 
 struct tracer_opts {
 	const char *workload;		/* --workload NAME, "all" or "list" */
@@ -40,6 +41,8 @@ struct tracer_opts {
 	const char *summary;		/* --summary: report + counters go there ("-": stdout) */
 	size_t ringbuf_sz;		/* --ringbuf-size, bytes; 0: the loader's default */
 	const char *lib;		/* --lib */
+	const char *debug_dirs[TRACER_DEBUG_DIRS_MAX]; /* --debug-dir, in order */
+	size_t debug_dir_cnt;
 	bool as_root;			/* --as-root */
 	size_t top;			/* --top, rows; 0: the report's default */
 	bool exact_bytes;		/* --bytes: exact byte counts in the report */

@@ -18,6 +18,8 @@
 #include "clock.h"
 #include "collector.h"
 #include "death_probes.h"
+#include "debug_hint.h"
+#include "dhat_reader.h"
 #include "dwarf_stacks.h"
 #include "environment.h"
 #include "fp_detect.h"
@@ -283,10 +285,23 @@ void run__warn_no_allocator_call(struct run *r)
 	alloc_check__warn(stderr, &in);
 }
 
+/* Count the unnamed frames of the profile at path (debug_hint.h): the reports end with how
+ * to get them named. */
+static void run__scan_unnamed(const char *path, struct debug_hint *h)
+{
+	struct dhat_profile *p = dhat_profile__load(path, NULL, 0);
+
+	if (p)
+		debug_hint__scan(h, p->ftbl, p->ftbl_cnt);
+	dhat_profile__free(p);
+}
+
 /* The closing reports (not windowed): the list of images when there is more than one, then
- * the report of the one with the most allocations, or of each with --report all. */
+ * the report of the one with the most allocations, or of each with --report all; then, if
+ * frames of them stayed unnamed, the line saying what would name them. */
 void run__print_reports(struct run *r)
 {
+	static struct debug_hint hint; /* 16 KiB: not on the stack */
 	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
 	size_t cnt = tracees__count(r->tracees);
 	const struct tracee *top = tracee_summary__top(r->tracees);
@@ -305,7 +320,9 @@ void run__print_reports(struct run *r)
 		ropts.title = t->cmdline;
 		if (report__print_file(r->report_out, t->written_path, &ropts, err, sizeof(err)))
 			elog("report: %s\n", err);
+		run__scan_unnamed(t->written_path, &hint);
 	}
+	debug_hint__print(r->report_out, &hint);
 	fflush(r->report_out);
 }
 
