@@ -31,3 +31,22 @@ target_compile_definitions(debuginfo_e2e PRIVATE
 	DEBUG_SRV_DIR="${debuginfo_dir}/srv")
 add_dependencies(debuginfo_e2e tracer debuginfo_split)
 tracer_test_timeout(debuginfo_e2e 600)
+
+# One profile for the program named (issue #35 item 4): -o FILE is the final image of the
+# command, the others go to FILE.d/, the small ones only with --all-images. debuginfo_prog
+# (unstripped) is the final program.
+add_criterion_test(images_e2e
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/images_e2e.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
+	LIBS tracer_core
+	LABELS bpf)
+target_compile_definitions(images_e2e PRIVATE
+	TRACER_BIN="$<TARGET_FILE:tracer>"
+	PROG_BIN="$<TARGET_FILE:debuginfo_prog>")
+add_dependencies(images_e2e tracer debuginfo_prog)
+tracer_test_timeout(images_e2e 600)
+
+# The closing hint's parts, anywhere (no root): tests/debug_hint_unit.c.
+add_criterion_test(debug_hint_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/debug_hint_unit.c
+	LIBS tracer_symbolize
+	LABELS unit)

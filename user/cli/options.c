@@ -51,6 +51,7 @@ enum {
 	OPT_CHECK,
 	OPT_JSON,
 	OPT_DEBUG_DIR,
+	OPT_ALL_IMAGES,
 };
 
 #define G_TARGET "What to trace"
@@ -144,6 +145,12 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "$KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
 	  "a .gz suffix writes gzip",
 	  G_OUTPUT, NULL, 'o' },
+	{ "all-images", 0, NULL,
+	  "also write a profile for each image that made fewer than\n"
+	  "16 allocations (default: listed in the closing table only).\n"
+	  "With -o FILE, FILE is the final image of the command (its\n"
+	  "last exec: python3 behind env), the others go to FILE.d/",
+	  G_OUTPUT, NULL, OPT_ALL_IMAGES },
 	{ "format", 'f', "LIST",
 	  "also write, next to each profile: pprof (.pb.gz), folded,\n"
 	  "svg (flame graph), timeline (live heap over time, .svg)",
@@ -448,6 +455,9 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	case OPT_BYTES:
 		o->exact_bytes = true;
+		break;
+	case OPT_ALL_IMAGES:
+		o->all_images = true;
 		break;
 	case OPT_DEBUG_DIR: {
 		struct stat st;

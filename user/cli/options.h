@@ -34,6 +34,7 @@ struct tracer_opts {
 	const char *cgroup;		/* --cgroup PATH */
 	bool no_follow;			/* --no-follow: neither forks nor execs open images */
 	bool report_all;		/* --report all: a report for every image */
+	bool all_images;		/* --all-images: a file for the small images too */
 	double duration_s;		/* --duration, 0: until the target ends or Ctrl-C */
 	double kill_after_s;		/* --kill-after: SIGTERM to SIGKILL of a -- CMD */
 	char **cmd;			/* the command after the options (`--`), NULL-terminated */

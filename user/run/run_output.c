@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@
 #include "report.h"
 #include "rss_sampler.h"
 #include "session.h"
+#include "sudo_user.h"
 #include "symbolizer.h"
 #include "target.h"
 #include "trace_summary.h"
@@ -139,6 +141,31 @@ static const struct dhat_arenas *run__arenas(struct run *r, struct tracee *t,
 	return now;
 }
 
+/* -o FILE: the other images go into FILE.d/ (tracee.h), made when the first one is written,
+ * as the invoking user under sudo (who must be allowed to create it where FILE goes; the
+ * writer then walks it as any output path, output.h). 0 or -errno (logged). */
+static int run__images_dir(const struct run *r, const char *path)
+{
+	const char *o = r->args->output;
+	struct sudo_saved saved;
+	char dir[PATH_MAX];
+	int err;
+
+	if (!o || strstr(o, "%p") || r->out.workloads)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s.d", o);
+	if (strncmp(path, dir, strlen(dir)) || path[strlen(dir)] != '/')
+		return 0;
+	err = sudo_user__enter(&saved);
+	if (err)
+		return err;
+	err = mkdir(dir, 0755) && errno != EEXIST ? -errno : 0;
+	sudo_user__leave(&saved);
+	if (err)
+		elog("cannot create %s: %s\n", safe_text__term(dir), strerror(-err));
+	return err;
+}
+
 /* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
  * print the seed's report now (otherwise at the end: run__print_reports). */
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
@@ -163,8 +190,17 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	/* An image that exec'd away must not take the new image's maps. */
 	if (t->sym)
 		tracee__refresh_sym(t);
-	if (*t->path)
-		out.output = t->path;
+	if (*t->path) {
+		out.output = tracee__profile_path(t);
+		if (!tracee__final(t) && !r->args->all_images && !r->out.snapshot &&
+		    collector__totals(c)->total_blocks < IMAGE_MIN_BLOCKS) {
+			t->too_small = true; /* a row in the closing table, no file */
+			t->totals = *collector__totals(c);
+			return 0;
+		}
+		if (!tracee__final(t) && run__images_dir(r, out.output))
+			r->write_failures++;
+	}
 	/* A dropped record's profile is unknown: charge it to the one open when it was lost;
 	 * likewise a process seen but not traced. */
 	run__counters(r, &probes);
