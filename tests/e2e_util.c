@@ -482,6 +482,14 @@ size_t e2e_each_profile(const char *dir,
 		char path[1200], err[512];
 		struct dhat_profile *p;
 
+		/* -o FILE's other images are in FILE.d/ (tracee.h) */
+		if (len > 7 && !strcmp(de->d_name + len - 7, ".json.d")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			seen += e2e_each_profile(path, fn, ctx, kept);
+			if (kept && *kept)
+				break;
+			continue;
+		}
 		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);

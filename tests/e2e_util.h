@@ -102,9 +102,9 @@ char *e2e_callers(const struct dhat_profile *p, const struct dhat_pp *pp);
 /* True if the profile at path loads and names a frame containing name. */
 bool e2e_profile_names(const char *path, const char *name);
 
-/* Each profile (*.json) of dir, loaded from path, handed to fn (the profile is freed after
- * the call, unless fn returns true: then it is kept in *kept, if kept is not NULL, and the
- * walk stops). Fails the test on a directory or file that does not load. Returns the number
+/* Each profile (*.json) of dir and of its *.json.d/ (-o FILE's other images), loaded from
+ * path, handed to fn (the profile is freed after the call, unless fn returns true: then it
+ * is kept in *kept, if kept is not NULL, and the walk stops). Fails the test on a directory or file that does not load. Returns the number
  * of profiles seen. */
 size_t e2e_each_profile(const char *dir,
 			bool (*fn)(const char *path, struct dhat_profile *p, void *ctx), void *ctx,

@@ -636,8 +636,9 @@ Test(fault_e2e, two_tracers_on_one_process, .timeout = TEST_TIMEOUT(300))
 
 /*
  * An exec closes the old image's profile and opens one for the new image: `-o exec.json`
- * holds sh's (the first image), exec.<pid>.<program>.json the program's, symbolized from
- * its own maps. With --no-follow the exec'd image stays in the one profile.
+ * holds the program's (the final image), symbolized from its own maps; sh's, with
+ * --all-images, is exec.json.d/exec.<pid>.sh.json. With --no-follow the exec'd image stays
+ * in the one profile.
  */
 Test(fault_e2e, target_that_execs_is_traced_as_the_new_program, .timeout = TEST_TIMEOUT(300))
 {
@@ -652,30 +653,33 @@ Test(fault_e2e, target_that_execs_is_traced_as_the_new_program, .timeout = TEST_
 	dir = e2e_tmpdir("exec");
 	snprintf(path, sizeof(path), "%s/exec.json", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "%s -q -o %s -- sh -c 'exec %s --threads 1 --requests 10 --exit-code 6' 2>&1",
+		 "%s -q --all-images -o %s -- sh -c 'exec %s --threads 1 --requests 10 "
+		 "--exit-code 6' 2>&1",
 		 TRACER_BIN, path, EMBEDDER_BIN);
 	rc = e2e_run(cmd, &out);
 	cr_expect_eq(rc, 6, "the exec'd program's status must come through, got %d:\n%s", rc, out);
 	free(out);
-	d = opendir(dir);
-	cr_assert_not_null(d);
+	snprintf(other, sizeof(other), "%s/exec.json.d", dir);
+	d = opendir(other);
+	cr_assert_not_null(d, "no %s", other);
 	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name), pn = strlen(prog);
+		size_t n = strlen(de->d_name);
 
 		if (n < 5 || strcmp(de->d_name + n - 5, ".json"))
 			continue;
 		profiles++;
-		/* exec.<pid>.<program>.json */
-		if (!strncmp(de->d_name, "exec.", 5) && n > pn + 5 &&
-		    !strncmp(de->d_name + n - 5 - pn, prog, pn) && isdigit(de->d_name[5]))
-			snprintf(other, sizeof(other), "%s/%s", dir, de->d_name);
+		/* exec.<pid>.sh.json */
+		if (!strncmp(de->d_name, "exec.", 5) && isdigit(de->d_name[5]) &&
+		    strstr(de->d_name, ".sh.json"))
+			snprintf(other, sizeof(other), "%s/exec.json.d/%s", dir, de->d_name);
 	}
 	closedir(d);
-	cr_expect_eq(profiles, 2, "sh's profile and the exec'd program's: %zu files", profiles);
-	cr_assert(*other, "no exec.<pid>.%s.json in %s", prog, dir);
-	check_profile(path, false, NULL);
-	cr_expect(!e2e_profile_names(path, "kaish_kernel_new"), "sh's profile holds the program's");
-	check_profile(other, true, "kaish_kernel_new");
+	cr_expect_eq(profiles, 1, "sh's profile beside the program's: %zu files", profiles);
+	cr_assert(strstr(other, ".sh.json"), "no exec.<pid>.sh.json in %s/exec.json.d", dir);
+	(void)prog;
+	check_profile(other, false, NULL);
+	cr_expect(!e2e_profile_names(other, "kaish_kernel_new"), "sh's profile holds the program's");
+	check_profile(path, true, "kaish_kernel_new");
 
 	/* --no-follow: one profile, the exec'd program's allocations in it. */
 	snprintf(path, sizeof(path), "%s/nofollow.json", dir);

@@ -18,6 +18,9 @@
 #include "e2e_util.h"
 #include "test_timeout.h"
 
+/* Every image gets a file, the small ones too: these tests count them (tracee.h). */
+#define TRACER_CMD TRACER_BIN " --all-images"
+
 #define TINY_BLOCKS 1000
 #define POOL_BYTES  (100ull << 20) /* data/death/mmap_prog.c */
 
@@ -86,12 +89,12 @@ Test(rss_e2e, forked_child_has_its_own_mappings_and_rss, .timeout = TEST_TIMEOUT
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("rss-child");
 	snprintf(path, sizeof(path), "%s/sh.json", dir);
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c '%s; true' 2>&1", TRACER_BIN, path,
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c '%s; true' 2>&1", TRACER_CMD, path,
 		 MMAP_PROG_BIN);
 	st = e2e_run(cmd, &out);
 	cr_assert_eq(st, 0, "tracer exited %d:\n%s", st, out);
 	free(out);
-	snprintf(cmd, sizeof(cmd), "%s/sh.*.death_mmap_prog.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s/sh.json.d/sh.*.death_mmap_prog.json", dir);
 	cr_assert(!glob(cmd, 0, NULL, &g) && g.gl_pathc == 1, "no single %s", cmd);
 	p = dhat_profile__load(g.gl_pathv[0], err, sizeof(err));
 	globfree(&g);

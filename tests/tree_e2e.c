@@ -18,6 +18,9 @@
 #include "e2e_util.h"
 #include "test_timeout.h"
 
+/* Every image gets a file, the small ones too: these tests count them (tracee.h). */
+#define TRACER_CMD TRACER_BIN " --all-images"
+
 /* One profile file of a run. */
 struct image {
 	char path[1200];
@@ -132,7 +135,7 @@ Test(tree_e2e, shell_running_two_programs, .timeout = TEST_TIMEOUT(300))
 	alone(dir, TREE_NODE_BIN, &blocks, &bytes);
 	cr_expect_eq(blocks, 4, "tree_node 4 alone: %llu blocks", (unsigned long long)blocks);
 	snprintf(path, sizeof(path), "%s/sh.json", dir);
-	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- sh -c '%s 4; %s 9' 2>&1", TRACER_BIN, path,
+	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- sh -c '%s 4; %s 9' 2>&1", TRACER_CMD, path,
 		 TREE_NODE_BIN, TREE_NODE_BIN);
 	rc = e2e_run(cmd, &out);
 	cr_expect_eq(rc, 0, "tracer: %d\n%s", rc, out);
@@ -165,7 +168,7 @@ Test(tree_e2e, three_levels_with_an_exec_in_the_middle, .timeout = TEST_TIMEOUT(
 	 * forks level 3, which execs one that makes 11. -o with %p: named by pid. */
 	snprintf(path, sizeof(path), "%s/t-%%p.json", dir);
 	snprintf(cmd, sizeof(cmd), "%s -q -o %s -- %s 3 fork %s 5 exec %s 7 fork %s 11 2>&1",
-		 TRACER_BIN, path, t, t, t, t);
+		 TRACER_CMD, path, t, t, t, t);
 	rc = e2e_run(cmd, &out);
 	cr_expect_eq(rc, 0, "tracer: %d\n%s", rc, out);
 	free(out);
@@ -207,7 +210,7 @@ Test(tree_e2e, static_child_probed_in_its_own_executable, .timeout = TEST_TIMEOU
 	/* Static glibc allocates for itself at startup too: at least the program's 4. */
 	cr_expect_geq(blocks, 4, "alone: %llu blocks", (unsigned long long)blocks);
 	snprintf(path, sizeof(path), "%s/st.json", dir);
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c '%s 4' 2>&1 >/dev/null", TRACER_BIN, path,
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- sh -c '%s 4' 2>&1 >/dev/null", TRACER_CMD, path,
 		 TREE_NODE_STATIC_BIN);
 	rc = e2e_run(cmd, &out);
 	cr_expect_eq(rc, 0, "tracer: %d\n%s", rc, out);
@@ -230,7 +233,7 @@ Test(tree_e2e, no_follow_traces_the_first_process_only, .timeout = TEST_TIMEOUT(
 	dir = e2e_tmpdir("tree-nofollow");
 	snprintf(path, sizeof(path), "%s/sh.json", dir);
 	snprintf(cmd, sizeof(cmd), "%s -q --no-follow -o %s -- sh -c '%s 40; %s 90' 2>&1",
-		 TRACER_BIN, path, TREE_NODE_BIN, TREE_NODE_BIN);
+		 TRACER_CMD, path, TREE_NODE_BIN, TREE_NODE_BIN);
 	rc = e2e_run(cmd, &out);
 	cr_expect_eq(rc, 0, "tracer: %d\n%s", rc, out);
 	free(out);
@@ -249,7 +252,7 @@ static size_t three_levels(const char *dir, const char *env, struct image *img, 
 	int rc;
 
 	snprintf(cmd, sizeof(cmd), "%s %s -v -o %s/t-%%p.json -- %s 3 fork %s 5 exec %s 7 fork %s 11 2>&1",
-		 env, TRACER_BIN, dir, t, t, t, t);
+		 env, TRACER_CMD, dir, t, t, t, t);
 	rc = e2e_run(cmd, log);
 	cr_assert_eq(rc, 0, "tracer: %d\n%s", rc, *log);
 	return load_images(dir, img);
@@ -328,7 +331,7 @@ Test(tree_e2e, forty_children_in_a_row, .timeout = TEST_TIMEOUT(300))
 	snprintf(cmd, sizeof(cmd),
 		 "%s -q -o %s/row-%%p.json -- sh -c 'i=0; while [ $i -lt 40 ]; do %s 2; "
 		 "i=$((i+1)); done' 2>&1",
-		 TRACER_BIN, dir, TREE_NODE_BIN);
+		 TRACER_CMD, dir, TREE_NODE_BIN);
 	rc = e2e_run(cmd, &out);
 	cr_expect_eq(rc, 0, "tracer: %d\n%s", rc, out);
 	free(out);
@@ -370,7 +373,7 @@ static pid_t start_tracer(const char *args, const char *log)
 	char cmd[2048];
 	pid_t pid;
 
-	snprintf(cmd, sizeof(cmd), "exec %s -v %s >/dev/null 2>%s", TRACER_BIN, args, log);
+	snprintf(cmd, sizeof(cmd), "exec %s -v %s >/dev/null 2>%s", TRACER_CMD, args, log);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {

@@ -53,6 +53,8 @@ enum {
 	OPT_JSON,
 	OPT_SKIP,
 	OPT_SUPPRESSIONS,
+	OPT_DEBUG_DIR,
+	OPT_ALL_IMAGES,
 };
 
 #define G_TARGET "What to trace"
@@ -103,6 +105,12 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "site's stack was unwound, its later copies carry only the\n"
 	  "words the unwinder read; the same stacks, less to copy)",
 	  G_PROBES, NULL, OPT_DENSE_STACKS },
+	{ "debug-dir", 0, "DIR",
+	  "also look for debug files in DIR (repeatable; before\n"
+	  "/usr/lib/debug): a .build-id/xx/rest.debug tree, or a flat\n"
+	  "directory of debug files named as the modules' debuglinks.\n"
+	  "With DEBUGINFOD_URLS set, debuginfod servers are asked last",
+	  G_PROBES, "", OPT_DEBUG_DIR },
 	{ "start-at", 0, "SYMBOL",
 	  "open the profile at the first call of SYMBOL ([FILE:]NAME;\n"
 	  "NAME alone is looked up in the target's executable; it may\n"
@@ -140,6 +148,12 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "$KAISH_PROFILE_OUT or .); with --workload all: a directory;\n"
 	  "a .gz suffix writes gzip",
 	  G_OUTPUT, NULL, 'o' },
+	{ "all-images", 0, NULL,
+	  "also write a profile for each image that made fewer than\n"
+	  "16 allocations (default: listed in the closing table only).\n"
+	  "With -o FILE, FILE is the final image of the command (its\n"
+	  "last exec: python3 behind env), the others go to FILE.d/",
+	  G_OUTPUT, NULL, OPT_ALL_IMAGES },
 	{ "format", 'f', "LIST",
 	  "also write, next to each profile: pprof (.pb.gz), folded,\n"
 	  "svg (flame graph), timeline (live heap over time, .svg)",
@@ -475,6 +489,21 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		}
 		suppress__free(supp);
 		o->suppressions = arg;
+		break;
+	}
+	case OPT_ALL_IMAGES:
+		o->all_images = true;
+		break;
+	case OPT_DEBUG_DIR: {
+		struct stat st;
+
+		if (stat(arg, &st) || !S_ISDIR(st.st_mode) ||
+		    o->debug_dir_cnt == TRACER_DEBUG_DIRS_MAX) {
+			elog("--debug-dir %s: not a directory (or more than %d given)\n",
+			     safe_text__term(arg), TRACER_DEBUG_DIRS_MAX);
+			return TRACER_EXIT_USAGE;
+		}
+		o->debug_dirs[o->debug_dir_cnt++] = arg;
 		break;
 	}
 	case OPT_START_AT:

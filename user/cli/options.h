@@ -24,6 +24,7 @@ enum unwind_mode {
 
 #define TRACER_PIDS_MAX 64 /* processes in one --pid list */
 #define KILL_AFTER_DEFAULT_S 5.0 /* --kill-after */
+#define TRACER_DEBUG_DIRS_MAX 16 /* --debug-dir */
 
 struct tracer_opts {
 	const char *workload;		/* --workload NAME, "all" or "list" */
@@ -33,6 +34,7 @@ struct tracer_opts {
 	const char *cgroup;		/* --cgroup PATH */
 	bool no_follow;			/* --no-follow: neither forks nor execs open images */
 	bool report_all;		/* --report all: a report for every image */
+	bool all_images;		/* --all-images: a file for the small images too */
 	double duration_s;		/* --duration, 0: until the target ends or Ctrl-C */
 	double kill_after_s;		/* --kill-after: SIGTERM to SIGKILL of a -- CMD */
 	char **cmd;			/* the command after the options (`--`), NULL-terminated */
@@ -40,6 +42,8 @@ struct tracer_opts {
 	const char *summary;		/* --summary: report + counters go there ("-": stdout) */
 	size_t ringbuf_sz;		/* --ringbuf-size, bytes; 0: the loader's default */
 	const char *lib;		/* --lib */
+	const char *debug_dirs[TRACER_DEBUG_DIRS_MAX]; /* --debug-dir, in order */
+	size_t debug_dir_cnt;
 	bool as_root;			/* --as-root */
 	size_t top;			/* --top, rows; 0: the report's default */
 	bool exact_bytes;		/* --bytes: exact byte counts in the report */

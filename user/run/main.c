@@ -20,6 +20,7 @@
 #include "alloc_symbols.h"
 #include "alloc_watch.h"
 #include "cli.h"
+#include "debug_fetch.h"
 #include "clock.h"
 #include "collector.h"
 #include "death_probes.h"
@@ -412,6 +413,9 @@ int main(int argc, char **argv)
 	/* A traced tree's processes map the same files: their modules are loaded once, and
 	 * kept a while after a process ends for the next one (a shell loop's children). */
 	module_share__keep_idle(32);
+	for (size_t i = 0; i < args.debug_dir_cnt; i++)
+		if (debug_fetch__add_dir(args.debug_dirs[i]))
+			return TRACER_EXIT_FAILURE;
 	r.out = (struct profile_output_opts){
 		.output = args.output,
 		.workloads = args.workload != NULL,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@
 #include "clock.h"
 #include "collector.h"
 #include "death_probes.h"
+#include "debug_hint.h"
+#include "dhat_reader.h"
 #include "dwarf_stacks.h"
 #include "environment.h"
 #include "fp_detect.h"
@@ -33,6 +36,7 @@
 #include "rss_sampler.h"
 #include "session.h"
 #include "suppress.h"
+#include "sudo_user.h"
 #include "symbolizer.h"
 #include "target.h"
 #include "trace_summary.h"
@@ -155,6 +159,31 @@ static int print_report(struct run *r, const char *path, struct report_opts *rop
 	return ret;
 }
 
+/* -o FILE: the other images go into FILE.d/ (tracee.h), made when the first one is written,
+ * as the invoking user under sudo (who must be allowed to create it where FILE goes; the
+ * writer then walks it as any output path, output.h). 0 or -errno (logged). */
+static int run__images_dir(const struct run *r, const char *path)
+{
+	const char *o = r->args->output;
+	struct sudo_saved saved;
+	char dir[PATH_MAX];
+	int err;
+
+	if (!o || strstr(o, "%p") || r->out.workloads)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s.d", o);
+	if (strncmp(path, dir, strlen(dir)) || path[strlen(dir)] != '/')
+		return 0;
+	err = sudo_user__enter(&saved);
+	if (err)
+		return err;
+	err = mkdir(dir, 0755) && errno != EEXIST ? -errno : 0;
+	sudo_user__leave(&saved);
+	if (err)
+		elog("cannot create %s: %s\n", safe_text__term(dir), strerror(-err));
+	return err;
+}
+
 /* session_profile_fn, ctx = the tracee: write the DHAT file and its conversions; windowed,
  * print the seed's report now (otherwise at the end: run__print_reports). */
 int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iterations)
@@ -182,8 +211,17 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	/* An image that exec'd away must not take the new image's maps. */
 	if (t->sym)
 		tracee__refresh_sym(t);
-	if (*t->path)
-		out.output = t->path;
+	if (*t->path) {
+		out.output = tracee__profile_path(t);
+		if (!tracee__final(t) && !r->args->all_images && !r->out.snapshot &&
+		    collector__totals(c)->total_blocks < IMAGE_MIN_BLOCKS) {
+			t->too_small = true; /* a row in the closing table, no file */
+			t->totals = *collector__totals(c);
+			return 0;
+		}
+		if (!tracee__final(t) && run__images_dir(r, out.output))
+			r->write_failures++;
+	}
 	/* A dropped record's profile is unknown: charge it to the one open when it was lost;
 	 * likewise a process seen but not traced. */
 	run__counters(r, &probes);
@@ -337,10 +375,23 @@ void run__warn_no_allocator_call(struct run *r)
 	alloc_check__warn(stderr, &in);
 }
 
+/* Count the unnamed frames of the profile at path (debug_hint.h): the reports end with how
+ * to get them named. */
+static void run__scan_unnamed(const char *path, struct debug_hint *h)
+{
+	struct dhat_profile *p = dhat_profile__load(path, NULL, 0);
+
+	if (p)
+		debug_hint__scan(h, p->ftbl, p->ftbl_cnt);
+	dhat_profile__free(p);
+}
+
 /* The closing reports (not windowed): the list of images when there is more than one, then
- * the report of the one with the most allocations, or of each with --report all. */
+ * the report of the one with the most allocations, or of each with --report all; then, if
+ * frames of them stayed unnamed, the line saying what would name them. */
 void run__print_reports(struct run *r)
 {
+	static struct debug_hint hint; /* 16 KiB: not on the stack */
 	struct report_opts ropts = { .top = r->args->top, .exact_bytes = r->args->exact_bytes };
 	size_t cnt = tracees__count(r->tracees);
 	const struct tracee *top = tracee_summary__top(r->tracees);
@@ -359,7 +410,9 @@ void run__print_reports(struct run *r)
 		ropts.title = t->cmdline;
 		if (print_report(r, t->written_path, &ropts, err, sizeof(err)))
 			elog("report: %s\n", err);
+		run__scan_unnamed(t->written_path, &hint);
 	}
+	debug_hint__print(r->report_out, &hint);
 	fflush(r->report_out);
 }
 

@@ -13,6 +13,7 @@
  * looked-up address in an open-addressing hash table (flushed when the maps change).
  * Not thread-safe: one symbolizer per thread.
  */
+#include "debug_fetch.h"
 #include "symbolizer.h"
 #include "grow.h"
 
@@ -303,7 +304,11 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	/* Kept open: debug files are looked up at the first lookup, maybe after the exit. */
 	snprintf(dir, sizeof(dir), "/proc/%d/root", pid);
 	s->root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	err = strvec__push(&s->debug_dirs, "/usr/lib/debug");
+	/* --debug-dir roots first: what the user points at wins over the system's. */
+	err = 0;
+	for (size_t i = 0; i < debug_fetch__dirs()->cnt && !err; i++)
+		err = strvec__push(&s->debug_dirs, debug_fetch__dirs()->items[i]);
+	err = err ?: strvec__push(&s->debug_dirs, "/usr/lib/debug");
 	if (err)
 		goto cleanup;
 	s->start_time = proc_start_time(pid);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
+#include "debug_fetch.h"
 #include "debug_file.h"
 #include "demangle.h"
 
@@ -261,9 +262,12 @@ reject:
 
 /*
  * Find a separate debug file, as gdb does: build-id first (<root>/.build-id/xx/yyyy.debug),
- * then the .gnu_debuglink name in the module's directory, its .debug/ and <root><dir>/.
+ * then the .gnu_debuglink name in the module's directory, its .debug/, <root><dir>/ and
+ * <root>/ itself (a flat directory of debug files, as --debug-dir may name: the build-id or
+ * CRC check makes a same-named file of another module harmless), then debuginfod by
+ * build-id (debug_fetch.h), last because it may go to the network.
  * The module's directory and the target's /usr/lib/debug are read inside the target's root
- * (root_fd); the tracer's own debug roots (/usr/lib/debug, --debug-dir) as they are.
+ * (root_fd); the tracer's own debug roots (--debug-dir, /usr/lib/debug) as they are.
  */
 static void sym_module__find_debug(struct sym_module *m)
 {
@@ -288,7 +292,7 @@ static void sym_module__find_debug(struct sym_module *m)
 	link = dwelf_elf_gnu_debuglink(m->elf, &crc);
 	/* A name that climbs (../) or points elsewhere (/) is not a debuglink gdb would use. */
 	if (!debug_file__link_ok(link) || m->name[0] != '/')
-		return;
+		goto fetch;
 	want.have_crc = true;
 	want.crc = crc;
 	snprintf(dir, sizeof(dir), "%s", m->name);
@@ -308,7 +312,15 @@ static void sym_module__find_debug(struct sym_module *m)
 		snprintf(path, sizeof(path), "%s%s/%s", m->debug_dirs->items[i], dir, link);
 		if (sym_module__try_debug(m, -1, path, &want))
 			return;
+		snprintf(path, sizeof(path), "%s/%s", m->debug_dirs->items[i], link);
+		if (sym_module__try_debug(m, -1, path, &want))
+			return;
 	}
+fetch:
+	/* Only by build-id: the server's file must carry the module's (no CRC fallback). */
+	want.have_crc = false;
+	if (want.id_sz > 0 && !debug_fetch__debuginfod(id, want.id_sz, path, sizeof(path)))
+		sym_module__try_debug(m, -1, path, &want);
 }
 
 static int sym_entry__cmp(const void *a, const void *b)

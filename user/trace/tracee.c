@@ -59,10 +59,10 @@ static void expand_pid(const char *pattern, const char *rep, char *out, size_t s
 	out[n] = '\0';
 }
 
-bool tracee_path(const char *output, bool first, pid_t pid, const char *prog, char *out,
+bool tracee_path(const char *output, bool final, pid_t pid, const char *prog, char *out,
 		 size_t sz)
 {
-	const char *env = getenv("KAISH_PROFILE_OUT");
+	const char *env = getenv("KAISH_PROFILE_OUT"), *base;
 	char pattern[PATH_MAX], rep[128], name[96];
 	size_t at;
 
@@ -73,17 +73,20 @@ bool tracee_path(const char *output, bool first, pid_t pid, const char *prog, ch
 		snprintf(pattern, sizeof(pattern), "%s", output);
 	else
 		snprintf(pattern, sizeof(pattern), "%s/dhat-heap-%%p.json", env && *env ? env : ".");
-	if (first || strstr(pattern, "%p")) {
-		if (first)
+	if (final || strstr(pattern, "%p")) {
+		if (final)
 			snprintf(rep, sizeof(rep), "%d", (int)pid);
 		else
 			snprintf(rep, sizeof(rep), "%d.%s", (int)pid, prog);
 		expand_pid(pattern, rep, out, sz);
 		return strlen(out) + 1 < sz;
 	}
+	/* -o FILE: the other images in FILE.d/, named after FILE's basename. */
 	at = suffix_at(pattern);
-	return snprintf(out, sz, "%.*s.%d.%s%s", (int)at, pattern, (int)pid, prog,
-			pattern + at) < (int)sz;
+	base = strrchr(pattern, '/');
+	base = base ? base + 1 : pattern;
+	return snprintf(out, sz, "%s.d/%.*s.%d.%s%s", pattern, (int)(pattern + at - base), base,
+			(int)pid, prog, pattern + at) < (int)sz;
 }
 
 /* A path no earlier tracee of the set took (an image exec'ing the same program twice):
@@ -172,8 +175,10 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 	if (!target__read_cmdline(tgid, t->cmdline, sizeof(t->cmdline)))
 		snprintf(t->cmdline, sizeof(t->cmdline), "%s", *t->exe ? t->exe : t->prog);
 	if (ts->opts.name_paths) {
-		tracee_path(ts->opts.output, ts->cnt == 0, tgid, t->prog, t->path, sizeof(t->path));
+		tracee_path(ts->opts.output, false, tgid, t->prog, t->path, sizeof(t->path));
 		unique_path(ts, t->path, sizeof(t->path));
+		tracee_path(ts->opts.output, true, tgid, t->prog, t->final_path,
+			    sizeof(t->final_path));
 	}
 	so.ctx = t;
 	so.start_ns = start_ns;
@@ -195,6 +200,16 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 		return NULL;
 	}
 	return t;
+}
+
+bool tracee__final(const struct tracee *t)
+{
+	return !t->parent && !t->execd && t->set->cnt && t->tgid == t->set->v[0]->tgid;
+}
+
+const char *tracee__profile_path(const struct tracee *t)
+{
+	return tracee__final(t) ? t->final_path : t->path;
 }
 
 struct tracee *tracees__live(const struct tracees *ts, pid_t tgid)
@@ -414,8 +429,10 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 		}
 		break;
 	case EV_PROC_EXEC:
-		if (t)
+		if (t) {
+			t->execd = true; /* before the close writes it: not the final image */
 			err = tracees__close(t, e->ts_ns, true);
+		}
 		if ((pid_t)e->tgid == root)
 			ts->root_execd = true;
 		t = open_image(ts, (pid_t)e->tgid, t ? t->parent : 0, e->filename, e->ts_ns);

@@ -10,10 +10,14 @@
  * array of up to RSS_SAMPLES_MAX per live process, and a mapping tracker with its unwinder
  * for a process that maps anything.
  *
- * Profile paths: the first tracee's is -o (a "%p" in it replaced by its pid), or
- * dhat-heap-<pid>.json in $KAISH_PROFILE_OUT or "."; every other one goes next to it, named
- * with its pid and program: app.json -> app.<pid>.<prog>.json, app-%p.json ->
- * app-<pid>.<prog>.json (".N" added if that file was already used in this run).
+ * Profile paths: one profile for the program named. The final image -- the last exec of
+ * the run's first process, what `env python3` or a pyenv shim ends as -- gets -o (a "%p"
+ * in it replaced by its pid), or dhat-heap-<pid>.json in $KAISH_PROFILE_OUT or ".". Every
+ * other image is named with its pid and program: with -o app.json in app.json.d/ beside it,
+ * app.json.d/app.<pid>.<prog>.json (nothing lands in the working directory); with a "%p"
+ * pattern or the default name next to the final one, app-%p.json -> app-<pid>.<prog>.json
+ * (".N" added if that file was already used in this run). Which image is final is known
+ * only when it is written (an image that exec'd is not): both paths are kept.
  */
 #ifndef TRACER_TRACEE_H
 #define TRACER_TRACEE_H
@@ -43,7 +47,9 @@ struct tracee {
 	char prog[64];		       /* program name (basename of the image's path) */
 	char exe[PATH_MAX];	       /* the image's path (exec filename or /proc/PID/exe) */
 	char cmdline[1024];	       /* space-joined argv when readable, else exe */
-	char path[PATH_MAX];	       /* its profile file ("" in workload mode: named there) */
+	char path[PATH_MAX];	       /* its profile file as another image than the final
+					* one ("" in workload mode: named there) */
+	char final_path[PATH_MAX];     /* its profile file if it is the final image */
 	char written_path[PATH_MAX];   /* the last profile file written for it */
 	struct session *session;       /* its records; NULL once closed */
 	struct symbolizer *sym;	       /* its maps and modules; NULL once closed or unreadable */
@@ -59,6 +65,8 @@ struct tracee {
 	bool ended;		       /* the image is gone (exec'd away or exited): its maps
 					* can no longer be read */
 	bool written;		       /* a profile file exists (written_path) */
+	bool execd;		       /* it ended by an exec: not its process's final image */
+	bool too_small;		       /* no file: fewer than IMAGE_MIN_BLOCKS allocations */
 	bool died;		       /* killed by a signal, the OOM killer's included (its
 					* EV_DEATH): always reported */
 	enum tracee_malloc malloc_kind; /* its allocator, when resolved for this image */
@@ -156,11 +164,22 @@ void tracees__stats(const struct tracees *ts, struct session_stats *out);
 
 /*
  * The profile path of an image of process pid running prog (see the header comment):
- * output is -o or NULL; first: the run's first image. prog is made safe for a file name
+ * output is -o or NULL; final: the run's final image. prog is made safe for a file name
  * (safe_text__file_name). False if it did not fit in sz.
  */
-bool tracee_path(const char *output, bool first, pid_t pid, const char *prog, char *out,
+bool tracee_path(const char *output, bool final, pid_t pid, const char *prog, char *out,
 		 size_t sz);
+
+/* Images with fewer allocations than this get no file of their own (a shell, env, a shim:
+ * a few allocations each, a file each was noise), only a row in the closing table, unless
+ * --all-images. The final image is always written. */
+#define IMAGE_MIN_BLOCKS 16
+
+/* Is t the final image: of the run's first process, not exec'd away (so far)? */
+bool tracee__final(const struct tracee *t);
+
+/* Where t's profile goes now: final_path or path. */
+const char *tracee__profile_path(const struct tracee *t);
 
 /* The resolvers' counters, summed over every tracee (dwarf). */
 void tracees__unwind_stats(const struct tracees *ts, struct dwarf_stacks_stats *out);

@@ -3,6 +3,10 @@
 #include "tracee_summary.h"
 #include "safe_text.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define IMAGE_MIN_BLOCKS_S STR(IMAGE_MIN_BLOCKS)
+
 void tracee_summary__print(FILE *f, const struct tracees *ts)
 {
 	size_t cnt = tracees__count(ts);
@@ -16,7 +20,9 @@ void tracee_summary__print(FILE *f, const struct tracees *ts)
 		fprintf(f, "  %7d %7d %10llu %12llu  %s -> %s\n", (int)t->tgid, (int)t->parent,
 			(unsigned long long)t->totals.total_blocks,
 			(unsigned long long)t->totals.total_bytes, safe_text__term(t->cmdline),
-			t->written ? safe_text__term(t->written_path) : "(not written)");
+			t->written ? safe_text__term(t->written_path) :
+			t->too_small ? "(fewer than " IMAGE_MIN_BLOCKS_S " allocations: no file; "
+				       "--all-images writes it)" : "(not written)");
 	}
 }
 
