@@ -5,7 +5,7 @@
  *    status line says so); `/churn` Enter filters grow_cache's row away and keeps
  *    churn_buffers'; `t` shows per-process rows ("per-thread: not recorded"), `p` pauses;
  *    `q` quits, the tracer exits 0 and writes the -o profile;
- *  - --batch -n 3: three plain-text frames on stdout, each a "tracer top HH:MM:SS  heap ..."
+ *  - --batch -n 3: three plain-text frames (on stderr with -- CMD, none in its stdout), each a "tracer top HH:MM:SS  heap ..."
  *    header line with peak, rss and the rates, the column heading, then rows naming the
  *    site; exit 0.
  * The target is tests/data/top/top_prog.c.
@@ -131,13 +131,20 @@ Test(top, screen_in_tmux, .timeout = TEST_TIMEOUT(240))
 
 Test(top, batch_frames, .timeout = TEST_TIMEOUT(120))
 {
-	char cmd[4096], *out = NULL, *p;
+	char cmd[4096], cmd_out[1100], *out = NULL, *p, *dir, *own;
 	int frames = 0, rc;
 
 	E2E_REQUIRE_ROOT();
-	snprintf(cmd, sizeof(cmd), "%s top --batch -n 3 -- %s 600 2>/dev/null", TRACER_BIN,
-		 TOP_PROG_BIN);
+	/* With -- CMD the frames go to stderr: CMD's stdout (here a file) stays its own. */
+	dir = e2e_tmpdir("top-batch");
+	snprintf(cmd_out, sizeof(cmd_out), "%s/cmd.out", dir);
+	snprintf(cmd, sizeof(cmd), "%s top --batch -n 3 -- %s 600 2>&1 >%s", TRACER_BIN,
+		 TOP_PROG_BIN, cmd_out);
 	rc = e2e_run(cmd, &out);
+	own = e2e_slurp(cmd_out);
+	cr_expect(!strstr(own, "tracer top"), "frames in the command's stdout:\n%s", own);
+	free(own);
+	free(dir);
 	cr_assert_eq(rc, 0, "tracer top --batch -n 3 exited %d:\n%s", rc, out);
 	for (p = out; (p = strstr(p, "tracer top ")); p++) {
 		char when[16];

@@ -3,10 +3,13 @@
 #include "suppress.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "safe_open.h"
 #include "site.h"
 
 /*
@@ -63,6 +66,9 @@ static const char *const BUILTIN[] = {
 
 #define BUILTIN_CNT (sizeof(BUILTIN) / sizeof(BUILTIN[0]))
 
+/* A suppressions file is a few lines of patterns: larger is refused, not read. */
+#define SUPPRESS_FILE_MAX (1u << 20)
+
 struct suppress {
 	char **pat; /* the file's patterns */
 	size_t cnt, cap;
@@ -92,31 +98,33 @@ static bool glob_whole(const char *p, size_t pn, const char *t, size_t tn)
 	return pi == pn;
 }
 
-/* Whether p matches a prefix of t (the pattern followed by an implicit "*"). */
-static bool prefix_glob(const char *p, size_t pn, const char *t, size_t tn)
-{
-	for (size_t n = 0; n <= tn; n++)
-		if (glob_whole(p, pn, t, n))
-			return true;
-	return false;
-}
+/* Text matched at most: a name longer than this is matched on its first bytes (a frame's
+ * text is the target's, up to the reader's 64 KiB; the glob is O(pattern x text)). */
+#define SUPPRESS_TEXT_MAX 1024
 
 bool suppress__glob(const char *pattern, const char *text, size_t len)
 {
 	size_t pn = strlen(pattern);
 	bool head = pn && pattern[0] == '^', tail = pn > head && pattern[pn - 1] == '$';
-	const char *p = pattern + head;
+	char small[256], *g = small;
+	size_t gn = 0;
+	bool m;
 
+	/* The anchors as stars, one glob of the whole text: "foo" is "*foo*", "^foo" is
+	 * "foo*", "foo$" is "*foo". */
 	pn -= (size_t)head + (size_t)tail;
-	/* an unanchored end matches anywhere: as if the pattern had a "*" there */
-	for (size_t off = 0; off <= len; off++) {
-		if (tail ? glob_whole(p, pn, text + off, len - off)
-			 : prefix_glob(p, pn, text + off, len - off))
-			return true;
-		if (head)
-			break;
-	}
-	return false;
+	if (pn + 2 > sizeof(small) && !(g = malloc(pn + 2)))
+		return false;
+	if (!head)
+		g[gn++] = '*';
+	memcpy(g + gn, pattern + head, pn);
+	gn += pn;
+	if (!tail)
+		g[gn++] = '*';
+	m = glob_whole(g, gn, text, len < SUPPRESS_TEXT_MAX ? len : SUPPRESS_TEXT_MAX);
+	if (g != small)
+		free(g);
+	return m;
 }
 
 /* One pattern against a cleaned frame "fn (file:line)" / "fn (in /lib/x.so)": its function
@@ -198,12 +206,19 @@ struct suppress *suppress__load(const char *path, char *err, size_t errsz)
 	size_t cap = 0, no = 0;
 	ssize_t len;
 	FILE *f;
+	int fd;
 
 	if (!s || !path)
 		goto out_builtin;
-	f = fopen(path, "re");
+	/* named on the command line and read as root: the safe open (a FIFO, a device or a
+	 * file the sudo user may not read is refused), and bounded */
+	fd = safe_open__read(AT_FDCWD, path, 0, SUPPRESS_FILE_MAX);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
-		snprintf(err, errsz, "--suppressions %s: %s", path, strerror(errno));
+		snprintf(err, errsz, "--suppressions %s: %s", path,
+			 fd < 0 ? safe_open__strerror(fd) : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		suppress__free(s);
 		return NULL;
 	}

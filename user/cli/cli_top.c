@@ -20,7 +20,8 @@ static const struct opt_spec top_opts_table[] = {
 	{ "pid", 'p', "PID[,PID...]", "watch running processes (and what they fork and exec)",
 	  NULL, "", 'p' },
 	{ "batch", 'b', NULL,
-	  "print plain-text frames on stdout instead of the screen\n"
+	  "print plain-text frames instead of the screen, on stdout\n"
+	  "(on stderr with -- CMD, whose stdout is its own)\n"
 	  "(the default when stdout or stdin is not a terminal)",
 	  NULL, NULL, OPT_TOP_BATCH },
 	{ "iterations", 'n', "N", "quit after N frames (detaching, as q does)", NULL, "",

@@ -131,7 +131,7 @@ void dhat_arena__set(struct dhat_arena *ar, const char *key, const char *str, bo
 	};
 
 	if (str && !strcmp(key, "arena")) {
-		snprintf(ar->name, sizeof(ar->name), "%s", str);
+		safe_text__copy_term(ar->name, sizeof(ar->name), str);
 		return;
 	}
 	if (!u_ok)
@@ -171,17 +171,17 @@ void dhat_arenas__set(struct dhat_arenas *a, const char *key, const char *str, b
 	else if (u_ok && !strcmp(key, "arenaMax"))
 		a->arena_max = u;
 	else if (str && !strcmp(key, "mmapThresholdSource"))
-		snprintf(a->mmap_threshold_src, sizeof(a->mmap_threshold_src), "%s", str);
+		safe_text__copy_term(a->mmap_threshold_src, sizeof(a->mmap_threshold_src), str);
 	else if (str && !strcmp(key, "arenaMaxSource"))
-		snprintf(a->arena_max_src, sizeof(a->arena_max_src), "%s", str);
+		safe_text__copy_term(a->arena_max_src, sizeof(a->arena_max_src), str);
 	else if (str && !strcmp(key, "source"))
-		snprintf(a->source, sizeof(a->source), "%s", str);
+		safe_text__copy_term(a->source, sizeof(a->source), str);
 	else if (str && !strcmp(key, "allocator"))
-		snprintf(a->allocator, sizeof(a->allocator), "%s", str);
+		safe_text__copy_term(a->allocator, sizeof(a->allocator), str);
 	else if (str && !strcmp(key, "notMeasured"))
-		snprintf(a->not_measured, sizeof(a->not_measured), "%s", str);
+		safe_text__copy_term(a->not_measured, sizeof(a->not_measured), str);
 	else if (str && !strcmp(key, "mainArenaChecked"))
-		snprintf(a->main_checked, sizeof(a->main_checked), "%s", str);
+		safe_text__copy_term(a->main_checked, sizeof(a->main_checked), str);
 }
 
 /* ---- the report's section ------------------------------------------------------------- */

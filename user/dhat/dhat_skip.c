@@ -6,6 +6,7 @@
 
 #include "dhat_json.h"
 #include "dhat_skip.h"
+#include "grow.h"
 
 void dhat_skip__write(FILE *f, const char *const *pat, size_t cnt)
 {
@@ -22,13 +23,14 @@ void dhat_skip__write(FILE *f, const char *const *pat, size_t cnt)
 
 int dhat_skip__add(struct dhat_skip *s, const char *pat)
 {
-	char **v = realloc(s->pat, (s->cnt + 1) * sizeof(*v));
-
-	if (!v)
+	/* the file's: as many as the command line takes, the rest ignored (each pattern is
+	 * matched against every frame) */
+	if (s->cnt >= DHAT_SKIP_MAX)
+		return 0;
+	if (grow__array((void **)&s->pat, &s->cap, s->cnt + 1, sizeof(*s->pat)))
 		return -ENOMEM;
-	s->pat = v;
-	v[s->cnt] = strdup(pat);
-	if (!v[s->cnt])
+	s->pat[s->cnt] = strdup(pat);
+	if (!s->pat[s->cnt])
 		return -ENOMEM;
 	s->cnt++;
 	return 0;
@@ -41,4 +43,5 @@ void dhat_skip__release(struct dhat_skip *s)
 	free(s->pat);
 	s->pat = NULL;
 	s->cnt = 0;
+	s->cap = 0;
 }

@@ -20,15 +20,18 @@
 #define DHAT_SKIP_KEY "skip"
 
 /* A file's recorded patterns (the reader's copy: pattern strings owned). */
+/* Patterns kept from a file, as many as --skip takes on the command line (CLI_MAX_SKIP). */
+#define DHAT_SKIP_MAX 64
+
 struct dhat_skip {
 	char **pat;
-	size_t cnt;
+	size_t cnt, cap;
 };
 
 /* ,"skip":[...]\n with the cnt patterns; nothing when cnt is 0. */
 void dhat_skip__write(FILE *f, const char *const *pat, size_t cnt);
 
-/* Append one read pattern (copied). 0 or -ENOMEM. */
+/* Append one read pattern (copied; past DHAT_SKIP_MAX ignored). 0 or -ENOMEM. */
 int dhat_skip__add(struct dhat_skip *s, const char *pat);
 
 void dhat_skip__release(struct dhat_skip *s);

@@ -162,6 +162,28 @@ static int print_report(struct run *r, const char *path, struct report_opts *rop
 /* -o FILE: the other images go into FILE.d/ (tracee.h), made when the first one is written,
  * as the invoking user under sudo (who must be allowed to create it where FILE goes; the
  * writer then walks it as any output path, output.h). 0 or -errno (logged). */
+/* An existing FILE.d is used only when it is the acting user's (or root's) own directory that
+ * nobody else may write: one planted beside FILE in a shared directory (/tmp) would hand the
+ * other images' profiles, their command lines and stacks, to whoever made it. */
+static bool images_dir_trusted(const char *dir)
+{
+	const struct sudo_user *u = sudo_user__get();
+	uid_t me = u && u->active ? u->uid : geteuid();
+	struct stat st;
+
+	if (lstat(dir, &st)) {
+		elog("cannot use %s: %s\n", safe_text__term(dir), strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode) || (st.st_uid != me && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		elog("%s exists and is not a directory of yours that only you may write: the other "
+		     "images' profiles are not written there\n", safe_text__term(dir));
+		return false;
+	}
+	return true;
+}
+
 static int run__images_dir(const struct run *r, const char *path)
 {
 	const char *o = r->args->output;
@@ -181,6 +203,8 @@ static int run__images_dir(const struct run *r, const char *path)
 	sudo_user__leave(&saved);
 	if (err)
 		elog("cannot create %s: %s\n", safe_text__term(dir), strerror(-err));
+	else if (!images_dir_trusted(dir))
+		err = -EPERM;
 	return err;
 }
 

@@ -4,7 +4,8 @@
  * frame sums the open profiles of the traced images (session__open: the collectors the
  * trace feeds anyway, nothing more is recorded for it) by site, named as the report names
  * rows (site.h), and draws them: on the terminal with ncurses, or as plain-text frames on
- * stdout (--batch, or stdout not a terminal), like `top -b`:
+ * stdout (--batch, or stdout not a terminal), like `top -b` (on stderr with -- CMD: the
+ * command's stdout is its own):
  *
  *	tracer top 14:32:05  heap 1.50 MiB  peak 1.62 MiB  rss 9.80 MiB  blocks 300  allocs
  *	  1200/s (117.19 KiB/s)  frees 1100/s  dropped 0  lost stacks 0    (one line in batch)
@@ -61,6 +62,8 @@ struct top_image {
 };
 
 struct top {
+	/* batch frames: stdout for --pid, stderr for -- CMD, whose stdout is the command's own */
+	FILE *out;
 	bool screen, utf8, per_proc, paused, editing, quit;
 	enum top_sort sort;
 	char filter[TOP_FILTER_MAX];
@@ -286,14 +289,18 @@ static int cmp_sites(const void *x, const void *y, void *ctx)
 static void put(const struct top *tp, int y, int attr, const char *line)
 {
 	if (!tp->screen) {
-		safe_text__fputs_term(stdout, line);
-		fputc('\n', stdout);
+		safe_text__fputs_term(tp->out, line);
+		fputc('\n', tp->out);
 		return;
 	}
+	char safe[TOP_LINE_MAX];
+
 	if (y >= LINES)
 		return;
+	/* names and command lines are the target's: no control character reaches curses */
+	safe_text__copy_term(safe, sizeof(safe), line);
 	attron(attr);
-	mvaddnstr(y, 0, line, COLS);
+	mvaddnstr(y, 0, safe, COLS);
 	attroff(attr);
 }
 
@@ -417,8 +424,8 @@ static void draw(struct run *r, struct top *tp)
 			image_rows(r, tp, 0, rows);
 		else
 			site_rows(r, tp, 0, rows);
-		fputc('\n', stdout);
-		fflush(stdout);
+		fputc('\n', tp->out);
+		fflush(tp->out);
 		return;
 	}
 	erase();
@@ -514,6 +521,7 @@ int run__top_start(struct run *r)
 	if (!tp)
 		return -1;
 	r->top = tp;
+	tp->out = r->args->pid || r->args->cgroup ? stdout : stderr;
 	tp->screen = !r->args->top_batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	if (tp->screen) {
 		setlocale(LC_ALL, "");

@@ -343,7 +343,8 @@ static bool walk_heap(pid_t pid, const struct heap *h, bool last, uint64_t want_
 		sz = u64_at(buf + (p - base) + 8) & ~7ull;
 		if (!last && sz <= CHUNK_HDR) /* the fenceposts that end a heap left behind */
 			return true;
-		if (sz < MINSIZE || sz % 16 || p + sz > h->end)
+		/* sz is the target's: compared without p + sz, which a huge size would wrap */
+		if (sz < MINSIZE || sz % 16 || sz > h->end - p)
 			return false;
 		if (p + sz == h->end || (want_top && p == want_top)) { /* the top */
 			if (!last || (want_top && p != want_top))
@@ -392,6 +393,10 @@ static bool walk_arena(pid_t pid, const struct arena *a, struct walk *w)
  * >> 12, xor'd in). A list is read while its chunks are aligned, inside the arena's heaps and
  * of the bin's size, and for at most as many chunks as the heaps could hold: a list torn by
  * a racing free, or corrupt, ends there and is counted in *cut rather than followed. */
+/* Chunks followed on one fastbin list at most: 64 Ki chunks of at most 176 B, more than any
+ * list a program keeps; a list that loops (corrupt, or racing frees under --pid) stops here. */
+#define FASTBIN_LIST_MAX (1u << 16)
+
 static uint64_t walk_fastbins(pid_t pid, const struct arena *a, uint64_t *cut)
 {
 	uint64_t total = 0, room = 0;
@@ -406,8 +411,11 @@ static uint64_t walk_fastbins(pid_t pid, const struct arena *a, uint64_t *cut)
 			bool inside = false;
 
 			for (size_t h = 0; h < a->heap_cnt && !inside; h++)
-				inside = p >= a->heaps[h].first && p + csz <= a->heaps[h].end;
-			if (p % 16 || !inside || n >= room / csz || rd(pid, p, hdr, sizeof(hdr)) ||
+				inside = p >= a->heaps[h].first && a->heaps[h].end >= csz &&
+					 p <= a->heaps[h].end - csz; /* p is the target's: no p + csz */
+			/* a list that loops on itself ends at FASTBIN_LIST_MAX, counted as cut */
+			if (p % 16 || !inside || n >= room / csz || n >= FASTBIN_LIST_MAX ||
+			    rd(pid, p, hdr, sizeof(hdr)) ||
 			    (hdr[1] & ~7ull) != csz) {
 				(*cut)++;
 				break;
