@@ -309,3 +309,46 @@ Test(diff, same_site_stacks_are_told_apart)
 	dhat_profile__free(e);
 	dhat_profile__free(p);
 }
+
+/* --match function folds a call site that moved (or a new one) into the old row: the row
+ * shows NEW's line, both when they differ, for the side's PP of most bytes. */
+Test(diff, moved_line_shows_old_and_new)
+{
+	static const char old_text[] =
+		"{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
+		"\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,\"te\":1,"
+		"\"pps\":[{\"tb\":10,\"tbk\":1,\"fs\":[1,2]},{\"tb\":5,\"tbk\":1,\"fs\":[3,4]}],"
+		"\"ftbl\":[\"[root]\",\"0x1: f (a.c:10)\",\"0x2: main (m.c:1)\","
+		"\"0x3: g (b.c:7)\",\"0x4: main (m.c:2)\"]}";
+	/* f's old line kept (1 byte) beside its new call site (30 bytes); g unmoved */
+	static const char new_text[] =
+		"{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":false,"
+		"\"bkacc\":false,\"tu\":\"i\",\"Mtu\":\"M\",\"cmd\":\"x\",\"pid\":1,\"te\":1,"
+		"\"pps\":[{\"tb\":1,\"tbk\":1,\"fs\":[1,2]},{\"tb\":30,\"tbk\":1,\"fs\":[5,2]},"
+		"{\"tb\":5,\"tbk\":1,\"fs\":[3,4]}],"
+		"\"ftbl\":[\"[root]\",\"0x1: f (a.c:10)\",\"0x2: main (m.c:1)\","
+		"\"0x3: g (b.c:7)\",\"0x4: main (m.c:2)\",\"0x5: f (a.c:12)\"]}";
+	struct dhat_profile *o = dhat_profile__parse(old_text, sizeof(old_text) - 1, "o", NULL, 0);
+	struct dhat_profile *n = dhat_profile__parse(new_text, sizeof(new_text) - 1, "n", NULL, 0);
+	struct diff_opts line = { .match = DIFF_MATCH_LINE };
+	struct diff *d;
+
+	cr_assert(o && n);
+	d = diff__new(o, n, NULL);
+	cr_assert_not_null(d);
+	cr_assert_eq(d->row_cnt, 2);
+	cr_expect_str_eq(d->rows[0].site, "f (a.c:10 -> a.c:12)  <-  main (m.c:1)");
+	cr_expect_eq(d->rows[0].new.tb, 31);
+	cr_expect_str_eq(d->rows[1].site, "g (b.c:7)  <-  main (m.c:2)");
+	diff__free(d);
+
+	/* by line the new call site is a row of its own, shown as it is */
+	d = diff__new(o, n, &line);
+	cr_assert_not_null(d);
+	cr_assert_eq(d->row_cnt, 3);
+	cr_expect_str_eq(d->rows[0].site, "f (a.c:10)  <-  main (m.c:1)");
+	cr_expect_str_eq(d->rows[2].site, "f (a.c:12)  <-  main (m.c:1)");
+	diff__free(d);
+	dhat_profile__free(n);
+	dhat_profile__free(o);
+}

@@ -282,6 +282,45 @@ Test(export_svg, flame_colours_by_module)
 	dhat_profile__free(p);
 }
 
+/* A Python program: libpython's frames are the runtime's colour, not libc's, also those that
+ * carry a file:line and sit nearer libpython's object than libc's (libpython is mapped right
+ * next to libc: the nearest range, not the first, places them). */
+Test(export_svg, flame_colours_libpython_as_runtime)
+{
+	static const char json[] =
+	    "{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\",\"bklt\":false,"
+	    "\"bkacc\":false,\"tu\":\"\xc2\xb5s\",\"Mtu\":\"s\",\"cmd\":\"/usr/bin/python3 app.py\","
+	    "\"pid\":1,\"te\":1,\"pps\":["
+	    "{\"tb\":100,\"tbk\":1,\"fs\":[1,2,3,4]}],"
+	    "\"ftbl\":[\"[root]\","
+	    "\"0x7F9AEC4CF930: malloc (in /usr/lib/x86_64-linux-gnu/libc.so.6)\","
+	    "\"0x7F9AEC6A1000: _PyObject_Malloc (in /usr/lib/x86_64-linux-gnu/libpython3.12.so.1.0)\","
+	    "\"0x7F9AEC6A2000: _PyEval_EvalFrameDefault (Python/ceval.c:1000)\","
+	    "\"0x55BA29B00400: main (in /usr/bin/python3.12)\"]}";
+	const struct export_opts keep = {.keep_plumbing = true};
+	char path[4096];
+	struct dhat_profile *p;
+	const char *tag;
+	int r, g, b, lr, lg, lb;
+	char *svg =
+	    flame_json(json, sizeof(json) - 1, &keep, "python.flame.svg", path, sizeof(path), &p);
+
+	tag = frame_of(svg, "malloc", &lr, &lg, &lb);
+	cr_expect(frame_module_is(tag, "libc"), "%.200s", tag);
+	tag = frame_of(svg, "_PyObject_Malloc", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "runtime"), "libpython by object: %.200s", tag);
+	cr_expect(r > g + 40 && b > g + 40, "_PyObject_Malloc rgb(%d,%d,%d) not purple", r, g, b);
+	tag = frame_of(svg, "_PyEval_EvalFrameDefault", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "runtime"), "libpython by address: %.200s", tag);
+	cr_expect(r != lr || g != lg || b != lb);
+	/* the interpreter executable is the runtime too, not the program */
+	tag = frame_of(svg, "main", &r, &g, &b);
+	cr_expect(frame_module_is(tag, "runtime"), "python3.12: %.200s", tag);
+	cr_expect(strstr(svg, ">runtime</text>"), "no runtime in the legend");
+	free(svg);
+	dhat_profile__free(p);
+}
+
 Test(export_svg, flame_labels_keep_whole_names)
 {
 	/* 1000 bytes over 1180 px: A (500) is 590 px wide, about 82 characters, B (100) is

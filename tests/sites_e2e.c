@@ -178,6 +178,48 @@ Test(sites_e2e, rust_sites_on_one_line_told_apart, .timeout = TEST_TIMEOUT(180))
 #endif
 }
 
+/* The line of block_calls.cc that holds marker, or 0. */
+static int source_line(const char *marker)
+{
+	char *src = e2e_slurp(BLOCK_CALLS_SRC), *at;
+	int line = 1;
+
+	cr_assert_not_null(src, "cannot read %s", BLOCK_CALLS_SRC);
+	at = strstr(src, marker);
+	for (char *p = src; at && p < at; p++)
+		line += *p == '\n';
+	free(src);
+	return at ? line : 0;
+}
+
+/* #35 "two sites on m.cpp:15 were reported at the closing brace": under -O2 a call that
+ * ends its block returns to code of another line (here the loop's head, one line for both
+ * calls). Caller frames are looked up at the return address minus one: each row names its
+ * call's line, and the two rows stay apart. */
+Test(sites_e2e, cxx_block_end_calls_name_the_call_line, .timeout = TEST_TIMEOUT(120))
+{
+	int odd = source_line("// CALL_ODD"), even = source_line("// CALL_EVEN");
+	char *log, **s, want_odd[64], want_even[64];
+	bool seen_odd = false, seen_even = false;
+	size_t n;
+
+	E2E_REQUIRE_ROOT();
+	cr_assert(odd && even);
+	snprintf(want_odd, sizeof(want_odd), "run(int) (block_calls.cc:%d)", odd);
+	snprintf(want_even, sizeof(want_even), "run(int) (block_calls.cc:%d)", even);
+	log = trace("blockcalls", BLOCK_CALLS_BIN);
+	s = table_sites(log, "top program points by TOTAL BYTES\n", &n);
+	expect_all_distinct(s, n, log);
+	for (size_t i = 0; i < n; i++) {
+		seen_odd = seen_odd || strstr(s[i], want_odd);
+		seen_even = seen_even || strstr(s[i], want_even);
+	}
+	cr_expect(seen_odd, "no row names %s:\n%s", want_odd, log);
+	cr_expect(seen_even, "no row names %s:\n%s", want_even, log);
+	free_sites(s, n);
+	free(log);
+}
+
 Test(sites_e2e, leak_named_in_still_live_section, .timeout = TEST_TIMEOUT(120))
 {
 	char *log, **s;

@@ -3,7 +3,7 @@
 # -fno-sanitize=all: the program is traced, not tested; frame pointers for --unwind auto.
 add_executable(top_prog ${CMAKE_CURRENT_SOURCE_DIR}/data/top/top_prog.c)
 target_compile_options(top_prog PRIVATE -O1 -g -fno-omit-frame-pointer -fno-sanitize=all)
-target_link_options(top_prog PRIVATE -fno-sanitize=all)
+target_link_options(top_prog PRIVATE -fno-sanitize=all -pthread)
 
 add_criterion_test(top_e2e
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/top_e2e.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c

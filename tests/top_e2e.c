@@ -3,7 +3,8 @@
  *  - the screen, driven for real in a tmux pane of 160x48: it names grow_cache (the site
  *    that keeps live bytes) with a heap figure; `c` sorts by count (the footer's key, the
  *    status line says so); `/churn` Enter filters grow_cache's row away and keeps
- *    churn_buffers'; `t` shows per-process rows ("per-thread: not recorded"), `p` pauses;
+ *    churn_buffers'; `t` shows one row per thread: the worker named "top_worker" with its
+ *    top site worker_scratch (the filter names functions, not threads); `p` pauses;
  *    `q` quits, the tracer exits 0 and writes the -o profile;
  *  - --batch -n 3: three plain-text frames (on stderr with -- CMD, none in its stdout), each a "tracer top HH:MM:SS  heap ..."
  *    header line with peak, rss and the rates, the column heading, then rows naming the
@@ -109,9 +110,19 @@ Test(top, screen_in_tmux, .timeout = TEST_TIMEOUT(240))
 	cr_assert(strstr(last, "churn_buffers"), "the filter hid churn_buffers too:\n%s", last);
 
 	tmux("send-keys -t top t", NULL);
-	cr_assert(wait_pane("per-thread: not recorded", NULL, (int)TEST_TIMEOUT(10), &last),
-		  "t did not show the per-process rows:\n%s", last);
-	cr_assert(strstr(last, "top_prog"), "no row for the traced process:\n%s", last);
+	cr_assert(wait_pane("top_worker", NULL, (int)TEST_TIMEOUT(10), &last),
+		  "t did not show the worker thread's row:\n%s", last);
+	{
+		char *row = strstr(last, "top_worker"), *eol = strchr(row, '\n');
+		char *site = strstr(row, "worker_scratch");
+
+		cr_assert(strstr(last, "THREAD") && strstr(last, "TOP SITE"),
+			  "no thread heading:\n%s", last);
+		cr_assert(site && (!eol || site < eol),
+			  "the worker's row does not name worker_scratch:\n%s", last);
+		/* the main thread's row, named as the program is */
+		cr_assert(strstr(last, "top_prog"), "no row for the main thread:\n%s", last);
+	}
 	tmux("send-keys -t top p", NULL);
 	cr_assert(wait_pane("[paused]", NULL, (int)TEST_TIMEOUT(10), &last),
 		  "p did not pause:\n%s", last);

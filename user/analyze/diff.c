@@ -34,6 +34,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,14 +195,14 @@ static void side_add(struct diff_side *s, const struct dhat_profile *p, const st
 }
 
 /* Add every PP of p to d's rows, on the old or the new side. Row i has key d->keys->strs[i]:
- * a key seen first makes a new row. A row's shown frames are those of its first PP, the
- * NEW file's first one if any (its lines are the current ones). */
+ * a key seen first makes a new row. Each side keeps its PP of most bytes to show. */
 static int add_profile(struct diff *d, const struct dhat_profile *p, bool is_new)
 {
 	for (size_t k = 0; k < p->pp_cnt; k++) {
 		char *key = key_of(p, &p->pps[k], d->match, d->depth, false);
 		struct diff_side *side;
 		struct diff_row *r;
+		size_t *rep;
 		int64_t i;
 
 		if (!key)
@@ -217,15 +218,71 @@ static int add_profile(struct diff *d, const struct dhat_profile *p, bool is_new
 			d->row_cnt++;
 		}
 		side = is_new ? &r->new : &r->old;
-		if (!r->frames || (is_new && !side->pp_cnt)) {
-			free(r->frames);
-			r->frames = key_of(p, &p->pps[k], d->match, d->depth, true);
-			if (!r->frames)
-				return -ENOMEM;
-		}
+		rep = is_new ? &r->new_rep : &r->old_rep;
+		if (!*rep || p->pps[k].tb > p->pps[*rep - 1].tb)
+			*rep = k + 1;
 		side_add(side, p, &p->pps[k]);
 	}
 	return 0;
+}
+
+/* Frame i as shown: NEW's text (its lines are the current ones). Under --match function a
+ * row may pair an old line with a moved or new call site of the same function; then both
+ * lines are shown, "f (a.c:10 -> a.c:12)", so a call site folded into an old row is not
+ * taken for the old one. */
+static char *put_shown_frame(char *w, const struct diff *d, const struct diff_row *r, size_t i)
+{
+	const char *fo, *fn, *lo, *ln;
+	size_t no, nn, co, cn;
+	bool obj_o, obj_n;
+
+	if (!r->new_rep)
+		return put_frame(w, d->old, &d->old->pps[r->old_rep - 1], i, d->match, true);
+	if (!r->old_rep || d->match != DIFF_MATCH_FUNCTION)
+		return put_frame(w, d->new, &d->new->pps[r->new_rep - 1], i, d->match, true);
+	fo = site__clean_frame(dhat_profile__pp_frame(d->old, &d->old->pps[r->old_rep - 1], i));
+	fn = site__clean_frame(dhat_profile__pp_frame(d->new, &d->new->pps[r->new_rep - 1], i));
+	no = strlen(fo);
+	nn = strlen(fn);
+	function_of(fo, &co, &obj_o);
+	function_of(fn, &cn, &obj_n);
+	/* both "fn (LOC)", the same fn, two locations: "fn (OLD -> NEW)" */
+	if (strcmp(fo, fn) && !obj_o && !obj_n && co + 3 < no && cn + 3 < nn && co == cn &&
+	    !strncmp(fo, fn, cn)) {
+		lo = fo + co + 2;
+		ln = fn + cn + 2;
+		w += sprintf(w, "%.*s (%.*s -> %.*s)", (int)cn, fn, (int)(fo + no - 1 - lo), lo,
+			     (int)(fn + nn - 1 - ln), ln);
+		return w;
+	}
+	memcpy(w, fn, nn);
+	return w + nn;
+}
+
+/* Row r's shown frames (diff_row.frames), joined by KEY_SEP. */
+static char *row_frames(const struct diff *d, const struct diff_row *r)
+{
+	const struct dhat_profile *p = r->new_rep ? d->new : d->old;
+	const struct dhat_pp *pp = &p->pps[(r->new_rep ? r->new_rep : r->old_rep) - 1];
+	const struct dhat_pp *po = r->old_rep ? &d->old->pps[r->old_rep - 1] : NULL;
+	size_t len = 1, cnt = d->depth && d->depth < pp->fs_cnt ? d->depth : pp->fs_cnt;
+	char *k, *w;
+
+	for (size_t i = 0; i < cnt; i++) {
+		len += strlen(site__clean_frame(dhat_profile__pp_frame(p, pp, i))) + 16;
+		if (po && i < po->fs_cnt)
+			len += strlen(site__clean_frame(dhat_profile__pp_frame(d->old, po, i)));
+	}
+	k = w = malloc(len);
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < cnt; i++) {
+		if (i)
+			*w++ = KEY_SEP;
+		w = put_shown_frame(w, d, r, i);
+	}
+	*w = '\0';
+	return k;
 }
 
 /* The producer of a file, from its mode: "ebpf-heap" us, "rust-heap" dhat-rs, Valgrind. */
@@ -355,6 +412,12 @@ struct diff *diff__new(const struct dhat_profile *old, const struct dhat_profile
 		goto cleanup;
 	if ((err = add_profile(d, old, false)) || (err = add_profile(d, new, true)))
 		goto cleanup;
+	for (size_t i = 0; i < d->row_cnt; i++) {
+		err = -ENOMEM;
+		if (!(d->rows[i].frames = row_frames(d, &d->rows[i])))
+			goto cleanup;
+		err = 0;
+	}
 	for (size_t i = 0; i < d->row_cnt; i++)
 		diff_status(d, &d->rows[i]);
 	err = name_rows(d, site);

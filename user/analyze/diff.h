@@ -75,10 +75,12 @@ enum diff_status { DIFF_UNCHANGED, DIFF_CHANGED, DIFF_ADDED, DIFF_REMOVED };
 
 struct diff_row {
 	const char *key; /* matched frames joined by '\x1f' (in the diff's keys) */
-	char *frames;	 /* a representative PP's cleaned frames, same count, '\x1f' (owned) */
+	char *frames;	 /* the representative PPs' cleaned frames, same count, '\x1f' (owned):
+			  * NEW's, a moved line as "f (a.c:10 -> a.c:12)" (diff.c row_frames) */
 	char *site;	 /* first non-plumbing frame + caller (owned) */
 	struct diff_side old, new;
 	enum diff_status status;
+	size_t old_rep, new_rep; /* each side's PP of most bytes, + 1 (0: none) */
 };
 
 struct diff {

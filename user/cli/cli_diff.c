@@ -30,7 +30,9 @@ static const struct opt_spec diff_opts_table[] = {
 	{ "no-default-skip", 0, NULL, "forget the built-in C/C++/Rust plumbing list", NULL, NULL,
 	  OPT_NO_DEFAULT_SKIP },
 	{ "match", 0, "HOW",
-	  "match stacks by function names (default; lines may move)\n"
+	  "match stacks by function names (default; lines may move:\n"
+	  "a row shows NEW's lines, a line that moved as\n"
+	  "f (a.c:10 -> a.c:12), OLD's then NEW's)\n"
 	  "or by function and file:line (line)",
 	  NULL, "function line", OPT_MATCH },
 	{ "depth", 0, "N",

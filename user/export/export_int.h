@@ -44,6 +44,7 @@ enum export_module {
 	EXPORT_MOD_LIBC,    /* libc, libm, libpthread, the dynamic loader */
 	EXPORT_MOD_LIB,	    /* any other shared library */
 	EXPORT_MOD_UNKNOWN, /* "???" with no object */
+	EXPORT_MOD_RUNTIME, /* a language runtime: libpython*, python3* (the interpreter) */
 	EXPORT_MOD_CNT,
 };
 

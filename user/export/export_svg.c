@@ -10,7 +10,8 @@
  * [start, end) of the weight axis and its children tile it in name order.
  *
  * Colours say where the code is (export_int.h, enum export_module): warm for the traced
- * program, blue for libc, green for other libraries, grey when unknown; the shade within a
+ * program, blue for libc, green for other libraries, purple for a language runtime
+ * (libpython), grey when unknown; the shade within a
  * module comes from the name, so one function keeps one colour. A label that does not fit
  * drops template arguments and parameter lists, then namespaces, before it is cut.
  *
@@ -53,6 +54,7 @@ static const struct {
     [EXPORT_MOD_LIBC] = {80, 130, 200, 40, 50, 55, "libc"},	     /* blues */
     [EXPORT_MOD_LIB] = {40, 170, 70, 50, 60, 60, "other libraries"}, /* greens */
     [EXPORT_MOD_UNKNOWN] = {165, 165, 165, 30, 30, 30, "unknown"},   /* greys */
+    [EXPORT_MOD_RUNTIME] = {140, 80, 190, 40, 40, 50, "runtime"},    /* purples */
 };
 
 /* The colour of a frame: its module's, shaded by the name's hash so that one function has

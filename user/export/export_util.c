@@ -177,7 +177,21 @@ static bool is_libc(const char *base, size_t n)
 	return false;
 }
 
-/* The module of an "(in /obj)" object: exe is the program's basename. */
+/* An interpreter's own code (CPython's eval loop, its allocator): a Python program's flame
+ * graph is mostly these frames, told apart from libc and from the extension libraries.
+ * "python3*" is the interpreter built with libpython linked in. */
+static bool is_runtime(const char *base, size_t n)
+{
+	static const char *const rt[] = {"libpython", "python3"};
+
+	for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
+		if (n >= strlen(rt[i]) && !strncmp(base, rt[i], strlen(rt[i])))
+			return true;
+	return false;
+}
+
+/* The module of an "(in /obj)" object: exe is the program's basename (a runtime even when it
+ * is the program: `python3 app.py` runs the script, not the interpreter's code). */
 static enum export_module obj_module(const char *obj, size_t n, const char *exe, size_t exe_n)
 {
 	const char *base = memrchr(obj, '/', n);
@@ -186,6 +200,8 @@ static enum export_module obj_module(const char *obj, size_t n, const char *exe,
 	n -= (size_t)(base - obj);
 	if (is_libc(base, n))
 		return EXPORT_MOD_LIBC;
+	if (is_runtime(base, n))
+		return EXPORT_MOD_RUNTIME;
 	return exe_n && n == exe_n && !strncmp(base, exe, n) ? EXPORT_MOD_EXE : EXPORT_MOD_LIB;
 }
 
@@ -235,13 +251,20 @@ static int frame_modules(const struct dhat_profile *p, uint8_t **out)
 		if (f.obj) {
 			mod = obj_module(f.obj, f.obj_len, exe, exe_n);
 		} else if (f.has_addr) {
-			size_t k;
+			size_t k, best = rn;
+			uint64_t best_d = UINT64_MAX;
 
-			for (k = 0; k < rn; k++)
-				if (f.addr + OBJ_SLACK >= r[k].lo && f.addr <= r[k].hi + OBJ_SLACK)
-					break;
-			if (k < rn)
-				mod = r[k].mod;
+			/* the nearest range within the slack, not the first: libpython is often
+			 * mapped next to libc, and its file:line frames must not take libc's */
+			for (k = 0; k < rn; k++) {
+				uint64_t d = f.addr < r[k].lo ? r[k].lo - f.addr :
+					     f.addr > r[k].hi ? f.addr - r[k].hi : 0;
+
+				if (d <= OBJ_SLACK && d < best_d)
+					best = k, best_d = d;
+			}
+			if (best < rn)
+				mod = r[best].mod;
 			else if (f.addr >= 0x7f0000000000ull)
 				mod = EXPORT_MOD_LIB;
 		}

@@ -61,10 +61,19 @@ struct top_image {
 	bool shown; /* open in this frame */
 };
 
+/* One thread's row ('t'): the collector's per-thread figures (collector__threads), copied
+ * at the frame so a paused screen never reads a profile gone since. */
+struct top_thread {
+	int pid, tid;			  /* tid 0: the threads beyond COLLECTOR_THREADS_MAX */
+	char comm[COLLECTOR_COMM_SZ];
+	__u64 live, blocks, total;
+	size_t site;			  /* its program point of most total bytes, or SIZE_MAX */
+};
+
 struct top {
 	/* batch frames: stdout for --pid, stderr for -- CMD, whose stdout is the command's own */
 	FILE *out;
-	bool screen, utf8, per_proc, paused, editing, quit;
+	bool screen, utf8, per_thread, paused, editing, quit;
 	enum top_sort sort;
 	char filter[TOP_FILTER_MAX];
 	unsigned long frames;
@@ -73,6 +82,8 @@ struct top {
 	size_t site_cnt, site_cap;
 	struct top_image *imgs;
 	size_t img_cnt, img_cap;
+	struct top_thread *thr;
+	size_t thr_cnt, thr_cap;
 	__u64 hist[TOP_HISTORY];
 	size_t hist_cnt;
 	/* the last frame's figures */
@@ -170,6 +181,52 @@ static void name_new_pps(struct run *r, struct top *tp, struct tracee *t, struct
 	}
 }
 
+/* The threads of im's profile c that allocated, into tp->thr; each one's top site is the
+ * site of its program point of most total bytes (the per-thread sub-totals are per PP, and
+ * one pass over them is all a frame should cost). */
+static void thread_figures(struct top *tp, const struct top_image *im, const struct collector *c)
+{
+	size_t best[COLLECTOR_THREADS_MAX + 1], tcnt, scnt;
+	__u64 best_tb[COLLECTOR_THREADS_MAX + 1] = { 0 };
+	const struct thread_stats *ts = collector__threads(c, &tcnt);
+	const struct pp_sub *subs = collector__pp_subs(c, &scnt);
+
+	if (tcnt > COLLECTOR_THREADS_MAX + 1)
+		tcnt = COLLECTOR_THREADS_MAX + 1;
+	for (size_t i = 0; i < tcnt; i++)
+		best[i] = SIZE_MAX;
+	for (size_t i = 0; i < scnt; i++) {
+		__u32 tag = subs[i].tag;
+
+		if (tag >= PP_SUB_SIZE || tag >= tcnt || subs[i].pp >= im->named ||
+		    subs[i].tb <= best_tb[tag])
+			continue;
+		best_tb[tag] = subs[i].tb;
+		best[tag] = im->site_of[subs[i].pp];
+	}
+	for (size_t i = 0; i < tcnt; i++) {
+		struct top_thread *th;
+
+		if (!ts[i].tbk)
+			continue;
+		if (tp->thr_cnt == tp->thr_cap) {
+			size_t cap = tp->thr_cap ? tp->thr_cap * 2 : 16;
+			struct top_thread *n = realloc(tp->thr, cap * sizeof(*n));
+
+			if (!n)
+				return;
+			tp->thr = n;
+			tp->thr_cap = cap;
+		}
+		th = &tp->thr[tp->thr_cnt++];
+		*th = (struct top_thread){ .pid = (int)im->t->tgid, .tid = (int)ts[i].tid,
+					   .live = ts[i].cur_b, .blocks = ts[i].cur_bk,
+					   .total = ts[i].tb, .site = best[i] };
+		memcpy(th->comm, ts[i].comm, sizeof(th->comm));
+		th->comm[sizeof(th->comm) - 1] = '\0';
+	}
+}
+
 static double per_s(__u64 now, __u64 before, double dt)
 {
 	return now > before && dt > 0 ? (double)(now - before) / dt : 0;
@@ -190,6 +247,7 @@ static void sample(struct run *r, struct top *tp, __u64 now)
 		s->live = s->blocks = s->total = s->count = 0;
 	}
 	tp->heap = tp->rss = tp->live_blocks = 0;
+	tp->thr_cnt = 0;
 	for (size_t i = 0; i < tp->img_cnt; i++)
 		tp->imgs[i].shown = false;
 	for (size_t i = 0; i < tracees__count(r->tracees); i++) {
@@ -217,6 +275,7 @@ static void sample(struct run *r, struct top *tp, __u64 now)
 			s->total += pps[j].tb;
 			s->count += pps[j].tbk;
 		}
+		thread_figures(tp, im, c);
 		im->shown = true;
 		im->live = tot->live_bytes;
 		im->blocks = tot->live_blocks;
@@ -385,26 +444,41 @@ static void site_rows(struct run *r, struct top *tp, int y, size_t max)
 	free(v);
 }
 
-/* 't': per thread if the trace recorded threads; it records processes (images) only. */
-static void image_rows(struct run *r, struct top *tp, int y, size_t max)
+static int cmp_threads(const void *x, const void *y)
 {
-	char line[TOP_LINE_MAX], b[3][UNITS_BYTES_SZ];
-	size_t shown = 0;
+	const struct top_thread *a = x, *b = y;
 
-	put(tp, y++, 0, "per-thread: not recorded; per process image:");
-	put(tp, y++, A_REVERSE, "      PID        LIVE    BLOCKS       TOTAL      RATE/s  COMMAND");
-	for (size_t i = 0; i < tp->img_cnt && shown < max; i++) {
-		const struct top_image *im = &tp->imgs[i];
+	if (a->live != b->live)
+		return a->live > b->live ? -1 : 1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return a->tid - b->tid;
+}
 
-		if (!im->shown)
-			continue;
-		snprintf(line, sizeof(line), "%9d  %10s %9llu  %10s  %10s  %s", (int)im->t->tgid,
-			 bytes(r, (double)im->live, b[0]), (unsigned long long)im->blocks,
-			 bytes(r, (double)im->total, b[1]), bytes(r, im->rate, b[2]),
-			 im->t->cmdline);
+/* 't': one row per thread that allocated, by live bytes. The / filter names functions, so
+ * it does not apply here: a thread is shown whatever its top site. */
+static void thread_rows(struct run *r, struct top *tp, int y, size_t max)
+{
+	char line[TOP_LINE_MAX], b[2][UNITS_BYTES_SZ], comm[COLLECTOR_COMM_SZ + 2];
+
+	qsort(tp->thr, tp->thr_cnt, sizeof(*tp->thr), cmp_threads);
+	put(tp, y++, A_REVERSE,
+	    "      PID      TID        LIVE    BLOCKS       TOTAL  THREAD           TOP SITE");
+	for (size_t i = 0; i < tp->thr_cnt && i < max; i++) {
+		const struct top_thread *th = &tp->thr[i];
+
+		if (!th->tid)
+			snprintf(comm, sizeof(comm), "(others)");
+		else
+			snprintf(comm, sizeof(comm), "%s", *th->comm ? th->comm : "?");
+		snprintf(line, sizeof(line), "%9d %8d  %10s %9llu  %10s  %-15s  %s", th->pid,
+			 th->tid, bytes(r, (double)th->live, b[0]),
+			 (unsigned long long)th->blocks, bytes(r, (double)th->total, b[1]),
+			 comm, th->site < tp->site_cnt ? tp->sites[th->site].name : "-");
 		put(tp, y++, 0, line);
-		shown++;
 	}
+	if (!tp->thr_cnt)
+		put(tp, y, 0, "  (no allocation yet)");
 }
 
 static void draw(struct run *r, struct top *tp)
@@ -420,8 +494,8 @@ static void draw(struct run *r, struct top *tp)
 		snprintf(joined, sizeof(joined), "%s  %s", line, flow);
 		rows = r->args->top ? r->args->top : TOP_BATCH_ROWS;
 		put(tp, 0, 0, joined);
-		if (tp->per_proc)
-			image_rows(r, tp, 0, rows);
+		if (tp->per_thread)
+			thread_rows(r, tp, 0, rows);
 		else
 			site_rows(r, tp, 0, rows);
 		fputc('\n', tp->out);
@@ -440,8 +514,8 @@ static void draw(struct run *r, struct top *tp)
 	put(tp, y++, 0, line);
 	y++;
 	rows = LINES > y + 3 ? (size_t)(LINES - y - 3) : 1;
-	if (tp->per_proc)
-		image_rows(r, tp, y, rows);
+	if (tp->per_thread)
+		thread_rows(r, tp, y, rows);
 	else
 		site_rows(r, tp, y, rows);
 	put(tp, LINES - 1, A_REVERSE,
@@ -495,7 +569,7 @@ static bool keys(struct top *tp)
 			tp->sort = TOP_SORT_RATE;
 			break;
 		case 't':
-			tp->per_proc = !tp->per_proc;
+			tp->per_thread = !tp->per_thread;
 			break;
 		case 'p':
 			tp->paused = !tp->paused;
@@ -602,6 +676,7 @@ void run__top_free(struct run *r)
 		free(tp->imgs[i].site_of);
 	free(tp->sites);
 	free(tp->imgs);
+	free(tp->thr);
 	free(tp);
 	r->top = NULL;
 }
