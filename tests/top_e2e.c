@@ -4,7 +4,9 @@
  *    that keeps live bytes) with a heap figure; `c` sorts by count (the footer's key, the
  *    status line says so); `/churn` Enter filters grow_cache's row away and keeps
  *    churn_buffers'; `t` shows one row per thread: the worker named "top_worker" with its
- *    top site worker_scratch (the filter names functions, not threads); `p` pauses;
+ *    top site worker_scratch (the filter names functions, not threads); `s` shows the
+ *    size buckets, the 1 KiB one naming grow_cache, 256 B churn_buffers' (`s` again goes
+ *    back to the threads, `l` leaves it for the sorted rows); `p` pauses;
  *    `q` quits, the tracer exits 0 and writes the -o profile;
  *  - --batch -n 3: three plain-text frames (on stderr with -- CMD, none in its stdout), each a "tracer top HH:MM:SS  heap ..."
  *    header line with peak, rss and the rates, the column heading, then rows naming the
@@ -123,6 +125,32 @@ Test(top, screen_in_tmux, .timeout = TEST_TIMEOUT(240))
 		/* the main thread's row, named as the program is */
 		cr_assert(strstr(last, "top_prog"), "no row for the main thread:\n%s", last);
 	}
+	/* s: the size view; grow_cache's 1024-byte blocks are its 1 KiB bucket's top site
+	 * (the / filter, set above, is for sites only) */
+	tmux("send-keys -t top s", NULL);
+	cr_assert(wait_pane("SIZE (power-of-two buckets)", NULL, (int)TEST_TIMEOUT(10), &last),
+		  "s did not show the size view:\n%s", last);
+	cr_assert(wait_pane("1.00 KiB .. 2.00 KiB", NULL, (int)TEST_TIMEOUT(10), &last),
+		  "no 1 KiB bucket in the size view:\n%s", last);
+	{
+		char *row = strstr(last, "1.00 KiB .. 2.00 KiB"), *eol = strchr(row, '\n');
+		char *site = strstr(row, "grow_cache");
+
+		cr_assert(site && (!eol || site < eol),
+			  "the 1 KiB bucket does not name grow_cache:\n%s", last);
+		/* churn_buffers' 256-byte blocks: a bucket of their own */
+		cr_assert(strstr(last, "256 B .. 512 B"), "no 256 B bucket:\n%s", last);
+	}
+	tmux("send-keys -t top s", NULL);
+	cr_assert(wait_pane("THREAD", "SIZE (power-of-two", (int)TEST_TIMEOUT(10), &last),
+		  "s again did not go back to the thread rows:\n%s", last);
+	tmux("send-keys -t top s", NULL);
+	cr_assert(wait_pane("SIZE (power-of-two buckets)", NULL, (int)TEST_TIMEOUT(10), &last),
+		  "s did not show the size view again:\n%s", last);
+	tmux("send-keys -t top l", NULL);
+	cr_assert(wait_pane("sort: live", "SIZE (power-of-two", (int)TEST_TIMEOUT(10), &last),
+		  "l did not leave the size view:\n%s", last);
+
 	tmux("send-keys -t top p", NULL);
 	cr_assert(wait_pane("[paused]", NULL, (int)TEST_TIMEOUT(10), &last),
 		  "p did not pause:\n%s", last);

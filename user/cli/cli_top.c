@@ -67,8 +67,10 @@ const struct opt_cmd cli_top_cmd = {
 		    "TREND/s (live bytes gained per second). The footer lists the keys; a batch\n"
 		    "frame is one header line, the column heading, the rows and an empty line:",
 	.man_example = "  q        quit: detach (a -- CMD gets SIGTERM); with -o, write the profile\n"
-		       "  l b c r  sort by live bytes, total bytes, count, rate\n"
-		       "  t        per thread (not recorded): per process image rows\n"
+		       "  l b c r  sort by live bytes, total bytes, count, rate (and leave s)\n"
+		       "  t        a row per thread: live, total, its top site; again: sites\n"
+		       "  s        allocation sizes: a row per power-of-two bucket (allocations,\n"
+		       "           bytes, the site of most); again, or l b c r: back\n"
 		       "  p        pause the display; / filter by function (Enter, Esc)\n"
 		       "\n"
 		       "  tracer top 15:16:40  heap 86.00 KiB  peak 86.25 KiB  rss 1.42 MiB  ...\n"

@@ -12,6 +12,9 @@
  *	      LIVE    BLOCKS       TOTAL      COUNT      RATE/s     TREND/s  SITE
  *	  1.20 MiB       240    5.00 MiB       1000  100.00 KiB   +20.00 KiB  leak (svc.c:12)  <-  ...
  *
+ * 't' draws one row per thread instead, 's' one per power-of-two size bucket (as report
+ * --sizes), both from the collector's per-(PP, thread or bucket) sub-totals.
+ *
  * A site's PPs are named once, when first seen (a symbolization each); a frame only sums
  * the figures, so a frame costs one pass over the program points.
  */
@@ -61,6 +64,22 @@ struct top_image {
 	bool shown; /* open in this frame */
 };
 
+/* 's': one power-of-two bucket's figures, summed over the traced images; its top site is
+ * the site of most allocations of those sizes, its program points and images summed as the
+ * site rows are (the report names one program point: here a site is the row's unit). */
+struct top_size {
+	__u64 tb, tbk;
+	size_t site;	/* SIZE_MAX: none */
+	__u64 site_tbk;
+};
+
+/* One size sub-total of the frame, keyed by site: sorted, the runs sum a site's PPs. */
+struct top_size_ent {
+	size_t site;
+	__u32 log2;
+	__u64 tbk;
+};
+
 /* One thread's row ('t'): the collector's per-thread figures (collector__threads), copied
  * at the frame so a paused screen never reads a profile gone since. */
 struct top_thread {
@@ -73,7 +92,7 @@ struct top_thread {
 struct top {
 	/* batch frames: stdout for --pid, stderr for -- CMD, whose stdout is the command's own */
 	FILE *out;
-	bool screen, utf8, per_thread, paused, editing, quit;
+	bool screen, utf8, per_thread, per_size, paused, editing, quit;
 	enum top_sort sort;
 	char filter[TOP_FILTER_MAX];
 	unsigned long frames;
@@ -84,6 +103,9 @@ struct top {
 	size_t img_cnt, img_cap;
 	struct top_thread *thr;
 	size_t thr_cnt, thr_cap;
+	struct top_size size[64];
+	struct top_size_ent *sz_ent;
+	size_t sz_cnt, sz_cap;
 	__u64 hist[TOP_HISTORY];
 	size_t hist_cnt;
 	/* the last frame's figures */
@@ -227,6 +249,66 @@ static void thread_figures(struct top *tp, const struct top_image *im, const str
 	}
 }
 
+/* im's size sub-totals of profile c: the bucket figures, and one entry per (PP, bucket) for
+ * the top sites (size_figures). */
+static void size_subs(struct top *tp, const struct top_image *im, const struct collector *c)
+{
+	size_t scnt;
+	const struct pp_sub *subs = collector__pp_subs(c, &scnt);
+
+	for (size_t i = 0; i < scnt; i++) {
+		__u32 tag = subs[i].tag;
+		struct top_size_ent *e;
+
+		if (tag < PP_SUB_SIZE || tag - PP_SUB_SIZE >= 64)
+			continue;
+		tp->size[tag - PP_SUB_SIZE].tb += subs[i].tb;
+		tp->size[tag - PP_SUB_SIZE].tbk += subs[i].tbk;
+		if (subs[i].pp >= im->named || im->site_of[subs[i].pp] == SIZE_MAX)
+			continue;
+		if (tp->sz_cnt == tp->sz_cap) {
+			size_t cap = tp->sz_cap ? tp->sz_cap * 2 : 64;
+			struct top_size_ent *n = realloc(tp->sz_ent, cap * sizeof(*n));
+
+			if (!n)
+				continue; /* the bucket's figures stand; its top site may not */
+			tp->sz_ent = n;
+			tp->sz_cap = cap;
+		}
+		e = &tp->sz_ent[tp->sz_cnt++];
+		*e = (struct top_size_ent){ .site = im->site_of[subs[i].pp],
+					    .log2 = tag - PP_SUB_SIZE, .tbk = subs[i].tbk };
+	}
+}
+
+static int cmp_size_ents(const void *x, const void *y)
+{
+	const struct top_size_ent *a = x, *b = y;
+
+	if (a->log2 != b->log2)
+		return a->log2 < b->log2 ? -1 : 1;
+	return a->site < b->site ? -1 : a->site > b->site;
+}
+
+/* Each bucket's top site: the entries sorted by (bucket, site), each run summed. A frame
+ * sorts the (PP, bucket) sub-totals once, not a site x bucket table. */
+static void size_figures(struct top *tp)
+{
+	qsort(tp->sz_ent, tp->sz_cnt, sizeof(*tp->sz_ent), cmp_size_ents);
+	for (size_t i = 0, j; i < tp->sz_cnt; i = j) {
+		struct top_size *b = &tp->size[tp->sz_ent[i].log2];
+		__u64 sum = 0;
+
+		for (j = i; j < tp->sz_cnt && tp->sz_ent[j].log2 == tp->sz_ent[i].log2 &&
+			    tp->sz_ent[j].site == tp->sz_ent[i].site; j++)
+			sum += tp->sz_ent[j].tbk;
+		if (sum > b->site_tbk) {
+			b->site_tbk = sum;
+			b->site = tp->sz_ent[i].site;
+		}
+	}
+}
+
 static double per_s(__u64 now, __u64 before, double dt)
 {
 	return now > before && dt > 0 ? (double)(now - before) / dt : 0;
@@ -248,6 +330,9 @@ static void sample(struct run *r, struct top *tp, __u64 now)
 	}
 	tp->heap = tp->rss = tp->live_blocks = 0;
 	tp->thr_cnt = 0;
+	tp->sz_cnt = 0;
+	for (size_t k = 0; k < 64; k++)
+		tp->size[k] = (struct top_size){ .site = SIZE_MAX };
 	for (size_t i = 0; i < tp->img_cnt; i++)
 		tp->imgs[i].shown = false;
 	for (size_t i = 0; i < tracees__count(r->tracees); i++) {
@@ -276,6 +361,7 @@ static void sample(struct run *r, struct top *tp, __u64 now)
 			s->count += pps[j].tbk;
 		}
 		thread_figures(tp, im, c);
+		size_subs(tp, im, c);
 		im->shown = true;
 		im->live = tot->live_bytes;
 		im->blocks = tot->live_blocks;
@@ -289,6 +375,7 @@ static void sample(struct run *r, struct top *tp, __u64 now)
 		peak += tot->max_bytes;
 		tp->rss += t->rss ? rss_sampler__rss(t->rss) : 0;
 	}
+	size_figures(tp);
 	for (size_t i = 0; i < tp->site_cnt; i++) {
 		struct top_site *s = &tp->sites[i];
 
@@ -481,6 +568,42 @@ static void thread_rows(struct run *r, struct top *tp, int y, size_t max)
 		put(tp, y, 0, "  (no allocation yet)");
 }
 
+/* 's': one row per power-of-two bucket with allocations, smallest first; the range as
+ * report --sizes writes it, [2^k, 2^(k+1)). Like 't', the / filter is not applied. */
+static void size_rows(struct run *r, struct top *tp, int y, size_t max)
+{
+	char line[TOP_LINE_MAX], lo[UNITS_BYTES_SZ], hi[UNITS_BYTES_SZ], range[64];
+	char b[UNITS_BYTES_SZ];
+	size_t n = 0;
+
+	put(tp, y++, A_REVERSE,
+	    "  SIZE (power-of-two buckets)     ALLOCS       BYTES  TOP SITE");
+	for (size_t k = 0; k < 64 && n < max; k++) {
+		const struct top_size *s = &tp->size[k];
+
+		if (!s->tbk)
+			continue;
+		/* bucket bounds are exact powers of two: never --bytes' integers */
+		units__bytes(1ull << k, false, lo, sizeof(lo));
+		if (k < 63)
+			units__bytes(1ull << (k + 1), false, hi, sizeof(hi));
+		else
+			snprintf(hi, sizeof(hi), "...");
+		snprintf(range, sizeof(range), "%s .. %s", lo, hi);
+		if (s->site < tp->site_cnt)
+			snprintf(line, sizeof(line), "  %-28s %9llu  %10s  %llu in %s", range,
+				 (unsigned long long)s->tbk, bytes(r, (double)s->tb, b),
+				 (unsigned long long)s->site_tbk, tp->sites[s->site].name);
+		else
+			snprintf(line, sizeof(line), "  %-28s %9llu  %10s  -", range,
+				 (unsigned long long)s->tbk, bytes(r, (double)s->tb, b));
+		put(tp, y++, 0, line);
+		n++;
+	}
+	if (!n)
+		put(tp, y, 0, "  (no allocation yet)");
+}
+
 static void draw(struct run *r, struct top *tp)
 {
 	char line[TOP_LINE_MAX], flow[TOP_LINE_MAX], spark[TOP_LINE_MAX];
@@ -494,7 +617,9 @@ static void draw(struct run *r, struct top *tp)
 		snprintf(joined, sizeof(joined), "%s  %s", line, flow);
 		rows = r->args->top ? r->args->top : TOP_BATCH_ROWS;
 		put(tp, 0, 0, joined);
-		if (tp->per_thread)
+		if (tp->per_size)
+			size_rows(r, tp, 0, rows);
+		else if (tp->per_thread)
 			thread_rows(r, tp, 0, rows);
 		else
 			site_rows(r, tp, 0, rows);
@@ -514,13 +639,15 @@ static void draw(struct run *r, struct top *tp)
 	put(tp, y++, 0, line);
 	y++;
 	rows = LINES > y + 3 ? (size_t)(LINES - y - 3) : 1;
-	if (tp->per_thread)
+	if (tp->per_size)
+		size_rows(r, tp, y, rows);
+	else if (tp->per_thread)
 		thread_rows(r, tp, y, rows);
 	else
 		site_rows(r, tp, y, rows);
 	put(tp, LINES - 1, A_REVERSE,
 	    tp->editing ? " filter by function: type, Enter keeps it, Esc clears it " :
-			  " q quit  l live  b total bytes  c count  r rate  t threads  p pause"
+			  " q quit  l live  b total bytes  c count  r rate  t threads  s sizes  p pause"
 			  "  / filter ");
 	refresh();
 }
@@ -536,6 +663,9 @@ static bool keys(struct top *tp)
 	while ((ch = getch()) != ERR) {
 		size_t len = strlen(tp->filter);
 
+		/* a sort key leaves the size view: the buckets have one order, the rows four */
+		if (!tp->editing && (ch == 'l' || ch == 'b' || ch == 'c' || ch == 'r'))
+			tp->per_size = false;
 		redraw = true;
 		if (tp->editing) {
 			if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
@@ -570,6 +700,10 @@ static bool keys(struct top *tp)
 			break;
 		case 't':
 			tp->per_thread = !tp->per_thread;
+			tp->per_size = false;
+			break;
+		case 's':
+			tp->per_size = !tp->per_size;
 			break;
 		case 'p':
 			tp->paused = !tp->paused;
@@ -677,6 +811,7 @@ void run__top_free(struct run *r)
 	free(tp->sites);
 	free(tp->imgs);
 	free(tp->thr);
+	free(tp->sz_ent);
 	free(tp);
 	r->top = NULL;
 }
