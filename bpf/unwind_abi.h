@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The BPF/user ABI of in-kernel unwinding (--unwind kernel, issue #33).
+ *
+ * user/stacks/cfi_table.c compiles a module's .eh_frame (or .debug_frame) into rows sorted by
+ * PC; the loader copies each module's rows once into the `unwind_rows` array map (shared by
+ * every process that maps the same build-id) and describes each traced process's executable
+ * mappings in `unwind_maps` (sorted by start, binary-searched in BPF). BPF then unwinds at the
+ * allocation: find the mapping of the PC, the row covering (PC - bias), compute the CFA, read
+ * the return address at CFA - 8 and the caller's RBP by the row's rule, repeat.
+ *
+ * A row covers [pc, next row's pc). x86_64 only: the return address is always at CFA - 8
+ * (the compiler's rule; an FDE with another RA rule compiles to UNWIND_CFA_UNSUPPORTED).
+ * Fixed-width types only, explicit padding (STYLE.md, "The BPF/user ABI").
+ */
+#ifndef UNWIND_ABI_H
+#define UNWIND_ABI_H
+
+#ifdef __BPF__
+#else
+#include <linux/types.h>
+#endif
+
+enum unwind_cfa_rule {
+	UNWIND_CFA_NONE = 0,	    /* no FDE covers this PC (a gap between FDEs): stop */
+	UNWIND_CFA_RSP = 1,	    /* CFA = RSP + cfa_off */
+	UNWIND_CFA_RBP = 2,	    /* CFA = RBP + cfa_off */
+	UNWIND_CFA_PLT = 3,	    /* the PLT expression: CFA = RSP + cfa_off + ((RIP & 15) >= 11 ? 8 : 0) */
+	UNWIND_CFA_END = 4,	    /* outermost frame (RA undefined, e.g. _start): the stack ends here */
+	UNWIND_CFA_UNSUPPORTED = 5, /* a rule BPF cannot follow (other expressions, signal frames) */
+};
+
+enum unwind_rbp_rule {
+	UNWIND_RBP_SAME = 0,	    /* RBP is unchanged in the caller */
+	UNWIND_RBP_CFA_OFF = 1,	    /* the caller's RBP is saved at CFA + rbp_off */
+	UNWIND_RBP_UNSUPPORTED = 2, /* any other rule: unwinding past this frame stops (counted) */
+};
+
+struct unwind_row {
+	__u32 pc;      /* first PC covered, relative to the module's ELF virtual addresses */
+	__u8 cfa_rule; /* enum unwind_cfa_rule */
+	__u8 rbp_rule; /* enum unwind_rbp_rule */
+	__s16 cfa_off;
+	__s16 rbp_off;
+	__u16 pad;
+};
+
+/* One executable mapping of a traced process, in `unwind_maps`' value (sorted by start). */
+struct unwind_mapping {
+	__u64 start, end; /* [start, end) in the process */
+	__u64 bias;	  /* runtime address - ELF virtual address for this module */
+	__u32 first_row;  /* the module's first row in `unwind_rows` */
+	__u32 n_rows;	  /* 0: no table (unwinding stops there, counted) */
+};
+
+#define UNWIND_MAPPINGS_MAX 256 /* executable mappings described per process */
+
+struct unwind_proc {
+	__u32 n;   /* mappings in use */
+	__u32 pad;
+	struct unwind_mapping m[UNWIND_MAPPINGS_MAX];
+};
+
+#endif /* UNWIND_ABI_H */
