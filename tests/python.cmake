@@ -5,3 +5,5 @@
 #    live interpreters blocked in a known call chain (root: reads a child's memory).
 add_criterion_test(python_unit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/python_unit.c
 	LIBS tracer_core LABELS unit)
+add_criterion_test(python_runtime_e2e SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/python_runtime_e2e.c
+	LIBS tracer_core LABELS unit)

@@ -173,7 +173,9 @@ static bool is_py_version(const char *s, size_t len, unsigned int version)
 }
 
 /* The PY_VERSION string of version in the file's .rodata (before 3.11 the version exists
- * only there: Py_GetVersion formats it at run time). */
+ * only there: Py_GetVersion formats it at run time). The linker merges string tails, so
+ * "3.8.18" may be the end of "/root/.pyenv/versions/3.8.18": a whole string is preferred,
+ * else the tail after a '/', '-' or ' '. */
 static void rodata_version(Elf *elf, unsigned int version, char *out, size_t out_sz)
 {
 	Elf_Scn *scn = NULL;
@@ -190,17 +192,21 @@ static void rodata_version(Elf *elf, unsigned int version, char *out, size_t out
 		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".rodata") ||
 		    sh.sh_size > RODATA_MAX || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
 			continue;
-		p = d->d_buf;
-		end = p + d->d_size;
-		while (p < end) {
-			const char *nul = memchr(p, 0, (size_t)(end - p));
-			size_t len = nul ? (size_t)(nul - p) : (size_t)(end - p);
+		for (int tails = 0; tails < 2; tails++) {
+			for (p = d->d_buf, end = p + d->d_size; p < end;) {
+				const char *nul = memchr(p, 0, (size_t)(end - p));
+				size_t len = nul ? (size_t)(nul - p) : (size_t)(end - p);
 
-			if (is_py_version(p, len, version)) {
-				snprintf(out, out_sz, "%.*s", (int)len, p);
-				return;
+				for (size_t k = 0; k < len && (k == 0 || tails); k++) {
+					if (k && !strchr("/- ", p[k - 1]))
+						continue;
+					if (is_py_version(p + k, len - k, version)) {
+						snprintf(out, out_sz, "%.*s", (int)(len - k), p + k);
+						return;
+					}
+				}
+				p += len + 1;
 			}
-			p += len + 1;
 		}
 	}
 }
