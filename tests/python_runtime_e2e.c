@@ -119,7 +119,7 @@ static int tagged_line(const char *name)
 /* The whole check on one interpreter; image_suffix: how the interpreter's file ends. */
 static void check_chain(const char *python, const char *image_suffix)
 {
-	static const char *const names[] = { "h", "g", "f", "<module>" };
+	static const char *const names[] = {"h", "g", "f", "<module>"};
 	struct py_frame frames[PY_FRAMES_MAX];
 	const struct py_layout *l;
 	struct py_runtime *rt;
@@ -134,7 +134,7 @@ static void check_chain(const char *python, const char *image_suffix)
 	cr_expect_str_eq(py_runtime__version(rt), c.version);
 	image = py_runtime__image(rt);
 	cr_expect(strlen(image) > strlen(image_suffix) &&
-		  !strcmp(image + strlen(image) - strlen(image_suffix), image_suffix),
+		      !strcmp(image + strlen(image) - strlen(image_suffix), image_suffix),
 		  "%s: image %s, want ...%s", python, image, image_suffix);
 	l = py_runtime__layout(rt);
 	cr_assert_neq(l->runtime_addr, 0);
@@ -152,8 +152,8 @@ static void check_chain(const char *python, const char *image_suffix)
 		/* Before 3.11 each frame is its own evaluation-loop call; from 3.11 Python
 		 * calls stay in one loop, entered for <module> only. */
 		cr_expect_eq(!!(frames[i].flags & PY_FRAME_F_ENTRY),
-			     l->version < 0x030b || i == n - 1, "%s: frame %d flags %u", python,
-			     i, frames[i].flags);
+			     l->version < 0x030b || i == n - 1, "%s: frame %d flags %u", python, i,
+			     frames[i].flags);
 	}
 	/* Named again: from the cache, the same. */
 	{
@@ -168,7 +168,7 @@ static void check_chain(const char *python, const char *image_suffix)
 		     -ENOENT);
 	/* Not a code object (the runtime itself): refused, not named. */
 	{
-		struct py_frame bogus = { .code = l->runtime_addr };
+		struct py_frame bogus = {.code = l->runtime_addr};
 		char got[64];
 
 		cr_expect(!py_runtime__frame_name(rt, &bogus, got, sizeof(got)));
@@ -180,13 +180,12 @@ static void check_chain(const char *python, const char *image_suffix)
 		unsigned int found;
 
 		cr_assert_leq(py_debug_offsets__size(), sizeof(buf));
-		cr_assert_eq(procmaps__read_vm(c.pid, l->runtime_addr, buf,
-					       py_debug_offsets__size()), 0);
-		cr_assert_eq(py_debug_offsets__apply(buf, py_debug_offsets__size(), &from_debug,
-						     &found), 0);
-		cr_expect_eq(memcmp(&from_debug, py_layouts__find(l->version),
-				    sizeof(from_debug)), 0,
-			     "3.13 _Py_DebugOffsets differ from the generated table");
+		cr_assert_eq(
+		    procmaps__read_vm(c.pid, l->runtime_addr, buf, py_debug_offsets__size()), 0);
+		cr_assert_eq(
+		    py_debug_offsets__apply(buf, py_debug_offsets__size(), &from_debug, &found), 0);
+		cr_expect_eq(memcmp(&from_debug, py_layouts__find(l->version), sizeof(from_debug)),
+			     0, "3.13 _Py_DebugOffsets differ from the generated table");
 	}
 	py_runtime__free(rt);
 	chain_stop(&c);
@@ -198,8 +197,10 @@ static void pyenv_python(const char *m, char *path, size_t path_sz)
 	char cmd[256];
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
-		 "sort -V | tail -n 1", m, m);
+	snprintf(cmd, sizeof(cmd),
+		 "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
+		 "sort -V | tail -n 1",
+		 m, m);
 	p = popen(cmd, "r");
 	cr_assert(p);
 	if (!fgets(path, (int)path_sz, p))
@@ -232,12 +233,30 @@ Test(python_runtime_e2e, debian_python3)
 	check_chain("/usr/bin/python3", exe);
 }
 
-Test(python_runtime_e2e, pyenv_3_8) { check_pyenv("3.8"); }
-Test(python_runtime_e2e, pyenv_3_9) { check_pyenv("3.9"); }
-Test(python_runtime_e2e, pyenv_3_10) { check_pyenv("3.10"); }
-Test(python_runtime_e2e, pyenv_3_11) { check_pyenv("3.11"); }
-Test(python_runtime_e2e, pyenv_3_12) { check_pyenv("3.12"); }
-Test(python_runtime_e2e, pyenv_3_13) { check_pyenv("3.13"); }
+Test(python_runtime_e2e, pyenv_3_8)
+{
+	check_pyenv("3.8");
+}
+Test(python_runtime_e2e, pyenv_3_9)
+{
+	check_pyenv("3.9");
+}
+Test(python_runtime_e2e, pyenv_3_10)
+{
+	check_pyenv("3.10");
+}
+Test(python_runtime_e2e, pyenv_3_11)
+{
+	check_pyenv("3.11");
+}
+Test(python_runtime_e2e, pyenv_3_12)
+{
+	check_pyenv("3.12");
+}
+Test(python_runtime_e2e, pyenv_3_13)
+{
+	check_pyenv("3.13");
+}
 
 /* An unsupported version: NULL and the one line naming it. */
 static void check_unsupported(const char *m)
@@ -259,8 +278,18 @@ static void check_unsupported(const char *m)
 	chain_stop(&c);
 }
 
-Test(python_runtime_e2e, unsupported_pyenv_3_7) { check_unsupported("3.7"); }
-Test(python_runtime_e2e, unsupported_pyenv_2_7) { check_unsupported("2.7"); }
+Test(python_runtime_e2e, unsupported_pyenv_3_7)
+{
+	check_unsupported("3.7");
+}
+Test(python_runtime_e2e, unsupported_pyenv_3_6)
+{
+	check_unsupported("3.6");
+}
+Test(python_runtime_e2e, unsupported_pyenv_2_7)
+{
+	check_unsupported("2.7");
+}
 
 /* Not Python at all: NULL, nothing to say. */
 Test(python_runtime_e2e, not_python)

@@ -35,8 +35,9 @@ static size_t check_code(const char *python, char *row)
 	__u8 *tab;
 
 	cr_assert(kind && first && hex && lines, "%s: bad row from py_lines.py", python);
-	k = !strcmp(kind, "lnotab") ? PY_LT_LNOTAB :
-	    !strcmp(kind, "pep626") ? PY_LT_PEP626 : PY_LT_LOCATIONS;
+	k = !strcmp(kind, "lnotab")   ? PY_LT_LNOTAB
+	    : !strcmp(kind, "pep626") ? PY_LT_PEP626
+				      : PY_LT_LOCATIONS;
 	tab = malloc(strlen(hex) / 2 + 1);
 	cr_assert(tab);
 	for (const char *h = hex; strcmp(hex, "-") && h[0] && h[1]; h += 2)
@@ -79,8 +80,10 @@ static void check_pyenv(const char *m)
 	char cmd[256], path[512] = "";
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
-		 "sort -V | tail -n 1", m, m);
+	snprintf(cmd, sizeof(cmd),
+		 "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
+		 "sort -V | tail -n 1",
+		 m, m);
 	p = popen(cmd, "r");
 	cr_assert(p);
 	if (!fgets(path, sizeof(path), p))
@@ -97,20 +100,38 @@ Test(python_unit, linetable_debian_python3, .timeout = TEST_TIMEOUT(60))
 	check_interpreter("/usr/bin/python3");
 }
 
-Test(python_unit, linetable_pyenv_3_8, .timeout = TEST_TIMEOUT(60)) { check_pyenv("3.8"); }
-Test(python_unit, linetable_pyenv_3_9, .timeout = TEST_TIMEOUT(60)) { check_pyenv("3.9"); }
-Test(python_unit, linetable_pyenv_3_10, .timeout = TEST_TIMEOUT(60)) { check_pyenv("3.10"); }
-Test(python_unit, linetable_pyenv_3_11, .timeout = TEST_TIMEOUT(60)) { check_pyenv("3.11"); }
-Test(python_unit, linetable_pyenv_3_12, .timeout = TEST_TIMEOUT(60)) { check_pyenv("3.12"); }
-Test(python_unit, linetable_pyenv_3_13, .timeout = TEST_TIMEOUT(60)) { check_pyenv("3.13"); }
+Test(python_unit, linetable_pyenv_3_8, .timeout = TEST_TIMEOUT(60))
+{
+	check_pyenv("3.8");
+}
+Test(python_unit, linetable_pyenv_3_9, .timeout = TEST_TIMEOUT(60))
+{
+	check_pyenv("3.9");
+}
+Test(python_unit, linetable_pyenv_3_10, .timeout = TEST_TIMEOUT(60))
+{
+	check_pyenv("3.10");
+}
+Test(python_unit, linetable_pyenv_3_11, .timeout = TEST_TIMEOUT(60))
+{
+	check_pyenv("3.11");
+}
+Test(python_unit, linetable_pyenv_3_12, .timeout = TEST_TIMEOUT(60))
+{
+	check_pyenv("3.12");
+}
+Test(python_unit, linetable_pyenv_3_13, .timeout = TEST_TIMEOUT(60))
+{
+	check_pyenv("3.13");
+}
 
 /* A table cut short or made of continuation bytes gives -1, reading nothing past len
  * (the buffer is exactly len bytes; ASan builds catch an overrun). */
 Test(python_unit, linetable_truncated_stays_in_bounds)
 {
-	static const __u8 varint_cut[] = { 0x80 | (14 << 3), 0x41 }; /* varint continues */
-	static const __u8 not_entry[] = { 0x01, 0x02 };
-	static const __u8 odd[] = { 4 };
+	static const __u8 varint_cut[] = {0x80 | (14 << 3), 0x41}; /* varint continues */
+	static const __u8 not_entry[] = {0x01, 0x02};
+	static const __u8 odd[] = {4};
 	__u8 *t = malloc(sizeof(varint_cut));
 
 	memcpy(t, varint_cut, sizeof(varint_cut));

@@ -31,9 +31,12 @@ entry() {
 # The pyenv build of minor version M (the newest patch release present).
 pyenv_dir() {
 	local d
-	d=$(ls -d "$pyenv_root"/versions/"$1".* 2>/dev/null | sort -V | tail -n 1)
-	[ -n "$d" ] && [ -d "$d/include/python$1/internal" ] ||
-		{ echo "gen_layouts.sh: no pyenv $1 with headers under $pyenv_root/versions" >&2; exit 1; }
+	d=$(find "$pyenv_root/versions" -mindepth 1 -maxdepth 1 -name "$1.*" 2>/dev/null |
+		sort -V | tail -n 1)
+	if [ -z "$d" ] || [ ! -d "$d/include/python$1/internal" ]; then
+		echo "gen_layouts.sh: no pyenv $1 with headers under $pyenv_root/versions" >&2
+		exit 1
+	fi
 	echo "$d"
 }
 

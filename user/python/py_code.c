@@ -15,14 +15,14 @@
 #include "safe_text.h"
 
 #define CACHE_SLOTS   4096u
-#define HEAD_MAX      256u	  /* the code object bytes we compare: past every field we use */
-#define STR_CHARS_MAX 1024u	  /* characters of a name or file name read */
+#define HEAD_MAX      256u	 /* the code object bytes we compare: past every field we use */
+#define STR_CHARS_MAX 1024u	 /* characters of a name or file name read */
 #define TABLE_MAX     (1u << 20) /* the largest line table read */
 #define CODE_MAX      (1u << 26) /* the largest instruction array believed */
 
 struct code_entry {
-	__u64 addr;	       /* 0: empty slot */
-	__u64 fields[5];       /* filename, name, qualname, linetable, code pointers */
+	__u64 addr;	 /* 0: empty slot */
+	__u64 fields[5]; /* filename, name, qualname, linetable, code pointers */
 	int firstlineno;
 	__u64 code_bytes;      /* instruction bytes (to bound an offset); 0 if unknown */
 	char *qualname, *file; /* UTF-8 as read (sanitized when printed) */
@@ -173,8 +173,8 @@ static __u8 *read_bytes(const struct py_code_target *t, __u64 addr, size_t max, 
 /* How much of a code object's head holds every field we read. */
 static size_t head_len(const struct py_code_layout *c)
 {
-	const __u16 off[] = { c->ob_type, c->ob_size, c->co_filename, c->co_name, c->co_qualname,
-			      c->co_firstlineno, c->co_linetable, c->co_code };
+	const __u16 off[] = {c->ob_type,     c->ob_size,	c->co_filename,	 c->co_name,
+			     c->co_qualname, c->co_firstlineno, c->co_linetable, c->co_code};
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
@@ -224,7 +224,8 @@ static bool fill(const struct py_code_target *t, struct code_entry *e)
 		__s64 size = 0;
 
 		if (!procmaps__read_vm(t->pid, e->fields[4] + t->l->code.ob_size, &size,
-				       sizeof(size)) && size > 0 && size < CODE_MAX)
+				       sizeof(size)) &&
+		    size > 0 && size < CODE_MAX)
 			e->code_bytes = (__u64)size;
 	}
 	return e->file && e->qualname && e->table;

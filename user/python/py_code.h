@@ -40,9 +40,9 @@ bool py_code__name(struct py_code_cache *c, const struct py_code_target *t,
 
 /* Counters of a cache, for tests and -v. */
 struct py_code_stats {
-	unsigned long hits;	 /* named from a still-valid entry */
-	unsigned long fills;	 /* entries read from the target */
-	unsigned long refused;	 /* not a code object, or unreadable */
+	unsigned long hits;    /* named from a still-valid entry */
+	unsigned long fills;   /* entries read from the target */
+	unsigned long refused; /* not a code object, or unreadable */
 };
 void py_code_cache__stats(const struct py_code_cache *c, struct py_code_stats *out);
 

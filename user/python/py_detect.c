@@ -64,7 +64,7 @@ unsigned int py_detect__name_version(const char *path)
 /* The mapping that holds pid's interpreter: a libpythonX.Y.so if one is mapped, else the
  * executable when its name is pythonX.Y. NULL if neither. */
 static const struct proc_mapping *interpreter_mapping(pid_t pid, const struct proc_mapping *m,
-						     size_t cnt)
+						      size_t cnt)
 {
 	char link[64], exe[PATH_MAX];
 	ssize_t n;
@@ -116,10 +116,10 @@ static void find_symbols(Elf *elf, __u64 bias, struct py_image_info *info, __u64
 		const char *name;
 		__u64 *addr;
 	} want[] = {
-		{ "_PyRuntime", &info->runtime_addr },
-		{ "PyCode_Type", &info->code_type_addr },
-		{ "PyUnicode_Type", &info->unicode_type_addr },
-		{ "Py_Version", py_version },
+	    {"_PyRuntime", &info->runtime_addr},
+	    {"PyCode_Type", &info->code_type_addr},
+	    {"PyUnicode_Type", &info->unicode_type_addr},
+	    {"Py_Version", py_version},
 	};
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -128,8 +128,8 @@ static void find_symbols(Elf *elf, __u64 bias, struct py_image_info *info, __u64
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-		    !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
 			continue;
 		d = elf_getdata(scn, NULL);
 		strndx = sh.sh_link;
@@ -201,7 +201,8 @@ static void rodata_version(Elf *elf, unsigned int version, char *out, size_t out
 					if (k && !strchr("/- ", p[k - 1]))
 						continue;
 					if (is_py_version(p + k, len - k, version)) {
-						snprintf(out, out_sz, "%.*s", (int)(len - k), p + k);
+						snprintf(out, out_sz, "%.*s", (int)(len - k),
+							 p + k);
 						return;
 					}
 				}
@@ -229,7 +230,7 @@ int py_detect__image(pid_t pid, struct py_image_info *info)
 {
 	struct proc_mapping *maps = NULL;
 	const struct proc_mapping *m;
-	struct elf_file f = { .fd = -1 };
+	struct elf_file f = {.fd = -1};
 	__u64 bias = 0, py_version = 0, hex = 0;
 	size_t cnt = 0;
 	int err;

@@ -32,19 +32,19 @@ struct debug_offsets_313 {
 	} runtime_state;
 	struct {
 		__u64 size, id, next, threads_head, gc, imports_modules, sysdict, builtins,
-			ceval_gil, gil_runtime_state, gil_runtime_state_enabled,
-			gil_runtime_state_locked, gil_runtime_state_holder;
+		    ceval_gil, gil_runtime_state, gil_runtime_state_enabled,
+		    gil_runtime_state_locked, gil_runtime_state_holder;
 	} interpreter_state;
 	struct {
 		__u64 size, prev, next, interp, current_frame, thread_id, native_thread_id,
-			datastack_chunk, status;
+		    datastack_chunk, status;
 	} thread_state;
 	struct {
 		__u64 size, previous, executable, instr_ptr, localsplus, owner;
 	} interpreter_frame;
 	struct {
 		__u64 size, filename, name, qualname, linetable, firstlineno, argcount,
-			localsplusnames, localspluskinds, co_code_adaptive;
+		    localsplusnames, localspluskinds, co_code_adaptive;
 	} code_object;
 	struct {
 		__u64 size, ob_type;
@@ -134,8 +134,7 @@ int py_debug_offsets__apply(const void *buf, size_t len, struct py_version_layou
 }
 
 int py_layout_source__get(pid_t pid, unsigned int version, __u64 runtime_addr,
-			  struct py_version_layout *out, bool *from_debug, char *why,
-			  size_t why_sz)
+			  struct py_version_layout *out, bool *from_debug, char *why, size_t why_sz)
 {
 	const struct py_version_layout *t = py_layouts__find(version);
 	unsigned char buf[sizeof(struct debug_offsets_313)];
@@ -160,17 +159,18 @@ int py_layout_source__get(pid_t pid, unsigned int version, __u64 runtime_addr,
 		return err;
 	}
 	if (!t) {
-		snprintf(why, why_sz, "unsupported version (its _Py_DebugOffsets are not known "
-				      "to this tracer), native frames only");
+		snprintf(why, why_sz,
+			 "unsupported version (its _Py_DebugOffsets are not known "
+			 "to this tracer), native frames only");
 		return -ENOTSUP;
 	}
 	*out = *t;
 	err = py_debug_offsets__apply(buf, sizeof(buf), out, &found);
 	if (err) {
 		snprintf(why, why_sz, "%s, native frames only",
-			 err == -EPROTO	 ? "no _Py_DebugOffsets at _PyRuntime" :
-			 err == -ENOTSUP ? "_Py_DebugOffsets of another version" :
-					   "_Py_DebugOffsets out of range");
+			 err == -EPROTO	   ? "no _Py_DebugOffsets at _PyRuntime"
+			 : err == -ENOTSUP ? "_Py_DebugOffsets of another version"
+					   : "_Py_DebugOffsets out of range");
 		return -ENOTSUP;
 	}
 	*from_debug = true;

@@ -13,14 +13,14 @@
 
 /* Byte offsets in code, str and bytes objects; PY_LAYOUT_NONE where the version has none. */
 struct py_code_layout {
-	__u16 ob_type;		/* PyObject.ob_type */
-	__u16 ob_size;		/* PyVarObject.ob_size (bytes: its length; 3.11+ code: code units) */
-	__u16 co_filename;	/* PyCodeObject.co_filename (str) */
-	__u16 co_name;		/* .co_name (str) */
-	__u16 co_qualname;	/* .co_qualname (str), 3.11+ */
-	__u16 co_firstlineno;	/* .co_firstlineno (int) */
-	__u16 co_linetable;	/* bytes: .co_lnotab (3.8, 3.9), .co_linetable (3.10+) */
-	__u16 co_code;		/* .co_code (bytes), 3.8-3.10 */
+	__u16 ob_type;	      /* PyObject.ob_type */
+	__u16 ob_size;	      /* PyVarObject.ob_size (bytes: its length; 3.11+ code: code units) */
+	__u16 co_filename;    /* PyCodeObject.co_filename (str) */
+	__u16 co_name;	      /* .co_name (str) */
+	__u16 co_qualname;    /* .co_qualname (str), 3.11+ */
+	__u16 co_firstlineno; /* .co_firstlineno (int) */
+	__u16 co_linetable;   /* bytes: .co_lnotab (3.8, 3.9), .co_linetable (3.10+) */
+	__u16 co_code;	      /* .co_code (bytes), 3.8-3.10 */
 	__u16 co_code_adaptive; /* the inline instructions, 3.11+ (instr pointers point in) */
 	__u16 bytes_sval;	/* PyBytesObject.ob_sval: the first byte */
 	__u16 str_length;	/* PyASCIIObject.length (characters) */
@@ -34,7 +34,7 @@ struct py_code_layout {
 
 /* One minor version's layouts. */
 struct py_version_layout {
-	struct py_layout frames;     /* runtime_addr 0: filled per process */
+	struct py_layout frames; /* runtime_addr 0: filled per process */
 	struct py_code_layout code;
 };
 

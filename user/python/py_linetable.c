@@ -107,8 +107,8 @@ static int locations_line(const __u8 *tab, size_t len, int line, __u32 off)
 	return -1;
 }
 
-int py_linetable__line(enum py_linetable_kind kind, const __u8 *tab, size_t len,
-		       int firstlineno, __u32 off)
+int py_linetable__line(enum py_linetable_kind kind, const __u8 *tab, size_t len, int firstlineno,
+		       __u32 off)
 {
 	switch (kind) {
 	case PY_LT_LNOTAB:

@@ -21,7 +21,7 @@ enum py_linetable_kind py_linetable__kind(unsigned int version);
 
 /* The line of the instruction at byte offset off (code units times 2) of a code object whose
  * co_firstlineno is firstlineno; -1 when the table gives it no line (or does not reach it). */
-int py_linetable__line(enum py_linetable_kind kind, const __u8 *tab, size_t len,
-		       int firstlineno, __u32 off);
+int py_linetable__line(enum py_linetable_kind kind, const __u8 *tab, size_t len, int firstlineno,
+		       __u32 off);
 
 #endif

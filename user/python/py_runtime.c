@@ -73,9 +73,11 @@ struct py_runtime *py_runtime__open(pid_t pid, const char **why)
 		}
 	}
 	if (!info->runtime_addr || !info->code_type_addr) {
-		refuse(why, ver, !info->runtime_addr ?
-			   "_PyRuntime not found in the interpreter's symbols, native frames only" :
-			   "PyCode_Type not found in the interpreter's symbols, native frames only");
+		refuse(
+		    why, ver,
+		    !info->runtime_addr
+			? "_PyRuntime not found in the interpreter's symbols, native frames only"
+			: "PyCode_Type not found in the interpreter's symbols, native frames only");
 		goto cleanup;
 	}
 	rt = calloc(1, sizeof(*rt));
@@ -93,9 +95,10 @@ struct py_runtime *py_runtime__open(pid_t pid, const char **why)
 		goto fail;
 	rt->pid = pid;
 	snprintf(rt->version, sizeof(rt->version), "%s", info->version_str);
-	rt->target = (struct py_code_target){ .pid = pid, .l = &rt->layout,
-					      .code_type = info->code_type_addr,
-					      .unicode_type = info->unicode_type_addr };
+	rt->target = (struct py_code_target){.pid = pid,
+					     .l = &rt->layout,
+					     .code_type = info->code_type_addr,
+					     .unicode_type = info->unicode_type_addr};
 	goto cleanup;
 fail:
 	py_runtime__free(rt);
@@ -120,8 +123,7 @@ const char *py_runtime__image(const struct py_runtime *rt)
 	return rt->image;
 }
 
-bool py_runtime__frame_name(struct py_runtime *rt, const struct py_frame *f, char *buf,
-			    size_t len)
+bool py_runtime__frame_name(struct py_runtime *rt, const struct py_frame *f, char *buf, size_t len)
 {
 	if (!len)
 		return false;

@@ -38,8 +38,8 @@ static int find_tstate(pid_t pid, const struct py_layout *l, __u64 thread_id, __
 	return err ? err : -ENOENT;
 }
 
-int py_stack__walk(pid_t pid, const struct py_layout *l, __u64 thread_id,
-		   struct py_frame *frames, size_t max, bool *cut)
+int py_stack__walk(pid_t pid, const struct py_layout *l, __u64 thread_id, struct py_frame *frames,
+		   size_t max, bool *cut)
 {
 	__u64 tstate, frame, cframe;
 	size_t n = 0;
@@ -58,7 +58,7 @@ int py_stack__walk(pid_t pid, const struct py_layout *l, __u64 thread_id,
 		err = read_ptr(pid, tstate, l->tstate_frame, &frame);
 	}
 	for (int step = 0; !err && frame && step < 2 * PY_FRAMES_MAX; step++) {
-		struct py_frame f = { .flags = 0 };
+		struct py_frame f = {.flags = 0};
 		__u8 owner = 0, is_entry = 0;
 		__s32 lasti;
 

@@ -29,7 +29,7 @@
  * innermost first. The count (0: a thread state with no frame), -ENOENT when no thread
  * state has that id, -EFAULT on an unreadable pointer, or a read's -errno. *cut (may be
  * NULL) is set when frames remained past max. */
-int py_stack__walk(pid_t pid, const struct py_layout *l, __u64 thread_id,
-		   struct py_frame *frames, size_t max, bool *cut);
+int py_stack__walk(pid_t pid, const struct py_layout *l, __u64 thread_id, struct py_frame *frames,
+		   size_t max, bool *cut);
 
 #endif
