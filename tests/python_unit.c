@@ -8,12 +8,14 @@
  * Also: a truncated or garbled table never reads past its end.
  */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "py_linetable.h"
+#include "py_code.h"
 #include "py_layouts.h"
 #include "test_timeout.h"
 
@@ -153,4 +155,135 @@ Test(python_unit, layouts_table_versions)
 	}
 	cr_expect_null(py_layouts__find(0x0307));
 	cr_expect_null(py_layouts__find(0x030e));
+}
+
+/*
+ * The frame namer (py_code.c) on objects laid out as 3.11's, built in this process's own
+ * memory (pid = getpid()): names in each string kind, terminal-safe, bounded; the cache hit,
+ * refilled when the object's fields change (an address reused), refused when the object is
+ * no longer a code object (freed).
+ */
+struct fake {
+	const struct py_version_layout *l;
+	char code_type[8], unicode_type[8]; /* stand-ins: only their addresses matter */
+	_Alignas(8) __u8 code[512], file[4096], qual[4096 + 128], qual2[256], table[64];
+};
+
+/* Make *obj a compact str of kind (1, 2, 4) holding n characters cps, ASCII when asked. */
+static void fake_str(struct fake *fk, __u8 *obj, unsigned int kind, bool ascii, const __u32 *cps,
+		     __u64 n)
+{
+	const struct py_code_layout *c = &fk->l->code;
+	__u64 type = (__u64)(uintptr_t)fk->unicode_type;
+	__u32 state = 1u << c->str_compact_bit | kind << c->str_kind_shift |
+		      (ascii ? 1u << c->str_ascii_bit : 0);
+	__u8 *data = obj + (ascii ? c->str_ascii_data : c->str_compact_data);
+
+	memcpy(obj + c->ob_type, &type, 8);
+	memcpy(obj + c->str_length, &n, 8);
+	memcpy(obj + c->str_state, &state, 4);
+	for (__u64 i = 0; i < n && i < 64; i++)
+		memcpy(data + i * kind, &cps[i], kind);
+}
+
+static void fake_ptr(__u8 *obj, __u16 off, const void *p)
+{
+	__u64 v = (__u64)(uintptr_t)p;
+
+	memcpy(obj + off, &v, 8);
+}
+
+static void fake_setup(struct fake *fk)
+{
+	const struct py_code_layout *c;
+	/* "/tmp/ü.py" (latin-1: kind 1, not ASCII), "Box.λ😀" (kind 4), "esc\x1b[2J" (ASCII) */
+	static const __u32 file[] = {'/', 't', 'm', 'p', '/', 0xfc, '.', 'p', 'y'};
+	static const __u32 qual[] = {'B', 'o', 'x', '.', 0x3bb, 0x1f600};
+	static const __u32 qual2[] = {'e', 's', 'c', 0x1b, '[', '2', 'J'};
+	/* Location table: units 0-7 at firstlineno (code 13, delta 0), units 8-15 two lines on
+	 * (delta +2 as the signed varint 4). */
+	static const __u8 table[] = {0x80 | 13 << 3 | 7, 0, 0x80 | 13 << 3 | 7, 4};
+	__u64 units = 16, tlen = sizeof(table);
+	int first = 40;
+
+	memset(fk, 0, sizeof(*fk));
+	fk->l = py_layouts__find(0x030b);
+	cr_assert(fk->l);
+	c = &fk->l->code;
+	fake_str(fk, fk->file, 1, false, file, 9);
+	fake_str(fk, fk->qual, 4, false, qual, 6);
+	fake_str(fk, fk->qual2, 1, true, qual2, 7);
+	fake_ptr(fk->table, c->ob_type, fk->code_type); /* any type: bytes are not checked */
+	memcpy(fk->table + c->ob_size, &tlen, 8);
+	memcpy(fk->table + c->bytes_sval, table, sizeof(table));
+	fake_ptr(fk->code, c->ob_type, fk->code_type);
+	memcpy(fk->code + c->ob_size, &units, 8);
+	fake_ptr(fk->code, c->co_filename, fk->file);
+	fake_ptr(fk->code, c->co_name, fk->qual);
+	fake_ptr(fk->code, c->co_qualname, fk->qual);
+	fake_ptr(fk->code, c->co_linetable, fk->table);
+	memcpy(fk->code + c->co_firstlineno, &first, sizeof(first));
+}
+
+Test(python_unit, namer_kinds_cache_reuse_and_free)
+{
+	static struct fake fk;
+	struct py_code_target t;
+	struct py_code_cache *cache = py_code_cache__new();
+	struct py_code_stats st;
+	struct py_frame f = {0};
+	char buf[256];
+	__u64 base;
+
+	fake_setup(&fk);
+	t = (struct py_code_target){.pid = getpid(),
+				    .l = fk.l,
+				    .code_type = (__u64)(uintptr_t)fk.code_type,
+				    .unicode_type = (__u64)(uintptr_t)fk.unicode_type};
+	base = (__u64)(uintptr_t)fk.code + fk.l->code.co_code_adaptive;
+	f.code = (__u64)(uintptr_t)fk.code;
+	f.instr = base + 2 * 9; /* unit 9: the second range */
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:42)");
+	f.instr = base + 2 * 3;
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:40)");
+	f.instr = base - 2; /* 3.11's frame before its first instruction: the def line */
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:40)");
+	f.instr = base + 2 * 16; /* past the code: no line, not a guess */
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:0)");
+	py_code_cache__stats(cache, &st);
+	cr_expect_eq(st.fills, 1);
+	cr_expect_eq(st.hits, 3);
+
+	/* The address reused by another code object: read afresh, control bytes escaped. */
+	fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual2);
+	f.instr = base;
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: esc\\x1b[2J (/tmp/\u00fc.py:40)");
+	py_code_cache__stats(cache, &st);
+	cr_expect_eq(st.fills, 2);
+
+	/* A length the target made up: at most 1024 characters read, the name cut to buf. */
+	{
+		__u64 huge = 1ull << 40;
+
+		memset(fk.qual + fk.l->code.str_compact_data, 'A', 4 * 1024);
+		memcpy(fk.qual + fk.l->code.str_length, &huge, 8);
+		fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual);
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		cr_expect_eq(strlen(buf), sizeof(buf) - 1);
+	}
+
+	/* Freed: no longer a code object, so no name (and not the cached one). */
+	fake_ptr(fk.code, fk.l->code.ob_type, fk.unicode_type);
+	cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "");
+	/* A str where the file should be is required to be a str. */
+	fake_ptr(fk.code, fk.l->code.ob_type, fk.code_type);
+	fake_ptr(fk.code, fk.l->code.co_filename, fk.table);
+	cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	py_code_cache__free(cache);
 }
