@@ -224,6 +224,30 @@ static void check_chain(const char *python, const char *image_suffix)
 		    py_debug_offsets__apply(buf, py_debug_offsets__size(), &from_debug, &found), 0);
 		cr_expect_eq(memcmp(&from_debug, py_layouts__find(l->version), sizeof(from_debug)),
 			     0, "3.13 _Py_DebugOffsets differ from the generated table");
+		/* What the target could make up is refused: another cookie, another version,
+		 * a free-threaded build, an offset past its own struct size. Offsets 8, 16 and
+		 * 40: version, free_threaded, runtime_state.interpreters_head. */
+		{
+			static const struct {
+				size_t at;
+				__u64 value;
+				int err;
+			} bad[] = {{0, 0x7970677562656479ull, -EPROTO}, /* "ydebugpy" */
+				   {8, 0x030e00f0, -ENOTSUP},
+				   {16, 1, -ENOTSUP},
+				   {40, 0x10000, -ERANGE}};
+
+			for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+				unsigned char copy[1024];
+				struct py_version_layout l2 = *py_layouts__find(l->version);
+
+				memcpy(copy, buf, py_debug_offsets__size());
+				memcpy(copy + bad[k].at, &bad[k].value, 8);
+				cr_expect_eq(py_debug_offsets__apply(copy, py_debug_offsets__size(),
+								     &l2, &found),
+					     bad[k].err, "case %zu", k);
+			}
+		}
 	}
 	py_runtime__free(rt);
 	chain_stop(&c);
