@@ -10,6 +10,7 @@
  * that is not Python gives NULL and no line. Needs no root: the interpreters are our children.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include "py_layout_source.h"
 #include "py_runtime.h"
 #include "py_stack.h"
+#include "python_util.h"
 #include "test_timeout.h"
 
 #define CHAIN_SCRIPT TESTS_SRC_DIR "/data/python/chain.py"
@@ -261,26 +263,6 @@ static void check_chain(const char *python, const char *image_suffix)
 	chain_stop(&c);
 }
 
-/* The newest pyenv interpreter of minor version m into path, or skip. */
-static void pyenv_python(const char *m, char *path, size_t path_sz)
-{
-	char cmd[256];
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
-		 "sort -V | tail -n 1",
-		 m, m);
-	p = popen(cmd, "r");
-	cr_assert(p);
-	if (!fgets(path, (int)path_sz, p))
-		path[0] = 0;
-	pclose(p);
-	path[strcspn(path, "\n")] = 0;
-	if (!path[0] || access(path, X_OK))
-		cr_skip_test("no pyenv python%s on this host", m);
-}
-
 static void check_pyenv(const char *m)
 {
 	char path[512], suffix[64];
@@ -303,29 +285,14 @@ Test(python_runtime_e2e, debian_python3)
 	check_chain("/usr/bin/python3", exe);
 }
 
-Test(python_runtime_e2e, pyenv_3_8)
+ParameterizedTestParameters(python_runtime_e2e, pyenv)
 {
-	check_pyenv("3.8");
+	return cr_make_param_array(struct pyenv_minor, pyenv_minors, PYENV_MINORS_CNT);
 }
-Test(python_runtime_e2e, pyenv_3_9)
+
+ParameterizedTest(struct pyenv_minor *m, python_runtime_e2e, pyenv)
 {
-	check_pyenv("3.9");
-}
-Test(python_runtime_e2e, pyenv_3_10)
-{
-	check_pyenv("3.10");
-}
-Test(python_runtime_e2e, pyenv_3_11)
-{
-	check_pyenv("3.11");
-}
-Test(python_runtime_e2e, pyenv_3_12)
-{
-	check_pyenv("3.12");
-}
-Test(python_runtime_e2e, pyenv_3_13)
-{
-	check_pyenv("3.13");
+	check_pyenv(m->m);
 }
 
 /* An unsupported version: NULL and the one line naming it. */

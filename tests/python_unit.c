@@ -8,6 +8,7 @@
  * Also: a truncated or garbled table never reads past its end.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "py_linetable.h"
 #include "py_code.h"
 #include "py_layouts.h"
+#include "python_util.h"
 #include "test_timeout.h"
 
 #define LINES_SCRIPT TESTS_SRC_DIR "/data/python/py_lines.py"
@@ -76,55 +78,22 @@ static void check_interpreter(const char *python)
 	cr_assert_geq(instrs, 100, "%s: only %zu instructions", python, instrs);
 }
 
-/* The pyenv interpreter of minor version m, or skip. */
-static void check_pyenv(const char *m)
-{
-	char cmd[256], path[512] = "";
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
-		 "sort -V | tail -n 1",
-		 m, m);
-	p = popen(cmd, "r");
-	cr_assert(p);
-	if (!fgets(path, sizeof(path), p))
-		path[0] = 0;
-	pclose(p);
-	path[strcspn(path, "\n")] = 0;
-	if (!path[0] || access(path, X_OK))
-		cr_skip_test("no pyenv python%s on this host", m);
-	check_interpreter(path);
-}
-
 Test(python_unit, linetable_debian_python3, .timeout = TEST_TIMEOUT(60))
 {
 	check_interpreter("/usr/bin/python3");
 }
 
-Test(python_unit, linetable_pyenv_3_8, .timeout = TEST_TIMEOUT(60))
+ParameterizedTestParameters(python_unit, linetable_pyenv)
 {
-	check_pyenv("3.8");
+	return cr_make_param_array(struct pyenv_minor, pyenv_minors, PYENV_MINORS_CNT);
 }
-Test(python_unit, linetable_pyenv_3_9, .timeout = TEST_TIMEOUT(60))
+
+ParameterizedTest(struct pyenv_minor *m, python_unit, linetable_pyenv, .timeout = TEST_TIMEOUT(60))
 {
-	check_pyenv("3.9");
-}
-Test(python_unit, linetable_pyenv_3_10, .timeout = TEST_TIMEOUT(60))
-{
-	check_pyenv("3.10");
-}
-Test(python_unit, linetable_pyenv_3_11, .timeout = TEST_TIMEOUT(60))
-{
-	check_pyenv("3.11");
-}
-Test(python_unit, linetable_pyenv_3_12, .timeout = TEST_TIMEOUT(60))
-{
-	check_pyenv("3.12");
-}
-Test(python_unit, linetable_pyenv_3_13, .timeout = TEST_TIMEOUT(60))
-{
-	check_pyenv("3.13");
+	char path[512];
+
+	pyenv_python(m->m, path, sizeof(path));
+	check_interpreter(path);
 }
 
 /* A table cut short or made of continuation bytes gives -1, reading nothing past len
