@@ -13,6 +13,7 @@
 #include "py_detect.h"
 #include "py_layout_source.h"
 #include "py_runtime.h"
+#include "safe_text.h"
 
 struct py_runtime {
 	pid_t pid;
@@ -23,7 +24,8 @@ struct py_runtime {
 	struct py_code_cache *codes;
 };
 
-/* The reason of the last py_runtime__open that returned one (one thread opens runtimes). */
+/* The reason of the last py_runtime__open that returned one (per thread). Every part of it
+ * that came from the target (a path, a version) is terminal-safe or checked to be digits. */
 static __thread char why_buf[512];
 
 /* Set *why to "python VERSION: reason" and return NULL. */
@@ -54,7 +56,7 @@ struct py_runtime *py_runtime__open(pid_t pid, const char **why)
 			snprintf(ver, sizeof(ver), "%u.%u", info->name_version >> 8,
 				 info->name_version & 0xff);
 			snprintf(reason, sizeof(reason), "cannot read %s (%s), native frames only",
-				 info->image, strerror(-err));
+				 safe_text__term(info->image), strerror(-err));
 			refuse(why, ver, reason);
 		}
 		goto cleanup;
@@ -66,11 +68,11 @@ struct py_runtime *py_runtime__open(pid_t pid, const char **why)
 		refuse(why, ver, "version not found in the interpreter, native frames only");
 		goto cleanup;
 	}
-	if (info->version < 0x0308 || !py_layouts__find(info->version)) {
-		if (info->version < 0x0308 || info->version > 0x030d) {
-			refuse(why, ver, "unsupported version, native frames only");
-			goto cleanup;
-		}
+	/* Before 3.8 the frames and thread states differ in kind, not just in offsets; 3.14+
+	 * is refused by py_layout_source, after a look at its debug offsets. */
+	if (info->version < 0x0308) {
+		refuse(why, ver, "unsupported version, native frames only");
+		goto cleanup;
 	}
 	if (!info->runtime_addr || !info->code_type_addr) {
 		refuse(
