@@ -18,6 +18,7 @@
 #include "py_linetable.h"
 #include "py_code.h"
 #include "py_layouts.h"
+#include "py_runtime.h"
 #include "python_util.h"
 #include "test_timeout.h"
 
@@ -255,4 +256,18 @@ Test(python_unit, namer_kinds_cache_reuse_and_free)
 	fake_ptr(fk.code, fk.l->code.co_filename, fk.table);
 	cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
 	py_code_cache__free(cache);
+}
+
+/* Where the Python frames are spliced in: the evaluation loop and only it. */
+Test(python_unit, eval_loop_names)
+{
+	cr_expect(py_is_eval_loop("_PyEval_EvalFrameDefault"));
+	cr_expect(py_is_eval_loop("_PyEval_EvalFrameDefault.cold"));
+	cr_expect(py_is_eval_loop("_TAIL_CALL_LOAD_FAST"));
+	cr_expect(!py_is_eval_loop("PyEval_EvalFrameEx"));
+	cr_expect(!py_is_eval_loop("PyEval_EvalCode"));
+	cr_expect(!py_is_eval_loop("_PyEval_EvalFrameDefaultX"));
+	cr_expect(!py_is_eval_loop("_PyEval_EvalFrameDefault.part.0"));
+	cr_expect(!py_is_eval_loop(""));
+	cr_expect(!py_is_eval_loop(NULL));
 }

@@ -143,13 +143,19 @@ void py_runtime__free(struct py_runtime *rt)
 
 bool py_is_eval_loop(const char *native_fn)
 {
-	/* 3.8-3.13: one function runs every Python frame of one evaluation-loop call.
-	 * 3.14's tail-calling interpreter (clang 19+, --with-tail-call-interp) runs each
+	static const char eval[] = "_PyEval_EvalFrameDefault";
+	size_t n = sizeof(eval) - 1;
+
+	if (!native_fn)
+		return false;
+	/* 3.8-3.13: one function runs every Python frame of one evaluation-loop call; GCC
+	 * moves its unlikely paths to "_PyEval_EvalFrameDefault.cold" (pyenv 3.11, 3.12),
+	 * still the same call. */
+	if (!strncmp(native_fn, eval, n) && (!native_fn[n] || !strcmp(native_fn + n, ".cold")))
+		return true;
+	/* 3.14's tail-calling interpreter (clang 19+, --with-tail-call-interp) runs each
 	 * instruction in its own function, _TAIL_CALL_<OPNAME>, entered by tail calls from
 	 * _PyEval_EvalFrameDefault (whose own frame is then gone): one such frame stands for
 	 * one loop call. (From CPython 3.14's sources; no 3.14 on the test host.) */
-	if (!native_fn)
-		return false;
-	return strcmp(native_fn, "_PyEval_EvalFrameDefault") == 0 ||
-	       strncmp(native_fn, "_TAIL_CALL_", 11) == 0;
+	return strncmp(native_fn, "_TAIL_CALL_", 11) == 0;
 }
