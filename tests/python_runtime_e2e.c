@@ -254,6 +254,24 @@ static void check_chain(const char *python, const char *image_suffix)
 	py_runtime__free(rt);
 	chain_stop(&c);
 
+	/* Under 100 more calls: PY_FRAMES_MAX frames kept, innermost first, the cut said. */
+	chain_start(&c, python, "deep");
+	rt = py_runtime__open(c.pid, &why);
+	cr_assert(rt, "%s: py_runtime__open: %s", python, why ? why : "(not Python)");
+	{
+		bool cut = false;
+		int n = py_stack__walk(c.pid, py_runtime__layout(rt), c.ident, frames,
+				       PY_FRAMES_MAX, &cut);
+
+		cr_expect_eq(n, PY_FRAMES_MAX, "%s: %d frames of a deep stack", python, n);
+		cr_expect(cut, "%s: a deep stack not said to be cut", python);
+		expect_frame(rt, &frames[0], "h", "h", python);
+		expect_frame(rt, &frames[3], "deep", "deep", python);
+		expect_frame(rt, &frames[PY_FRAMES_MAX - 1], "deep", "deep", python);
+	}
+	py_runtime__free(rt);
+	chain_stop(&c);
+
 	/* The chain in a second thread: found by its pthread_t among two thread states. */
 	chain_start(&c, python, "thread");
 	rt = py_runtime__open(c.pid, &why);

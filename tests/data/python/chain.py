@@ -1,8 +1,9 @@
 # chain.py - for python_runtime_e2e: enters <module> -> f -> C.g -> h and blocks in h reading
 # stdin, after writing "ready THREAD_IDENT VERSION" to stdout. The test reads the stack from
 # outside and expects each function at the line tagged "# at:NAME" below. With the argument
-# "thread" the chain runs in a second thread (the main one waits in join). Runs on 2.7 too
-# (the unsupported-version case).
+# "thread" the chain runs in a second thread (the main one waits in join); with "deep", under
+# 100 calls of deep() (more frames than the tracer keeps). Runs on 2.7 too (the
+# unsupported-version case).
 import os
 import platform
 import sys
@@ -30,7 +31,13 @@ def f():
             None]
 
 
-if sys.argv[1:] == ["thread"]:
+def deep(n):
+    return deep(n - 1) if n else f()  # at:deep
+
+
+if sys.argv[1:] == ["deep"]:
+    deep(100)
+elif sys.argv[1:] == ["thread"]:
     t = threading.Thread(target=f)
     t.start()
     t.join()
