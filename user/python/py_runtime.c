@@ -62,12 +62,6 @@ struct py_runtime *py_runtime__open(pid_t pid, const char **why)
 		goto cleanup;
 	}
 	snprintf(ver, sizeof(ver), "%s", info->version_str);
-	if (!info->version) {
-		snprintf(ver, sizeof(ver), "%u.%u", info->name_version >> 8,
-			 info->name_version & 0xff);
-		refuse(why, ver, "version not found in the interpreter, native frames only");
-		goto cleanup;
-	}
 	/* Before 3.8 the frames and thread states differ in kind, not just in offsets; 3.14+
 	 * is refused by py_layout_source, after a look at its debug offsets. */
 	if (info->version < 0x0308) {
