@@ -17,6 +17,7 @@
 
 #include "py_linetable.h"
 #include "py_code.h"
+#include "py_detect.h"
 #include "py_layouts.h"
 #include "py_runtime.h"
 #include "python_util.h"
@@ -270,4 +271,29 @@ Test(python_unit, eval_loop_names)
 	cr_expect(!py_is_eval_loop("_PyEval_EvalFrameDefault.part.0"));
 	cr_expect(!py_is_eval_loop(""));
 	cr_expect(!py_is_eval_loop(NULL));
+}
+
+/* Which file names say "CPython X.Y" (detection's first question). */
+Test(python_unit, interpreter_file_names)
+{
+	static const struct {
+		const char *path;
+		unsigned int version;
+	} cases[] = {
+	    {"/usr/bin/python3.11", 0x030b},
+	    {"/root/.pyenv/versions/3.8.18/lib/libpython3.8.so.1.0", 0x0308},
+	    {"libpython3.7m.so.1.0", 0x0307},
+	    {"libpython3.13d.so", 0x030d},
+	    {"python2.7", 0x0207},
+	    {"/usr/bin/python3", 0}, /* no minor: /proc/PID/exe names the target */
+	    {"libpython3.so", 0},    /* the stable-ABI stub, no interpreter */
+	    {"python3.11-config", 0},
+	    {"libpython3.11.a", 0},
+	    {"pythonista", 0},
+	    {"/opt/python3.11/bin/uwsgi", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(py_detect__name_version(cases[i].path), cases[i].version, "%s: %#x",
+			     cases[i].path, py_detect__name_version(cases[i].path));
 }
