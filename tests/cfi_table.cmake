@@ -6,15 +6,20 @@ set(CFIFIX_DIR ${CMAKE_CURRENT_BINARY_DIR}/cfifix)
 # libcfirules.so: one function per CFI rule, written with .cfi directives.
 # The compiler driver assembles .S itself (the preprocessor included): no ASM language for
 # the whole project, and none of the tree's C flags, which mean nothing here.
-add_custom_command(
-	OUTPUT ${CFIFIX_DIR}/libcfirules.so
-	COMMAND ${CMAKE_COMMAND} -E make_directory ${CFIFIX_DIR}
-	COMMAND ${CMAKE_C_COMPILER} -shared -nostdlib -Wl,--build-id
-		-o ${CFIFIX_DIR}/libcfirules.so ${CFIFIX_SRC}/rules.S
-	DEPENDS ${CFIFIX_SRC}/rules.S
-	COMMENT "CFI rules fixture: libcfirules.so"
-	VERBATIM)
-add_custom_target(cfirules DEPENDS ${CFIFIX_DIR}/libcfirules.so)
+# libcfirules_df.so: the same with its CFI in .debug_frame only.
+foreach(variant "libcfirules.so;" "libcfirules_df.so;-DDEBUG_FRAME")
+	list(GET variant 0 out)
+	list(GET variant 1 def)
+	add_custom_command(
+		OUTPUT ${CFIFIX_DIR}/${out}
+		COMMAND ${CMAKE_COMMAND} -E make_directory ${CFIFIX_DIR}
+		COMMAND ${CMAKE_C_COMPILER} -shared -nostdlib -Wl,--build-id ${def}
+			-o ${CFIFIX_DIR}/${out} ${CFIFIX_SRC}/rules.S
+		DEPENDS ${CFIFIX_SRC}/rules.S
+		COMMENT "CFI rules fixture: ${out}"
+		VERBATIM)
+endforeach()
+add_custom_target(cfirules DEPENDS ${CFIFIX_DIR}/libcfirules.so ${CFIFIX_DIR}/libcfirules_df.so)
 
 add_criterion_test(cfi_table_unit
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cfi_table_unit.c ${CFIFIX_SRC}/capture.c

@@ -279,8 +279,14 @@ static bool parse_cie(const struct ctx *c, size_t off, struct cie *cie)
 		if (r.bad || r.p > data_end)
 			return false;
 		r.p = data_end;
-	} else if (aug_len) {
-		return false; /* "eh" and other pre-'z' augmentations: layout unknown */
+	} else {
+		/* Without 'z' only letters that carry no data can be skipped: gas writes "S" in
+		 * .debug_frame. "eh" and other old augmentations: layout unknown. */
+		for (size_t i = 0; i < aug_len; i++) {
+			if (aug[i] != 'S')
+				return false;
+			cie->signal = true;
+		}
 	}
 	if (r.bad || !cie->code_align)
 		return false;

@@ -6,7 +6,12 @@
  * --debug-dump=frames` of the library shows, not against the compiler's own choices.
  * Each function is 64-byte aligned and padded, so offsets inside it are known: a label
  * marks each point the test looks at.
+ * Built twice: libcfirules.so (.eh_frame) and, with -DDEBUG_FRAME, libcfirules_df.so, whose
+ * CFI is in .debug_frame only (the file with no .eh_frame).
  */
+#ifdef DEBUG_FRAME
+	.cfi_sections .debug_frame
+#endif
 	.text
 
 /* rsp-based: push rbp (CFA rsp+16, rbp at CFA-16), pop, ret. */
