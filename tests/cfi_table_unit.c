@@ -14,6 +14,7 @@
  *  - hostile: damaged .eh_frame sections compile without a crash into sorted rows.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -722,4 +723,36 @@ Test(cfi, damaged_sections_compile_safely, .timeout = 60)
 	}
 	free(sec);
 	free(orig);
+}
+
+/* Every seed and past crash of the fuzzer (tests/fuzz/fuzz_cfi_compile.c) compiles safely:
+ * first byte the format, the rest the section. */
+Test(cfi, fuzz_corpus_replay)
+{
+	const char *cdir = TESTS_SRC_DIR "/fuzz/corpus/cfi_compile";
+	DIR *d = opendir(cdir);
+	struct dirent *e;
+	int files = 0;
+
+	cr_assert(d, "%s: %s", cdir, strerror(errno));
+	while ((e = readdir(d))) {
+		char path[512];
+		uint8_t buf[65536];
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cdir, e->d_name);
+		fd = open(path, O_RDONLY);
+		cr_assert_geq(fd, 0, "%s", path);
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+		cr_assert_geq(n, 0);
+		if (n > 0)
+			compile_checked(buf + 1, (size_t)n - 1, 0x1000, !(buf[0] & 1));
+		files++;
+	}
+	closedir(d);
+	cr_expect_geq(files, 5, "the seed corpus is missing (%d files)", files);
 }

@@ -473,6 +473,30 @@ static int advance(struct ctx *c, struct run *u, uint64_t to)
 	return u->loc >= u->end ? 1 : 0;
 }
 
+/* v * f, or bad (and 0) when it overflows: a factored offset from a hostile file. */
+static int64_t mul(struct rd *r, int64_t v, int64_t f)
+{
+	int64_t out;
+
+	if (__builtin_mul_overflow(v, f, &out)) {
+		r->bad = true;
+		return 0;
+	}
+	return out;
+}
+
+/* An unsigned operand as a signed offset (bad when it does not fit). */
+static int64_t rd_uoff(struct rd *r)
+{
+	uint64_t v = rd_uleb(r);
+
+	if (v > INT64_MAX) {
+		r->bad = true;
+		return 0;
+	}
+	return (int64_t)v;
+}
+
 /* A block operand (expression): its bytes, skipped. */
 static const uint8_t *rd_block(struct rd *r, const uint8_t **end)
 {
@@ -509,7 +533,7 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 			err = advance(c, u, u->loc + (op & 0x3fu) * cie->code_align);
 			continue;
 		case 2: /* offset */
-			off = (int64_t)rd_uleb(&r) * cie->data_align;
+			off = mul(&r, rd_uoff(&r), cie->data_align);
 			set_rule(u, op & 0x3fu, RULE_OFFSET, off);
 			goto next;
 		case 3: /* restore */
@@ -536,15 +560,15 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 			break;
 		case 0x05: /* offset_extended */
 			reg = rd_uleb(&r);
-			set_rule(u, reg, RULE_OFFSET, (int64_t)rd_uleb(&r) * cie->data_align);
+			set_rule(u, reg, RULE_OFFSET, mul(&r, rd_uoff(&r), cie->data_align));
 			break;
 		case 0x11: /* offset_extended_sf */
 			reg = rd_uleb(&r);
-			set_rule(u, reg, RULE_OFFSET, rd_sleb(&r) * cie->data_align);
+			set_rule(u, reg, RULE_OFFSET, mul(&r, rd_sleb(&r), cie->data_align));
 			break;
 		case 0x2f: /* GNU_negative_offset_extended */
 			reg = rd_uleb(&r);
-			set_rule(u, reg, RULE_OFFSET, -(int64_t)rd_uleb(&r) * cie->data_align);
+			set_rule(u, reg, RULE_OFFSET, mul(&r, -rd_uoff(&r), cie->data_align));
 			break;
 		case 0x06: /* restore_extended */
 			restore_rule(u, rd_uleb(&r));
@@ -588,8 +612,8 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 		case 0x12: /* def_cfa_sf */
 			u->s.cfa_kind = CFA_REGOFF;
 			u->s.cfa_reg = (uint32_t)rd_uleb(&r);
-			u->s.cfa_off = op == 0x0c ? (int64_t)rd_uleb(&r)
-						  : rd_sleb(&r) * cie->data_align;
+			u->s.cfa_off = op == 0x0c ? rd_uoff(&r)
+						  : mul(&r, rd_sleb(&r), cie->data_align);
 			break;
 		case 0x0d: /* def_cfa_register: only over a register rule */
 			if (u->s.cfa_kind != CFA_REGOFF)
@@ -600,8 +624,8 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 		case 0x13: /* def_cfa_offset_sf */
 			if (u->s.cfa_kind == CFA_OTHER)
 				return -EINVAL;
-			u->s.cfa_off = op == 0x0e ? (int64_t)rd_uleb(&r)
-						  : rd_sleb(&r) * cie->data_align;
+			u->s.cfa_off = op == 0x0e ? rd_uoff(&r)
+						  : mul(&r, rd_sleb(&r), cie->data_align);
 			break;
 		case 0x0f: /* def_cfa_expression */
 			bp = rd_block(&r, &bend);
@@ -734,7 +758,8 @@ int cfi_compile(const uint8_t *sec, size_t len, uint64_t sec_addr, bool is_eh,
 	err = list_fdes(&c, &refs, &n_refs);
 	if (err)
 		return err;
-	qsort(refs, n_refs, sizeof(*refs), fde_ref_cmp);
+	if (n_refs) /* qsort(NULL, 0) is undefined */
+		qsort(refs, n_refs, sizeof(*refs), fde_ref_cmp);
 	for (size_t i = 0; i < n_refs && !err; i++) {
 		struct entry e;
 		struct cie cie;
