@@ -48,6 +48,24 @@ static double best_load(const char *path, const char *cache_dir, int repeat,
 	return best;
 }
 
+/* Rows by rule: the second table (what BPF will meet). */
+static void print_rules(const char *path, const struct cfi_table *t)
+{
+	uint32_t cfa[UNWIND_CFA_UNSUPPORTED + 1] = {0}, rbp_bad = 0, rbp_off = 0;
+
+	for (uint32_t i = 0; i < t->n_rows; i++) {
+		const struct unwind_row *r = &t->rows[i];
+
+		if (r->cfa_rule <= UNWIND_CFA_UNSUPPORTED)
+			cfa[r->cfa_rule]++;
+		rbp_bad += r->rbp_rule == UNWIND_RBP_UNSUPPORTED;
+		rbp_off += r->rbp_rule == UNWIND_RBP_CFA_OFF;
+	}
+	printf("| %s | %u | %u | %u | %u | %u | %u | %u | %u |\n", path, cfa[UNWIND_CFA_RSP],
+	       cfa[UNWIND_CFA_RBP], cfa[UNWIND_CFA_PLT], cfa[UNWIND_CFA_END], cfa[UNWIND_CFA_NONE],
+	       cfa[UNWIND_CFA_UNSUPPORTED], rbp_off, rbp_bad);
+}
+
 int main(int argc, char **argv)
 {
 	const char *rep_env = getenv("CFI_BENCH_REPEAT");
@@ -65,6 +83,10 @@ int main(int argc, char **argv)
 	snprintf(cache, sizeof(cache), "%s/unwind", dir);
 	printf("| file | size | rows | table bytes | bytes/row | cold ms | warm ms | cold/warm |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	struct cfi_table **tables = calloc((size_t)argc, sizeof(*tables));
+
+	if (!tables)
+		return 1;
 	for (int i = 1; i < argc; i++) {
 		struct cfi_table *cold = NULL, *warm = NULL, *fill = NULL;
 		struct stat st;
@@ -85,10 +107,19 @@ int main(int argc, char **argv)
 			       (double)st.st_size / 1048576.0, cold->n_rows, bytes,
 			       sizeof(struct unwind_row), c, w, w > 0 ? c / w : 0.0);
 		}
-		cfi_table__free(cold);
+		tables[i] = cold;
 		cfi_table__free(warm);
 		cfi_table__free(fill);
 	}
+	printf("\n| file | CFA rsp | CFA rbp | PLT | end | gap | unsupported | rbp saved | rbp "
+	       "unsupported |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 1; i < argc; i++) {
+		if (tables[i])
+			print_rules(argv[i], tables[i]);
+		cfi_table__free(tables[i]);
+	}
+	free(tables);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", dir);
