@@ -21,6 +21,13 @@ foreach(variant "libcfirules.so;" "libcfirules_df.so;-DDEBUG_FRAME")
 endforeach()
 add_custom_target(cfirules DEPENDS ${CFIFIX_DIR}/libcfirules.so ${CFIFIX_DIR}/libcfirules_df.so)
 
+# ibtplt: a program whose .plt is binutils' IBT one (-z ibtplt), CFI and all.
+add_executable(cfi_ibtplt ${CFIFIX_SRC}/ibtplt.c)
+target_compile_options(cfi_ibtplt PRIVATE -fcf-protection -fno-sanitize=all)
+target_link_options(cfi_ibtplt PRIVATE -Wl,-z,ibtplt -fno-sanitize=all)
+set_target_properties(cfi_ibtplt PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CFIFIX_DIR}
+	OUTPUT_NAME ibtplt)
+
 add_criterion_test(cfi_table_unit
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cfi_table_unit.c ${CFIFIX_SRC}/capture.c
 	LIBS tracer_core
@@ -33,7 +40,7 @@ target_include_directories(cfi_table_unit PRIVATE ${CFIFIX_SRC})
 target_compile_definitions(cfi_table_unit PRIVATE CFIFIX_DIR="${CFIFIX_DIR}"
 	UNWFIX_DIR="${CMAKE_CURRENT_BINARY_DIR}/unwfix")
 target_link_libraries(cfi_table_unit PRIVATE ${CMAKE_DL_LIBS})
-add_dependencies(cfi_table_unit cfirules unwfix)
+add_dependencies(cfi_table_unit cfirules cfi_ibtplt unwfix)
 tracer_test_timeout(cfi_table_unit 120)
 
 # Build time and size of tables, cold (compiled) and warm (from the cache): see

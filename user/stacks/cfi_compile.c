@@ -41,49 +41,46 @@ static uint64_t rd_bytes(struct rd *r, unsigned n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+/* A LEB128 number: its bits (beyond 64 dropped) and, in *last, its last byte; *shift the
+ * bits it had. */
+static uint64_t rd_leb(struct rd *r, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 
+	*shift = 0;
+	*last = 0;
 	while (!r->bad) {
 		if (r->p >= r->end) {
 			r->bad = true;
 			break;
 		}
-		uint8_t b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
+		*last = *r->p++;
+		if (*shift < 64)
+			v |= (uint64_t)(*last & 0x7f) << *shift;
+		*shift += 7;
+		if (!(*last & 0x80))
 			return v;
 	}
 	return 0;
 }
 
+static uint64_t rd_uleb(struct rd *r)
+{
+	unsigned shift;
+	uint8_t last;
+
+	return rd_leb(r, &shift, &last);
+}
+
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	unsigned shift;
+	uint8_t last;
+	uint64_t v = rd_leb(r, &shift, &last);
 
-	while (!r->bad) {
-		if (r->p >= r->end) {
-			r->bad = true;
-			break;
-		}
-		uint8_t b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~0ULL << shift;
-			return (int64_t)v;
-		}
-	}
-	return 0;
+	if (!r->bad && shift < 64 && (last & 0x40))
+		v |= ~0ULL << shift; /* sign-extend */
+	return (int64_t)v;
 }
 
 /* DW_EH_PE_* */
@@ -409,8 +406,9 @@ static int emit_state(struct ctx *c, uint64_t pc, const struct state *s, bool si
 }
 
 /* Is the CFA expression [p, end) the .plt one? Then CFA = rsp + *off + ((rip & 15) >= *ge
- * ? 8 : 0): DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_lit11 (or
- * lit10); DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus (binutils' elf_x86_64_eh_frame_plt). */
+ * ? 8 : 0): DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_litG; DW_OP_ge;
+ * DW_OP_lit3; DW_OP_shl; DW_OP_plus (binutils' eh_frame of .plt). G is 11 in the lazy .plt,
+ * 9 in binutils 2.40's IBT .plt (-z ibtplt); any 0..15 has the same meaning. */
 static bool plt_expr(const uint8_t *p, const uint8_t *end, int64_t *off, uint8_t *ge)
 {
 	static const uint8_t tail[] = {0x2a, 0x33, 0x24, 0x22}; /* ge, lit3, shl, plus */
@@ -423,8 +421,8 @@ static bool plt_expr(const uint8_t *p, const uint8_t *end, int64_t *off, uint8_t
 		return false;
 	if (rd_bytes(&r, 1) != 0x3f || rd_bytes(&r, 1) != 0x1a) /* lit15, and */
 		return false;
-	*ge = (uint8_t)(rd_bytes(&r, 1) - 0x30); /* litN */
-	if (r.bad || (*ge != 11 && *ge != 10) || (size_t)(r.end - r.p) != sizeof(tail))
+	*ge = (uint8_t)(rd_bytes(&r, 1) - 0x30); /* lit0..lit15 */
+	if (r.bad || *ge > 15 || (size_t)(r.end - r.p) != sizeof(tail))
 		return false;
 	return !memcmp(r.p, tail, sizeof(tail));
 }

@@ -11,7 +11,8 @@
  *
  * The rules (x86_64 DWARF registers: 6 rbp, 7 rsp, 16 return address):
  *	CFA = rsp + n, rbp + n          -> UNWIND_CFA_RSP / UNWIND_CFA_RBP
- *	the .plt expression             -> UNWIND_CFA_PLT (plt_ge = its literal, 11 or 10)
+ *	the .plt expression             -> UNWIND_CFA_PLT (plt_ge = its literal: 11, or 9 in
+ *	                                   an IBT .plt)
  *	return address undefined        -> UNWIND_CFA_END
  *	return address not at CFA - 8, any other CFA register or expression, an 'S'
  *	(signal frame) CIE              -> UNWIND_CFA_UNSUPPORTED

@@ -85,28 +85,22 @@ r_expr_body:
 	.cfi_endproc
 	.size r_expr, .-r_expr
 
-/* The PLT expressions: lit11 (lazy .plt) and lit10 (the IBT .plt). */
+/* The PLT expressions: lit11 (lazy .plt) and lit9 (binutils' IBT .plt), 16 bytes of code
+ * each (the rule's two halves). */
+	.macro plt_fn name, lit
 	.p2align 6
-	.globl r_plt11
-	.type r_plt11, @function
-r_plt11:
+	.globl \name
+	.type \name, @function
+\name:
 	.cfi_startproc
-	.cfi_escape 0x0f, 0x0b, 0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22
-	.skip 14, 0x90 /* 16 bytes: the rule's two halves */
+	.cfi_escape 0x0f, 0x0b, 0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, \lit, 0x2a, 0x33, 0x24, 0x22
+	.skip 15, 0x90
 	ret
 	.cfi_endproc
-	.size r_plt11, .-r_plt11
-
-	.p2align 6
-	.globl r_plt10
-	.type r_plt10, @function
-r_plt10:
-	.cfi_startproc
-	.cfi_escape 0x0f, 0x0b, 0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3a, 0x2a, 0x33, 0x24, 0x22
-	.skip 14, 0x90 /* 16 bytes: the rule's two halves */
-	ret
-	.cfi_endproc
-	.size r_plt10, .-r_plt10
+	.size \name, .-\name
+	.endm
+	plt_fn r_plt11, 0x3b
+	plt_fn r_plt9, 0x39
 
 /* rbp kept in another register (DW_CFA_register): the RBP rule BPF cannot follow. */
 	.p2align 6
