@@ -637,6 +637,38 @@ Test(cfi, cache_refuses_a_symlinked_entry)
 	cleanup_dirs(top);
 }
 
+/* A cache directory reached through a symlink someone else planted in a sticky directory
+ * (as in /tmp) is refused, even when it leads to a directory of ours; our own symlink in a
+ * directory nobody else writes is followed. */
+Test(cfi, cache_dir_through_a_planted_symlink_is_refused)
+{
+	char top[64], sticky[96], mine[96], link[128], dir[160];
+	const uint8_t id[4] = {1, 2, 3, 4};
+	const struct unwind_row rows[2] = {{.pc = 1, .cfa_rule = UNWIND_CFA_RSP, .cfa_off = 8},
+					   {.pc = 9, .cfa_rule = UNWIND_CFA_NONE}};
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: a symlink owned by another user is made with lchown");
+	cache_dirs(top, sizeof(top), dir, sizeof(dir));
+	snprintf(sticky, sizeof(sticky), "%s/sticky", top);
+	snprintf(mine, sizeof(mine), "%s/mine", top);
+	cr_assert_eq(mkdir(sticky, 0755), 0);
+	cr_assert_eq(chmod(sticky, 01777), 0);
+	cr_assert_eq(mkdir(mine, 0700), 0);
+	snprintf(link, sizeof(link), "%s/cache", sticky);
+	cr_assert_eq(symlink(mine, link), 0);
+	cr_assert_eq(lchown(link, 12345, 12345), 0);
+	snprintf(dir, sizeof(dir), "%s/unwind", link);
+	cr_expect_eq(cfi_cache__store(dir, id, 4, rows, 2), -ELOOP);
+	/* Ours, in a directory only we write: followed. */
+	cr_assert_eq(unlink(link), 0);
+	snprintf(link, sizeof(link), "%s/cache", top);
+	cr_assert_eq(symlink(mine, link), 0);
+	snprintf(dir, sizeof(dir), "%s/unwind", link);
+	cr_expect_eq(cfi_cache__store(dir, id, 4, rows, 2), 0);
+	cleanup_dirs(top);
+}
+
 Test(cfi, default_cache_dir)
 {
 	const char *d;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +48,12 @@ static int trusted_dir(const struct stat *st, bool last)
 }
 
 /* Check (and with create, make: 0700 each missing level) the directory chain of dir. An
- * O_PATH fd on dir, re-checked through the fd, or -errno. */
+ * O_PATH fd on dir, re-checked through the fd, or -errno (-EPERM, -ELOOP: not trusted). */
 static int open_dir(const char *dir, bool create)
 {
 	char path[PATH_MAX];
 	size_t len = strlen(dir);
+	bool parent_open = false; /* the level above may be written by others (sticky) */
 	struct stat st;
 	int fd, err;
 
@@ -69,11 +71,18 @@ static int open_dir(const char *dir, bool create)
 		path[i] = '\0';
 		err = 0;
 		/* A missing level is made 0700; a mkdir racing ours (EEXIST) is checked below. */
-		if (stat(path, &st) && (errno != ENOENT || !create ||
-					(mkdir(path, 0700) && errno != EEXIST) || stat(path, &st)))
+		if (lstat(path, &st) && (errno != ENOENT || !create ||
+					 (mkdir(path, 0700) && errno != EEXIST) || lstat(path, &st)))
 			err = -errno;
+		/* A symlink only as output.h trusts one: root's or ours, in a directory that
+		 * nobody else may write (not even a sticky one), so nobody else planted it. */
+		if (!err && S_ISLNK(st.st_mode))
+			err = (st.st_uid != 0 && st.st_uid != geteuid()) || parent_open ? -ELOOP
+			      : stat(path, &st)					   ? -errno
+										   : 0;
 		if (!err)
 			err = trusted_dir(&st, i == len);
+		parent_open = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
 		path[i] = save;
 		if (err)
 			return err;
