@@ -146,6 +146,12 @@ static bool mem_read(void *ctx, uint64_t addr, uint64_t *val)
 	return true;
 }
 
+/* Registers at a probe: rbp known. */
+static struct cfi_regs regs(uint64_t rip, uint64_t rsp, uint64_t rbp)
+{
+	return (struct cfi_regs){.rip = rip, .rsp = rsp, .rbp = rbp, .rbp_unknown = false};
+}
+
 Test(cfi, step_follows_each_rule)
 {
 	const uint64_t sp = 0x7ffd00001000;
@@ -157,7 +163,7 @@ Test(cfi, step_follows_each_rule)
 
 	rules_open(&r, RULES_LIB);
 	/* After push rbp; mov rsp, rbp: CFA = rbp + 16, rbp saved at CFA - 16. */
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_push_rbp"), sp, sp + 8};
+	g = regs((uint64_t)dlsym(r.h, "r_push_rbp"), sp, sp + 8);
 	cr_assert_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_OK);
 	cr_expect_eq(g.rip, 0xaaaa);
 	cr_expect_eq(g.rsp, sp + 24);
@@ -165,37 +171,47 @@ Test(cfi, step_follows_each_rule)
 	/* The PLT rule: CFA = rsp + 8, 8 more once (rip & 15) >= the threshold (r_plt11 is
 	 * 64-byte aligned). */
 	pc = (uint64_t)dlsym(r.h, "r_plt11");
-	g = (struct cfi_regs){pc + 12, sp, 7};
+	g = regs(pc + 12, sp, 7);
 	cr_assert_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_OK);
 	cr_expect_eq(g.rsp, sp + 16, "PLT at +12: rsp 0x%lx", (unsigned long)g.rsp);
 	cr_expect_eq(g.rip, 0x2222);
 	cr_expect_eq(g.rbp, 7);
-	g = (struct cfi_regs){pc + 10, sp, 7};
+	g = regs(pc + 10, sp, 7);
 	cr_assert_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_OK);
 	cr_expect_eq(g.rsp, sp + 8);
 	cr_expect_eq(g.rip, 0x1111);
 	/* The IBT .plt's threshold is 9. */
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_plt9") + 9, sp, 7};
+	g = regs((uint64_t)dlsym(r.h, "r_plt9") + 9, sp, 7);
 	cr_assert_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_OK);
 	cr_expect_eq(g.rsp, sp + 16);
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_plt9") + 8, sp, 7};
+	g = regs((uint64_t)dlsym(r.h, "r_plt9") + 8, sp, 7);
 	cr_assert_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_OK);
 	cr_expect_eq(g.rsp, sp + 8);
 	/* The ends: END, UNSUPPORTED, a gap, an rbp rule BPF cannot follow, a bad read. */
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_end"), sp, 0};
+	g = regs((uint64_t)dlsym(r.h, "r_end"), sp, 0);
 	cr_expect_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_END);
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_signal"), sp, 0};
+	g = regs((uint64_t)dlsym(r.h, "r_signal"), sp, 0);
 	cr_expect_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_UNSUPPORTED);
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_gap"), sp, 0};
+	g = regs((uint64_t)dlsym(r.h, "r_gap"), sp, 0);
 	cr_expect_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_NO_ROW);
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_rbp_reg_body"), sp, 0};
-	cr_expect_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_LAST);
-	cr_expect_eq(g.rip, 0x1111);
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_push_rbp"), sp, sp + 64};
+	g = regs((uint64_t)dlsym(r.h, "r_push_rbp"), sp, sp + 64);
 	cr_expect_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_FAULT);
+	/* rbp becomes unknown (a rule BPF cannot follow, a saved rbp unreadable) and the walk
+	 * goes on, until a CFA needs rbp. */
+	g = regs((uint64_t)dlsym(r.h, "r_rbp_reg_body"), sp, 0);
+	cr_expect_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_OK);
+	cr_expect_eq(g.rip, 0x1111);
+	cr_expect(g.rbp_unknown);
+	g = regs((uint64_t)dlsym(r.h, "r_push_body"), sp - 8, 0);
+	cr_expect_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_OK);
+	cr_expect_eq(g.rip, 0x1111, "CFA = rsp + 16, the return address at sp");
+	cr_expect(g.rbp_unknown, "rbp saved at sp - 8, outside the stack: unknown");
+	g.rip = (uint64_t)dlsym(r.h, "r_push_rbp");
+	cr_expect_eq(cfi_step(r.t, r.base, false, &g, mem_read, &m), CFI_STEP_UNSUPPORTED,
+		     "a CFA from an unknown rbp");
 	/* A return address is looked up one byte back: the end of r_ra_moved is r_gap's row
 	 * only for the first frame. */
-	g = (struct cfi_regs){(uint64_t)dlsym(r.h, "r_last"), sp, 0};
+	g = regs((uint64_t)dlsym(r.h, "r_last"), sp, 0);
 	cr_expect_eq(cfi_step(r.t, r.base, true, &g, mem_read, &m), CFI_STEP_NO_ROW);
 	cfi_table__free(r.t);
 	dlclose(r.h);
@@ -418,24 +434,23 @@ static bool cap_read(void *ctx, uint64_t addr, uint64_t *val)
 static size_t step_frames(const struct mods *ms, const struct cap *c, uint64_t *ips, size_t max,
 			  enum cfi_step_result *why)
 {
-	struct cfi_regs g = {c->rip, c->rsp, c->rbp};
+	struct cfi_regs g = {c->rip, c->rsp, c->rbp, false};
 	size_t n = 0;
 
 	*why = CFI_STEP_OK;
 	ips[n++] = g.rip;
 	while (n < max) {
-		const struct mod *m = mod_of(ms, g.rip);
+		/* A return address may end its mapping: looked up one byte back, as the row. */
+		const struct mod *m = mod_of(ms, n > 1 ? g.rip - 1 : g.rip);
 
 		if (!m || !m->t) {
 			*why = CFI_STEP_NO_ROW;
 			break;
 		}
 		*why = cfi_step(m->t, m->bias, n > 1, &g, cap_read, (void *)c);
-		if (*why != CFI_STEP_OK && *why != CFI_STEP_LAST)
+		if (*why != CFI_STEP_OK)
 			break;
 		ips[n++] = g.rip;
-		if (*why == CFI_STEP_LAST)
-			break;
 	}
 	return n;
 }
