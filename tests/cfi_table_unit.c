@@ -321,6 +321,7 @@ static size_t compare_with_libdw(const char *path)
 	cr_expect_eq(bad, 0, "%s: %zu of %zu PCs differ from libdw", path, bad, cnt);
 	cr_log_info("%s: %u rows, %zu PCs compared with libdw, %zu differ", path, t->n_rows, cnt,
 		    bad);
+	dwarf_cfi_end(cfi);
 	elf_file__close(&f);
 	cfi_table__free(t);
 	return cnt;
