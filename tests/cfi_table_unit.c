@@ -753,8 +753,9 @@ static void compile_checked(const uint8_t *sec, size_t len, uint64_t addr, bool 
 	cr_assert(err == 0 || err == -ENOENT, "cfi_compile: %d", err);
 	for (size_t i = 1; i < out.n; i++)
 		cr_assert_gt(out.rows[i].pc, out.rows[i - 1].pc, "rows not sorted at %zu", i);
-	cr_assert_leq(st.fde_ok_cnt + st.fde_bad_cnt + st.fde_empty_cnt + st.fde_far_cnt,
-		      st.fde_cnt);
+	cr_assert_eq(st.fde_ok_cnt + st.fde_bad_cnt + st.fde_empty_cnt + st.fde_far_cnt +
+			     st.fde_bad_insn_cnt,
+		     st.fde_cnt, "an FDE not accounted for");
 	free(out.rows);
 }
 

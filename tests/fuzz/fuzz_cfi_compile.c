@@ -3,7 +3,7 @@
  * libFuzzer target for the CFI table compiler: any bytes -> cfi_compile (user/stacks/
  * cfi_compile.c), the section a hostile ELF file hands us. The first byte picks the format
  * (bit 0: .debug_frame) and the rest is the section. The rows must come out strictly sorted
- * by pc (BPF binary-searches them) with known rules, and every FDE counted once.
+ * by pc (BPF binary-searches them) with known rules, and every FDE counted exactly once.
  * ASan/UBSan catch the rest; libFuzzer's -timeout and -rss_limit_mb catch a blow-up.
  * Seed corpus: tests/fuzz/corpus/cfi_compile/ (also replayed by cfi_table_unit).
  */
@@ -31,7 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    out.rows[i].rbp_rule > UNWIND_RBP_UNSUPPORTED)
 			__builtin_trap();
 	}
-	if (st.fde_ok_cnt + st.fde_bad_cnt + st.fde_empty_cnt + st.fde_far_cnt > st.fde_cnt)
+	if (st.fde_ok_cnt + st.fde_bad_cnt + st.fde_empty_cnt + st.fde_far_cnt +
+		    st.fde_bad_insn_cnt !=
+	    st.fde_cnt)
 		__builtin_trap();
 	free(out.rows);
 	return 0;

@@ -707,10 +707,14 @@ static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
 	while (off + 4 <= c->len) {
 		if (!entry_at(c, off, &e)) {
 			/* A zero length is .eh_frame's terminator, padding in .debug_frame. */
-			if (!c->is_eh && off + 4 <= c->len && !memcmp(c->sec + off, "\0\0\0\0", 4)) {
+			bool zero = !memcmp(c->sec + off, "\0\0\0\0", 4);
+
+			if (zero && !c->is_eh) {
 				off += 4;
 				continue;
 			}
+			if (!zero) /* a length past the end: what follows cannot be found */
+				c->st->cut_bytes = c->len - off;
 			break;
 		}
 		off = e.end;

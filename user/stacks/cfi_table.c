@@ -90,10 +90,11 @@ static int compile_elf(Elf *elf, struct cfi_table *t, const char **why)
 		return -E2BIG;
 	}
 	dlog("cfi: %s: %u FDEs (%u ok, %u bad, %u bad instructions, %u beyond 4 GiB, %u "
-	     "overlapping, %u signal frames), %zu rows (%u unsupported, %u offsets too far)",
+	     "overlapping, %u signal frames, %zu bytes cut), %zu rows (%u unsupported, %u "
+	     "offsets too far)",
 	     name, st.fde_cnt, st.fde_ok_cnt, st.fde_bad_cnt,
 	     st.fde_bad_insn_cnt, st.fde_far_cnt, st.fde_overlap_cnt, st.signal_frame_cnt,
-	     rows.n, st.unsupported_cnt, st.too_far_off_cnt);
+	     st.cut_bytes, rows.n, st.unsupported_cnt, st.too_far_off_cnt);
 	t->rows = rows.rows;
 	t->n_rows = (uint32_t)rows.n;
 	return 0;
