@@ -237,6 +237,7 @@ struct call_state {
 
 #include "alloc_request.h"
 #include "sampling.bpf.h"
+#include "python.bpf.h"
 
 /* Task-local storage: one slot per thread, found without hashing or a bucket lock, and
  * freed with the thread (a tid-keyed hash map cost ~0.5 us more per malloc/free pair here). A slot
@@ -533,7 +534,7 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	s->ev.type = EV_STACK_SNAPSHOT;
 	s->ev.tid = (__u32)bpf_get_current_pid_tgid();
 	s->ev.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	s->ev.pad = 0;
+	s->ev.py_stack = py_any ? py_last_stack() : 0; /* take_stack() took it */
 	s->ev.ts_ns = bpf_ktime_get_ns();
 	s->ev.addr = addr;
 	s->ev.old_addr = old_addr;
@@ -641,7 +642,8 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 	e->type = type;
 	e->tid = tid;
 	e->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	e->pad = 0;
+	/* The Python stack take_stack() took for this record (frees have none). */
+	e->py_stack = py_any && type != EV_FREE ? py_last_stack() : 0;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->addr = addr;
 	e->old_addr = old_addr;
@@ -741,6 +743,8 @@ __noinline int take_stack(struct pt_regs *ctx)
 	__u64 h;
 	long n;
 
+	/* First: its id (or 0) must be this record's, whatever the native stack does. */
+	take_py_stack();
 	if (bench_cut == BENCH_CUT_STACKS || bench_cut == BENCH_CUT_RECORDS)
 		return -ENOENT;
 	if (unwind_dwarf)
@@ -1066,7 +1070,7 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	__u64 old, size;
 	__u32 fn = st->fn, type;
 
-	if (fn == FN_RUST_DEALLOC || FN_IS_CXX_DELETE(fn)) {
+	if (FN_IS_FREE_AT_RETURN(fn)) {
 		/* Emitted at its return, not its entry like free: the free it makes is then
 		 * nested, not a second record of the same block. delete(NULL) is a no-op. */
 		if (a0 && sample__record(st->sampled, a0, 0))
