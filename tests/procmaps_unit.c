@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,4 +109,24 @@ Test(procmaps, reads_own_memory)
 	cr_assert_str_eq(got, want);
 	cr_assert_eq(procmaps__read(INT_MAX, true, &(struct proc_mapping *){NULL}, &(size_t){0}),
 		     -ESRCH);
+}
+
+/* process_vm_readv: the bytes asked for, and -EFAULT (not a short success) for a range that
+ * runs into an unmapped page. */
+Test(procmaps, read_vm_exact_or_efault)
+{
+	static const char want[] = "procmaps read_vm probe";
+	long pg = sysconf(_SC_PAGESIZE);
+	char got[sizeof(want)], *two;
+
+	cr_assert_eq(procmaps__read_vm(getpid(), (__u64)(uintptr_t)want, got, sizeof(got)), 0);
+	cr_assert_str_eq(got, want);
+	two = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	cr_assert(two != MAP_FAILED);
+	cr_assert_eq(munmap(two + pg, (size_t)pg), 0);
+	cr_expect_eq(procmaps__read_vm(getpid(), (__u64)(uintptr_t)(two + pg - 4), got, 8),
+		     -EFAULT);
+	cr_expect_eq(procmaps__read_vm(getpid(), (__u64)(uintptr_t)(two + pg - 8), got, 8), 0);
+	munmap(two, (size_t)pg);
 }

@@ -37,8 +37,7 @@ const char *py_runtime__image(const struct py_runtime *rt);
 /* Names a recorded frame "py: QUALNAME (FILE:LINE)" into buf (sanitized, bounded).
  * Reads the code object from the live target, cached by code address and validated
  * (type is PyCode_Type, fields unchanged). false if it cannot be read (freed/reused). */
-bool py_runtime__frame_name(struct py_runtime *rt, const struct py_frame *f, char *buf,
-			    size_t len);
+bool py_runtime__frame_name(struct py_runtime *rt, const struct py_frame *f, char *buf, size_t len);
 
 /* Free rt. Accepts NULL. */
 void py_runtime__free(struct py_runtime *rt);

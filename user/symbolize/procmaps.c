@@ -11,10 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 
@@ -177,4 +179,19 @@ int procmaps__read_mem(pid_t pid, __u64 addr, void *buf, size_t len)
 	if (!err && n != (ssize_t)len)
 		err = -EIO;
 	return err;
+}
+
+int procmaps__read_vm(pid_t pid, __u64 addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	/* A range that crosses into an unmapped page comes back short: not what was asked. */
+	return (size_t)n == len ? 0 : -EFAULT;
 }

@@ -55,4 +55,9 @@ int procmaps__open_file(pid_t pid, const struct proc_mapping *m);
 /* Read exactly len bytes at addr from /proc/PID/mem into buf. 0 or -errno (-EIO if short). */
 int procmaps__read_mem(pid_t pid, __u64 addr, void *buf, size_t len);
 
+/* Read exactly len bytes at addr of pid's memory into buf with one process_vm_readv (no fd,
+ * no open: for the many small reads of a live target's structures). 0, -EFAULT when any
+ * of the range is unmapped (or the read came back short), -ESRCH, -EPERM or -errno. */
+int procmaps__read_vm(pid_t pid, __u64 addr, void *buf, size_t len);
+
 #endif

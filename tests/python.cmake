@@ -1,0 +1,9 @@
+# python: CPython read from outside (user/python/, issue #32).
+#  - python_unit: line-table decoders against each interpreter's own line numbers, the layout
+#    table (no root);
+#  - python_runtime_e2e: detection, layouts, the userspace frame walk and the frame namer on
+#    live interpreters blocked in a known call chain (root: reads a child's memory).
+add_criterion_test(python_unit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/python_unit.c
+	LIBS tracer_core LABELS unit)
+add_criterion_test(python_runtime_e2e SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/python_runtime_e2e.c
+	LIBS tracer_core LABELS unit)

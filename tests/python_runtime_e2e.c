@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * python_runtime_e2e: user/python/ on live interpreters. tests/data/python/chain.py enters
+ * <module> -> f -> g -> h and blocks in h; from outside, py_runtime__open finds the
+ * interpreter, py_stack__walk (the walk BPF does) reads the blocked thread's frames and
+ * py_runtime__frame_name names them: exactly h, g, f, <module> at the lines chain.py tags
+ * "# at:NAME", with the entry flags of the version. For Debian's python3 (always) and each
+ * pyenv 3.8-3.13 present; 3.13 also checks its _Py_DebugOffsets against the generated table.
+ * Unsupported versions (pyenv 3.7, 2.7 when present) give the one line and NULL; a process
+ * that is not Python gives NULL and no line. Needs no root: the interpreters are our children.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procmaps.h"
+#include "py_layout_source.h"
+#include "py_runtime.h"
+#include "py_stack.h"
+#include "test_timeout.h"
+
+#define CHAIN_SCRIPT TESTS_SRC_DIR "/data/python/chain.py"
+
+/* A python running chain.py: blocked in h until its stdin closes. */
+struct chain {
+	pid_t pid;
+	int to_child, from_child;
+	unsigned long long ident; /* the blocked thread's pthread_t */
+	char version[32];	  /* platform.python_version() */
+};
+
+/* Wait until pid sits in read(0, ...): "ready" is written just before the read, and a stack
+ * taken in between would show h at the write's line. */
+static void wait_blocked(pid_t pid)
+{
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+		bool in_read = f && fgets(buf, sizeof(buf), f) && !strncmp(buf, "0 0x0 ", 6);
+
+		if (f)
+			fclose(f);
+		if (in_read)
+			return;
+		usleep(1000);
+	}
+	cr_assert_fail("pid %d never blocked reading stdin", pid);
+}
+
+static void chain_start(struct chain *c, const char *python)
+{
+	int in[2], out[2];
+	char line[256];
+	ssize_t n, got = 0;
+
+	cr_assert_eq(pipe(in), 0);
+	cr_assert_eq(pipe(out), 0);
+	c->pid = fork();
+	cr_assert_geq(c->pid, 0);
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(python, python, CHAIN_SCRIPT, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->to_child = in[1];
+	c->from_child = out[0];
+	while (got < (ssize_t)sizeof(line) - 1 &&
+	       (n = read(c->from_child, line + got, sizeof(line) - 1 - (size_t)got)) > 0) {
+		got += n;
+		if (memchr(line, '\n', (size_t)got))
+			break;
+	}
+	line[got > 0 ? got : 0] = 0;
+	cr_assert_eq(sscanf(line, "ready %llu %31s", &c->ident, c->version), 2,
+		     "%s did not start chain.py: '%s'", python, line);
+	wait_blocked(c->pid);
+}
+
+static void chain_stop(struct chain *c)
+{
+	int status;
+
+	close(c->to_child);
+	close(c->from_child);
+	cr_assert_eq(waitpid(c->pid, &status, 0), c->pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "chain.py did not exit 0");
+}
+
+/* The line chain.py tags "# at:NAME". */
+static int tagged_line(const char *name)
+{
+	char tag[64], buf[512];
+	FILE *f = fopen(CHAIN_SCRIPT, "r");
+	int line = 0, found = 0;
+
+	cr_assert(f);
+	snprintf(tag, sizeof(tag), "# at:%s\n", name);
+	while (!found && fgets(buf, sizeof(buf), f)) {
+		line++;
+		found = strstr(buf, tag) != NULL;
+	}
+	fclose(f);
+	cr_assert(found, "no %s in chain.py", tag);
+	return line;
+}
+
+/* The whole check on one interpreter; image_suffix: how the interpreter's file ends. */
+static void check_chain(const char *python, const char *image_suffix)
+{
+	static const char *const names[] = {"h", "g", "f", "<module>"};
+	struct py_frame frames[PY_FRAMES_MAX];
+	const struct py_layout *l;
+	struct py_runtime *rt;
+	struct chain c;
+	const char *why = "unset", *image;
+	bool cut;
+	int n;
+
+	chain_start(&c, python);
+	rt = py_runtime__open(c.pid, &why);
+	cr_assert(rt, "%s: py_runtime__open: %s", python, why ? why : "(not Python)");
+	cr_expect_str_eq(py_runtime__version(rt), c.version);
+	image = py_runtime__image(rt);
+	cr_expect(strlen(image) > strlen(image_suffix) &&
+		      !strcmp(image + strlen(image) - strlen(image_suffix), image_suffix),
+		  "%s: image %s, want ...%s", python, image, image_suffix);
+	l = py_runtime__layout(rt);
+	cr_assert_neq(l->runtime_addr, 0);
+	n = py_stack__walk(c.pid, l, c.ident, frames, PY_FRAMES_MAX, &cut);
+	cr_assert_eq(n, 4, "%s: %d frames, want h, g, f, <module>", python, n);
+	cr_expect(!cut);
+	for (int i = 0; i < n; i++) {
+		char got[512], want[512];
+
+		cr_assert(py_runtime__frame_name(rt, &frames[i], got, sizeof(got)),
+			  "%s: frame %d not named", python, i);
+		snprintf(want, sizeof(want), "py: %s (%s:%d)", names[i], CHAIN_SCRIPT,
+			 tagged_line(names[i]));
+		cr_expect_str_eq(got, want, "%s: frame %d: %s, want %s", python, i, got, want);
+		/* Before 3.11 each frame is its own evaluation-loop call; from 3.11 Python
+		 * calls stay in one loop, entered for <module> only. */
+		cr_expect_eq(!!(frames[i].flags & PY_FRAME_F_ENTRY),
+			     l->version < 0x030b || i == n - 1, "%s: frame %d flags %u", python, i,
+			     frames[i].flags);
+	}
+	/* Named again: from the cache, the same. */
+	{
+		char again[512], first[512];
+
+		cr_assert(py_runtime__frame_name(rt, &frames[0], first, sizeof(first)));
+		cr_assert(py_runtime__frame_name(rt, &frames[0], again, sizeof(again)));
+		cr_expect_str_eq(again, first);
+	}
+	/* A thread id that is no thread: no frames, not someone else's. */
+	cr_expect_eq(py_stack__walk(c.pid, l, c.ident ^ 0x5a5a000, frames, PY_FRAMES_MAX, NULL),
+		     -ENOENT);
+	/* Not a code object (the runtime itself): refused, not named. */
+	{
+		struct py_frame bogus = {.code = l->runtime_addr};
+		char got[64];
+
+		cr_expect(!py_runtime__frame_name(rt, &bogus, got, sizeof(got)));
+	}
+	if (l->version >= 0x030d) {
+		/* The interpreter's own offsets against the table from its headers. */
+		struct py_version_layout from_debug = *py_layouts__find(l->version);
+		unsigned char buf[1024];
+		unsigned int found;
+
+		cr_assert_leq(py_debug_offsets__size(), sizeof(buf));
+		cr_assert_eq(
+		    procmaps__read_vm(c.pid, l->runtime_addr, buf, py_debug_offsets__size()), 0);
+		cr_assert_eq(
+		    py_debug_offsets__apply(buf, py_debug_offsets__size(), &from_debug, &found), 0);
+		cr_expect_eq(memcmp(&from_debug, py_layouts__find(l->version), sizeof(from_debug)),
+			     0, "3.13 _Py_DebugOffsets differ from the generated table");
+	}
+	py_runtime__free(rt);
+	chain_stop(&c);
+}
+
+/* The newest pyenv interpreter of minor version m into path, or skip. */
+static void pyenv_python(const char *m, char *path, size_t path_sz)
+{
+	char cmd[256];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
+		 "sort -V | tail -n 1",
+		 m, m);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	if (!fgets(path, (int)path_sz, p))
+		path[0] = 0;
+	pclose(p);
+	path[strcspn(path, "\n")] = 0;
+	if (!path[0] || access(path, X_OK))
+		cr_skip_test("no pyenv python%s on this host", m);
+}
+
+static void check_pyenv(const char *m)
+{
+	char path[512], suffix[64];
+
+	pyenv_python(m, path, sizeof(path));
+	snprintf(suffix, sizeof(suffix), "/libpython%s.so.1.0", m);
+	check_chain(path, suffix);
+}
+
+TestSuite(python_runtime_e2e, .timeout = TEST_TIMEOUT(30));
+
+Test(python_runtime_e2e, debian_python3)
+{
+	char exe[512];
+	ssize_t n = readlink("/usr/bin/python3", exe, sizeof(exe) - 1);
+
+	/* /usr/bin/python3 -> python3.11: the executable holds the interpreter. */
+	cr_assert_gt(n, 0, "/usr/bin/python3 is not a symlink to python3.N");
+	exe[n] = 0;
+	check_chain("/usr/bin/python3", exe);
+}
+
+Test(python_runtime_e2e, pyenv_3_8)
+{
+	check_pyenv("3.8");
+}
+Test(python_runtime_e2e, pyenv_3_9)
+{
+	check_pyenv("3.9");
+}
+Test(python_runtime_e2e, pyenv_3_10)
+{
+	check_pyenv("3.10");
+}
+Test(python_runtime_e2e, pyenv_3_11)
+{
+	check_pyenv("3.11");
+}
+Test(python_runtime_e2e, pyenv_3_12)
+{
+	check_pyenv("3.12");
+}
+Test(python_runtime_e2e, pyenv_3_13)
+{
+	check_pyenv("3.13");
+}
+
+/* An unsupported version: NULL and the one line naming it. */
+static void check_unsupported(const char *m)
+{
+	char path[512], want[64];
+	struct chain c;
+	const char *why = NULL;
+	struct py_runtime *rt;
+
+	pyenv_python(m, path, sizeof(path));
+	chain_start(&c, path);
+	rt = py_runtime__open(c.pid, &why);
+	cr_expect_null(rt);
+	py_runtime__free(rt);
+	cr_assert(why, "python%s: no reason given", m);
+	snprintf(want, sizeof(want), "python %s: unsupported version", c.version);
+	cr_expect(!strncmp(why, want, strlen(want)), "why: '%s', want '%s...'", why, want);
+	cr_expect(!strchr(why, '\n'), "why is one line");
+	chain_stop(&c);
+}
+
+Test(python_runtime_e2e, unsupported_pyenv_3_7)
+{
+	check_unsupported("3.7");
+}
+Test(python_runtime_e2e, unsupported_pyenv_3_6)
+{
+	check_unsupported("3.6");
+}
+Test(python_runtime_e2e, unsupported_pyenv_2_7)
+{
+	check_unsupported("2.7");
+}
+
+/* Not Python at all: NULL, nothing to say. */
+Test(python_runtime_e2e, not_python)
+{
+	const char *why = "unset";
+
+	cr_expect_null(py_runtime__open(getpid(), &why));
+	cr_expect_null(why);
+}
