@@ -523,7 +523,7 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	struct snap_slot *s = snap_slot();
 	struct snap_hint_key key;
 	const struct snap_hint *h;
-	__u64 len;
+	__u64 len, wake = 0;
 	long err;
 
 	if (!s)
@@ -534,7 +534,7 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	s->ev.type = EV_STACK_SNAPSHOT;
 	s->ev.tid = (__u32)bpf_get_current_pid_tgid();
 	s->ev.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	s->ev.py_stack = py_any ? py_last_stack() : 0; /* take_stack() took it */
+	s->ev.py_stack = py_any ? py_last_stack(&wake) : 0; /* take_stack() took it */
 	s->ev.ts_ns = bpf_ktime_get_ns();
 	s->ev.addr = addr;
 	s->ev.old_addr = old_addr;
@@ -561,7 +561,8 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 		if (key.variant)
 			count(&snap_counters.hint_mismatches);
 	}
-	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len, submit_flags());
+	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len,
+				 wake ?: submit_flags());
 	if (err) {
 		count(&counters.dropped);
 		return (int)err;
@@ -624,6 +625,7 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 				 __u64 size, __s32 stack_id)
 {
 	struct alloc_event *e;
+	__u64 wake = 0;
 
 	if (bench_cut == BENCH_CUT_RECORDS)
 		return;
@@ -643,7 +645,7 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 	e->tid = tid;
 	e->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	/* The Python stack take_stack() took for this record (frees have none). */
-	e->py_stack = py_any && type != EV_FREE ? py_last_stack() : 0;
+	e->py_stack = py_any && type != EV_FREE ? py_last_stack(&wake) : 0;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->addr = addr;
 	e->old_addr = old_addr;
@@ -651,7 +653,7 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 	e->stack_id = stack_id;
 	e->fn = fn;
 	if (bench_cut != BENCH_CUT_RING)
-		bpf_ringbuf_submit(e, submit_flags());
+		bpf_ringbuf_submit(e, wake ?: submit_flags());
 	count(&counters.events);
 }
 

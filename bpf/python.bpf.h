@@ -24,7 +24,10 @@
 #include "python_abi.h"
 
 #define PY_LAYOUTS_MAX	1024	     /* CPython processes traced at once */
-#define PY_STACKS_MAX	(16 << 10)   /* distinct Python stacks (1.5 KiB each, not preallocated) */
+/* Distinct Python stacks kept (1.5 KiB each, not preallocated: 96 MiB at most, as `stacks`
+ * may take 256 MiB). An interpreter's start-up alone makes ~20k (imports: every call site
+ * of importlib at every depth). */
+#define PY_STACKS_MAX	(64 << 10)
 #define PY_FRAME_SPAN	128	     /* bytes of a frame read at once: every field offset below */
 #define PY_STACK_PROBES 4	     /* ids tried for one stack (hash collisions) */
 
@@ -50,8 +53,9 @@ struct {
  * program that took it runs on this CPU until its records are out, as stack_scratch). */
 struct py_scratch {
 	struct py_stack_val s;
-	__u32 last; /* py_stacks id of the last take_py_stack() on this CPU, 0: none */
-	__u32 pad;
+	__u32 last;  /* py_stacks id of the last take_py_stack() on this CPU, 0: none */
+	__u32 fresh; /* last is new in py_stacks: wake the reader, so that it names the frames
+		      * before their code objects go (an imported module's, once run) */
 };
 
 struct {
@@ -142,7 +146,7 @@ static long py_frame_step(__u64 i, void *data)
 	struct py_stack_val *s = w->s;
 	__u8 buf[PY_FRAME_SPAN];
 	__u32 d = s->depth, isz;
-	__u64 owner;
+	__u64 owner, span = w->span;
 
 	if (!w->frame)
 		return 1;
@@ -150,14 +154,18 @@ static long py_frame_step(__u64 i, void *data)
 		s->flags |= PY_STACK_F_CUT;
 		return 1;
 	}
-	if (w->span > PY_FRAME_SPAN || w->span < 8 ||
-	    bpf_probe_read_user(buf, w->span & (PY_FRAME_SPAN * 2 - 1), (void *)w->frame)) {
+	/* One read per frame, of every field used (py_frame_span, <= PY_FRAME_SPAN). The
+	 * mask is done in asm on the very register passed: clang otherwise tests a copy. */
+	asm volatile("%0 &= 0xff" : "+r"(span));
+	if (span > PY_FRAME_SPAN)
+		span = PY_FRAME_SPAN;
+	if (bpf_probe_read_user(buf, span, (void *)w->frame)) {
 		w->failed = 1;
 		return 1;
 	}
 	if (l->frame_owner != PY_LAYOUT_NONE) {
 		owner = py_field(buf, l->frame_owner, 1);
-		if (owner == l->owner_cstack) {
+		if (l->owner_cstack != 0xff && owner == l->owner_cstack) {
 			/* 3.12+: the shim an evaluation loop pushed on entry: the frame recorded
 			 * just before (above it) is the first that loop ran. */
 			if (d > 0)
@@ -218,7 +226,7 @@ static __always_inline bool same_py_stack(const struct py_stack_val *a,
 }
 
 /* s deduplicated into py_stacks: its id (never 0), or 0 (counted). */
-static __always_inline __u32 py_intern(struct py_stack_val *s)
+static __always_inline __u32 py_intern(struct py_stack_val *s, __u32 *fresh)
 {
 	struct py_stack_val *have;
 	__u64 h = 0x9e3779b97f4a7c15ull ^ s->depth ^ ((__u64)s->flags << 32);
@@ -243,8 +251,10 @@ static __always_inline __u32 py_intern(struct py_stack_val *s)
 			continue;
 		}
 		n = bpf_map_update_elem(&py_stacks, &id, s, BPF_NOEXIST);
-		if (!n)
+		if (!n) {
+			*fresh = 1;
 			return id;
+		}
 		if (n != -EEXIST)
 			break;
 		have = bpf_map_lookup_elem(&py_stacks, &id);
@@ -274,6 +284,7 @@ __noinline int take_py_stack(void)
 	if (!sc)
 		return 0;
 	sc->last = 0;
+	sc->fresh = 0;
 	if (!py_any)
 		return 0;
 	l = bpf_map_lookup_elem(&py_layouts, &tgid);
@@ -322,26 +333,30 @@ __noinline int take_py_stack(void)
 		__sync_fetch_and_add(&py_counters.no_frame, 1);
 		return 0;
 	}
-	/* The outermost frame of a complete walk began the first evaluation loop. */
-	if (!fw.frame && !fw.failed)
-		sc->s.f[(sc->s.depth - 1) & (PY_FRAMES_MAX - 1)].flags |= PY_FRAME_F_ENTRY;
 	if (fw.failed) /* kept: the frames read so far, the rest counted as lost */
 		__sync_fetch_and_add(&py_counters.read_failed, 1);
 	if (sc->s.flags & PY_STACK_F_CUT)
 		__sync_fetch_and_add(&py_counters.cut, 1);
-	sc->last = py_intern(&sc->s);
+	sc->last = py_intern(&sc->s, &sc->fresh);
 	if (sc->last)
 		__sync_fetch_and_add(&py_counters.stacks, 1);
 	return 0;
 }
 
-/* The py_stacks id take_py_stack() left on this CPU (0: none). */
-static __always_inline __u32 py_last_stack(void)
+/* The py_stacks id take_py_stack() left on this CPU (0: none); *wake set when it is new
+ * (once: the record that carries it wakes the reader). */
+static __always_inline __u32 py_last_stack(__u64 *wake)
 {
 	__u32 zero = 0;
 	struct py_scratch *sc = bpf_map_lookup_elem(&py_scratch, &zero);
 
-	return sc ? sc->last : 0;
+	if (!sc)
+		return 0;
+	if (sc->fresh) {
+		*wake = BPF_RB_FORCE_WAKEUP;
+		sc->fresh = 0;
+	}
+	return sc->last;
 }
 
 #endif /* PYTHON_BPF_H */

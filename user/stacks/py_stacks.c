@@ -29,24 +29,23 @@ struct py_stacks {
 	struct py_runtime *rt; /* NULL until found */
 	bool layout_set;       /* BPF has our layout */
 	bool gave_up;	       /* not Python (or unsupported): no more probing */
+	const char *why;       /* the last reason a CPython could not be read, or NULL */
 	__u64 born_ns, last_probe_ns;
 	struct named *v;       /* open-addressed by id: cap slots, id 0 empty */
 	size_t cnt, cap;
 	struct py_stacks_stats st;
 };
 
-static bool open_runtime(struct py_stacks *ps, const char **why)
+static bool open_runtime(struct py_stacks *ps)
 {
 	const char *reason = NULL;
 
-	*why = NULL;
 	ps->last_probe_ns = clock__mono_ns();
 	ps->rt = py_runtime__open(ps->pid, &reason);
 	if (!ps->rt) {
-		if (reason) { /* a CPython we cannot read: said once, no more tries */
-			*why = reason;
-			ps->gave_up = true;
-		}
+		/* Kept for when probing ends: a just exec'd interpreter has not mapped
+		 * libpython yet, which may be all this says. */
+		ps->why = reason;
 		return false;
 	}
 	if (ps->o.layout && !ps->o.layout(ps->o.ctx, ps->pid, py_runtime__layout(ps->rt)))
@@ -57,16 +56,13 @@ static bool open_runtime(struct py_stacks *ps, const char **why)
 struct py_stacks *py_stacks__new(pid_t pid, const struct py_stacks_opts *o)
 {
 	struct py_stacks *ps = calloc(1, sizeof(*ps));
-	const char *why;
 
 	if (!ps)
 		return NULL;
 	ps->pid = pid;
 	ps->o = *o;
 	ps->born_ns = clock__mono_ns();
-	/* An unsupported CPython is said by the first py_stacks__probe: try again then. */
-	if (!open_runtime(ps, &why) && why)
-		ps->gave_up = false, ps->last_probe_ns = 0;
+	open_runtime(ps);
 	return ps;
 }
 
@@ -82,11 +78,17 @@ bool py_stacks__probe(struct py_stacks *ps, const char **why)
 	now = clock__mono_ns();
 	if (now - ps->born_ns > PROBE_FOR_NS) {
 		ps->gave_up = true;
+		*why = ps->why; /* a CPython we could not read (NULL: not one at all) */
 		return false;
 	}
 	if (ps->last_probe_ns && now - ps->last_probe_ns < PROBE_EVERY_NS)
 		return false;
-	return open_runtime(ps, why);
+	return open_runtime(ps);
+}
+
+const char *py_stacks__why(const struct py_stacks *ps)
+{
+	return ps && !ps->rt ? ps->why : NULL;
 }
 
 const char *py_stacks__version(const struct py_stacks *ps)

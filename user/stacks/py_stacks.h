@@ -55,8 +55,12 @@ void py_stacks__free(struct py_stacks *ps);
 
 /* Look for the interpreter if it is not known yet (a just exec'd image maps libpython
  * later): at most every 50 ms, during the image's first 5 s. True once it is known. *why:
- * set once to the reason a CPython found cannot be read (unsupported version), else NULL. */
+ * when it gives up, once, the reason a CPython found could not be read (unsupported
+ * version), else NULL. */
 bool py_stacks__probe(struct py_stacks *ps, const char **why);
+
+/* While no interpreter is known: why the CPython found could not be read, else NULL. */
+const char *py_stacks__why(const struct py_stacks *ps);
 
 /* The interpreter's version ("3.11.7"), or NULL while none is known. */
 const char *py_stacks__version(const struct py_stacks *ps);

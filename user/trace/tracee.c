@@ -156,8 +156,10 @@ static bool py_probe(struct tracee *t)
 	const char *why = NULL;
 	bool known = py_stacks__probe(t->py, &why);
 
-	if (why)
+	if (why) {
 		ilog("pid %d (%s): %s\n", (int)t->tgid, safe_text__term(t->prog), why);
+		t->py_said = true;
+	}
 	if (known && !*t->py_version) {
 		snprintf(t->py_version, sizeof(t->py_version), "%s", py_stacks__version(t->py));
 		ilog("pid %d (%s): CPython %s: Python frames recorded\n", (int)t->tgid,
@@ -273,6 +275,9 @@ int tracees__close(struct tracee *t, __u64 end_ns, bool ended)
 	dwarf_stacks__free(t->stacks);
 	t->stacks = NULL;
 	py_stacks__stats(t->py, &t->py_stats);
+	if (t->py && !*t->py_version && py_stacks__why(t->py) && !t->py_said)
+		ilog("pid %d (%s): %s\n", (int)t->tgid, safe_text__term(t->prog),
+		     py_stacks__why(t->py));
 	py_stacks__free(t->py); /* its names were written: the profile is out */
 	t->py = NULL;
 	rss_sampler__free(t->rss);

@@ -82,6 +82,7 @@ struct tracee {
 					* freed once its profile is written */
 	struct py_stacks_stats py_stats; /* py's counters, kept at close */
 	char py_version[16];	       /* the CPython it runs, once known, else "" */
+	bool py_said;		       /* why it cannot be read was said */
 	struct tracees *set;
 };
 
