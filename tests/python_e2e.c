@@ -227,15 +227,17 @@ static char *tracer_out(const char *args)
 	return out;
 }
 
-/* The report, the flame graph and pprof name the keep line's function as a Python frame. */
-static void check_views(const char *dir, const char *prof)
+/* The report (--python-only: rows named by Python lines), the flame graph and pprof name
+ * the keep line's function as a Python frame. */
+static void check_views(const char *dir, const char *prof, int keep_line)
 {
-	char args[2048], path[1024], *out, *svg;
+	char args[2048], path[1024], row[512], *out, *svg;
 
-	snprintf(args, sizeof(args), "report %s --top 40", prof);
+	snprintf(args, sizeof(args), "report %s --python-only --top 400", prof);
 	out = tracer_out(args);
-	cr_expect(strstr(out, "py: ") && strstr(out, "keep_dicts"),
-		  "tracer report shows no Python frame:\n%s", out);
+	snprintf(row, sizeof(row), "%s:%d)", SCRIPT, keep_line);
+	cr_expect(strstr(out, "   py: ") && strstr(out, "keep_dicts") && strstr(out, row),
+		  "tracer report --python-only names no row by the keep line (%s):\n%s", row, out);
 	free(out);
 	snprintf(path, sizeof(path), "%s/flame.svg", dir);
 	snprintf(args, sizeof(args), "export %s --format svg -o %s", prof, path);
@@ -323,7 +325,7 @@ static void compare(const char *python, bool small_seen)
 	cr_expect_leq(ls[CHURN].ebk, ls[CHURN].tm_blocks + 4,
 		      "%s: churn line: %llu live blocks, tracemalloc %llu", python, ls[CHURN].ebk,
 		      ls[CHURN].tm_blocks);
-	check_views(dir, prof);
+	check_views(dir, prof, ls[KEEP].line);
 	dhat_profile__free(p);
 	free(tm_dir);
 	free(dir);
