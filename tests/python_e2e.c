@@ -253,9 +253,10 @@ static void check_views(const char *dir, const char *prof, int keep_line)
 	cr_expect_eq(e2e_run(args, NULL), 0, "pprof names no Python frame");
 }
 
-/* The whole comparison for one interpreter. small_seen: its PyObject_Malloc is called (not
- * inlined), so blocks of 512 B and less are seen. */
-static void compare(const char *python, bool small_seen)
+/* The whole comparison for one interpreter, traced with tracer option opt (may be NULL).
+ * small_seen: its PyObject_Malloc is called (not inlined), so blocks of 512 B and less are
+ * seen. */
+static void compare(const char *python, bool small_seen, const char *opt)
 {
 	struct line_stats ls[KINDS] = { 0 };
 	char *tm_dir = e2e_tmpdir("python-tm"), *dir = e2e_tmpdir("python-tr");
@@ -278,7 +279,7 @@ static void compare(const char *python, bool small_seen)
 		if (!freopen(log, "w", stderr) || !freopen("/dev/null", "w", stdout))
 			_exit(126);
 		execl(TRACER_BIN, TRACER_BIN, "-v", "--python", "--pid", pidarg, "-o", prof,
-		      (char *)NULL);
+		      opt ? opt : "-v", (char *)NULL);
 		_exit(127);
 	}
 	cr_assert(e2e_wait_for_text_from(log, "attached to pid", TEST_TIMEOUT(120), tracer),
@@ -331,19 +332,30 @@ static void compare(const char *python, bool small_seen)
 	free(dir);
 }
 
-/* pyenv's CPython MINOR (any patch level), or a skip saying it is absent. */
-static void pyenv(const char *minor)
+/* pyenv's CPython MINOR (any patch level), or NULL after a skip saying it is absent. */
+static char *pyenv_python(const char *minor)
 {
-	char pattern[256];
+	char pattern[256], *path;
 	glob_t g;
 
 	snprintf(pattern, sizeof(pattern), PYENV "/%s.*/bin/python%s", minor, minor);
 	if (glob(pattern, 0, NULL, &g) || !g.gl_pathc) {
 		globfree(&g);
 		cr_skip_test("no pyenv CPython %s (%s): not compared", minor, pattern);
+		return NULL;
 	}
-	compare(g.gl_pathv[g.gl_pathc - 1], true);
+	path = strdup(g.gl_pathv[g.gl_pathc - 1]);
 	globfree(&g);
+	return path;
+}
+
+static void pyenv(const char *minor, const char *opt)
+{
+	char *python = pyenv_python(minor);
+
+	if (python)
+		compare(python, true, opt);
+	free(python);
 }
 
 TestSuite(python, .timeout = TEST_TIMEOUT(600));
@@ -354,35 +366,64 @@ Test(python, debian_python3_11)
 	E2E_REQUIRE_ROOT();
 	cr_assert_eq(access("/usr/bin/python3.11", X_OK), 0,
 		     "/usr/bin/python3.11 missing: ./build.sh deps installs python3.11");
-	compare("/usr/bin/python3.11", false);
+	compare("/usr/bin/python3.11", false, NULL);
 }
 
 Test(python, pyenv_3_8)
 {
 	E2E_REQUIRE_ROOT();
-	pyenv("3.8");
+	pyenv("3.8", NULL);
 }
 
 Test(python, pyenv_3_10)
 {
 	E2E_REQUIRE_ROOT();
-	pyenv("3.10");
+	pyenv("3.10", NULL);
 }
 
 Test(python, pyenv_3_11)
 {
 	E2E_REQUIRE_ROOT();
-	pyenv("3.11");
+	pyenv("3.11", NULL);
 }
 
 Test(python, pyenv_3_12)
 {
 	E2E_REQUIRE_ROOT();
-	pyenv("3.12");
+	pyenv("3.12", NULL);
 }
 
 Test(python, pyenv_3_13)
 {
 	E2E_REQUIRE_ROOT();
-	pyenv("3.13");
+	pyenv("3.13", NULL);
+}
+
+/* Frame-pointer stacks: the interpreter keeps none, so its native stacks end early and the
+ * Python frames go to the innermost evaluation loop; the lines must be the same. */
+Test(python, pyenv_3_12_unwind_fp)
+{
+	E2E_REQUIRE_ROOT();
+	pyenv("3.12", "--unwind=fp");
+}
+
+/* --no-python: neither CPython's allocator domains nor Python frames. */
+Test(python, no_python_is_native_only)
+{
+	char *dir, prof[1024], cmd[2048], *out = NULL;
+	const char *python = "/usr/bin/python3.11";
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("python-no");
+	touch(dir, "go");
+	touch(dir, "end");
+	snprintf(prof, sizeof(prof), "%s/prof.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s --no-python -o %s -- %s %s traced %s 2>&1", TRACER_BIN, prof,
+		 python, SCRIPT, dir);
+	cr_assert_eq(e2e_run(cmd, &out), 0, "%s\n%s", cmd, out ? out : "");
+	free(out);
+	cr_expect_not(e2e_profile_names(prof, "py: "), "--no-python: a Python frame");
+	cr_expect_not(e2e_profile_names(prof, "PyObject_Malloc"), "--no-python: PyObject_Malloc");
+	cr_expect(e2e_profile_names(prof, "malloc"), "--no-python: no malloc at all");
+	free(dir);
 }

@@ -1,0 +1,166 @@
+/*
+ * Python frames without a target (issue #32): the splice of a program point's Python frames
+ * into its native ones (py_stacks__splice), --python-only's fold of a profile
+ * (python_only__fold), and what CPython's allocator domains ask for (alloc_request.h).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "alloc_request.h"
+#include "dhat_reader.h"
+#include "py_stacks.h"
+#include "python_only.h"
+#include "strvec.h"
+
+#define EVAL "0x10: _PyEval_EvalFrameDefault (ceval.c:100)"
+
+static void fill(struct strvec *v, const char *const *frames, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(strvec__push(v, frames[i]), 0);
+}
+
+static void expect_frames(const struct strvec *v, const char *const *want, size_t n)
+{
+	cr_assert_eq(v->cnt, n, "%zu frames, want %zu", v->cnt, n);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_str_eq(v->items[i], want[i], "frame %zu", i);
+}
+
+/* Two evaluation loops, two entry groups: each group where its loop was, innermost first. */
+Test(py_stacks, splice_one_group_per_loop)
+{
+	static const char *const native[] = {
+		"0x1: PyObject_Malloc (in python)", "0x2: new_dict (dictobject.c:1)", EVAL,
+		"0x3: PyObject_Call (call.c:5)", EVAL, "0x5: main (python.c:1)",
+	};
+	static const char *const py[] = { "py: f (a.py:1)", "py: g (a.py:2)", "py: h (a.py:3)" };
+	static const __u32 flags[] = { 0, PY_FRAME_F_ENTRY, PY_FRAME_F_ENTRY };
+	static const char *const want[] = {
+		"0x1: PyObject_Malloc (in python)", "0x2: new_dict (dictobject.c:1)",
+		"py: f (a.py:1)", "py: g (a.py:2)", "0x3: PyObject_Call (call.c:5)", "py: h (a.py:3)",
+		"0x5: main (python.c:1)",
+	};
+	struct strvec v = { 0 };
+
+	fill(&v, native, 6);
+	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 3), 1);
+	expect_frames(&v, want, 7);
+	strvec__release(&v);
+}
+
+/* Counts that differ (a native stack cut before the outer loop): every Python frame at the
+ * innermost loop, the others left, and said (0). A stripped interpreter's frame ("in"). */
+Test(py_stacks, splice_mismatch_goes_innermost)
+{
+	static const char *const native[] = {
+		"0x1: PyObject_Malloc (in python)", "0x9: _PyEval_EvalFrameDefault (in /usr/bin/python3.11)",
+		"0x3: PyObject_Call (call.c:5)",
+	};
+	static const char *const py[] = { "py: f (a.py:1)", "py: g (a.py:2)" };
+	static const __u32 flags[] = { PY_FRAME_F_ENTRY, PY_FRAME_F_ENTRY };
+	static const char *const want[] = { "0x1: PyObject_Malloc (in python)", "py: f (a.py:1)",
+					    "py: g (a.py:2)", "0x3: PyObject_Call (call.c:5)" };
+	struct strvec v = { 0 };
+
+	fill(&v, native, 3);
+	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 2), 0);
+	expect_frames(&v, want, 4);
+	strvec__release(&v);
+}
+
+/* No loop frame at all: the Python frames go last; none: nothing changes. */
+Test(py_stacks, splice_without_loop_frames)
+{
+	static const char *const native[] = { "0x1: malloc (in libc)", "0x2: f (x.c:1)" };
+	static const char *const py[] = { "py: f (a.py:1)" };
+	static const __u32 flags[] = { PY_FRAME_F_ENTRY };
+	static const char *const want[] = { "0x1: malloc (in libc)", "0x2: f (x.c:1)",
+					    "py: f (a.py:1)" };
+	struct strvec v = { 0 };
+
+	fill(&v, native, 2);
+	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 0), 1);
+	expect_frames(&v, native, 2);
+	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 1), 0);
+	expect_frames(&v, want, 3);
+	strvec__release(&v);
+}
+
+/* A cut walk's last group has no entry mark: it still takes a loop frame. */
+Test(py_stacks, splice_cut_walk)
+{
+	static const char *const native[] = { "0x1: malloc (in libc)", EVAL, EVAL };
+	static const char *const py[] = { "py: f (a.py:1)", "py: g (a.py:2)" };
+	static const __u32 flags[] = { PY_FRAME_F_ENTRY, 0 };
+	static const char *const want[] = { "0x1: malloc (in libc)", "py: f (a.py:1)",
+					    "py: g (a.py:2)" };
+	struct strvec v = { 0 };
+
+	fill(&v, native, 3);
+	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 2), 1);
+	expect_frames(&v, want, 3);
+	strvec__release(&v);
+}
+
+#define HDR                                                                                        \
+	"{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\",\"bklt\":true,"     \
+	"\"bkacc\":false,\"tu\":\"µs\",\"Mtu\":\"s\",\"tuth\":500,\"cmd\":\"python3 a.py\","         \
+	"\"pid\":1,\"te\":100,\"tg\":50,"
+
+/* Two points of one Python line (a dict and its keys, through other C functions) become
+ * one; a native-only point stays; the figures add up. */
+Test(py_stacks, python_only_folds_and_merges)
+{
+	static const char text[] =
+	    HDR "\"pps\":["
+		"{\"tb\":64,\"tbk\":1,\"tl\":5,\"mb\":64,\"mbk\":1,\"gb\":64,\"gbk\":1,\"eb\":64,"
+		"\"ebk\":1,\"fs\":[1,2,5,6]},"
+		"{\"tb\":200,\"tbk\":2,\"tl\":7,\"mb\":100,\"mbk\":1,\"gb\":0,\"gbk\":0,\"eb\":100,"
+		"\"ebk\":1,\"fs\":[1,3,5,6]},"
+		"{\"tb\":10,\"tbk\":1,\"tl\":1,\"mb\":10,\"mbk\":1,\"gb\":10,\"gbk\":1,\"eb\":0,"
+		"\"ebk\":0,\"fs\":[4,7]}],"
+		"\"ftbl\":[\"[root]\",\"0x1: PyObject_Malloc (in python)\","
+		"\"0x2: new_dict (dictobject.c:1)\",\"0x3: new_keys_object (dictobject.c:2)\","
+		"\"0x4: malloc (in libc)\",\"py: f (a.py:3)\",\"py: <module> (a.py:9)\","
+		"\"0x5: main (python.c:1)\"]}";
+	char err[256];
+	struct dhat_profile *p = dhat_profile__parse(text, strlen(text), "t.json", err, sizeof(err));
+
+	cr_assert_not_null(p, "%s", err);
+	cr_expect_eq(python_only__fold(p), 2);
+	cr_expect_eq(p->pps[0].fs_cnt, 2);
+	cr_expect_str_eq(dhat_profile__pp_frame(p, &p->pps[0], 0), "py: f (a.py:3)");
+	cr_expect_str_eq(dhat_profile__pp_frame(p, &p->pps[0], 1), "py: <module> (a.py:9)");
+	cr_expect_eq(p->pps[0].tb, 264);
+	cr_expect_eq(p->pps[0].tbk, 3);
+	cr_expect_eq(p->pps[0].eb, 164);
+	cr_expect_eq(p->pps[0].ebk, 2);
+	cr_expect_eq(p->pps[0].tl, 12);
+	cr_expect_eq(p->pps[0].mb, 164); /* at least the merged end */
+	cr_expect_eq(p->pps[1].tb, 0);
+	cr_expect_eq(p->pps[1].fs_cnt, 0);
+	cr_expect_eq(p->pps[2].fs_cnt, 2); /* native only: as it was */
+	cr_expect_str_eq(dhat_profile__pp_frame(p, &p->pps[2], 0), "0x4: malloc (in libc)");
+	dhat_profile__free(p);
+}
+
+/* PyObject/PyMem requests: sizes like malloc/calloc/realloc, realloc(p, 0) keeps a 1-byte
+ * block (CPython's rule, not glibc's free), frees ask for nothing. */
+Test(py_stacks, domain_requests)
+{
+	__u64 old, size;
+
+	cr_expect(fn_request(FN_PY_OBJ_MALLOC, 40, 0, 0, &old, &size));
+	cr_expect(old == 0 && size == 40);
+	cr_expect(fn_request(FN_PY_MEM_CALLOC, 3, 16, 0, &old, &size));
+	cr_expect(old == 0 && size == 48);
+	cr_expect(fn_request(FN_PY_OBJ_REALLOC, 0x1000, 100, 0, &old, &size));
+	cr_expect(old == 0x1000 && size == 100);
+	cr_expect(fn_request(FN_PY_MEM_REALLOC, 0x1000, 0, 0, &old, &size));
+	cr_expect(old == 0x1000 && size == 1);
+	cr_expect_not(fn_request(FN_PY_OBJ_FREE, 0x1000, 0, 0, &old, &size));
+	cr_expect(FN_IS_FREE_AT_RETURN(FN_PY_MEM_FREE) && FN_IS_FREE_AT_RETURN(FN_PY_OBJ_FREE));
+	cr_expect_str_eq(alloc_fn_name(FN_PY_OBJ_MALLOC), "PyObject_Malloc");
+	cr_expect_str_eq(alloc_fn_name(FN_PY_MEM_FREE), "PyMem_Free");
+}
