@@ -968,6 +968,28 @@ static __always_inline bool glibc_realloc_skippable(__u64 cookie, __u64 old)
 	return !(size_word & GLIBC_IS_MMAPPED);
 }
 
+/*
+ * Sampled mode, CPython's domains: an unsampled call whose return has no work and which makes
+ * no probed call that could then look outermost. pymalloc serves requests of up to 512
+ * bytes from its pools (a new pool's arena is mmap'ed, not malloc'ed); the one malloc it may
+ * make meanwhile, growing its arena table (new_arena: PyMem_RawRealloc, once per 16 new
+ * arenas), would then draw for itself: a rare extra draw of a few hundred bytes. A free of
+ * a block sampling did not keep sends nothing, nor does the free() it may make. Python is
+ * then traced at one trap per unsampled call instead of two.
+ */
+#define PY_SMALL_REQUEST 512
+
+static __always_inline bool py_skippable(__u32 fn, __u64 a0, __u64 a1)
+{
+	if (FN_IS_PY_FREE(fn))
+		return true;
+	if (FN_IS_PY_MALLOC(fn))
+		return a0 <= PY_SMALL_REQUEST;
+	/* calloc(m, s): the product as pymalloc computes it, overflow refused by CPython */
+	return FN_IS_PY_CALLOC(fn) && a0 <= PY_SMALL_REQUEST && a1 <= PY_SMALL_REQUEST &&
+	       a0 * a1 <= PY_SMALL_REQUEST;
+}
+
 /* What a session's entry program returns: run this call's return probe, or skip it. The
  * kernel ignores what a plain uprobe's program returns. */
 #define RET_WANTED 0
@@ -1057,7 +1079,8 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	 * never entered (depth 0: the next call from this frame is outermost again). realloc
 	 * (malloc/free inside), Rust's shims and C++'s new/delete do call probed functions:
 	 * their returns stay, or a nested call would be taken for an outermost one. */
-	if (session && !st->sampled && (is_leaf_prim(fn) || glibc_realloc_skippable(cookie, a0))) {
+	if (session && !st->sampled &&
+	    (is_leaf_prim(fn) || glibc_realloc_skippable(cookie, a0) || py_skippable(fn, a0, a1))) {
 		st->depth = 0;
 		return RET_SKIP;
 	}
