@@ -14,18 +14,23 @@
 
 #define EVAL "0x10: _PyEval_EvalFrameDefault (ceval.c:100)"
 
-static void fill(struct strvec *v, const char *const *frames, size_t n)
+/* Splice py (flags, n of them) into native[nn] from frame 1: the result must be want[nw],
+ * the return ret (1: the counts matched). */
+static void check_splice(const char *const *native, size_t nn, const char *const *py,
+			 const __u32 *flags, size_t n, int ret, const char *const *want, size_t nw)
 {
-	for (size_t i = 0; i < n; i++)
-		cr_assert_eq(strvec__push(v, frames[i]), 0);
+	struct strvec v = { 0 };
+
+	for (size_t i = 0; i < nn; i++)
+		cr_assert_eq(strvec__push(&v, native[i]), 0);
+	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, n), ret);
+	cr_assert_eq(v.cnt, nw, "%zu frames, want %zu", v.cnt, nw);
+	for (size_t i = 0; i < nw; i++)
+		cr_expect_str_eq(v.items[i], want[i], "frame %zu", i);
+	strvec__release(&v);
 }
 
-static void expect_frames(const struct strvec *v, const char *const *want, size_t n)
-{
-	cr_assert_eq(v->cnt, n, "%zu frames, want %zu", v->cnt, n);
-	for (size_t i = 0; i < n; i++)
-		cr_expect_str_eq(v->items[i], want[i], "frame %zu", i);
-}
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Two evaluation loops, two entry groups: each group where its loop was, innermost first. */
 Test(py_stacks, splice_one_group_per_loop)
@@ -41,12 +46,8 @@ Test(py_stacks, splice_one_group_per_loop)
 		"py: f (a.py:1)", "py: g (a.py:2)", "0x3: PyObject_Call (call.c:5)", "py: h (a.py:3)",
 		"0x5: main (python.c:1)",
 	};
-	struct strvec v = { 0 };
 
-	fill(&v, native, 6);
-	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 3), 1);
-	expect_frames(&v, want, 7);
-	strvec__release(&v);
+	check_splice(native, LEN(native), py, flags, LEN(py), 1, want, LEN(want));
 }
 
 /* Counts that differ (a native stack cut before the outer loop): every Python frame at the
@@ -54,19 +55,16 @@ Test(py_stacks, splice_one_group_per_loop)
 Test(py_stacks, splice_mismatch_goes_innermost)
 {
 	static const char *const native[] = {
-		"0x1: PyObject_Malloc (in python)", "0x9: _PyEval_EvalFrameDefault (in /usr/bin/python3.11)",
+		"0x1: PyObject_Malloc (in python)",
+		"0x9: _PyEval_EvalFrameDefault (in /usr/bin/python3.11)",
 		"0x3: PyObject_Call (call.c:5)",
 	};
 	static const char *const py[] = { "py: f (a.py:1)", "py: g (a.py:2)" };
 	static const __u32 flags[] = { PY_FRAME_F_ENTRY, PY_FRAME_F_ENTRY };
 	static const char *const want[] = { "0x1: PyObject_Malloc (in python)", "py: f (a.py:1)",
 					    "py: g (a.py:2)", "0x3: PyObject_Call (call.c:5)" };
-	struct strvec v = { 0 };
 
-	fill(&v, native, 3);
-	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 2), 0);
-	expect_frames(&v, want, 4);
-	strvec__release(&v);
+	check_splice(native, LEN(native), py, flags, LEN(py), 0, want, LEN(want));
 }
 
 /* No loop frame at all: the Python frames go last; none: nothing changes. */
@@ -77,14 +75,9 @@ Test(py_stacks, splice_without_loop_frames)
 	static const __u32 flags[] = { PY_FRAME_F_ENTRY };
 	static const char *const want[] = { "0x1: malloc (in libc)", "0x2: f (x.c:1)",
 					    "py: f (a.py:1)" };
-	struct strvec v = { 0 };
 
-	fill(&v, native, 2);
-	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 0), 1);
-	expect_frames(&v, native, 2);
-	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 1), 0);
-	expect_frames(&v, want, 3);
-	strvec__release(&v);
+	check_splice(native, LEN(native), py, flags, 0, 1, native, LEN(native));
+	check_splice(native, LEN(native), py, flags, 1, 0, want, LEN(want));
 }
 
 /* A cut walk's last group has no entry mark: it still takes a loop frame. */
@@ -95,12 +88,8 @@ Test(py_stacks, splice_cut_walk)
 	static const __u32 flags[] = { PY_FRAME_F_ENTRY, 0 };
 	static const char *const want[] = { "0x1: malloc (in libc)", "py: f (a.py:1)",
 					    "py: g (a.py:2)" };
-	struct strvec v = { 0 };
 
-	fill(&v, native, 3);
-	cr_expect_eq(py_stacks__splice(&v, 1, py, flags, 2), 1);
-	expect_frames(&v, want, 3);
-	strvec__release(&v);
+	check_splice(native, LEN(native), py, flags, LEN(py), 1, want, LEN(want));
 }
 
 #define HDR                                                                                        \

@@ -267,6 +267,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 				     .py = { run_py_read, run_py_layout, r } };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
 	struct alloc_symbols syms;
+	struct py_stacks_stats py;
 	int wait_status = 0, err, stop_err, ret;
 	size_t target_cnt;
 	pid_t pid;
@@ -391,6 +392,11 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	run__print_reports(r);
 	run__print_counters(r);
 	run__warn_no_allocator_call(r);
+	/* --python with a command: known only once it ran (a --pid target was checked first). */
+	if (argv && r->args->python == TRACER_PY_REQUIRE && !tracees__py_stats(r->tracees, &py)) {
+		elog("--python: %s ran no CPython whose frames could be read\n", argv[0]);
+		return TRACER_EXIT_FAILURE;
+	}
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
 
