@@ -14,14 +14,14 @@
 #                 python3.11 inlines pymalloc, so its small blocks are not seen: see
 #                 docs/ACCURACY.md)
 #   -r REPS       runs per cell, the median reported (default 3)
-#   -s N          --sample-bytes of the sampled column (default 64K)
-#   -n ROUNDS     py_alloc.py's rounds (default 40)
+#   -s N          --sample-bytes of the sampled column (default 16K)
+#   -n ROUNDS     py_alloc.py's rounds (default 10)
 #
 # Each cell is the script's own time for its work (it prints work_s: start-up, the tracer's
 # attach and the profile's writing excluded) divided by the untraced run's.
 set -euo pipefail
 
-BUILD=./build REPS=3 SAMPLE=64K ROUNDS=40 PY=
+BUILD=./build REPS=3 SAMPLE=16K ROUNDS=10 PY=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-b) BUILD=$2; shift 2 ;;
