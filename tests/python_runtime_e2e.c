@@ -10,6 +10,8 @@
  * that is not Python gives NULL and no line. Needs no root: the interpreters are our children.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include "py_layout_source.h"
 #include "py_runtime.h"
 #include "py_stack.h"
+#include "python_util.h"
 #include "test_timeout.h"
 
 #define CHAIN_SCRIPT TESTS_SRC_DIR "/data/python/chain.py"
@@ -34,27 +37,45 @@ struct chain {
 	char version[32];	  /* platform.python_version() */
 };
 
-/* Wait until pid sits in read(0, ...): "ready" is written just before the read, and a stack
- * taken in between would show h at the write's line. */
-static void wait_blocked(pid_t pid)
+/* Does one of pid's threads sit in read(0, ...)? */
+static bool reading_stdin(pid_t pid)
 {
-	char path[64], buf[128];
+	char path[64], sys_path[128], buf[128];
+	struct dirent *d;
+	bool in_read = false;
+	DIR *dir;
 
-	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	for (int i = 0; i < 5000; i++) {
-		FILE *f = fopen(path, "r");
-		bool in_read = f && fgets(buf, sizeof(buf), f) && !strncmp(buf, "0 0x0 ", 6);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && !in_read && (d = readdir(dir))) {
+		FILE *f;
 
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(sys_path, sizeof(sys_path), "%s/%s/syscall", path, d->d_name);
+		f = fopen(sys_path, "r");
+		in_read = f && fgets(buf, sizeof(buf), f) && !strncmp(buf, "0 0x0 ", 6);
 		if (f)
 			fclose(f);
-		if (in_read)
+	}
+	if (dir)
+		closedir(dir);
+	return in_read;
+}
+
+/* Wait until a thread of pid sits in read(0, ...): "ready" is written just before the read,
+ * and a stack taken in between would show h at the write's line. */
+static void wait_blocked(pid_t pid)
+{
+	for (int i = 0; i < 5000; i++) {
+		if (reading_stdin(pid))
 			return;
 		usleep(1000);
 	}
 	cr_assert_fail("pid %d never blocked reading stdin", pid);
 }
 
-static void chain_start(struct chain *c, const char *python)
+static void chain_start(struct chain *c, const char *python, const char *arg)
 {
 	int in[2], out[2];
 	char line[256];
@@ -69,7 +90,7 @@ static void chain_start(struct chain *c, const char *python)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(python, python, CHAIN_SCRIPT, (char *)NULL);
+		execl(python, python, CHAIN_SCRIPT, arg, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -116,19 +137,60 @@ static int tagged_line(const char *name)
 	return line;
 }
 
-/* The whole check on one interpreter; image_suffix: how the interpreter's file ends. */
-static void check_chain(const char *python, const char *image_suffix)
+/* Name frames[i] of the chain and expect the function tagged tag: "py: NAME (chain.py:LINE)",
+ * NAME the qualified name from 3.11 (co_qualname), the bare one before. */
+static void expect_frame(struct py_runtime *rt, const struct py_frame *f, const char *tag,
+			 const char *qualname, const char *python)
 {
-	static const char *const names[] = {"h", "g", "f", "<module>"};
+	char got[512], want[512];
+	bool qualified = py_runtime__layout(rt)->version >= 0x030b;
+
+	cr_assert(py_runtime__frame_name(rt, f, got, sizeof(got)), "%s: %s not named", python, tag);
+	snprintf(want, sizeof(want), "py: %s (%s:%d)", qualified ? qualname : tag, CHAIN_SCRIPT,
+		 tagged_line(tag));
+	cr_expect_str_eq(got, want, "%s: %s, want %s", python, got, want);
+}
+
+/* chain.py's blocked thread read and named: h, C.g, f, then <module> (main thread) or the
+ * threading module's frames (threaded). */
+static void check_frames(struct py_runtime *rt, const struct chain *c, const char *python,
+			 bool threaded)
+{
+	static const char *const tags[] = {"h", "g", "f", "<module>"};
+	static const char *const qualnames[] = {"h", "C.g", "f", "<module>"};
+	const struct py_layout *l = py_runtime__layout(rt);
 	struct py_frame frames[PY_FRAMES_MAX];
-	const struct py_layout *l;
-	struct py_runtime *rt;
-	struct chain c;
-	const char *why = "unset", *image;
 	bool cut;
 	int n;
 
-	chain_start(&c, python);
+	n = py_stack__walk(c->pid, l, c->ident, frames, PY_FRAMES_MAX, &cut);
+	cr_expect(!cut);
+	if (threaded)
+		cr_assert_gt(n, 3, "%s: %d frames in the thread, want h, g, f, threading's", python,
+			     n);
+	else
+		cr_assert_eq(n, 4, "%s: %d frames, want h, g, f, <module>", python, n);
+	for (int i = 0; i < (threaded ? 3 : 4); i++) {
+		expect_frame(rt, &frames[i], tags[i], qualnames[i], python);
+		/* Before 3.11 each frame is its own evaluation-loop call; from 3.11 a Python
+		 * call stays in its caller's loop: h and g never enter one, <module> does. */
+		if (i < 2 || !threaded)
+			cr_expect_eq(!!(frames[i].flags & PY_FRAME_F_ENTRY),
+				     l->version < 0x030b || i == 3, "%s: %s flags %u", python,
+				     tags[i], frames[i].flags);
+	}
+}
+
+/* The whole check on one interpreter; image_suffix: how the interpreter's file ends. */
+static void check_chain(const char *python, const char *image_suffix)
+{
+	const struct py_layout *l;
+	struct py_frame frames[PY_FRAMES_MAX];
+	struct py_runtime *rt;
+	struct chain c;
+	const char *why = "unset", *image;
+
+	chain_start(&c, python, NULL);
 	rt = py_runtime__open(c.pid, &why);
 	cr_assert(rt, "%s: py_runtime__open: %s", python, why ? why : "(not Python)");
 	cr_expect_str_eq(py_runtime__version(rt), c.version);
@@ -138,31 +200,9 @@ static void check_chain(const char *python, const char *image_suffix)
 		  "%s: image %s, want ...%s", python, image, image_suffix);
 	l = py_runtime__layout(rt);
 	cr_assert_neq(l->runtime_addr, 0);
-	n = py_stack__walk(c.pid, l, c.ident, frames, PY_FRAMES_MAX, &cut);
-	cr_assert_eq(n, 4, "%s: %d frames, want h, g, f, <module>", python, n);
-	cr_expect(!cut);
-	for (int i = 0; i < n; i++) {
-		char got[512], want[512];
-
-		cr_assert(py_runtime__frame_name(rt, &frames[i], got, sizeof(got)),
-			  "%s: frame %d not named", python, i);
-		snprintf(want, sizeof(want), "py: %s (%s:%d)", names[i], CHAIN_SCRIPT,
-			 tagged_line(names[i]));
-		cr_expect_str_eq(got, want, "%s: frame %d: %s, want %s", python, i, got, want);
-		/* Before 3.11 each frame is its own evaluation-loop call; from 3.11 Python
-		 * calls stay in one loop, entered for <module> only. */
-		cr_expect_eq(!!(frames[i].flags & PY_FRAME_F_ENTRY),
-			     l->version < 0x030b || i == n - 1, "%s: frame %d flags %u", python, i,
-			     frames[i].flags);
-	}
+	check_frames(rt, &c, python, false);
 	/* Named again: from the cache, the same. */
-	{
-		char again[512], first[512];
-
-		cr_assert(py_runtime__frame_name(rt, &frames[0], first, sizeof(first)));
-		cr_assert(py_runtime__frame_name(rt, &frames[0], again, sizeof(again)));
-		cr_expect_str_eq(again, first);
-	}
+	check_frames(rt, &c, python, false);
 	/* A thread id that is no thread: no frames, not someone else's. */
 	cr_expect_eq(py_stack__walk(c.pid, l, c.ident ^ 0x5a5a000, frames, PY_FRAMES_MAX, NULL),
 		     -ENOENT);
@@ -186,29 +226,59 @@ static void check_chain(const char *python, const char *image_suffix)
 		    py_debug_offsets__apply(buf, py_debug_offsets__size(), &from_debug, &found), 0);
 		cr_expect_eq(memcmp(&from_debug, py_layouts__find(l->version), sizeof(from_debug)),
 			     0, "3.13 _Py_DebugOffsets differ from the generated table");
+		/* What the target could make up is refused: another cookie, another version,
+		 * a free-threaded build, an offset past its own struct size. Offsets 8, 16 and
+		 * 40: version, free_threaded, runtime_state.interpreters_head. */
+		{
+			static const struct {
+				size_t at;
+				__u64 value;
+				int err;
+			} bad[] = {{0, 0x7970677562656479ull, -EPROTO}, /* "ydebugpy" */
+				   {8, 0x030e00f0, -ENOTSUP},
+				   {16, 1, -ENOTSUP},
+				   {40, 0x10000, -ERANGE}};
+
+			for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+				unsigned char copy[1024];
+				struct py_version_layout l2 = *py_layouts__find(l->version);
+
+				memcpy(copy, buf, py_debug_offsets__size());
+				memcpy(copy + bad[k].at, &bad[k].value, 8);
+				cr_expect_eq(py_debug_offsets__apply(copy, py_debug_offsets__size(),
+								     &l2, &found),
+					     bad[k].err, "case %zu", k);
+			}
+		}
 	}
 	py_runtime__free(rt);
 	chain_stop(&c);
-}
 
-/* The newest pyenv interpreter of minor version m into path, or skip. */
-static void pyenv_python(const char *m, char *path, size_t path_sz)
-{
-	char cmd[256];
-	FILE *p;
+	/* Under 100 more calls: PY_FRAMES_MAX frames kept, innermost first, the cut said. */
+	chain_start(&c, python, "deep");
+	rt = py_runtime__open(c.pid, &why);
+	cr_assert(rt, "%s: py_runtime__open: %s", python, why ? why : "(not Python)");
+	{
+		bool cut = false;
+		int n = py_stack__walk(c.pid, py_runtime__layout(rt), c.ident, frames,
+				       PY_FRAMES_MAX, &cut);
 
-	snprintf(cmd, sizeof(cmd),
-		 "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
-		 "sort -V | tail -n 1",
-		 m, m);
-	p = popen(cmd, "r");
-	cr_assert(p);
-	if (!fgets(path, (int)path_sz, p))
-		path[0] = 0;
-	pclose(p);
-	path[strcspn(path, "\n")] = 0;
-	if (!path[0] || access(path, X_OK))
-		cr_skip_test("no pyenv python%s on this host", m);
+		cr_expect_eq(n, PY_FRAMES_MAX, "%s: %d frames of a deep stack", python, n);
+		cr_expect(cut, "%s: a deep stack not said to be cut", python);
+		expect_frame(rt, &frames[0], "h", "h", python);
+		expect_frame(rt, &frames[3], "deep", "deep", python);
+		expect_frame(rt, &frames[PY_FRAMES_MAX - 1], "deep", "deep", python);
+	}
+	py_runtime__free(rt);
+	chain_stop(&c);
+
+	/* The chain in a second thread: found by its pthread_t among two thread states. */
+	chain_start(&c, python, "thread");
+	rt = py_runtime__open(c.pid, &why);
+	cr_assert(rt, "%s: py_runtime__open: %s", python, why ? why : "(not Python)");
+	check_frames(rt, &c, python, true);
+	py_runtime__free(rt);
+	chain_stop(&c);
 }
 
 static void check_pyenv(const char *m)
@@ -233,29 +303,14 @@ Test(python_runtime_e2e, debian_python3)
 	check_chain("/usr/bin/python3", exe);
 }
 
-Test(python_runtime_e2e, pyenv_3_8)
+ParameterizedTestParameters(python_runtime_e2e, pyenv)
 {
-	check_pyenv("3.8");
+	return cr_make_param_array(struct pyenv_minor, pyenv_minors, PYENV_MINORS_CNT);
 }
-Test(python_runtime_e2e, pyenv_3_9)
+
+ParameterizedTest(struct pyenv_minor *m, python_runtime_e2e, pyenv)
 {
-	check_pyenv("3.9");
-}
-Test(python_runtime_e2e, pyenv_3_10)
-{
-	check_pyenv("3.10");
-}
-Test(python_runtime_e2e, pyenv_3_11)
-{
-	check_pyenv("3.11");
-}
-Test(python_runtime_e2e, pyenv_3_12)
-{
-	check_pyenv("3.12");
-}
-Test(python_runtime_e2e, pyenv_3_13)
-{
-	check_pyenv("3.13");
+	check_pyenv(m->m);
 }
 
 /* An unsupported version: NULL and the one line naming it. */
@@ -267,7 +322,7 @@ static void check_unsupported(const char *m)
 	struct py_runtime *rt;
 
 	pyenv_python(m, path, sizeof(path));
-	chain_start(&c, path);
+	chain_start(&c, path, NULL);
 	rt = py_runtime__open(c.pid, &why);
 	cr_expect_null(rt);
 	py_runtime__free(rt);

@@ -8,13 +8,19 @@
  * Also: a truncated or garbled table never reads past its end.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "py_linetable.h"
+#include "py_code.h"
+#include "py_detect.h"
 #include "py_layouts.h"
+#include "py_runtime.h"
+#include "python_util.h"
 #include "test_timeout.h"
 
 #define LINES_SCRIPT TESTS_SRC_DIR "/data/python/py_lines.py"
@@ -74,55 +80,22 @@ static void check_interpreter(const char *python)
 	cr_assert_geq(instrs, 100, "%s: only %zu instructions", python, instrs);
 }
 
-/* The pyenv interpreter of minor version m, or skip. */
-static void check_pyenv(const char *m)
-{
-	char cmd[256], path[512] = "";
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ls -d /root/.pyenv/versions/%s.*/bin/python%s 2>/dev/null | "
-		 "sort -V | tail -n 1",
-		 m, m);
-	p = popen(cmd, "r");
-	cr_assert(p);
-	if (!fgets(path, sizeof(path), p))
-		path[0] = 0;
-	pclose(p);
-	path[strcspn(path, "\n")] = 0;
-	if (!path[0] || access(path, X_OK))
-		cr_skip_test("no pyenv python%s on this host", m);
-	check_interpreter(path);
-}
-
 Test(python_unit, linetable_debian_python3, .timeout = TEST_TIMEOUT(60))
 {
 	check_interpreter("/usr/bin/python3");
 }
 
-Test(python_unit, linetable_pyenv_3_8, .timeout = TEST_TIMEOUT(60))
+ParameterizedTestParameters(python_unit, linetable_pyenv)
 {
-	check_pyenv("3.8");
+	return cr_make_param_array(struct pyenv_minor, pyenv_minors, PYENV_MINORS_CNT);
 }
-Test(python_unit, linetable_pyenv_3_9, .timeout = TEST_TIMEOUT(60))
+
+ParameterizedTest(struct pyenv_minor *m, python_unit, linetable_pyenv, .timeout = TEST_TIMEOUT(60))
 {
-	check_pyenv("3.9");
-}
-Test(python_unit, linetable_pyenv_3_10, .timeout = TEST_TIMEOUT(60))
-{
-	check_pyenv("3.10");
-}
-Test(python_unit, linetable_pyenv_3_11, .timeout = TEST_TIMEOUT(60))
-{
-	check_pyenv("3.11");
-}
-Test(python_unit, linetable_pyenv_3_12, .timeout = TEST_TIMEOUT(60))
-{
-	check_pyenv("3.12");
-}
-Test(python_unit, linetable_pyenv_3_13, .timeout = TEST_TIMEOUT(60))
-{
-	check_pyenv("3.13");
+	char path[512];
+
+	pyenv_python(m->m, path, sizeof(path));
+	check_interpreter(path);
 }
 
 /* A table cut short or made of continuation bytes gives -1, reading nothing past len
@@ -153,4 +126,174 @@ Test(python_unit, layouts_table_versions)
 	}
 	cr_expect_null(py_layouts__find(0x0307));
 	cr_expect_null(py_layouts__find(0x030e));
+}
+
+/*
+ * The frame namer (py_code.c) on objects laid out as 3.11's, built in this process's own
+ * memory (pid = getpid()): names in each string kind, terminal-safe, bounded; the cache hit,
+ * refilled when the object's fields change (an address reused), refused when the object is
+ * no longer a code object (freed).
+ */
+struct fake {
+	const struct py_version_layout *l;
+	char code_type[8], unicode_type[8]; /* stand-ins: only their addresses matter */
+	_Alignas(8) __u8 code[512], file[4096], qual[4096 + 128], qual2[256], table[64];
+};
+
+/* Make *obj a compact str of kind (1, 2, 4) holding n characters cps, ASCII when asked. */
+static void fake_str(struct fake *fk, __u8 *obj, unsigned int kind, bool ascii, const __u32 *cps,
+		     __u64 n)
+{
+	const struct py_code_layout *c = &fk->l->code;
+	__u64 type = (__u64)(uintptr_t)fk->unicode_type;
+	__u32 state = 1u << c->str_compact_bit | kind << c->str_kind_shift |
+		      (ascii ? 1u << c->str_ascii_bit : 0);
+	__u8 *data = obj + (ascii ? c->str_ascii_data : c->str_compact_data);
+
+	memcpy(obj + c->ob_type, &type, 8);
+	memcpy(obj + c->str_length, &n, 8);
+	memcpy(obj + c->str_state, &state, 4);
+	for (__u64 i = 0; i < n && i < 64; i++)
+		memcpy(data + i * kind, &cps[i], kind);
+}
+
+static void fake_ptr(__u8 *obj, __u16 off, const void *p)
+{
+	__u64 v = (__u64)(uintptr_t)p;
+
+	memcpy(obj + off, &v, 8);
+}
+
+static void fake_setup(struct fake *fk)
+{
+	const struct py_code_layout *c;
+	/* "/tmp/ü.py" (latin-1: kind 1, not ASCII), "Box.λ😀" (kind 4), "esc\x1b[2J" (ASCII) */
+	static const __u32 file[] = {'/', 't', 'm', 'p', '/', 0xfc, '.', 'p', 'y'};
+	static const __u32 qual[] = {'B', 'o', 'x', '.', 0x3bb, 0x1f600};
+	static const __u32 qual2[] = {'e', 's', 'c', 0x1b, '[', '2', 'J'};
+	/* Location table: units 0-7 at firstlineno (code 13, delta 0), units 8-15 two lines on
+	 * (delta +2 as the signed varint 4). */
+	static const __u8 table[] = {0x80 | 13 << 3 | 7, 0, 0x80 | 13 << 3 | 7, 4};
+	__u64 units = 16, tlen = sizeof(table);
+	int first = 40;
+
+	memset(fk, 0, sizeof(*fk));
+	fk->l = py_layouts__find(0x030b);
+	cr_assert(fk->l);
+	c = &fk->l->code;
+	fake_str(fk, fk->file, 1, false, file, 9);
+	fake_str(fk, fk->qual, 4, false, qual, 6);
+	fake_str(fk, fk->qual2, 1, true, qual2, 7);
+	fake_ptr(fk->table, c->ob_type, fk->code_type); /* any type: bytes are not checked */
+	memcpy(fk->table + c->ob_size, &tlen, 8);
+	memcpy(fk->table + c->bytes_sval, table, sizeof(table));
+	fake_ptr(fk->code, c->ob_type, fk->code_type);
+	memcpy(fk->code + c->ob_size, &units, 8);
+	fake_ptr(fk->code, c->co_filename, fk->file);
+	fake_ptr(fk->code, c->co_name, fk->qual);
+	fake_ptr(fk->code, c->co_qualname, fk->qual);
+	fake_ptr(fk->code, c->co_linetable, fk->table);
+	memcpy(fk->code + c->co_firstlineno, &first, sizeof(first));
+}
+
+Test(python_unit, namer_kinds_cache_reuse_and_free)
+{
+	static struct fake fk;
+	struct py_code_target t;
+	struct py_code_cache *cache = py_code_cache__new();
+	struct py_code_stats st;
+	struct py_frame f = {0};
+	char buf[256];
+	__u64 base;
+
+	fake_setup(&fk);
+	t = (struct py_code_target){.pid = getpid(),
+				    .l = fk.l,
+				    .code_type = (__u64)(uintptr_t)fk.code_type,
+				    .unicode_type = (__u64)(uintptr_t)fk.unicode_type};
+	base = (__u64)(uintptr_t)fk.code + fk.l->code.co_code_adaptive;
+	f.code = (__u64)(uintptr_t)fk.code;
+	f.instr = base + 2 * 9; /* unit 9: the second range */
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:42)");
+	f.instr = base + 2 * 3;
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:40)");
+	f.instr = base - 2; /* 3.11's frame before its first instruction: the def line */
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:40)");
+	f.instr = base + 2 * 16; /* past the code: no line, not a guess */
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:0)");
+	py_code_cache__stats(cache, &st);
+	cr_expect_eq(st.fills, 1);
+	cr_expect_eq(st.hits, 3);
+
+	/* The address reused by another code object: read afresh, control bytes escaped. */
+	fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual2);
+	f.instr = base;
+	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "py: esc\\x1b[2J (/tmp/\u00fc.py:40)");
+	py_code_cache__stats(cache, &st);
+	cr_expect_eq(st.fills, 2);
+
+	/* A length the target made up: at most 1024 characters read, the name cut to buf. */
+	{
+		__u64 huge = 1ull << 40;
+
+		memset(fk.qual + fk.l->code.str_compact_data, 'A', 4 * 1024);
+		memcpy(fk.qual + fk.l->code.str_length, &huge, 8);
+		fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual);
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		cr_expect_eq(strlen(buf), sizeof(buf) - 1);
+	}
+
+	/* Freed: no longer a code object, so no name (and not the cached one). */
+	fake_ptr(fk.code, fk.l->code.ob_type, fk.unicode_type);
+	cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "");
+	/* A str where the file should be is required to be a str. */
+	fake_ptr(fk.code, fk.l->code.ob_type, fk.code_type);
+	fake_ptr(fk.code, fk.l->code.co_filename, fk.table);
+	cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
+	py_code_cache__free(cache);
+}
+
+/* Where the Python frames are spliced in: the evaluation loop and only it. */
+Test(python_unit, eval_loop_names)
+{
+	cr_expect(py_is_eval_loop("_PyEval_EvalFrameDefault"));
+	cr_expect(py_is_eval_loop("_PyEval_EvalFrameDefault.cold"));
+	cr_expect(py_is_eval_loop("_TAIL_CALL_LOAD_FAST"));
+	cr_expect(!py_is_eval_loop("PyEval_EvalFrameEx"));
+	cr_expect(!py_is_eval_loop("PyEval_EvalCode"));
+	cr_expect(!py_is_eval_loop("_PyEval_EvalFrameDefaultX"));
+	cr_expect(!py_is_eval_loop("_PyEval_EvalFrameDefault.part.0"));
+	cr_expect(!py_is_eval_loop(""));
+	cr_expect(!py_is_eval_loop(NULL));
+}
+
+/* Which file names say "CPython X.Y" (detection's first question). */
+Test(python_unit, interpreter_file_names)
+{
+	static const struct {
+		const char *path;
+		unsigned int version;
+	} cases[] = {
+	    {"/usr/bin/python3.11", 0x030b},
+	    {"/root/.pyenv/versions/3.8.18/lib/libpython3.8.so.1.0", 0x0308},
+	    {"libpython3.7m.so.1.0", 0x0307},
+	    {"libpython3.13d.so", 0x030d},
+	    {"python2.7", 0x0207},
+	    {"/usr/bin/python3", 0}, /* no minor: /proc/PID/exe names the target */
+	    {"libpython3.so", 0},    /* the stable-ABI stub, no interpreter */
+	    {"python3.11-config", 0},
+	    {"libpython3.11.a", 0},
+	    {"pythonista", 0},
+	    {"/opt/python3.11/bin/uwsgi", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(py_detect__name_version(cases[i].path), cases[i].version, "%s: %#x",
+			     cases[i].path, py_detect__name_version(cases[i].path));
 }

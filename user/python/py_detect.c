@@ -270,8 +270,11 @@ int py_detect__image(pid_t pid, struct py_image_info *info)
 	} else {
 		rodata_version(f.elf, info->name_version, info->version_str,
 			       sizeof(info->version_str));
-		if (info->version_str[0])
-			info->version = info->name_version;
+		/* No PY_VERSION found: the name's "3.8" is all the layout needs. */
+		if (!info->version_str[0])
+			snprintf(info->version_str, sizeof(info->version_str), "%u.%u",
+				 info->name_version >> 8, info->name_version & 0xff);
+		info->version = info->name_version;
 	}
 cleanup:
 	elf_file__close(&f);

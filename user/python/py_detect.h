@@ -17,8 +17,8 @@
 struct py_image_info {
 	char image[PATH_MAX];	   /* the interpreter's file, as /proc/PID/maps names it */
 	unsigned int name_version; /* major << 8 | minor from the file's name */
-	unsigned int version;	   /* major << 8 | minor of the interpreter (0: not found) */
-	char version_str[32];	   /* "3.11.2", "3.13.0rc1" */
+	unsigned int version;	   /* major << 8 | minor of the interpreter */
+	char version_str[32];	   /* "3.11.2", "3.13.0rc1"; "3.8" when only the name says */
 	__u64 runtime_addr;	   /* &_PyRuntime */
 	__u64 code_type_addr;	   /* &PyCode_Type */
 	__u64 unicode_type_addr;   /* &PyUnicode_Type */
@@ -26,8 +26,8 @@ struct py_image_info {
 
 /* Fill *info for pid. 0; -ENOENT when pid is not CPython (no libpythonX.Y.so mapped and the
  * executable is not pythonX.Y); -ENOEXEC when the file is not a readable ELF; -ESRCH when
- * the process is gone; -errno. A version not found leaves info->version 0 (the caller says
- * why); the symbols not found stay 0. */
+ * the process is gone; -errno. Without Py_Version (before 3.11) and a PY_VERSION string,
+ * the version is the file name's ("3.8"); the symbols not found stay 0. */
 int py_detect__image(pid_t pid, struct py_image_info *info);
 
 /* The major << 8 | minor of a file named libpythonX.Y[suffix].so[.N] or pythonX.Y; 0 if the

@@ -101,7 +101,9 @@ int py_debug_offsets__apply(const void *buf, size_t len, struct py_version_layou
 	if (memcmp(d.cookie, "xdebugpy", 8))
 		return -EPROTO;
 	*found_version = (unsigned int)(d.version >> 16) & 0xffff;
-	if (*found_version != 0x030d)
+	/* Another version's struct, or a free-threaded build (its objects differ: ob_tid,
+	 * per-object locks), is not read with 3.13's default-build layout. */
+	if (*found_version != 0x030d || d.free_threaded)
 		return -ENOTSUP;
 	ok &= take(&f->runtime_interp_head, d.runtime_state.interpreters_head, 8,
 		   d.runtime_state.size);

@@ -19,7 +19,8 @@ size_t py_debug_offsets__size(void);
 /* Apply 3.13's _Py_DebugOffsets in buf (len bytes read from the start of _PyRuntime) to *l.
  * 0; -EPROTO when the cookie is not "xdebugpy", -ERANGE when an offset does not fit the
  * layout's 16 bits or runs past the struct size the offsets themselves give, -ENOTSUP when
- * the offsets are of another minor version than 3.13 (*found_version: theirs). */
+ * the offsets are of another minor version than 3.13 (*found_version: theirs) or of a
+ * free-threaded build. */
 int py_debug_offsets__apply(const void *buf, size_t len, struct py_version_layout *l,
 			    unsigned int *found_version);
 

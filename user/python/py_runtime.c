@@ -13,6 +13,7 @@
 #include "py_detect.h"
 #include "py_layout_source.h"
 #include "py_runtime.h"
+#include "safe_text.h"
 
 struct py_runtime {
 	pid_t pid;
@@ -23,7 +24,8 @@ struct py_runtime {
 	struct py_code_cache *codes;
 };
 
-/* The reason of the last py_runtime__open that returned one (one thread opens runtimes). */
+/* The reason of the last py_runtime__open that returned one (per thread). Every part of it
+ * that came from the target (a path, a version) is terminal-safe or checked to be digits. */
 static __thread char why_buf[512];
 
 /* Set *why to "python VERSION: reason" and return NULL. */
@@ -54,23 +56,17 @@ struct py_runtime *py_runtime__open(pid_t pid, const char **why)
 			snprintf(ver, sizeof(ver), "%u.%u", info->name_version >> 8,
 				 info->name_version & 0xff);
 			snprintf(reason, sizeof(reason), "cannot read %s (%s), native frames only",
-				 info->image, strerror(-err));
+				 safe_text__term(info->image), strerror(-err));
 			refuse(why, ver, reason);
 		}
 		goto cleanup;
 	}
 	snprintf(ver, sizeof(ver), "%s", info->version_str);
-	if (!info->version) {
-		snprintf(ver, sizeof(ver), "%u.%u", info->name_version >> 8,
-			 info->name_version & 0xff);
-		refuse(why, ver, "version not found in the interpreter, native frames only");
+	/* Before 3.8 the frames and thread states differ in kind, not just in offsets; 3.14+
+	 * is refused by py_layout_source, after a look at its debug offsets. */
+	if (info->version < 0x0308) {
+		refuse(why, ver, "unsupported version, native frames only");
 		goto cleanup;
-	}
-	if (info->version < 0x0308 || !py_layouts__find(info->version)) {
-		if (info->version < 0x0308 || info->version > 0x030d) {
-			refuse(why, ver, "unsupported version, native frames only");
-			goto cleanup;
-		}
 	}
 	if (!info->runtime_addr || !info->code_type_addr) {
 		refuse(
@@ -141,13 +137,19 @@ void py_runtime__free(struct py_runtime *rt)
 
 bool py_is_eval_loop(const char *native_fn)
 {
-	/* 3.8-3.13: one function runs every Python frame of one evaluation-loop call.
-	 * 3.14's tail-calling interpreter (clang 19+, --with-tail-call-interp) runs each
+	static const char eval[] = "_PyEval_EvalFrameDefault";
+	size_t n = sizeof(eval) - 1;
+
+	if (!native_fn)
+		return false;
+	/* 3.8-3.13: one function runs every Python frame of one evaluation-loop call; GCC
+	 * moves its unlikely paths to "_PyEval_EvalFrameDefault.cold" (pyenv 3.11, 3.12),
+	 * still the same call. */
+	if (!strncmp(native_fn, eval, n) && (!native_fn[n] || !strcmp(native_fn + n, ".cold")))
+		return true;
+	/* 3.14's tail-calling interpreter (clang 19+, --with-tail-call-interp) runs each
 	 * instruction in its own function, _TAIL_CALL_<OPNAME>, entered by tail calls from
 	 * _PyEval_EvalFrameDefault (whose own frame is then gone): one such frame stands for
 	 * one loop call. (From CPython 3.14's sources; no 3.14 on the test host.) */
-	if (!native_fn)
-		return false;
-	return strcmp(native_fn, "_PyEval_EvalFrameDefault") == 0 ||
-	       strncmp(native_fn, "_TAIL_CALL_", 11) == 0;
+	return strncmp(native_fn, "_TAIL_CALL_", 11) == 0;
 }

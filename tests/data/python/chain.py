@@ -1,10 +1,13 @@
-# chain.py - for python_runtime_e2e: enters <module> -> f -> g -> h and blocks in h reading
+# chain.py - for python_runtime_e2e: enters <module> -> f -> C.g -> h and blocks in h reading
 # stdin, after writing "ready THREAD_IDENT VERSION" to stdout. The test reads the stack from
-# outside and expects each function at the line tagged "# at:NAME" below. Runs on 2.7 too
-# (the unsupported-version case).
+# outside and expects each function at the line tagged "# at:NAME" below. With the argument
+# "thread" the chain runs in a second thread (the main one waits in join); with "deep", under
+# 100 calls of deep() (more frames than the tracer keeps). Runs on 2.7 too (the
+# unsupported-version case).
 import os
 import platform
 import sys
+import threading
 
 try:
     from threading import get_ident
@@ -17,15 +20,27 @@ def h():
     return os.read(0, 1)  # at:h
 
 
-def g():
-    data = h()  # at:g
-    return data
+class C(object):
+    def g(self):
+        data = h()  # at:g
+        return data
 
 
 def f():
-    return [g(),  # at:f
+    return [C().g(),  # at:f
             None]
 
 
-f()  # at:<module>
+def deep(n):
+    return deep(n - 1) if n else f()  # at:deep
+
+
+if sys.argv[1:] == ["deep"]:
+    deep(100)
+elif sys.argv[1:] == ["thread"]:
+    t = threading.Thread(target=f)
+    t.start()
+    t.join()
+else:
+    f()  # at:<module>
 sys.exit(0)
