@@ -5,9 +5,11 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc_request.h"
 #include "dhat_reader.h"
+#include "py_inline.h"
 #include "py_stacks.h"
 #include "python_only.h"
 #include "strvec.h"
@@ -152,4 +154,38 @@ Test(py_stacks, domain_requests)
 	cr_expect(FN_IS_FREE_AT_RETURN(FN_PY_MEM_FREE) && FN_IS_FREE_AT_RETURN(FN_PY_OBJ_FREE));
 	cr_expect_str_eq(alloc_fn_name(FN_PY_OBJ_MALLOC), "PyObject_Malloc");
 	cr_expect_str_eq(alloc_fn_name(FN_PY_MEM_FREE), "PyMem_Free");
+}
+
+/* pymalloc copied into its callers (py_inline.h): the three cmp forms with their immediate,
+ * counted only for the address PyObject_Malloc tests. */
+Test(py_stacks, inline_cmp_forms)
+{
+	static const unsigned char code[] = {
+		0x53,					    /* push %rbx */
+		0x48, 0x3d, 0x50, 0xb4, 0x4f, 0x00,	    /* cmp $0x4fb450,%rax */
+		0x48, 0x81, 0xfa, 0x50, 0xb4, 0x4f, 0x00,   /* cmp $0x4fb450,%rdx */
+		0x48, 0x81, 0x3d, 1, 2, 3, 4, 0x50, 0xb4, 0x4f, 0x00, /* cmpq $..,d(%rip) */
+		0x48, 0x3d, 0x00, 0x00, 0x50, 0x00,	    /* cmp $0x500000,%rax: another */
+		0xb8, 0x50, 0xb4, 0x4f, 0x00,		    /* mov $0x4fb450,%eax: no test */
+	};
+
+	cr_expect_eq(py_inline__cmp_imm(code, sizeof(code)), 0x4fb450);
+	cr_expect_eq(py_inline__count(code, sizeof(code), 0x4fb450), 3);
+	cr_expect_eq(py_inline__count(code, sizeof(code), 0x500000), 1);
+	cr_expect_eq(py_inline__cmp_imm(code, 1), 0);
+	/* cut short: a form that would run past the end is not one */
+	cr_expect_eq(py_inline__count(code, 6, 0x4fb450), 0);
+}
+
+/* Debian's LTO python3.11 inlines pymalloc at ~190 sites; pyenv's shared build at none. */
+Test(py_stacks, inline_sites_of_real_interpreters)
+{
+	const char *pyenv = "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0";
+
+	if (access("/usr/bin/python3.11", R_OK))
+		cr_skip_test("no /usr/bin/python3.11");
+	cr_expect_geq(py_inline__sites("/usr/bin/python3.11"), PY_INLINE_MIN_SITES);
+	if (!access(pyenv, R_OK))
+		cr_expect_eq(py_inline__sites(pyenv), 0);
+	cr_expect_lt(py_inline__sites("/nonexistent/python"), 0);
 }

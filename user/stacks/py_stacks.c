@@ -91,6 +91,11 @@ const char *py_stacks__why(const struct py_stacks *ps)
 	return ps && !ps->rt ? ps->why : NULL;
 }
 
+const char *py_stacks__image(const struct py_stacks *ps)
+{
+	return ps && ps->rt ? py_runtime__image(ps->rt) : NULL;
+}
+
 const char *py_stacks__version(const struct py_stacks *ps)
 {
 	return ps && ps->rt ? py_runtime__version(ps->rt) : NULL;

@@ -62,6 +62,9 @@ bool py_stacks__probe(struct py_stacks *ps, const char **why);
 /* While no interpreter is known: why the CPython found could not be read, else NULL. */
 const char *py_stacks__why(const struct py_stacks *ps);
 
+/* The interpreter's ELF file (as in /proc/PID/maps), or NULL while none is known. */
+const char *py_stacks__image(const struct py_stacks *ps);
+
 /* The interpreter's version ("3.11.7"), or NULL while none is known. */
 const char *py_stacks__version(const struct py_stacks *ps);
 

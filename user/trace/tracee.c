@@ -7,11 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_scope.h"
 #include "clock.h"
 #include "dwarf_stacks.h"
 #include "events.h"
 #include "log.h"
 #include "mappings.h"
+#include "py_inline.h"
 #include "rss_sampler.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -150,6 +152,25 @@ static int push(struct tracees *ts, struct tracee *t)
 	return 0;
 }
 
+/* An interpreter built with pymalloc copied into its callers: most small objects are not
+ * seen (py_inline.h), said once per image. */
+static void py_warn_inlined(const struct tracee *t)
+{
+	const char *image = py_stacks__image(t->py);
+	char path[PATH_MAX];
+	int sites;
+
+	if (!image || t->set->opts.python == PY_MODE_OFF)
+		return;
+	alloc_scope__open_path(t->tgid, image, path, sizeof(path));
+	sites = py_inline__sites(path);
+	if (sites >= PY_INLINE_MIN_SITES)
+		ilog("pid %d (%s): %s has pymalloc inlined at %d call sites (an LTO build): "
+		     "most allocations of 512 bytes and less make no PyObject_Malloc call and are "
+		     "not seen\n",
+		     (int)t->tgid, safe_text__term(t->prog), safe_text__term(image), sites);
+}
+
 /* Is t's interpreter known (looked for again while not, py_stacks__probe)? Said once. */
 static bool py_probe(struct tracee *t)
 {
@@ -164,6 +185,7 @@ static bool py_probe(struct tracee *t)
 		snprintf(t->py_version, sizeof(t->py_version), "%s", py_stacks__version(t->py));
 		ilog("pid %d (%s): CPython %s: Python frames recorded\n", (int)t->tgid,
 		     safe_text__term(t->prog), safe_text__term(t->py_version));
+		py_warn_inlined(t);
 	}
 	return known;
 }
