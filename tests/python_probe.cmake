@@ -7,6 +7,7 @@ add_criterion_test(python_e2e
 	LABELS bpf)
 target_compile_definitions(python_e2e PRIVATE
 	TRACER_BIN="$<TARGET_FILE:tracer>"
-	SCRIPT="${CMAKE_CURRENT_SOURCE_DIR}/data/python/alloc_lines.py")
+	SCRIPT="${CMAKE_CURRENT_SOURCE_DIR}/data/python/alloc_lines.py"
+	BUSY="${CMAKE_CURRENT_SOURCE_DIR}/data/python/busy.py")
 add_dependencies(python_e2e tracer)
 tracer_test_timeout(python_e2e 1800)
