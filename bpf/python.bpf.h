@@ -23,13 +23,13 @@
 
 #include "python_abi.h"
 
-#define PY_LAYOUTS_MAX	1024	     /* CPython processes traced at once */
+#define PY_LAYOUTS_MAX 1024 /* CPython processes traced at once */
 /* Distinct Python stacks kept (1.5 KiB each, not preallocated: 96 MiB at most, as `stacks`
  * may take 256 MiB). An interpreter's start-up alone makes ~20k (imports: every call site
  * of importlib at every depth). */
 #define PY_STACKS_MAX	(64 << 10)
-#define PY_FRAME_SPAN	128	     /* bytes of a frame read at once: every field offset below */
-#define PY_STACK_PROBES 4	     /* ids tried for one stack (hash collisions) */
+#define PY_FRAME_SPAN	128 /* bytes of a frame read at once: every field offset below */
+#define PY_STACK_PROBES 4   /* ids tried for one stack (hash collisions) */
 
 /* tgid -> its layout, written by userspace (loader__set_py_layout) once it knows the
  * interpreter; a process without one costs one lookup per allocation. */
@@ -91,10 +91,10 @@ static __always_inline bool py_read_ptr(__u64 addr, __u32 off, __u64 *out)
 
 struct py_tstate_walk {
 	const struct py_layout *l;
-	__u64 tstate;  /* the thread state to look at next (0: end of the list) */
-	__u64 want;    /* pthread_self() of the allocating thread */
-	__u64 found;   /* its thread state, 0 until found */
-	__u32 failed;  /* a read failed */
+	__u64 tstate; /* the thread state to look at next (0: end of the list) */
+	__u64 want;   /* pthread_self() of the allocating thread */
+	__u64 found;  /* its thread state, 0 until found */
+	__u32 failed; /* a read failed */
 };
 
 static long py_tstate_step(__u64 i, void *data)
@@ -196,8 +196,8 @@ static long py_frame_step(__u64 i, void *data)
  * out of PY_FRAME_SPAN (a layout the walk cannot use). */
 static __always_inline __u32 py_frame_span(const struct py_layout *l)
 {
-	__u32 end = 0, offs[5] = { l->frame_back, l->frame_code, l->frame_instr, l->frame_owner,
-				   l->frame_is_entry };
+	__u32 end = 0, offs[5] = {l->frame_back, l->frame_code, l->frame_instr, l->frame_owner,
+				  l->frame_is_entry};
 
 	for (int i = 0; i < 5; i++) {
 		if (offs[i] == PY_LAYOUT_NONE)
@@ -299,7 +299,8 @@ __noinline int take_py_stack(void)
 	}
 	bpf_loop(PY_THREADS_MAX, py_tstate_step, &tw, 0);
 	if (!tw.found) {
-		__sync_fetch_and_add(tw.failed ? &py_counters.read_failed : &py_counters.no_tstate, 1);
+		__sync_fetch_and_add(tw.failed ? &py_counters.read_failed : &py_counters.no_tstate,
+				     1);
 		return 0;
 	}
 	fw.l = l;

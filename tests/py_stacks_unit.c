@@ -21,7 +21,7 @@
 static void check_splice(const char *const *native, size_t nn, const char *const *py,
 			 const __u32 *flags, size_t n, int ret, const char *const *want, size_t nw)
 {
-	struct strvec v = { 0 };
+	struct strvec v = {0};
 
 	for (size_t i = 0; i < nn; i++)
 		cr_assert_eq(strvec__push(&v, native[i]), 0);
@@ -38,15 +38,23 @@ static void check_splice(const char *const *native, size_t nn, const char *const
 Test(py_stacks, splice_one_group_per_loop)
 {
 	static const char *const native[] = {
-		"0x1: PyObject_Malloc (in python)", "0x2: new_dict (dictobject.c:1)", EVAL,
-		"0x3: PyObject_Call (call.c:5)", EVAL, "0x5: main (python.c:1)",
+	    "0x1: PyObject_Malloc (in python)",
+	    "0x2: new_dict (dictobject.c:1)",
+	    EVAL,
+	    "0x3: PyObject_Call (call.c:5)",
+	    EVAL,
+	    "0x5: main (python.c:1)",
 	};
-	static const char *const py[] = { "py: f (a.py:1)", "py: g (a.py:2)", "py: h (a.py:3)" };
-	static const __u32 flags[] = { 0, PY_FRAME_F_ENTRY, PY_FRAME_F_ENTRY };
+	static const char *const py[] = {"py: f (a.py:1)", "py: g (a.py:2)", "py: h (a.py:3)"};
+	static const __u32 flags[] = {0, PY_FRAME_F_ENTRY, PY_FRAME_F_ENTRY};
 	static const char *const want[] = {
-		"0x1: PyObject_Malloc (in python)", "0x2: new_dict (dictobject.c:1)",
-		"py: f (a.py:1)", "py: g (a.py:2)", "0x3: PyObject_Call (call.c:5)", "py: h (a.py:3)",
-		"0x5: main (python.c:1)",
+	    "0x1: PyObject_Malloc (in python)",
+	    "0x2: new_dict (dictobject.c:1)",
+	    "py: f (a.py:1)",
+	    "py: g (a.py:2)",
+	    "0x3: PyObject_Call (call.c:5)",
+	    "py: h (a.py:3)",
+	    "0x5: main (python.c:1)",
 	};
 
 	check_splice(native, LEN(native), py, flags, LEN(py), 1, want, LEN(want));
@@ -57,14 +65,14 @@ Test(py_stacks, splice_one_group_per_loop)
 Test(py_stacks, splice_mismatch_goes_innermost)
 {
 	static const char *const native[] = {
-		"0x1: PyObject_Malloc (in python)",
-		"0x9: _PyEval_EvalFrameDefault (in /usr/bin/python3.11)",
-		"0x3: PyObject_Call (call.c:5)",
+	    "0x1: PyObject_Malloc (in python)",
+	    "0x9: _PyEval_EvalFrameDefault (in /usr/bin/python3.11)",
+	    "0x3: PyObject_Call (call.c:5)",
 	};
-	static const char *const py[] = { "py: f (a.py:1)", "py: g (a.py:2)" };
-	static const __u32 flags[] = { PY_FRAME_F_ENTRY, PY_FRAME_F_ENTRY };
-	static const char *const want[] = { "0x1: PyObject_Malloc (in python)", "py: f (a.py:1)",
-					    "py: g (a.py:2)", "0x3: PyObject_Call (call.c:5)" };
+	static const char *const py[] = {"py: f (a.py:1)", "py: g (a.py:2)"};
+	static const __u32 flags[] = {PY_FRAME_F_ENTRY, PY_FRAME_F_ENTRY};
+	static const char *const want[] = {"0x1: PyObject_Malloc (in python)", "py: f (a.py:1)",
+					   "py: g (a.py:2)", "0x3: PyObject_Call (call.c:5)"};
 
 	check_splice(native, LEN(native), py, flags, LEN(py), 0, want, LEN(want));
 }
@@ -72,11 +80,11 @@ Test(py_stacks, splice_mismatch_goes_innermost)
 /* No loop frame at all: the Python frames go last; none: nothing changes. */
 Test(py_stacks, splice_without_loop_frames)
 {
-	static const char *const native[] = { "0x1: malloc (in libc)", "0x2: f (x.c:1)" };
-	static const char *const py[] = { "py: f (a.py:1)" };
-	static const __u32 flags[] = { PY_FRAME_F_ENTRY };
-	static const char *const want[] = { "0x1: malloc (in libc)", "0x2: f (x.c:1)",
-					    "py: f (a.py:1)" };
+	static const char *const native[] = {"0x1: malloc (in libc)", "0x2: f (x.c:1)"};
+	static const char *const py[] = {"py: f (a.py:1)"};
+	static const __u32 flags[] = {PY_FRAME_F_ENTRY};
+	static const char *const want[] = {"0x1: malloc (in libc)", "0x2: f (x.c:1)",
+					   "py: f (a.py:1)"};
 
 	check_splice(native, LEN(native), py, flags, 0, 1, native, LEN(native));
 	check_splice(native, LEN(native), py, flags, 1, 0, want, LEN(want));
@@ -85,18 +93,18 @@ Test(py_stacks, splice_without_loop_frames)
 /* A cut walk's last group has no entry mark: it still takes a loop frame. */
 Test(py_stacks, splice_cut_walk)
 {
-	static const char *const native[] = { "0x1: malloc (in libc)", EVAL, EVAL };
-	static const char *const py[] = { "py: f (a.py:1)", "py: g (a.py:2)" };
-	static const __u32 flags[] = { PY_FRAME_F_ENTRY, 0 };
-	static const char *const want[] = { "0x1: malloc (in libc)", "py: f (a.py:1)",
-					    "py: g (a.py:2)" };
+	static const char *const native[] = {"0x1: malloc (in libc)", EVAL, EVAL};
+	static const char *const py[] = {"py: f (a.py:1)", "py: g (a.py:2)"};
+	static const __u32 flags[] = {PY_FRAME_F_ENTRY, 0};
+	static const char *const want[] = {"0x1: malloc (in libc)", "py: f (a.py:1)",
+					   "py: g (a.py:2)"};
 
 	check_splice(native, LEN(native), py, flags, LEN(py), 1, want, LEN(want));
 }
 
 #define HDR                                                                                        \
-	"{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\",\"bklt\":true,"     \
-	"\"bkacc\":false,\"tu\":\"µs\",\"Mtu\":\"s\",\"tuth\":500,\"cmd\":\"python3 a.py\","         \
+	"{\"dhatFileVersion\":2,\"mode\":\"ebpf-heap\",\"verb\":\"Allocated\",\"bklt\":true,"      \
+	"\"bkacc\":false,\"tu\":\"µs\",\"Mtu\":\"s\",\"tuth\":500,\"cmd\":\"python3 a.py\","      \
 	"\"pid\":1,\"te\":100,\"tg\":50,"
 
 /* Two points of one Python line (a dict and its keys, through other C functions) become
@@ -116,7 +124,8 @@ Test(py_stacks, python_only_folds_and_merges)
 		"\"0x4: malloc (in libc)\",\"py: f (a.py:3)\",\"py: <module> (a.py:9)\","
 		"\"0x5: main (python.c:1)\"]}";
 	char err[256];
-	struct dhat_profile *p = dhat_profile__parse(text, strlen(text), "t.json", err, sizeof(err));
+	struct dhat_profile *p =
+	    dhat_profile__parse(text, strlen(text), "t.json", err, sizeof(err));
 
 	cr_assert_not_null(p, "%s", err);
 	cr_expect_eq(python_only__fold(p), 2);
@@ -161,12 +170,12 @@ Test(py_stacks, domain_requests)
 Test(py_stacks, inline_cmp_forms)
 {
 	static const unsigned char code[] = {
-		0x53,					    /* push %rbx */
-		0x48, 0x3d, 0x50, 0xb4, 0x4f, 0x00,	    /* cmp $0x4fb450,%rax */
-		0x48, 0x81, 0xfa, 0x50, 0xb4, 0x4f, 0x00,   /* cmp $0x4fb450,%rdx */
-		0x48, 0x81, 0x3d, 1, 2, 3, 4, 0x50, 0xb4, 0x4f, 0x00, /* cmpq $..,d(%rip) */
-		0x48, 0x3d, 0x00, 0x00, 0x50, 0x00,	    /* cmp $0x500000,%rax: another */
-		0xb8, 0x50, 0xb4, 0x4f, 0x00,		    /* mov $0x4fb450,%eax: no test */
+	    0x53,				      /* push %rbx */
+	    0x48, 0x3d, 0x50, 0xb4, 0x4f, 0x00,	      /* cmp $0x4fb450,%rax */
+	    0x48, 0x81, 0xfa, 0x50, 0xb4, 0x4f, 0x00, /* cmp $0x4fb450,%rdx */
+	    0x48, 0x81, 0x3d, 1,    2,	  3,	4,    0x50, 0xb4, 0x4f, 0x00, /* cmpq $..,d(%rip) */
+	    0x48, 0x3d, 0x00, 0x00, 0x50, 0x00, /* cmp $0x500000,%rax: another */
+	    0xb8, 0x50, 0xb4, 0x4f, 0x00,	/* mov $0x4fb450,%eax: no test */
 	};
 
 	cr_expect_eq(py_inline__cmp_imm(code, sizeof(code)), 0x4fb450);

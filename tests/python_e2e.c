@@ -32,18 +32,18 @@
 #define PYENV "/root/.pyenv/versions"
 
 enum line_kind { KEEP, CHURN, BIG, KINDS };
-static const char *const KIND_NAME[KINDS] = { "keep", "churn", "big" };
+static const char *const KIND_NAME[KINDS] = {"keep", "churn", "big"};
 /* The function each line is in: its frame must say so ("keep_dicts.<locals>.<listcomp>"
  * before 3.12's inlined comprehensions). */
-static const char *const KIND_FN[KINDS] = { "keep_dicts", "churn", "big" };
+static const char *const KIND_FN[KINDS] = {"keep_dicts", "churn", "big"};
 #define CHURN_DICTS 20000 /* alloc_lines.py's CHURN */
 
 struct line_stats {
 	int line;
-	unsigned long long tm_bytes, tm_blocks;	  /* tracemalloc's live, at the snapshot */
-	unsigned long long eb, ebk, tbk;	  /* the profile's, summed over the line's PPs */
-	char fn[256];				  /* the line's frame, as the profile names it */
-	char caller[256];			  /* the Python frame above it */
+	unsigned long long tm_bytes, tm_blocks; /* tracemalloc's live, at the snapshot */
+	unsigned long long eb, ebk, tbk;	/* the profile's, summed over the line's PPs */
+	char fn[256];				/* the line's frame, as the profile names it */
+	char caller[256];			/* the Python frame above it */
 };
 
 static bool exists_in(const char *dir, const char *name)
@@ -123,8 +123,8 @@ static void run_tracemalloc(const char *python, const char *dir, struct line_sta
 
 	touch(dir, "go"); /* nobody to wait for */
 	pid = start_script(python, "tracemalloc", dir);
-	cr_assert(wait_file(dir, "done", pid, TEST_TIMEOUT(120)), "%s under tracemalloc did not finish",
-		  python);
+	cr_assert(wait_file(dir, "done", pid, TEST_TIMEOUT(120)),
+		  "%s under tracemalloc did not finish", python);
 	snprintf(path, sizeof(path), "%s/lines.json", dir);
 	lines = e2e_slurp(path);
 	snprintf(path, sizeof(path), "%s/snap.json", dir);
@@ -137,7 +137,8 @@ static void run_tracemalloc(const char *python, const char *dir, struct line_sta
 		cr_assert_gt(ls[k].line, 0, "no line for %s in %s", KIND_NAME[k], lines);
 		snprintf(key, sizeof(key), "\"%d\": [", ls[k].line);
 		p = strstr(snap, key);
-		if (p && sscanf(p + strlen(key), "%llu, %llu", &ls[k].tm_bytes, &ls[k].tm_blocks) != 2)
+		if (p &&
+		    sscanf(p + strlen(key), "%llu, %llu", &ls[k].tm_bytes, &ls[k].tm_blocks) != 2)
 			cr_assert_fail("bad snapshot %s", snap);
 	}
 	free(lines);
@@ -182,7 +183,8 @@ static void sum_profile(const struct dhat_profile *p, struct line_stats *ls)
 					const char *up = dhat_profile__pp_frame(p, pp, c);
 
 					if (!strncmp(up, "py: ", 4)) {
-						snprintf(ls[k].caller, sizeof(ls[k].caller), "%s", up);
+						snprintf(ls[k].caller, sizeof(ls[k].caller), "%s",
+							 up);
 						break;
 					}
 				}
@@ -258,7 +260,7 @@ static void check_views(const char *dir, const char *prof, int keep_line)
  * seen. */
 static void compare(const char *python, bool small_seen, const char *opt)
 {
-	struct line_stats ls[KINDS] = { 0 };
+	struct line_stats ls[KINDS] = {0};
 	char *tm_dir = e2e_tmpdir("python-tm"), *dir = e2e_tmpdir("python-tr");
 	char prof[1024], log[1024], pidarg[32], errbuf[256];
 	struct dhat_profile *p;
@@ -268,8 +270,8 @@ static void compare(const char *python, bool small_seen, const char *opt)
 	run_tracemalloc(python, tm_dir, ls);
 
 	script = start_script(python, "traced", dir);
-	cr_assert(wait_file(dir, "ready", script, TEST_TIMEOUT(60)), "%s did not start: %s",
-		  python, e2e_slurp(dir));
+	cr_assert(wait_file(dir, "ready", script, TEST_TIMEOUT(60)), "%s did not start: %s", python,
+		  e2e_slurp(dir));
 	snprintf(prof, sizeof(prof), "%s/prof.json", dir);
 	snprintf(log, sizeof(log), "%s/tracer.log", dir);
 	snprintf(pidarg, sizeof(pidarg), "%d", (int)script);
@@ -287,7 +289,8 @@ static void compare(const char *python, bool small_seen, const char *opt)
 	cr_assert(e2e_wait_for_text_from(log, "Python frames recorded", TEST_TIMEOUT(30), tracer),
 		  "no Python frames for %s:\n%s", python, e2e_slurp(log));
 	touch(dir, "go");
-	cr_assert(wait_file(dir, "done", script, TEST_TIMEOUT(120)), "the traced script did not finish");
+	cr_assert(wait_file(dir, "done", script, TEST_TIMEOUT(120)),
+		  "the traced script did not finish");
 	kill(tracer, SIGINT);
 	cr_assert_eq(waitpid(tracer, &st, 0), tracer);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tracer status %d:\n%s", st,
@@ -299,13 +302,16 @@ static void compare(const char *python, bool small_seen, const char *opt)
 	sum_profile(p, ls);
 	for (int k = 0; k < KINDS; k++)
 		cr_log_info("%s %s line %d (%s): tracemalloc %llu B in %llu, traced %llu B in %llu "
-			    "live, %llu total\n", python, KIND_NAME[k], ls[k].line, ls[k].fn,
-			    ls[k].tm_bytes, ls[k].tm_blocks, ls[k].eb, ls[k].ebk, ls[k].tbk);
+			    "live, %llu total\n",
+			    python, KIND_NAME[k], ls[k].line, ls[k].fn, ls[k].tm_bytes,
+			    ls[k].tm_blocks, ls[k].eb, ls[k].ebk, ls[k].tbk);
 	for (int k = 0; k < KINDS; k++)
-		cr_expect(named_right(&ls[k], k), "%s: line %d is named '%s' (called from '%s'), "
-			  "not in %s()", python, ls[k].line, ls[k].fn, ls[k].caller, KIND_FN[k]);
+		cr_expect(named_right(&ls[k], k),
+			  "%s: line %d is named '%s' (called from '%s'), "
+			  "not in %s()",
+			  python, ls[k].line, ls[k].fn, ls[k].caller, KIND_FN[k]);
 	cr_expect(within(ls[BIG].eb, ls[BIG].tm_bytes, 0.10) &&
-			  within(ls[BIG].ebk, ls[BIG].tm_blocks, 0.10),
+		      within(ls[BIG].ebk, ls[BIG].tm_blocks, 0.10),
 		  "%s: big line: %llu B in %llu live, tracemalloc %llu B in %llu", python,
 		  ls[BIG].eb, ls[BIG].ebk, ls[BIG].tm_bytes, ls[BIG].tm_blocks);
 	/* Debian's LTO build inlines pymalloc into its callers: a block of 512 B or less never
@@ -316,17 +322,20 @@ static void compare(const char *python, bool small_seen, const char *opt)
 		     small_seen ? "says" : "does not say", e2e_slurp(log));
 	if (small_seen)
 		cr_expect(within(ls[KEEP].eb, ls[KEEP].tm_bytes, 0.10) &&
-				  within(ls[KEEP].ebk, ls[KEEP].tm_blocks, 0.10),
+			      within(ls[KEEP].ebk, ls[KEEP].tm_blocks, 0.10),
 			  "%s: keep line: %llu B in %llu live, tracemalloc %llu B in %llu", python,
 			  ls[KEEP].eb, ls[KEEP].ebk, ls[KEEP].tm_bytes, ls[KEEP].tm_blocks);
 	else
-		cr_expect_lt(ls[KEEP].ebk, ls[KEEP].tm_blocks / 10,
-			     "%s: keep line: %llu live blocks: is pymalloc no longer inlined? Compare "
-			     "it then (small_seen)", python, ls[KEEP].ebk);
+		cr_expect_lt(
+		    ls[KEEP].ebk, ls[KEEP].tm_blocks / 10,
+		    "%s: keep line: %llu live blocks: is pymalloc no longer inlined? Compare "
+		    "it then (small_seen)",
+		    python, ls[KEEP].ebk);
 	/* Most of churn's dicts come from CPython's dict and keys free lists (no allocator
 	 * call, for tracemalloc neither); each turn makes at least its new int. */
-	cr_expect_geq(ls[CHURN].tbk, CHURN_DICTS / 2, "%s: churn line: %llu blocks in all, %d turns",
-		      python, ls[CHURN].tbk, CHURN_DICTS);
+	cr_expect_geq(ls[CHURN].tbk, CHURN_DICTS / 2,
+		      "%s: churn line: %llu blocks in all, %d turns", python, ls[CHURN].tbk,
+		      CHURN_DICTS);
 	cr_expect_leq(ls[CHURN].ebk, ls[CHURN].tm_blocks + 4,
 		      "%s: churn line: %llu live blocks, tracemalloc %llu", python, ls[CHURN].ebk,
 		      ls[CHURN].tm_blocks);
@@ -486,7 +495,8 @@ Test(python, busy_attach)
 	if (strstr(python, "pyenv"))
 		/* 2,000 ring dicts (a dict and a str each, keys from the free list) once the
 		 * ring turned over since the attach */
-		cr_expect(live >= 2000 && live <= 6000, "%llu blocks live at the ring's line", live);
+		cr_expect(live >= 2000 && live <= 6000, "%llu blocks live at the ring's line",
+			  live);
 	dhat_profile__free(p);
 	free(dir);
 }

@@ -27,9 +27,8 @@ static uint64_t fs_hash(const struct dhat_profile *p, const struct dhat_pp *pp)
 
 static bool same_fs(const struct dhat_profile *p, const struct dhat_pp *a, const struct dhat_pp *b)
 {
-	return a->fs_cnt == b->fs_cnt &&
-	       !memcmp(p->fs_pool + a->fs_off, p->fs_pool + b->fs_off,
-		       a->fs_cnt * sizeof(*p->fs_pool));
+	return a->fs_cnt == b->fs_cnt && !memcmp(p->fs_pool + a->fs_off, p->fs_pool + b->fs_off,
+						 a->fs_cnt * sizeof(*p->fs_pool));
 }
 
 static uint64_t max64(uint64_t a, uint64_t b)
@@ -66,7 +65,7 @@ static void merge_into(struct dhat_profile *p, size_t to, size_t from)
 		x->tbk_reallocd += y->tbk_reallocd;
 		memset(y, 0, sizeof(*y));
 	}
-	*b = (struct dhat_pp){ .fs_off = b->fs_off, .has_tl = b->has_tl };
+	*b = (struct dhat_pp){.fs_off = b->fs_off, .has_tl = b->has_tl};
 }
 
 /* An index into pps moved by the merge. */

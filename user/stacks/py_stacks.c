@@ -11,16 +11,16 @@
 #include "hash.h"
 #include "py_runtime.h"
 
-#define PROBE_EVERY_NS (50ull * 1000 * 1000)	 /* retries of py_runtime__open */
+#define PROBE_EVERY_NS (50ull * 1000 * 1000)   /* retries of py_runtime__open */
 #define PROBE_FOR_NS   (5000ull * 1000 * 1000) /* an image not Python by then is not */
 #define NAME_MAX_LEN   512
 
 /* One named Python stack. */
 struct named {
-	__u32 id;	/* BPF's py_stacks key (never 0) */
-	__u32 n;	/* frames */
-	char **names;	/* n names */
-	__u32 *flags;	/* n PY_FRAME_F_* */
+	__u32 id;     /* BPF's py_stacks key (never 0) */
+	__u32 n;      /* frames */
+	char **names; /* n names */
+	__u32 *flags; /* n PY_FRAME_F_* */
 };
 
 struct py_stacks {
@@ -31,7 +31,7 @@ struct py_stacks {
 	bool gave_up;	       /* not Python (or unsupported): no more probing */
 	const char *why;       /* the last reason a CPython could not be read, or NULL */
 	__u64 born_ns, last_probe_ns;
-	struct named *v;       /* open-addressed by id: cap slots, id 0 empty */
+	struct named *v; /* open-addressed by id: cap slots, id 0 empty */
 	size_t cnt, cap;
 	struct py_stacks_stats st;
 };
@@ -246,7 +246,7 @@ static bool frame_is_eval_loop(const char *frame)
 static int replace_one(struct strvec *frames, size_t at, const char *const *names, size_t from,
 		       size_t to)
 {
-	struct strvec nv = { 0 };
+	struct strvec nv = {0};
 	int err = 0;
 
 	for (size_t i = 0; i < frames->cnt && !err; i++) {

@@ -12,8 +12,8 @@
 
 #include "elf_file.h"
 
-#define HEAD_BYTES 64		/* PyObject_Malloc's bytes searched for its own test */
-#define TEXT_MAX   (64u << 20)	/* larger executable sections are not read */
+#define HEAD_BYTES 64	       /* PyObject_Malloc's bytes searched for its own test */
+#define TEXT_MAX   (64u << 20) /* larger executable sections are not read */
 
 /* The cmp forms (x86-64, 64-bit operand, 32-bit immediate) at text[i], their immediate's
  * offset in *imm_at: 48 3d imm (rax), 48 81 /7 imm (a register), 48 81 3d disp imm
@@ -72,8 +72,9 @@ static size_t malloc_offset(Elf *elf)
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
 			continue;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym s;
@@ -107,8 +108,8 @@ int py_inline__sites(const char *path)
 		return err;
 	off = malloc_offset(f.elf);
 	addr = off && pread(f.fd, head, sizeof(head), (off_t)off) == (ssize_t)sizeof(head)
-		       ? py_inline__cmp_imm(head, sizeof(head))
-		       : 0;
+		   ? py_inline__cmp_imm(head, sizeof(head))
+		   : 0;
 	while (addr && !err && (scn = elf_nextscn(f.elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size || sh.sh_size > TEXT_MAX)
