@@ -500,3 +500,46 @@ Test(python, busy_attach)
 	dhat_profile__free(p);
 	free(dir);
 }
+
+/* tracer -- python3 SCRIPT: the image opens at the exec, before libpython is mapped (found
+ * on a later record), and the tree's processes get session links of their own: each line
+ * still named by its function, and the kept dicts' blocks in its totals. --unwind fp: the
+ * dwarf mode's stack copies of a start-up at full speed overflow the ring on this loaded
+ * 2-core machine (thousands of drops, counted and said, but not this test's subject). */
+Test(python, command_mode)
+{
+	struct line_stats ls[KINDS] = { 0 };
+	char *dir, prof[1024], cmd[2048], path[1024], *out = NULL, *lines, errbuf[256];
+	struct dhat_profile *p;
+	char *python;
+
+	E2E_REQUIRE_ROOT();
+	python = pyenv_python("3.11");
+	if (!python)
+		return;
+	dir = e2e_tmpdir("python-cmd");
+	touch(dir, "go");
+	touch(dir, "end");
+	snprintf(prof, sizeof(prof), "%s/prof.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s --python --unwind=fp -o %s -- %s %s traced %s 2>&1",
+		 TRACER_BIN, prof, python, SCRIPT, dir);
+	cr_assert_eq(e2e_run(cmd, &out), 0, "%s\n%s", cmd, out ? out : "");
+	cr_expect(strstr(out, "Python frames recorded"), "%s", out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/lines.json", dir);
+	lines = e2e_slurp(path);
+	for (int k = 0; k < KINDS; k++)
+		ls[k].line = (int)json_int(lines, KIND_NAME[k]);
+	free(lines);
+	p = dhat_profile__load(prof, errbuf, sizeof(errbuf));
+	cr_assert_not_null(p, "%s: %s", prof, errbuf);
+	sum_profile(p, ls);
+	for (int k = 0; k < KINDS; k++)
+		cr_expect(named_right(&ls[k], k), "%s: line %d is named '%s' (called from '%s')",
+			  python, ls[k].line, ls[k].fn, ls[k].caller);
+	/* 10,000 dicts and their keys, at least: the kept lists' blocks in all */
+	cr_expect_geq(ls[KEEP].tbk, 19000, "keep line: %llu blocks in all", ls[KEEP].tbk);
+	dhat_profile__free(p);
+	free(python);
+	free(dir);
+}
