@@ -237,6 +237,7 @@ struct call_state {
 
 #include "alloc_request.h"
 #include "sampling.bpf.h"
+#include "python.bpf.h"
 
 /* Task-local storage: one slot per thread, found without hashing or a bucket lock, and
  * freed with the thread (a tid-keyed hash map cost ~0.5 us more per malloc/free pair here). A slot
@@ -522,7 +523,7 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	struct snap_slot *s = snap_slot();
 	struct snap_hint_key key;
 	const struct snap_hint *h;
-	__u64 len;
+	__u64 len, wake = 0;
 	long err;
 
 	if (!s)
@@ -533,7 +534,7 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	s->ev.type = EV_STACK_SNAPSHOT;
 	s->ev.tid = (__u32)bpf_get_current_pid_tgid();
 	s->ev.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	s->ev.pad = 0;
+	s->ev.py_stack = py_any ? py_last_stack(&wake) : 0; /* take_stack() took it */
 	s->ev.ts_ns = bpf_ktime_get_ns();
 	s->ev.addr = addr;
 	s->ev.old_addr = old_addr;
@@ -560,7 +561,8 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 		if (key.variant)
 			count(&snap_counters.hint_mismatches);
 	}
-	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len, submit_flags());
+	err = bpf_ringbuf_output(&events, s, sizeof(s->ev) + sizeof(s->snap) + len,
+				 wake ?: submit_flags());
 	if (err) {
 		count(&counters.dropped);
 		return (int)err;
@@ -623,6 +625,7 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 				 __u64 size, __s32 stack_id)
 {
 	struct alloc_event *e;
+	__u64 wake = 0;
 
 	if (bench_cut == BENCH_CUT_RECORDS)
 		return;
@@ -641,7 +644,8 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 	e->type = type;
 	e->tid = tid;
 	e->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	e->pad = 0;
+	/* The Python stack take_stack() took for this record (frees have none). */
+	e->py_stack = py_any && type != EV_FREE ? py_last_stack(&wake) : 0;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->addr = addr;
 	e->old_addr = old_addr;
@@ -649,7 +653,7 @@ static __always_inline void emit(__u32 type, __u32 fn, __u32 tid, __u64 addr, __
 	e->stack_id = stack_id;
 	e->fn = fn;
 	if (bench_cut != BENCH_CUT_RING)
-		bpf_ringbuf_submit(e, submit_flags());
+		bpf_ringbuf_submit(e, wake ?: submit_flags());
 	count(&counters.events);
 }
 
@@ -741,6 +745,8 @@ __noinline int take_stack(struct pt_regs *ctx)
 	__u64 h;
 	long n;
 
+	/* First: its id (or 0) must be this record's, whatever the native stack does. */
+	take_py_stack();
 	if (bench_cut == BENCH_CUT_STACKS || bench_cut == BENCH_CUT_RECORDS)
 		return -ENOENT;
 	if (unwind_dwarf)
@@ -962,6 +968,28 @@ static __always_inline bool glibc_realloc_skippable(__u64 cookie, __u64 old)
 	return !(size_word & GLIBC_IS_MMAPPED);
 }
 
+/*
+ * Sampled mode, CPython's domains: an unsampled call whose return has no work and which makes
+ * no probed call that could then look outermost. pymalloc serves requests of up to 512
+ * bytes from its pools (a new pool's arena is mmap'ed, not malloc'ed); the one malloc it may
+ * make meanwhile, growing its arena table (new_arena: PyMem_RawRealloc, once per 16 new
+ * arenas), would then draw for itself: a rare extra draw of a few hundred bytes. A free of
+ * a block sampling did not keep sends nothing, nor does the free() it may make. Python is
+ * then traced at one trap per unsampled call instead of two.
+ */
+#define PY_SMALL_REQUEST 512
+
+static __always_inline bool py_skippable(__u32 fn, __u64 a0, __u64 a1)
+{
+	if (FN_IS_PY_FREE(fn))
+		return true;
+	if (FN_IS_PY_MALLOC(fn))
+		return a0 <= PY_SMALL_REQUEST;
+	/* calloc(m, s): the product as pymalloc computes it, overflow refused by CPython */
+	return FN_IS_PY_CALLOC(fn) && a0 <= PY_SMALL_REQUEST && a1 <= PY_SMALL_REQUEST &&
+	       a0 * a1 <= PY_SMALL_REQUEST;
+}
+
 /* What a session's entry program returns: run this call's return probe, or skip it. The
  * kernel ignores what a plain uprobe's program returns. */
 #define RET_WANTED 0
@@ -1051,7 +1079,8 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	 * never entered (depth 0: the next call from this frame is outermost again). realloc
 	 * (malloc/free inside), Rust's shims and C++'s new/delete do call probed functions:
 	 * their returns stay, or a nested call would be taken for an outermost one. */
-	if (session && !st->sampled && (is_leaf_prim(fn) || glibc_realloc_skippable(cookie, a0))) {
+	if (session && !st->sampled &&
+	    (is_leaf_prim(fn) || glibc_realloc_skippable(cookie, a0) || py_skippable(fn, a0, a1))) {
 		st->depth = 0;
 		return RET_SKIP;
 	}
@@ -1066,7 +1095,7 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 	__u64 old, size;
 	__u32 fn = st->fn, type;
 
-	if (fn == FN_RUST_DEALLOC || FN_IS_CXX_DELETE(fn)) {
+	if (FN_IS_FREE_AT_RETURN(fn)) {
 		/* Emitted at its return, not its entry like free: the free it makes is then
 		 * nested, not a second record of the same block. delete(NULL) is a no-op. */
 		if (a0 && sample__record(st->sampled, a0, 0))

@@ -19,6 +19,8 @@
 #include <linux/types.h>
 #endif
 
+#include "python_abi.h"
+
 #define WINDOW_NAME_LEN 32
 
 /*
@@ -114,12 +116,35 @@ enum alloc_fn {
 	FN_CXX_DELETE_ARRAY_NOTHROW,	    /* _ZdaPvRKSt9nothrow_t */
 	FN_CXX_DELETE_ALIGNED_NOTHROW,	    /* _ZdlPvSt11align_val_tRKSt9nothrow_t */
 	FN_CXX_DELETE_ARRAY_ALIGNED_NOTHROW, /* _ZdaPvSt11align_val_tRKSt9nothrow_t */
+	/* CPython's allocator domains (issue #32), probed in the interpreter's image (the
+	 * python3.N executable or libpython3.N.so) unless --no-python. Primitives: pymalloc
+	 * serves small requests from its arenas without calling malloc, and hands larger ones
+	 * to malloc, which is then nested (outermost-call rule): each block counted once.
+	 *   Py*_Malloc(n), Py*_Calloc(m, s)   like malloc, calloc
+	 *   Py*_Realloc(p, n)                 like realloc, but n == 0 keeps a block (CPython
+	 *                                     asks for 1 byte): recorded as a 1-byte realloc
+	 *   Py*_Free(p)                       like __rust_dealloc: the free at its return */
+	FN_PY_OBJ_MALLOC,	/* PyObject_Malloc */
+	FN_PY_OBJ_CALLOC,	/* PyObject_Calloc */
+	FN_PY_OBJ_REALLOC,	/* PyObject_Realloc */
+	FN_PY_OBJ_FREE,		/* PyObject_Free */
+	FN_PY_MEM_MALLOC,	/* PyMem_Malloc */
+	FN_PY_MEM_CALLOC,	/* PyMem_Calloc */
+	FN_PY_MEM_REALLOC,	/* PyMem_Realloc */
+	FN_PY_MEM_FREE,		/* PyMem_Free */
 	FN_COUNT,
 };
 
 /* Groups of enum alloc_fn with one argument layout (see above). */
 #define FN_IS_CXX_NEW(fn)    ((fn) >= FN_CXX_NEW && (fn) <= FN_CXX_NEW_ARRAY_ALIGNED_NOTHROW)
 #define FN_IS_CXX_DELETE(fn) ((fn) >= FN_CXX_DELETE && (fn) <= FN_CXX_DELETE_ARRAY_ALIGNED_NOTHROW)
+#define FN_IS_PY(fn)	     ((fn) >= FN_PY_OBJ_MALLOC && (fn) <= FN_PY_MEM_FREE)
+#define FN_IS_PY_MALLOC(fn)  ((fn) == FN_PY_OBJ_MALLOC || (fn) == FN_PY_MEM_MALLOC)
+#define FN_IS_PY_CALLOC(fn)  ((fn) == FN_PY_OBJ_CALLOC || (fn) == FN_PY_MEM_CALLOC)
+#define FN_IS_PY_REALLOC(fn) ((fn) == FN_PY_OBJ_REALLOC || (fn) == FN_PY_MEM_REALLOC)
+#define FN_IS_PY_FREE(fn)    ((fn) == FN_PY_OBJ_FREE || (fn) == FN_PY_MEM_FREE)
+/* Frees recorded at their return (the free they make is nested). */
+#define FN_IS_FREE_AT_RETURN(fn) ((fn) == FN_RUST_DEALLOC || FN_IS_CXX_DELETE(fn) || FN_IS_PY_FREE(fn))
 
 enum event_type {
 	EV_ALLOC = 1,	     /* a new block: addr, size, stack_id (sampled: old_addr, below) */
@@ -152,7 +177,9 @@ struct alloc_event {
 	__s32 stack_id;	 /* `stacks` map key (struct stack_val), STACK_ID_SNAPSHOT, or -errno */
 	__u32 fn;	 /* enum alloc_fn: the outermost allocator function called */
 	__u32 tgid;	 /* process (thread group) of the caller: which profile it goes to */
-	__u32 pad;
+	__u32 py_stack;	 /* EV_ALLOC/EV_REALLOC of a CPython process: `py_stacks` map key of
+			  * the thread's Python frames at the allocation (python.bpf.h), 0 for
+			  * none; 0 on every other record */
 };
 
 /*
@@ -301,6 +328,30 @@ struct probe_counters {
 	__u64 nested_calls;	  /* allocator calls made by another allocator call: not counted */
 	__u64 untraced_procs;	  /* a traced process forked one that could not be followed
 				   * (process table map full) */
+};
+
+/*
+ * Python frames (bpf/python.bpf.h, issue #32): a value of the `py_stacks` hash map, keyed
+ * by alloc_event.py_stack (a hash of the frames, never 0), read back by loader__py_stack().
+ */
+struct py_stack_val {
+	__u32 depth; /* frames in f, innermost first */
+	__u32 flags; /* PY_STACK_F_* */
+	struct py_frame f[PY_FRAMES_MAX];
+};
+
+#define PY_STACK_F_CUT 1u /* deeper than PY_FRAMES_MAX: the outermost frames are missing */
+
+/* Every Python stack BPF could not take, by cause (a separate BPF global, like
+ * snapshot_counters): the record then has native frames only (py_stack 0). */
+struct py_counters {
+	__u64 stacks;	     /* allocations of a CPython thread with Python frames recorded */
+	__u64 no_tstate;     /* the thread's PyThreadState not found (not a Python thread,
+			      * interpreter not initialised or finalising, > PY_THREADS_MAX) */
+	__u64 read_failed;   /* a read of the interpreter's memory failed mid-walk */
+	__u64 cut;	     /* stacks cut at PY_FRAMES_MAX (recorded, PY_STACK_F_CUT) */
+	__u64 map_full;	     /* py_stacks full (or 4 ids taken by other stacks) */
+	__u64 no_frame;	     /* a Python thread with no frame running (C code only) */
 };
 
 /*

@@ -18,7 +18,7 @@
 static __always_inline bool is_sized_new(__u32 fn)
 {
 	return fn == FN_MALLOC || fn == FN_VALLOC || fn == FN_PVALLOC || fn == FN_RUST_ALLOC ||
-	       fn == FN_RUST_ALLOC_ZEROED || FN_IS_CXX_NEW(fn);
+	       fn == FN_RUST_ALLOC_ZEROED || FN_IS_CXX_NEW(fn) || FN_IS_PY_MALLOC(fn);
 }
 
 /*
@@ -31,7 +31,7 @@ static __always_inline bool fn_request(__u32 fn, __u64 a0, __u64 a1, __u64 a2, _
 				       __u64 *size)
 {
 	*old = 0;
-	switch (is_sized_new(fn) ? FN_MALLOC : fn) {
+	switch (is_sized_new(fn) ? FN_MALLOC : FN_IS_PY_CALLOC(fn) ? FN_CALLOC : fn) {
 	case FN_MALLOC:
 		*size = a0;
 		return true;
@@ -49,6 +49,11 @@ static __always_inline bool fn_request(__u32 fn, __u64 a0, __u64 a1, __u64 a2, _
 	case FN_RUST_REALLOC: /* a1: the new size (entry_args) */
 		*old = a0;
 		*size = a1;
+		return true;
+	case FN_PY_OBJ_REALLOC:
+	case FN_PY_MEM_REALLOC: /* (p, 0) keeps a block: CPython asks for 1 byte */
+		*old = a0;
+		*size = a1 ? a1 : 1;
 		return true;
 	case FN_REALLOCARRAY:
 		*old = a0;

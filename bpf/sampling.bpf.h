@@ -166,7 +166,7 @@ static __always_inline __u32 sample__entry(__u32 fn, __u64 a0, __u64 a1, __u64 a
 
 	if (!sample_bytes)
 		return SAMPLE_ALL;
-	if (FN_IS_CXX_DELETE(fn) || fn == FN_RUST_DEALLOC)
+	if (FN_IS_FREE_AT_RETURN(fn))
 		return sample__known(a0) ? SAMPLE_OLD : 0;
 	if (!fn_request(fn, a0, a1, a2, &old, &size))
 		return SAMPLE_HELPER; /* strdup, getline...: sizes known at the return */

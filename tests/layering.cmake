@@ -5,8 +5,8 @@
 #  - include_cycles_unit: no two modules of user/ include each other, directly or around a
 #    circle (tests/include_cycles.py).
 # The archives by file, not as targets: a target would bring the libraries it links along.
-set(LIVE_PATH_LIBS tracer_loader tracer_trace tracer_stacks tracer_dhat tracer_model tracer_site
-	tracer_symbolize tracer_util)
+set(LIVE_PATH_LIBS tracer_loader tracer_trace tracer_stacks tracer_python tracer_dhat tracer_model
+	tracer_site tracer_symbolize tracer_util)
 set(live_path_archives)
 foreach(lib ${LIVE_PATH_LIBS})
 	list(APPEND live_path_archives $<TARGET_FILE:${lib}>)

@@ -416,3 +416,31 @@ Test(options, top)
 	free(errs);
 	expect_usage_errors(cases, sizeof(cases) / sizeof(cases[0]));
 }
+
+/* --python / --no-python (issue #32): each alone sets its mode, both together are a usage
+ * error, neither is auto. */
+Test(options, python_modes)
+{
+	const char *py[] = { "tracer", "--python", "--pid", "42", NULL };
+	const char *nopy[] = { "tracer", "--no-python", "ls", NULL };
+	const char *neither[] = { "tracer", "ls", NULL };
+	const char *both[] = { "tracer", "--python", "--no-python", "ls", NULL };
+	char *out, *errs;
+
+	cr_assert_eq(tu_run_cli(parse, py, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect_eq(parsed.python, TRACER_PY_REQUIRE);
+	free(out);
+	free(errs);
+	cr_assert_eq(tu_run_cli(parse, nopy, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect_eq(parsed.python, TRACER_PY_OFF);
+	free(out);
+	free(errs);
+	cr_assert_eq(tu_run_cli(parse, neither, &out, &errs), OPT_GO_ON, "%s", errs);
+	cr_expect_eq(parsed.python, TRACER_PY_AUTO);
+	free(out);
+	free(errs);
+	cr_expect_eq(tu_run_cli(parse, both, &out, &errs), TRACER_EXIT_USAGE);
+	cr_expect(strstr(errs, "--python and --no-python"), "%s", errs);
+	free(out);
+	free(errs);
+}

@@ -145,7 +145,7 @@ static __u64 no_fn_addr(void *ctx, __u32 fn)
 
 Test(frames, allocator_first_then_callers)
 {
-	struct stack_source src = { fake_stack_fn, no_fn_addr, NULL, NULL, NULL };
+	struct stack_source src = { fake_stack_fn, no_fn_addr, NULL, NULL, NULL, NULL };
 	struct frames_ctx fc = { .sym = NULL, .src = &src };
 	struct pp_stats pp = { .stack_id = 7, .fn = FN_CALLOC };
 	struct strvec out = { 0 };

@@ -55,6 +55,7 @@
 
 #include "dhat_reader.h"
 #include "dhat_sampled.h"
+#include "python_only.h"
 #include "json_writer.h"
 #include "log.h"
 #include "safe_text.h"
@@ -1058,6 +1059,12 @@ int report__print_file(FILE *out, const char *path, const struct report_opts *op
 	p = dhat_profile__load(path, err, errsz);
 	if (!p)
 		return errno ? -errno : -EINVAL;
+	if (opts && opts->python_only && python_only__fold(p) < 0) {
+		dhat_profile__free(p);
+		if (err && errsz)
+			snprintf(err, errsz, "%s: out of memory", path);
+		return -ENOMEM;
+	}
 	if (opts && needs_bklt(opts->sort) && !p->bklt) {
 		if (err && errsz)
 			snprintf(err, errsz,

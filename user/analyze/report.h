@@ -46,6 +46,7 @@ struct report_opts {
 	const struct suppress *supp; /* --suppressions; NULL: the built-in list alone */
 	bool warn_lost;	       /* report__print_file: first warn on stderr when the file
 				* records what its trace lost (dhat_lost.h) */
+	bool python_only;      /* report__print_file: --python-only (python_only.h) */
 };
 
 struct dhat_profile;

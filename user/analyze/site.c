@@ -320,7 +320,8 @@ size_t site__fold(const char **frames, size_t cnt)
  * std::char_traits<char>, std::allocator<char> >, ...>::_M_realloc_insert<...>. An argument
  * list longer than TEMPLATE_MAX bytes becomes "<…>", keeping the shape
  * (std::vector<…>::_M_realloc_insert<…>); short ones (std::vector<int>) stay. In place;
- * "operator<" and "operator<<" are not lists.
+ * "operator<" and "operator<<" are not lists, and a Python frame ("py: <module>
+ * (<frozen importlib._bootstrap>:241)", from the tracer's splice) has none.
  */
 #define TEMPLATE_MAX 24
 
@@ -333,6 +334,15 @@ static void trim_templates(char *s)
 		size_t depth = 0;
 		char *e;
 
+		if ((r == s || (r - s >= 6 && !strncmp(r - 6, SITE_SEP, 6))) &&
+		    !strncmp(r, "py: ", 4)) {
+			e = strstr(r, SITE_SEP);
+			e = e ? e : r + strlen(r);
+			memmove(w, r, (size_t)(e - r));
+			w += e - r;
+			r = e;
+			continue;
+		}
 		if (*r != '<' || (r - s >= 8 && !strncmp(r - 8, "operator", 8)) ||
 		    (r - s >= 9 && !strncmp(r - 9, "operator<", 9))) {
 			*w++ = *r++;

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "dhat_reader.h"
 #include "export.h"
+#include "python_only.h"
 #include "log.h"
 #include "safe_text.h"
 #include "site.h"
@@ -20,6 +21,7 @@ enum {
 	OPT_SKIP,
 	OPT_NO_DEFAULT_SKIP,
 	OPT_NO_RECORDED_SKIP,
+	OPT_PYTHON_ONLY,
 };
 
 static const struct opt_spec export_opts_table[] = {
@@ -41,6 +43,9 @@ static const struct opt_spec export_opts_table[] = {
 	  OPT_NO_DEFAULT_SKIP },
 	{ "no-recorded-skip", 0, NULL, "ignore the trace's recorded --skip patterns, as report's",
 	  NULL, NULL, OPT_NO_RECORDED_SKIP },
+	{ "python-only", 0, NULL,
+	  "a CPython's stacks by their Python frames alone, as report's", NULL, NULL,
+	  OPT_PYTHON_ONLY },
 	{ "output", 'o', "OUT",
 	  "output path (default FILE with its .json[.gz] replaced by .pb.gz,\n"
 	  ".folded, .svg or .timeline.svg; - for stdout)",
@@ -74,6 +79,7 @@ struct export_args {
 	struct site_opts skip; /* --skip, --no-default-skip */
 	const char *skip_slots[CLI_MAX_SKIP];
 	const char *file, *out;
+	bool python_only; /* --python-only */
 };
 
 /* An opt_fn: one option or operand into struct export_args. */
@@ -111,6 +117,9 @@ static int export_arg(void *ctx, const struct opt_spec *o, const char *v)
 		return cli__add_skip("export", &a->skip, a->skip_slots, v);
 	case OPT_NO_DEFAULT_SKIP:
 		a->skip.no_default_skip = true;
+		break;
+	case OPT_PYTHON_ONLY:
+		a->python_only = true;
 		break;
 	case OPT_NO_RECORDED_SKIP:
 		a->opts.no_recorded_skip = true;
@@ -157,6 +166,11 @@ int cli_export(int argc, char **argv)
 	if (!p) {
 		elog("%s\n", err);
 		return TRACER_EXIT_USAGE;
+	}
+	if (a.python_only && python_only__fold(p) < 0) {
+		dhat_profile__free(p);
+		elog("out of memory\n");
+		return TRACER_EXIT_FAILURE;
 	}
 	if (a.fmt == EXPORT_FMT_TIMELINE && !export__has_timeline(p)) {
 		/* Valgrind, dhat-rs and tracer before the series was stored: say so, no file. */

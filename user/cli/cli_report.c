@@ -12,7 +12,8 @@
 #include "suppress.h"
 
 enum { OPT_SKIP = 256, OPT_NO_DEFAULT_SKIP, OPT_NO_RECORDED_SKIP, OPT_ITERATIONS, OPT_UNIT,
-       OPT_TITLE, OPT_BYTES, OPT_LEAKS, OPT_SUPPRESSIONS, OPT_BY_THREAD, OPT_SIZES };
+       OPT_TITLE, OPT_BYTES, OPT_LEAKS, OPT_SUPPRESSIONS, OPT_BY_THREAD, OPT_SIZES,
+       OPT_PYTHON_ONLY };
 
 static const struct opt_spec report_opts_table[] = {
 	{ "top", 't', "N", "rows per table (default 12; with --json: all rows)", NULL, "", 't' },
@@ -57,6 +58,12 @@ static const struct opt_spec report_opts_table[] = {
 	  "allocation sizes in power-of-two buckets: allocations,\n"
 	  "bytes, and the site with the most (instead of the tables)",
 	  NULL, NULL, OPT_SIZES },
+	{ "python-only", 0, NULL,
+	  "a CPython's program points by their Python frames alone:\n"
+	  "the native frames between them folded, rows named by the\n"
+	  "Python line that allocated (points without Python frames\n"
+	  "stay as they are)",
+	  NULL, NULL, OPT_PYTHON_ONLY },
 	{ "json", 'j', NULL, "one JSON object instead of text (always exact)", NULL, NULL, 'j' },
 	{ "help", 'h', NULL, "this help", NULL, NULL, OPT_HELP },
 	{ 0 },
@@ -146,6 +153,9 @@ static int report_arg(void *ctx, const struct opt_spec *o, const char *v)
 		break;
 	case OPT_NO_RECORDED_SKIP:
 		a->opts.no_recorded_skip = true;
+		break;
+	case OPT_PYTHON_ONLY:
+		a->opts.python_only = true;
 		break;
 	case 't':
 		if (cli__parse_count("--top", v, &n))

@@ -37,6 +37,8 @@ enum {
 	OPT_UNWIND,
 	OPT_STACK_SIZE,
 	OPT_DENSE_STACKS,
+	OPT_PYTHON,
+	OPT_NO_PYTHON,
 	OPT_HELP_MAN,
 	OPT_COMPLETION,
 	OPT_SUMMARY,
@@ -105,6 +107,15 @@ static const struct opt_spec tracer_opts_table[] = {
 	  "site's stack was unwound, its later copies carry only the\n"
 	  "words the unwinder read; the same stacks, less to copy)",
 	  G_PROBES, NULL, OPT_DENSE_STACKS },
+	{ "python", 0, NULL,
+	  "the target must be a CPython (3.8-3.13) whose Python frames\n"
+	  "can be read: an error otherwise (default: detected; Python\n"
+	  "frames and PyObject/PyMem allocations when it is one)",
+	  G_PROBES, NULL, OPT_PYTHON },
+	{ "no-python", 0, NULL,
+	  "native frames and malloc only, even for a CPython: no\n"
+	  "PyObject/PyMem probes, no Python frames",
+	  G_PROBES, NULL, OPT_NO_PYTHON },
 	{ "debug-dir", 0, "DIR",
 	  "also look for debug files in DIR (repeatable; before\n"
 	  "/usr/lib/debug): a .build-id/xx/rest.debug tree, or a flat\n"
@@ -326,6 +337,14 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 		break;
 	case OPT_DENSE_STACKS:
 		o->dense_stacks = true;
+		break;
+	case OPT_PYTHON:
+	case OPT_NO_PYTHON:
+		if (o->python != TRACER_PY_AUTO) {
+			elog("--python and --no-python: one or the other\n");
+			return TRACER_EXIT_USAGE;
+		}
+		o->python = opt->id == OPT_PYTHON ? TRACER_PY_REQUIRE : TRACER_PY_OFF;
 		break;
 	case OPT_CHECK:
 		o->check = true;

@@ -26,6 +26,11 @@ enum unwind_mode {
 #define KILL_AFTER_DEFAULT_S 5.0 /* --kill-after */
 #define TRACER_DEBUG_DIRS_MAX 16 /* --debug-dir */
 
+/* --python / --no-python, the values of enum py_mode (py_stacks.h). */
+#define TRACER_PY_AUTO	  0
+#define TRACER_PY_REQUIRE 1
+#define TRACER_PY_OFF	  2
+
 struct tracer_opts {
 	const char *workload;		/* --workload NAME, "all" or "list" */
 	pid_t pid;			/* --pid: the first process */
@@ -55,6 +60,7 @@ struct tracer_opts {
 	enum unwind_mode unwind;	/* as given; the run decides what auto means */
 	__u32 stack_sz;			/* --stack-size, bytes; 0: default */
 	bool dense_stacks;		/* --dense-stacks: no sparse stack copies */
+	int python;			/* TRACER_PY_*: --python, --no-python (py_mode) */
 	int verbosity;			/* -q: -1, default 0, -v: 1, -vv: 2, -vvv: 3 */
 	__u64 snapshot_at_rss;		/* --snapshot-at-rss, bytes; 0: none */
 	double interval_s;		/* --interval: outstanding-allocation tables; 0: none */

@@ -231,9 +231,9 @@ static void blocks__remove(struct collector *c, struct block *b)
 
 /* ---- program points ------------------------------------------------------------------ */
 
-static inline __u64 pp_key_hash(__s32 stack_id, __u32 fn)
+static inline __u64 pp_key_hash(__s32 stack_id, __u32 fn, __u32 py_stack)
 {
-	return hash64(((__u64)(__u32)stack_id << 32) | fn);
+	return hash64(((__u64)(__u32)stack_id << 32) | fn) ^ hash64(py_stack);
 }
 
 static int pps__rehash(struct collector *c, size_t cap)
@@ -244,7 +244,7 @@ static int pps__rehash(struct collector *c, size_t cap)
 		return -ENOMEM;
 	mem__note_resize(c, cap * sizeof(*slots));
 	for (size_t k = 0; k < c->pps_cnt; k++) {
-		size_t i = slot_of(pp_key_hash(c->pps[k].stack_id, c->pps[k].fn), cap);
+		size_t i = slot_of(pp_key_hash(c->pps[k].stack_id, c->pps[k].fn, c->pps[k].py_stack), cap);
 
 		while (slots[i])
 			i = (i + 1) & (cap - 1);
@@ -256,10 +256,11 @@ static int pps__rehash(struct collector *c, size_t cap)
 	return 0;
 }
 
-/* Find or create the PP (stack_id, fn); its index goes to *idx. On -ENOMEM nothing changed. */
-static int pps__get(struct collector *c, __s32 stack_id, __u32 fn, __u32 *idx)
+/* Find or create the PP (stack_id, fn, py_stack); its index goes to *idx. On -ENOMEM nothing
+ * changed. */
+static int pps__get(struct collector *c, __s32 stack_id, __u32 fn, __u32 py_stack, __u32 *idx)
 {
-	__u64 h = pp_key_hash(stack_id, fn);
+	__u64 h = pp_key_hash(stack_id, fn, py_stack);
 	size_t mask = c->pp_slots_cap - 1;
 	size_t i = slot_of(h, c->pp_slots_cap);
 	struct pp_stats *pp;
@@ -267,7 +268,7 @@ static int pps__get(struct collector *c, __s32 stack_id, __u32 fn, __u32 *idx)
 
 	for (; c->pp_slots[i]; i = (i + 1) & mask) {
 		pp = &c->pps[c->pp_slots[i] - 1];
-		if (pp->stack_id == stack_id && pp->fn == fn) {
+		if (pp->stack_id == stack_id && pp->fn == fn && pp->py_stack == py_stack) {
 			*idx = c->pp_slots[i] - 1;
 			return 0;
 		}
@@ -306,6 +307,7 @@ static int pps__get(struct collector *c, __s32 stack_id, __u32 fn, __u32 *idx)
 	memset(pp, 0, sizeof(*pp));
 	pp->stack_id = stack_id;
 	pp->fn = fn;
+	pp->py_stack = py_stack;
 	/* Not live at any earlier snapshot: gb/gbk = 0 is already up to date. */
 	c->ppx[c->pps_cnt].snap_gen = c->snap_gen;
 	c->pp_slots[i] = (__u32)c->pps_cnt + 1;
@@ -556,7 +558,7 @@ static int new_block_at(struct collector *c, const struct alloc_event *e, __u64 
 	if (birth_pp == NO_PP) {
 		__u32 idx;
 
-		if ((err = pps__get(c, stack_id, fn, &idx)))
+		if ((err = pps__get(c, stack_id, fn, e ? e->py_stack : 0, &idx)))
 			return err;
 		birth_pp = idx;
 	}

@@ -21,8 +21,9 @@
  *    writer decides whether it applies (the image's allocator is glibc's).
  * A sampled profile (collector_opts.sample_bytes) weighs each block; see there.
  *
- * Program points are keyed by (stack_id, fn): the same stack through a different allocator
- * entry point is a different PP, because its first frame (the allocator) differs.
+ * Program points are keyed by (stack_id, fn, py_stack): the same stack through a different
+ * allocator entry point is a different PP, because its first frame (the allocator) differs;
+ * the same native stack under other Python frames (alloc_event.py_stack) is another PP too.
  *
  * Memory is O(peak live blocks + PPs), never O(events): the live-block table deletes without
  * tombstones and grows only when the live blocks outgrow half of it; PPs are deduplicated;
@@ -43,6 +44,7 @@
 struct pp_stats {
 	__s32 stack_id; /* key: stack id (negative: capture failed) */
 	__u32 fn;	/* key: enum alloc_fn of the allocation that created the PP */
+	__u32 py_stack; /* key: the Python stack (alloc_event.py_stack), 0: none */
 	__u64 tb, tbk;	/* total bytes / blocks (each realloc is one more block) */
 	__u64 tl_ns;	/* sum of block lifetimes (live blocks count up to t-end) */
 	__u64 mb, mbk;	/* this PP's own peak live bytes / blocks at that moment */

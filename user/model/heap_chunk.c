@@ -14,6 +14,10 @@ uint64_t heap_chunk__glibc(uint64_t addr, uint64_t req, uint32_t fn)
 {
 	uint64_t nb;
 
+	/* pymalloc's own blocks (up to 512 bytes, 16-byte size classes) live in its arenas,
+	 * not in a malloc chunk: what they take is the size class. */
+	if (FN_IS_PY(fn) && req <= 512)
+		return (req + 15) & ~(uint64_t)15;
 	if (fn == FN_PVALLOC)
 		req = (req + PAGE - 1) & ~(PAGE - 1);
 	nb = (req + SIZE_SZ + MALLOC_ALIGN_MASK) & ~MALLOC_ALIGN_MASK;

@@ -36,6 +36,7 @@
 #include "options.h"
 #include "output.h"
 #include "profile_output.h"
+#include "py_runtime.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -212,6 +213,39 @@ static void read_thread_name(void *ctx, __u32 tgid, __u32 tid, char *buf, size_t
 		buf[n - 1] = '\0';
 }
 
+/* py_stacks_opts callbacks (ctx = struct run): BPF's side of Python frames. */
+static int run_py_layout(void *ctx, pid_t tgid, const struct py_layout *l)
+{
+	struct run *r = ctx;
+
+	return r->loader ? loader__set_py_layout(r->loader, tgid, l) : -ENOENT;
+}
+
+static int run_py_read(void *ctx, __u32 id, struct py_stack_val *out)
+{
+	struct run *r = ctx;
+
+	return r->loader ? loader__py_stack(r->loader, id, out) : -ENOENT;
+}
+
+/* --python with --pid: each target must be a CPython we can read, before anything is
+ * attached. 0 or a TRACER_EXIT_* status. */
+static int require_python(const struct run *r)
+{
+	for (size_t i = 0; r->args->python == TRACER_PY_REQUIRE && i < r->args->pid_cnt; i++) {
+		const char *why = NULL;
+		struct py_runtime *rt = py_runtime__open(r->args->pids[i], &why);
+
+		if (!rt) {
+			elog("--python: pid %d is not a CPython whose frames can be read%s%s\n",
+			     (int)r->args->pids[i], why ? ": " : "", why ? why : "");
+			return TRACER_EXIT_USAGE;
+		}
+		py_runtime__free(rt);
+	}
+	return 0;
+}
+
 static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
 {
 	struct loader_opts lopts = {
@@ -223,14 +257,17 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		.dense_stacks = r->args->dense_stacks,
 		.sample_bytes = r->args->sample_bytes,
 		.paused = true, /* until the death probes share the ring (loader__resume) */
+		.no_python = r->args->python == TRACER_PY_OFF,
 	};
 	struct session_opts sopts = { .windowed = windowed, .on_profile = run__on_profile,
 				      .sample_bytes = r->args->sample_bytes,
 				      .thread_name = read_thread_name };
 	struct tracees_opts tops = { .output = r->out.output, .name_paths = !r->out.workloads,
-				     .owner = r };
+				     .owner = r, .python = (enum py_mode)r->args->python,
+				     .py = { run_py_read, run_py_layout, r } };
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: profile times share the origin of start_ns. */
 	struct alloc_symbols syms;
+	struct py_stacks_stats py;
 	int wait_status = 0, err, stop_err, ret;
 	size_t target_cnt;
 	pid_t pid;
@@ -240,6 +277,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	/* Windows (the workloads', --start-at/--stop-at) are reported as they close, under the
 	 * window's name; whole processes at the end, the busiest first. */
 	r->reports_inline = windowed || r->args->start_at || r->args->stop_at;
+	if (!argv && (ret = require_python(r)))
+		return ret;
 	ret = run__start_target(r, argv);
 	if (ret)
 		return ret;
@@ -353,6 +392,11 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	run__print_reports(r);
 	run__print_counters(r);
 	run__warn_no_allocator_call(r);
+	/* --python with a command: known only once it ran (a --pid target was checked first). */
+	if (argv && r->args->python == TRACER_PY_REQUIRE && !tracees__py_stats(r->tracees, &py)) {
+		elog("--python: %s ran no CPython whose frames could be read\n", argv[0]);
+		return TRACER_EXIT_FAILURE;
+	}
 	return trace_exit_status(r, err, wait_status, windowed, sopts.windowed);
 }
 

@@ -39,6 +39,7 @@ struct run {
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
 	struct workloads workloads;   /* --workload: the driver's table */
 	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
+	__u64 py_mismatched;		/* frames_ctx's, summed over the profiles */
 	__u64 dropped_written;		/* records dropped before the last profile was written */
 	__u64 untraced_written;		/* processes not traced, likewise */
 	__u64 overflow_written;		/* sampled blocks dropped (map full), likewise */

@@ -70,10 +70,17 @@ static const char *run_fn_lib_cb(void *ctx, __u32 fn)
 				  fn);
 }
 
+static size_t run_py_frames_cb(void *ctx, __u32 py_stack, const char *const **names,
+			       const __u32 **flags)
+{
+	return py_stacks__frames(((struct profile_ctx *)ctx)->t->py, py_stack, names, flags);
+}
+
 void run__stack_source(struct profile_ctx *pc, struct stack_source *src)
 {
 	*src = (struct stack_source){ run_stack_cb, run_fn_addr_cb, pc,
-				      loader__libc_path(pc->r->loader), run_fn_lib_cb };
+				      loader__libc_path(pc->r->loader), run_fn_lib_cb,
+				      run_py_frames_cb };
 }
 
 /* Is the image's malloc glibc's (its own when resolved, else the run's first one)? */
@@ -274,6 +281,7 @@ int run__on_profile(void *ctx, struct collector *c, const char *name, __u64 iter
 	dhat_mappings__release(&maps);
 	dhat_arenas__release(&arenas);
 	r->cut_short += fc.cut_short;
+	r->py_mismatched += fc.py_mismatched;
 	r->stacks_judged += fc.stacks;
 	if (!written)
 		return 0; /* keep tracing: later windows may still be written */
@@ -360,6 +368,9 @@ void run__print_counters(struct run *r)
 	run__counters(r, &s.probes);
 	s.sample_bytes = r->args->sample_bytes;
 	loader__sample_counters(r->loader, &s.sampling);
+	s.python = tracees__py_stats(r->tracees, &s.py_names);
+	loader__py_counters(r->loader, &s.py);
+	s.py_mismatched = r->py_mismatched;
 	if (r->dwarf) {
 		loader__snapshot_counters(r->loader, &s.snapshots);
 		tracees__unwind_stats(r->tracees, &s.unwind);

@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "dhat_writer.h"
+#include "py_stacks.h"
 
 /* The allocator's own frame, named by the public function that was called, as Debian's
  * Valgrind shows `malloc (in …vgpreload…)`: "0xADDR: malloc (in /…/libc.so.6)". The DWARF
@@ -75,6 +76,28 @@ static int reaches_entry(struct frames_ctx *fc, const __u64 *ips, int from, int 
 	return err ? err : found;
 }
 
+/* The program point's Python frames in place of the evaluation loop's (counted when the
+ * two do not match). */
+static int splice_python(struct frames_ctx *fc, const struct pp_stats *pp, struct strvec *out)
+{
+	const char *const *names;
+	const __u32 *flags;
+	size_t n;
+	int r;
+
+	if (!pp->py_stack || !fc->src->py_frames)
+		return 0;
+	n = fc->src->py_frames(fc->src->ctx, pp->py_stack, &names, &flags);
+	if (!n)
+		return 0;
+	r = py_stacks__splice(out, 1, names, flags, n);
+	if (r < 0)
+		return r;
+	if (!r)
+		fc->py_mismatched++;
+	return 0;
+}
+
 static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct strvec *out)
 {
 	__u64 ips[STACK_MAX_DEPTH];
@@ -109,6 +132,9 @@ static int describe(struct frames_ctx *fc, const struct pp_stats *pp, struct str
 				reached_main = true;
 		entry = entry || any_entry(out, first);
 	}
+	err = splice_python(fc, pp, out);
+	if (err)
+		return err;
 	/* Without names nothing can be judged. With them, a stack is cut short when the
 	 * unwinder stopped before the thread's entry (a function without frame pointers or
 	 * CFI broke the walk): a stack that names no main is not (stripped programs). */

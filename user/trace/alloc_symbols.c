@@ -259,6 +259,13 @@ static int scope_resolve(const struct alloc_scope *scope, struct alloc_symbols *
 		     scope->static_exe ? " (a stripped static executable?)" : "");
 		return -ENOSYS;
 	}
+	/* CPython's domains come all from one image, or none: an allocation probed whose free
+	 * is not would stay live for ever. */
+	for (__u32 fn = FN_PY_OBJ_MALLOC; fn <= FN_PY_MEM_FREE; fn++)
+		if (!out->off[fn] || out->obj[fn] != out->obj[FN_PY_OBJ_MALLOC]) {
+			alloc_symbols__drop_python(out);
+			break;
+		}
 	if (out->off[FN_RUST_ALLOC]) /* the shims are probed, whatever allocator they call */
 		out->prefixed[0] = out->prefixed_in[0] = '\0';
 	memcpy(out->path, out->objs[out->obj[FN_MALLOC]], sizeof(out->path));
@@ -341,4 +348,36 @@ bool alloc_symbols__glibc_malloc(const struct alloc_symbols *s)
 	base = base ? base + 1 : s ? s->path : "";
 	return !strcmp(base, "libc.so.6") && !s->off[FN_RUST_ALLOC] &&
 	       !s->off[FN_RUST_ALLOC_ZEROED] && !s->off[FN_RUST_REALLOC];
+}
+
+bool alloc_symbols__has_python(const struct alloc_symbols *s)
+{
+	return s && s->off[FN_PY_OBJ_MALLOC] && s->off[FN_PY_OBJ_FREE];
+}
+
+void alloc_symbols__drop_python(struct alloc_symbols *s)
+{
+	__u32 keep = 0;
+
+	for (__u32 fn = 0; fn < FN_COUNT; fn++)
+		if (FN_IS_PY(fn)) {
+			s->off[fn] = 0;
+			s->owner[fn] = fn;
+		}
+	/* An object left with nothing to probe (python3.N itself) leaves the list. */
+	for (__u32 i = 0; i < s->obj_cnt; i++) {
+		bool used = false;
+
+		for (__u32 fn = 0; fn < FN_COUNT && !used; fn++)
+			used = s->off[fn] && s->obj[fn] == i;
+		if (!used)
+			continue;
+		for (__u32 fn = 0; fn < FN_COUNT; fn++)
+			if (s->off[fn] && s->obj[fn] == i)
+				s->obj[fn] = (__u8)keep;
+		if (keep != i)
+			memcpy(s->objs[keep], s->objs[i], sizeof(s->objs[keep]));
+		keep++;
+	}
+	s->obj_cnt = keep;
 }

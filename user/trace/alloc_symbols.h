@@ -81,6 +81,13 @@ const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn);
  * #[global_allocator] may be anything). */
 bool alloc_symbols__glibc_malloc(const struct alloc_symbols *s);
 
+/* Whether s probes CPython's allocator domains (PyObject_Malloc ..., FN_IS_PY): the
+ * interpreter's image (python3.N, libpython3.N.so) is in the scope. */
+bool alloc_symbols__has_python(const struct alloc_symbols *s);
+
+/* Leave CPython's allocator domains unprobed (--no-python). */
+void alloc_symbols__drop_python(struct alloc_symbols *s);
+
 /* True if the ELF file at path exports a malloc of its own (.dynsym): a library that
  * would be an allocator if it were in the lookup scope (dlopen'd ones are not). */
 bool alloc_symbols__defines_malloc(const char *path);

@@ -78,6 +78,7 @@ struct loader {
 	struct alloc_symbols syms; /* the probed object, offsets and aliases */
 	struct attach attach;	  /* the allocator probes: their mode and its links */
 	struct bpf_link *proc_links[3]; /* follow: fork, exec, exit tracepoints */
+	bool no_python;			/* --no-python: CPython's domains never probed */
 };
 
 /* libbpf's own log: warnings at -v, info at -vv, debug (verifier logs) only at -vvv. */
@@ -511,6 +512,9 @@ struct loader *loader__new(const struct loader_opts *opts)
 		err = alloc_symbols__for_process(opts->pid, opts->libc_path, &l->syms);
 	if (err)
 		goto cleanup;
+	l->no_python = opts->no_python;
+	if (l->no_python)
+		alloc_symbols__drop_python(&l->syms);
 	plan = malloc(sizeof(*plan));
 	err = plan ? plan_probes(&l->syms, plan) : -ENOMEM;
 	if (err)
@@ -625,11 +629,22 @@ int loader__attach_image(struct loader *l, pid_t pid, const struct alloc_symbols
 
 	if (!l || !l->skel || !l->attach.ops->attach_image)
 		return -ENOTSUP;
+	struct alloc_symbols *own = NULL;
+
+	if (l->no_python && alloc_symbols__has_python(syms)) { /* a copy without them */
+		own = malloc(sizeof(*own));
+		if (!own)
+			return -ENOMEM;
+		*own = *syms;
+		alloc_symbols__drop_python(own);
+		syms = own;
+	}
 	plans = malloc(sizeof(*plans));
 	err = plans ? plan_probes(syms, plans) : -ENOMEM;
 	if (!err)
 		err = l->attach.ops->attach_image(&l->attach, pid, syms, plans);
 	free(plans);
+	free(own);
 	return err;
 }
 
@@ -783,6 +798,46 @@ int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max)
 		n++;
 	}
 	return (int)n;
+}
+
+int loader__set_py_layout(struct loader *l, pid_t pid, const struct py_layout *layout)
+{
+	__u32 tgid = (__u32)pid;
+	int fd, err;
+
+	if (!l || !l->skel || pid <= 0)
+		return -EINVAL;
+	fd = bpf_map__fd(l->skel->maps.py_layouts);
+	err = layout ? bpf_map_update_elem(fd, &tgid, layout, BPF_ANY)
+		     : bpf_map_delete_elem(fd, &tgid);
+	if (err && !layout && errno == ENOENT)
+		return 0;
+	if (err)
+		return -errno;
+	/* BPF looks layouts up only once one exists (plain store: a flag, read racily). */
+	if (layout)
+		l->skel->bss->py_any = 1;
+	return 0;
+}
+
+int loader__py_stack(struct loader *l, __u32 py_stack, struct py_stack_val *out)
+{
+	if (!l || !l->skel || !py_stack)
+		return -EINVAL;
+	if (bpf_map__value_size(l->skel->maps.py_stacks) != sizeof(*out))
+		return -EPROTO;
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.py_stacks), &py_stack, out))
+		return -errno;
+	return out->depth <= PY_FRAMES_MAX ? 0 : -EPROTO;
+}
+
+void loader__py_counters(struct loader *l, struct py_counters *out)
+{
+	if (!l || !l->skel) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	*out = *(volatile struct py_counters *)&l->skel->bss->py_counters;
 }
 
 __u64 loader__fn_addr(struct loader *l, __u32 fn)

@@ -45,6 +45,7 @@ struct loader_opts {
 	 * ptrace). The tree then gets session links per process instead of inherited probes. */
 	bool hold_children;
 	__u64 sample_bytes; /* --sample-bytes: mean bytes between sampled blocks; 0: every one */
+	bool no_python;	    /* --no-python: CPython's allocator domains are not probed */
 };
 
 #define LOADER_DEFAULT_RINGBUF_SZ (16u << 20)
@@ -131,6 +132,14 @@ int loader__set_snap_hint(struct loader *l, const struct snap_hint_key *k,
 /* Copy the user stack of stack_id (innermost first: raw return addresses) into ips.
  * Returns the number of frames, or -errno (-ENOENT: unknown id). */
 int loader__stack(struct loader *l, __s32 stack_id, __u64 *ips, size_t max);
+
+/* Python frames (bpf/python.bpf.h): the layout BPF walks process tgid's frames with (NULL:
+ * forget it). 0 or -errno. */
+int loader__set_py_layout(struct loader *l, pid_t tgid, const struct py_layout *layout);
+/* The Python stack py_stack (alloc_event.py_stack) into *out. 0 or -errno. */
+int loader__py_stack(struct loader *l, __u32 py_stack, struct py_stack_val *out);
+/* BPF's Python-walk counters (zeros without a loader). */
+void loader__py_counters(struct loader *l, struct py_counters *out);
 
 /* Runtime entry address of allocator function fn in the target, as seen by its probe;
  * 0 when the function was never hit. Used to name the allocator frame of a stack. */

@@ -58,6 +58,23 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 				(unsigned long long)s->sampling.skipped,
 				(unsigned long long)s->sampling.overflow);
 		}
+		if (s->python)
+			fprintf(out,
+				"python: %llu stacks with Python frames, %llu without: thread state "
+				"not found %llu, no Python frame %llu, read failed %llu, stack map full "
+				"%llu, cut at %d frames %llu; frames unnamed %llu, stacks unread %llu, "
+				"splices unmatched %llu\n",
+				(unsigned long long)s->py.stacks,
+				(unsigned long long)(s->py.no_tstate + s->py.no_frame +
+						     s->py.read_failed + s->py.map_full),
+				(unsigned long long)s->py.no_tstate,
+				(unsigned long long)s->py.no_frame,
+				(unsigned long long)s->py.read_failed,
+				(unsigned long long)s->py.map_full, PY_FRAMES_MAX,
+				(unsigned long long)s->py.cut,
+				(unsigned long long)s->py_names.unnamed,
+				(unsigned long long)s->py_names.unread,
+				(unsigned long long)s->py_mismatched);
 		fflush(out);
 	}
 	if (s->dwarf) {

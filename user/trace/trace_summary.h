@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "dwarf_stacks.h"
+#include "py_stacks.h"
 #include "events.h"
 #include "session.h"
 
@@ -22,6 +23,10 @@ struct trace_summary {
 	__u64 stacks;			    /* program points whose stack was judged */
 	__u64 sample_bytes;		    /* --sample-bytes (0: exact): the next one is set */
 	struct sample_counters sampling;    /* loader__sample_counters */
+	bool python;			    /* a CPython image was traced: the next three are set */
+	struct py_counters py;		    /* loader__py_counters (BPF's walks) */
+	struct py_stacks_stats py_names;    /* tracees__py_stats (naming) */
+	__u64 py_mismatched;		    /* frames_ctx.py_mismatched, summed */
 };
 
 /* The counters line (and notes on incomplete stacks) to out, unless out is NULL (-q); the

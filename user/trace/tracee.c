@@ -7,11 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc_scope.h"
 #include "clock.h"
 #include "dwarf_stacks.h"
 #include "events.h"
 #include "log.h"
 #include "mappings.h"
+#include "py_inline.h"
 #include "rss_sampler.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -124,6 +126,7 @@ static void tracee_free(struct tracee *t)
 	session__free(t->session);
 	symbolizer__free(t->sym);
 	dwarf_stacks__free(t->stacks);
+	py_stacks__free(t->py);
 	rss_sampler__free(t->rss);
 	mappings__free(t->maps);
 	dhat_arenas__release(t->exit_arenas);
@@ -147,6 +150,57 @@ static int push(struct tracees *ts, struct tracee *t)
 		return -ENOMEM;
 	ts->v[ts->cnt++] = t;
 	return 0;
+}
+
+/* An interpreter built with pymalloc copied into its callers: most small objects are not
+ * seen (py_inline.h), said once per image. */
+static void py_warn_inlined(const struct tracee *t)
+{
+	const char *image = py_stacks__image(t->py);
+	char path[PATH_MAX];
+	int sites;
+
+	if (!image || t->set->opts.python == PY_MODE_OFF)
+		return;
+	alloc_scope__open_path(t->tgid, image, path, sizeof(path));
+	sites = py_inline__sites(path);
+	if (sites >= PY_INLINE_MIN_SITES)
+		ilog("pid %d (%s): %s has pymalloc inlined at %d call sites (an LTO build): "
+		     "most allocations of 512 bytes and less make no PyObject_Malloc call and are "
+		     "not seen\n",
+		     (int)t->tgid, safe_text__term(t->prog), safe_text__term(image), sites);
+}
+
+/* Is t's interpreter known (looked for again while not, py_stacks__probe)? Said once. */
+static bool py_probe(struct tracee *t)
+{
+	const char *why = NULL;
+	bool known = py_stacks__probe(t->py, &why);
+
+	if (why) {
+		ilog("pid %d (%s): %s\n", (int)t->tgid, safe_text__term(t->prog), why);
+		t->py_said = true;
+	}
+	if (known && !*t->py_version) {
+		snprintf(t->py_version, sizeof(t->py_version), "%s", py_stacks__version(t->py));
+		ilog("pid %d (%s): CPython %s: Python frames recorded\n", (int)t->tgid,
+		     safe_text__term(t->prog), safe_text__term(t->py_version));
+		py_warn_inlined(t);
+	}
+	return known;
+}
+
+/* An allocation record of t: its Python stack named now, while the target lives. */
+static void py_record(struct tracee *t, __u32 type, const void *data, size_t sz)
+{
+	const struct alloc_event *e = data;
+
+	if (!t->py || (type != EV_ALLOC && type != EV_REALLOC) || sz < sizeof(*e))
+		return;
+	if (!*t->py_version)
+		py_probe(t);
+	if (e->py_stack)
+		py_stacks__see(t->py, e->py_stack);
 }
 
 struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const char *exe,
@@ -194,6 +248,10 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 		     (int)tgid);
 	if (ts->opts.rss) /* NULL when unreadable: its profile has no series */
 		t->rss = rss_sampler__new(tgid);
+	if (ts->opts.python != PY_MODE_OFF) {
+		t->py = py_stacks__new(tgid, &ts->opts.py);
+		py_probe(t);
+	}
 	if (!t->session || push(ts, t)) {
 		tracee_free(t);
 		errno = ENOMEM;
@@ -238,6 +296,12 @@ int tracees__close(struct tracee *t, __u64 end_ns, bool ended)
 		dwarf_stacks__stats(t->stacks, &t->unwind);
 	dwarf_stacks__free(t->stacks);
 	t->stacks = NULL;
+	py_stacks__stats(t->py, &t->py_stats);
+	if (t->py && !*t->py_version && py_stacks__why(t->py) && !t->py_said)
+		ilog("pid %d (%s): %s\n", (int)t->tgid, safe_text__term(t->prog),
+		     py_stacks__why(t->py));
+	py_stacks__free(t->py); /* its names were written: the profile is out */
+	t->py = NULL;
 	rss_sampler__free(t->rss);
 	t->rss = NULL;
 	mappings__free(t->maps);
@@ -340,6 +404,25 @@ void tracees__stats(const struct tracees *ts, struct session_stats *out)
 		out->unknown_frees += s->unknown_frees;
 		out->stack_failures += s->stack_failures;
 	}
+}
+
+bool tracees__py_stats(const struct tracees *ts, struct py_stacks_stats *out)
+{
+	bool any = false;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; ts && i < ts->cnt; i++) {
+		struct py_stacks_stats s = ts->v[i]->py_stats;
+
+		if (ts->v[i]->py)
+			py_stacks__stats(ts->v[i]->py, &s);
+		any = any || *ts->v[i]->py_version;
+		out->stacks += s.stacks;
+		out->frames += s.frames;
+		out->unnamed += s.unnamed;
+		out->unread += s.unread;
+	}
+	return any;
 }
 
 void tracees__unwind_stats(const struct tracees *ts, struct dwarf_stacks_stats *out)
@@ -517,8 +600,11 @@ int tracees__handle(void *set, const void *data, size_t sz)
 	/* Unwound here, before the session: it only ever sees plain records. A malformed
 	 * snapshot goes on as is and is counted as a bad record. */
 	if (type == EV_STACK_SNAPSHOT && t->stacks &&
-	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev))
+	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev)) {
+		py_record(t, ev.type, &ev, sizeof(ev));
 		return session__handle(t->session, &ev, sizeof(ev));
+	}
+	py_record(t, type, data, sz);
 	if (type == EV_DEATH) { /* the process is gone: its profile ended at the death */
 		const struct death_event *d = data;
 		int err = session__handle(t->session, data, sz);

@@ -29,6 +29,7 @@
 #include "collector.h"
 #include "dhat_arenas.h"
 #include "dwarf_stacks.h"
+#include "py_stacks.h"
 #include "session.h"
 
 struct tracees;
@@ -77,6 +78,11 @@ struct tracee {
 	struct collector_totals totals; /* of its (last) profile, set when one is written */
 	struct session_stats stats;    /* its session's counters, kept at close */
 	struct dwarf_stacks_stats unwind; /* its resolver's counters, kept at close */
+	struct py_stacks *py;	       /* its Python frames (tracees_opts.python not off);
+					* freed once its profile is written */
+	struct py_stacks_stats py_stats; /* py's counters, kept at close */
+	char py_version[16];	       /* the CPython it runs, once known, else "" */
+	bool py_said;		       /* why it cannot be read was said */
 	struct tracees *set;
 };
 
@@ -100,6 +106,10 @@ struct tracees_opts {
 	/* dwarf: where each image's stack hints go (dwarf_stacks__set_hint_sink); NULL: none */
 	stack_hint_fn hint_fn;
 	void *hint_ctx;
+	/* Python frames (py_stacks.h): each image's interpreter looked for (PY_MODE_OFF: not),
+	 * its layout handed to BPF and its Python stacks read through these. */
+	enum py_mode python;
+	struct py_stacks_opts py;
 };
 
 struct tracees *tracees__new(const struct tracees_opts *o);
@@ -182,6 +192,9 @@ bool tracee__final(const struct tracee *t);
 const char *tracee__profile_path(const struct tracee *t);
 
 /* The resolvers' counters, summed over every tracee (dwarf). */
+/* The Python naming counters of every image summed (open ones included); true when any
+ * image ran a CPython whose frames were read. */
+bool tracees__py_stats(const struct tracees *ts, struct py_stacks_stats *out);
 void tracees__unwind_stats(const struct tracees *ts, struct dwarf_stacks_stats *out);
 
 /* The open tracee whose session has the most live bytes (progress line), or NULL. */

@@ -43,6 +43,14 @@ static const char *const names[FN_COUNT] = {
 	[FN_CXX_DELETE_ARRAY_NOTHROW] = "_ZdaPvRKSt9nothrow_t",
 	[FN_CXX_DELETE_ALIGNED_NOTHROW] = "_ZdlPvSt11align_val_tRKSt9nothrow_t",
 	[FN_CXX_DELETE_ARRAY_ALIGNED_NOTHROW] = "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+	[FN_PY_OBJ_MALLOC] = "PyObject_Malloc",
+	[FN_PY_OBJ_CALLOC] = "PyObject_Calloc",
+	[FN_PY_OBJ_REALLOC] = "PyObject_Realloc",
+	[FN_PY_OBJ_FREE] = "PyObject_Free",
+	[FN_PY_MEM_MALLOC] = "PyMem_Malloc",
+	[FN_PY_MEM_CALLOC] = "PyMem_Calloc",
+	[FN_PY_MEM_REALLOC] = "PyMem_Realloc",
+	[FN_PY_MEM_FREE] = "PyMem_Free",
 };
 
 const char *alloc_fn_name(__u32 fn)
