@@ -61,4 +61,30 @@ struct unwind_proc {
 	struct unwind_mapping m[UNWIND_MAPPINGS_MAX];
 };
 
+#define UNWIND_PROCS_MAX 4096 /* processes with an unwind_proc at once (`unwind_maps`) */
+
+/* UNWIND_CFA_PLT: (RIP & 15) at or above this is past the PLT entry's push (glibc's lazy
+ * 16-byte entries: jmp *GOT 6 bytes, push 5 bytes). */
+#ifndef UNWIND_PLT_THRESHOLD
+#define UNWIND_PLT_THRESHOLD 11
+#endif
+
+/*
+ * --unwind kernel counters (bpf/unwind.bpf.h), a BPF global like snapshot_counters. Each
+ * walk ends for exactly one reason; the last five send the record as a snapshot instead.
+ */
+struct unwind_counters {
+	__u64 unwinds;	     /* stacks unwound in BPF (stored in `stacks`) */
+	__u64 frames;	     /* their frames, summed (PC included) */
+	__u64 ends;	     /* walks that reached the outermost frame */
+	__u64 depth_cuts;    /* walks cut at STACK_MAX_DEPTH */
+	__u64 read_failures; /* walks cut at a stack word that could not be read */
+	__u64 no_proc;	     /* no unwind_proc for the process (or no scratch) */
+	__u64 no_mapping;    /* a PC in no described executable mapping */
+	__u64 no_table;	     /* a PC in a module without rows */
+	__u64 none_row;	     /* a PC no FDE covers */
+	__u64 unsupported;   /* an UNSUPPORTED rule, or an RBP-based CFA with RBP unknown */
+	__u64 fallbacks;     /* records sent as snapshots because of the five above */
+};
+
 #endif /* UNWIND_ABI_H */

@@ -13,6 +13,7 @@
 
 #include "alloc_symbols.h"
 #include "events.h"
+#include "unwind_abi.h" /* the skeleton's .bss holds struct unwind_counters */
 
 struct loader_opts {
 	pid_t pid;		 /* target process (tgid); all of its threads are traced */

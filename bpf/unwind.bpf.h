@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * unwind.bpf.h - DWARF unwinding inside BPF (--unwind kernel, issue #33), included by
+ * alloc.bpf.c after the DWARF snapshot code (a stack the tables cannot serve is sent as a
+ * snapshot instead).
+ *
+ * At the outermost allocator return, take_stack() calls ku_walk() instead of fp_walk(): the
+ * registers are the caller's (the return probe fires after the ret), so the first frame is
+ * the allocator's caller at the instruction after its call, like ips[0] of a frame-pointer
+ * stack. Each step:
+ *   1. the mapping of the PC: binary search over the process's executable mappings
+ *      (`unwind_maps`, tgid -> struct unwind_proc, sorted by start; filled by the loader
+ *      from /proc/PID/maps, user/trace/kunwind.c);
+ *   2. its module's row covering PC - bias: binary search over the module's rows in the
+ *      `unwind_rows` array ([first_row, first_row + n_rows), one copy per build-id);
+ *   3. CFA by the row's rule, the return address at CFA - 8, the caller's RBP by the RBP rule,
+ *      SP = CFA.
+ * Like libdw (what --unwind dwarf unwinds with, user/stacks/unwind.c), the first frame is an
+ * activation (looked up at its PC), every later one at its return address minus one (the
+ * call instruction's row: a call can be the last instruction of a function); a zero return
+ * address ends the stack; a saved RBP that cannot be read leaves RBP unknown, which stops
+ * the walk only if a later CFA needs it.
+ *
+ * Where it stops, and what happens then (unwind_counters, printed in the closing summary):
+ *   - the outermost frame (an END row, RA 0): done (`ends`);
+ *   - STACK_MAX_DEPTH frames: cut, as every mode cuts (`depth_cuts`);
+ *   - a stack word that cannot be read: cut there (`read_failures`);
+ *   - anything the tables cannot serve: no process entry, a PC in no described mapping, a
+ *     module without a table, a gap between FDEs (NONE row), a rule BPF does not follow
+ *     (UNSUPPORTED; an RBP-based CFA with RBP unknown): the record goes out as a stack
+ *     snapshot instead, unwound in userspace exactly as --unwind dwarf would (`fallbacks`).
+ *     At ANY frame, not only the first: a stack cut in the middle by a library mapped since
+ *     the loader last read the maps (dlopen, the libraries ld.so maps after exec) would
+ *     otherwise be a shorter stack than DWARF mode gives, and a different program point.
+ *
+ * Verifier: bpf_loop, one step verified once (as fp_walk). Everything that changes from step
+ * to step lives in map values (the stack being built, this CPU's walk state), never in the
+ * loop's context on the BPF stack, so the verifier's states converge. The binary searches
+ * are bounded loops (9 and 32 steps).
+ */
+#ifndef UNWIND_BPF_H
+#define UNWIND_BPF_H
+
+#include "unwind_abi.h"
+
+const volatile __u32 unwind_kernel = 0; /* --unwind kernel: ku_walk() instead of fp_walk() */
+
+struct unwind_counters unwind_counters = {};
+
+/* Every module's rows, back to back; resized by the loader (bpf_map__set_max_entries). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} unwind_rows SEC(".maps");
+
+/* tgid -> its executable mappings (8 KiB each: not preallocated). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, UNWIND_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, struct unwind_proc);
+} unwind_maps SEC(".maps");
+
+/* Why a walk stopped (ku_state.stop). */
+enum ku_stop {
+	KU_GOING = 0,
+	KU_END,		/* outermost frame */
+	KU_DEPTH,	/* STACK_MAX_DEPTH frames */
+	KU_READ,	/* a stack word unreadable */
+	KU_NO_MAPPING,	/* PC in no described mapping */
+	KU_NO_TABLE,	/* its module has no rows */
+	KU_NONE_ROW,	/* no FDE covers the PC */
+	KU_UNSUPPORTED, /* a rule BPF does not follow */
+};
+
+/* This CPU's walk: the registers of the frame being stepped. */
+struct ku_state {
+	__u64 pc, sp, bp;
+	__u32 bp_ok; /* bp holds the frame's RBP (0: unknown since a saved RBP was unreadable) */
+	__u32 stop;  /* enum ku_stop */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ku_state);
+} ku_scratch SEC(".maps");
+
+struct ku_walk_ctx {
+	struct stack_val *s;
+	struct ku_state *st;
+	const struct unwind_proc *proc;
+};
+
+/* The mapping holding pc, or NULL: the last one starting at or below it, if pc < its end. */
+static __always_inline const struct unwind_mapping *ku_mapping(const struct unwind_proc *p,
+							      __u64 pc)
+{
+	__u32 lo = 0, hi = p->n, mid;
+
+	if (hi > UNWIND_MAPPINGS_MAX)
+		return NULL;
+	for (int i = 0; i < 9; i++) { /* log2(UNWIND_MAPPINGS_MAX) + 1 */
+		if (lo >= hi)
+			break;
+		mid = (lo + hi) >> 1;
+		if (mid >= UNWIND_MAPPINGS_MAX)
+			return NULL;
+		if (p->m[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo > UNWIND_MAPPINGS_MAX)
+		return NULL;
+	mid = lo - 1;
+	if (mid >= UNWIND_MAPPINGS_MAX || pc >= p->m[mid].end)
+		return NULL;
+	return &p->m[mid];
+}
+
+/* The row covering the ELF address pc among m's rows, or NULL (before the first row). */
+static __always_inline const struct unwind_row *ku_row(const struct unwind_mapping *m, __u32 pc)
+{
+	const struct unwind_row *r, *best = NULL;
+	__u32 lo = 0, hi = m->n_rows, first = m->first_row, idx;
+
+	for (int i = 0; i < 32; i++) {
+		if (lo >= hi)
+			break;
+		idx = first + lo + ((hi - lo) >> 1);
+		r = bpf_map_lookup_elem(&unwind_rows, &idx);
+		if (!r)
+			return NULL; /* past the array: a mapping the loader got wrong */
+		if (r->pc <= pc) {
+			best = r;
+			lo = idx - first + 1;
+		} else {
+			hi = idx - first;
+		}
+	}
+	return best;
+}
+
+/* One frame: from st's registers to its caller's, its return address into s. */
+static long ku_step(__u64 i, void *data)
+{
+	struct ku_walk_ctx *w = data;
+	struct stack_val *s = w->s;
+	struct ku_state *st = w->st;
+	const struct unwind_mapping *m;
+	const struct unwind_row *row;
+	__u64 lpc, elf_pc, cfa, ra, bp;
+	__u32 d = s->depth;
+
+	if (d >= STACK_MAX_DEPTH) {
+		st->stop = KU_DEPTH;
+		return 1;
+	}
+	/* ips[0] is the activation, the others return addresses (see the header). */
+	lpc = d == 1 ? st->pc : st->pc - 1;
+	m = ku_mapping(w->proc, lpc);
+	if (!m) {
+		st->stop = KU_NO_MAPPING;
+		return 1;
+	}
+	elf_pc = lpc - m->bias;
+	if (!m->n_rows || elf_pc > 0xffffffffull) {
+		st->stop = KU_NO_TABLE;
+		return 1;
+	}
+	row = ku_row(m, (__u32)elf_pc);
+	if (!row || row->cfa_rule == UNWIND_CFA_NONE) {
+		st->stop = KU_NONE_ROW;
+		return 1;
+	}
+	switch (row->cfa_rule) {
+	case UNWIND_CFA_RSP:
+		cfa = st->sp + (__s64)row->cfa_off;
+		break;
+	case UNWIND_CFA_RBP:
+		if (!st->bp_ok) {
+			st->stop = KU_UNSUPPORTED;
+			return 1;
+		}
+		cfa = st->bp + (__s64)row->cfa_off;
+		break;
+	case UNWIND_CFA_PLT: /* the PLT's expression, on the real RIP */
+		cfa = st->sp + (__s64)row->cfa_off + ((st->pc & 15) >= UNWIND_PLT_THRESHOLD ? 8 : 0);
+		break;
+	case UNWIND_CFA_END:
+		st->stop = KU_END;
+		return 1;
+	default:
+		st->stop = KU_UNSUPPORTED;
+		return 1;
+	}
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+		st->stop = KU_READ;
+		return 1;
+	}
+	if (row->rbp_rule == UNWIND_RBP_CFA_OFF) {
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__s64)row->rbp_off)))
+			st->bp_ok = 0; /* libdw: the register is then unknown, not an error */
+		else
+			st->bp = bp;
+	} else if (row->rbp_rule != UNWIND_RBP_SAME) {
+		st->bp_ok = 0;
+	}
+	if (!ra) { /* libdw: a zero return address ends the stack */
+		st->stop = KU_END;
+		return 1;
+	}
+	st->sp = cfa;
+	st->pc = ra;
+	s->ips[d] = ra; /* d < STACK_MAX_DEPTH, checked above */
+	s->depth = d + 1;
+	return 0;
+}
+
+/*
+ * The current user stack into s, unwound with the tables. True when s holds the stack (ended
+ * at the outermost frame, cut at the depth or at an unreadable word); false when the tables
+ * could not serve it (the caller sends a snapshot instead). Counted either way.
+ */
+static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0;
+	struct ku_walk_ctx w = { .s = s };
+	__u64 *why;
+
+	w.proc = bpf_map_lookup_elem(&unwind_maps, &tgid);
+	w.st = bpf_map_lookup_elem(&ku_scratch, &zero);
+	if (!w.proc || !w.st) {
+		count(&unwind_counters.no_proc);
+		count(&unwind_counters.fallbacks);
+		return false;
+	}
+	w.st->pc = PT_REGS_IP(ctx);
+	w.st->sp = PT_REGS_SP(ctx);
+	w.st->bp = ctx->rbp;
+	w.st->bp_ok = 1;
+	w.st->stop = KU_GOING;
+	s->ips[0] = w.st->pc;
+	s->depth = 1;
+	bpf_loop(STACK_MAX_DEPTH, ku_step, &w, 0);
+
+	switch (w.st->stop) {
+	case KU_END:
+		why = &unwind_counters.ends;
+		break;
+	case KU_GOING: /* bpf_loop ran out: only at the depth */
+	case KU_DEPTH:
+		why = &unwind_counters.depth_cuts;
+		break;
+	case KU_READ:
+		why = &unwind_counters.read_failures;
+		break;
+	case KU_NO_MAPPING:
+		why = &unwind_counters.no_mapping;
+		break;
+	case KU_NO_TABLE:
+		why = &unwind_counters.no_table;
+		break;
+	case KU_NONE_ROW:
+		why = &unwind_counters.none_row;
+		break;
+	default:
+		why = &unwind_counters.unsupported;
+		break;
+	}
+	count(why);
+	if (w.st->stop >= KU_NO_MAPPING) {
+		count(&unwind_counters.fallbacks);
+		return false;
+	}
+	count(&unwind_counters.unwinds);
+	__sync_fetch_and_add(&unwind_counters.frames, s->depth);
+	return true;
+}
+
+#endif /* UNWIND_BPF_H */
