@@ -47,9 +47,11 @@ const volatile __u32 unwind_kernel = 0; /* --unwind kernel: ku_walk() instead of
 
 struct unwind_counters unwind_counters = {};
 
-/* Every module's rows, back to back; resized by the loader (bpf_map__set_max_entries). */
+/* Every module's rows, back to back; resized by the loader (bpf_map__set_max_entries) and
+ * written through its mmap (no syscall per row). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct unwind_row);
