@@ -311,7 +311,7 @@ static int ku_attach(struct loader *l, const struct loader_opts *opts)
 	}
 	sink.rows = l->ku_rows;
 	err = kunwind__attach(l->ku, &sink);
-	if (!err)
+	if (!err && !opts->unwind_held)
 		err = kunwind__update(l->ku, opts->pid);
 	if (err == -ESRCH)
 		err = 0; /* a held command's first exec describes it (loader__unwind_add) */

@@ -32,6 +32,8 @@ struct loader_opts {
 	 * dense_stacks apply to those). Not with unwind_dwarf. */
 	bool unwind_kernel;
 	const char *unwind_cache_dir; /* unwind_kernel: the tables' cache; NULL: none */
+	bool unwind_held; /* unwind_kernel: pid has not exec'd yet (a held command): described
+			   * at loader__unwind_add, not at attach (its maps are the tracer's) */
 	bool noop;		 /* benchmark only: same probes, programs that only return 0 */
 	bool noop_entry;	 /* with noop: entry probes only, no return probe (the floor
 				  * of an allocation that needs no return; not with inherit) */

@@ -9,6 +9,7 @@
 
 #include "dwarf_stacks.h"
 #include "events.h"
+#include "kunwind.h"
 #include "session.h"
 
 struct trace_summary {
@@ -22,6 +23,10 @@ struct trace_summary {
 	__u64 stacks;			    /* program points whose stack was judged */
 	__u64 sample_bytes;		    /* --sample-bytes (0: exact): the next one is set */
 	struct sample_counters sampling;    /* loader__sample_counters */
+	bool kernel;			    /* --unwind kernel: the next two are set, and
+					     * snapshots/unwind count its fallbacks */
+	struct unwind_counters kunwind;	    /* loader__unwind_counters: BPF's */
+	struct kunwind_stats tables;	    /* loader__unwind_counters: the tables' */
 };
 
 /* The counters line (and notes on incomplete stacks) to out, unless out is NULL (-q); the

@@ -517,8 +517,11 @@ int tracees__handle(void *set, const void *data, size_t sz)
 	/* Unwound here, before the session: it only ever sees plain records. A malformed
 	 * snapshot goes on as is and is counted as a bad record. */
 	if (type == EV_STACK_SNAPSHOT && t->stacks &&
-	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev))
+	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev)) {
+		if (ts->opts.tag_user_ids && ev.stack_id >= 0)
+			ev.stack_id |= STACK_ID_USER_TAG;
 		return session__handle(t->session, &ev, sizeof(ev));
+	}
 	if (type == EV_DEATH) { /* the process is gone: its profile ended at the death */
 		const struct death_event *d = data;
 		int err = session__handle(t->session, data, sz);
