@@ -25,7 +25,7 @@ enum unwind_cfa_rule {
 	UNWIND_CFA_NONE = 0,	    /* no FDE covers this PC (a gap between FDEs): stop */
 	UNWIND_CFA_RSP = 1,	    /* CFA = RSP + cfa_off */
 	UNWIND_CFA_RBP = 2,	    /* CFA = RBP + cfa_off */
-	UNWIND_CFA_PLT = 3,	    /* the PLT expression: CFA = RSP + cfa_off + ((RIP & 15) >= 11 ? 8 : 0) */
+	UNWIND_CFA_PLT = 3,	    /* the PLT expression: CFA = RSP + cfa_off + ((RIP & 15) >= plt_ge ? 8 : 0) */
 	UNWIND_CFA_END = 4,	    /* outermost frame (RA undefined, e.g. _start): the stack ends here */
 	UNWIND_CFA_UNSUPPORTED = 5, /* a rule BPF cannot follow (other expressions, signal frames) */
 };
@@ -42,7 +42,7 @@ struct unwind_row {
 	__u8 rbp_rule; /* enum unwind_rbp_rule */
 	__s16 cfa_off;
 	__s16 rbp_off;
-	__u16 pad;
+	__u16 plt_ge;  /* UNWIND_CFA_PLT: the expression's threshold, 11 (lazy .plt) or 10; else 0 */
 };
 
 /* One executable mapping of a traced process, in `unwind_maps`' value (sorted by start). */

@@ -44,11 +44,30 @@ int output__dest_check(const char *path, uid_t euid, uid_t sudo_uid)
 	return dest_rule(&st, euid, sudo_uid);
 }
 
+/* Act as the sudo user for a step of an output (not for an OUTPUT_PRIVATE one, which stays
+ * the process's own). sudo_user__enter's result. */
+static int enter_user(bool as_self, struct sudo_saved *saved)
+{
+	if (as_self) {
+		saved->switched = false;
+		return 0;
+	}
+	return sudo_user__enter(saved);
+}
+
+/* The sudo user an output acts for: none for OUTPUT_PRIVATE. */
+static const struct sudo_user *acting_user(bool as_self)
+{
+	static const struct sudo_user none;
+
+	return as_self ? &none : sudo_user__get();
+}
+
 /* May the entry base of dir_fd be created or replaced? dest_rule on what is there; under
  * sudo (called as the sudo user) the kernel must also agree that they can write it. */
-static int dest_ok(int dir_fd, const char *base)
+static int dest_ok(int dir_fd, const char *base, bool as_self)
 {
-	const struct sudo_user *u = sudo_user__get();
+	const struct sudo_user *u = acting_user(as_self);
 	struct stat st;
 	int err;
 
@@ -85,7 +104,7 @@ static bool fixed_attr(int dir_fd, const char *base)
 	return fixed;
 }
 
-static int create_tmp(int dir_fd, const char *base, char **tmp_out);
+static int create_tmp(int dir_fd, const char *base, char **tmp_out, mode_t mode);
 
 /* Create and remove the writer's temporary file for base in dir_fd, as the writer will:
  * permission bits say nothing for root on a pseudo filesystem (sysfs refuses, procfs has
@@ -93,7 +112,7 @@ static int create_tmp(int dir_fd, const char *base, char **tmp_out);
 static int probe_create(int dir_fd, const char *base)
 {
 	char *tmp = NULL;
-	int fd = create_tmp(dir_fd, base, &tmp);
+	int fd = create_tmp(dir_fd, base, &tmp, 0644);
 
 	if (fd < 0)
 		return fd;
@@ -128,7 +147,7 @@ int output__check_path(const char *path)
 		if (fixed_attr(dir_fd, NULL) || (*base && fixed_attr(dir_fd, base)))
 			err = -ETXTBSY;
 		if (!err)
-			err = dest_ok(dir_fd, base);
+			err = dest_ok(dir_fd, base, false);
 		/* The temporary file is created there: a directory we (under sudo: the user)
 		 * cannot write, or a read-only one, would lose the whole trace at the end. */
 		if (!err && faccessat(dir_fd, ".", W_OK | X_OK, AT_EACCESS))
@@ -155,16 +174,17 @@ static bool trusted_link(int dir_fd, const struct stat *st, uid_t acting)
 	return (dst.st_uid == 0 || dst.st_uid == acting) && !(dst.st_mode & (S_IWGRP | S_IWOTH));
 }
 
-int output__open_dir(const char *path, const char **base)
+/* output__open_dir, as the process itself when as_self. */
+static int open_dir(const char *path, const char **base, bool as_self)
 {
-	const struct sudo_user *u = sudo_user__get();
+	const struct sudo_user *u = acting_user(as_self);
 	uid_t acting = u->active ? u->uid : geteuid();
 	const char *p = path, *slash = strrchr(path, '/');
 	struct sudo_saved saved;
 	int fd, next, err;
 
 	*base = slash ? slash + 1 : path;
-	err = sudo_user__enter(&saved);
+	err = enter_user(as_self, &saved);
 	if (err)
 		return err;
 	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -213,8 +233,14 @@ out:
 	return err ? err : fd;
 }
 
-/* A fresh .BASE.XXXXXX in dir_fd, created exclusively (never through a symlink). */
-static int create_tmp(int dir_fd, const char *base, char **tmp_out)
+int output__open_dir(const char *path, const char **base)
+{
+	return open_dir(path, base, false);
+}
+
+/* A fresh .BASE.XXXXXX in dir_fd, created exclusively (never through a symlink), with mode
+ * (less the umask). */
+static int create_tmp(int dir_fd, const char *base, char **tmp_out, mode_t mode)
 {
 	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	unsigned char rnd[6];
@@ -230,8 +256,7 @@ static int create_tmp(int dir_fd, const char *base, char **tmp_out)
 		}
 		for (j = 0; j < 6; j++)
 			tmp[strlen(tmp) - 6 + (size_t)j] = chars[rnd[j] % (sizeof(chars) - 1)];
-		/* 0644 less the umask, as any new file. */
-		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd < 0)
 			fd = -errno;
 	}
@@ -252,14 +277,15 @@ static int output__open_fd(struct output *o)
 	struct sudo_saved saved;
 	int fd, err;
 
-	o->dir_fd = output__open_dir(o->path, &o->base);
+	o->dir_fd = open_dir(o->path, &o->base, o->as_self);
 	if (o->dir_fd < 0)
 		return o->dir_fd;
-	err = sudo_user__enter(&saved);
+	err = enter_user(o->as_self, &saved);
 	if (err)
 		return err;
-	err = dest_ok(o->dir_fd, o->base);
-	fd = err ? err : create_tmp(o->dir_fd, o->base, &o->tmp);
+	err = dest_ok(o->dir_fd, o->base, o->as_self);
+	/* 0644 less the umask, as any new file; a private one 0600. */
+	fd = err ? err : create_tmp(o->dir_fd, o->base, &o->tmp, o->as_self ? 0600 : 0644);
 	sudo_user__leave(&saved);
 	return fd;
 }
@@ -272,7 +298,7 @@ static int output__finish_fd(struct output *o, int err)
 
 	if (o->tmp) {
 		/* As the user: the sticky-directory and directory-write rules are theirs. */
-		if (!sudo_user__enter(&saved)) {
+		if (!enter_user(o->as_self, &saved)) {
 			if (!err && renameat(o->dir_fd, o->tmp, o->dir_fd, o->base))
 				err = -errno;
 			if (err)
@@ -348,7 +374,8 @@ int output__open(struct output *o, const char *path, unsigned flags)
 	bool gzip = (flags & OUTPUT_GZIP) || ((flags & OUTPUT_GZIP_SUFFIX) && has_gz_suffix(path));
 	int fd, err;
 
-	*o = (struct output){ .path = path, .fd = -1, .dir_fd = -1 };
+	*o = (struct output){ .path = path, .fd = -1, .dir_fd = -1,
+			      .as_self = (flags & OUTPUT_PRIVATE) != 0 };
 	if ((flags & OUTPUT_STDOUT_DASH) && !strcmp(path, "-")) {
 		o->f = gzip ? stream_on(STDOUT_FILENO, true) : stdout;
 		return o->f ? 0 : -errno;

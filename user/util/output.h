@@ -31,6 +31,7 @@
 #ifndef TRACER_OUTPUT_H
 #define TRACER_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -38,6 +39,9 @@
 #define OUTPUT_STDOUT_DASH 0x1u /* path "-" writes to stdout (flushed, never closed) */
 #define OUTPUT_GZIP	   0x2u /* always gzip-compress */
 #define OUTPUT_GZIP_SUFFIX 0x4u /* gzip-compress when path ends in ".gz" */
+/* The tracer's own private file (the unwind table cache, root's under sudo): every step as
+ * the process itself, never as the sudo user; created 0600. */
+#define OUTPUT_PRIVATE 0x8u
 
 /* One output file being written. Only f is for the caller. */
 struct output {
@@ -47,6 +51,7 @@ struct output {
 	int fd;		  /* the temporary file's own descriptor, for fsync; -1 for stdout */
 	int dir_fd;	  /* the destination's directory (O_PATH), -1 for stdout */
 	const char *base; /* the destination's name in dir_fd (points into path) */
+	bool as_self;	  /* OUTPUT_PRIVATE: no sudo user's identity */
 };
 
 /* Open o for writing to path (see flags). Returns 0 or -errno: -ELOOP (path is a symlink),

@@ -2,6 +2,7 @@
 #include "safe_open.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <string.h>
@@ -11,14 +12,14 @@
 
 #include "sudo_user.h"
 
-/* openat or openat2, as the sudo user when there is one. fd or -errno. */
-static int open_as_user(int dirfd, const char *path, int flags, __u64 resolve)
+/* openat or openat2, as the sudo user when there is one (unless as_self). fd or -errno. */
+static int open_as_user(int dirfd, const char *path, int flags, __u64 resolve, bool as_self)
 {
 	struct open_how how = {.flags = (__u64)flags, .resolve = resolve};
-	struct sudo_saved saved;
+	struct sudo_saved saved = {.switched = false};
 	int fd, err;
 
-	err = sudo_user__enter(&saved);
+	err = as_self ? 0 : sudo_user__enter(&saved);
 	if (err)
 		return err;
 	if (resolve)
@@ -30,14 +31,16 @@ static int open_as_user(int dirfd, const char *path, int flags, __u64 resolve)
 	return fd < 0 ? err : fd;
 }
 
-int safe_open__read(int dirfd, const char *path, __u64 resolve, __u64 max_sz)
+/* safe_open__read, as the process itself when as_self. */
+static int open_read(int dirfd, const char *path, __u64 resolve, __u64 max_sz, bool as_self)
 {
 	struct stat st;
 	int fd, fl, err;
 
 	if (!path || !*path)
 		return -ENOENT;
-	fd = open_as_user(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, resolve);
+	fd = open_as_user(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, resolve,
+			  as_self);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st)) {
@@ -62,6 +65,16 @@ int safe_open__read(int dirfd, const char *path, __u64 resolve, __u64 max_sz)
 fail:
 	close(fd);
 	return err;
+}
+
+int safe_open__read(int dirfd, const char *path, __u64 resolve, __u64 max_sz)
+{
+	return open_read(dirfd, path, resolve, max_sz, false);
+}
+
+int safe_open__read_private(int dirfd, const char *path, __u64 max_sz)
+{
+	return open_read(dirfd, path, RESOLVE_NO_SYMLINKS, max_sz, true);
 }
 
 const char *safe_open__strerror(int err)

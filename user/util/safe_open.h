@@ -30,6 +30,13 @@
  */
 int safe_open__read(int dirfd, const char *path, __u64 resolve, __u64 max_sz);
 
+/*
+ * safe_open__read of one of the tracer's own private files (the unwind table cache, root's
+ * under sudo): as the process itself, never as the sudo user, and through no symlink
+ * (RESOLVE_NO_SYMLINKS).
+ */
+int safe_open__read_private(int dirfd, const char *path, __u64 max_sz);
+
 /* A message for an error of safe_open__read ("not a regular file" for -EINVAL, ...). */
 const char *safe_open__strerror(int err);
 
