@@ -192,7 +192,7 @@ static long ku_step(__u64 i, void *data)
 		cfa = st->bp + (__s64)row->cfa_off;
 		break;
 	case UNWIND_CFA_PLT: /* the PLT's expression, on the real RIP */
-		cfa = st->sp + (__s64)row->cfa_off + ((st->pc & 15) >= UNWIND_PLT_THRESHOLD ? 8 : 0);
+		cfa = st->sp + (__s64)row->cfa_off + ((st->pc & 15) >= row->plt_ge ? 8 : 0);
 		break;
 	case UNWIND_CFA_END:
 		st->stop = KU_END;

@@ -63,12 +63,6 @@ struct unwind_proc {
 
 #define UNWIND_PROCS_MAX 4096 /* processes with an unwind_proc at once (`unwind_maps`) */
 
-/* UNWIND_CFA_PLT: (RIP & 15) at or above this is past the PLT entry's push (glibc's lazy
- * 16-byte entries: jmp *GOT 6 bytes, push 5 bytes). */
-#ifndef UNWIND_PLT_THRESHOLD
-#define UNWIND_PLT_THRESHOLD 11
-#endif
-
 /*
  * --unwind kernel counters (bpf/unwind.bpf.h), a BPF global like snapshot_counters. Each
  * walk ends for exactly one reason; the last five send the record as a snapshot instead.
