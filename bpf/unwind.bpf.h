@@ -109,9 +109,9 @@ static __always_inline const struct unwind_mapping *ku_mapping(const struct unwi
 	for (int i = 0; i < 9; i++) { /* log2(UNWIND_MAPPINGS_MAX) + 1 */
 		if (lo >= hi)
 			break;
-		mid = (lo + hi) >> 1;
-		if (mid >= UNWIND_MAPPINGS_MAX)
-			return NULL;
+		/* mid < hi <= UNWIND_MAPPINGS_MAX, a power of two: the mask changes nothing but
+		 * shows the verifier the bound (a compare is reordered away by clang) */
+		mid = ((lo + hi) >> 1) & (UNWIND_MAPPINGS_MAX - 1);
 		if (p->m[mid].start <= pc)
 			lo = mid + 1;
 		else
@@ -119,8 +119,8 @@ static __always_inline const struct unwind_mapping *ku_mapping(const struct unwi
 	}
 	if (!lo || lo > UNWIND_MAPPINGS_MAX)
 		return NULL;
-	mid = lo - 1;
-	if (mid >= UNWIND_MAPPINGS_MAX || pc >= p->m[mid].end)
+	mid = (lo - 1) & (UNWIND_MAPPINGS_MAX - 1);
+	if (pc >= p->m[mid].end)
 		return NULL;
 	return &p->m[mid];
 }
