@@ -8,9 +8,13 @@
  * registers are the caller's (the return probe fires after the ret), so the first frame is
  * the allocator's caller at the instruction after its call, like ips[0] of a frame-pointer
  * stack. Each step:
- *   1. the mapping of the PC: binary search over the process's executable mappings
- *      (`unwind_maps`, tgid -> struct unwind_proc, sorted by start; filled by the loader
- *      from /proc/PID/maps, user/trace/kunwind.c);
+ *   1. the mapping of the PC: the previous frame's if it holds it, else a binary search over
+ *      the process's executable mappings (`unwind_maps`, tgid -> struct unwind_proc, sorted
+ *      by start; filled by the loader from /proc/PID/maps, user/trace/kunwind.c), else the
+ *      PC's VMA (bpf_find_vma) and its file's table in `unwind_modules` (by device and
+ *      inode: a library ld.so or dlopen mapped since the loader read the maps, a process
+ *      forked or exec'd but not described yet; the loader loads the tables of an exec'd
+ *      image's whole lookup scope before it maps them);
  *   2. its module's row covering PC - bias: binary search over the module's rows in the
  *      `unwind_rows` array ([first_row, first_row + n_rows), one copy per build-id);
  *   3. CFA by the row's rule, the return address at CFA - 8, the caller's RBP by the RBP rule,
@@ -25,13 +29,13 @@
  *   - the outermost frame (an END row, RA 0): done (`ends`);
  *   - STACK_MAX_DEPTH frames: cut, as every mode cuts (`depth_cuts`);
  *   - a stack word that cannot be read: cut there (`read_failures`);
- *   - anything the tables cannot serve: no process entry, a PC in no described mapping, a
- *     module without a table, a gap between FDEs (NONE row), a rule BPF does not follow
+ *   - anything the tables cannot serve: a PC in no mapping with a table (neither described
+ *     nor found by its VMA's file), a module without a table, a gap between FDEs (NONE row), a rule BPF does not follow
  *     (UNSUPPORTED; an RBP-based CFA with RBP unknown): the record goes out as a stack
  *     snapshot instead, unwound in userspace exactly as --unwind dwarf would (`fallbacks`).
- *     At ANY frame, not only the first: a stack cut in the middle by a library mapped since
- *     the loader last read the maps (dlopen, the libraries ld.so maps after exec) would
- *     otherwise be a shorter stack than DWARF mode gives, and a different program point.
+ *     At ANY frame, not only the first: a stack cut in the middle by a library the loader
+ *     has no table for yet (dlopen'd) would otherwise be a shorter stack than DWARF mode
+ *     gives, and a different program point.
  *
  * Verifier: bpf_loop, one step verified once (as fp_walk). Everything that changes from step
  * to step lives in map values (the stack being built, this CPU's walk state), never in the
@@ -78,12 +82,42 @@ enum ku_stop {
 	KU_UNSUPPORTED, /* a rule BPF does not follow */
 };
 
-/* This CPU's walk: the registers of the frame being stepped. */
+/* Tables by file identity, for PCs in no described mapping (unwind_abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, UNWIND_MODULES_MAX);
+	__type(key, struct unwind_module_key);
+	__type(value, struct unwind_module);
+} unwind_modules SEC(".maps");
+
+/* This CPU's walk: the registers of the frame being stepped, and the mapping of the last
+ * PC (consecutive frames are mostly in one module: no search then). */
 struct ku_state {
 	__u64 pc, sp, bp;
 	__u32 bp_ok; /* bp holds the frame's RBP (0: unknown since a saved RBP was unreadable) */
 	__u32 stop;  /* enum ku_stop */
+	__u64 m_start, m_end, m_bias; /* [m_start, m_end): ELF address = PC - m_bias */
+	__u32 m_first, m_rows;	      /* its module's rows */
 };
+
+/* Just the fields read of a VMA and its file, relocated against the kernel's BTF (CO-RE). */
+struct super_block {
+	__u32 s_dev;
+} __attribute__((preserve_access_index));
+
+struct inode {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+} __attribute__((preserve_access_index));
+
+struct file {
+	struct inode *f_inode;
+} __attribute__((preserve_access_index));
+
+struct vm_area_struct {
+	unsigned long vm_start, vm_end, vm_pgoff;
+	struct file *vm_file;
+} __attribute__((preserve_access_index));
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -125,11 +159,64 @@ static __always_inline const struct unwind_mapping *ku_mapping(const struct unwi
 	return &p->m[mid];
 }
 
+/* bpf_find_vma's callback: the VMA of the PC; its file's table, if userspace loaded one. */
+struct ku_vma_ctx {
+	struct ku_state *st; /* the helper takes a context on the stack only */
+};
+
+static long ku_vma_found(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct ku_state *st = ((struct ku_vma_ctx *)data)->st;
+	struct unwind_module_key key = {};
+	const struct unwind_module *mod;
+	struct file *f = vma->vm_file;
+	struct inode *ino;
+
+	if (!f)
+		return 0; /* anonymous: JIT code, or no code at all */
+	ino = f->f_inode;
+	key.dev = ino->i_sb->s_dev;
+	key.ino = ino->i_ino;
+	mod = bpf_map_lookup_elem(&unwind_modules, &key);
+	if (!mod)
+		return 0;
+	st->m_start = vma->vm_start;
+	st->m_end = vma->vm_end;
+	st->m_bias = vma->vm_start - (vma->vm_pgoff << 12) - mod->vaddr_off;
+	st->m_first = mod->first_row;
+	st->m_rows = mod->n_rows;
+	return 0;
+}
+
+/* The mapping of pc into st (m_*): the process's description, else its VMA's file. False
+ * when neither knows it. */
+static __always_inline bool ku_locate(const struct unwind_proc *proc, struct ku_state *st,
+				      __u64 pc)
+{
+	const struct unwind_mapping *m = proc ? ku_mapping(proc, pc) : NULL;
+	struct ku_vma_ctx c = { .st = st };
+
+	if (m) {
+		st->m_start = m->start;
+		st->m_end = m->end;
+		st->m_bias = m->bias;
+		st->m_first = m->first_row;
+		st->m_rows = m->n_rows;
+		return true;
+	}
+	st->m_start = st->m_end = 0;
+	bpf_find_vma(bpf_get_current_task_btf(), pc, ku_vma_found, &c, 0);
+	if (pc < st->m_start || pc >= st->m_end)
+		return false;
+	count(&unwind_counters.vma_lookups);
+	return true;
+}
+
 /* The row covering the ELF address pc among m's rows, or NULL (before the first row). */
-static __always_inline const struct unwind_row *ku_row(const struct unwind_mapping *m, __u32 pc)
+static __always_inline const struct unwind_row *ku_row(const struct ku_state *st, __u32 pc)
 {
 	const struct unwind_row *r, *best = NULL;
-	__u32 lo = 0, hi = m->n_rows, first = m->first_row, idx;
+	__u32 lo = 0, hi = st->m_rows, first = st->m_first, idx;
 
 	for (int i = 0; i < 32; i++) {
 		if (lo >= hi)
@@ -154,7 +241,6 @@ static long ku_step(__u64 i, void *data)
 	struct ku_walk_ctx *w = data;
 	struct stack_val *s = w->s;
 	struct ku_state *st = w->st;
-	const struct unwind_mapping *m;
 	const struct unwind_row *row;
 	__u64 lpc, elf_pc, cfa, ra, bp;
 	__u32 d = s->depth;
@@ -165,17 +251,16 @@ static long ku_step(__u64 i, void *data)
 	}
 	/* ips[0] is the activation, the others return addresses (see the header). */
 	lpc = d == 1 ? st->pc : st->pc - 1;
-	m = ku_mapping(w->proc, lpc);
-	if (!m) {
+	if ((lpc < st->m_start || lpc >= st->m_end) && !ku_locate(w->proc, st, lpc)) {
 		st->stop = KU_NO_MAPPING;
 		return 1;
 	}
-	elf_pc = lpc - m->bias;
-	if (!m->n_rows || elf_pc > 0xffffffffull) {
+	elf_pc = lpc - st->m_bias;
+	if (!st->m_rows || elf_pc > 0xffffffffull) {
 		st->stop = KU_NO_TABLE;
 		return 1;
 	}
-	row = ku_row(m, (__u32)elf_pc);
+	row = ku_row(st, (__u32)elf_pc);
 	if (!row || row->cfa_rule == UNWIND_CFA_NONE) {
 		st->stop = KU_NONE_ROW;
 		return 1;
@@ -237,11 +322,13 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
 
 	w.proc = bpf_map_lookup_elem(&unwind_maps, &tgid);
 	w.st = bpf_map_lookup_elem(&ku_scratch, &zero);
-	if (!w.proc || !w.st) {
-		count(&unwind_counters.no_proc);
+	if (!w.st) {
 		count(&unwind_counters.fallbacks);
 		return false;
 	}
+	if (!w.proc) /* not described yet (a fork, an exec): every module by its VMA */
+		count(&unwind_counters.no_proc);
+	w.st->m_start = w.st->m_end = 0;
 	w.st->pc = PT_REGS_IP(ctx);
 	w.st->sp = PT_REGS_SP(ctx);
 	w.st->bp = ctx->rbp;

@@ -2,16 +2,22 @@
 #include "kunwind.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "alloc_scope.h"
 #include "cfi_table.h"
 #include "clock.h"
 #include "grow.h"
 #include "procmaps.h"
+#include "safe_open.h"
 #include "safe_text.h"
 #include "unwind.h"
 
@@ -22,6 +28,7 @@
 struct ku_module {
 	dev_t dev;
 	ino_t ino;
+	__s64 vaddr_off; /* p_vaddr - p_offset of its executable segment */
 	__u8 build_id[20];
 	__u32 build_id_len;
 	__u32 first_row; /* in the rows array */
@@ -84,6 +91,43 @@ static void place(struct kunwind *k, struct ku_module *m, const struct cfi_table
 	k->st.tables++;
 }
 
+/* m known to BPF by its file (unwind_modules), for PCs in no described mapping. */
+static void publish(struct kunwind *k, const struct ku_module *m)
+{
+	struct unwind_module_key key = {
+		/* the kernel's dev_t, as super_block.s_dev holds it */
+		.dev = (__u64)major(m->dev) << 20 | minor(m->dev),
+		.ino = m->ino,
+	};
+	struct unwind_module v = { .vaddr_off = m->vaddr_off, .first_row = m->first_row,
+				   .n_rows = m->n_rows };
+
+	if (k->sink.set_module && k->sink.set_module(k->sink.ctx, &key, &v))
+		dlog("unwind_modules full: a module is known by its mappings only\n");
+}
+
+/* p_vaddr - p_offset of the executable PT_LOAD segment of the ELF file at fd (0 if none). */
+static __s64 exec_vaddr_off(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t phnum = 0;
+	__s64 off = 0;
+
+	if (elf && !elf_getphdrnum(elf, &phnum)) {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_flags & PF_X)) {
+				off = (__s64)(ph.p_vaddr - ph.p_offset);
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	return off;
+}
+
 /* A module already loaded from the same file, or (build-id) the same contents. */
 static struct ku_module *find_module(struct kunwind *k, dev_t dev, ino_t ino,
 				     const struct cfi_table *t)
@@ -126,11 +170,14 @@ static struct ku_module *module_of(struct kunwind *k, int fd, const char *shown)
 	k->st.load_ns += clock__mono_ns() - t0;
 	same = t ? find_module(k, 0, 0, t) : NULL;
 	m = &k->mods[k->n_mods++];
-	*m = (struct ku_module){ .dev = sb.st_dev, .ino = sb.st_ino };
+	*m = (struct ku_module){ .dev = sb.st_dev, .ino = sb.st_ino,
+				 .vaddr_off = exec_vaddr_off(fd) };
 	k->st.modules++;
 	if (!t) {
 		vlog("%s: %s: its stacks go as snapshots\n", shown, why);
 		k->st.no_cfi++;
+		if (k->attached)
+			publish(k, m);
 		return m;
 	}
 	m->build_id_len = t->build_id_len <= sizeof(m->build_id) ? t->build_id_len : 0;
@@ -140,12 +187,15 @@ static struct ku_module *module_of(struct kunwind *k, int fd, const char *shown)
 		m->first_row = same->first_row;
 		m->n_rows = same->n_rows; /* 0 while same is pending: kunwind__attach sets it */
 		cfi_table__free(t);
+		if (k->attached)
+			publish(k, m);
 		return m;
 	}
 	dlog("%s: %u unwind rows\n", shown, t->n_rows);
 	if (k->attached) {
 		place(k, m, t);
 		cfi_table__free(t);
+		publish(k, m);
 	} else {
 		m->pending = t;
 	}
@@ -198,6 +248,8 @@ int kunwind__attach(struct kunwind *k, const struct kunwind_sink *sink)
 				k->mods[j].n_rows = m->n_rows;
 			}
 	}
+	for (size_t i = 0; i < k->n_mods; i++)
+		publish(k, &k->mods[i]);
 	return 0;
 }
 
@@ -219,7 +271,28 @@ static void drop(struct kunwind *k, pid_t pid)
 		}
 }
 
-int kunwind__update(struct kunwind *k, pid_t pid)
+/* The tables of pid's new image's lookup scope, before ld.so maps its libraries. */
+static void load_scope(struct kunwind *k, pid_t pid)
+{
+	struct alloc_scope scope;
+	char path[PATH_MAX];
+
+	if (alloc_scope__for_exec(pid, &scope))
+		return;
+	for (size_t i = 0; i < scope.paths.cnt; i++) {
+		int fd;
+
+		alloc_scope__open_path(pid, scope.paths.items[i], path, sizeof(path));
+		fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ELF_MAX);
+		if (fd < 0)
+			continue;
+		module_of(k, fd, safe_text__term(scope.paths.items[i]));
+		close(fd);
+	}
+	alloc_scope__release(&scope);
+}
+
+int kunwind__update(struct kunwind *k, pid_t pid, bool scope)
 {
 	struct unwind_proc *p;
 	struct proc_mapping *maps;
@@ -233,6 +306,8 @@ int kunwind__update(struct kunwind *k, pid_t pid)
 		kunwind__forget(k, pid);
 		return err;
 	}
+	if (scope)
+		load_scope(k, pid);
 	p = &k->proc;
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < n; i++) {
@@ -284,7 +359,7 @@ void kunwind__refresh(struct kunwind *k)
 		return;
 	/* backwards: an update of a gone process drops it from the array */
 	for (size_t i = k->n_pids; i-- > 0;)
-		kunwind__update(k, k->pids[i]);
+		kunwind__update(k, k->pids[i], false);
 }
 
 void kunwind__stats(const struct kunwind *k, struct kunwind_stats *st)

@@ -17,6 +17,7 @@
 #ifndef TRACER_KUNWIND_H
 #define TRACER_KUNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
@@ -32,6 +33,9 @@ struct kunwind_sink {
 	__u32 rows_cap;
 	/* Write pid's description (p NULL: delete it). 0 or -errno. */
 	int (*set_proc)(void *ctx, pid_t pid, const struct unwind_proc *p);
+	/* Write a module's table by file identity (unwind_abi.h). 0 or -errno. */
+	int (*set_module)(void *ctx, const struct unwind_module_key *k,
+			  const struct unwind_module *m);
 	void *ctx;
 };
 
@@ -67,10 +71,12 @@ int kunwind__attach(struct kunwind *k, const struct kunwind_sink *sink);
 
 /*
  * (Re)describe pid from its maps now: new modules' tables loaded and written, its
- * unwind_proc written. Remembered for kunwind__refresh. 0, -ESRCH (gone: forgotten), or
- * -errno.
+ * unwind_proc written. Remembered for kunwind__refresh. With scope (a new image: attach,
+ * exec), the tables of its whole lookup scope too (alloc_scope__for_exec), so the
+ * libraries ld.so maps next are known to BPF by file before they are mapped.
+ * 0, -ESRCH (gone: forgotten), or -errno.
  */
-int kunwind__update(struct kunwind *k, pid_t pid);
+int kunwind__update(struct kunwind *k, pid_t pid, bool scope);
 
 /* pid exited: its description deleted (its modules stay: others may map them). */
 void kunwind__forget(struct kunwind *k, pid_t pid);

@@ -272,6 +272,17 @@ static int ku_set_proc(void *ctx, pid_t pid, const struct unwind_proc *p)
 	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
 }
 
+/* kunwind_sink.set_module: one module's table by file into unwind_modules. */
+static int ku_set_module(void *ctx, const struct unwind_module_key *k,
+			 const struct unwind_module *m)
+{
+	struct loader *l = ctx;
+
+	return bpf_map_update_elem(bpf_map__fd(l->skel->maps.unwind_modules), k, m, BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
 /* Before load: the tables of the target's modules (a held command: the tracer's own,
  * mostly the same libc), and the rows array's size from them. */
 static int ku_prepare(struct loader *l, const struct loader_opts *opts)
@@ -296,7 +307,8 @@ static int ku_prepare(struct loader *l, const struct loader_opts *opts)
 static int ku_attach(struct loader *l, const struct loader_opts *opts)
 {
 	struct kunwind_sink sink = { .row_stride = KU_ROW_STRIDE, .rows_cap = (__u32)l->ku_rows_sz,
-				     .set_proc = ku_set_proc, .ctx = l };
+				     .set_proc = ku_set_proc, .set_module = ku_set_module,
+				     .ctx = l };
 	int err;
 
 	if (!opts->unwind_kernel)
@@ -312,7 +324,7 @@ static int ku_attach(struct loader *l, const struct loader_opts *opts)
 	sink.rows = l->ku_rows;
 	err = kunwind__attach(l->ku, &sink);
 	if (!err && !opts->unwind_held)
-		err = kunwind__update(l->ku, opts->pid);
+		err = kunwind__update(l->ku, opts->pid, true);
 	if (err == -ESRCH)
 		err = 0; /* a held command's first exec describes it (loader__unwind_add) */
 	if (err)
@@ -325,7 +337,7 @@ int loader__unwind_add(struct loader *l, pid_t pid)
 {
 	if (!l || !l->ku || !l->ku_rows)
 		return -EOPNOTSUPP;
-	return kunwind__update(l->ku, pid);
+	return kunwind__update(l->ku, pid, true);
 }
 
 void loader__unwind_forget(struct loader *l, pid_t pid)
@@ -350,7 +362,8 @@ void loader__unwind_counters(struct loader *l, struct unwind_counters *bpf,
 }
 
 /* loader__poll: BPF met a PC in no described mapping (or a process not described) since the
- * last look: a library was mapped; read the maps again (at most once per poll). */
+ * last look: a library was mapped; read the maps again, so the fast path (the process's
+ * description) serves it, or its table is loaded (dlopen). */
 static void ku_poll(struct loader *l)
 {
 	volatile struct unwind_counters *c;
@@ -359,7 +372,7 @@ static void ku_poll(struct loader *l)
 	if (!l->ku_rows)
 		return;
 	c = (volatile struct unwind_counters *)&l->skel->bss->unwind_counters;
-	misses = c->no_mapping + c->no_proc;
+	misses = c->no_mapping + c->no_proc + c->vma_lookups;
 	/* at most every KU_REFRESH_NS: code in no file (a JIT) misses on every stack */
 	if (misses == l->ku_misses || clock__mono_ns() - l->ku_refresh_ns < KU_REFRESH_NS)
 		return;

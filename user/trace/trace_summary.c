@@ -14,14 +14,15 @@ static void print_kernel(const struct trace_summary *s)
 
 	vlog("kernel unwind: %llu stacks (%.1f frames each): %llu at the outermost frame, %llu "
 	     "cut at the depth, %llu at an unreadable word; %llu sent as snapshots: %llu no "
-	     "process entry, %llu no mapping, %llu no table, %llu no FDE, %llu unsupported rule\n",
+	     "mapping, %llu no table, %llu no FDE, %llu unsupported rule; %llu walks of a "
+	     "process not described yet, %llu modules found by their VMA\n",
 	     (unsigned long long)k->unwinds,
 	     k->unwinds ? (double)k->frames / (double)k->unwinds : 0.0,
 	     (unsigned long long)k->ends, (unsigned long long)k->depth_cuts,
 	     (unsigned long long)k->read_failures, (unsigned long long)k->fallbacks,
-	     (unsigned long long)k->no_proc, (unsigned long long)k->no_mapping,
-	     (unsigned long long)k->no_table, (unsigned long long)k->none_row,
-	     (unsigned long long)k->unsupported);
+	     (unsigned long long)k->no_mapping, (unsigned long long)k->no_table,
+	     (unsigned long long)k->none_row, (unsigned long long)k->unsupported,
+	     (unsigned long long)k->no_proc, (unsigned long long)k->vma_lookups);
 	vlog("kernel unwind tables: %llu modules, %llu with rows (%llu of %llu rows used), %llu "
 	     "without CFI, %llu beyond capacity, %llu mappings shared, %llu over %u per "
 	     "process, %llu descriptions written, %.1f ms loading tables\n",
