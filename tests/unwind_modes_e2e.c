@@ -10,8 +10,9 @@
  * blocks in both profiles. The one difference allowed: a stack DWARF mode cut short (its
  * copy of the stack ended, a sparse copy missed a word) is a strict prefix of the stack the
  * kernel unwound; those pairs are matched and their bytes and blocks must balance.
- * And the kernel run must really unwind in the kernel: at most 2% of its stacks may fall back
- * to a snapshot (a wrong table or a wrong step falls back or gives other frames: both fail).
+ * And the kernel run must really unwind in the kernel: at most 2 or 0.1% of its stacks may fall
+ * back to a snapshot (a wrong table or a wrong step falls back or gives other frames: both
+ * fail; checked by breaking the RBP rule and the RBP-based CFA in bpf/unwind.bpf.h).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -197,7 +198,8 @@ static void compare(const char *name, const char *cmd)
 	fallbacks = counter(klog, "fallbacks ");
 	cr_log_info("%s: %llu stacks unwound in the kernel, %llu fell back to snapshots", name,
 		    unwinds, fallbacks);
-	cr_expect(unwinds > 0 && fallbacks * 50 <= unwinds + fallbacks,
+	/* clean runs here: 0-2 fallbacks (ld.so's code before its FDEs) in up to 77,000 */
+	cr_expect(unwinds > 0 && (fallbacks <= 2 || fallbacks * 1000 <= unwinds + fallbacks),
 		  "%s: %llu kernel unwinds, %llu fallbacks: the kernel unwinder is not doing the "
 		  "work\n%s", name, unwinds, fallbacks, klog);
 	cr_expect_eq(pd->total_blocks, pk->total_blocks, "%s: blocks: dwarf %lu, kernel %lu", name,
