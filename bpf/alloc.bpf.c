@@ -1316,8 +1316,10 @@ int BPF_PROG(proc_exec, struct task_struct *p, int old_pid, struct linux_binprm 
 		return 0;
 	/* --unwind kernel: the old image's mappings are gone; its stacks go as snapshots
 	 * until userspace describes the new one (on this EV_PROC_EXEC) */
-	if (unwind_kernel)
+	if (unwind_kernel) {
 		bpf_map_delete_elem(&unwind_maps, &tgid);
+		__sync_fetch_and_add(&ku_gen, 1); /* its cached rows are the old image's */
+	}
 	proc_event(EV_PROC_EXEC, tgid, 0, bprm->filename);
 	return 0;
 }

@@ -98,6 +98,7 @@ struct ku_state {
 	__u32 stop;  /* enum ku_stop */
 	__u64 m_start, m_end, m_bias; /* [m_start, m_end): ELF address = PC - m_bias */
 	__u32 m_first, m_rows;	      /* its module's rows */
+	__u32 tgid, gen;	      /* the walk's process, ku_gen at its start */
 };
 
 /* Just the fields read of a VMA and its file, relocated against the kernel's BTF (CO-RE). */
@@ -126,10 +127,40 @@ struct {
 	__type(value, struct ku_state);
 } ku_scratch SEC(".maps");
 
+/*
+ * This CPU's rows by (tgid, lookup PC): an allocation site's stack repeats, so most steps
+ * take their row here, without the two binary searches. An entry is valid for ku_gen, which
+ * moves whenever a PC could come to mean other code in a process: userspace rewrote a
+ * description or a module (loader.c), or a process exec'd (proc_exec below).
+ */
+#define KU_CACHE_SLOTS 512
+
+struct ku_cache_ent {
+	__u64 lpc;
+	__u32 tgid;
+	__u32 gen;
+	struct unwind_row row;
+	__u32 pad;
+};
+
+struct ku_cache {
+	struct ku_cache_ent e[KU_CACHE_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ku_cache);
+} ku_rows_cache SEC(".maps");
+
+__u32 ku_gen = 0; /* see ku_cache; bumped by userspace through the skeleton's .bss too */
+
 struct ku_walk_ctx {
 	struct stack_val *s;
 	struct ku_state *st;
 	const struct unwind_proc *proc;
+	struct ku_cache *cache; /* NULL: no cache */
 };
 
 /* The mapping holding pc, or NULL: the last one starting at or below it, if pc < its end. */
@@ -241,7 +272,9 @@ static long ku_step(__u64 i, void *data)
 	struct ku_walk_ctx *w = data;
 	struct stack_val *s = w->s;
 	struct ku_state *st = w->st;
-	const struct unwind_row *row;
+	const struct unwind_row *found;
+	struct ku_cache_ent *ce = NULL;
+	struct unwind_row row;
 	__u64 lpc, elf_pc, cfa, ra, bp;
 	__u32 d = s->depth;
 
@@ -251,6 +284,13 @@ static long ku_step(__u64 i, void *data)
 	}
 	/* ips[0] is the activation, the others return addresses (see the header). */
 	lpc = d == 1 ? st->pc : st->pc - 1;
+	if (w->cache) {
+		ce = &w->cache->e[((lpc * 0x9e3779b97f4a7c15ull) >> 40) & (KU_CACHE_SLOTS - 1)];
+		if (ce->lpc == lpc && ce->tgid == st->tgid && ce->gen == st->gen) {
+			row = ce->row;
+			goto have_row;
+		}
+	}
 	if ((lpc < st->m_start || lpc >= st->m_end) && !ku_locate(w->proc, st, lpc)) {
 		st->stop = KU_NO_MAPPING;
 		return 1;
@@ -260,24 +300,32 @@ static long ku_step(__u64 i, void *data)
 		st->stop = KU_NO_TABLE;
 		return 1;
 	}
-	row = ku_row(st, (__u32)elf_pc);
-	if (!row || row->cfa_rule == UNWIND_CFA_NONE) {
+	found = ku_row(st, (__u32)elf_pc);
+	if (!found || found->cfa_rule == UNWIND_CFA_NONE) {
 		st->stop = KU_NONE_ROW;
 		return 1;
 	}
-	switch (row->cfa_rule) {
+	row = *found;
+	if (ce) {
+		ce->lpc = lpc;
+		ce->tgid = st->tgid;
+		ce->gen = st->gen;
+		ce->row = row;
+	}
+have_row:
+	switch (row.cfa_rule) {
 	case UNWIND_CFA_RSP:
-		cfa = st->sp + (__s64)row->cfa_off;
+		cfa = st->sp + (__s64)row.cfa_off;
 		break;
 	case UNWIND_CFA_RBP:
 		if (!st->bp_ok) {
 			st->stop = KU_UNSUPPORTED;
 			return 1;
 		}
-		cfa = st->bp + (__s64)row->cfa_off;
+		cfa = st->bp + (__s64)row.cfa_off;
 		break;
 	case UNWIND_CFA_PLT: /* the PLT's expression, on the real RIP */
-		cfa = st->sp + (__s64)row->cfa_off + ((st->pc & 15) >= row->plt_ge ? 8 : 0);
+		cfa = st->sp + (__s64)row.cfa_off + ((st->pc & 15) >= row.plt_ge ? 8 : 0);
 		break;
 	case UNWIND_CFA_END:
 		st->stop = KU_END;
@@ -290,12 +338,12 @@ static long ku_step(__u64 i, void *data)
 		st->stop = KU_READ;
 		return 1;
 	}
-	if (row->rbp_rule == UNWIND_RBP_CFA_OFF) {
-		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__s64)row->rbp_off)))
+	if (row.rbp_rule == UNWIND_RBP_CFA_OFF) {
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__s64)row.rbp_off)))
 			st->bp_ok = 0; /* libdw: the register is then unknown, not an error */
 		else
 			st->bp = bp;
-	} else if (row->rbp_rule != UNWIND_RBP_SAME) {
+	} else if (row.rbp_rule != UNWIND_RBP_SAME) {
 		st->bp_ok = 0;
 	}
 	if (!ra) { /* libdw: a zero return address ends the stack */
@@ -322,6 +370,7 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
 
 	w.proc = bpf_map_lookup_elem(&unwind_maps, &tgid);
 	w.st = bpf_map_lookup_elem(&ku_scratch, &zero);
+	w.cache = bpf_map_lookup_elem(&ku_rows_cache, &zero);
 	if (!w.st) {
 		count(&unwind_counters.fallbacks);
 		return false;
@@ -329,6 +378,8 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
 	if (!w.proc) /* not described yet (a fork, an exec): every module by its VMA */
 		count(&unwind_counters.no_proc);
 	w.st->m_start = w.st->m_end = 0;
+	w.st->tgid = tgid;
+	w.st->gen = ku_gen;
 	w.st->pc = PT_REGS_IP(ctx);
 	w.st->sp = PT_REGS_SP(ctx);
 	w.st->bp = ctx->rbp;

@@ -267,6 +267,8 @@ static int ku_set_proc(void *ctx, pid_t pid, const struct unwind_proc *p)
 	__u32 tgid = (__u32)pid;
 	int fd = bpf_map__fd(l->skel->maps.unwind_maps);
 
+	/* BPF's cached rows may be the old mappings' (ku_cache in bpf/unwind.bpf.h) */
+	__sync_fetch_and_add(&l->skel->bss->ku_gen, 1);
 	if (!p)
 		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
 	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
