@@ -13,3 +13,10 @@ target_compile_definitions(unwind_modes_e2e PRIVATE
 	DWARF_THREADS_BIN="$<TARGET_FILE:dwarf_threads>")
 add_dependencies(unwind_modes_e2e tracer dwarf_levels dwarf_libc_paths dwarf_threads)
 tracer_test_timeout(unwind_modes_e2e 900)
+
+# kunwind (user/trace/kunwind.c): the tables and descriptions the in-kernel unwinder is given,
+# on the test process itself, into plain memory (no BPF, no root).
+add_criterion_test(kunwind_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kunwind_unit.c
+	LIBS tracer_core
+	LABELS unit)

@@ -86,6 +86,7 @@ struct loader {
 	size_t ku_rows_sz;
 	__u64 ku_misses; /* unwind_counters.no_mapping + no_proc at the last refresh */
 	__u64 ku_refresh_ns; /* when */
+	pid_t ku_pid;	     /* the first target, until it is described (held: after its exec) */
 };
 
 /* libbpf's own log: warnings at -v, info at -vv, debug (verifier logs) only at -vvv. */
@@ -327,6 +328,8 @@ static int ku_attach(struct loader *l, const struct loader_opts *opts)
 	err = kunwind__attach(l->ku, &sink);
 	if (!err && !opts->unwind_held)
 		err = kunwind__update(l->ku, opts->pid, true);
+	else
+		l->ku_pid = opts->pid; /* described at loader__unwind_add, or at the first misses */
 	if (err == -ESRCH)
 		err = 0; /* a held command's first exec describes it (loader__unwind_add) */
 	if (err)
@@ -339,6 +342,8 @@ int loader__unwind_add(struct loader *l, pid_t pid)
 {
 	if (!l || !l->ku || !l->ku_rows)
 		return -EOPNOTSUPP;
+	if (pid == l->ku_pid)
+		l->ku_pid = 0;
 	return kunwind__update(l->ku, pid, true);
 }
 
@@ -380,6 +385,9 @@ static void ku_poll(struct loader *l)
 		return;
 	l->ku_misses = misses;
 	l->ku_refresh_ns = clock__mono_ns();
+	/* a held target nobody described after its exec (bench-trace, --no-follow races) */
+	if (l->ku_pid && !kunwind__update(l->ku, l->ku_pid, true))
+		l->ku_pid = 0;
 	kunwind__refresh(l->ku);
 }
 

@@ -16,7 +16,9 @@
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
 #   -t TOOLS      comma list of untraced,tracer,tracer_nf,noop,noop_entry,cut_records,cut_stacks,
 #                 cut_walk,cut_ring,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled,
-#                 dense,kernel,dwarf,fp (kernel, dwarf, fp: the tracer with that --unwind;
+#                 dense,kernel,dwarf,fp,kfull,kcut_walk (kernel, dwarf, fp: the tracer with
+#                 that --unwind; kfull, kcut_walk: bench-trace --unwind-kernel, full or
+#                 without the unwind;
 #                 full, cut_*, noop*:
 #                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
 #                 path of noop and full; sampled: the tracer with --sample-bytes N, and
@@ -284,6 +286,9 @@ one() {
 	cut_stacks) "$BTRACE" --cut stacks -- ${CMD[$row]} >>"$xf" ;;
 	cut_walk) "$BTRACE" --cut walk -- ${CMD[$row]} >>"$xf" ;;
 	cut_ring) "$BTRACE" --cut ring -- ${CMD[$row]} >>"$xf" ;;
+	# the same with --unwind kernel's walk (kcut_walk: the PC alone, no unwind)
+	kfull) "$BTRACE" --unwind-kernel -- ${CMD[$row]} >>"$xf" ;;
+	kcut_walk) "$BTRACE" --unwind-kernel --cut walk -- ${CMD[$row]} >>"$xf" ;;
 	# memleak prints its first report one interval after ALL its probes are attached;
 	# bpftrace runs BEGIN after attaching.
 	memleak) gated "$row" "Top 10 stacks" memleak-bpfcc 3 ;;
