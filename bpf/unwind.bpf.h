@@ -133,7 +133,7 @@ struct {
  * moves whenever a PC could come to mean other code in a process: userspace rewrote a
  * description or a module (loader.c), or a process exec'd (proc_exec below).
  */
-#define KU_CACHE_SLOTS 512
+#define KU_CACHE_SLOTS 4096 /* sed's ~150 stacks hold ~1,500 PCs: 512 slots thrashed */
 
 struct ku_cache_ent {
 	__u64 lpc;
@@ -147,9 +147,10 @@ struct ku_cache {
 	struct ku_cache_ent e[KU_CACHE_SLOTS];
 };
 
+/* One cache per possible CPU, indexed by CPU (128 KiB: above a per-CPU array's 32 KiB). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set to the number of possible CPUs by the loader */
 	__type(key, __u32);
 	__type(value, struct ku_cache);
 } ku_rows_cache SEC(".maps");
@@ -364,13 +365,14 @@ have_row:
  */
 static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
 {
-	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0;
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0, cpu;
 	struct ku_walk_ctx w = { .s = s };
 	__u64 *why;
 
 	w.proc = bpf_map_lookup_elem(&unwind_maps, &tgid);
 	w.st = bpf_map_lookup_elem(&ku_scratch, &zero);
-	w.cache = bpf_map_lookup_elem(&ku_rows_cache, &zero);
+	cpu = bpf_get_smp_processor_id(); /* uprobe programs run with migration disabled */
+	w.cache = bpf_map_lookup_elem(&ku_rows_cache, &cpu);
 	if (!w.st) {
 		count(&unwind_counters.fallbacks);
 		return false;

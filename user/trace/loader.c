@@ -290,6 +290,7 @@ static int ku_set_module(void *ctx, const struct unwind_module_key *k,
  * mostly the same libc), and the rows array's size from them. */
 static int ku_prepare(struct loader *l, const struct loader_opts *opts)
 {
+	int cpus, err;
 	__u64 rows;
 
 	if (!opts->unwind_kernel)
@@ -303,7 +304,11 @@ static int ku_prepare(struct loader *l, const struct loader_opts *opts)
 		l->ku_rows_sz = (size_t)(rows < KU_ROWS_MAX ? rows : KU_ROWS_MAX);
 	}
 	l->skel->rodata->unwind_kernel = 1;
-	return bpf_map__set_max_entries(l->skel->maps.unwind_rows, (__u32)l->ku_rows_sz);
+	cpus = libbpf_num_possible_cpus();
+	if (cpus <= 0)
+		return cpus ? cpus : -EINVAL;
+	err = bpf_map__set_max_entries(l->skel->maps.ku_rows_cache, (__u32)cpus);
+	return err ? err : bpf_map__set_max_entries(l->skel->maps.unwind_rows, (__u32)l->ku_rows_sz);
 }
 
 /* After load: the rows array mapped here, the prepared tables into it, the target described. */
