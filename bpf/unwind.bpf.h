@@ -94,7 +94,10 @@ struct {
  * PC (consecutive frames are mostly in one module: no search then). */
 struct ku_state {
 	__u64 pc, sp, bp;
-	__u32 bp_ok; /* bp holds the frame's RBP (0: unknown since a saved RBP was unreadable) */
+	__u32 bp_ok; /* RBP is known (0: unknown since a saved RBP was unreadable) */
+	/* RBP is the word saved at bp_at, read only if a CFA needs it (most frames of code
+	 * without frame pointers never do: a read per frame saved); 0: bp holds it */
+	__u64 bp_at;
 	__u32 stop;  /* enum ku_stop */
 	__u64 m_start, m_end, m_bias; /* [m_start, m_end): ELF address = PC - m_bias */
 	__u32 m_first, m_rows;	      /* its module's rows */
@@ -319,6 +322,13 @@ have_row:
 		cfa = st->sp + (__s64)row.cfa_off;
 		break;
 	case UNWIND_CFA_RBP:
+		if (st->bp_at) {
+			if (bpf_probe_read_user(&bp, sizeof(bp), (void *)st->bp_at))
+				st->bp_ok = 0; /* libdw: the register is then unknown, not an error */
+			else
+				st->bp = bp;
+			st->bp_at = 0;
+		}
 		if (!st->bp_ok) {
 			st->stop = KU_UNSUPPORTED;
 			return 1;
@@ -340,12 +350,11 @@ have_row:
 		return 1;
 	}
 	if (row.rbp_rule == UNWIND_RBP_CFA_OFF) {
-		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__s64)row.rbp_off)))
-			st->bp_ok = 0; /* libdw: the register is then unknown, not an error */
-		else
-			st->bp = bp;
+		st->bp_at = cfa + (__s64)row.rbp_off;
+		st->bp_ok = 1;
 	} else if (row.rbp_rule != UNWIND_RBP_SAME) {
 		st->bp_ok = 0;
+		st->bp_at = 0;
 	}
 	if (!ra) { /* libdw: a zero return address ends the stack */
 		st->stop = KU_END;
@@ -386,6 +395,7 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
 	w.st->sp = PT_REGS_SP(ctx);
 	w.st->bp = ctx->rbp;
 	w.st->bp_ok = 1;
+	w.st->bp_at = 0;
 	w.st->stop = KU_GOING;
 	s->ips[0] = w.st->pc;
 	s->depth = 1;
