@@ -42,7 +42,8 @@ struct unwind_row {
 	__u8 rbp_rule; /* enum unwind_rbp_rule */
 	__s16 cfa_off;
 	__s16 rbp_off;
-	__u16 plt_ge;  /* UNWIND_CFA_PLT: the expression's threshold, 11 (lazy .plt) or 10; else 0 */
+	__u16 plt_ge;  /* UNWIND_CFA_PLT: the expression's threshold, 11 (lazy .plt) or 9 (IBT .plt,
+			* -z ibtplt); 0 for other rules */
 };
 
 /* One executable mapping of a traced process, in `unwind_maps`' value (sorted by start). */

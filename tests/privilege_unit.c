@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "dhat_writer.h"
 #include "export.h"
 #include "output.h"
+#include "safe_open.h"
 #include "test_util.h"
 
 static const struct dhat_meta META = { .cmd = "prog", .pid = 1 };
@@ -187,6 +189,40 @@ Test(privilege, under_sudo_the_profile_belongs_to_the_invoking_user)
 	unsetenv("SUDO_GID");
 	cr_expect_eq(hidden_entries(dir), 0, "temporary files left behind");
 	collector__free(c);
+}
+
+/* The tracer's own private files (the unwind table cache) stay root's under sudo: written
+ * with OUTPUT_PRIVATE (0600) into a root-only directory the sudo user cannot enter, read
+ * back with safe_open__read_private; the plain calls, acting as the user, are refused. */
+Test(privilege, under_sudo_private_files_stay_roots)
+{
+	char dir[512], dest[700];
+	struct output o;
+	struct stat st;
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root: under sudo only root acts as the invoking user");
+	tu_scratch(dir, sizeof(dir), "private");
+	cr_assert_eq(chmod(dir, 0700), 0);
+	snprintf(dest, sizeof(dest), "%s/t.unw", dir);
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	cr_expect_neq(output__open(&o, dest, 0), 0, "the sudo user wrote into root's 0700 dir");
+	cr_assert_eq(output__open(&o, dest, OUTPUT_PRIVATE), 0);
+	fputs("rows", o.f);
+	cr_assert_eq(output__close(&o, 0), 0);
+	cr_assert_eq(stat(dest, &st), 0);
+	cr_expect_eq(st.st_uid, 0);
+	cr_expect_eq(st.st_mode & 0777, 0600, "mode %o", st.st_mode & 0777);
+	cr_expect_eq(safe_open__read(AT_FDCWD, dest, 0, SAFE_OPEN_ANY_SZ), -EACCES);
+	fd = safe_open__read_private(AT_FDCWD, dest, SAFE_OPEN_ANY_SZ);
+	cr_expect_geq(fd, 0, "private read: %s", strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	cr_expect_eq(hidden_entries(dir), 0, "temporary files left behind");
 }
 
 /* Exports (pprof, folded, svg) go through the same safe creation as profiles. */

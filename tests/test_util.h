@@ -3,6 +3,7 @@
 #ifndef TESTS_TEST_UTIL_H
 #define TESTS_TEST_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -38,6 +39,36 @@ static inline char *tu_slurp(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+/* Call fn on every file of dir (names starting with '.' skipped) with its whole content as
+ * tu_slurp reads it (NULL if it cannot be read): a fuzzing corpus replayed. The number of
+ * files, or -1 when dir cannot be opened. */
+static inline int tu_each_file(const char *dir,
+			       void (*fn)(const char *path, const char *data, size_t len, void *ctx),
+			       void *ctx)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[4096];
+		size_t len = 0;
+		char *data;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		data = tu_slurp(path, &len);
+		fn(path, data, len, ctx);
+		free(data);
+		files++;
+	}
+	closedir(d);
+	return files;
 }
 
 static inline int tu_spit(const char *path, const char *text, size_t len)

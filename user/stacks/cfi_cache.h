@@ -34,7 +34,7 @@ struct cfi_cache_hdr {
 	uint8_t build_id[20];	/* the module's, zero-padded */
 	uint32_t build_id_len;	/* bytes of build_id used */
 	uint32_t n_rows;	/* rows after the header */
-	uint64_t checksum;	/* FNV-1a 64 of the rows' bytes */
+	uint64_t checksum;	/* FNV-1a 64 of the rows, a word at a time (cfi_cache.c) */
 };
 
 /*

@@ -41,49 +41,46 @@ static uint64_t rd_bytes(struct rd *r, unsigned n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+/* A LEB128 number: its bits (beyond 64 dropped) and, in *last, its last byte; *shift the
+ * bits it had. */
+static uint64_t rd_leb(struct rd *r, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 
+	*shift = 0;
+	*last = 0;
 	while (!r->bad) {
 		if (r->p >= r->end) {
 			r->bad = true;
 			break;
 		}
-		uint8_t b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
+		*last = *r->p++;
+		if (*shift < 64)
+			v |= (uint64_t)(*last & 0x7f) << *shift;
+		*shift += 7;
+		if (!(*last & 0x80))
 			return v;
 	}
 	return 0;
 }
 
+static uint64_t rd_uleb(struct rd *r)
+{
+	unsigned shift;
+	uint8_t last;
+
+	return rd_leb(r, &shift, &last);
+}
+
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	unsigned shift;
+	uint8_t last;
+	uint64_t v = rd_leb(r, &shift, &last);
 
-	while (!r->bad) {
-		if (r->p >= r->end) {
-			r->bad = true;
-			break;
-		}
-		uint8_t b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~0ULL << shift;
-			return (int64_t)v;
-		}
-	}
-	return 0;
+	if (!r->bad && shift < 64 && (last & 0x40))
+		v |= ~0ULL << shift; /* sign-extend */
+	return (int64_t)v;
 }
 
 /* DW_EH_PE_* */
@@ -279,8 +276,14 @@ static bool parse_cie(const struct ctx *c, size_t off, struct cie *cie)
 		if (r.bad || r.p > data_end)
 			return false;
 		r.p = data_end;
-	} else if (aug_len) {
-		return false; /* "eh" and other pre-'z' augmentations: layout unknown */
+	} else {
+		/* Without 'z' only letters that carry no data can be skipped: gas writes "S" in
+		 * .debug_frame. "eh" and other old augmentations: layout unknown. */
+		for (size_t i = 0; i < aug_len; i++) {
+			if (aug[i] != 'S')
+				return false;
+			cie->signal = true;
+		}
 	}
 	if (r.bad || !cie->code_align)
 		return false;
@@ -403,8 +406,9 @@ static int emit_state(struct ctx *c, uint64_t pc, const struct state *s, bool si
 }
 
 /* Is the CFA expression [p, end) the .plt one? Then CFA = rsp + *off + ((rip & 15) >= *ge
- * ? 8 : 0): DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_lit11 (or
- * lit10); DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus (binutils' elf_x86_64_eh_frame_plt). */
+ * ? 8 : 0): DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_litG; DW_OP_ge;
+ * DW_OP_lit3; DW_OP_shl; DW_OP_plus (binutils' eh_frame of .plt). G is 11 in the lazy .plt,
+ * 9 in binutils 2.40's IBT .plt (-z ibtplt); any 0..15 has the same meaning. */
 static bool plt_expr(const uint8_t *p, const uint8_t *end, int64_t *off, uint8_t *ge)
 {
 	static const uint8_t tail[] = {0x2a, 0x33, 0x24, 0x22}; /* ge, lit3, shl, plus */
@@ -417,8 +421,8 @@ static bool plt_expr(const uint8_t *p, const uint8_t *end, int64_t *off, uint8_t
 		return false;
 	if (rd_bytes(&r, 1) != 0x3f || rd_bytes(&r, 1) != 0x1a) /* lit15, and */
 		return false;
-	*ge = (uint8_t)(rd_bytes(&r, 1) - 0x30); /* litN */
-	if (r.bad || (*ge != 11 && *ge != 10) || (size_t)(r.end - r.p) != sizeof(tail))
+	*ge = (uint8_t)(rd_bytes(&r, 1) - 0x30); /* lit0..lit15 */
+	if (r.bad || *ge > 15 || (size_t)(r.end - r.p) != sizeof(tail))
 		return false;
 	return !memcmp(r.p, tail, sizeof(tail));
 }
@@ -467,6 +471,30 @@ static int advance(struct ctx *c, struct run *u, uint64_t to)
 	return u->loc >= u->end ? 1 : 0;
 }
 
+/* v * f, or bad (and 0) when it overflows: a factored offset from a hostile file. */
+static int64_t mul(struct rd *r, int64_t v, int64_t f)
+{
+	int64_t out;
+
+	if (__builtin_mul_overflow(v, f, &out)) {
+		r->bad = true;
+		return 0;
+	}
+	return out;
+}
+
+/* An unsigned operand as a signed offset (bad when it does not fit). */
+static int64_t rd_uoff(struct rd *r)
+{
+	uint64_t v = rd_uleb(r);
+
+	if (v > INT64_MAX) {
+		r->bad = true;
+		return 0;
+	}
+	return (int64_t)v;
+}
+
 /* A block operand (expression): its bytes, skipped. */
 static const uint8_t *rd_block(struct rd *r, const uint8_t **end)
 {
@@ -503,7 +531,7 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 			err = advance(c, u, u->loc + (op & 0x3fu) * cie->code_align);
 			continue;
 		case 2: /* offset */
-			off = (int64_t)rd_uleb(&r) * cie->data_align;
+			off = mul(&r, rd_uoff(&r), cie->data_align);
 			set_rule(u, op & 0x3fu, RULE_OFFSET, off);
 			goto next;
 		case 3: /* restore */
@@ -530,15 +558,15 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 			break;
 		case 0x05: /* offset_extended */
 			reg = rd_uleb(&r);
-			set_rule(u, reg, RULE_OFFSET, (int64_t)rd_uleb(&r) * cie->data_align);
+			set_rule(u, reg, RULE_OFFSET, mul(&r, rd_uoff(&r), cie->data_align));
 			break;
 		case 0x11: /* offset_extended_sf */
 			reg = rd_uleb(&r);
-			set_rule(u, reg, RULE_OFFSET, rd_sleb(&r) * cie->data_align);
+			set_rule(u, reg, RULE_OFFSET, mul(&r, rd_sleb(&r), cie->data_align));
 			break;
 		case 0x2f: /* GNU_negative_offset_extended */
 			reg = rd_uleb(&r);
-			set_rule(u, reg, RULE_OFFSET, -(int64_t)rd_uleb(&r) * cie->data_align);
+			set_rule(u, reg, RULE_OFFSET, mul(&r, -rd_uoff(&r), cie->data_align));
 			break;
 		case 0x06: /* restore_extended */
 			restore_rule(u, rd_uleb(&r));
@@ -582,8 +610,8 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 		case 0x12: /* def_cfa_sf */
 			u->s.cfa_kind = CFA_REGOFF;
 			u->s.cfa_reg = (uint32_t)rd_uleb(&r);
-			u->s.cfa_off = op == 0x0c ? (int64_t)rd_uleb(&r)
-						  : rd_sleb(&r) * cie->data_align;
+			u->s.cfa_off = op == 0x0c ? rd_uoff(&r)
+						  : mul(&r, rd_sleb(&r), cie->data_align);
 			break;
 		case 0x0d: /* def_cfa_register: only over a register rule */
 			if (u->s.cfa_kind != CFA_REGOFF)
@@ -594,8 +622,8 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 		case 0x13: /* def_cfa_offset_sf */
 			if (u->s.cfa_kind == CFA_OTHER)
 				return -EINVAL;
-			u->s.cfa_off = op == 0x0e ? (int64_t)rd_uleb(&r)
-						  : rd_sleb(&r) * cie->data_align;
+			u->s.cfa_off = op == 0x0e ? rd_uoff(&r)
+						  : mul(&r, rd_sleb(&r), cie->data_align);
 			break;
 		case 0x0f: /* def_cfa_expression */
 			bp = rd_block(&r, &bend);
@@ -679,10 +707,14 @@ static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
 	while (off + 4 <= c->len) {
 		if (!entry_at(c, off, &e)) {
 			/* A zero length is .eh_frame's terminator, padding in .debug_frame. */
-			if (!c->is_eh && off + 4 <= c->len && !memcmp(c->sec + off, "\0\0\0\0", 4)) {
+			bool zero = !memcmp(c->sec + off, "\0\0\0\0", 4);
+
+			if (zero && !c->is_eh) {
 				off += 4;
 				continue;
 			}
+			if (!zero) /* a length past the end: what follows cannot be found */
+				c->st->cut_bytes = c->len - off;
 			break;
 		}
 		off = e.end;
@@ -728,7 +760,8 @@ int cfi_compile(const uint8_t *sec, size_t len, uint64_t sec_addr, bool is_eh,
 	err = list_fdes(&c, &refs, &n_refs);
 	if (err)
 		return err;
-	qsort(refs, n_refs, sizeof(*refs), fde_ref_cmp);
+	if (n_refs) /* qsort(NULL, 0) is undefined */
+		qsort(refs, n_refs, sizeof(*refs), fde_ref_cmp);
 	for (size_t i = 0; i < n_refs && !err; i++) {
 		struct entry e;
 		struct cie cie;

@@ -11,7 +11,8 @@
  *
  * The rules (x86_64 DWARF registers: 6 rbp, 7 rsp, 16 return address):
  *	CFA = rsp + n, rbp + n          -> UNWIND_CFA_RSP / UNWIND_CFA_RBP
- *	the .plt expression             -> UNWIND_CFA_PLT (plt_ge = its literal, 11 or 10)
+ *	the .plt expression             -> UNWIND_CFA_PLT (plt_ge = its literal: 11, or 9 in
+ *	                                   an IBT .plt)
  *	return address undefined        -> UNWIND_CFA_END
  *	return address not at CFA - 8, any other CFA register or expression, an 'S'
  *	(signal frame) CIE              -> UNWIND_CFA_UNSUPPORTED
@@ -29,8 +30,9 @@
 
 #include "unwind_abi.h"
 
-/* What compiling one section met. Every FDE is counted in exactly one of fde_cnt's parts:
- * compiled (fde_ok_cnt), or one of the kinds of trouble below it. */
+/* What compiling one section met. fde_cnt = fde_ok_cnt + fde_empty_cnt + fde_bad_cnt +
+ * fde_bad_insn_cnt + fde_far_cnt: every FDE found is in exactly one of those; overlaps and
+ * signal frames are counted besides. */
 struct cfi_compile_stats {
 	uint32_t cie_cnt;	    /* CIEs seen */
 	uint32_t fde_cnt;	    /* FDEs seen (zero-length ones included) */
@@ -45,6 +47,8 @@ struct cfi_compile_stats {
 	uint32_t unsupported_cnt;   /* UNSUPPORTED rows emitted (CFA or RBP), merged rows once */
 	uint32_t too_far_off_cnt;   /* of those: an offset that does not fit the row's 16 bits */
 	uint32_t signal_frame_cnt;  /* FDEs of an 'S' CIE (signal trampolines) */
+	size_t cut_bytes;	    /* bytes not read after an entry whose length runs past the
+				     * section (its FDEs are in no count above) */
 };
 
 /* A growing array of rows; free rows with free(). */

@@ -21,7 +21,7 @@
 #include "safe_open.h"
 #include "sudo_user.h"
 
-/* The section named name with bytes in the file (not NOBITS), or NULL. */
+/* The section named name with bytes in the file (not NOBITS, not empty), or NULL. */
 static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	size_t shstrndx;
@@ -32,7 +32,7 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *n;
 
-		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS || !sh->sh_size)
 			continue;
 		n = elf_strptr(elf, shstrndx, sh->sh_name);
 		if (n && !strcmp(n, name))
@@ -41,38 +41,47 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* Compile the table of an open ELF file into t. 0, or -errno with *why. */
+/* Compile the section name into rows. 0, -ENOENT (no such section, or no FDE of use in
+ * it), -EINVAL (unreadable), -ENOMEM. */
+static int compile_section(Elf *elf, const char *name, struct cfi_rows *rows,
+			   struct cfi_compile_stats *st)
+{
+	GElf_Shdr sh;
+	Elf_Data *data;
+	Elf_Scn *scn = find_section(elf, name, &sh);
+
+	/* A compressed .debug_frame (SHF_COMPRESSED) is inflated in libelf's memory. */
+	if (scn && (sh.sh_flags & SHF_COMPRESSED) &&
+	    (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh)))
+		return -EINVAL;
+	if (!scn)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf)
+		return -EINVAL;
+	return cfi_compile(data->d_buf, data->d_size, sh.sh_addr, !strcmp(name, ".eh_frame"),
+			   rows, st);
+}
+
+/* Compile the table of an open ELF file into t: its .eh_frame, or its .debug_frame when
+ * .eh_frame is missing or describes nothing. 0, or -errno with *why. */
 static int compile_elf(Elf *elf, struct cfi_table *t, const char **why)
 {
 	struct cfi_compile_stats st = {0};
 	struct cfi_rows rows = {0};
-	GElf_Shdr sh;
-	Elf_Data *data;
-	bool is_eh = true;
-	Elf_Scn *scn = find_section(elf, ".eh_frame", &sh);
-	int err;
+	const char *name = ".eh_frame";
+	int err = compile_section(elf, name, &rows, &st);
 
-	if (!scn) {
-		is_eh = false;
-		scn = find_section(elf, ".debug_frame", &sh);
-		/* A compressed .debug_frame (SHF_COMPRESSED) is inflated in libelf's memory. */
-		if (scn && (sh.sh_flags & SHF_COMPRESSED) &&
-		    (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh)))
-			scn = NULL;
+	if (err == -ENOENT) {
+		name = ".debug_frame";
+		st = (struct cfi_compile_stats){0};
+		err = compile_section(elf, name, &rows, &st);
 	}
-	if (!scn) {
-		*why = "no .eh_frame or .debug_frame";
-		return -ENOENT;
-	}
-	data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf) {
-		*why = "the CFI section cannot be read";
-		return -EINVAL;
-	}
-	err = cfi_compile(data->d_buf, data->d_size, sh.sh_addr, is_eh, &rows, &st);
 	if (err) {
 		free(rows.rows);
-		*why = err == -ENOMEM ? "out of memory" : "no usable FDE in the CFI section";
+		*why = err == -ENOMEM ? "out of memory"
+		       : err == -EINVAL ? "the CFI section cannot be read"
+					: "no FDE in .eh_frame or .debug_frame";
 		return err;
 	}
 	if (rows.n > UINT32_MAX) {
@@ -81,10 +90,11 @@ static int compile_elf(Elf *elf, struct cfi_table *t, const char **why)
 		return -E2BIG;
 	}
 	dlog("cfi: %s: %u FDEs (%u ok, %u bad, %u bad instructions, %u beyond 4 GiB, %u "
-	     "overlapping, %u signal frames), %zu rows (%u unsupported, %u offsets too far)",
-	     is_eh ? ".eh_frame" : ".debug_frame", st.fde_cnt, st.fde_ok_cnt, st.fde_bad_cnt,
+	     "overlapping, %u signal frames, %zu bytes cut), %zu rows (%u unsupported, %u "
+	     "offsets too far)",
+	     name, st.fde_cnt, st.fde_ok_cnt, st.fde_bad_cnt,
 	     st.fde_bad_insn_cnt, st.fde_far_cnt, st.fde_overlap_cnt, st.signal_frame_cnt,
-	     rows.n, st.unsupported_cnt, st.too_far_off_cnt);
+	     st.cut_bytes, rows.n, st.unsupported_cnt, st.too_far_off_cnt);
 	t->rows = rows.rows;
 	t->n_rows = (uint32_t)rows.n;
 	return 0;
