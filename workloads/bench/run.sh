@@ -412,22 +412,24 @@ unwind_modes() {
 	[ $any = 1 ] || return 0
 	echo "Unwinding modes (tracer's own CPU per record, µs, median of $REPS; stack copies; ring bytes per record):"
 	echo
-	echo "| row | mode | records | tracer CPU µs/record | snapshots | ring B/record |"
-	echo "|---|---|---:|---:|---:|---:|"
+	echo "| row | mode | records | tracer CPU µs/record | snapshots | ring B/record | peak RSS KiB |"
+	echo "|---|---|---:|---:|---:|---:|---:|"
 	for row in "${ROWS[@]}"; do
 		for tool in kernel dwarf fp; do
 			[ -s "$WORK/x.$row.$tool" ] || continue
-			# per rep: "cpu_us_per_record records snapshots ring_bytes_per_record"
+			# per rep: "cpu_us_per_record records snapshots ring_bytes_per_record maxrss_kb"
+			# (maxrss: /usr/bin/time's, the tracer's or the target's, whichever is larger)
 			paste -d' ' "$WORK/x.$row.$tool" "$WORK/t.$row.$tool" | awk '
 				{ for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] = kv[2]
 				  split(v["time"], tt, ","); n = v["events"] + 0; sn = v["snapshots"] + 0
 				  # the t line follows the x line: wall user sys maxrss
-				  if (n > 0) printf "%f %d %d %f\n", (tt[2] + tt[3] - $(NF - 2) - $(NF - 1)) / n * 1e6,
-					n, sn, 64 + sn * (96 + v["snapshot_bytes"]) / n }' >"$WORK/um.$row.$tool"
+				  if (n > 0) printf "%f %d %d %f %d\n", (tt[2] + tt[3] - $(NF - 2) - $(NF - 1)) / n * 1e6,
+					n, sn, 64 + sn * (96 + v["snapshot_bytes"]) / n, tt[4] }' >"$WORK/um.$row.$tool"
 			[ -s "$WORK/um.$row.$tool" ] || continue
-			printf '| %s | %s | %s | %.2f | %s | %.0f |\n' "$row" "$tool" \
+			printf '| %s | %s | %s | %.2f | %s | %.0f | %s |\n' "$row" "$tool" \
 				"$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f2)" "$(col 1 "$WORK/um.$row.$tool")" \
-				"$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f3)" "$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f4)"
+				"$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f3)" "$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f4)" \
+				"$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f5)"
 		done
 	done
 	echo
