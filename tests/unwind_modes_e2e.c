@@ -4,7 +4,9 @@
  * with libdw) gives, on the same deterministic programs:
  *  - the C fixtures without frame pointers of dwarf_e2e (levels, libc_paths: a qsort
  *    comparator called from libc, strdup, getline; threads: three threads under recursion);
- *  - Debian's own programs, built without frame pointers: sed -E, jq, sqlite3 (deps/).
+ *  - Debian's own programs, built without frame pointers: sed -E, jq, sqlite3 (deps/);
+ *  - a process that execs a program whose code lies at the first one's addresses with other
+ *    CFI rows (exec_chain, two builds without PIE).
  * Each program is traced once per mode. After symbolization, every program point (its
  * frames without addresses, and its allocator function) must have the same bytes and
  * blocks in both profiles. The one difference allowed: a stack DWARF mode cut short (its
@@ -257,6 +259,15 @@ Test(unwind_modes_e2e, c_fixtures_without_frame_pointers)
 	compare("levels", DWARF_LEVELS_BIN);
 	compare("libc_paths", DWARF_LIBC_PATHS_BIN);
 	compare("threads", DWARF_THREADS_BIN " 200");
+}
+
+/* An exec in the same process onto code at the same addresses with other CFI rows
+ * (exec_chain.c): the profile of the image exec'd (-o's) must be unwound with its own rows,
+ * never the first image's (the kernel's row cache is invalidated at the exec). */
+Test(unwind_modes_e2e, exec_onto_the_same_addresses)
+{
+	E2E_REQUIRE_ROOT();
+	compare("exec_chain", EXEC_CHAIN_A " " EXEC_CHAIN_B);
 }
 
 Test(unwind_modes_e2e, debian_programs)
