@@ -13,6 +13,14 @@ foreach(pad 256 4096)
 		RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/e2e-unwind-modes)
 endforeach()
 
+# cxx_throw (tests/data/unwind_modes/cxx_throw.cc): C++ allocations around exceptions.
+add_executable(unwind_modes_cxx_throw ${UNWIND_MODES_SRC}/cxx_throw.cc)
+target_compile_options(unwind_modes_cxx_throw PRIVATE -g -O2 -fomit-frame-pointer
+	-momit-leaf-frame-pointer -fno-sanitize=all -Wall -Wextra -Werror)
+target_link_options(unwind_modes_cxx_throw PRIVATE -fno-sanitize=all)
+set_target_properties(unwind_modes_cxx_throw PROPERTIES OUTPUT_NAME cxx_throw
+	RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/e2e-unwind-modes)
+
 add_criterion_test(unwind_modes_e2e
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unwind_modes_e2e.c
 		${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
@@ -24,9 +32,16 @@ target_compile_definitions(unwind_modes_e2e PRIVATE
 	DWARF_LIBC_PATHS_BIN="$<TARGET_FILE:dwarf_libc_paths>"
 	DWARF_THREADS_BIN="$<TARGET_FILE:dwarf_threads>"
 	EXEC_CHAIN_A="$<TARGET_FILE:exec_chain_256>"
-	EXEC_CHAIN_B="$<TARGET_FILE:exec_chain_4096>")
+	EXEC_CHAIN_B="$<TARGET_FILE:exec_chain_4096>"
+	CXX_THROW_BIN="$<TARGET_FILE:unwind_modes_cxx_throw>")
 add_dependencies(unwind_modes_e2e tracer dwarf_levels dwarf_libc_paths dwarf_threads
-	exec_chain_256 exec_chain_4096)
+	exec_chain_256 exec_chain_4096 unwind_modes_cxx_throw)
+# dwarf_e2e's Rust fixture (tests/dwarf.cmake), when rustc was found.
+if(RUSTC_EXECUTABLE)
+	target_compile_definitions(unwind_modes_e2e PRIVATE
+		RS_ALLOCS_BIN="${CMAKE_CURRENT_BINARY_DIR}/e2e-dwarf/rs_allocs")
+	add_dependencies(unwind_modes_e2e dwarf_rs_allocs)
+endif()
 tracer_test_timeout(unwind_modes_e2e 900)
 
 # kunwind (user/trace/kunwind.c): the tables and descriptions the in-kernel unwinder is given,

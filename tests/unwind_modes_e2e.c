@@ -5,6 +5,8 @@
  *  - the C fixtures without frame pointers of dwarf_e2e (levels, libc_paths: a qsort
  *    comparator called from libc, strdup, getline; threads: three threads under recursion);
  *  - Debian's own programs, built without frame pointers: sed -E, jq, sqlite3 (deps/);
+ *  - C++ around exceptions (a throw, a destructor and a catch handler that allocate), Rust
+ *    (dwarf_e2e's rs_allocs, when rustc is installed) and python3;
  *  - a process that execs a program whose code lies at the first one's addresses with other
  *    CFI rows (exec_chain, two builds without PIE).
  * Each program is traced once per mode. After symbolization, every program point (its
@@ -268,6 +270,24 @@ Test(unwind_modes_e2e, exec_onto_the_same_addresses)
 {
 	E2E_REQUIRE_ROOT();
 	compare("exec_chain", EXEC_CHAIN_A " " EXEC_CHAIN_B);
+}
+
+/* C++ around exceptions (cxx_throw.cc), Rust (dwarf_e2e's rs_allocs) and Python. */
+Test(unwind_modes_e2e, cxx_rust_python)
+{
+	E2E_REQUIRE_ROOT();
+	compare("cxx_throw", CXX_THROW_BIN);
+#ifdef RS_ALLOCS_BIN
+	compare("rs_allocs", RS_ALLOCS_BIN);
+#else
+	cr_assert_not(e2e_in_ci(), "rustc was not found at configure time");
+	cr_log_warn("rustc not found at configure time: Rust not compared");
+#endif
+	/* the same allocations every run: hash randomization off */
+	if (have("python3"))
+		compare("python3", "env PYTHONHASHSEED=0 python3 -S -c 'import json; x = "
+				   "[json.dumps({\"k\": i, \"v\": [i] * (i % 7)}) for i in "
+				   "range(3000)]; print(len(x))'");
 }
 
 Test(unwind_modes_e2e, debian_programs)
