@@ -90,6 +90,10 @@
  * stack_id is a key of the `stacks` hash map below (deduplicated by content), read back by
  * loader__stack(); it is not a BPF_MAP_TYPE_STACK_TRACE id.
  *
+ * With the rodata flag unwind_kernel (tracer --unwind kernel) the walk is a DWARF unwind with
+ * the modules' CFI tables, in BPF (bpf/unwind.bpf.h); its stacks go into the same `stacks`
+ * map, and a stack the tables cannot serve is sent as a snapshot (below) instead.
+ *
  * With the rodata flag unwind_dwarf (tracer --unwind dwarf) the same return path sends a
  * stack SNAPSHOT instead (see "DWARF snapshots" below): the caller's registers and a copy
  * of the user stack from SP, unwound by userspace with the modules' CFI, so frames of code
@@ -573,12 +577,15 @@ __noinline int emit_snapshot(__u32 type, __u32 fn, __u64 addr, __u64 old_addr, _
 	return 0;
 }
 
+/* --unwind kernel: the tables' walk, with take_snapshot() where they cannot serve. */
+#include "unwind.bpf.h"
+
 /* The probe is done with its snapshot, if it took one (end of on_return). */
 static __always_inline void snapshot_release(__u32 tid)
 {
 	struct snap_slot *s;
 
-	if (!unwind_dwarf)
+	if (!unwind_dwarf && !unwind_kernel)
 		return;
 	s = snap_slot();
 	if (s && s->owner == tid)
@@ -757,6 +764,9 @@ __noinline int take_stack(struct pt_regs *ctx)
 	if (bench_cut == BENCH_CUT_WALK) {
 		s->ips[0] = PT_REGS_IP(ctx);
 		s->depth = 1;
+	} else if (unwind_kernel) {
+		if (!ku_walk(ctx, s))
+			return take_snapshot(ctx); /* the tables cannot serve this stack */
 	} else {
 		fp_walk(ctx, s);
 	}
@@ -770,9 +780,9 @@ __noinline int take_stack(struct pt_regs *ctx)
 		h = (h ^ s->ips[i]) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
-	id = (__u32)(h ^ (h >> 31)) & 0x7fffffff;
+	id = (__u32)(h ^ (h >> 31)) & STACK_ID_BPF_MASK;
 
-	for (int p = 0; p < STACK_PROBES; p++, id = (id + 1) & 0x7fffffff) {
+	for (int p = 0; p < STACK_PROBES; p++, id = (id + 1) & STACK_ID_BPF_MASK) {
 		have = bpf_map_lookup_elem(&stacks, &id);
 		if (have) {
 			if (same_stack(have, s))
@@ -1333,6 +1343,12 @@ int BPF_PROG(proc_exec, struct task_struct *p, int old_pid, struct linux_binprm 
 
 	if (!follow || noop || !is_traced(tgid))
 		return 0;
+	/* --unwind kernel: the old image's mappings are gone; its stacks go as snapshots
+	 * until userspace describes the new one (on this EV_PROC_EXEC) */
+	if (unwind_kernel) {
+		bpf_map_delete_elem(&unwind_maps, &tgid);
+		__sync_fetch_and_add(&ku_gen, 1); /* its cached rows are the old image's */
+	}
 	proc_event(EV_PROC_EXEC, tgid, 0, bprm->filename);
 	return 0;
 }

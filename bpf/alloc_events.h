@@ -60,6 +60,14 @@ struct stack_val {
 	__u64 ips[STACK_MAX_DEPTH]; /* return addresses, innermost first */
 };
 
+/*
+ * The ids of `stacks` are hashes masked to 30 bits. With --unwind kernel the records that
+ * went as snapshots (tables that could not serve) get userspace-interned ids, told apart by
+ * STACK_ID_USER_TAG (user/run/run_output.c's stack source): one run, two id spaces.
+ */
+#define STACK_ID_BPF_MASK  0x3fffffff
+#define STACK_ID_USER_TAG  0x40000000
+
 /* Which allocator entry point produced a record (named by alloc_fn_name(), user/util/events.h). */
 enum alloc_fn {
 	FN_MALLOC = 0,

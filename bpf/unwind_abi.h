@@ -62,4 +62,47 @@ struct unwind_proc {
 	struct unwind_mapping m[UNWIND_MAPPINGS_MAX];
 };
 
+/*
+ * A module's table by file identity, for a PC in no described mapping (a library mapped
+ * since userspace last read the maps: the ones ld.so maps after exec, dlopen): BPF finds the
+ * PC's VMA (bpf_find_vma), keys `unwind_modules` with its file's device and inode, and the
+ * ELF address is pc - vm_start + vm_pgoff * 4096 + vaddr_off. Userspace fills it for every
+ * module it loads (at exec: the new image's whole lookup scope), before the process maps it.
+ */
+struct unwind_module_key {
+	__u64 dev; /* the kernel's encoding (super_block.s_dev: major << 20 | minor) */
+	__u64 ino;
+};
+
+struct unwind_module {
+	__s64 vaddr_off;  /* p_vaddr - p_offset of the executable PT_LOAD segment */
+	__u32 first_row;
+	__u32 n_rows;	  /* 0: no table */
+};
+
+#define UNWIND_MODULES_MAX 8192 /* files in `unwind_modules` */
+
+#define UNWIND_PROCS_MAX 4096 /* processes with an unwind_proc at once (`unwind_maps`) */
+
+/*
+ * --unwind kernel counters (bpf/unwind.bpf.h), a BPF global like snapshot_counters. Each
+ * walk ends for exactly one reason (ends .. unsupported, no_proc aside); the last four send
+ * the record as a snapshot instead.
+ */
+struct unwind_counters {
+	__u64 unwinds;	     /* stacks unwound in BPF (stored in `stacks`) */
+	__u64 frames;	     /* their frames, summed (PC included) */
+	__u64 ends;	     /* walks that reached the outermost frame */
+	__u64 depth_cuts;    /* walks cut at STACK_MAX_DEPTH */
+	__u64 read_failures; /* walks cut at a stack word that could not be read */
+	__u64 no_proc;	     /* walks of a process not described (yet): every module looked
+			      * up through its VMA (not a stop) */
+	__u64 no_mapping;    /* a PC in no described executable mapping */
+	__u64 no_table;	     /* a PC in a module without rows */
+	__u64 none_row;	     /* a PC no FDE covers */
+	__u64 unsupported;   /* an UNSUPPORTED rule, or an RBP-based CFA with RBP unknown */
+	__u64 fallbacks;     /* records sent as snapshots because of the four above */
+	__u64 vma_lookups;   /* PCs in no described mapping found through their VMA's file */
+};
+
 #endif /* UNWIND_ABI_H */

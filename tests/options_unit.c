@@ -132,7 +132,7 @@ Test(options, argv_vectors)
 			      "--stack-size", "4096", "--ringbuf-size", "65536", "-q", NULL };
 	/* --lib is opened while parsing: a real regular file. */
 	const char *cmd[] = { "tracer", "--start-at", "f", "--as-root", "--lib", "/proc/self/exe",
-			      "--summary", "s.txt", "--", "ls", "-l", NULL };
+			      "--summary", "s.txt", "--unwind", "kernel", "--", "ls", "-l", NULL };
 	const char *bare_cmd[] = { "tracer", "-v", "ls", "-q", NULL };
 	const char *kill_after[] = { "tracer", "--kill-after", "0.5", "ls", NULL };
 	const char *interval[] = { "tracer", "--pid", "9", "--interval", "2.5", "--min-age", "30",
@@ -199,6 +199,7 @@ Test(options, argv_vectors)
 	cr_expect_null(parsed.cmd[2]);
 	cr_expect_str_eq(parsed.start_at, "f");
 	cr_expect(parsed.as_root);
+	cr_expect_eq(parsed.unwind, UNWIND_KERNEL);
 	cr_expect_str_eq(parsed.lib, "/proc/self/exe");
 	cr_expect_str_eq(parsed.summary, "s.txt");
 	free(out);
@@ -312,7 +313,7 @@ Test(options, bad_usage)
 		{ parse, { "tracer", "-w", "all", "--pid", "3", NULL }, "give exactly one of" },
 		{ parse, { "tracer", "--top", "0", "--", "ls", NULL },
 		  "--top needs a positive number, not '0'" },
-		{ parse, { "tracer", "--unwind", "x", "ls", NULL }, "--unwind takes fp, dwarf or auto" },
+		{ parse, { "tracer", "--unwind", "x", "ls", NULL }, "--unwind takes fp, dwarf, kernel or auto" },
 		{ parse, { "tracer", "--ringbuf-size", "5000", "ls", NULL },
 		  "--ringbuf-size needs a power" },
 		{ parse, { "tracer", "-f", "pprof,png", "ls", NULL }, "--format takes a list of" },

@@ -95,9 +95,12 @@ static const struct opt_spec tracer_opts_table[] = {
 	  G_PROBES, NULL, OPT_LIB },
 	{ "unwind", 0, "MODE",
 	  "how stacks are taken: fp (frame pointers, in BPF), dwarf\n"
-	  "(stack copies unwound with the modules' CFI), auto (default:\n"
-	  "dwarf unless the target executable has frame pointers)",
-	  G_PROBES, "fp dwarf auto", OPT_UNWIND },
+	  "(stack copies unwound with the modules' CFI), kernel (the\n"
+	  "modules' CFI compiled into tables, unwound in BPF; a stack\n"
+	  "they cannot serve goes as a dwarf copy), auto (default:\n"
+	  "kernel where the executable has CFI tables and the BPF\n"
+	  "unwinder loads, else dwarf unless it has frame pointers)",
+	  G_PROBES, "fp dwarf kernel auto", OPT_UNWIND },
 	{ "stack-size", 0, "BYTES",
 	  "dwarf: stack bytes copied per allocation (default 8192,\n"
 	  "at most 65536); deeper frames are cut (unwinds ended early)",
@@ -455,10 +458,12 @@ static int set_option(void *ctx, const struct opt_spec *opt, const char *arg)
 			o->unwind = UNWIND_FP;
 		} else if (!strcmp(arg, "dwarf")) {
 			o->unwind = UNWIND_DWARF;
+		} else if (!strcmp(arg, "kernel")) {
+			o->unwind = UNWIND_KERNEL;
 		} else if (!strcmp(arg, "auto")) {
 			o->unwind = UNWIND_AUTO;
 		} else {
-			elog("--unwind takes fp, dwarf or auto, not '%s'\n", arg);
+			elog("--unwind takes fp, dwarf, kernel or auto, not '%s'\n", arg);
 			return TRACER_EXIT_USAGE;
 		}
 		break;

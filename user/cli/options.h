@@ -20,6 +20,7 @@ enum unwind_mode {
 	UNWIND_AUTO = 0,
 	UNWIND_FP,
 	UNWIND_DWARF,
+	UNWIND_KERNEL, /* DWARF unwinding in BPF from the modules' CFI tables (issue #33) */
 };
 
 #define TRACER_PIDS_MAX 64 /* processes in one --pid list */

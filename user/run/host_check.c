@@ -15,6 +15,7 @@
 
 #include "alloc_symbols.h"
 #include "debug_file.h"
+#include "cfi_table.h"
 #include "fp_detect.h"
 #include "host_check.h"
 #include "json_writer.h"
@@ -335,7 +336,7 @@ static void check_libc_debug(struct checks *c)
 
 static void check_ringbuf(struct checks *c)
 {
-	add(c, "ring buffer", LVL_OK, "%u MiB with --unwind fp, %u MiB with dwarf "
+	add(c, "ring buffer", LVL_OK, "%u MiB with --unwind fp and kernel, %u MiB with dwarf "
 				      "(--ringbuf-size)",
 	    LOADER_DEFAULT_RINGBUF_SZ >> 20, LOADER_DEFAULT_DWARF_RINGBUF_SZ >> 20);
 }
@@ -347,6 +348,8 @@ static void check_process(struct checks *c, const struct tracer_opts *o, bool mu
 	struct alloc_symbols *syms = calloc(1, sizeof(*syms));
 	char exe_link[64], exe[PATH_MAX], shown[PATH_MAX];
 	struct fp_census census;
+	struct cfi_table *table;
+	const char *why;
 	struct item *it;
 	ssize_t n;
 	int err;
@@ -373,8 +376,16 @@ static void check_process(struct checks *c, const struct tracer_opts *o, bool mu
 		    syms->obj_cnt, syms->obj_cnt == 1 ? "" : "s");
 	}
 	free(syms);
+	/* auto: what run__choose_unwind picks (kernel unless the BPF unwinder fails to load) */
+	table = o->unwind == UNWIND_AUTO ?
+			cfi_table__load(exe_link, cfi_table__default_cache_dir(), &why) :
+			NULL;
 	if (o->unwind != UNWIND_AUTO)
-		add(c, "unwinder", LVL_OK, "%s (--unwind)", o->unwind == UNWIND_FP ? "fp" : "dwarf");
+		add(c, "unwinder", LVL_OK, "%s (--unwind)",
+		    o->unwind == UNWIND_FP ? "fp" : o->unwind == UNWIND_DWARF ? "dwarf" : "kernel");
+	else if (table)
+		add(c, "unwinder", LVL_OK, "kernel: the executable has CFI tables (%u rows; dwarf "
+					   "copies where they cannot serve)", table->n_rows);
 	else if ((err = fp_detect__census(exe_link, &census)))
 		add(c, "unwinder", LVL_OK, "dwarf (%s%s)",
 		    err == -ENOENT ? "a stripped executable: no function symbols" :
@@ -384,6 +395,7 @@ static void check_process(struct checks *c, const struct tracer_opts *o, bool mu
 		add(c, "unwinder", LVL_OK, "%s: %zu of %zu functions keep frame pointers%s",
 		    fp_detect__has_fp(&census) ? "fp" : "dwarf", census.with_fp, census.funcs,
 		    census.rust ? " (Rust)" : "");
+	cfi_table__free(table);
 	if (o->no_follow) {
 		add(c, "attach", LVL_OK, "%s (--no-follow)",
 		    session ? "session uprobe-multi links" :

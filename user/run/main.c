@@ -19,6 +19,7 @@
 #include "alloc_check.h"
 #include "alloc_symbols.h"
 #include "alloc_watch.h"
+#include "cfi_table.h"
 #include "cli.h"
 #include "debug_fetch.h"
 #include "clock.h"
@@ -269,6 +270,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	struct alloc_symbols syms;
 	struct py_stacks_stats py;
 	int wait_status = 0, err, stop_err, ret;
+	enum unwind_mode mode;
 	size_t target_cnt;
 	pid_t pid;
 
@@ -287,7 +289,12 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	lopts.follow = r->follow;
 	lopts.inherit = target_cnt > 1 || r->args->cgroup;
 	lopts.hold_children = r->follow && target__holds_births(r->target);
-	r->dwarf = lopts.unwind_dwarf = run__choose_unwind(r);
+	mode = run__choose_unwind(r, false);
+	r->dwarf = lopts.unwind_dwarf = mode == UNWIND_DWARF;
+	r->kernel_unwind = lopts.unwind_kernel = mode == UNWIND_KERNEL;
+	lopts.unwind_cache_dir = cfi_table__default_cache_dir();
+	/* a held command has not exec'd: its maps are the tracer's until its exec */
+	lopts.unwind_held = argv != NULL;
 	/* Known once the unwind mode is: a usage error, not an attach failure. */
 	if (lopts.ringbuf_sz && lopts.ringbuf_sz < loader__ringbuf_min(&lopts)) {
 		elog("--ringbuf-size %zu is too small for dwarf unwinding with %u-byte stack "
@@ -306,6 +313,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		lopts.syms = err ? NULL : &syms;
 	}
 	r->loader = loader__new(&lopts);
+	if (!r->loader && r->kernel_unwind && r->args->unwind == UNWIND_AUTO) {
+		/* auto: the BPF unwinder did not load here; today's choice instead */
+		vlog("--unwind auto: no in-kernel unwinding (%s)\n", strerror(errno));
+		mode = run__choose_unwind(r, true);
+		r->kernel_unwind = lopts.unwind_kernel = false;
+		r->dwarf = lopts.unwind_dwarf = mode == UNWIND_DWARF;
+		r->loader = loader__new(&lopts);
+	}
 	if (!r->loader) {
 		err = errno;
 		/* An attached process that exited (or became a zombie) while we attached is gone,
@@ -339,8 +354,9 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	sopts.start_ns = clock__mono_ns();
 	tops.sopts = sopts;
-	tops.dwarf = r->dwarf;
-	if (r->dwarf && !r->args->dense_stacks) {
+	tops.dwarf = r->dwarf || r->kernel_unwind; /* kernel: for the snapshots it falls back to */
+	tops.tag_user_ids = r->kernel_unwind;
+	if (tops.dwarf && !r->args->dense_stacks) {
 		tops.hint_fn = run__set_snap_hint;
 		tops.hint_ctx = r;
 	}
@@ -365,6 +381,8 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	 * follow the child's exec record opens it, at its place in the stream. */
 	if (argv && !r->follow && !tracees__live(r->tracees, pid))
 		tracees__open(r->tracees, pid, 0, NULL, sopts.start_ns);
+	if (argv && !r->follow && r->kernel_unwind) /* exec'd: no EV_PROC_EXEC says so */
+		loader__unwind_add(r->loader, pid);
 	r->alloc_watch = alloc_watch__new(pid, loader__alloc_symbols(r->loader));
 	vlog("attached to pid %d\n", (int)pid);
 	r->start_ns = sopts.start_ns;

@@ -37,6 +37,9 @@ struct run {
 	bool reports_inline;	      /* windowed: each profile's report as it is written */
 	struct alloc_watch *alloc_watch; /* dlopen'd allocators (alloc_watch.h) */
 	bool dwarf;		      /* stacks are snapshots unwound here (--unwind) */
+	/* --unwind kernel: stacks unwound in BPF; the snapshots of stacks its tables could
+	 * not serve are unwound here, their ids tagged STACK_ID_USER_TAG */
+	bool kernel_unwind;
 	struct workloads workloads;   /* --workload: the driver's table */
 	__u64 cut_short, stacks_judged; /* frames_ctx's, summed over the profiles */
 	__u64 py_mismatched;		/* frames_ctx's, summed over the profiles */
@@ -164,13 +167,15 @@ void run__add_new_procs(struct run *r);
 int run__attach_window_symbols(struct run *r);
 
 /*
- * fp or dwarf for this run (one kind of stack id per run). auto: DWARF unwinding unless the
- * target executable keeps frame pointers (fp_detect.h), where BPF's frame-pointer walk is
- * complete and cheaper. Allocations made by libc on the program's behalf (strdup, getline,
- * ...) are charged to their caller in both modes; only code without frame pointers between
- * the allocator and main (callbacks from qsort, -O2 builds, Rust) needs dwarf.
+ * fp, dwarf or kernel for this run. auto: kernel when the target executable has CFI tables
+ * (cfi_table.h; main.c falls back when the BPF unwinder does not load), else DWARF unwinding
+ * unless the executable keeps frame pointers (fp_detect.h), where BPF's frame-pointer walk
+ * is complete and cheaper. Allocations made by libc on the program's behalf (strdup,
+ * getline, ...) are charged to their caller in every mode; only code without frame pointers
+ * between the allocator and main (callbacks from qsort, -O2 builds, Rust) needs dwarf or
+ * kernel. no_kernel: auto without kernel (the fallback's choice).
  */
-bool run__choose_unwind(const struct run *r);
+enum unwind_mode run__choose_unwind(const struct run *r, bool no_kernel);
 
 /* Start the target: argv spawned and held, the --pid processes, or the --cgroup's. */
 int run__start_target(struct run *r, char *const argv[]);

@@ -13,6 +13,7 @@
 #include "alloc_check.h"
 #include "alloc_symbols.h"
 #include "alloc_watch.h"
+#include "cfi_table.h"
 #include "cli.h"
 #include "clock.h"
 #include "collector.h"
@@ -118,6 +119,14 @@ int run__on_record(void *ctx, const void *data, size_t sz)
 	 * probes add it themselves at the fork; this covers a fork made before they loaded. */
 	if (e->type == EV_PROC_FORK && sz >= sizeof(*e) && r->death)
 		death_probes__add_pid(r->death, (pid_t)e->tgid);
+	/* --unwind kernel: a new process or image described to BPF at its place in the stream
+	 * (BPF dropped an exec'd one's description at the exec: its stacks go as snapshots
+	 * until here) */
+	if (r->kernel_unwind && sz >= sizeof(*e) &&
+	    (e->type == EV_PROC_FORK || e->type == EV_PROC_EXEC))
+		loader__unwind_add(r->loader, (pid_t)e->tgid);
+	if (r->kernel_unwind && sz >= sizeof(*e) && e->type == EV_PROC_EXIT)
+		loader__unwind_forget(r->loader, (pid_t)e->tgid);
 	return tracees__handle(r->tracees, data, sz);
 }
 
@@ -154,6 +163,8 @@ static void on_exec_stop(void *ctx, pid_t pid)
 
 	if (t)
 		attach_allocator_for_image(r, t);
+	if (r->kernel_unwind) /* before its first instruction: its first stacks unwind in BPF */
+		loader__unwind_add(r->loader, pid);
 }
 
 /* target_stop_fn (follow): pid was born in the tree and waits before its first
@@ -218,33 +229,40 @@ int run__attach_window_symbols(struct run *r)
 	return r->window ? 0 : -errno;
 }
 
-/*
- * fp or dwarf for this run (one kind of stack id per run). auto: DWARF unwinding unless the
- * target executable keeps frame pointers (fp_detect.h), where BPF's frame-pointer walk is
- * complete and cheaper. Allocations made by libc on the program's behalf (strdup, getline,
- * ...) are charged to their caller in both modes; only code without frame pointers between
- * the allocator and main (callbacks from qsort, -O2 builds, Rust) needs dwarf.
- */
-bool run__choose_unwind(const struct run *r)
+/* See run.h. */
+enum unwind_mode run__choose_unwind(const struct run *r, bool no_kernel)
 {
+	struct cfi_table *t;
 	struct fp_census c;
 	char exe[PATH_MAX];
+	const char *why;
 	int err;
 
 	if (r->args->unwind != UNWIND_AUTO)
-		return r->args->unwind == UNWIND_DWARF;
+		return r->args->unwind;
 	err = target__exe(r->target, exe, sizeof(exe));
+	if (!err && !no_kernel) {
+		/* compiled into the cache now: the loader reads it back */
+		t = cfi_table__load(exe, cfi_table__default_cache_dir(), &why);
+		if (t) {
+			vlog("--unwind auto: %s has CFI tables (%u rows): kernel\n",
+			     safe_text__term(exe), t->n_rows);
+			cfi_table__free(t);
+			return UNWIND_KERNEL;
+		}
+		vlog("--unwind auto: %s: %s: no kernel unwinding\n", safe_text__term(exe), why);
+	}
 	if (!err)
 		err = fp_detect__census(exe, &c);
 	if (err) {
 		vlog("--unwind auto: cannot read the target executable's code (%s): dwarf\n",
 		     strerror(-err));
-		return true;
+		return UNWIND_DWARF;
 	}
 	vlog("--unwind auto: %zu of %zu functions of %s%s keep frame pointers: %s\n", c.with_fp,
 	     c.funcs, safe_text__term(exe), c.rust ? " (Rust: its crates do not)" : "",
 	     fp_detect__has_fp(&c) ? "fp" : "dwarf");
-	return !fp_detect__has_fp(&c);
+	return fp_detect__has_fp(&c) ? UNWIND_FP : UNWIND_DWARF;
 }
 
 /* Start the target: argv spawned and held, the --pid processes, or the --cgroup's. */

@@ -49,13 +49,18 @@
 #include "safe_text.h"
 
 /* stack_source callbacks, ctx = struct profile_ctx: stack ids are BPF's, or the image's
- * resolver's in dwarf mode (one kind per run). */
+ * resolver's in dwarf mode; with --unwind kernel both, the resolver's tagged
+ * STACK_ID_USER_TAG. */
 static int run_stack_cb(void *ctx, __s32 id, __u64 *ips, size_t max)
 {
 	struct profile_ctx *p = ctx;
 
-	if (p->r->dwarf)
-		return p->t->stacks ? dwarf_stacks__stack(p->t->stacks, id, ips, max) : -ENOENT;
+	bool user = p->r->dwarf || (p->r->kernel_unwind && id >= 0 && (id & STACK_ID_USER_TAG));
+
+	if (user)
+		return p->t->stacks ? dwarf_stacks__stack(p->t->stacks, id & ~STACK_ID_USER_TAG,
+							  ips, max) :
+				      -ENOENT;
 	return loader__stack(p->r->loader, id, ips, max);
 }
 
@@ -371,10 +376,13 @@ void run__print_counters(struct run *r)
 	s.python = tracees__py_stats(r->tracees, &s.py_names);
 	loader__py_counters(r->loader, &s.py);
 	s.py_mismatched = r->py_mismatched;
-	if (r->dwarf) {
+	s.kernel = r->kernel_unwind;
+	if (r->dwarf || r->kernel_unwind) {
 		loader__snapshot_counters(r->loader, &s.snapshots);
 		tracees__unwind_stats(r->tracees, &s.unwind);
 	}
+	if (r->kernel_unwind)
+		loader__unwind_counters(r->loader, &s.kunwind, &s.tables);
 	trace_summary__print(r->counters_out, &s);
 	if (tracees__pre_exec_records(r->tracees))
 		vlog("%llu records of the held child before its exec: dropped\n",

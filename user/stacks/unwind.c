@@ -277,7 +277,7 @@ cleanup:
 }
 
 /* Load bias of an ELF whose executable mapping [start, ...) maps file offset off. */
-static int unw_load_bias(int fd, __u64 start, __u64 off, __u64 *bias)
+int unwind__load_bias(int fd, __u64 start, __u64 off, __u64 *bias)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	size_t phnum = 0, i;
@@ -322,7 +322,7 @@ static void unwinder__report_new(struct unwinder *u, struct unw_mod *m,
 		return; /* [vsyscall], anonymous JIT code: nothing to read CFI from */
 	if (fd < 0)
 		return;
-	if (unw_load_bias(fd, m->start, pm->off, &bias)) {
+	if (unwind__load_bias(fd, m->start, pm->off, &bias)) {
 		close(fd);
 		return;
 	}

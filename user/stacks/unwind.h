@@ -50,6 +50,13 @@ struct unwind_regs {
 struct unwinder;
 
 /*
+ * The load bias (runtime address - ELF virtual address) of the ELF file open at fd, mapped at
+ * start from file offset off: from the PT_LOAD segment holding that offset (an executable one
+ * starting there wins). Also the in-kernel unwinder's (user/trace/kunwind.c). 0 or -ENOEXEC.
+ */
+int unwind__load_bias(int fd, __u64 start, __u64 off, __u64 *bias);
+
+/*
  * Unwinder for process pid: reads /proc/PID/maps now and opens every executable module
  * (through /proc/PID/root, or /proc/PID/map_files for deleted files; the vdso is copied).
  * NULL + errno on failure (ESRCH: no such process).

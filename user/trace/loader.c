@@ -47,6 +47,7 @@
 #include <string.h>
 #include <linux/membarrier.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -56,6 +57,7 @@
 #include "loader.h" /* first: the skeleton's .bss refers to struct probe_counters */
 #include "alloc.skel.h"
 #include "alloc_symbols.h"
+#include "clock.h"
 #include "environment.h"
 #include "loader_attach.h"
 #include "sampling.h"
@@ -79,6 +81,13 @@ struct loader {
 	struct attach attach;	  /* the allocator probes: their mode and its links */
 	struct bpf_link *proc_links[3]; /* follow: fork, exec, exit tracepoints */
 	bool no_python;			/* --no-python: CPython's domains never probed */
+	/* --unwind kernel: the tables and process descriptions, the mmap'ed rows array */
+	struct kunwind *ku;
+	void *ku_rows;
+	size_t ku_rows_sz;
+	__u64 ku_misses; /* unwind_counters.no_mapping + no_proc at the last refresh */
+	__u64 ku_refresh_ns; /* when */
+	pid_t ku_pid;	     /* the first target, until it is described (held: after its exec) */
 };
 
 /* libbpf's own log: warnings at -v, info at -vv, debug (verifier logs) only at -vvv. */
@@ -235,6 +244,159 @@ static int attach_usdt(struct loader *l, pid_t pid, const char *binary)
 	return 0;
 }
 
+/* --- in-kernel unwinding ------------------------------------------------------------------ */
+
+/* Rows for modules that appear after load (other libraries, execs in a tree): on top of
+ * twice what the first process needs. */
+#define KU_ROWS_MIN (512u << 10)
+#define KU_ROWS_MAX (64u << 20)
+#define KU_REFRESH_NS 50000000ull /* a refresh on misses at most every 50 ms */
+
+/* Bytes of the rows array's memory: values are 8-byte aligned in an array map. */
+#define KU_ROW_STRIDE ((sizeof(struct unwind_row) + 7) & ~(size_t)7)
+
+static size_t ku_rows_len(const struct loader *l)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (l->ku_rows_sz * KU_ROW_STRIDE + page - 1) / page * page;
+}
+
+/* kunwind_sink.set_proc: one process's description into unwind_maps. */
+static int ku_set_proc(void *ctx, pid_t pid, const struct unwind_proc *p)
+{
+	struct loader *l = ctx;
+	__u32 tgid = (__u32)pid;
+	int fd = bpf_map__fd(l->skel->maps.unwind_maps);
+
+	/* BPF's cached rows may be the old mappings' (ku_cache in bpf/unwind.bpf.h) */
+	__sync_fetch_and_add(&l->skel->bss->ku_gen, 1);
+	if (!p)
+		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
+/* kunwind_sink.set_module: one module's table by file into unwind_modules. */
+static int ku_set_module(void *ctx, const struct unwind_module_key *k,
+			 const struct unwind_module *m)
+{
+	struct loader *l = ctx;
+
+	return bpf_map_update_elem(bpf_map__fd(l->skel->maps.unwind_modules), k, m, BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
+/* Before load: the tables of the target's modules (a held command: the tracer's own,
+ * mostly the same libc), and the rows array's size from them. */
+static int ku_prepare(struct loader *l, const struct loader_opts *opts)
+{
+	int cpus, err;
+	__u64 rows;
+
+	if (!opts->unwind_kernel)
+		return 0;
+	if (!l->ku) {
+		l->ku = kunwind__new(opts->unwind_cache_dir);
+		if (!l->ku)
+			return -ENOMEM;
+		rows = kunwind__prepare(l->ku, opts->pid);
+		rows = rows * 2 + KU_ROWS_MIN;
+		l->ku_rows_sz = (size_t)(rows < KU_ROWS_MAX ? rows : KU_ROWS_MAX);
+	}
+	l->skel->rodata->unwind_kernel = 1;
+	cpus = libbpf_num_possible_cpus();
+	if (cpus <= 0)
+		return cpus ? cpus : -EINVAL;
+	err = bpf_map__set_max_entries(l->skel->maps.ku_rows_cache, (__u32)cpus);
+	return err ? err : bpf_map__set_max_entries(l->skel->maps.unwind_rows, (__u32)l->ku_rows_sz);
+}
+
+/* After load: the rows array mapped here, the prepared tables into it, the target described. */
+static int ku_attach(struct loader *l, const struct loader_opts *opts)
+{
+	struct kunwind_sink sink = { .row_stride = KU_ROW_STRIDE, .rows_cap = (__u32)l->ku_rows_sz,
+				     .set_proc = ku_set_proc, .set_module = ku_set_module,
+				     .ctx = l };
+	int err;
+
+	if (!opts->unwind_kernel)
+		return 0;
+	l->ku_rows = mmap(NULL, ku_rows_len(l), PROT_READ | PROT_WRITE, MAP_SHARED,
+			  bpf_map__fd(l->skel->maps.unwind_rows), 0);
+	if (l->ku_rows == MAP_FAILED) {
+		err = -errno;
+		l->ku_rows = NULL;
+		elog("cannot map the unwind rows: %s\n", strerror(-err));
+		return err;
+	}
+	sink.rows = l->ku_rows;
+	err = kunwind__attach(l->ku, &sink);
+	if (!err && !opts->unwind_held)
+		err = kunwind__update(l->ku, opts->pid, true);
+	else
+		l->ku_pid = opts->pid; /* described at loader__unwind_add, or at the first misses */
+	if (err == -ESRCH)
+		err = 0; /* a held command's first exec describes it (loader__unwind_add) */
+	if (err)
+		elog("cannot describe pid %d to the in-kernel unwinder: %s\n", (int)opts->pid,
+		     strerror(-err));
+	return err;
+}
+
+int loader__unwind_add(struct loader *l, pid_t pid)
+{
+	if (!l || !l->ku || !l->ku_rows)
+		return -EOPNOTSUPP;
+	if (pid == l->ku_pid)
+		l->ku_pid = 0;
+	return kunwind__update(l->ku, pid, true);
+}
+
+void loader__unwind_forget(struct loader *l, pid_t pid)
+{
+	if (l && l->ku_rows)
+		kunwind__forget(l->ku, pid);
+}
+
+void loader__unwind_refresh(struct loader *l)
+{
+	if (l && l->ku_rows)
+		kunwind__refresh(l->ku);
+}
+
+void loader__unwind_counters(struct loader *l, struct unwind_counters *bpf,
+			     struct kunwind_stats *tables)
+{
+	memset(bpf, 0, sizeof(*bpf));
+	if (l && l->skel)
+		*bpf = *(volatile struct unwind_counters *)&l->skel->bss->unwind_counters;
+	kunwind__stats(l ? l->ku : NULL, tables);
+}
+
+/* loader__poll: BPF met a PC in no described mapping (or a process not described) since the
+ * last look: a library was mapped; read the maps again, so the fast path (the process's
+ * description) serves it, or its table is loaded (dlopen). */
+static void ku_poll(struct loader *l)
+{
+	volatile struct unwind_counters *c;
+	__u64 misses;
+
+	if (!l->ku_rows)
+		return;
+	c = (volatile struct unwind_counters *)&l->skel->bss->unwind_counters;
+	misses = c->no_mapping + c->no_proc + c->vma_lookups;
+	/* at most every KU_REFRESH_NS: code in no file (a JIT) misses on every stack */
+	if (misses == l->ku_misses || clock__mono_ns() - l->ku_refresh_ns < KU_REFRESH_NS)
+		return;
+	l->ku_misses = misses;
+	l->ku_refresh_ns = clock__mono_ns();
+	/* a held target nobody described after its exec (bench-trace, --no-follow races) */
+	if (l->ku_pid && !kunwind__update(l->ku, l->ku_pid, true))
+		l->ku_pid = 0;
+	kunwind__refresh(l->ku);
+}
+
 /* --- DWARF snapshots ---------------------------------------------------------------------- */
 
 /* Largest snapshot records a ring must hold at once, at the least. */
@@ -244,7 +406,7 @@ size_t loader__ringbuf_min(const struct loader_opts *opts)
 {
 	__u32 sz = opts->stack_copy_sz ? opts->stack_copy_sz : LOADER_DEFAULT_STACK_COPY_SZ;
 
-	if (!opts->unwind_dwarf)
+	if (!opts->unwind_dwarf && !opts->unwind_kernel)
 		return 0;
 	return DWARF_MIN_RING_RECORDS *
 	       (sizeof(struct alloc_event) + sizeof(struct stack_snapshot) + sz);
@@ -256,7 +418,7 @@ static int configure_dwarf(struct loader *l, const struct loader_opts *opts, siz
 	__u32 sz = opts->stack_copy_sz ? opts->stack_copy_sz : LOADER_DEFAULT_STACK_COPY_SZ;
 	int cpus;
 
-	if (!opts->unwind_dwarf)
+	if (!opts->unwind_dwarf && !opts->unwind_kernel)
 		return 0; /* the scratch map keeps its one slot */
 	if (sz > SNAPSHOT_STACK_MAX) {
 		elog("stack copy size %u: at most %u bytes\n", sz, SNAPSHOT_STACK_MAX);
@@ -272,10 +434,11 @@ static int configure_dwarf(struct loader *l, const struct loader_opts *opts, siz
 		elog("cannot count the possible CPUs: %s\n", strerror(-cpus));
 		return cpus ? cpus : -EINVAL;
 	}
-	l->skel->rodata->unwind_dwarf = 1;
+	l->skel->rodata->unwind_dwarf = opts->unwind_dwarf; /* kernel: snapshots as fallback */
 	l->skel->rodata->stack_copy_sz = sz;
 	l->skel->rodata->snap_hints_on = !opts->dense_stacks;
-	vlog("DWARF unwinding: %u bytes of stack per event, %d scratch slots%s\n", sz, cpus,
+	vlog("DWARF %s: %u bytes of stack per snapshot, %d scratch slots%s\n",
+	     opts->unwind_dwarf ? "unwinding" : "fallback", sz, cpus,
 	     opts->dense_stacks ? ", dense copies only" : "");
 	return bpf_map__set_max_entries(l->skel->maps.snap_scratch, (__u32)cpus);
 }
@@ -376,6 +539,8 @@ static int open_load(struct loader *l, const struct loader_opts *opts, size_t rb
 	if (err)
 		return err;
 	err = configure_dwarf(l, opts, rb_sz);
+	if (!err)
+		err = ku_prepare(l, opts);
 	if (err)
 		return err;
 	set_attach_types(l->skel, ops);
@@ -544,6 +709,8 @@ struct loader *loader__new(const struct loader_opts *opts)
 		l->skel = NULL;
 		err = attach_begin(l, next);
 	}
+	if (!err)
+		err = ku_attach(l, opts);
 	if (err)
 		goto cleanup;
 	vlog("%zu allocator probes in %u objects as %s\n",
@@ -689,6 +856,9 @@ void loader__free(struct loader *l)
 			    * output) */
 		l->attach.ops->free(l->attach.state);
 	t1 = loader__mono_ms();
+	if (l->ku_rows)
+		munmap(l->ku_rows, ku_rows_len(l));
+	kunwind__free(l->ku);
 	alloc_bpf__destroy(l->skel); /* detaches the USDT links stored in skel->links */
 	t2 = loader__mono_ms();
 	dlog("detached in %.1f ms, BPF object freed in %.1f ms\n", t1 - t0, t2 - t1);
@@ -716,6 +886,7 @@ int loader__poll(struct loader *l, int timeout_ms, loader_record_fn fn, void *ct
 	n = ring_buffer__consume(l->rb);
 	l->cb = NULL;
 	l->cb_ctx = NULL;
+	ku_poll(l);
 	return n;
 }
 

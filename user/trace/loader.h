@@ -13,6 +13,8 @@
 
 #include "alloc_symbols.h"
 #include "events.h"
+#include "kunwind.h"
+#include "unwind_abi.h" /* the skeleton's .bss holds struct unwind_counters */
 
 struct loader_opts {
 	pid_t pid;		 /* target process (tgid); all of its threads are traced */
@@ -25,6 +27,13 @@ struct loader_opts {
 	bool unwind_dwarf;	 /* send EV_STACK_SNAPSHOT records instead of BPF stack ids */
 	__u32 stack_copy_sz;	 /* unwind_dwarf: stack bytes copied per event; 0: default */
 	bool dense_stacks;	 /* unwind_dwarf: never sparse, whatever snap_hints holds */
+	/* --unwind kernel: BPF unwinds with the modules' CFI tables (kunwind.h) into stack
+	 * ids; a stack the tables cannot serve goes as an EV_STACK_SNAPSHOT (stack_copy_sz,
+	 * dense_stacks apply to those). Not with unwind_dwarf. */
+	bool unwind_kernel;
+	const char *unwind_cache_dir; /* unwind_kernel: the tables' cache; NULL: none */
+	bool unwind_held; /* unwind_kernel: pid has not exec'd yet (a held command): described
+			   * at loader__unwind_add, not at attach (its maps are the tracer's) */
 	bool noop;		 /* benchmark only: same probes, programs that only return 0 */
 	bool noop_entry;	 /* with noop: entry probes only, no return probe (the floor
 				  * of an allocation that needs no return; not with inherit) */
@@ -117,6 +126,26 @@ void loader__counters(struct loader *l, struct probe_counters *out);
 
 /* Snapshot of the --sample-bytes counters (all zero in exact mode). */
 void loader__sample_counters(struct loader *l, struct sample_counters *out);
+
+/*
+ * --unwind kernel: describe process pid's executable mappings to BPF now (its modules'
+ * tables loaded as needed), and keep it current through loader__unwind_refresh. At attach
+ * for the first target; call it for every process traced later (fork, exec, --pid). 0,
+ * -EOPNOTSUPP without unwind_kernel, -ESRCH (gone), or -errno.
+ */
+int loader__unwind_add(struct loader *l, pid_t pid);
+
+/* pid exited: its description goes. */
+void loader__unwind_forget(struct loader *l, pid_t pid);
+
+/* Re-read the maps of every described process (a library mapped since: dlopen, or the ones
+ * ld.so maps after exec). Also done by loader__poll when BPF met a PC in no described
+ * mapping since the last look. */
+void loader__unwind_refresh(struct loader *l);
+
+/* Snapshot of the --unwind kernel counters: BPF's and the tables' (all zero otherwise). */
+void loader__unwind_counters(struct loader *l, struct unwind_counters *bpf,
+			     struct kunwind_stats *tables);
 
 /* Snapshot of the unwind_dwarf counters (all zero in frame-pointer mode). */
 void loader__snapshot_counters(struct loader *l, struct snapshot_counters *out);

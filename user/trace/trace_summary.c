@@ -6,6 +6,33 @@
 #include "log.h"
 #include "trace_summary.h"
 
+/* --unwind kernel at -v: why BPF's walks ended, and the tables. */
+static void print_kernel(const struct trace_summary *s)
+{
+	const struct unwind_counters *k = &s->kunwind;
+	const struct kunwind_stats *t = &s->tables;
+
+	vlog("kernel unwind: %llu stacks (%.1f frames each): %llu at the outermost frame, %llu "
+	     "cut at the depth, %llu at an unreadable word; %llu sent as snapshots: %llu no "
+	     "mapping, %llu no table, %llu no FDE, %llu unsupported rule; %llu walks of a "
+	     "process not described yet, %llu modules found by their VMA\n",
+	     (unsigned long long)k->unwinds,
+	     k->unwinds ? (double)k->frames / (double)k->unwinds : 0.0,
+	     (unsigned long long)k->ends, (unsigned long long)k->depth_cuts,
+	     (unsigned long long)k->read_failures, (unsigned long long)k->fallbacks,
+	     (unsigned long long)k->no_mapping, (unsigned long long)k->no_table,
+	     (unsigned long long)k->none_row, (unsigned long long)k->unsupported,
+	     (unsigned long long)k->no_proc, (unsigned long long)k->vma_lookups);
+	vlog("kernel unwind tables: %llu modules, %llu with rows (%llu of %llu rows used), %llu "
+	     "without CFI, %llu beyond capacity, %llu mappings shared, %llu over %u per "
+	     "process, %llu descriptions written, %.1f ms loading tables\n",
+	     (unsigned long long)t->modules, (unsigned long long)t->tables,
+	     (unsigned long long)t->rows_used, (unsigned long long)t->rows_cap,
+	     (unsigned long long)t->no_cfi, (unsigned long long)t->over_capacity,
+	     (unsigned long long)t->shared, (unsigned long long)t->maps_over,
+	     UNWIND_MAPPINGS_MAX, (unsigned long long)t->updates, (double)t->load_ns / 1e6);
+}
+
 void trace_summary__print(FILE *out, const struct trace_summary *s)
 {
 	const struct probe_counters *pc = &s->probes;
@@ -14,7 +41,17 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 	const struct session_stats *ss = s->session;
 	char unwind[128] = "";
 
-	if (s->dwarf) {
+	if (s->kernel) {
+		/* in-kernel unwinds; fallbacks: stacks its tables could not serve, sent as
+		 * snapshots and unwound here (their failures and early ends as in dwarf mode) */
+		snprintf(unwind, sizeof(unwind),
+			 ", kernel unwinds %llu, fallbacks %llu, unwind failures %llu, "
+			 "unwinds ended early %llu",
+			 (unsigned long long)s->kunwind.unwinds,
+			 (unsigned long long)s->kunwind.fallbacks,
+			 (unsigned long long)(ds->failures + sc->copy_failures + sc->scratch_busy),
+			 (unsigned long long)(ds->partial + s->kunwind.read_failures));
+	} else if (s->dwarf) {
 		/* unwind failures: events left with no stack at all (BPF could not copy, or the
 		 * unwinder could not run); ended early: the unwind stopped on an error (copy too
 		 * short, no CFI) before the outermost frame. */
@@ -77,7 +114,9 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 				(unsigned long long)s->py_mismatched);
 		fflush(out);
 	}
-	if (s->dwarf) {
+	if (s->kernel)
+		print_kernel(s);
+	if (s->dwarf || s->kernel) {
 		vlog("dwarf: snapshots %llu (%llu sparse), unwound %llu, stack hints %llu set at "
 		     "%zu sites, %llu refused, %llu missed, %llu other paths, short copies %llu, "
 		     "scratch busy %llu, distinct stacks %zu, %.1f us/unwind (max %.1f), %.0f stack "

@@ -10,6 +10,7 @@
 #include "dwarf_stacks.h"
 #include "py_stacks.h"
 #include "events.h"
+#include "kunwind.h"
 #include "session.h"
 
 struct trace_summary {
@@ -27,6 +28,10 @@ struct trace_summary {
 	struct py_counters py;		    /* loader__py_counters (BPF's walks) */
 	struct py_stacks_stats py_names;    /* tracees__py_stats (naming) */
 	__u64 py_mismatched;		    /* frames_ctx.py_mismatched, summed */
+	bool kernel;			    /* --unwind kernel: the next two are set, and
+					     * snapshots/unwind count its fallbacks */
+	struct unwind_counters kunwind;	    /* loader__unwind_counters: BPF's */
+	struct kunwind_stats tables;	    /* loader__unwind_counters: the tables' */
 };
 
 /* The counters line (and notes on incomplete stacks) to out, unless out is NULL (-q); the

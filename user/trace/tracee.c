@@ -601,6 +601,8 @@ int tracees__handle(void *set, const void *data, size_t sz)
 	 * snapshot goes on as is and is counted as a bad record. */
 	if (type == EV_STACK_SNAPSHOT && t->stacks &&
 	    !dwarf_stacks__resolve(t->stacks, data, sz, &ev)) {
+		if (ts->opts.tag_user_ids && ev.stack_id >= 0)
+			ev.stack_id |= STACK_ID_USER_TAG;
 		py_record(t, ev.type, &ev, sizeof(ev));
 		return session__handle(t->session, &ev, sizeof(ev));
 	}

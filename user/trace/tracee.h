@@ -92,6 +92,9 @@ typedef void (*tracee_exec_fn)(void *owner, struct tracee *t);
 struct tracees_opts {
 	struct session_opts sopts; /* every tracee's session; ctx is replaced by the tracee */
 	bool dwarf;		   /* give each tracee a dwarf_stacks resolver */
+	/* --unwind kernel: the resolver's ids (snapshots of stacks BPF's tables could not
+	 * serve) are tagged STACK_ID_USER_TAG, apart from BPF's stack ids */
+	bool tag_user_ids;
 	const char *output;	   /* -o (may hold %p), or NULL for the default name */
 	bool name_paths;	   /* false: leave path empty (workloads name their profiles) */
 	void *owner;		   /* for the session callback: tracees__owner() */

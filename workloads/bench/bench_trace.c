@@ -3,7 +3,7 @@
  * bench-trace - the tracer's probes without the rest of the tracer, for the benchmark.
  *
  *   bench-trace [--noop | --noop-entry | --cut stacks|records|walk|ring] [--per-probe-links]
- *               [--record FILE] [--ringbuf BYTES] -- CMD [ARG...]
+ *               [--unwind-kernel] [--record FILE] [--ringbuf BYTES] -- CMD [ARG...]
  *	Spawns CMD held before exec, attaches the loader's probes to it, releases it, consumes
  *	the ring buffer until it exits. --noop loads the same programs on the same probe sites
  *	with bodies that only return 0 (the probe floor). --noop-entry: the same without any
@@ -14,7 +14,8 @@
  *	sends 32 as one ring record (no per-record reservation; records= then counts batches)
  *	(what each part costs: run.sh's "Where the time goes"). --record saves every raw record as
  *	<u32 size><bytes> for --replay. --per-probe-links: one link per probe, as on kernels
- *	without uprobe-multi. BENCH_TRACE_VERBOSE=N: loader verbosity. Prints one line of
+ *	without uprobe-multi. --unwind-kernel: stacks unwound in BPF from CFI tables (--unwind
+ *	kernel; "walk" then cuts that unwind). BENCH_TRACE_VERBOSE=N: loader verbosity. Prints one line of
  *	key=value figures on stdout; CMD's stdout goes to /dev/null.
  *
  *   bench-trace --replay FILE [--passes N]
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "cfi_table.h"
 #include "loader.h"
 #include "log.h"
 
@@ -65,6 +67,8 @@ static int on_record(void *ctx, const void *data, size_t sz)
 		return -EIO;
 	return 0;
 }
+
+static bool unwind_kernel; /* --unwind-kernel */
 
 static int run_traced(char **argv, int noop, __u32 cut, bool per_probe, const char *record,
 		      size_t rb_sz)
@@ -113,6 +117,9 @@ static int run_traced(char **argv, int noop, __u32 cut, bool per_probe, const ch
 	opts.noop_entry = noop == BENCH_NOOP_ENTRY;
 	opts.bench_cut = cut;
 	opts.per_probe_links = per_probe;
+	/* held before exec: described once it has exec'd (the loader's first misses) */
+	opts.unwind_kernel = opts.unwind_held = unwind_kernel;
+	opts.unwind_cache_dir = cfi_table__default_cache_dir();
 	tracer_verbosity = getenv("BENCH_TRACE_VERBOSE") ? atoi(getenv("BENCH_TRACE_VERBOSE")) : 0;
 	t0 = mono_s();
 	l = loader__new(&opts);
@@ -311,6 +318,8 @@ int main(int argc, char **argv)
 		}
 		else if (!strcmp(argv[i], "--per-probe-links"))
 			per_probe = true;
+		else if (!strcmp(argv[i], "--unwind-kernel"))
+			unwind_kernel = true;
 		else if (!strcmp(argv[i], "--record") && i + 1 < argc)
 			record = argv[++i];
 		else if (!strcmp(argv[i], "--replay") && i + 1 < argc)
@@ -335,6 +344,7 @@ int main(int argc, char **argv)
 	if (i >= argc) {
 		fprintf(stderr, "usage: bench-trace [--noop | --noop-entry | "
 				"--cut stacks|records|walk|ring] [--per-probe-links] "
+				"[--unwind-kernel] "
 				"[--record FILE] "
 				"[--ringbuf BYTES] -- "
 				"CMD [ARG...]\n       bench-trace --replay FILE [--passes N]\n");

@@ -16,7 +16,10 @@
 #   -n PAIRS      malloc/free pairs of the micro-benchmarks (default 1000000)
 #   -t TOOLS      comma list of untraced,tracer,tracer_nf,noop,noop_entry,cut_records,cut_stacks,
 #                 cut_walk,cut_ring,full,memleak,bpftrace,bpftrace_realloc,heaptrack,dhat,sampled,
-#                 dense (full, cut_*, noop*:
+#                 dense,kernel,dwarf,fp,kfull,kcut_walk (kernel, dwarf, fp: the tracer with
+#                 that --unwind; kfull, kcut_walk: bench-trace --unwind-kernel, full or
+#                 without the unwind;
+#                 full, cut_*, noop*:
 #                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
 #                 path of noop and full; sampled: the tracer with --sample-bytes N, and
 #                 dense: with --dense-stacks, not in the default list). A tool with the suffix _nosess runs with
@@ -247,6 +250,13 @@ one() {
 		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
 			"$TRACER" -v -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>"$WORK/tracer.err" || rc=$?
 		;;
+	# the tracer in one unwinding mode (auto picks per program): kernel (issue #33) against
+	# dwarf, its "before", and fp
+	kernel|dwarf|fp)
+		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
+			"$TRACER" -v --unwind "$tool" -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null \
+			2>"$WORK/tracer.err" || rc=$?
+		;;
 	tracer_x)
 		"$TRACER_X" -q -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null 2>&1 || rc=$?
 		echo "rc=$rc" >>"$xf"
@@ -276,6 +286,9 @@ one() {
 	cut_stacks) "$BTRACE" --cut stacks -- ${CMD[$row]} >>"$xf" ;;
 	cut_walk) "$BTRACE" --cut walk -- ${CMD[$row]} >>"$xf" ;;
 	cut_ring) "$BTRACE" --cut ring -- ${CMD[$row]} >>"$xf" ;;
+	# the same with --unwind kernel's walk (kcut_walk: the PC alone, no unwind)
+	kfull) "$BTRACE" --unwind-kernel -- ${CMD[$row]} >>"$xf" ;;
+	kcut_walk) "$BTRACE" --unwind-kernel --cut walk -- ${CMD[$row]} >>"$xf" ;;
 	# memleak prints its first report one interval after ALL its probes are attached;
 	# bpftrace runs BEGIN after attaching.
 	memleak) gated "$row" "Top 10 stacks" memleak-bpfcc 3 ;;
@@ -288,9 +301,14 @@ one() {
 	# After the unset: the sed row's timer would count this sed too.
 	# -v adds the "timing:" line: symbolization and JSON write times (the report and the
 	# counters, on stderr under -- CMD, go to tracer.err with it).
-	[ "${tool%_nosess}" != tracer ] || echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
-		"time=$(tr ' ' , <"$WORK/time")" \
-		"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"
+	case ${tool%_nosess} in tracer|kernel|dwarf|fp)
+		echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
+			"time=$(tr ' ' , <"$WORK/time")" \
+			"events=$(sed -n 's/^events \([0-9]*\),.*/\1/p' "$WORK/tracer.err" | tail -1)" \
+			"snapshot_bytes=$(sed -n 's/.*, \([0-9.]*\) stack bytes\/event$/\1/p' "$WORK/tracer.err" | tail -1)" \
+			"snapshots=$(sed -n 's/^dwarf: snapshots \([0-9]*\) .*/\1/p' "$WORK/tracer.err" | tail -1)" \
+			"$(sed -n 's/^timing: [^:]*: /timing: /p' "$WORK/tracer.err" | tail -1)" >>"$xf"
+	esac
 	[ -s "$tf.cur" ] && tail -1 "$tf.cur" >>"$tf" || echo "run.sh: no timing for $row/$tool" >&2
 }
 
@@ -382,6 +400,40 @@ cost_table() {
 		echo
 	done
 }
+# unwind_modes: per row and unwinding mode (tools kernel, dwarf, fp run), the tracer's own CPU
+# per event ((tracer + target) user + sys from /usr/bin/time, minus the target's own, per
+# record the tracer counted; median of the reps), the records that carried a stack copy, and
+# the ring bytes per record: 64 (a 56-byte record and the ring's 8-byte header) for every
+# record, plus each snapshot's 96-byte header and its stack bytes (a sparse snapshot reserves
+# 1432 bytes of ring whatever it writes: not counted here).
+unwind_modes() {
+	local row tool any=0
+	for tool in kernel dwarf fp; do [[ ",$TOOLS," == *",$tool,"* ]] && any=1; done
+	[ $any = 1 ] || return 0
+	echo "Unwinding modes (tracer's own CPU per record, µs, median of $REPS; stack copies; ring bytes per record):"
+	echo
+	echo "| row | mode | records | tracer CPU µs/record | snapshots | ring B/record | peak RSS KiB |"
+	echo "|---|---|---:|---:|---:|---:|---:|"
+	for row in "${ROWS[@]}"; do
+		for tool in kernel dwarf fp; do
+			[ -s "$WORK/x.$row.$tool" ] || continue
+			# per rep: "cpu_us_per_record records snapshots ring_bytes_per_record maxrss_kb"
+			# (maxrss: /usr/bin/time's, the tracer's or the target's, whichever is larger)
+			paste -d' ' "$WORK/x.$row.$tool" "$WORK/t.$row.$tool" | awk '
+				{ for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] = kv[2]
+				  split(v["time"], tt, ","); n = v["events"] + 0; sn = v["snapshots"] + 0
+				  # the t line follows the x line: wall user sys maxrss
+				  if (n > 0) printf "%f %d %d %f %d\n", (tt[2] + tt[3] - $(NF - 2) - $(NF - 1)) / n * 1e6,
+					n, sn, 64 + sn * (96 + v["snapshot_bytes"]) / n, tt[4] }' >"$WORK/um.$row.$tool"
+			[ -s "$WORK/um.$row.$tool" ] || continue
+			printf '| %s | %s | %s | %.2f | %s | %.0f | %s |\n' "$row" "$tool" \
+				"$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f2)" "$(col 1 "$WORK/um.$row.$tool")" \
+				"$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f3)" "$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f4)" \
+				"$(tail -1 "$WORK/um.$row.$tool" | cut -d' ' -f5)"
+		done
+	done
+	echo
+}
 report() {
 	local base row tool t
 	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
@@ -414,6 +466,7 @@ report() {
 		echo "- $row: $(tail -1 "$WORK/x.$row.tracer" 2>/dev/null) target=$(tail -1 "$WORK/t.$row.tracer" 2>/dev/null | tr ' ' ,)"
 	done
 	echo
+	unwind_modes
 	echo "Loader alone (bench-trace: full probes, records consumed and saved raw; then collector replay on one core):"
 	echo
 	for row in "${ROWS[@]}"; do
