@@ -292,6 +292,16 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	mode = run__choose_unwind(r, false);
 	r->dwarf = lopts.unwind_dwarf = mode == UNWIND_DWARF;
 	r->kernel_unwind = lopts.unwind_kernel = mode == UNWIND_KERNEL;
+	/* auto: kernel mode falls back to stack copies, so it needs a ring that holds one; a
+	 * --ringbuf-size too small for that gets the choice without kernel unwinding. */
+	if (r->kernel_unwind && r->args->unwind == UNWIND_AUTO && lopts.ringbuf_sz &&
+	    lopts.ringbuf_sz < loader__ringbuf_min(&lopts)) {
+		vlog("--unwind auto: --ringbuf-size %zu holds no fallback stack copy: no kernel "
+		     "unwinding\n", lopts.ringbuf_sz);
+		mode = run__choose_unwind(r, true);
+		r->dwarf = lopts.unwind_dwarf = mode == UNWIND_DWARF;
+		r->kernel_unwind = lopts.unwind_kernel = false;
+	}
 	lopts.unwind_cache_dir = cfi_table__default_cache_dir();
 	/* a held command has not exec'd: its maps are the tracer's until its exec */
 	lopts.unwind_held = argv != NULL;
