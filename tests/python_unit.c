@@ -259,6 +259,47 @@ Test(python_unit, namer_kinds_cache_reuse_and_free)
 	py_code_cache__free(cache);
 }
 
+/*
+ * 3.13 takes the str's field offsets from the target's _Py_DebugOffsets, bounded only by the
+ * struct size the target claims: a state word placed past the compact head is read where it
+ * is (within the head read), and one placed far away refuses the name rather than reading
+ * past the copy of the head (ASan builds catch such an overrun).
+ */
+Test(python_unit, namer_str_fields_from_debug_offsets)
+{
+	static struct fake fk;
+	static const __u32 file[] = {'/', 't', 'm', 'p', '/', 0xfc, '.', 'p', 'y'};
+	static const __u32 qual[] = {'B', 'o', 'x', '.', 0x3bb, 0x1f600};
+	struct py_version_layout moved;
+	struct py_code_target t;
+	struct py_code_cache *cache;
+	struct py_frame f = {0};
+	char buf[256];
+
+	for (int far = 0; far < 2; far++) {
+		fake_setup(&fk);
+		moved = *fk.l;
+		moved.code.str_state = far ? 4000 : 100;
+		fk.l = &moved;
+		fake_str(&fk, fk.file, 1, false, file, 9);
+		fake_str(&fk, fk.qual, 4, false, qual, 6);
+		t = (struct py_code_target){.pid = getpid(),
+					    .l = &moved,
+					    .code_type = (__u64)(uintptr_t)fk.code_type,
+					    .unicode_type = (__u64)(uintptr_t)fk.unicode_type};
+		f.code = (__u64)(uintptr_t)fk.code;
+		f.instr = (__u64)(uintptr_t)fk.code + moved.code.co_code_adaptive + 2 * 9;
+		cache = py_code_cache__new();
+		if (far) {
+			cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		} else {
+			cr_expect(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+			cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:42)");
+		}
+		py_code_cache__free(cache);
+	}
+}
+
 /* Where the Python frames are spliced in: the evaluation loop and only it. */
 Test(python_unit, eval_loop_names)
 {

@@ -101,6 +101,22 @@ static size_t put_utf8(char *out, __u32 cp)
 	return 4;
 }
 
+/* How much of a str's head holds the fields read_str reads there. 3.13's fields come from
+ * the target's own _Py_DebugOffsets, bounded only by the struct size it claims: a field past
+ * the head read is refused, never read from beyond it. */
+static size_t str_head_len(const struct py_code_layout *c)
+{
+	size_t n = c->str_compact_data;
+
+	if (c->ob_type + 8u > n)
+		n = c->ob_type + 8u;
+	if (c->str_length + 8u > n)
+		n = c->str_length + 8u;
+	if (c->str_state + 4u > n)
+		n = c->str_state + 4u;
+	return n;
+}
+
 /* The str at addr as a new UTF-8 string (the first STR_CHARS_MAX characters), or NULL when
  * it is not a compact str (every name and file name of a code object is one). */
 static char *read_str(const struct py_code_target *t, __u64 addr)
@@ -110,10 +126,9 @@ static char *read_str(const struct py_code_target *t, __u64 addr)
 	__u32 state, kind;
 	__u64 type = 0, length = 0, data_off;
 	char *out = NULL;
-	size_t o = 0;
+	size_t o = 0, n = str_head_len(c);
 
-	if (!addr || c->str_compact_data > sizeof(head) ||
-	    procmaps__read_vm(t->pid, addr, head, c->str_compact_data))
+	if (!addr || n > sizeof(head) || procmaps__read_vm(t->pid, addr, head, n))
 		return NULL;
 	memcpy(&type, head + c->ob_type, sizeof(type));
 	if (t->unicode_type && type != t->unicode_type)
