@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,19 @@ Test(python_unit, linetable_truncated_stays_in_bounds)
 	cr_expect_eq(py_linetable__line(PY_LT_LOCATIONS, not_entry, 2, 10, 0), -1);
 	cr_expect_eq(py_linetable__line(PY_LT_PEP626, odd, 1, 10, 0), -1);
 	cr_expect_eq(py_linetable__line(PY_LT_LNOTAB, odd, 1, 10, 0), 10);
+}
+
+/* co_firstlineno and the deltas are the target's: a line past INT_MAX is none (-1), not an
+ * int overflow (undefined; a wrapped negative line in practice). */
+Test(python_unit, linetable_line_overflow_is_none)
+{
+	static const __u8 loc[] = {0x80 | 11 << 3, 0, 0}; /* one unit, one-line form: +1 */
+	static const __u8 pairs[] = {2, 1};		     /* two bytes, +1 */
+
+	cr_expect_eq(py_linetable__line(PY_LT_LOCATIONS, loc, sizeof(loc), INT_MAX, 0), -1);
+	cr_expect_eq(py_linetable__line(PY_LT_PEP626, pairs, sizeof(pairs), INT_MAX, 0), -1);
+	cr_expect_eq(py_linetable__line(PY_LT_LNOTAB, pairs, sizeof(pairs), INT_MAX, 2), -1);
+	cr_expect_eq(py_linetable__line(PY_LT_LOCATIONS, loc, sizeof(loc), 41, 0), 42);
 }
 
 /* The generated table covers 3.8-3.13, each entry's version its own. */
