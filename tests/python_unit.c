@@ -21,6 +21,7 @@
 #include "py_detect.h"
 #include "py_layouts.h"
 #include "py_runtime.h"
+#include "py_stack.h"
 #include "python_util.h"
 #include "test_timeout.h"
 
@@ -311,6 +312,50 @@ Test(python_unit, namer_str_fields_from_debug_offsets)
 			cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:42)");
 		}
 		py_code_cache__free(cache);
+	}
+}
+
+/*
+ * py_stack's walk over a thread state in this process's own memory whose frames form a cycle
+ * (a target can link them so): the walk stops at its step bound and says the stack was cut,
+ * whether the cycle is of C-stack shims (nothing recorded) or of frames (more asked for than
+ * the steps give).
+ */
+Test(python_unit, stack_walk_cycle_is_cut)
+{
+	static __u64 runtime[1], interp[1], tstate[4], f1[4], f2[4];
+	const struct py_layout l = {.runtime_addr = (__u64)(uintptr_t)runtime,
+				    .runtime_interp_head = 0,
+				    .interp_tstate_head = 0,
+				    .tstate_next = 0,
+				    .tstate_thread_id = 8,
+				    .tstate_cframe = PY_LAYOUT_NONE,
+				    .tstate_frame = 16,
+				    .frame_back = 0,
+				    .frame_code = 8,
+				    .frame_instr = 16,
+				    .frame_owner = 24,
+				    .frame_is_entry = PY_LAYOUT_NONE,
+				    .instr_kind = PY_INSTR_CUR_PTR,
+				    .owner_cstack = 3,
+				    .version = 0x030d};
+	struct py_frame frames[4 * PY_FRAMES_MAX];
+	bool cut;
+
+	runtime[0] = (__u64)(uintptr_t)interp;
+	interp[0] = (__u64)(uintptr_t)tstate;
+	tstate[0] = 0;	/* no next thread state */
+	tstate[1] = 42; /* pthread_t */
+	tstate[2] = (__u64)(uintptr_t)f1;
+	f1[0] = (__u64)(uintptr_t)f2;
+	f2[0] = (__u64)(uintptr_t)f1;
+	f1[1] = f2[1] = 0x1000; /* code */
+	for (int shims = 1; shims >= 0; shims--) {
+		f1[3] = f2[3] = shims ? 3 : 0; /* owner */
+		cut = false;
+		cr_expect_eq(py_stack__walk(getpid(), &l, 42, frames, 4 * PY_FRAMES_MAX, &cut),
+			     shims ? 0 : 2 * PY_FRAMES_MAX);
+		cr_expect(cut, "a cycle of %s read as a whole stack", shims ? "shims" : "frames");
 	}
 }
 
