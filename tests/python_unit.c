@@ -122,7 +122,7 @@ Test(python_unit, linetable_truncated_stays_in_bounds)
 Test(python_unit, linetable_line_overflow_is_none)
 {
 	static const __u8 loc[] = {0x80 | 11 << 3, 0, 0}; /* one unit, one-line form: +1 */
-	static const __u8 pairs[] = {2, 1};		     /* two bytes, +1 */
+	static const __u8 pairs[] = {2, 1};		  /* two bytes, +1 */
 
 	cr_expect_eq(py_linetable__line(PY_LT_LOCATIONS, loc, sizeof(loc), INT_MAX, 0), -1);
 	cr_expect_eq(py_linetable__line(PY_LT_PEP626, pairs, sizeof(pairs), INT_MAX, 0), -1);
