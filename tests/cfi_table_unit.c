@@ -554,11 +554,24 @@ static void poke(const char *path, off_t off)
 	close(fd);
 }
 
+/* The cache's identity of the file at path (cfi_cache__src_of). */
+static struct cfi_cache_src src_of(const char *path)
+{
+	struct cfi_cache_src src;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(cfi_cache__src_of(fd, &src), 0);
+	close(fd);
+	return src;
+}
+
 Test(cfi, cache_stores_loads_and_rebuilds)
 {
 	char top[64], dir[96], path[256];
 	const char *why = NULL;
 	struct cfi_table *cold = cfi_table__load(LIBC, NULL, &why), *warm;
+	const struct cfi_cache_src libc_src = src_of(LIBC);
 	struct unwind_row *rows;
 	uint32_t n;
 	struct stat st;
@@ -566,7 +579,8 @@ Test(cfi, cache_stores_loads_and_rebuilds)
 	cr_assert(cold, "%s", why);
 	cr_assert_gt(cold->build_id_len, 0, "libc has no build-id");
 	cache_dirs(top, sizeof(top), dir, sizeof(dir));
-	cr_assert_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n), -ENOENT);
+	cr_assert_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
+		     -ENOENT);
 
 	/* Cold: compiled and stored; the directory 0700, the file 0600. */
 	warm = cfi_table__load(LIBC, dir, &why);
@@ -582,27 +596,27 @@ Test(cfi, cache_stores_loads_and_rebuilds)
 		     sizeof(struct cfi_cache_hdr) + cold->n_rows * sizeof(struct unwind_row));
 
 	/* Warm: the stored rows. */
-	cr_assert_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n), 0);
+	cr_assert_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n), 0);
 	cr_expect_eq(n, cold->n_rows);
 	cr_expect_arr_eq(rows, cold->rows, (size_t)n * sizeof(*rows));
 	free(rows);
 
 	/* A damaged row: rejected, and the next load compiles and stores it again. */
 	poke(path, (off_t)(sizeof(struct cfi_cache_hdr) + 5 * sizeof(struct unwind_row) + 4));
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n),
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
 		     -EBADMSG);
 	warm = cfi_table__load(LIBC, dir, &why);
 	cr_assert(warm && same_table(cold, warm), "not rebuilt after damage");
 	cfi_table__free(warm);
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n), 0);
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n), 0);
 	free(rows);
 
 	/* A damaged header (the version), a short file: rejected. */
 	poke(path, 8);
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n),
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
 		     -EBADMSG);
 	cr_assert_eq(truncate(path, 100), 0);
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n),
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
 		     -EBADMSG);
 
 	/* Another build-id's name on libc's entry: rejected (the header says whose it is). */
@@ -616,13 +630,14 @@ Test(cfi, cache_stores_loads_and_rebuilds)
 		other[0] ^= 1;
 		cr_assert_eq(cfi_cache__path(dir, other, cold->build_id_len, opath, sizeof(opath)), 0);
 		cr_assert_eq(link(path, opath), 0);
-		cr_expect_eq(cfi_cache__load(dir, other, cold->build_id_len, &rows, &n), -EBADMSG);
+		cr_expect_eq(cfi_cache__load(dir, other, cold->build_id_len, &libc_src, &rows, &n), -EBADMSG);
 	}
 
 	/* A directory others may write: not used, neither read nor written; still compiled. */
 	cr_assert_eq(chmod(dir, 0777), 0);
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n), -EPERM);
-	cr_expect_eq(cfi_cache__store(dir, cold->build_id, cold->build_id_len, cold->rows,
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
+		     -EPERM);
+	cr_expect_eq(cfi_cache__store(dir, cold->build_id, cold->build_id_len, &libc_src, cold->rows,
 				      cold->n_rows),
 		     -EPERM);
 	warm = cfi_table__load(LIBC, dir, &why);
@@ -637,6 +652,7 @@ Test(cfi, cache_refuses_a_symlinked_entry)
 	char top[64], dir[96], path[256], target[128];
 	const char *why = NULL;
 	struct cfi_table *t = cfi_table__load(LIBC, NULL, &why);
+	const struct cfi_cache_src libc_src = src_of(LIBC);
 	struct unwind_row *rows;
 	uint32_t n;
 
@@ -647,9 +663,70 @@ Test(cfi, cache_refuses_a_symlinked_entry)
 	snprintf(target, sizeof(target), "%s/elsewhere", top);
 	cr_assert_eq(rename(path, target), 0);
 	cr_assert_eq(symlink(target, path), 0);
-	cr_expect_neq(cfi_cache__load(dir, t->build_id, t->build_id_len, &rows, &n), 0,
+	cr_expect_neq(cfi_cache__load(dir, t->build_id, t->build_id_len, &libc_src, &rows, &n), 0,
 		      "an entry read through a symlink");
 	cfi_table__free(t);
+	cleanup_dirs(top);
+}
+
+/*
+ * A build-id is the file's own claim: a copy of libc with other CFI and libc's build-id
+ * (as a hostile library could be) neither gets libc's cached table nor leaves its own for
+ * the real libc.
+ */
+Test(cfi, cache_entry_serves_only_its_own_file)
+{
+	char top[64], dir[96], copy[128];
+	const char *why = NULL;
+	struct cfi_table *libc = cfi_table__load(LIBC, NULL, &why), *fake = NULL, *warm;
+	size_t len = 0;
+	struct elf_file f;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	off_t eh_off = -1;
+	size_t shstrndx;
+
+	cr_assert(libc, "%s", why);
+	cache_dirs(top, sizeof(top), dir, sizeof(dir));
+	/* The copy: libc's bytes, its .eh_frame changed until its table differs. */
+	cr_assert_eq(elf_file__open(LIBC, &f), 0);
+	cr_assert_eq(elf_getshdrstrndx(f.elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(f.elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(f.elf, shstrndx, sh.sh_name) ?: "", ".eh_frame"))
+			eh_off = (off_t)sh.sh_offset, len = sh.sh_size;
+	elf_file__close(&f);
+	cr_assert_geq(eh_off, 0);
+	snprintf(copy, sizeof(copy), "%s/libc-copy.so", top);
+	for (size_t at = len / 2; !fake && at < len; at += 97) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", LIBC, copy);
+		cr_assert_eq(system(cmd), 0);
+		poke(copy, eh_off + (off_t)at);
+		fake = cfi_table__load(copy, NULL, &why);
+		if (fake && same_table(libc, fake)) {
+			cfi_table__free(fake);
+			fake = NULL;
+		}
+	}
+	cr_assert(fake, "no change of .eh_frame changed the table");
+	cr_assert_eq(fake->build_id_len, libc->build_id_len);
+	cr_assert_arr_eq(fake->build_id, libc->build_id, libc->build_id_len);
+
+	/* libc cached first: the copy is compiled, not served libc's rows. */
+	cfi_table__free(cfi_table__load(LIBC, dir, &why));
+	warm = cfi_table__load(copy, dir, &why);
+	cr_assert(warm);
+	cr_expect(same_table(fake, warm), "a file of libc's build-id was given libc's table");
+	cfi_table__free(warm);
+	/* The copy's entry now: the real libc does not get its rows. */
+	warm = cfi_table__load(LIBC, dir, &why);
+	cr_assert(warm);
+	cr_expect(same_table(libc, warm), "libc was given the copy's table");
+	cfi_table__free(warm);
+	cfi_table__free(fake);
+	cfi_table__free(libc);
 	cleanup_dirs(top);
 }
 
@@ -660,6 +737,7 @@ Test(cfi, cache_dir_through_a_planted_symlink_is_refused)
 {
 	char top[64], sticky[96], mine[96], link[128], dir[160];
 	const uint8_t id[4] = {1, 2, 3, 4};
+	const struct cfi_cache_src src = {.dev = 1, .ino = 2, .size = 3, .ctime_ns = 4};
 	const struct unwind_row rows[2] = {{.pc = 1, .cfa_rule = UNWIND_CFA_RSP, .cfa_off = 8},
 					   {.pc = 9, .cfa_rule = UNWIND_CFA_NONE}};
 
@@ -675,13 +753,13 @@ Test(cfi, cache_dir_through_a_planted_symlink_is_refused)
 	cr_assert_eq(symlink(mine, link), 0);
 	cr_assert_eq(lchown(link, 12345, 12345), 0);
 	snprintf(dir, sizeof(dir), "%s/unwind", link);
-	cr_expect_eq(cfi_cache__store(dir, id, 4, rows, 2), -ELOOP);
+	cr_expect_eq(cfi_cache__store(dir, id, 4, &src, rows, 2), -ELOOP);
 	/* Ours, in a directory only we write: followed. */
 	cr_assert_eq(unlink(link), 0);
 	snprintf(link, sizeof(link), "%s/cache", top);
 	cr_assert_eq(symlink(mine, link), 0);
 	snprintf(dir, sizeof(dir), "%s/unwind", link);
-	cr_expect_eq(cfi_cache__store(dir, id, 4, rows, 2), 0);
+	cr_expect_eq(cfi_cache__store(dir, id, 4, &src, rows, 2), 0);
 	cleanup_dirs(top);
 }
 

@@ -103,6 +103,7 @@ static int compile_elf(Elf *elf, struct cfi_table *t, const char **why)
 struct cfi_table *cfi_table__load(const char *path, const char *cache_dir, const char **why)
 {
 	struct cfi_table *t = calloc(1, sizeof(*t));
+	struct cfi_cache_src src;
 	struct elf_file f;
 	const void *id;
 	GElf_Ehdr eh;
@@ -133,13 +134,16 @@ struct cfi_table *cfi_table__load(const char *path, const char *cache_dir, const
 		memcpy(t->build_id, id, (size_t)id_len);
 		t->build_id_len = (uint32_t)id_len;
 	}
+	/* The entry of this very file only: a build-id is the file's own claim. */
+	if (cache_dir && t->build_id_len && cfi_cache__src_of(f.fd, &src))
+		cache_dir = NULL;
 	if (cache_dir && t->build_id_len &&
-	    !cfi_cache__load(cache_dir, t->build_id, t->build_id_len, &t->rows, &t->n_rows))
+	    !cfi_cache__load(cache_dir, t->build_id, t->build_id_len, &src, &t->rows, &t->n_rows))
 		goto out;
 	err = compile_elf(f.elf, t, why);
 	if (!err && cache_dir && t->build_id_len) {
 		/* A cache that cannot be written costs the next run time, never this one. */
-		int cerr = cfi_cache__store(cache_dir, t->build_id, t->build_id_len, t->rows,
+		int cerr = cfi_cache__store(cache_dir, t->build_id, t->build_id_len, &src, t->rows,
 					    t->n_rows);
 
 		if (cerr)
