@@ -778,6 +778,57 @@ Test(cfi, default_cache_dir)
 	cr_expect_str_eq(d, "/home/h/.cache/tracer/unwind");
 }
 
+/* A compressed .debug_frame (objcopy --compress-debug-sections) gives the same rows; one
+ * whose header claims more than CFI_INFLATE_MAX is refused before libelf allocates it (the
+ * size a zlib bomb's header states). */
+Test(cfi, compressed_debug_frame_and_its_claimed_size)
+{
+	char top[64], dir[96], copy[160], cmd[512];
+	const char *why = NULL;
+	struct cfi_table *plain = cfi_table__load(RULES_LIB_DF, NULL, &why), *t;
+	struct elf_file f;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	off_t chdr_off = -1;
+	uint64_t claim = 1ull << 30;
+	int fd;
+
+	cr_assert(plain, "%s", why);
+	cache_dirs(top, sizeof(top), dir, sizeof(dir));
+	snprintf(copy, sizeof(copy), "%s/df_zlib.so", top);
+	snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=zlib '%s' '%s'",
+		 RULES_LIB_DF, copy);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(elf_file__open(copy, &f), 0);
+	cr_assert_eq(elf_getshdrstrndx(f.elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(f.elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(f.elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".debug_frame") && (sh.sh_flags & SHF_COMPRESSED))
+			chdr_off = (off_t)sh.sh_offset;
+	}
+	elf_file__close(&f);
+	cr_assert_geq(chdr_off, 0, "objcopy left .debug_frame uncompressed");
+	t = cfi_table__load(copy, NULL, &why);
+	cr_assert(t, "%s", why);
+	cr_expect_eq(t->n_rows, plain->n_rows);
+	cr_expect_arr_eq(t->rows, plain->rows, (size_t)plain->n_rows * sizeof(*t->rows));
+	cfi_table__free(t);
+
+	/* Elf64_Chdr: ch_type, ch_reserved, then ch_size. */
+	fd = open(copy, O_RDWR);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, &claim, sizeof(claim), chdr_off + 8), (ssize_t)sizeof(claim));
+	close(fd);
+	why = NULL;
+	cr_expect_null(cfi_table__load(copy, NULL, &why));
+	cr_expect(why && strstr(why, "inflates past"), "why: %s", why ? why : "(none)");
+	cfi_table__free(plain);
+	cleanup_dirs(top);
+}
+
 Test(cfi, no_cfi_says_why)
 {
 	const char *why = NULL;

@@ -21,6 +21,11 @@
 #include "safe_open.h"
 #include "sudo_user.h"
 
+/* The most a compressed .debug_frame may inflate to. Its header (the file's word) sizes
+ * libelf's buffer, and zlib inflates up to 1032-fold: a few MB of file, gigabytes of root's
+ * memory. Real ones are tens of MB. */
+#define CFI_INFLATE_MAX (512u << 20)
+
 /* The section named name with bytes in the file (not NOBITS, not empty), or NULL. */
 static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
@@ -42,7 +47,7 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 }
 
 /* Compile the section name into rows. 0, -ENOENT (no such section, or no FDE of use in
- * it), -EINVAL (unreadable), -ENOMEM. */
+ * it), -EINVAL (unreadable), -EFBIG (compressed, inflating past CFI_INFLATE_MAX), -ENOMEM. */
 static int compile_section(Elf *elf, const char *name, struct cfi_rows *rows,
 			   struct cfi_compile_stats *st)
 {
@@ -51,9 +56,16 @@ static int compile_section(Elf *elf, const char *name, struct cfi_rows *rows,
 	Elf_Scn *scn = find_section(elf, name, &sh);
 
 	/* A compressed .debug_frame (SHF_COMPRESSED) is inflated in libelf's memory. */
-	if (scn && (sh.sh_flags & SHF_COMPRESSED) &&
-	    (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh)))
-		return -EINVAL;
+	if (scn && (sh.sh_flags & SHF_COMPRESSED)) {
+		GElf_Chdr ch;
+
+		if (!gelf_getchdr(scn, &ch))
+			return -EINVAL;
+		if (ch.ch_size > CFI_INFLATE_MAX)
+			return -EFBIG;
+		if (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh))
+			return -EINVAL;
+	}
 	if (!scn)
 		return -ENOENT;
 	data = elf_getdata(scn, NULL);
@@ -79,8 +91,9 @@ static int compile_elf(Elf *elf, struct cfi_table *t, const char **why)
 	}
 	if (err) {
 		free(rows.rows);
-		*why = err == -ENOMEM ? "out of memory"
+		*why = err == -ENOMEM  ? "out of memory"
 		       : err == -EINVAL ? "the CFI section cannot be read"
+		       : err == -EFBIG	? "the compressed CFI section inflates past 512 MiB"
 					: "no FDE in .eh_frame or .debug_frame";
 		return err;
 	}
