@@ -961,6 +961,33 @@ Test(cfi, long_cie_named_by_every_fde_is_read_once, .timeout = 20)
 	free(sec);
 }
 
+/*
+ * An FDE naming an offset inside another entry, where a CIE was planted, is unreadable: only
+ * the chain's CIEs are read (they do not overlap, so reading them all costs one pass; CIEs
+ * nested in one another, each megabytes of instructions, would cost the square).
+ */
+Test(cfi, fde_naming_a_cie_nested_in_another_entry_is_bad)
+{
+	static const uint8_t sec[] = {
+	    /* 0: the chain's CIE, 23 bytes; its instructions (13..27) are a planted CIE */
+	    23, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0x78, 16,
+	    /* 13: the planted CIE: 10 bytes, id 0, version 1, "", 1, -8, ra 16, nop */
+	    10, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0x78, 16, 0,
+	    /* 27: FDE naming the planted CIE: its id field at 31, 18 back */
+	    20, 0, 0, 0, 18, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0,
+	    /* 51: FDE naming the chain's CIE: id field at 55, 55 back */
+	    20, 0, 0, 0, 55, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0};
+	struct cfi_rows out = {0};
+	struct cfi_compile_stats st = {0};
+	int err = cfi_compile(sec, sizeof(sec), 0, true, &out, &st);
+
+	cr_expect(err == 0 || err == -ENOENT, "cfi_compile: %d", err);
+	cr_expect_eq(st.cie_cnt, 1);
+	cr_expect_eq(st.fde_cnt, 2);
+	cr_expect_eq(st.fde_bad_cnt, 1, "the FDE of the planted CIE read (%u bad)", st.fde_bad_cnt);
+	free(out.rows);
+}
+
 /* One corpus file: first byte the format, the rest the section. */
 static void replay_one(const char *path, const char *data, size_t len, void *ctx)
 {

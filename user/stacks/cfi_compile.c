@@ -653,9 +653,12 @@ next:
 }
 
 /*
- * A CIE offset's parse and the state after its initial instructions, each worked out once:
- * every FDE may name the same CIE, and a hostile one can be megabytes long (augmentation
- * string, initial instructions), so redoing them per FDE would be quadratic in the section.
+ * A CIE's parse and the state after its initial instructions, each worked out once: every
+ * FDE may name the same CIE, and a hostile one can be megabytes long (augmentation string,
+ * initial instructions), so redoing them per FDE would be quadratic in the section. Only the
+ * CIEs of the section's chain of entries are worked out (they do not overlap, so all of them
+ * cost one read of the section); an FDE naming any other offset (inside another entry: a
+ * hostile file's many CIEs nested in one another) is unreadable.
  */
 struct cie_memo {
 	size_t key;   /* the CIE's offset + 1; 0: an empty slot */
@@ -674,15 +677,21 @@ static size_t cie_slot(const struct ctx *c, size_t key)
 	return i;
 }
 
-/* The memo of the CIE at off, worked out on first use. -ENOMEM only. */
-static int cie_get(struct ctx *c, size_t off, const struct cie_memo **out)
+/* The memo of the CIE at off: worked out when add (the chain's CIEs, cies_of_chain), else
+ * one that is not ok when off is not a CIE of the chain. -ENOMEM only. */
+static int cie_get(struct ctx *c, size_t off, bool add, const struct cie_memo **out)
 {
+	static const struct cie_memo off_chain = {.ok = false};
 	struct cie_memo *m;
 	struct run *u;
 	size_t i;
 
 	if (c->cies_cap && c->cies[i = cie_slot(c, off + 1)].key) {
 		*out = &c->cies[i];
+		return 0;
+	}
+	if (!add) {
+		*out = &off_chain;
 		return 0;
 	}
 	if (2 * (c->cies_cnt + 1) > c->cies_cap) { /* at most half full */
@@ -766,8 +775,9 @@ static int fde_ref_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Pass 1: every FDE's begin and offset, in section order. */
-static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
+/* Pass 1: every FDE's begin and offset, in section order; with cies_only, rather every
+ * CIE of the chain into the memo (before the FDEs: a .debug_frame FDE may name a later CIE). */
+static int list_fdes(struct ctx *c, bool cies_only, struct fde_ref **out, size_t *n_out)
 {
 	struct fde_ref *v = NULL;
 	size_t n = 0, cap = 0, off = 0, cie_off;
@@ -789,6 +799,11 @@ static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
 			break;
 		}
 		off = e.end;
+		if (cies_only) {
+			if (entry_is_cie(c, &e) && cie_get(c, e.start, true, &m))
+				return -ENOMEM;
+			continue;
+		}
 		if (entry_is_cie(c, &e)) {
 			c->st->cie_cnt++;
 			continue;
@@ -798,7 +813,7 @@ static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
 			c->st->fde_bad_cnt++;
 			continue;
 		}
-		if (cie_get(c, cie_off, &m)) {
+		if (cie_get(c, cie_off, false, &m)) {
 			free(v);
 			return -ENOMEM;
 		}
@@ -820,8 +835,10 @@ static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
 		}
 		v[n++] = (struct fde_ref){f.begin, e.start};
 	}
-	*out = v;
-	*n_out = n;
+	if (out) {
+		*out = v;
+		*n_out = n;
+	}
 	return 0;
 }
 
@@ -836,7 +853,9 @@ int cfi_compile(const uint8_t *sec, size_t len, uint64_t sec_addr, bool is_eh,
 	uint64_t prev_end = 0;
 	int err;
 
-	err = list_fdes(&c, &refs, &n_refs);
+	err = list_fdes(&c, true, NULL, NULL);
+	if (!err)
+		err = list_fdes(&c, false, &refs, &n_refs);
 	if (err) {
 		free(c.cies);
 		return err;
@@ -850,7 +869,7 @@ int cfi_compile(const uint8_t *sec, size_t len, uint64_t sec_addr, bool is_eh,
 
 		/* Pass 1 read these already: the FDE parses again, its CIE is memoized. */
 		if (!entry_at(&c, refs[i].off, &e) || !fde_cie_off(&c, &e, &cie_off) ||
-		    cie_get(&c, cie_off, &m) || !m->ok || !parse_fde(&c, &e, &m->cie, &f))
+		    cie_get(&c, cie_off, false, &m) || !m->ok || !parse_fde(&c, &e, &m->cie, &f))
 			continue;
 		if (out->n && f.begin < prev_end) {
 			/* Overlap: this FDE wins from its start (libdw's sorted table). */
