@@ -263,6 +263,22 @@ Test(python_unit, namer_kinds_cache_reuse_and_free)
 		cr_expect_eq(strlen(buf), sizeof(buf) - 1);
 	}
 
+	/* A length not believed (ob_size 0): an instruction pointer 4 GiB past the code is out
+	 * of it, not the instruction it reads as cut to 32 bits. */
+	{
+		__u64 units = 0;
+
+		memcpy(fk.code + fk.l->code.ob_size, &units, 8);
+		fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual2);
+		f.instr = base + (1ull << 32) + 2 * 9;
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		cr_expect_str_eq(buf, "py: esc\\x1b[2J (/tmp/\u00fc.py:0)");
+		units = 16;
+		memcpy(fk.code + fk.l->code.ob_size, &units, 8);
+		fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual);
+		f.instr = base;
+	}
+
 	/* Freed: no longer a code object, so no name (and not the cached one). */
 	fake_ptr(fk.code, fk.l->code.ob_type, fk.unicode_type);
 	cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));

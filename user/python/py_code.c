@@ -266,6 +266,11 @@ static long long instr_offset(const struct py_code_target *t, const struct code_
 	}
 	if (off < 0)
 		return off >= -2 ? -1 : -2;
+	/* Without the code's length (3.11+: an ob_size not believed) the pointer is still
+	 * bounded: an offset past what a line table can address is out of the code, not one
+	 * cut to 32 bits. */
+	if (off >= (long long)CODE_MAX)
+		return -2;
 	return e->code_bytes && (__u64)off >= e->code_bytes ? -2 : off;
 }
 
