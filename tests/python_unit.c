@@ -263,6 +263,19 @@ Test(python_unit, namer_kinds_cache_reuse_and_free)
 		cr_expect_eq(strlen(buf), sizeof(buf) - 1);
 	}
 
+	/* A code point beyond U+10FFFF (a kind-4 str holds any 32 bits) is U+FFFD, as valid
+	 * UTF-8: not an overlong 4-byte form of it. */
+	{
+		static const __u32 beyond[] = {'x', 0x110000, 0xffffffffu};
+		static _Alignas(8) __u8 obj[256];
+
+		fake_str(&fk, obj, 4, false, beyond, 3);
+		fake_ptr(fk.code, fk.l->code.co_qualname, obj);
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		cr_expect_str_eq(buf, "py: x\ufffd\ufffd (/tmp/\u00fc.py:40)");
+		fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual2);
+	}
+
 	/* A length not believed (ob_size 0): an instruction pointer 4 GiB past the code is out
 	 * of it, not the instruction it reads as cut to 32 bits. */
 	{

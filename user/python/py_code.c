@@ -77,6 +77,8 @@ static size_t put_utf8(char *out, __u32 cp)
 {
 	if (cp >= 0xd800 && cp < 0xe000)
 		cp = '?'; /* a lone surrogate is not text */
+	if (cp > 0x10ffff)
+		cp = 0xfffd; /* beyond Unicode (a kind-4 str holds any 32 bits): 3 bytes below */
 	if (cp < 0x80) {
 		out[0] = (char)cp;
 		return 1;
@@ -92,8 +94,6 @@ static size_t put_utf8(char *out, __u32 cp)
 		out[2] = (char)(0x80 | (cp & 0x3f));
 		return 3;
 	}
-	if (cp > 0x10ffff)
-		cp = 0xfffd;
 	out[0] = (char)(0xf0 | cp >> 18);
 	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
 	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
