@@ -244,13 +244,29 @@ Test(python_unit, namer_kinds_cache_reuse_and_free)
 	cr_expect_eq(st.fills, 1);
 	cr_expect_eq(st.hits, 3);
 
+	/* Another code object of another length at the address, every pointer field alike:
+	 * read afresh (unit 9 is past its 8 units), not named from the entry of 16. */
+	{
+		__u64 units = 8;
+
+		memcpy(fk.code + fk.l->code.ob_size, &units, 8);
+		f.instr = base + 2 * 9;
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:0)");
+		units = 16;
+		memcpy(fk.code + fk.l->code.ob_size, &units, 8);
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		py_code_cache__stats(cache, &st);
+		cr_expect_eq(st.fills, 3);
+	}
+
 	/* The address reused by another code object: read afresh, control bytes escaped. */
 	fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual2);
 	f.instr = base;
 	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
 	cr_expect_str_eq(buf, "py: esc\\x1b[2J (/tmp/\u00fc.py:40)");
 	py_code_cache__stats(cache, &st);
-	cr_expect_eq(st.fills, 2);
+	cr_expect_eq(st.fills, 4);
 
 	/* A length the target made up: at most 1024 characters read, the name cut to buf. */
 	{

@@ -287,8 +287,12 @@ bool py_code__name(struct py_code_cache *c, const struct py_code_target *t,
 		c->stats.refused++;
 		return false;
 	}
+	/* 3.11+: the code's length is in the head too (another code object at a reused
+	 * address, of other length, may have every pointer field alike: interned strings, a
+	 * line table allocated where the old one was). */
 	if (e->addr == now.addr && !memcmp(e->fields, now.fields, sizeof(now.fields)) &&
-	    e->firstlineno == now.firstlineno) {
+	    e->firstlineno == now.firstlineno &&
+	    (t->l->code.co_code_adaptive == PY_LAYOUT_NONE || e->code_bytes == now.code_bytes)) {
 		c->stats.hits++;
 	} else {
 		entry_clear(e);
