@@ -33,6 +33,7 @@
 #include "cfi_step.h"
 #include "cfi_table.h"
 #include "elf_file.h"
+#include "test_timeout.h"
 #include "test_util.h"
 #include "unwind.h"
 
@@ -924,7 +925,7 @@ Test(cfi, damaged_sections_compile_safely, .timeout = 60)
  * One CIE named by every FDE, its initial instructions a megabyte of DW_CFA_nop: its parse
  * and its instructions are worked out once, not once per FDE (100,000 FDEs took 154 s).
  */
-Test(cfi, long_cie_named_by_every_fde_is_read_once, .timeout = 20)
+Test(cfi, long_cie_named_by_every_fde_is_read_once, .timeout = TEST_TIMEOUT(20))
 {
 	const size_t nops = 1u << 20, fdes = 100000;
 	const size_t cie_len = 4 + 1 + 1 + 3 + nops; /* id, version, "", aligns and ra, nops */
