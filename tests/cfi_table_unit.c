@@ -989,6 +989,30 @@ Test(cfi, fde_naming_a_cie_nested_in_another_entry_is_bad)
 	free(out.rows);
 }
 
+/* DW_CFA_advance_loc's delta times a hostile code alignment (2^63) overflows: the FDE's
+ * instructions are bad from there (an UNSUPPORTED row), not a rule moved to where the
+ * product wrapped (here: the FDE's start). */
+Test(cfi, advance_loc_overflow_is_a_bad_instruction)
+{
+	static const uint8_t sec[] = {
+	    /* 0: CIE, 18 bytes: id 0, version 1, "", code alignment 2^63, -8, ra 16 */
+	    18, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	    0x01, 0x78, 16,
+	    /* 22: FDE [0x1000, 0x1010): advance_loc 2, def_cfa_offset 16 */
+	    23, 0, 0, 0, 26, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0x42,
+	    0x0e, 16};
+	struct cfi_rows out = {0};
+	struct cfi_compile_stats st = {0};
+
+	cr_assert_eq(cfi_compile(sec, sizeof(sec), 0, true, &out, &st), 0);
+	cr_expect_eq(st.fde_bad_insn_cnt, 1);
+	cr_assert_geq(out.n, 1);
+	cr_expect_eq(out.rows[0].pc, 0x1000);
+	cr_expect_eq(out.rows[0].cfa_rule, UNWIND_CFA_UNSUPPORTED, "rule %u, offset %d",
+		     out.rows[0].cfa_rule, out.rows[0].cfa_off);
+	free(out.rows);
+}
+
 /* One corpus file: first byte the format, the rest the section. */
 static void replay_one(const char *path, const char *data, size_t len, void *ctx)
 {

@@ -532,7 +532,9 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 		const uint8_t *bp, *bend;
 
 		switch (op >> 6) {
-		case 1: /* advance_loc */
+		case 1: /* advance_loc: overflow-checked as advance_loc1..4 */
+			if ((op & 0x3fu) > (~0ULL - u->loc) / cie->code_align)
+				return -EINVAL;
 			err = advance(c, u, u->loc + (op & 0x3fu) * cie->code_align);
 			continue;
 		case 2: /* offset */
