@@ -1013,6 +1013,25 @@ Test(cfi, advance_loc_overflow_is_a_bad_instruction)
 	free(out.rows);
 }
 
+/* A CFA register number is read whole: 2^32 + 7 is no register BPF knows, not rsp. */
+Test(cfi, cfa_register_beyond_32_bits_is_not_rsp)
+{
+	static const uint8_t sec[] = {
+	    /* 0: CIE, 9 bytes: id 0, version 1, "", 1, -8, ra 16 */
+	    9, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0x78, 16,
+	    /* 13: FDE [0x1000, 0x1010): def_cfa r(2^32 + 7), 16 */
+	    27, 0, 0, 0, 17, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0x0c,
+	    0x87, 0x80, 0x80, 0x80, 0x10, 16};
+	struct cfi_rows out = {0};
+	struct cfi_compile_stats st = {0};
+
+	cr_assert_eq(cfi_compile(sec, sizeof(sec), 0, true, &out, &st), 0);
+	cr_assert_geq(out.n, 1);
+	cr_expect_eq(out.rows[0].cfa_rule, UNWIND_CFA_UNSUPPORTED, "rule %u, offset %d",
+		     out.rows[0].cfa_rule, out.rows[0].cfa_off);
+	free(out.rows);
+}
+
 /* One corpus file: first byte the format, the rest the section. */
 static void replay_one(const char *path, const char *data, size_t len, void *ctx)
 {

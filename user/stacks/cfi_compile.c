@@ -131,7 +131,7 @@ enum cfa_kind { CFA_REGOFF, CFA_PLT, CFA_OTHER };
 struct state {
 	uint8_t cfa_kind; /* enum cfa_kind */
 	uint8_t plt_ge;	  /* CFA_PLT: the threshold literal */
-	uint32_t cfa_reg; /* CFA_REGOFF */
+	uint64_t cfa_reg; /* CFA_REGOFF: as read (a ULEB128, not cut to 32 bits) */
 	int64_t cfa_off;  /* CFA_REGOFF, CFA_PLT */
 	struct rule rbp, ra;
 };
@@ -616,14 +616,14 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 		case 0x0c: /* def_cfa */
 		case 0x12: /* def_cfa_sf */
 			u->s.cfa_kind = CFA_REGOFF;
-			u->s.cfa_reg = (uint32_t)rd_uleb(&r);
+			u->s.cfa_reg = rd_uleb(&r);
 			u->s.cfa_off = op == 0x0c ? rd_uoff(&r)
 						  : mul(&r, rd_sleb(&r), cie->data_align);
 			break;
 		case 0x0d: /* def_cfa_register: only over a register rule */
 			if (u->s.cfa_kind != CFA_REGOFF)
 				return -EINVAL;
-			u->s.cfa_reg = (uint32_t)rd_uleb(&r);
+			u->s.cfa_reg = rd_uleb(&r);
 			break;
 		case 0x0e: /* def_cfa_offset */
 		case 0x13: /* def_cfa_offset_sf */
