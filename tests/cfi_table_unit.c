@@ -33,6 +33,7 @@
 #include "cfi_step.h"
 #include "cfi_table.h"
 #include "elf_file.h"
+#include "test_timeout.h"
 #include "test_util.h"
 #include "unwind.h"
 
@@ -554,11 +555,24 @@ static void poke(const char *path, off_t off)
 	close(fd);
 }
 
+/* The cache's identity of the file at path (cfi_cache__src_of). */
+static struct cfi_cache_src src_of(const char *path)
+{
+	struct cfi_cache_src src;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(cfi_cache__src_of(fd, &src), 0);
+	close(fd);
+	return src;
+}
+
 Test(cfi, cache_stores_loads_and_rebuilds)
 {
 	char top[64], dir[96], path[256];
 	const char *why = NULL;
 	struct cfi_table *cold = cfi_table__load(LIBC, NULL, &why), *warm;
+	const struct cfi_cache_src libc_src = src_of(LIBC);
 	struct unwind_row *rows;
 	uint32_t n;
 	struct stat st;
@@ -566,7 +580,8 @@ Test(cfi, cache_stores_loads_and_rebuilds)
 	cr_assert(cold, "%s", why);
 	cr_assert_gt(cold->build_id_len, 0, "libc has no build-id");
 	cache_dirs(top, sizeof(top), dir, sizeof(dir));
-	cr_assert_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n), -ENOENT);
+	cr_assert_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
+		     -ENOENT);
 
 	/* Cold: compiled and stored; the directory 0700, the file 0600. */
 	warm = cfi_table__load(LIBC, dir, &why);
@@ -582,27 +597,27 @@ Test(cfi, cache_stores_loads_and_rebuilds)
 		     sizeof(struct cfi_cache_hdr) + cold->n_rows * sizeof(struct unwind_row));
 
 	/* Warm: the stored rows. */
-	cr_assert_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n), 0);
+	cr_assert_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n), 0);
 	cr_expect_eq(n, cold->n_rows);
 	cr_expect_arr_eq(rows, cold->rows, (size_t)n * sizeof(*rows));
 	free(rows);
 
 	/* A damaged row: rejected, and the next load compiles and stores it again. */
 	poke(path, (off_t)(sizeof(struct cfi_cache_hdr) + 5 * sizeof(struct unwind_row) + 4));
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n),
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
 		     -EBADMSG);
 	warm = cfi_table__load(LIBC, dir, &why);
 	cr_assert(warm && same_table(cold, warm), "not rebuilt after damage");
 	cfi_table__free(warm);
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n), 0);
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n), 0);
 	free(rows);
 
 	/* A damaged header (the version), a short file: rejected. */
 	poke(path, 8);
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n),
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
 		     -EBADMSG);
 	cr_assert_eq(truncate(path, 100), 0);
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n),
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
 		     -EBADMSG);
 
 	/* Another build-id's name on libc's entry: rejected (the header says whose it is). */
@@ -616,13 +631,14 @@ Test(cfi, cache_stores_loads_and_rebuilds)
 		other[0] ^= 1;
 		cr_assert_eq(cfi_cache__path(dir, other, cold->build_id_len, opath, sizeof(opath)), 0);
 		cr_assert_eq(link(path, opath), 0);
-		cr_expect_eq(cfi_cache__load(dir, other, cold->build_id_len, &rows, &n), -EBADMSG);
+		cr_expect_eq(cfi_cache__load(dir, other, cold->build_id_len, &libc_src, &rows, &n), -EBADMSG);
 	}
 
 	/* A directory others may write: not used, neither read nor written; still compiled. */
 	cr_assert_eq(chmod(dir, 0777), 0);
-	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &rows, &n), -EPERM);
-	cr_expect_eq(cfi_cache__store(dir, cold->build_id, cold->build_id_len, cold->rows,
+	cr_expect_eq(cfi_cache__load(dir, cold->build_id, cold->build_id_len, &libc_src, &rows, &n),
+		     -EPERM);
+	cr_expect_eq(cfi_cache__store(dir, cold->build_id, cold->build_id_len, &libc_src, cold->rows,
 				      cold->n_rows),
 		     -EPERM);
 	warm = cfi_table__load(LIBC, dir, &why);
@@ -637,6 +653,7 @@ Test(cfi, cache_refuses_a_symlinked_entry)
 	char top[64], dir[96], path[256], target[128];
 	const char *why = NULL;
 	struct cfi_table *t = cfi_table__load(LIBC, NULL, &why);
+	const struct cfi_cache_src libc_src = src_of(LIBC);
 	struct unwind_row *rows;
 	uint32_t n;
 
@@ -647,9 +664,70 @@ Test(cfi, cache_refuses_a_symlinked_entry)
 	snprintf(target, sizeof(target), "%s/elsewhere", top);
 	cr_assert_eq(rename(path, target), 0);
 	cr_assert_eq(symlink(target, path), 0);
-	cr_expect_neq(cfi_cache__load(dir, t->build_id, t->build_id_len, &rows, &n), 0,
+	cr_expect_neq(cfi_cache__load(dir, t->build_id, t->build_id_len, &libc_src, &rows, &n), 0,
 		      "an entry read through a symlink");
 	cfi_table__free(t);
+	cleanup_dirs(top);
+}
+
+/*
+ * A build-id is the file's own claim: a copy of libc with other CFI and libc's build-id
+ * (as a hostile library could be) neither gets libc's cached table nor leaves its own for
+ * the real libc.
+ */
+Test(cfi, cache_entry_serves_only_its_own_file)
+{
+	char top[64], dir[96], copy[128];
+	const char *why = NULL;
+	struct cfi_table *libc = cfi_table__load(LIBC, NULL, &why), *fake = NULL, *warm;
+	size_t len = 0;
+	struct elf_file f;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	off_t eh_off = -1;
+	size_t shstrndx;
+
+	cr_assert(libc, "%s", why);
+	cache_dirs(top, sizeof(top), dir, sizeof(dir));
+	/* The copy: libc's bytes, its .eh_frame changed until its table differs. */
+	cr_assert_eq(elf_file__open(LIBC, &f), 0);
+	cr_assert_eq(elf_getshdrstrndx(f.elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(f.elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(f.elf, shstrndx, sh.sh_name) ?: "", ".eh_frame"))
+			eh_off = (off_t)sh.sh_offset, len = sh.sh_size;
+	elf_file__close(&f);
+	cr_assert_geq(eh_off, 0);
+	snprintf(copy, sizeof(copy), "%s/libc-copy.so", top);
+	for (size_t at = len / 2; !fake && at < len; at += 97) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", LIBC, copy);
+		cr_assert_eq(system(cmd), 0);
+		poke(copy, eh_off + (off_t)at);
+		fake = cfi_table__load(copy, NULL, &why);
+		if (fake && same_table(libc, fake)) {
+			cfi_table__free(fake);
+			fake = NULL;
+		}
+	}
+	cr_assert(fake, "no change of .eh_frame changed the table");
+	cr_assert_eq(fake->build_id_len, libc->build_id_len);
+	cr_assert_arr_eq(fake->build_id, libc->build_id, libc->build_id_len);
+
+	/* libc cached first: the copy is compiled, not served libc's rows. */
+	cfi_table__free(cfi_table__load(LIBC, dir, &why));
+	warm = cfi_table__load(copy, dir, &why);
+	cr_assert(warm);
+	cr_expect(same_table(fake, warm), "a file of libc's build-id was given libc's table");
+	cfi_table__free(warm);
+	/* The copy's entry now: the real libc does not get its rows. */
+	warm = cfi_table__load(LIBC, dir, &why);
+	cr_assert(warm);
+	cr_expect(same_table(libc, warm), "libc was given the copy's table");
+	cfi_table__free(warm);
+	cfi_table__free(fake);
+	cfi_table__free(libc);
 	cleanup_dirs(top);
 }
 
@@ -660,6 +738,7 @@ Test(cfi, cache_dir_through_a_planted_symlink_is_refused)
 {
 	char top[64], sticky[96], mine[96], link[128], dir[160];
 	const uint8_t id[4] = {1, 2, 3, 4};
+	const struct cfi_cache_src src = {.dev = 1, .ino = 2, .size = 3, .ctime_ns = 4};
 	const struct unwind_row rows[2] = {{.pc = 1, .cfa_rule = UNWIND_CFA_RSP, .cfa_off = 8},
 					   {.pc = 9, .cfa_rule = UNWIND_CFA_NONE}};
 
@@ -675,13 +754,13 @@ Test(cfi, cache_dir_through_a_planted_symlink_is_refused)
 	cr_assert_eq(symlink(mine, link), 0);
 	cr_assert_eq(lchown(link, 12345, 12345), 0);
 	snprintf(dir, sizeof(dir), "%s/unwind", link);
-	cr_expect_eq(cfi_cache__store(dir, id, 4, rows, 2), -ELOOP);
+	cr_expect_eq(cfi_cache__store(dir, id, 4, &src, rows, 2), -ELOOP);
 	/* Ours, in a directory only we write: followed. */
 	cr_assert_eq(unlink(link), 0);
 	snprintf(link, sizeof(link), "%s/cache", top);
 	cr_assert_eq(symlink(mine, link), 0);
 	snprintf(dir, sizeof(dir), "%s/unwind", link);
-	cr_expect_eq(cfi_cache__store(dir, id, 4, rows, 2), 0);
+	cr_expect_eq(cfi_cache__store(dir, id, 4, &src, rows, 2), 0);
 	cleanup_dirs(top);
 }
 
@@ -698,6 +777,57 @@ Test(cfi, default_cache_dir)
 	d = cfi_table__default_cache_dir();
 	cr_assert(d);
 	cr_expect_str_eq(d, "/home/h/.cache/tracer/unwind");
+}
+
+/* A compressed .debug_frame (objcopy --compress-debug-sections) gives the same rows; one
+ * whose header claims more than CFI_INFLATE_MAX is refused before libelf allocates it (the
+ * size a zlib bomb's header states). */
+Test(cfi, compressed_debug_frame_and_its_claimed_size)
+{
+	char top[64], dir[96], copy[160], cmd[512];
+	const char *why = NULL;
+	struct cfi_table *plain = cfi_table__load(RULES_LIB_DF, NULL, &why), *t;
+	struct elf_file f;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	off_t chdr_off = -1;
+	uint64_t claim = 1ull << 30;
+	int fd;
+
+	cr_assert(plain, "%s", why);
+	cache_dirs(top, sizeof(top), dir, sizeof(dir));
+	snprintf(copy, sizeof(copy), "%s/df_zlib.so", top);
+	snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=zlib '%s' '%s'",
+		 RULES_LIB_DF, copy);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(elf_file__open(copy, &f), 0);
+	cr_assert_eq(elf_getshdrstrndx(f.elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(f.elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(f.elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".debug_frame") && (sh.sh_flags & SHF_COMPRESSED))
+			chdr_off = (off_t)sh.sh_offset;
+	}
+	elf_file__close(&f);
+	cr_assert_geq(chdr_off, 0, "objcopy left .debug_frame uncompressed");
+	t = cfi_table__load(copy, NULL, &why);
+	cr_assert(t, "%s", why);
+	cr_expect_eq(t->n_rows, plain->n_rows);
+	cr_expect_arr_eq(t->rows, plain->rows, (size_t)plain->n_rows * sizeof(*t->rows));
+	cfi_table__free(t);
+
+	/* Elf64_Chdr: ch_type, ch_reserved, then ch_size. */
+	fd = open(copy, O_RDWR);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, &claim, sizeof(claim), chdr_off + 8), (ssize_t)sizeof(claim));
+	close(fd);
+	why = NULL;
+	cr_expect_null(cfi_table__load(copy, NULL, &why));
+	cr_expect(why && strstr(why, "inflates past"), "why: %s", why ? why : "(none)");
+	cfi_table__free(plain);
+	cleanup_dirs(top);
 }
 
 Test(cfi, no_cfi_says_why)
@@ -789,6 +919,117 @@ Test(cfi, damaged_sections_compile_safely, .timeout = 60)
 	}
 	free(sec);
 	free(orig);
+}
+
+/*
+ * One CIE named by every FDE, its initial instructions a megabyte of DW_CFA_nop: its parse
+ * and its instructions are worked out once, not once per FDE (100,000 FDEs took 154 s).
+ */
+Test(cfi, long_cie_named_by_every_fde_is_read_once, .timeout = TEST_TIMEOUT(20))
+{
+	const size_t nops = 1u << 20, fdes = 100000;
+	const size_t cie_len = 4 + 1 + 1 + 3 + nops; /* id, version, "", aligns and ra, nops */
+	size_t len = 4 + cie_len + fdes * 24;
+	uint8_t *sec = calloc(1, len), *p = sec;
+	struct cfi_rows out = {0};
+	struct cfi_compile_stats st = {0};
+	uint32_t w;
+
+	cr_assert(sec);
+	w = (uint32_t)cie_len;
+	memcpy(p, &w, 4);
+	p += 8;	     /* the CIE id: 0 */
+	*p++ = 1;    /* version */
+	*p++ = 0;    /* augmentation "" */
+	*p++ = 1;    /* code alignment */
+	*p++ = 0x78; /* data alignment -8 */
+	*p++ = 16;   /* return address register */
+	p += nops;
+	for (size_t i = 0; i < fdes; i++, p += 24) {
+		uint64_t begin = 0x1000 + 16 * i, range = 16;
+
+		w = 20;
+		memcpy(p, &w, 4);
+		w = (uint32_t)(p + 4 - sec); /* back to the CIE */
+		memcpy(p + 4, &w, 4);
+		memcpy(p + 8, &begin, 8);
+		memcpy(p + 16, &range, 8);
+	}
+	cr_assert_eq(cfi_compile(sec, len, 0, true, &out, &st), 0);
+	cr_expect_eq(st.fde_ok_cnt, fdes);
+	cr_expect_eq(out.n, 2, "one rsp + 8 row and the end: %zu rows", out.n);
+	free(out.rows);
+	free(sec);
+}
+
+/*
+ * An FDE naming an offset inside another entry, where a CIE was planted, is unreadable: only
+ * the chain's CIEs are read (they do not overlap, so reading them all costs one pass; CIEs
+ * nested in one another, each megabytes of instructions, would cost the square).
+ */
+Test(cfi, fde_naming_a_cie_nested_in_another_entry_is_bad)
+{
+	static const uint8_t sec[] = {
+	    /* 0: the chain's CIE, 23 bytes; its instructions (13..27) are a planted CIE */
+	    23, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0x78, 16,
+	    /* 13: the planted CIE: 10 bytes, id 0, version 1, "", 1, -8, ra 16, nop */
+	    10, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0x78, 16, 0,
+	    /* 27: FDE naming the planted CIE: its id field at 31, 18 back */
+	    20, 0, 0, 0, 18, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0,
+	    /* 51: FDE naming the chain's CIE: id field at 55, 55 back */
+	    20, 0, 0, 0, 55, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0};
+	struct cfi_rows out = {0};
+	struct cfi_compile_stats st = {0};
+	int err = cfi_compile(sec, sizeof(sec), 0, true, &out, &st);
+
+	cr_expect(err == 0 || err == -ENOENT, "cfi_compile: %d", err);
+	cr_expect_eq(st.cie_cnt, 1);
+	cr_expect_eq(st.fde_cnt, 2);
+	cr_expect_eq(st.fde_bad_cnt, 1, "the FDE of the planted CIE read (%u bad)", st.fde_bad_cnt);
+	free(out.rows);
+}
+
+/* DW_CFA_advance_loc's delta times a hostile code alignment (2^63) overflows: the FDE's
+ * instructions are bad from there (an UNSUPPORTED row), not a rule moved to where the
+ * product wrapped (here: the FDE's start). */
+Test(cfi, advance_loc_overflow_is_a_bad_instruction)
+{
+	static const uint8_t sec[] = {
+	    /* 0: CIE, 18 bytes: id 0, version 1, "", code alignment 2^63, -8, ra 16 */
+	    18, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	    0x01, 0x78, 16,
+	    /* 22: FDE [0x1000, 0x1010): advance_loc 2, def_cfa_offset 16 */
+	    23, 0, 0, 0, 26, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0x42,
+	    0x0e, 16};
+	struct cfi_rows out = {0};
+	struct cfi_compile_stats st = {0};
+
+	cr_assert_eq(cfi_compile(sec, sizeof(sec), 0, true, &out, &st), 0);
+	cr_expect_eq(st.fde_bad_insn_cnt, 1);
+	cr_assert_geq(out.n, 1);
+	cr_expect_eq(out.rows[0].pc, 0x1000);
+	cr_expect_eq(out.rows[0].cfa_rule, UNWIND_CFA_UNSUPPORTED, "rule %u, offset %d",
+		     out.rows[0].cfa_rule, out.rows[0].cfa_off);
+	free(out.rows);
+}
+
+/* A CFA register number is read whole: 2^32 + 7 is no register BPF knows, not rsp. */
+Test(cfi, cfa_register_beyond_32_bits_is_not_rsp)
+{
+	static const uint8_t sec[] = {
+	    /* 0: CIE, 9 bytes: id 0, version 1, "", 1, -8, ra 16 */
+	    9, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0x78, 16,
+	    /* 13: FDE [0x1000, 0x1010): def_cfa r(2^32 + 7), 16 */
+	    27, 0, 0, 0, 17, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0x0c,
+	    0x87, 0x80, 0x80, 0x80, 0x10, 16};
+	struct cfi_rows out = {0};
+	struct cfi_compile_stats st = {0};
+
+	cr_assert_eq(cfi_compile(sec, sizeof(sec), 0, true, &out, &st), 0);
+	cr_assert_geq(out.n, 1);
+	cr_expect_eq(out.rows[0].cfa_rule, UNWIND_CFA_UNSUPPORTED, "rule %u, offset %d",
+		     out.rows[0].cfa_rule, out.rows[0].cfa_off);
+	free(out.rows);
 }
 
 /* One corpus file: first byte the format, the rest the section. */

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "py_detect.h"
 #include "py_layouts.h"
 #include "py_runtime.h"
+#include "py_stack.h"
 #include "python_util.h"
 #include "test_timeout.h"
 
@@ -113,6 +115,19 @@ Test(python_unit, linetable_truncated_stays_in_bounds)
 	cr_expect_eq(py_linetable__line(PY_LT_LOCATIONS, not_entry, 2, 10, 0), -1);
 	cr_expect_eq(py_linetable__line(PY_LT_PEP626, odd, 1, 10, 0), -1);
 	cr_expect_eq(py_linetable__line(PY_LT_LNOTAB, odd, 1, 10, 0), 10);
+}
+
+/* co_firstlineno and the deltas are the target's: a line past INT_MAX is none (-1), not an
+ * int overflow (undefined; a wrapped negative line in practice). */
+Test(python_unit, linetable_line_overflow_is_none)
+{
+	static const __u8 loc[] = {0x80 | 11 << 3, 0, 0}; /* one unit, one-line form: +1 */
+	static const __u8 pairs[] = {2, 1};		  /* two bytes, +1 */
+
+	cr_expect_eq(py_linetable__line(PY_LT_LOCATIONS, loc, sizeof(loc), INT_MAX, 0), -1);
+	cr_expect_eq(py_linetable__line(PY_LT_PEP626, pairs, sizeof(pairs), INT_MAX, 0), -1);
+	cr_expect_eq(py_linetable__line(PY_LT_LNOTAB, pairs, sizeof(pairs), INT_MAX, 2), -1);
+	cr_expect_eq(py_linetable__line(PY_LT_LOCATIONS, loc, sizeof(loc), 41, 0), 42);
 }
 
 /* The generated table covers 3.8-3.13, each entry's version its own. */
@@ -229,13 +244,29 @@ Test(python_unit, namer_kinds_cache_reuse_and_free)
 	cr_expect_eq(st.fills, 1);
 	cr_expect_eq(st.hits, 3);
 
+	/* Another code object of another length at the address, every pointer field alike:
+	 * read afresh (unit 9 is past its 8 units), not named from the entry of 16. */
+	{
+		__u64 units = 8;
+
+		memcpy(fk.code + fk.l->code.ob_size, &units, 8);
+		f.instr = base + 2 * 9;
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:0)");
+		units = 16;
+		memcpy(fk.code + fk.l->code.ob_size, &units, 8);
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		py_code_cache__stats(cache, &st);
+		cr_expect_eq(st.fills, 3);
+	}
+
 	/* The address reused by another code object: read afresh, control bytes escaped. */
 	fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual2);
 	f.instr = base;
 	cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
 	cr_expect_str_eq(buf, "py: esc\\x1b[2J (/tmp/\u00fc.py:40)");
 	py_code_cache__stats(cache, &st);
-	cr_expect_eq(st.fills, 2);
+	cr_expect_eq(st.fills, 4);
 
 	/* A length the target made up: at most 1024 characters read, the name cut to buf. */
 	{
@@ -248,6 +279,35 @@ Test(python_unit, namer_kinds_cache_reuse_and_free)
 		cr_expect_eq(strlen(buf), sizeof(buf) - 1);
 	}
 
+	/* A code point beyond U+10FFFF (a kind-4 str holds any 32 bits) is U+FFFD, as valid
+	 * UTF-8: not an overlong 4-byte form of it. */
+	{
+		static const __u32 beyond[] = {'x', 0x110000, 0xffffffffu};
+		static _Alignas(8) __u8 obj[256];
+
+		fake_str(&fk, obj, 4, false, beyond, 3);
+		fake_ptr(fk.code, fk.l->code.co_qualname, obj);
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		cr_expect_str_eq(buf, "py: x\ufffd\ufffd (/tmp/\u00fc.py:40)");
+		fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual2);
+	}
+
+	/* A length not believed (ob_size 0): an instruction pointer 4 GiB past the code is out
+	 * of it, not the instruction it reads as cut to 32 bits. */
+	{
+		__u64 units = 0;
+
+		memcpy(fk.code + fk.l->code.ob_size, &units, 8);
+		fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual2);
+		f.instr = base + (1ull << 32) + 2 * 9;
+		cr_assert(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		cr_expect_str_eq(buf, "py: esc\\x1b[2J (/tmp/\u00fc.py:0)");
+		units = 16;
+		memcpy(fk.code + fk.l->code.ob_size, &units, 8);
+		fake_ptr(fk.code, fk.l->code.co_qualname, fk.qual);
+		f.instr = base;
+	}
+
 	/* Freed: no longer a code object, so no name (and not the cached one). */
 	fake_ptr(fk.code, fk.l->code.ob_type, fk.unicode_type);
 	cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
@@ -257,6 +317,91 @@ Test(python_unit, namer_kinds_cache_reuse_and_free)
 	fake_ptr(fk.code, fk.l->code.co_filename, fk.table);
 	cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
 	py_code_cache__free(cache);
+}
+
+/*
+ * 3.13 takes the str's field offsets from the target's _Py_DebugOffsets, bounded only by the
+ * struct size the target claims: a state word placed past the compact head is read where it
+ * is (within the head read), and one placed far away refuses the name rather than reading
+ * past the copy of the head (ASan builds catch such an overrun).
+ */
+Test(python_unit, namer_str_fields_from_debug_offsets)
+{
+	static struct fake fk;
+	static const __u32 file[] = {'/', 't', 'm', 'p', '/', 0xfc, '.', 'p', 'y'};
+	static const __u32 qual[] = {'B', 'o', 'x', '.', 0x3bb, 0x1f600};
+	struct py_version_layout moved;
+	struct py_code_target t;
+	struct py_code_cache *cache;
+	struct py_frame f = {0};
+	char buf[256];
+
+	for (int far = 0; far < 2; far++) {
+		fake_setup(&fk);
+		moved = *fk.l;
+		moved.code.str_state = far ? 4000 : 100;
+		fk.l = &moved;
+		fake_str(&fk, fk.file, 1, false, file, 9);
+		fake_str(&fk, fk.qual, 4, false, qual, 6);
+		t = (struct py_code_target){.pid = getpid(),
+					    .l = &moved,
+					    .code_type = (__u64)(uintptr_t)fk.code_type,
+					    .unicode_type = (__u64)(uintptr_t)fk.unicode_type};
+		f.code = (__u64)(uintptr_t)fk.code;
+		f.instr = (__u64)(uintptr_t)fk.code + moved.code.co_code_adaptive + 2 * 9;
+		cache = py_code_cache__new();
+		if (far) {
+			cr_expect(!py_code__name(cache, &t, &f, buf, sizeof(buf)));
+		} else {
+			cr_expect(py_code__name(cache, &t, &f, buf, sizeof(buf)));
+			cr_expect_str_eq(buf, "py: Box.\u03bb\U0001F600 (/tmp/\u00fc.py:42)");
+		}
+		py_code_cache__free(cache);
+	}
+}
+
+/*
+ * py_stack's walk over a thread state in this process's own memory whose frames form a cycle
+ * (a target can link them so): the walk stops at its step bound and says the stack was cut,
+ * whether the cycle is of C-stack shims (nothing recorded) or of frames (more asked for than
+ * the steps give).
+ */
+Test(python_unit, stack_walk_cycle_is_cut)
+{
+	static __u64 runtime[1], interp[1], tstate[4], f1[4], f2[4];
+	const struct py_layout l = {.runtime_addr = (__u64)(uintptr_t)runtime,
+				    .runtime_interp_head = 0,
+				    .interp_tstate_head = 0,
+				    .tstate_next = 0,
+				    .tstate_thread_id = 8,
+				    .tstate_cframe = PY_LAYOUT_NONE,
+				    .tstate_frame = 16,
+				    .frame_back = 0,
+				    .frame_code = 8,
+				    .frame_instr = 16,
+				    .frame_owner = 24,
+				    .frame_is_entry = PY_LAYOUT_NONE,
+				    .instr_kind = PY_INSTR_CUR_PTR,
+				    .owner_cstack = 3,
+				    .version = 0x030d};
+	struct py_frame frames[4 * PY_FRAMES_MAX];
+	bool cut;
+
+	runtime[0] = (__u64)(uintptr_t)interp;
+	interp[0] = (__u64)(uintptr_t)tstate;
+	tstate[0] = 0;	/* no next thread state */
+	tstate[1] = 42; /* pthread_t */
+	tstate[2] = (__u64)(uintptr_t)f1;
+	f1[0] = (__u64)(uintptr_t)f2;
+	f2[0] = (__u64)(uintptr_t)f1;
+	f1[1] = f2[1] = 0x1000; /* code */
+	for (int shims = 1; shims >= 0; shims--) {
+		f1[3] = f2[3] = shims ? 3 : 0; /* owner */
+		cut = false;
+		cr_expect_eq(py_stack__walk(getpid(), &l, 42, frames, 4 * PY_FRAMES_MAX, &cut),
+			     shims ? 0 : 2 * PY_FRAMES_MAX);
+		cr_expect(cut, "a cycle of %s read as a whole stack", shims ? "shims" : "frames");
+	}
 }
 
 /* Where the Python frames are spliced in: the evaluation loop and only it. */

@@ -77,6 +77,8 @@ static size_t put_utf8(char *out, __u32 cp)
 {
 	if (cp >= 0xd800 && cp < 0xe000)
 		cp = '?'; /* a lone surrogate is not text */
+	if (cp > 0x10ffff)
+		cp = 0xfffd; /* beyond Unicode (a kind-4 str holds any 32 bits): 3 bytes below */
 	if (cp < 0x80) {
 		out[0] = (char)cp;
 		return 1;
@@ -92,13 +94,27 @@ static size_t put_utf8(char *out, __u32 cp)
 		out[2] = (char)(0x80 | (cp & 0x3f));
 		return 3;
 	}
-	if (cp > 0x10ffff)
-		cp = 0xfffd;
 	out[0] = (char)(0xf0 | cp >> 18);
 	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
 	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
 	out[3] = (char)(0x80 | (cp & 0x3f));
 	return 4;
+}
+
+/* How much of a str's head holds the fields read_str reads there. 3.13's fields come from
+ * the target's own _Py_DebugOffsets, bounded only by the struct size it claims: a field past
+ * the head read is refused, never read from beyond it. */
+static size_t str_head_len(const struct py_code_layout *c)
+{
+	size_t n = c->str_compact_data;
+
+	if (c->ob_type + 8u > n)
+		n = c->ob_type + 8u;
+	if (c->str_length + 8u > n)
+		n = c->str_length + 8u;
+	if (c->str_state + 4u > n)
+		n = c->str_state + 4u;
+	return n;
 }
 
 /* The str at addr as a new UTF-8 string (the first STR_CHARS_MAX characters), or NULL when
@@ -110,10 +126,9 @@ static char *read_str(const struct py_code_target *t, __u64 addr)
 	__u32 state, kind;
 	__u64 type = 0, length = 0, data_off;
 	char *out = NULL;
-	size_t o = 0;
+	size_t o = 0, n = str_head_len(c);
 
-	if (!addr || c->str_compact_data > sizeof(head) ||
-	    procmaps__read_vm(t->pid, addr, head, c->str_compact_data))
+	if (!addr || n > sizeof(head) || procmaps__read_vm(t->pid, addr, head, n))
 		return NULL;
 	memcpy(&type, head + c->ob_type, sizeof(type));
 	if (t->unicode_type && type != t->unicode_type)
@@ -251,6 +266,11 @@ static long long instr_offset(const struct py_code_target *t, const struct code_
 	}
 	if (off < 0)
 		return off >= -2 ? -1 : -2;
+	/* Without the code's length (3.11+: an ob_size not believed) the pointer is still
+	 * bounded: an offset past what a line table can address is out of the code, not one
+	 * cut to 32 bits. */
+	if (off >= (long long)CODE_MAX)
+		return -2;
 	return e->code_bytes && (__u64)off >= e->code_bytes ? -2 : off;
 }
 
@@ -267,8 +287,12 @@ bool py_code__name(struct py_code_cache *c, const struct py_code_target *t,
 		c->stats.refused++;
 		return false;
 	}
+	/* 3.11+: the code's length is in the head too (another code object at a reused
+	 * address, of other length, may have every pointer field alike: interned strings, a
+	 * line table allocated where the old one was). */
 	if (e->addr == now.addr && !memcmp(e->fields, now.fields, sizeof(now.fields)) &&
-	    e->firstlineno == now.firstlineno) {
+	    e->firstlineno == now.firstlineno &&
+	    (t->l->code.co_code_adaptive == PY_LAYOUT_NONE || e->code_bytes == now.code_bytes)) {
 		c->stats.hits++;
 	} else {
 		entry_clear(e);

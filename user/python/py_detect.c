@@ -17,6 +17,7 @@
 #include "py_detect.h"
 
 #define RODATA_MAX (64u << 20) /* a .rodata larger than this is not searched */
+#define SYMS_MAX   (1u << 22)  /* symbols searched per table (libpython: ~30,000) */
 
 /* Digits at *p as a number (at most 3 digits), advancing *p; -1 if none. */
 static int digits(const char **p)
@@ -121,19 +122,21 @@ static void find_symbols(Elf *elf, __u64 bias, struct py_image_info *info, __u64
 	    {"PyUnicode_Type", &info->unicode_type_addr},
 	    {"Py_Version", py_version},
 	};
+	size_t sym_sz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	size_t strndx;
 
-	while ((scn = elf_nextscn(elf, scn))) {
+	while (sym_sz && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
 			continue;
 		d = elf_getdata(scn, NULL);
 		strndx = sh.sh_link;
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+		/* The count from the data libelf holds, not from sh_entsize (the file's word: an
+		 * entsize of 1 made a loop as long as the section's bytes), and capped. */
+		for (size_t i = 0; d && i < d->d_size / sym_sz && i < SYMS_MAX; i++) {
 			GElf_Sym s;
 			const char *name;
 

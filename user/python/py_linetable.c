@@ -3,6 +3,7 @@
  * py_linetable - the decoders of CPython's line tables, each a transcription of the
  * interpreter's own lookup (named above each function), with every read checked against len.
  */
+#include <limits.h>
 #include <stdbool.h>
 
 #include "py_linetable.h"
@@ -14,8 +15,15 @@ enum py_linetable_kind py_linetable__kind(unsigned int version)
 	return version == 0x030a ? PY_LT_PEP626 : PY_LT_LNOTAB;
 }
 
+/* A line summed in 64 bits (co_firstlineno and the deltas are the target's: an int sum could
+ * overflow) as an int, or -1 when it is none. */
+static int as_line(long long line)
+{
+	return line < INT_MIN || line > INT_MAX ? -1 : (int)line;
+}
+
 /* 3.8/3.9 PyCode_Addr2Line: the line grows by each pair's delta until the address passes. */
-static int lnotab_line(const __u8 *tab, size_t len, int line, __u32 off)
+static int lnotab_line(const __u8 *tab, size_t len, long long line, __u32 off)
 {
 	__u32 addr = 0;
 
@@ -25,12 +33,12 @@ static int lnotab_line(const __u8 *tab, size_t len, int line, __u32 off)
 			break;
 		line += (signed char)tab[i + 1];
 	}
-	return line;
+	return as_line(line);
 }
 
 /* 3.10 _PyCode_CheckLineNumber over PEP 626 pairs: [start, start + length) has the running
  * line, or none when the delta is -128 (the running line then stays as it was). */
-static int pep626_line(const __u8 *tab, size_t len, int line, __u32 off)
+static int pep626_line(const __u8 *tab, size_t len, long long line, __u32 off)
 {
 	__u32 start = 0, end = 0;
 
@@ -42,7 +50,7 @@ static int pep626_line(const __u8 *tab, size_t len, int line, __u32 off)
 		if (delta != -128)
 			line += delta;
 		if (start <= off && off < end)
-			return delta == -128 ? -1 : line;
+			return delta == -128 ? -1 : as_line(line);
 	}
 	return -1;
 }
@@ -69,7 +77,7 @@ static bool read_varint(const __u8 *tab, size_t len, size_t *i, __u32 *val)
  * with a byte of bit 7 set, code = bits 3-6, length = bits 0-2 plus one code units.
  * Codes 0-9: same line; 10-12: line + code - 10; 13: signed varint delta, no columns;
  * 14: signed varint delta then three varints; 15: no location. */
-static int locations_line(const __u8 *tab, size_t len, int line, __u32 off)
+static int locations_line(const __u8 *tab, size_t len, long long line, __u32 off)
 {
 	__u32 unit = off / 2, start = 0, end = 0, v;
 	size_t i = 0;
@@ -102,7 +110,7 @@ static int locations_line(const __u8 *tab, size_t len, int line, __u32 off)
 			return -1;
 		line += delta;
 		if (start <= unit && unit < end)
-			return none ? -1 : line;
+			return none ? -1 : as_line(line);
 	}
 	return -1;
 }

@@ -57,7 +57,14 @@ int py_stack__walk(pid_t pid, const struct py_layout *l, __u64 thread_id, struct
 	} else {
 		err = read_ptr(pid, tstate, l->tstate_frame, &frame);
 	}
-	for (int step = 0; !err && frame && step < 2 * PY_FRAMES_MAX; step++) {
+	for (int step = 0; !err && frame; step++) {
+		if (step == 2 * PY_FRAMES_MAX) {
+			/* Out of steps with a frame still to read (a cycle, a run of shims): the
+			 * stack is cut short, not complete. */
+			if (cut)
+				*cut = true;
+			break;
+		}
 		struct py_frame f = {.flags = 0};
 		__u8 owner = 0, is_entry = 0;
 		__s32 lasti;

@@ -136,8 +136,22 @@ static int read_all(int fd, void *buf, size_t n)
 	return 0;
 }
 
-int cfi_cache__load(const char *dir, const uint8_t *id, uint32_t len, struct unwind_row **rows,
-		    uint32_t *n)
+int cfi_cache__src_of(int fd, struct cfi_cache_src *src)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	*src = (struct cfi_cache_src){.dev = st.st_dev,
+				      .ino = st.st_ino,
+				      .size = (uint64_t)st.st_size,
+				      .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 +
+						  st.st_ctim.tv_nsec};
+	return 0;
+}
+
+int cfi_cache__load(const char *dir, const uint8_t *id, uint32_t len,
+		    const struct cfi_cache_src *src, struct unwind_row **rows, uint32_t *n)
 {
 	char path[PATH_MAX];
 	const char *base;
@@ -168,7 +182,8 @@ int cfi_cache__load(const char *dir, const uint8_t *id, uint32_t len, struct unw
 	err = -EBADMSG;
 	if (memcmp(h.magic, CFI_CACHE_MAGIC, sizeof(h.magic)) || h.version != CFI_CACHE_VERSION ||
 	    h.row_sz != sizeof(struct unwind_row) || h.build_id_len != len ||
-	    memcmp(h.build_id, id, len) || !h.n_rows || h.n_rows > CFI_CACHE_MAX_ROWS ||
+	    memcmp(h.build_id, id, len) || memcmp(&h.src, src, sizeof(*src)) || !h.n_rows ||
+	    h.n_rows > CFI_CACHE_MAX_ROWS ||
 	    (uint64_t)st.st_size != sizeof(h) + (uint64_t)h.n_rows * sizeof(*r))
 		goto out;
 	r = malloc((size_t)h.n_rows * sizeof(*r));
@@ -195,7 +210,7 @@ out:
 }
 
 int cfi_cache__store(const char *dir, const uint8_t *id, uint32_t len,
-		     const struct unwind_row *rows, uint32_t n)
+		     const struct cfi_cache_src *src, const struct unwind_row *rows, uint32_t n)
 {
 	struct cfi_cache_hdr h = {.magic = CFI_CACHE_MAGIC};
 	char path[PATH_MAX];
@@ -215,6 +230,7 @@ int cfi_cache__store(const char *dir, const uint8_t *id, uint32_t len,
 	h.build_id_len = len;
 	h.n_rows = n;
 	h.checksum = rows_sum(rows, n);
+	h.src = *src;
 	err = output__open(&o, path, OUTPUT_PRIVATE);
 	if (err)
 		return err;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash.h"
 
 /* x86_64 DWARF register numbers. */
 #define REG_RBP 6
@@ -130,7 +131,7 @@ enum cfa_kind { CFA_REGOFF, CFA_PLT, CFA_OTHER };
 struct state {
 	uint8_t cfa_kind; /* enum cfa_kind */
 	uint8_t plt_ge;	  /* CFA_PLT: the threshold literal */
-	uint32_t cfa_reg; /* CFA_REGOFF */
+	uint64_t cfa_reg; /* CFA_REGOFF: as read (a ULEB128, not cut to 32 bits) */
 	int64_t cfa_off;  /* CFA_REGOFF, CFA_PLT */
 	struct rule rbp, ra;
 };
@@ -162,6 +163,8 @@ struct entry {
 	bool is64;
 };
 
+struct cie_memo;
+
 struct ctx {
 	const uint8_t *sec;
 	size_t len;
@@ -169,6 +172,8 @@ struct ctx {
 	bool is_eh;
 	struct cfi_rows *out;
 	struct cfi_compile_stats *st;
+	struct cie_memo *cies; /* every CIE offset asked for, by hash (cie_get) */
+	size_t cies_cnt, cies_cap;
 };
 
 /* The entry at off: false when its length runs past the section (or it is a terminator). */
@@ -527,7 +532,9 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 		const uint8_t *bp, *bend;
 
 		switch (op >> 6) {
-		case 1: /* advance_loc */
+		case 1: /* advance_loc: overflow-checked as advance_loc1..4 */
+			if ((op & 0x3fu) > (~0ULL - u->loc) / cie->code_align)
+				return -EINVAL;
 			err = advance(c, u, u->loc + (op & 0x3fu) * cie->code_align);
 			continue;
 		case 2: /* offset */
@@ -609,14 +616,14 @@ static int run_insns(struct ctx *c, struct run *u, const struct cie *cie, const 
 		case 0x0c: /* def_cfa */
 		case 0x12: /* def_cfa_sf */
 			u->s.cfa_kind = CFA_REGOFF;
-			u->s.cfa_reg = (uint32_t)rd_uleb(&r);
+			u->s.cfa_reg = rd_uleb(&r);
 			u->s.cfa_off = op == 0x0c ? rd_uoff(&r)
 						  : mul(&r, rd_sleb(&r), cie->data_align);
 			break;
 		case 0x0d: /* def_cfa_register: only over a register rule */
 			if (u->s.cfa_kind != CFA_REGOFF)
 				return -EINVAL;
-			u->s.cfa_reg = (uint32_t)rd_uleb(&r);
+			u->s.cfa_reg = rd_uleb(&r);
 			break;
 		case 0x0e: /* def_cfa_offset */
 		case 0x13: /* def_cfa_offset_sf */
@@ -647,21 +654,96 @@ next:
 	return err < 0 ? err : (r.bad ? -EINVAL : 0);
 }
 
-/* Emit the rows of one FDE [f->begin, f->end). */
-static int compile_fde(struct ctx *c, const struct cie *cie, const struct fde *f)
+/*
+ * A CIE's parse and the state after its initial instructions, each worked out once: every
+ * FDE may name the same CIE, and a hostile one can be megabytes long (augmentation string,
+ * initial instructions), so redoing them per FDE would be quadratic in the section. Only the
+ * CIEs of the section's chain of entries are worked out (they do not overlap, so all of them
+ * cost one read of the section); an FDE naming any other offset (inside another entry: a
+ * hostile file's many CIEs nested in one another) is unreadable.
+ */
+struct cie_memo {
+	size_t key;   /* the CIE's offset + 1; 0: an empty slot */
+	bool ok;      /* parse_cie succeeded */
+	int init_err; /* run_insns over the initial instructions: 0 or -EINVAL */
+	struct cie cie;
+	struct state init;
+};
+
+static size_t cie_slot(const struct ctx *c, size_t key)
 {
+	size_t i = (size_t)hash__mix64(key) & (c->cies_cap - 1);
+
+	while (c->cies[i].key && c->cies[i].key != key)
+		i = (i + 1) & (c->cies_cap - 1);
+	return i;
+}
+
+/* The memo of the CIE at off: worked out when add (the chain's CIEs, cies_of_chain), else
+ * one that is not ok when off is not a CIE of the chain. -ENOMEM only. */
+static int cie_get(struct ctx *c, size_t off, bool add, const struct cie_memo **out)
+{
+	static const struct cie_memo off_chain = {.ok = false};
+	struct cie_memo *m;
+	struct run *u;
+	size_t i;
+
+	if (c->cies_cap && c->cies[i = cie_slot(c, off + 1)].key) {
+		*out = &c->cies[i];
+		return 0;
+	}
+	if (!add) {
+		*out = &off_chain;
+		return 0;
+	}
+	if (2 * (c->cies_cnt + 1) > c->cies_cap) { /* at most half full */
+		size_t cap = c->cies_cap ? 2 * c->cies_cap : 64;
+		struct cie_memo *old = c->cies, *v = calloc(cap, sizeof(*v));
+		size_t old_cap = c->cies_cap;
+
+		if (!v)
+			return -ENOMEM;
+		c->cies = v;
+		c->cies_cap = cap;
+		for (size_t k = 0; k < old_cap; k++)
+			if (old[k].key)
+				c->cies[cie_slot(c, old[k].key)] = old[k];
+		free(old);
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	m = &c->cies[cie_slot(c, off + 1)];
+	m->key = off + 1;
+	m->ok = parse_cie(c, off, &m->cie);
+	if (m->ok) {
+		/* The CIE's instructions (no row: emit is false) from the ABI's defaults. */
+		u->s = abi_state;
+		u->signal = m->cie.signal;
+		m->init_err = run_insns(c, u, &m->cie, m->cie.insn, m->cie.insn_end);
+		m->init = u->s;
+	}
+	free(u);
+	c->cies_cnt++;
+	*out = m;
+	return 0;
+}
+
+/* Emit the rows of one FDE [f->begin, f->end); m its CIE's memo. */
+static int compile_fde(struct ctx *c, const struct cie_memo *m, const struct fde *f)
+{
+	const struct cie *cie = &m->cie;
 	struct run *u = calloc(1, sizeof(*u));
 	int err;
 
 	if (!u)
 		return -ENOMEM;
-	u->s = abi_state;
 	u->signal = cie->signal;
 	if (cie->signal)
 		c->st->signal_frame_cnt++;
-	err = run_insns(c, u, cie, cie->insn, cie->insn_end);
+	err = m->init_err;
+	u->s = m->init;
 	u->init = u->s;
-	u->depth = 0;
 	u->emit = true;
 	u->loc = f->begin;
 	u->end = f->end;
@@ -695,13 +777,14 @@ static int fde_ref_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Pass 1: every FDE's begin and offset, in section order. */
-static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
+/* Pass 1: every FDE's begin and offset, in section order; with cies_only, rather every
+ * CIE of the chain into the memo (before the FDEs: a .debug_frame FDE may name a later CIE). */
+static int list_fdes(struct ctx *c, bool cies_only, struct fde_ref **out, size_t *n_out)
 {
 	struct fde_ref *v = NULL;
 	size_t n = 0, cap = 0, off = 0, cie_off;
+	const struct cie_memo *m;
 	struct entry e;
-	struct cie cie;
 	struct fde f;
 
 	while (off + 4 <= c->len) {
@@ -718,13 +801,25 @@ static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
 			break;
 		}
 		off = e.end;
+		if (cies_only) {
+			if (entry_is_cie(c, &e) && cie_get(c, e.start, true, &m))
+				return -ENOMEM;
+			continue;
+		}
 		if (entry_is_cie(c, &e)) {
 			c->st->cie_cnt++;
 			continue;
 		}
 		c->st->fde_cnt++;
-		if (!fde_cie_off(c, &e, &cie_off) || !parse_cie(c, cie_off, &cie) ||
-		    !parse_fde(c, &e, &cie, &f)) {
+		if (!fde_cie_off(c, &e, &cie_off)) {
+			c->st->fde_bad_cnt++;
+			continue;
+		}
+		if (cie_get(c, cie_off, false, &m)) {
+			free(v);
+			return -ENOMEM;
+		}
+		if (!m->ok || !parse_fde(c, &e, &m->cie, &f)) {
 			c->st->fde_bad_cnt++;
 			continue;
 		}
@@ -742,34 +837,41 @@ static int list_fdes(struct ctx *c, struct fde_ref **out, size_t *n_out)
 		}
 		v[n++] = (struct fde_ref){f.begin, e.start};
 	}
-	*out = v;
-	*n_out = n;
+	if (out) {
+		*out = v;
+		*n_out = n;
+	}
 	return 0;
 }
 
 int cfi_compile(const uint8_t *sec, size_t len, uint64_t sec_addr, bool is_eh,
 		struct cfi_rows *out, struct cfi_compile_stats *st)
 {
-	struct ctx c = {sec, len, sec_addr, is_eh, out, st};
+	struct ctx c = {
+	    .sec = sec, .len = len, .addr = sec_addr, .is_eh = is_eh, .out = out, .st = st};
 	struct unwind_row none = {.cfa_rule = UNWIND_CFA_NONE};
 	struct fde_ref *refs;
 	size_t n_refs, cie_off;
 	uint64_t prev_end = 0;
 	int err;
 
-	err = list_fdes(&c, &refs, &n_refs);
-	if (err)
+	err = list_fdes(&c, true, NULL, NULL);
+	if (!err)
+		err = list_fdes(&c, false, &refs, &n_refs);
+	if (err) {
+		free(c.cies);
 		return err;
+	}
 	if (n_refs) /* qsort(NULL, 0) is undefined */
 		qsort(refs, n_refs, sizeof(*refs), fde_ref_cmp);
 	for (size_t i = 0; i < n_refs && !err; i++) {
+		const struct cie_memo *m;
 		struct entry e;
-		struct cie cie;
 		struct fde f;
 
-		/* Pass 1 read these already: they parse again. */
+		/* Pass 1 read these already: the FDE parses again, its CIE is memoized. */
 		if (!entry_at(&c, refs[i].off, &e) || !fde_cie_off(&c, &e, &cie_off) ||
-		    !parse_cie(&c, cie_off, &cie) || !parse_fde(&c, &e, &cie, &f))
+		    cie_get(&c, cie_off, false, &m) || !m->ok || !parse_fde(&c, &e, &m->cie, &f))
 			continue;
 		if (out->n && f.begin < prev_end) {
 			/* Overlap: this FDE wins from its start (libdw's sorted table). */
@@ -781,12 +883,13 @@ int cfi_compile(const uint8_t *sec, size_t len, uint64_t sec_addr, bool is_eh,
 			if (err)
 				break;
 		}
-		err = compile_fde(&c, &cie, &f);
+		err = compile_fde(&c, m, &f);
 		prev_end = f.end;
 	}
 	if (!err && out->n)
 		err = emit(&c, prev_end, none, false);
 	free(refs);
+	free(c.cies);
 	if (err)
 		return err;
 	for (size_t i = 0; i < out->n; i++)

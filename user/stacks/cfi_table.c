@@ -21,6 +21,11 @@
 #include "safe_open.h"
 #include "sudo_user.h"
 
+/* The most a compressed .debug_frame may inflate to. Its header (the file's word) sizes
+ * libelf's buffer, and zlib inflates up to 1032-fold: a few MB of file, gigabytes of root's
+ * memory. Real ones are tens of MB. */
+#define CFI_INFLATE_MAX (512u << 20)
+
 /* The section named name with bytes in the file (not NOBITS, not empty), or NULL. */
 static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
@@ -42,7 +47,7 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 }
 
 /* Compile the section name into rows. 0, -ENOENT (no such section, or no FDE of use in
- * it), -EINVAL (unreadable), -ENOMEM. */
+ * it), -EINVAL (unreadable), -EFBIG (compressed, inflating past CFI_INFLATE_MAX), -ENOMEM. */
 static int compile_section(Elf *elf, const char *name, struct cfi_rows *rows,
 			   struct cfi_compile_stats *st)
 {
@@ -51,9 +56,16 @@ static int compile_section(Elf *elf, const char *name, struct cfi_rows *rows,
 	Elf_Scn *scn = find_section(elf, name, &sh);
 
 	/* A compressed .debug_frame (SHF_COMPRESSED) is inflated in libelf's memory. */
-	if (scn && (sh.sh_flags & SHF_COMPRESSED) &&
-	    (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh)))
-		return -EINVAL;
+	if (scn && (sh.sh_flags & SHF_COMPRESSED)) {
+		GElf_Chdr ch;
+
+		if (!gelf_getchdr(scn, &ch))
+			return -EINVAL;
+		if (ch.ch_size > CFI_INFLATE_MAX)
+			return -EFBIG;
+		if (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh))
+			return -EINVAL;
+	}
 	if (!scn)
 		return -ENOENT;
 	data = elf_getdata(scn, NULL);
@@ -79,8 +91,9 @@ static int compile_elf(Elf *elf, struct cfi_table *t, const char **why)
 	}
 	if (err) {
 		free(rows.rows);
-		*why = err == -ENOMEM ? "out of memory"
+		*why = err == -ENOMEM  ? "out of memory"
 		       : err == -EINVAL ? "the CFI section cannot be read"
+		       : err == -EFBIG	? "the compressed CFI section inflates past 512 MiB"
 					: "no FDE in .eh_frame or .debug_frame";
 		return err;
 	}
@@ -103,6 +116,7 @@ static int compile_elf(Elf *elf, struct cfi_table *t, const char **why)
 struct cfi_table *cfi_table__load(const char *path, const char *cache_dir, const char **why)
 {
 	struct cfi_table *t = calloc(1, sizeof(*t));
+	struct cfi_cache_src src;
 	struct elf_file f;
 	const void *id;
 	GElf_Ehdr eh;
@@ -133,13 +147,16 @@ struct cfi_table *cfi_table__load(const char *path, const char *cache_dir, const
 		memcpy(t->build_id, id, (size_t)id_len);
 		t->build_id_len = (uint32_t)id_len;
 	}
+	/* The entry of this very file only: a build-id is the file's own claim. */
+	if (cache_dir && t->build_id_len && cfi_cache__src_of(f.fd, &src))
+		cache_dir = NULL;
 	if (cache_dir && t->build_id_len &&
-	    !cfi_cache__load(cache_dir, t->build_id, t->build_id_len, &t->rows, &t->n_rows))
+	    !cfi_cache__load(cache_dir, t->build_id, t->build_id_len, &src, &t->rows, &t->n_rows))
 		goto out;
 	err = compile_elf(f.elf, t, why);
 	if (!err && cache_dir && t->build_id_len) {
 		/* A cache that cannot be written costs the next run time, never this one. */
-		int cerr = cfi_cache__store(cache_dir, t->build_id, t->build_id_len, t->rows,
+		int cerr = cfi_cache__store(cache_dir, t->build_id, t->build_id_len, &src, t->rows,
 					    t->n_rows);
 
 		if (cerr)

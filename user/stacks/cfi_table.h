@@ -9,8 +9,9 @@
  * gap between FDEs is a UNWIND_CFA_NONE row. The file is untrusted: every read is bounded,
  * an entry that does not parse becomes UNWIND_CFA_UNSUPPORTED rows (counted), never a crash.
  *
- * Tables are cached on disk by build-id (cfi_cache.c): a second run on the same binaries
- * loads them instead of compiling.
+ * Tables are cached on disk by build-id (cfi_cache.c), each entry for the file it was
+ * compiled from (inode and ctime: a build-id is the file's own claim): a second run on the
+ * same binaries loads them instead of compiling.
  */
 #ifndef TRACER_CFI_TABLE_H
 #define TRACER_CFI_TABLE_H
