@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * python_util - what python_unit and python_runtime_e2e share: the interpreters they run.
+ * python_util - what python_unit and python_live_unit share: the interpreters they run.
  */
 #ifndef TESTS_PYTHON_UTIL_H
 #define TESTS_PYTHON_UTIL_H

@@ -1,4 +1,4 @@
-# chain.py - for python_runtime_e2e: enters <module> -> f -> C.g -> h and blocks in h reading
+# chain.py - for python_live_unit: enters <module> -> f -> C.g -> h and blocks in h reading
 # stdin, after writing "ready THREAD_IDENT VERSION" to stdout. The test reads the stack from
 # outside and expects each function at the line tagged "# at:NAME" below. With the argument
 # "thread" the chain runs in a second thread (the main one waits in join); with "deep", under

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * python_runtime_e2e: user/python/ on live interpreters. tests/data/python/chain.py enters
+ * python_live_unit: user/python/ on live interpreters. tests/data/python/chain.py enters
  * <module> -> f -> g -> h and blocks in h; from outside, py_runtime__open finds the
  * interpreter, py_stack__walk (the walk BPF does) reads the blocked thread's frames and
  * py_runtime__frame_name names them: exactly h, g, f, <module> at the lines chain.py tags
@@ -290,9 +290,9 @@ static void check_pyenv(const char *m)
 	check_chain(path, suffix);
 }
 
-TestSuite(python_runtime_e2e, .timeout = TEST_TIMEOUT(30));
+TestSuite(python_live_unit, .timeout = TEST_TIMEOUT(30));
 
-Test(python_runtime_e2e, debian_python3)
+Test(python_live_unit, debian_python3)
 {
 	char exe[512];
 	ssize_t n = readlink("/usr/bin/python3", exe, sizeof(exe) - 1);
@@ -303,12 +303,12 @@ Test(python_runtime_e2e, debian_python3)
 	check_chain("/usr/bin/python3", exe);
 }
 
-ParameterizedTestParameters(python_runtime_e2e, pyenv)
+ParameterizedTestParameters(python_live_unit, pyenv)
 {
 	return cr_make_param_array(struct pyenv_minor, pyenv_minors, PYENV_MINORS_CNT);
 }
 
-ParameterizedTest(struct pyenv_minor *m, python_runtime_e2e, pyenv)
+ParameterizedTest(struct pyenv_minor *m, python_live_unit, pyenv)
 {
 	check_pyenv(m->m);
 }
@@ -333,21 +333,21 @@ static void check_unsupported(const char *m)
 	chain_stop(&c);
 }
 
-Test(python_runtime_e2e, unsupported_pyenv_3_7)
+Test(python_live_unit, unsupported_pyenv_3_7)
 {
 	check_unsupported("3.7");
 }
-Test(python_runtime_e2e, unsupported_pyenv_3_6)
+Test(python_live_unit, unsupported_pyenv_3_6)
 {
 	check_unsupported("3.6");
 }
-Test(python_runtime_e2e, unsupported_pyenv_2_7)
+Test(python_live_unit, unsupported_pyenv_2_7)
 {
 	check_unsupported("2.7");
 }
 
 /* Not Python at all: NULL, nothing to say. */
-Test(python_runtime_e2e, not_python)
+Test(python_live_unit, not_python)
 {
 	const char *why = "unset";
 
