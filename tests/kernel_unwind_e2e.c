@@ -192,6 +192,9 @@ Test(kernel_unwind_e2e, pid_attach_mid_run)
 		p[m] = load(path);
 	}
 	uc_expect_kernel_did_the_work("late --pid", log[1], 0);
+	/* described at the attach: no walk had to find its modules by their VMAs */
+	cr_expect(strstr(log[1], " 0 walks of a process not described yet,"),
+		  "late --pid: walks of a process not described at the attach:\n%s", log[1]);
 	{
 		const char *mine[] = { "late_leaf", "late_mid", "late_top", "main" };
 		const char *libc[] = { "late_leaf", "late_cmp", "qsort", "main" };
@@ -213,26 +216,37 @@ Test(kernel_unwind_e2e, pid_attach_mid_run)
  * late_lib_work (its own block and the callback's). */
 #define LATE_WARMUP_BLOCKS 2
 
-/* A library dlopen'd after the exec: no table until BPF meets its code; then the poll on
+/*
+ * A library dlopen'd after the exec: no table until BPF meets its code; then the poll on
  * misses loads it and the stacks through it unwind in the kernel, complete. The work starts
- * once the tracer says it loaded the table (-vv): deterministic fallbacks, the warm-up's. */
+ * once the tracer says it loaded the table (-vv): the fallbacks are the warm-up's. A second
+ * process then dlopens it too, with no wait: BPF finds its table by the file of its VMA
+ * (device and inode, unwind_modules), as no description of that process has it yet.
+ */
 Test(kernel_unwind_e2e, dlopened_library)
 {
-	char *root, ready[1200], go[1200], path[1200], logf[1200], *log[2];
-	struct dhat_profile *p[2];
+	char *root, dir[2][1200], cmd[4096], ready[1200], go[1200], path[1200], logf[1200];
+	char pfx[2][1300], *log[2];
+	struct dhat_profile *p[2][2];
 	unsigned long long fallbacks;
 
 	E2E_REQUIRE_ROOT();
 	root = e2e_tmpdir("kunwind-dlopen");
 	for (int m = 0; m < 2; m++) {
-		const char *argv[] = { TRACER_BIN, "-vv", "--unwind", modes[m], "-o", path, "--",
-				       LATE_BIN, ready, go, LATE_LIB, NULL };
+		const char *argv[] = { TRACER_BIN, "-vv", "--all-images", "--unwind", modes[m],
+				       "-o", path, "--", "/bin/sh", "-c", cmd, NULL };
 		pid_t tracer;
 
-		snprintf(ready, sizeof(ready), "%s/ready-%s", root, modes[m]);
-		snprintf(go, sizeof(go), "%s/go-%s", root, modes[m]);
-		snprintf(path, sizeof(path), "%s/late-%s.json", root, modes[m]);
-		snprintf(logf, sizeof(logf), "%s/tracer-%s.log", root, modes[m]);
+		snprintf(dir[m], sizeof(dir[m]), "%s/%s", root, modes[m]);
+		cr_assert_eq(mkdir(dir[m], 0755), 0);
+		snprintf(ready, sizeof(ready), "%s/ready1", dir[m]);
+		snprintf(go, sizeof(go), "%s/go", dir[m]);
+		snprintf(path, sizeof(path), "%s/tree.json", dir[m]);
+		snprintf(logf, sizeof(logf), "%s/tracer.log", root);
+		for (int i = 0; i < 2; i++)
+			snprintf(pfx[i], sizeof(pfx[i]), "%s %s/ready%d", LATE_BIN, dir[m], i + 1);
+		snprintf(cmd, sizeof(cmd), "%s %s %s && %s %s %s", pfx[0], go, LATE_LIB, pfx[1], go,
+			 LATE_LIB);
 		tracer = start_tracer(logf, argv);
 		cr_assert(wait_file(ready, tracer), "late never got ready:\n%s", e2e_slurp(logf));
 		/* kunwind.c at -vv: "PATH: N unwind rows" once the table is in BPF's rows */
@@ -244,24 +258,27 @@ Test(kernel_unwind_e2e, dlopened_library)
 		touch(go);
 		log[m] = end_of(tracer, logf);
 		expect_clean(modes[m], log[m]);
-		p[m] = load(path);
+		for (int i = 0; i < 2; i++)
+			p[m][i] = image(dir[m], pfx[i]);
 	}
 	fallbacks = uc_expect_kernel_did_the_work("late LIB", log[1], LATE_WARMUP_BLOCKS + 2);
 	cr_expect_geq(fallbacks, 1, "no stack fell back before the library's table: was it "
 				    "loaded before its dlopen?");
-	{
+	for (int i = 0; i < 2; i++) {
 		const char *lib[] = { "late_lib_inner", "late_lib_outer", "late_lib_work", "main" };
 		const char *cb[] = { "late_leaf", "late_callback", "late_lib_inner", "main" };
 
-		cr_expect(uc_has_stack_with(p[1], lib, 4),
-			  "no late_lib_inner <- late_lib_outer <- late_lib_work <- main");
-		cr_expect(uc_has_stack_with(p[1], cb, 4),
-			  "no late_leaf <- late_callback <- late_lib_inner <- ... <- main");
+		cr_expect(uc_has_stack_with(p[1][i], lib, 4),
+			  "%s: no late_lib_inner <- late_lib_outer <- late_lib_work <- main", pfx[i]);
+		cr_expect(uc_has_stack_with(p[1][i], cb, 4),
+			  "%s: no late_leaf <- late_callback <- late_lib_inner <- ... <- main",
+			  pfx[i]);
+		uc_expect_same_stacks(i ? "late LIB (second process)" : "late LIB", p[0][i],
+				      p[1][i]);
+		dhat_profile__free(p[0][i]);
+		dhat_profile__free(p[1][i]);
 	}
-	uc_expect_same_stacks("late LIB", p[0], p[1]);
-	for (int m = 0; m < 2; m++) {
-		dhat_profile__free(p[m]);
-		free(log[m]);
-	}
+	free(log[0]);
+	free(log[1]);
 	free(root);
 }
