@@ -23,6 +23,7 @@ set_target_properties(unwind_modes_cxx_throw PROPERTIES OUTPUT_NAME cxx_throw
 
 add_criterion_test(unwind_modes_e2e
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unwind_modes_e2e.c
+		${CMAKE_CURRENT_SOURCE_DIR}/unwind_compare.c
 		${CMAKE_CURRENT_SOURCE_DIR}/e2e_util.c
 	LIBS tracer_core
 	LABELS bpf)

@@ -13,7 +13,8 @@
  * frames without addresses, and its allocator function) must have the same bytes and
  * blocks in both profiles. The one difference allowed: a stack DWARF mode cut short (its
  * copy of the stack ended, a sparse copy missed a word) is a strict prefix of the stack the
- * kernel unwound; those pairs are matched and their bytes and blocks must balance.
+ * kernel unwound; those pairs are matched and their bytes and blocks must balance (never a
+ * kernel stack shorter than dwarf mode's: tests/unwind_compare.c).
  * And the kernel run must really unwind in the kernel: at most 2 or 0.1% of its stacks may fall
  * back to a snapshot (a wrong table or a wrong step falls back or gives other frames: both
  * fail; checked by breaking the RBP rule and the RBP-based CFA in bpf/unwind.bpf.h).
@@ -26,146 +27,7 @@
 #include "e2e_util.h"
 #include "report.h"
 #include "test_timeout.h"
-
-/* One program point's stack, after symbolization: its frames without "0xADDR: ". */
-struct pp_key {
-	char *frames; /* joined by '\n' */
-	size_t n;     /* frames */
-	uint64_t bytes, blocks;
-	uint64_t excess_bytes, excess_blocks; /* above the other profile's, for this key */
-};
-
-struct keys {
-	struct pp_key *v;
-	size_t n;
-};
-
-static const char *strip_addr(const char *f)
-{
-	const char *colon = strstr(f, ": ");
-
-	return !strncmp(f, "0x", 2) && colon ? colon + 2 : f;
-}
-
-/* The profile's program points by stack (program points whose frames symbolize alike merge). */
-static void keys_of(const struct dhat_profile *p, struct keys *k)
-{
-	k->v = calloc(p->pp_cnt + 1, sizeof(*k->v));
-	k->n = 0;
-	cr_assert_not_null(k->v);
-	for (size_t i = 0; i < p->pp_cnt; i++) {
-		const struct dhat_pp *pp = &p->pps[i];
-		size_t len = 1, j;
-		char *s;
-
-		for (uint32_t f = 0; f < pp->fs_cnt; f++)
-			len += strlen(strip_addr(p->ftbl[p->fs_pool[pp->fs_off + f]])) + 1;
-		s = calloc(1, len);
-		cr_assert_not_null(s);
-		for (uint32_t f = 0; f < pp->fs_cnt; f++) {
-			strcat(s, strip_addr(p->ftbl[p->fs_pool[pp->fs_off + f]]));
-			strcat(s, "\n");
-		}
-		for (j = 0; j < k->n && strcmp(k->v[j].frames, s); j++)
-			;
-		if (j == k->n) {
-			k->v[k->n].frames = s;
-			k->v[k->n++].n = pp->fs_cnt;
-		} else {
-			free(s);
-		}
-		k->v[j].bytes += pp->tb;
-		k->v[j].blocks += pp->tbk;
-	}
-}
-
-static struct pp_key *key_find(struct keys *k, const char *frames)
-{
-	for (size_t i = 0; i < k->n; i++)
-		if (!strcmp(k->v[i].frames, frames))
-			return &k->v[i];
-	return NULL;
-}
-
-static void keys_free(struct keys *k)
-{
-	for (size_t i = 0; i < k->n; i++)
-		free(k->v[i].frames);
-	free(k->v);
-}
-
-/* a's frames are the first frames of b's, and b has more. */
-static bool strict_prefix(const struct pp_key *a, const struct pp_key *b)
-{
-	return a->n < b->n && !strncmp(a->frames, b->frames, strlen(a->frames));
-}
-
-/* What one key holds above the other profile's same key. */
-static void excess(struct keys *a, struct keys *b)
-{
-	for (size_t i = 0; i < a->n; i++) {
-		struct pp_key *x = &a->v[i], *y = key_find(b, x->frames);
-		uint64_t yb = y ? y->bytes : 0, yk = y ? y->blocks : 0;
-
-		x->excess_bytes = x->bytes > yb ? x->bytes - yb : 0;
-		x->excess_blocks = x->blocks > yk ? x->blocks - yk : 0;
-	}
-}
-
-/*
- * Every difference between the profiles is a stack one mode cut short and the other did
- * not: each key with excess blocks in one profile has, in the other, a key with excess that
- * it is a strict prefix of, or that is a strict prefix of it; and the excesses balance.
- * Returns the stacks DWARF mode cut short (explained differences).
- */
-static size_t assert_same_stacks(const char *what, struct keys *dw, struct keys *kn)
-{
-	uint64_t dw_b = 0, dw_k = 0, kn_b = 0, kn_k = 0;
-	size_t explained = 0;
-
-	excess(dw, kn);
-	excess(kn, dw);
-	for (int side = 0; side < 2; side++) {
-		struct keys *a = side ? kn : dw, *b = side ? dw : kn;
-
-		for (size_t i = 0; i < a->n; i++) {
-			struct pp_key *x = &a->v[i];
-			bool ok = false;
-
-			if (!x->excess_blocks && !x->excess_bytes)
-				continue;
-			for (size_t j = 0; j < b->n && !ok; j++)
-				ok = (b->v[j].excess_blocks || b->v[j].excess_bytes) &&
-				     (strict_prefix(x, &b->v[j]) || strict_prefix(&b->v[j], x));
-			cr_expect(ok,
-				  "%s: a stack only --unwind %s gives (%lu blocks, %lu bytes more), "
-				  "and no cut-short stack of the other explains it:\n%s",
-				  what, side ? "kernel" : "dwarf", x->excess_blocks, x->excess_bytes,
-				  x->frames);
-			if (side) {
-				kn_b += x->excess_bytes;
-				kn_k += x->excess_blocks;
-			} else {
-				dw_b += x->excess_bytes;
-				dw_k += x->excess_blocks;
-				explained += ok;
-			}
-		}
-	}
-	cr_expect_eq(dw_k, kn_k, "%s: differing stacks hold %lu blocks (dwarf) and %lu (kernel)",
-		     what, dw_k, kn_k);
-	cr_expect_eq(dw_b, kn_b, "%s: differing stacks hold %lu bytes (dwarf) and %lu (kernel)",
-		     what, dw_b, kn_b);
-	return explained;
-}
-
-static unsigned long long counter(const char *log, const char *name)
-{
-	const char *at = strstr(log, name);
-
-	cr_assert_not_null(at, "no '%s' in the closing counters:\n%s", name, log);
-	return strtoull(at + strlen(name), NULL, 10);
-}
+#include "unwind_compare.h"
 
 /* Trace cmd (run in dir) with --unwind mode and opts into dir/NAME-MODE.json. */
 static struct dhat_profile *trace(const char *dir, const char *name, const char *mode,
@@ -192,42 +54,14 @@ static void compare(const char *name, const char *opts, const char *cmd)
 {
 	char *dir = e2e_tmpdir("unwind-modes"), *dlog = NULL, *klog = NULL;
 	struct dhat_profile *pd, *pk;
-	unsigned long long unwinds, fallbacks, no_mapping;
-	struct keys dw, kn;
-	size_t cut;
 
 	pd = trace(dir, name, "dwarf", opts, cmd, &dlog);
 	pk = trace(dir, name, "kernel", opts, cmd, &klog);
-	unwinds = counter(klog, "kernel unwinds ");
-	fallbacks = counter(klog, "fallbacks ");
-	cr_log_info("%s: %llu stacks unwound in the kernel, %llu fell back to snapshots", name,
-		    unwinds, fallbacks);
-	/* Clean runs here: 0-2 fallbacks (ld.so's code before its FDEs) in up to 77,000. A PC
-	 * in no mapping is left out, up to half the stacks: once in CI (a loaded host) the
-	 * threads fixture sent one thread's 177 allocations as snapshots that way (a library
-	 * mapped after the last description, its VMA not found), not reproduced since; the
-	 * stacks were right (the comparison below), the cost was a copy's. */
-	no_mapping = counter(klog, "sent as snapshots: ");
-	cr_expect_leq(no_mapping * 2, unwinds + fallbacks, "%s: %llu of %llu stacks in no mapping",
-		      name, no_mapping, unwinds + fallbacks);
-	fallbacks -= no_mapping <= fallbacks ? no_mapping : fallbacks;
-	cr_expect(unwinds > 0 && (fallbacks <= 2 || fallbacks * 1000 <= unwinds + fallbacks),
-		  "%s: %llu kernel unwinds, %llu fallbacks: the kernel unwinder is not doing the "
-		  "work\n%s", name, unwinds, fallbacks, klog);
-	cr_expect_eq(pd->total_blocks, pk->total_blocks, "%s: blocks: dwarf %lu, kernel %lu", name,
-		     pd->total_blocks, pk->total_blocks);
-	cr_expect_eq(pd->total_bytes, pk->total_bytes, "%s: bytes: dwarf %lu, kernel %lu", name,
-		     pd->total_bytes, pk->total_bytes);
-	cr_expect_leq(counter(klog, "stacks cut short "), counter(dlog, "stacks cut short "),
+	uc_expect_kernel_did_the_work(name, klog, 0);
+	cr_expect_leq(uc_counter(klog, "stacks cut short "), uc_counter(dlog, "stacks cut short "),
 		      "%s: the kernel cut more stacks short than dwarf mode:\n%s\n%s", name, klog,
 		      dlog);
-	keys_of(pd, &dw);
-	keys_of(pk, &kn);
-	cut = assert_same_stacks(name, &dw, &kn);
-	cr_log_info("%s: %zu stacks, %zu of dwarf mode's cut short and completed by the kernel",
-		    name, kn.n, cut);
-	keys_free(&dw);
-	keys_free(&kn);
+	uc_expect_same_stacks(name, pd, pk);
 	dhat_profile__free(pd);
 	dhat_profile__free(pk);
 	free(dlog);
