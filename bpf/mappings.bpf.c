@@ -22,12 +22,35 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define MAP_ANONYMOUS 0x20
 #define PAGE_SLICE    4096u
 
+#define RETURNS_MAX 16 /* pending uretprobe returns looked at per record (see below) */
+
+struct xol_area___maps {
+	unsigned long vaddr; /* the uretprobe trampoline's address (the [uprobes] page) */
+} __attribute__((preserve_access_index));
+
+struct uprobes_state___maps {
+	struct xol_area___maps *xol_area;
+} __attribute__((preserve_access_index));
+
 struct mm_struct___maps {
 	unsigned long brk;
+	struct uprobes_state___maps uprobes_state;
+} __attribute__((preserve_access_index));
+
+/* One pending uretprobe return of the thread, newest (deepest) first. */
+struct return_instance___maps {
+	unsigned long stack;	      /* user SP at the hijack: the return-address slot */
+	unsigned long orig_ret_vaddr; /* the return address the trampoline replaced */
+	struct return_instance___maps *next;
+} __attribute__((preserve_access_index));
+
+struct uprobe_task___maps {
+	struct return_instance___maps *return_instances;
 } __attribute__((preserve_access_index));
 
 struct task_struct___maps {
 	struct mm_struct___maps *mm;
+	struct uprobe_task___maps *utask;
 } __attribute__((preserve_access_index));
 
 /* brk's old end, by thread, from its entry to its return (the others read their arguments
@@ -80,6 +103,48 @@ static __always_inline __u32 copy_stack(struct slot *s, __u64 sp)
 	return (__u32)len;
 }
 
+/*
+ * Put back the return addresses that uretprobes hijacked in the copy of n bytes. A mapping
+ * made inside a function with a pending return probe (malloc, PyObject_Malloc: the
+ * allocation probes') has that call's return address replaced on the user stack by the
+ * uprobe trampoline, and the unwinder would stop there ("???" in the [uprobes] page) and
+ * lose every caller. The kernel keeps the originals in the thread's return_instances: each
+ * one whose slot lies in the copy gets its orig_ret_vaddr back, provided the word still
+ * reads as the trampoline (an instance abandoned by a longjmp may point at a slot the
+ * stack has reused since). A slot below sp is such an abandoned one; a slot past the copy
+ * is never read (the unwind stops at the copy's end before it), so neither is counted.
+ * The list is deepest first and at most RETURNS_MAX are looked at: nested probed calls
+ * are a few deep (realloc -> malloc), so the slots within 8 KiB of sp come first.
+ */
+static __always_inline void restore_returns(struct slot *s, __u32 n)
+{
+	struct task_struct___maps *task = (void *)bpf_get_current_task();
+	struct return_instance___maps *ri;
+	__u64 tramp, sp = s->snap.sp;
+
+	if (!bpf_core_field_exists(task->utask))
+		return;
+	ri = BPF_CORE_READ(task, utask, return_instances);
+	if (!ri)
+		return; /* the common case: no probed call pending */
+	tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	if (!tramp)
+		return;
+	for (int i = 0; i < RETURNS_MAX && ri; i++) {
+		__u64 slot = BPF_CORE_READ(ri, stack), off = slot - sp;
+		__u64 orig = BPF_CORE_READ(ri, orig_ret_vaddr);
+		__u64 *word;
+
+		ri = BPF_CORE_READ(ri, next);
+		/* off > MAPPING_STACK_COPY - 8 also bounds the write for the verifier. */
+		if (slot < sp || off + 8 > n || off > MAPPING_STACK_COPY - 8)
+			continue;
+		word = (__u64 *)(s->stack + off);
+		if (*word == tramp)
+			*word = orig;
+	}
+}
+
 /* Send one record for the returning call; with_stack: registers and stack copy too. */
 static __always_inline int emit(const struct pt_regs *r, __u32 op, __u64 addr, __u64 len,
 				__u64 old_addr, __u64 old_len, __u64 flags, int with_stack)
@@ -114,6 +179,7 @@ static __always_inline int emit(const struct pt_regs *r, __u32 op, __u64 addr, _
 		s->snap.r15 = r->r15;
 		s->snap.flags = SNAP_F_CALLEE_SAVED;
 		n = copy_stack(s, s->snap.sp);
+		restore_returns(s, n);
 	}
 	s->snap.stack_len = n;
 	if (n > MAPPING_STACK_COPY)
