@@ -2,7 +2,7 @@
 # and --pid, and a SIGSEGV, recorded in the profile and leading the summary. Root + BTF + a
 # memory cgroup controller (v1 or v2): label bpf. The programs are traced, not tested:
 # -fno-sanitize=all, frame pointers for --unwind fp.
-foreach(prog oom_leak segv mmap_prog tiny_blocks)
+foreach(prog oom_leak segv mmap_prog tiny_blocks malloc_grows)
 	add_executable(death_${prog} ${CMAKE_CURRENT_SOURCE_DIR}/data/death/${prog}.c)
 	target_compile_options(death_${prog} PRIVATE -O1 -g -fno-omit-frame-pointer
 		-fno-sanitize=all)
@@ -18,8 +18,10 @@ target_compile_definitions(death_e2e PRIVATE
 	OOM_LEAK_BIN="$<TARGET_FILE:death_oom_leak>"
 	SEGV_BIN="$<TARGET_FILE:death_segv>"
 	MMAP_PROG_BIN="$<TARGET_FILE:death_mmap_prog>"
+	MALLOC_GROWS_BIN="$<TARGET_FILE:death_malloc_grows>"
 	DHVIEW_CHECK="${CMAKE_CURRENT_SOURCE_DIR}/tools/dhview_check.py")
-add_dependencies(death_e2e tracer death_oom_leak death_segv death_mmap_prog)
+add_dependencies(death_e2e tracer death_oom_leak death_segv death_mmap_prog
+	death_malloc_grows)
 tracer_test_timeout(death_e2e 600)
 
 # Heap against RSS per process image: the heap in malloc chunks on the timeline, and a

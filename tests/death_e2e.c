@@ -12,7 +12,10 @@
  *    goes on to the death;
  *  - 100 MiB mapped with mmap outside malloc: its own section (human units, exact with
  *    --bytes) and line of the RSS split, attributed to the mapping site, while the DHAT
- *    totals equal Valgrind's.
+ *    totals equal Valgrind's;
+ *  - memory malloc maps itself (brk growth, a 1 MiB block by mmap): each mapping site's
+ *    stack goes past malloc, whose return the allocation probes hijack, to its caller and
+ *    main (bpf/mappings.bpf.c puts the hijacked return addresses back in the stack copy).
  * The OOM cases also check the RSS split at death (the kernel's figures at the kill).
  * The cgroup is cgroup v1's memory controller (memory.limit_in_bytes) or v2's (memory.max),
  * whichever this machine has; it is removed at the end.
@@ -559,5 +562,72 @@ Test(death_e2e, mmap_outside_malloc_is_its_own_section, .timeout = TEST_TIMEOUT(
 	snprintf(cmd, sizeof(cmd), "python3 %s %s 2>&1", DHVIEW_CHECK, path);
 	cr_expect_eq(e2e_run(cmd, &out), 0, "dh_view rejected %s:\n%s", path, out);
 	free(out);
+	free(dir);
+}
+
+/* The frames of the mapping site of json (a profile's text) whose frames name fn with a
+ * frame of __libc_malloc before it: the JSON array's text, owned; NULL if none. */
+static char *malloc_site_frames(const char *json, const char *fn)
+{
+	const char *at = strstr(json, "\"mappings\":{");
+	char needle[128];
+
+	snprintf(needle, sizeof(needle), ": %s (", fn);
+	while (at && (at = strstr(at, "\"frames\":[")) != NULL) {
+		const char *end = strchr(at, ']');
+		char *frames = end ? strndup(at, (size_t)(end - at + 1)) : NULL;
+		const char *m = frames ? strstr(frames, ": __libc_malloc (") : NULL;
+
+		if (m && strstr(m, needle))
+			return frames;
+		free(frames);
+		at = end;
+	}
+	return NULL;
+}
+
+/* Memory malloc maps for the program (brk and mmap inside malloc, whose return the
+ * allocation probes hijack with the uprobe trampoline): the mapping sites' stacks go on
+ * past malloc to the function that called it and to main, never ending in the trampoline's
+ * page ("0x7FFFFFFFDFFF: ???" before the fix). */
+Test(death_e2e, mappings_inside_malloc_reach_its_callers, .timeout = TEST_TIMEOUT(60))
+{
+	static const char *const CALLERS[] = {"grow_here", "grow_brk_here"};
+	char *dir, cmd[2048], path[1024], *out = NULL, *json;
+	int st;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("death-grows");
+	snprintf(path, sizeof(path), "%s/grows.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- %s 2>&1", TRACER_BIN, path, MALLOC_GROWS_BIN);
+	st = e2e_run(cmd, &out);
+	cr_assert_eq(st, 0, "tracer exited %d:\n%s", st, out);
+	free(out);
+	json = e2e_slurp(path);
+	cr_assert_not_null(json, "cannot read %s", path);
+	for (size_t i = 0; i < sizeof(CALLERS) / sizeof(*CALLERS); i++) {
+		char *frames = malloc_site_frames(json, CALLERS[i]);
+
+		cr_expect_not_null(frames, "no mapping site through malloc reaches %s:\n%s",
+				   CALLERS[i], strstr(json, "\"mappings\":") ?: json);
+		if (frames)
+			cr_expect(strstr(frames, ": main (malloc_grows.c:") != NULL,
+				  "%s's mapping site does not reach main: %s", CALLERS[i], frames);
+		free(frames);
+	}
+	/* Every mapping through malloc, glibc's first brk (tcache_init, at main's first malloc)
+	 * too: none may stop at malloc. */
+	for (const char *at = strstr(json, "\"mappings\":{");
+	     at && (at = strstr(at, "\"frames\":[")); at++) {
+		const char *end = strchr(at, ']');
+		char *frames = end ? strndup(at, (size_t)(end - at + 1)) : NULL;
+
+		cr_assert_not_null(frames);
+		if (strstr(frames, ": __libc_malloc ("))
+			cr_expect(strstr(frames, ": main (malloc_grows.c:") != NULL,
+				  "a mapping site through malloc does not reach main: %s", frames);
+		free(frames);
+	}
+	free(json);
 	free(dir);
 }
