@@ -223,8 +223,8 @@ static int plan_probes(const struct alloc_symbols *syms, struct probe_plans *pla
 			if (n > 0 && fn == FN_FREE)
 				site = x86_prologue__probe_site(code, (size_t)n, 1, true, &sp_adj);
 			else if (n > 0)
-				site = x86_prologue__return_site(code, (size_t)n,
-								 moved_site_args(fn));
+				site =
+				    x86_prologue__return_site(code, (size_t)n, moved_site_args(fn));
 		}
 		dlog("%s: %s probe at +%zu (sp +%u)\n", alloc_fn_name(fn),
 		     fn == FN_FREE ? "entry" : "entry and return", site, sp_adj);

@@ -10,8 +10,9 @@
  * breakpoint. One it emulates (push reg, jumps) is ~5.7 us per hit here (kernel 6.18), one
  * it must single-step out of line (test, mov, cmp, ...) ~20 us. glibc 2.36's free starts
  * with `test %rdi,%rdi; je; push %rbp`: probing the push at free+9 halves a malloc/free
- * pair. Only entry-only probes move: a function with a uretprobe has a breakpoint on its
- * first instruction anyway, and a second site would add a hit.
+ * pair. A function with a uretprobe moves both probes to one site together (a second
+ * site would add a hit), and only where SP is still its entry value: CPython 3.12's
+ * PyObject_Malloc starts `mov %rdi,%rsi; test %rdi,%rdi; js`, probed at the js (issue #32).
  */
 enum insn_kind {
 	INSN_OTHER = 0, /* not decoded: the walk stops */
@@ -71,8 +72,8 @@ static const struct insn_form {
     {{0xeb}, {0xff}, 2, 0, INSN_JMP, -1, false},
     {{0xe9}, {0xff}, 5, 0, INSN_JMP, -1, false},
     {{0xe8}, {0xff}, 5, 0, INSN_CALL, -1, false},
-    {{0x48, 0x3d}, {0xff, 0xff}, 2, 4, INSN_CMP_FLAGS, -1, false},	/* cmp $imm32, %rax */
-    {{0x80, 0x3d}, {0xff, 0xff}, 2, 5, INSN_CMP_FLAGS, -1, false},	/* cmpb $imm8, (%rip) */
+    {{0x48, 0x3d}, {0xff, 0xff}, 2, 4, INSN_CMP_FLAGS, -1, false}, /* cmp $imm32, %rax */
+    {{0x80, 0x3d}, {0xff, 0xff}, 2, 5, INSN_CMP_FLAGS, -1, false}, /* cmpb $imm8, (%rip) */
 };
 
 /* Decode the instruction at code[0..avail). */
