@@ -138,9 +138,10 @@ static bool glibc_realloc_jumps_to_malloc(const struct alloc_symbols *syms, int 
 
 /*
  * The integer arguments the BPF entry reads from fn's registers (SysV: rdi, rsi, rdx, rcx),
- * for the functions whose probes may move off their entry (x86_prologue__return_site());
- * 0: the probes stay at the entry. glibc's and CPython's allocators: the functions whose
- * code the tests read (tests/x86_prologue_unit.c's fixtures) and issue #32's cost.
+ * for the functions whose probes may move off their entry (x86_prologue__return_site()):
+ * the malloc family, whichever allocator defines it (glibc's code is in
+ * tests/x86_prologue_unit.c's fixtures), and CPython's domains (issue #32). 0: the probes
+ * stay at the entry (strdup and the other helpers, the C++ and Rust shims: not measured).
  */
 static unsigned moved_site_args(__u32 fn)
 {
