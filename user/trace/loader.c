@@ -33,7 +33,9 @@
  * links took 3.5 s to detach, the two multi links take 50-80 ms, closed in parallel.
  *
  * free has no return probe, so its entry probe moves to the first instruction past its NULL
- * test that the kernel emulates (x86_prologue__probe_site()): free+9 on glibc 2.36.
+ * test that the kernel emulates (x86_prologue__probe_site()): free+9 on glibc 2.36. A
+ * function with a return probe has both at its first emulated instruction reached with the
+ * entry SP (x86_prologue__return_site()): PyObject_Malloc+6 on CPython 3.12.
  *
  * Return probes are attached before entry probes: a call entering between the two would
  * otherwise leave an entry that never sees its return.
@@ -134,58 +136,119 @@ static bool glibc_realloc_jumps_to_malloc(const struct alloc_symbols *syms, int 
 	return false;
 }
 
-/* Where each function is probed: entry offsets (free: its emulated site), return offsets
- * (the entries), and the cookies the programs decode (COOKIE_* in alloc_events.h), one plan
- * per probed object of syms. */
+/*
+ * The integer arguments the BPF entry reads from fn's registers (SysV: rdi, rsi, rdx, rcx),
+ * for the functions whose probes may move off their entry (x86_prologue__return_site()):
+ * the malloc family, whichever allocator defines it (glibc's code is in
+ * tests/x86_prologue_unit.c's fixtures), and CPython's domains (issue #32). 0: the probes
+ * stay at the entry (strdup and the other helpers, the C++ and Rust shims: not measured).
+ */
+static unsigned moved_site_args(__u32 fn)
+{
+	switch (fn) {
+	case FN_MALLOC:
+	case FN_VALLOC:
+	case FN_PVALLOC:
+	case FN_PY_OBJ_MALLOC:
+	case FN_PY_MEM_MALLOC:
+	case FN_PY_OBJ_FREE:
+	case FN_PY_MEM_FREE:
+		return 1;
+	case FN_CALLOC:
+	case FN_REALLOC:
+	case FN_ALIGNED_ALLOC:
+	case FN_MEMALIGN:
+	case FN_PY_OBJ_CALLOC:
+	case FN_PY_MEM_CALLOC:
+	case FN_PY_OBJ_REALLOC:
+	case FN_PY_MEM_REALLOC:
+		return 2;
+	case FN_REALLOCARRAY:
+	case FN_POSIX_MEMALIGN:
+		return 3;
+	default:
+		return 0;
+	}
+}
+
+/* Bytes of a function read for its probe site: the prologue and, for a return-probed one,
+ * the code after the site searched for branches back into the prologue. */
+#define SITE_SCAN_SZ 256
+
+/*
+ * Where each function is probed and the cookies the programs decode (COOKIE_* in
+ * alloc_events.h), one plan per probed object of syms. free (entry-only): its entry probe at
+ * x86_prologue__probe_site(). The others: entry and return probe together at
+ * x86_prologue__return_site() (SP still the entry's, so the return hijack finds the return
+ * address; the entry cookie's site offset gives the BPF the function's address), e.g.
+ * CPython 3.12's PyObject_Malloc at its `js` (+6) instead of its single-stepped
+ * `mov %rdi,%rsi`. The return cookie carries the site too: the session program reads
+ * its entry from it.
+ */
 static int plan_probes(const struct alloc_symbols *syms, struct probe_plans *plans)
 {
 	const size_t *offs = syms->off;
-	const char *free_obj = alloc_symbols__obj(syms, FN_FREE);
-	int fd = free_obj ? safe_open__read(AT_FDCWD, free_obj, 0, SAFE_OPEN_ELF_MAX) : -ENOENT;
-	__u64 glibc_realloc;
+	int fds[ALLOC_OBJ_MAX], free_fd, err = 0;
+	__u64 glibc_realloc = 0;
 
-	if (fd < 0) {
-		elog("cannot open %s: %s\n", free_obj ? safe_text__term(free_obj) : "free's object",
-		     safe_open__strerror(fd));
-		return fd;
+	for (__u32 i = 0; i < ALLOC_OBJ_MAX; i++)
+		fds[i] = -1;
+	/* Each probed object once: the prologues are read from the files. */
+	for (__u32 i = 0; i < syms->obj_cnt && i < ALLOC_OBJ_MAX; i++) {
+		fds[i] = safe_open__read(AT_FDCWD, syms->objs[i], 0, SAFE_OPEN_ELF_MAX);
+		if (fds[i] < 0) {
+			err = fds[i];
+			elog("cannot open %s: %s\n", safe_text__term(syms->objs[i]),
+			     safe_open__strerror(err));
+			goto cleanup;
+		}
 	}
-	glibc_realloc = glibc_realloc_jumps_to_malloc(syms, fd) ? COOKIE_GLIBC_REALLOC_BIT : 0;
+	free_fd = offs[FN_FREE] ? fds[syms->obj[FN_FREE]] : -1;
+	if (free_fd >= 0 && glibc_realloc_jumps_to_malloc(syms, free_fd))
+		glibc_realloc = COOKIE_GLIBC_REALLOC_BIT;
 	memset(plans, 0, sizeof(*plans));
 	plans->cnt = syms->obj_cnt;
 	for (__u32 fn = 0; fn < FN_COUNT; fn++) {
 		struct probe_plan *p = &plans->obj[syms->obj[fn]];
+		__u64 realloc_bit = fn == FN_REALLOC ? glibc_realloc : 0;
 		__u32 sp_adj = 0;
 		size_t site = 0;
-		__u8 code[32];
+		__u8 code[SITE_SCAN_SZ];
 		ssize_t n;
 
 		if (!offs[fn] || syms->owner[fn] != fn)
 			continue;
-		if (fn == FN_FREE) { /* the only entry-only probe; free(NULL) is a no-op */
-			n = pread(fd, code, sizeof(code), (off_t)offs[fn]);
-			if (n > 0)
+		if (fn == FN_FREE || moved_site_args(fn)) {
+			n = pread(fds[syms->obj[fn]], code, sizeof(code), (off_t)offs[fn]);
+			/* free(NULL) is a no-op: its NULL test may be stepped over. */
+			if (n > 0 && fn == FN_FREE)
 				site = x86_prologue__probe_site(code, (size_t)n, 1, true, &sp_adj);
+			else if (n > 0)
+				site =
+				    x86_prologue__return_site(code, (size_t)n, moved_site_args(fn));
 		}
-		dlog("%s: entry probe at +%zu (sp +%u)\n", alloc_fn_name(fn), site, sp_adj);
+		dlog("%s: %s probe at +%zu (sp +%u)\n", alloc_fn_name(fn),
+		     fn == FN_FREE ? "entry" : "entry and return", site, sp_adj);
 		p->fns[p->entry_cnt] = fn;
 		p->entry_off[p->entry_cnt] = offs[fn] + site;
-		p->entry_cookie[p->entry_cnt++] =
-		    COOKIE_ENCODE(fn, sp_adj, site) | (fn == FN_REALLOC ? glibc_realloc : 0);
+		p->entry_cookie[p->entry_cnt++] = COOKIE_ENCODE(fn, sp_adj, site) | realloc_bit;
 		if (fn != FN_FREE) {
 			p->ret_fns[p->ret_cnt] = fn;
-			p->ret_off[p->ret_cnt] = offs[fn];
-			p->ret_cookie[p->ret_cnt++] =
-			    COOKIE_ENCODE(fn, 0, 0) | (fn == FN_REALLOC ? glibc_realloc : 0);
+			p->ret_off[p->ret_cnt] = offs[fn] + site;
+			p->ret_cookie[p->ret_cnt++] = COOKIE_ENCODE(fn, 0, site) | realloc_bit;
 		} else {
 			p->eonly_off[p->eonly_cnt] = offs[fn] + site;
 			p->eonly_cookie[p->eonly_cnt++] = COOKIE_ENCODE(fn, sp_adj, site);
 		}
 	}
-	close(fd);
 	if (glibc_realloc)
 		dlog("%s: glibc's realloc: an unsampled one skips its return trap\n",
 		     alloc_symbols__obj(syms, FN_REALLOC));
-	return 0;
+cleanup:
+	for (__u32 i = 0; i < ALLOC_OBJ_MAX; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return err;
 }
 
 /* follow: the fork, exec and exit tracepoints (the traced map, struct proc_event). */

@@ -10,8 +10,9 @@
  * breakpoint. One it emulates (push reg, jumps) is ~5.7 us per hit here (kernel 6.18), one
  * it must single-step out of line (test, mov, cmp, ...) ~20 us. glibc 2.36's free starts
  * with `test %rdi,%rdi; je; push %rbp`: probing the push at free+9 halves a malloc/free
- * pair. Only entry-only probes move: a function with a uretprobe has a breakpoint on its
- * first instruction anyway, and a second site would add a hit.
+ * pair. A function with a uretprobe moves both probes to one site together (a second
+ * site would add a hit), and only where SP is still its entry value: CPython 3.12's
+ * PyObject_Malloc starts `mov %rdi,%rsi; test %rdi,%rdi; js`, probed at the js (issue #32).
  */
 enum insn_kind {
 	INSN_OTHER = 0, /* not decoded: the walk stops */
@@ -22,6 +23,11 @@ enum insn_kind {
 	INSN_JE,	/* je rel8 / rel32 */
 	INSN_JNE,	/* jne rel8 / rel32 */
 	INSN_SUB_RSP,	/* sub $imm, %rsp (imm) */
+	INSN_JCC,	/* any other jcc rel8 / rel32: emulated */
+	INSN_JMP,	/* jmp rel8 / rel32: emulated */
+	INSN_CALL,	/* call rel32: emulated */
+	INSN_LOAD_RIP,	/* mov disp32(%rip), r64 (reg: destination) */
+	INSN_CMP_FLAGS, /* cmp $imm, %rax / cmpb $imm, disp32(%rip): writes the flags only */
 };
 
 struct insn {
@@ -47,6 +53,9 @@ static const struct insn_form {
     {{0xf3, 0x0f, 0x1e, 0xfa}, {0xff, 0xff, 0xff, 0xff}, 4, 0, INSN_ENDBR, -1, false},
     {{0x50}, {0xf8}, 1, 0, INSN_PUSH, -1, false},		/* push rax..rdi */
     {{0x41, 0x50}, {0xff, 0xf8}, 2, 0, INSN_PUSH, -1, false},	/* push r8..r15 */
+    /* REX.W(+R) 8b, ModRM mod 00 r/m 101: a %rip-relative load (CPython's
+     * `mov _PyRuntime+..(%rip),%rax`); before the register form, which refuses it. */
+    {{0x48, 0x8b, 0x05}, {0xfb, 0xff, 0xc7}, 3, 4, INSN_LOAD_RIP, -1, false},
     {{0x48, 0x89}, {0xfa, 0xff}, 3, 0, INSN_MOV_RR, 2, false},	/* REX.W(+R/B) 89 /r */
     {{0x48, 0x8b}, {0xfa, 0xff}, 3, 0, INSN_MOV_RR, 2, true},	/* REX.W(+R/B) 8b /r */
     {{0x48, 0x85}, {0xfa, 0xff}, 3, 0, INSN_TEST_RR, 2, false}, /* REX.W(+R/B) 85 /r */
@@ -57,6 +66,14 @@ static const struct insn_form {
     {{0x0f, 0x85}, {0xff, 0xff}, 6, 0, INSN_JNE, -1, false},
     {{0x48, 0x83, 0xec}, {0xff, 0xff, 0xff}, 3, 1, INSN_SUB_RSP, -1, false},
     {{0x48, 0x81, 0xec}, {0xff, 0xff, 0xff}, 3, 4, INSN_SUB_RSP, -1, false},
+    /* After je/jne above: the first matching form wins. */
+    {{0x70}, {0xf0}, 2, 0, INSN_JCC, -1, false},
+    {{0x0f, 0x80}, {0xff, 0xf0}, 6, 0, INSN_JCC, -1, false},
+    {{0xeb}, {0xff}, 2, 0, INSN_JMP, -1, false},
+    {{0xe9}, {0xff}, 5, 0, INSN_JMP, -1, false},
+    {{0xe8}, {0xff}, 5, 0, INSN_CALL, -1, false},
+    {{0x48, 0x3d}, {0xff, 0xff}, 2, 4, INSN_CMP_FLAGS, -1, false}, /* cmp $imm32, %rax */
+    {{0x80, 0x3d}, {0xff, 0xff}, 2, 5, INSN_CMP_FLAGS, -1, false}, /* cmpb $imm8, (%rip) */
 };
 
 /* Decode the instruction at code[0..avail). */
@@ -77,6 +94,8 @@ static struct insn decode_insn(const __u8 *code, size_t avail)
 		in.len = (size_t)n;
 		if (d->kind == INSN_PUSH) {
 			in.reg = (code[n - 1] & 7) | (n == 2 ? 8 : 0);
+		} else if (d->kind == INSN_LOAD_RIP) {
+			in.reg = ((code[2] >> 3) & 7) | ((code[0] & 4) << 1);
 		} else if (d->modrm_at >= 0) {
 			__u8 modrm = code[d->modrm_at], rex = d->modrm_at == 2 ? code[0] : 0;
 			int rm = (modrm & 7) | ((rex & 1) << 3),
@@ -99,10 +118,10 @@ static struct insn decode_insn(const __u8 *code, size_t avail)
 	return in;
 }
 
-/* The first arg_cnt SysV argument registers (rdi, rsi, rdx) as a bit mask. */
+/* The first arg_cnt SysV argument registers (rdi, rsi, rdx, rcx) as a bit mask. */
 static unsigned arg_regs(unsigned arg_cnt)
 {
-	static const int sysv[] = {7, 6, 2};
+	static const int sysv[] = {7, 6, 2, 1};
 	unsigned mask = 0;
 
 	for (unsigned i = 0; i < arg_cnt && i < sizeof(sysv) / sizeof(sysv[0]); i++)
@@ -158,6 +177,86 @@ size_t x86_prologue__probe_site(const __u8 *code, size_t len, unsigned arg_cnt, 
 	}
 entry:
 	*sp_adj = 0;
+	return 0;
+}
+
+/*
+ * Does a relative jump or call in code[from..len) land in (0, site]? Byte by byte, not
+ * instruction by instruction: a byte pair that only looks like a branch keeps the entry (a
+ * lost saving), while a real loop back to the site would fire its probe twice in one call
+ * (two entries, two return hijacks: one block counted twice).
+ */
+static bool branch_lands_in(const __u8 *code, size_t len, size_t from, size_t site)
+{
+	for (size_t i = from; i < len; i++) {
+		long to;
+		__s32 rel;
+
+		if ((code[i] & 0xf0) == 0x70 || code[i] == 0xeb) {
+			if (i + 2 > len)
+				break;
+			to = (long)i + 2 + (__s8)code[i + 1];
+		} else if (code[i] == 0xe9 || code[i] == 0xe8 ||
+			   (code[i] == 0x0f && i + 1 < len && (code[i + 1] & 0xf0) == 0x80)) {
+			size_t at = i + (code[i] == 0x0f ? 2 : 1);
+
+			if (at + 4 > len)
+				break;
+			memcpy(&rel, code + at, sizeof(rel));
+			to = (long)at + 4 + rel;
+		} else {
+			continue;
+		}
+		if (to > 0 && to <= (long)site)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The walk for functions with a return probe. The entry and the return probe share the
+ * site (one breakpoint a call), and the kernel's uretprobe takes the return address from
+ * [sp] when the site is hit (arch_uretprobe_hijack_return_addr() reads regs->sp): so the
+ * site must be reached with SP == the entry SP. Nothing before it may push, sub, call or
+ * branch; it may copy a register into a non-argument one, load a %rip-relative word into
+ * one, and set the flags. The site is the first instruction the kernel emulates
+ * (arch/x86/kernel/uprobes.c: push_setup_xol_ops() for push, branch_setup_xol_ops() for
+ * jmp, call and jcc rel8/rel32): the push is hit before it executes, the branch is the
+ * last instruction every call runs before paths part.
+ */
+size_t x86_prologue__return_site(const __u8 *code, size_t len, unsigned arg_cnt)
+{
+	unsigned args = arg_regs(arg_cnt);
+	size_t off = 0;
+
+	for (int n = 0; n < 8 && off < len; n++) {
+		struct insn in = decode_insn(code + off, len - off);
+
+		switch (in.kind) {
+		case INSN_PUSH:
+		case INSN_JE:
+		case INSN_JNE:
+		case INSN_JCC:
+		case INSN_JMP:
+		case INSN_CALL:
+			/* Past the site: does any branch come back into the stretch before it? */
+			if (off && branch_lands_in(code, len, off, off))
+				return 0;
+			return off;
+		case INSN_ENDBR:
+		case INSN_TEST_RR:
+		case INSN_CMP_FLAGS:
+			break;
+		case INSN_MOV_RR:
+		case INSN_LOAD_RIP:
+			if (in.reg == X86_RSP || (args & (1u << in.reg)))
+				return 0;
+			break;
+		default: /* sub %rsp, anything undecoded */
+			return 0;
+		}
+		off += in.len;
+	}
 	return 0;
 }
 

@@ -25,6 +25,16 @@ size_t x86_prologue__probe_site(const __u8 *code, size_t len, unsigned arg_cnt, 
 				__u32 *sp_adj);
 
 /*
+ * Where both probes of a function WITH a return probe go (entry and uretprobe at one site),
+ * given its first len bytes (the more, the wider the check for branches back into the
+ * prologue: the loader reads 256): the offset of the first instruction the kernel emulates
+ * (push, jcc, jmp or call rel) that every call reaches with SP still at its entry value
+ * (the return address at [sp], where the kernel's return hijack reads it) and its first
+ * arg_cnt integer arguments (rdi, rsi, rdx, rcx; 1..4) intact; or 0 (the entry).
+ */
+size_t x86_prologue__return_site(const __u8 *code, size_t len, unsigned arg_cnt);
+
+/*
  * Does `push %rbp; mov %rsp,%rbp` (either mov encoding) start at some byte of code[0..len)?
  * At the entry, or after a shrink-wrapped early exit (GCC -O2 may test an argument and
  * return before setting up the frame). Code without frame pointers uses rbp as a plain
