@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "heap_chunk.h"
@@ -68,16 +67,6 @@ struct ctx {
 	const char *main_checked; /* how the main arena's malloc_state was found, NULL: not */
 };
 
-static int rd(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
-}
-
 static uint64_t u64_at(const unsigned char *p)
 {
 	uint64_t v;
@@ -117,7 +106,7 @@ static bool read_ms(pid_t pid, uint64_t ms, struct arena *a, uint64_t *next)
 {
 	unsigned char buf[MSTATE_SZ];
 
-	if (rd(pid, ms, buf, sizeof(buf)))
+	if (procmaps__read_vm(pid, ms, buf, sizeof(buf)))
 		return false;
 	a->ms = ms;
 	a->ms_top = u64_at(buf + MS_TOP);
@@ -134,7 +123,7 @@ static bool read_heap_info(pid_t pid, uint64_t h, uint64_t *ar_ptr, uint64_t *si
 {
 	uint64_t hi[4]; /* ar_ptr, prev, size, mprotect_size */
 
-	if (rd(pid, h, hi, sizeof(hi)))
+	if (procmaps__read_vm(pid, h, hi, sizeof(hi)))
 		return false;
 	*ar_ptr = hi[0];
 	*size = hi[2];
@@ -335,7 +324,7 @@ static bool walk_heap(pid_t pid, const struct heap *h, bool last, uint64_t want_
 		if (p + 16 > base + have || p < base) {
 			uint64_t len = h->end - p < WALK_WINDOW ? h->end - p : WALK_WINDOW;
 
-			if (rd(pid, p, buf, len))
+			if (procmaps__read_vm(pid, p, buf, len))
 				return false;
 			base = p;
 			have = len;
@@ -359,7 +348,7 @@ static bool walk_heap(pid_t pid, const struct heap *h, bool last, uint64_t want_
 		if (p + sz + 16 > base + have) { /* next's size word: read from there */
 			base = 0;
 			have = 0;
-			if (rd(pid, p + sz + 8, &next_sz, sizeof(next_sz)))
+			if (procmaps__read_vm(pid, p + sz + 8, &next_sz, sizeof(next_sz)))
 				return false;
 		} else {
 			next_sz = u64_at(buf + (p + sz - base) + 8);
@@ -415,7 +404,7 @@ static uint64_t walk_fastbins(pid_t pid, const struct arena *a, uint64_t *cut)
 					 p <= a->heaps[h].end - csz; /* p is the target's: no p + csz */
 			/* a list that loops on itself ends at FASTBIN_LIST_MAX, counted as cut */
 			if (p % 16 || !inside || n >= room / csz || n >= FASTBIN_LIST_MAX ||
-			    rd(pid, p, hdr, sizeof(hdr)) ||
+			    procmaps__read_vm(pid, p, hdr, sizeof(hdr)) ||
 			    (hdr[1] & ~7ull) != csz) {
 				(*cut)++;
 				break;
@@ -444,8 +433,9 @@ static bool read_tcache(pid_t pid, const struct arena *a, uint64_t *bytes)
 	} t;
 	uint64_t p = a->heaps[0].first, next_size, sum = 0;
 
-	if (rd(pid, p, &t, sizeof(t)) || (t.size & ~7ull) != TCACHE_CHUNK ||
-	    rd(pid, p + TCACHE_CHUNK + 8, &next_size, sizeof(next_size)) || !(next_size & 1))
+	if (procmaps__read_vm(pid, p, &t, sizeof(t)) || (t.size & ~7ull) != TCACHE_CHUNK ||
+	    procmaps__read_vm(pid, p + TCACHE_CHUNK + 8, &next_size, sizeof(next_size)) ||
+	    !(next_size & 1))
 		return false;
 	for (unsigned i = 0; i < TCACHE_BINS; i++) {
 		if (!t.counts[i] != !t.entries[i] || t.entries[i] % 16)
