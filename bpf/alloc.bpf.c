@@ -237,6 +237,10 @@ struct call_state {
 	__u64 pend_size;   /* its requested size */
 	struct net_slot net[NET_SLOTS]; /* helpers: net effect on the heap so far */
 	__u32 sampled; /* --sample-bytes: SAMPLE_* of the outermost call (sampling.bpf.h) */
+	/* pymalloc's inlined copies (py_sites.bpf.h) */
+	__u64 py_site_freed; /* the last pointer an inlined free took: its free() is dropped */
+	__u64 py_pend_size;  /* n of an inlined malloc whose pool was empty, 0: none */
+	__u64 py_pend_sp;    /* that site's SP: allocate_from_new_pool is called below it */
 };
 
 #include "alloc_request.h"
@@ -1005,6 +1009,8 @@ static __always_inline bool py_skippable(__u32 fn, __u64 a0, __u64 a1)
 #define RET_WANTED 0
 #define RET_SKIP   1
 
+#include "py_sites.bpf.h"
+
 /* The entry of fn (cookie) with its first arguments. session: the return probe of this call
  * runs only if RET_WANTED is returned (alloc_session); otherwise every return probe runs
  * and the result is ignored. */
@@ -1015,9 +1021,12 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	__u32 tid = (__u32)id, fn = COOKIE_FN(cookie);
 	__u64 sp, ip;
 	struct call_state *st;
+	bool idle = false; /* a call with nothing to record, whose return probe still runs */
 
 	if (!is_traced((__u32)(id >> 32)))
 		return RET_SKIP;
+	if (FN_IS_PY_SITE(fn)) /* an entry-only probe inside a function, its own cookie */
+		return py_site(ctx, cookie, fn, tid);
 
 	/* IP is the probe site; minus its offset, the function's runtime address. Write only
 	 * on change: a store per call would bounce the cache line between CPUs. */
@@ -1063,7 +1072,20 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	 * less, and no second draw for one block). */
 	if (session && sample_bytes && COOKIE_GLIBC_REALLOC(cookie) && !a0)
 		return RET_SKIP;
+	/* allocate_from_new_pool: a malloc(n) only for the inlined site that left n pending */
+	if (fn == FN_PY_NEW_POOL && !py_new_pool_entry(st, sp, &a0)) {
+		if (session || !st)
+			return RET_SKIP;
+		idle = true;
+	}
 	if (fn == FN_FREE) {
+		/* The free() of a block an inlined pymalloc free just recorded (not pymalloc's:
+		 * handed on to libc with the same pointer): the same free, once. */
+		if (st && a0 && st->py_site_freed == a0) {
+			st->py_site_freed = 0;
+			count(&counters.nested_calls);
+			return RET_SKIP;
+		}
 		/* free(NULL) is a no-op: dropped; sampled mode: only sampled blocks' frees. */
 		if (a0 && sample__untrack(a0) && records_allowed())
 			emit(EV_FREE, FN_FREE, tid, a0, 0, 0, -ENOENT);
@@ -1083,7 +1105,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	st->pend_op = PEND_NONE;
 	for (int i = 0; i < NET_SLOTS; i++)
 		st->net[i].kind = NET_EMPTY;
-	st->sampled = sample__entry(fn, a0, a1, a2);
+	st->sampled = idle ? 0 : sample__entry(fn, a0, a1, a2);
 	/* Sampled mode with session uprobes: an unsampled call of a primitive that makes no
 	 * probed call of its own has no work at its return, so its trap is skipped, as if it
 	 * never entered (depth 0: the next call from this frame is outermost again). realloc

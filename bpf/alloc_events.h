@@ -42,6 +42,20 @@
 #define COOKIE_SP_ADJ(c)   (((c) >> 8) & COOKIE_SP_ADJ_MAX)
 #define COOKIE_SITE_OFF(c) (((c) >> 16) & COOKIE_SITE_OFF_MAX)
 #define COOKIE_GLIBC_REALLOC_BIT (1ull << 32)
+/* A pymalloc site's cookie (FN_PY_SITE_*, user/trace/py_sites.h) instead:
+ *   bits  0..7   enum alloc_fn
+ *   bits  8..11  the register holding the value (x86 encoding: 0 rax .. 15 r15)
+ *   bit  12      its low 32 bits only;  bit 13: the value is the immediate instead
+ *   bits 16..31  the immediate (a constant request size)
+ *   bits 32..63  usedpools' address (a non-PIE executable's: below 4 GiB) */
+#define PY_SITE_COOKIE(fn, reg, low32, is_imm, imm, usedpools)                                   \
+	((__u64)((fn)&0xff) | (__u64)((reg)&0xf) << 8 | (__u64)((low32) ? 1 : 0) << 12 |          \
+	 (__u64)((is_imm) ? 1 : 0) << 13 | (__u64)((imm)&0xffff) << 16 | (__u64)(usedpools) << 32)
+#define PY_SITE_REG(c)	     (((c) >> 8) & 0xf)
+#define PY_SITE_LOW32(c)     (((c) >> 12) & 1)
+#define PY_SITE_IS_IMM(c)    (((c) >> 13) & 1)
+#define PY_SITE_IMM(c)	     (((c) >> 16) & 0xffff)
+#define PY_SITE_USEDPOOLS(c) ((c) >> 32)
 #define COOKIE_GLIBC_REALLOC(c)	 (((c)&COOKIE_GLIBC_REALLOC_BIT) != 0)
 
 /*
@@ -140,13 +154,22 @@ enum alloc_fn {
 	FN_PY_MEM_CALLOC,	/* PyMem_Calloc */
 	FN_PY_MEM_REALLOC,	/* PyMem_Realloc */
 	FN_PY_MEM_FREE,		/* PyMem_Free */
+	/* pymalloc copied into its callers by an LTO build (user/trace/py_sites.h): one
+	 * entry-only probe per inlined copy, no symbol of its own. The site's cookie says where
+	 * the size or pointer is (PY_SITE_COOKIE); the block is read from pymalloc's pools.
+	 * An empty pool's block comes from allocate_from_new_pool, probed like malloc(n) with
+	 * the n the site left pending (bpf/py_sites.bpf.h). */
+	FN_PY_SITE_MALLOC,	/* an inlined _PyObject_Malloc */
+	FN_PY_SITE_FREE,	/* an inlined _PyObject_Free */
+	FN_PY_NEW_POOL,		/* allocate_from_new_pool (static, found by py_sites) */
 	FN_COUNT,
 };
 
 /* Groups of enum alloc_fn with one argument layout (see above). */
 #define FN_IS_CXX_NEW(fn)    ((fn) >= FN_CXX_NEW && (fn) <= FN_CXX_NEW_ARRAY_ALIGNED_NOTHROW)
 #define FN_IS_CXX_DELETE(fn) ((fn) >= FN_CXX_DELETE && (fn) <= FN_CXX_DELETE_ARRAY_ALIGNED_NOTHROW)
-#define FN_IS_PY(fn)	     ((fn) >= FN_PY_OBJ_MALLOC && (fn) <= FN_PY_MEM_FREE)
+#define FN_IS_PY(fn)	     ((fn) >= FN_PY_OBJ_MALLOC && (fn) <= FN_PY_NEW_POOL)
+#define FN_IS_PY_SITE(fn)    ((fn) == FN_PY_SITE_MALLOC || (fn) == FN_PY_SITE_FREE)
 #define FN_IS_PY_MALLOC(fn)  ((fn) == FN_PY_OBJ_MALLOC || (fn) == FN_PY_MEM_MALLOC)
 #define FN_IS_PY_CALLOC(fn)  ((fn) == FN_PY_OBJ_CALLOC || (fn) == FN_PY_MEM_CALLOC)
 #define FN_IS_PY_REALLOC(fn) ((fn) == FN_PY_OBJ_REALLOC || (fn) == FN_PY_MEM_REALLOC)
@@ -360,6 +383,10 @@ struct py_counters {
 	__u64 cut;	     /* stacks cut at PY_FRAMES_MAX (recorded, PY_STACK_F_CUT) */
 	__u64 map_full;	     /* py_stacks full (or 4 ids taken by other stacks) */
 	__u64 no_frame;	     /* a Python thread with no frame running (C code only) */
+	/* pymalloc's inlined copies (FN_PY_SITE_*, bpf/py_sites.bpf.h) */
+	__u64 site_allocs;   /* blocks read from a pool at an inlined site */
+	__u64 site_new_pool; /* ... from an empty pool: left to allocate_from_new_pool */
+	__u64 site_lost;     /* a pool that could not be read: the block is not seen */
 };
 
 /*

@@ -18,7 +18,8 @@
 static __always_inline bool is_sized_new(__u32 fn)
 {
 	return fn == FN_MALLOC || fn == FN_VALLOC || fn == FN_PVALLOC || fn == FN_RUST_ALLOC ||
-	       fn == FN_RUST_ALLOC_ZEROED || FN_IS_CXX_NEW(fn) || FN_IS_PY_MALLOC(fn);
+	       fn == FN_RUST_ALLOC_ZEROED || FN_IS_CXX_NEW(fn) || FN_IS_PY_MALLOC(fn) ||
+	       fn == FN_PY_SITE_MALLOC || fn == FN_PY_NEW_POOL;
 }
 
 /*

@@ -62,6 +62,7 @@
 #include "clock.h"
 #include "environment.h"
 #include "loader_attach.h"
+#include "py_sites.h"
 #include "sampling.h"
 #include "tree_links.h"
 #include "uprobe_multi.h"
@@ -176,6 +177,52 @@ static unsigned moved_site_args(__u32 fn)
 #define SITE_SCAN_SZ 256
 
 /*
+ * pymalloc copied into the callers of an LTO interpreter's image at path (py_sites.h): an
+ * entry-only probe on each inlined copy, and allocate_from_new_pool's entry and return (the
+ * blocks of empty pools). Nothing added for a plain build; a build whose copies cannot be
+ * probed is what py_inline's warning (tracee.c) tells the user about.
+ */
+static void plan_py_sites(struct probe_plan *p, const char *path)
+{
+	struct py_sites *ps = calloc(1, sizeof(*ps));
+	size_t added = 0;
+
+	if (!ps)
+		return;
+	if (py_sites__find(path, ps) || !ps->cnt)
+		goto out;
+	for (size_t i = 0; i < ps->cnt && p->entry_cnt < PLAN_ENTRIES_MAX; i++) {
+		const struct py_site *site = &ps->site[i];
+		__u32 fn = site->kind == PY_SITE_FREE ? FN_PY_SITE_FREE : FN_PY_SITE_MALLOC;
+		__u64 cookie = PY_SITE_COOKIE(fn, site->reg, site->low32, site->is_imm, site->imm,
+					      ps->usedpools);
+
+		p->fns[p->entry_cnt] = fn;
+		p->entry_off[p->entry_cnt] = site->off;
+		p->entry_cookie[p->entry_cnt++] = cookie;
+		p->eonly_off[p->eonly_cnt] = site->off;
+		p->eonly_cookie[p->eonly_cnt++] = cookie;
+		added++;
+	}
+	if (ps->new_pool_off && p->entry_cnt < PLAN_ENTRIES_MAX && p->ret_cnt < FN_COUNT) {
+		__u64 cookie = COOKIE_ENCODE(FN_PY_NEW_POOL, 0, 0);
+
+		p->fns[p->entry_cnt] = FN_PY_NEW_POOL;
+		p->entry_off[p->entry_cnt] = ps->new_pool_off;
+		p->entry_cookie[p->entry_cnt++] = cookie;
+		p->ret_fns[p->ret_cnt] = FN_PY_NEW_POOL;
+		p->ret_off[p->ret_cnt] = ps->new_pool_off;
+		p->ret_cookie[p->ret_cnt++] = cookie;
+	}
+	vlog("%s: pymalloc inlined at %zu call sites: %zu probed, %zu not resolved; "
+	     "usedpools at 0x%llx, allocate_from_new_pool at +0x%zx\n",
+	     path, ps->found, added, ps->unresolved, (unsigned long long)ps->usedpools,
+	     ps->new_pool_off);
+out:
+	free(ps);
+}
+
+/*
  * Where each function is probed and the cookies the programs decode (COOKIE_* in
  * alloc_events.h), one plan per probed object of syms. free (entry-only): its entry probe at
  * x86_prologue__probe_site(). The others: entry and return probe together at
@@ -244,6 +291,9 @@ static int plan_probes(const struct alloc_symbols *syms, struct probe_plans *pla
 	if (glibc_realloc)
 		dlog("%s: glibc's realloc: an unsampled one skips its return trap\n",
 		     alloc_symbols__obj(syms, FN_REALLOC));
+	if (alloc_symbols__has_python(syms))
+		plan_py_sites(&plans->obj[syms->obj[FN_PY_OBJ_MALLOC]],
+			      alloc_symbols__obj(syms, FN_PY_OBJ_MALLOC));
 cleanup:
 	for (__u32 i = 0; i < ALLOC_OBJ_MAX; i++)
 		if (fds[i] >= 0)

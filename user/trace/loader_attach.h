@@ -24,18 +24,23 @@
 #include "alloc_symbols.h"
 #include "clock.h"
 #include "events.h"
+#include "py_sites.h"
 
 struct bpf_link;
 struct bpf_program;
 struct tree_links;
 
+/* Entry probes of one object at most: a function's each, and pymalloc's inlined copies
+ * (entry-only, FN_PY_SITE_*, py_sites.h). */
+#define PLAN_ENTRIES_MAX (FN_COUNT + PY_SITES_MAX)
+
 /* The probes of one object: entry sites and cookies. A function with a return probe has
  * its entry probe on its first instruction too, with the same cookie: ret_* are also the
- * session probes; eonly_* are the entry-only probes (free). */
+ * session probes; eonly_* are the entry-only probes (free, pymalloc's inlined copies). */
 struct probe_plan {
-	__u32 fns[FN_COUNT];
-	size_t entry_off[FN_COUNT], ret_off[FN_COUNT], eonly_off[FN_COUNT];
-	__u64 entry_cookie[FN_COUNT], ret_cookie[FN_COUNT], eonly_cookie[FN_COUNT];
+	__u32 fns[PLAN_ENTRIES_MAX];
+	size_t entry_off[PLAN_ENTRIES_MAX], ret_off[FN_COUNT], eonly_off[PLAN_ENTRIES_MAX];
+	__u64 entry_cookie[PLAN_ENTRIES_MAX], ret_cookie[FN_COUNT], eonly_cookie[PLAN_ENTRIES_MAX];
 	size_t entry_cnt, ret_cnt, eonly_cnt;
 	__u32 ret_fns[FN_COUNT];
 };
@@ -72,7 +77,7 @@ static inline size_t detach_jobs__fds(int *fds, size_t *cnt, struct detach_job *
 
 /* Most detach jobs one mode adds: room for any (multi: 2 an object; tree: those and its
  * processes' links as one job; each: a return and an entry a function). */
-#define ATTACH_DETACH_JOBS_MAX (2 * ALLOC_OBJ_MAX + 2 * FN_COUNT + 1)
+#define ATTACH_DETACH_JOBS_MAX (2 * ALLOC_OBJ_MAX + FN_COUNT + PLAN_ENTRIES_MAX + 1)
 
 struct attach_ops;
 

@@ -20,7 +20,7 @@
 
 /* The links: a return and an entry probe a function at most. */
 struct each_links {
-	struct bpf_link *link[2 * FN_COUNT];
+	struct bpf_link *link[FN_COUNT + PLAN_ENTRIES_MAX];
 	size_t cnt;
 };
 

@@ -459,7 +459,7 @@ void loader_inherit__wait(struct inherit_links *ls)
 
 /* Every probed object's probes, kept for the processes added later, and every event. */
 struct inherit_state {
-	struct inherit_probe probes[ALLOC_OBJ_MAX][2 * FN_COUNT];
+	struct inherit_probe probes[ALLOC_OBJ_MAX][FN_COUNT + PLAN_ENTRIES_MAX];
 	size_t cnt[ALLOC_OBJ_MAX];
 	struct inherit_links inh;
 };
@@ -469,7 +469,7 @@ static void *inherit_new(void)
 	return calloc(1, sizeof(struct inherit_state));
 }
 
-/* A plan as inherited probes (2 * FN_COUNT at most), returns first. Returns their count. */
+/* A plan as inherited probes (FN_COUNT + PLAN_ENTRIES_MAX at most), returns first. Returns their count. */
 static size_t inherit_probes(const struct probe_plan *p, struct inherit_probe *out)
 {
 	size_t n = 0;
@@ -518,7 +518,7 @@ static int inherit_attach_image(struct attach *a, pid_t pid, const struct alloc_
 				const struct probe_plans *plans)
 {
 	struct inherit_state *s = a->state;
-	struct inherit_probe probes[2 * FN_COUNT];
+	struct inherit_probe probes[FN_COUNT + PLAN_ENTRIES_MAX];
 	int err = 0;
 
 	for (size_t k = 0; !err && k < plans->cnt; k++)

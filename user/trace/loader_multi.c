@@ -18,7 +18,7 @@
 #include "loader_attach.h"
 #include "uprobe_multi.h"
 
-_Static_assert(FN_COUNT <= UPROBE_MULTI_MAX, "one uprobe-multi link per object and kind");
+_Static_assert(PLAN_ENTRIES_MAX <= UPROBE_MULTI_MAX, "one uprobe-multi link per object and kind");
 
 /* The links: a return (session) and an entry (entry-only) link per probed object. */
 struct multi_links {

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "mappings.h"
 #include "py_inline.h"
+#include "py_sites.h"
 #include "rss_sampler.h"
 #include "symbolizer.h"
 #include "target.h"
@@ -152,23 +153,34 @@ static int push(struct tracees *ts, struct tracee *t)
 	return 0;
 }
 
-/* An interpreter built with pymalloc copied into its callers: most small objects are not
- * seen (py_inline.h), said once per image. */
+/* An interpreter built with pymalloc copied into its callers (py_inline.h): said once per
+ * image, with whether the copies are probed (py_sites.h: a non-PIE x86-64 executable) or
+ * most small objects go unseen. */
 static void py_warn_inlined(const struct tracee *t)
 {
 	const char *image = py_stacks__image(t->py);
 	char path[PATH_MAX];
+	struct py_sites *ps;
 	int sites;
 
 	if (!image || t->set->opts.python == PY_MODE_OFF)
 		return;
 	alloc_scope__open_path(t->tgid, image, path, sizeof(path));
 	sites = py_inline__sites(path);
-	if (sites >= PY_INLINE_MIN_SITES)
+	if (sites < PY_INLINE_MIN_SITES)
+		return;
+	ps = calloc(1, sizeof(*ps));
+	if (ps && !py_sites__find(path, ps) && ps->cnt)
+		ilog("pid %d (%s): %s has pymalloc inlined at %zu call sites (an LTO build): "
+		     "probed at each copy, %zu not resolved (what they allocate is not seen)\n",
+		     (int)t->tgid, safe_text__term(t->prog), safe_text__term(image), ps->found,
+		     ps->unresolved);
+	else
 		ilog("pid %d (%s): %s has pymalloc inlined at %d call sites (an LTO build): "
 		     "most allocations of 512 bytes and less make no PyObject_Malloc call and are "
 		     "not seen\n",
 		     (int)t->tgid, safe_text__term(t->prog), safe_text__term(image), sites);
+	free(ps);
 }
 
 /* Is t's interpreter known (looked for again while not, py_stacks__probe)? Said once. */

@@ -17,8 +17,9 @@
 #endif
 #define TRACE_UPROBE_SESSION 57 /* BPF_TRACE_UPROBE_SESSION, kernel >= 6.13 */
 
-/* Most probe sites one link takes here. */
-#define UPROBE_MULTI_MAX 64
+/* Most probe sites one link takes here: an object's entries (loader_attach.h's
+ * PLAN_ENTRIES_MAX, pymalloc's inlined copies included) fit. */
+#define UPROBE_MULTI_MAX 1024
 
 /* A link of prog_fd on cnt (<= UPROBE_MULTI_MAX) offsets of path with their cookies (NULL:
  * none). attach_type: BPF_TRACE_UPROBE_MULTI or TRACE_UPROBE_SESSION (retprobe: false).

@@ -51,6 +51,10 @@ static const char *const names[FN_COUNT] = {
 	[FN_PY_MEM_CALLOC] = "PyMem_Calloc",
 	[FN_PY_MEM_REALLOC] = "PyMem_Realloc",
 	[FN_PY_MEM_FREE] = "PyMem_Free",
+	/* not symbols (no ELF name has a colon): never resolved by name, see py_sites.h */
+	[FN_PY_SITE_MALLOC] = "pymalloc:inlined",
+	[FN_PY_SITE_FREE] = "pymalloc:inlined_free",
+	[FN_PY_NEW_POOL] = "pymalloc:new_pool",
 };
 
 const char *alloc_fn_name(__u32 fn)
