@@ -15,10 +15,7 @@
 #define HEAD_BYTES 64	       /* PyObject_Malloc's bytes searched for its own test */
 #define TEXT_MAX   (64u << 20) /* larger executable sections are not read */
 
-/* The cmp forms (x86-64, 64-bit operand, 32-bit immediate) at text[i], their immediate's
- * offset in *imm_at: 48 3d imm (rax), 48 81 /7 imm (a register), 48 81 3d disp imm
- * (a %rip-relative word). */
-static bool cmp_at(const unsigned char *t, size_t n, size_t i, size_t *imm_at)
+bool py_inline__cmp_at(const unsigned char *t, size_t n, size_t i, size_t *imm_at)
 {
 	if (i + 6 <= n && t[i] == 0x48 && t[i + 1] == 0x3d) {
 		*imm_at = i + 2;
@@ -48,7 +45,7 @@ unsigned int py_inline__cmp_imm(const unsigned char *code, size_t n)
 	size_t at;
 
 	for (size_t i = 0; i < n; i++)
-		if (cmp_at(code, n, i, &at) && imm32(code + at) >= 0x400000)
+		if (py_inline__cmp_at(code, n, i, &at) && imm32(code + at) >= 0x400000)
 			return imm32(code + at);
 	return 0;
 }
@@ -58,13 +55,12 @@ size_t py_inline__count(const unsigned char *text, size_t n, unsigned int addr)
 	size_t cnt = 0, at;
 
 	for (size_t i = 0; addr && i < n; i++)
-		if (cmp_at(text, n, i, &at) && imm32(text + at) == addr)
+		if (py_inline__cmp_at(text, n, i, &at) && imm32(text + at) == addr)
 			cnt++;
 	return cnt;
 }
 
-/* PyObject_Malloc's file offset (defined, .dynsym or .symtab), or 0. */
-static size_t malloc_offset(Elf *elf)
+int py_inline__symbol_offset(Elf *elf, const char *name, size_t *off, size_t *size)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh, tsh;
@@ -78,20 +74,23 @@ static size_t malloc_offset(Elf *elf)
 			continue;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym s;
-			const char *name;
+			const char *sname;
 			Elf_Scn *text;
 
 			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-			    !(name = elf_strptr(elf, sh.sh_link, s.st_name)) ||
-			    strcmp(name, "PyObject_Malloc"))
+			    !(sname = elf_strptr(elf, sh.sh_link, s.st_name)) ||
+			    strcmp(sname, name))
 				continue;
 			text = elf_getscn(elf, s.st_shndx);
-			if (text && gelf_getshdr(text, &tsh) && s.st_value >= tsh.sh_addr &&
-			    s.st_value - tsh.sh_addr < tsh.sh_size)
-				return s.st_value - tsh.sh_addr + tsh.sh_offset;
+			if (text && gelf_getshdr(text, &tsh) && tsh.sh_type != SHT_NOBITS &&
+			    s.st_value >= tsh.sh_addr && s.st_value - tsh.sh_addr < tsh.sh_size) {
+				*off = s.st_value - tsh.sh_addr + tsh.sh_offset;
+				*size = s.st_size;
+				return 0;
+			}
 		}
 	}
-	return 0;
+	return -ENOENT;
 }
 
 int py_inline__sites(const char *path)
@@ -99,17 +98,16 @@ int py_inline__sites(const char *path)
 	unsigned char head[HEAD_BYTES], *text;
 	struct elf_file f;
 	Elf_Scn *scn = NULL;
-	size_t off, cnt = 0;
-	unsigned int addr;
+	size_t off, sz, cnt = 0;
+	unsigned int addr = 0;
 	GElf_Shdr sh;
 	int err = elf_file__open(path, &f);
 
 	if (err)
 		return err;
-	off = malloc_offset(f.elf);
-	addr = off && pread(f.fd, head, sizeof(head), (off_t)off) == (ssize_t)sizeof(head)
-		   ? py_inline__cmp_imm(head, sizeof(head))
-		   : 0;
+	if (!py_inline__symbol_offset(f.elf, "PyObject_Malloc", &off, &sz) &&
+	    pread(f.fd, head, sizeof(head), (off_t)off) == (ssize_t)sizeof(head))
+		addr = py_inline__cmp_imm(head, sizeof(head));
 	while (addr && !err && (scn = elf_nextscn(f.elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size || sh.sh_size > TEXT_MAX)

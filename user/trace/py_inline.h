@@ -13,6 +13,8 @@
 #ifndef TRACER_PY_INLINE_H
 #define TRACER_PY_INLINE_H
 
+#include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Sites beyond which an image is said to inline pymalloc (PyObject_Malloc's own check and a
@@ -29,5 +31,16 @@ size_t py_inline__count(const unsigned char *text, size_t n, unsigned int addr);
 /* The address a function's first bytes code[0..n) compare a register or a %rip-relative
  * word with (cmp $imm32), or 0. */
 unsigned int py_inline__cmp_imm(const unsigned char *code, size_t n);
+
+/* Shared with py_sites.c, which reads the same tests more closely: */
+
+/* Is there a cmp form (x86-64, 64-bit operand, 32-bit immediate) at t[i] of t[0..n)? Its
+ * immediate's offset in *imm_at: 48 3d imm (rax), 48 81 /7 imm (a register),
+ * 48 81 3d disp imm (a %rip-relative word). */
+bool py_inline__cmp_at(const unsigned char *t, size_t n, size_t i, size_t *imm_at);
+
+/* The file offset (*off) and st_size (*size) of the defined symbol name of elf (.dynsym or
+ * .symtab, the first found) in a section with file contents: 0, or -ENOENT. */
+int py_inline__symbol_offset(Elf *elf, const char *name, size_t *off, size_t *size);
 
 #endif

@@ -53,6 +53,11 @@ struct py_site {
 			 * 3 rbx, 4 rsp, 5 rbp, 6 rsi, 7 rdi, 8..15 r8..r15) */
 	bool low32;	/* the register's low 32 bits (a `mov %r32,%esi`), zero-extended */
 	__u32 imm;
+	/* Added for the unit tests' cross-check against a disassembler and for logs; the
+	 * probe needs neither: the cmp's and the slow path's link-time (= run-time)
+	 * addresses, 0 for the two out-of-line functions' entries. */
+	__u64 cmp_addr;
+	__u64 slow_addr;
 };
 
 struct py_sites {
@@ -62,7 +67,8 @@ struct py_sites {
 	size_t free_off;      /* file offset of the out-of-line _PyObject_Free (info) */
 	struct py_site site[PY_SITES_MAX];
 	size_t cnt;	      /* used entries of site */
-	size_t found;	      /* cmp sites seen (malloc and free), probed or not */
+	size_t found;	      /* cmp sites seen (malloc and free), probed or not; those
+			       * inside the functions probed whole are not counted */
 	size_t unresolved;    /* cmp sites not probed: the slow path's value not found */
 };
 

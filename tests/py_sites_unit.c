@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* py_sites: the slow-path walk on hand-encoded bytes (each modelled form, each refusal, every
+ * truncation), then Debian's python3.11 analysed and checked site by site against objdump. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <gelf.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+#include "py_sites.h"
+#include "test_timeout.h"
+
+#define PYTHON "/usr/bin/python3.11"
+#define PYENV  "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0"
+
+/* code copied to the end of a page followed by an inaccessible one: a read past len faults. */
+static bool walk_guarded(const __u8 *code, size_t len, __u64 base, struct py_site *site)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	__u8 *map = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool ok;
+
+	cr_assert(map != MAP_FAILED);
+	cr_assert(!mprotect(map + pg, pg, PROT_NONE));
+	memcpy(map + pg - len, code, len);
+	ok = py_sites__slow_value(map + pg - len, len, base, site);
+	munmap(map, 2 * pg);
+	return ok;
+}
+
+enum { NONE, IMM, REG, REG32 }; /* expected: not found, a constant, a register (its low 32) */
+
+static const struct slow_case {
+	const char *name;
+	__u8 code[48];
+	size_t len;
+	int want;
+	unsigned val; /* the constant, or the register */
+} slow_cases[] = {
+    /* the slow paths seen in Debian's python3.11 */
+    {"mov $N,%esi; call *%rax", {0xbe, 0x40, 0, 0, 0, 0xff, 0xd0}, 7, IMM, 0x40},
+    {"mov %r13,%rsi; call *%rax", {0x4c, 0x89, 0xee, 0xff, 0xd0}, 5, REG, 13},
+    {"call *%rax", {0xff, 0xd0}, 2, REG, 6},
+    {"mov N(%rip),%rdi; mov $N,%r15d; mov %r15,%rsi; call *%rax",
+     {0x48, 0x8b, 0x3d, 0x34, 0x12, 0, 0, 0x41, 0xbf, 0x30, 0, 0, 0, 0x4c, 0x89, 0xfe, 0xff, 0xd0},
+     18,
+     IMM,
+     0x30},
+    {"mov %rdx,N(%rsp); mov %r12,%rsi; call *%rax",
+     {0x48, 0x89, 0x54, 0x24, 0x10, 0x4c, 0x89, 0xe6, 0xff, 0xd0},
+     10,
+     REG,
+     12},
+    {"mov %ecx,(%rsp); call *%rax", {0x89, 0x0c, 0x24, 0xff, 0xd0}, 5, REG, 6},
+    {"jmp T (over ud2s); T: mov $N,%esi; call *%rax",
+     {0xeb, 0x04, 0x0f, 0x0b, 0x0f, 0x0b, 0xbe, 0x20, 0, 0, 0, 0xff, 0xd0},
+     13,
+     IMM,
+     0x20},
+    {"mov %rbx,%rsi; pop %rbx; jmp *%rax", {0x48, 0x89, 0xde, 0x5b, 0xff, 0xe0}, 6, REG, 3},
+    {"movaps %xmm1,(%rsp); mov %rbp,%rsi; call *%rax",
+     {0x0f, 0x29, 0x0c, 0x24, 0x48, 0x89, 0xee, 0xff, 0xd0},
+     9,
+     REG,
+     5},
+    {"mov N(%rip),%rdi; xor %r13d,%r13d; mov $N,%esi; jmp T; T: call *%rax",
+     {0x48, 0x8b, 0x3d, 1,    2, 3, 4, 0x45, 0x31, 0xed, 0xbe, 0x18,
+      0,    0,	  0,	0xe9, 1, 0, 0, 0,    0xc3, 0xff, 0xd0},
+     23,
+     IMM,
+     0x18},
+    {"four stores; call *%rax",
+     {0x48, 0x89, 0x54, 0x24, 0x08, 0x44, 0x89, 0x44, 0x24, 0x10,
+      0x88, 0x4c, 0x24, 0x14, 0x44, 0x89, 0x0c, 0x24, 0xff, 0xd0},
+     20,
+     REG,
+     6},
+    {"mov N(%rip),%rdi; mov $N,%ebp; mov %rbp,%rsi; call *%rax",
+     {0x48, 0x8b, 0x3d, 1, 2, 3, 4, 0xbd, 0x40, 0, 0, 0, 0x48, 0x89, 0xee, 0xff, 0xd0},
+     17,
+     IMM,
+     0x40},
+    {"call *%rdx", {0xff, 0xd2}, 2, REG, 6},
+    {"call *0x10(%rax)", {0xff, 0x50, 0x10}, 3, REG, 6},
+    /* each modelled form */
+    {"mov %r13d,%esi (89)", {0x44, 0x89, 0xee, 0xff, 0xd0}, 5, REG32, 13},
+    {"mov %eax,%esi (8b)", {0x8b, 0xf0, 0xff, 0xd0}, 4, REG32, 0},
+    {"mov %rbx,%rsi (8b)", {0x48, 0x8b, 0xf3, 0xff, 0xd0}, 5, REG, 3},
+    {"mov %rdi,%rax; mov %eax,%esi", {0x48, 0x89, 0xf8, 0x89, 0xc6, 0xff, 0xd0}, 7, REG32, 7},
+    {"movabs $0x1ffffffff,%rax; mov %eax,%esi: truncated",
+     {0x48, 0xb8, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0x89, 0xc6, 0xff, 0xd0},
+     14,
+     IMM,
+     0xffffffff},
+    {"movabs $0x100000000,%rsi: no 32-bit constant",
+     {0x48, 0xbe, 0, 0, 0, 0, 1, 0, 0, 0, 0xff, 0xd0},
+     12,
+     NONE,
+     0},
+    {"mov $N,%esi (c7 /0)", {0xc7, 0xc6, 0x50, 0, 0, 0, 0xff, 0xd0}, 8, IMM, 0x50},
+    {"mov $-16,%rsi (REX.W c7: sign-extended)",
+     {0x48, 0xc7, 0xc6, 0xf0, 0xff, 0xff, 0xff, 0xff, 0xd0},
+     9,
+     NONE,
+     0},
+    {"movq $0,8(%rsp); movw $N,8(%rsp) (imm16); movb $1,8(%rsp); mov %ax,8(%rsp)",
+     {0x48, 0xc7, 0x44, 0x24, 0x08, 0,	  0,	0,    0,    0x66, 0xc7, 0x44, 0x24, 0x08,
+      0x34, 0x12, 0xc6, 0x44, 0x24, 0x08, 0x01, 0x66, 0x89, 0x44, 0x24, 0x08, 0xff, 0xd0},
+     28,
+     REG,
+     6},
+    {"xor %esi,%esi", {0x31, 0xf6, 0xff, 0xd0}, 4, IMM, 0},
+    {"xor %rsi,%rsi", {0x48, 0x31, 0xf6, 0xff, 0xd0}, 5, IMM, 0},
+    {"xor %esi,%esi (33)", {0x33, 0xf6, 0xff, 0xd0}, 4, IMM, 0},
+    {"xor %esi,(%rsp): memory", {0x31, 0x34, 0x24, 0xff, 0xd0}, 5, REG, 6},
+    {"lea 0x10(%rdi),%rdx: another register", {0x48, 0x8d, 0x57, 0x10, 0xff, 0xd0}, 6, REG, 6},
+    {"movups, movq, movdqa, movdqu stores",
+     {0x0f, 0x11, 0x44, 0x24, 0x10, 0x66, 0x0f, 0xd6, 0x44, 0x24, 0x08, 0x66, 0x0f,
+      0x7f, 0x04, 0x24, 0xf3, 0x0f, 0x7f, 0x04, 0x24, 0x4c, 0x89, 0xe6, 0xff, 0xd0},
+     26,
+     REG,
+     12},
+    {"push %rbx; push %r12", {0x53, 0x41, 0x54, 0xff, 0xd0}, 5, REG, 6},
+    {"mov 0x959d20(,%rax,8),%rdx (SIB, no base); mov %rbx,%rsi",
+     {0x48, 0x8b, 0x14, 0xc5, 0x20, 0x9d, 0x95, 0x00, 0x48, 0x89, 0xde, 0xff, 0xd0},
+     13,
+     REG,
+     3},
+    {"mov %rdx,0x100(%rsp) (disp32); mov %rbp,%rsi",
+     {0x48, 0x89, 0x94, 0x24, 0, 1, 0, 0, 0x48, 0x89, 0xee, 0xff, 0xd0},
+     13,
+     REG,
+     5},
+    {"jmp rel32 forward", {0xe9, 2, 0, 0, 0, 0xc3, 0xc3, 0xff, 0xd0}, 9, REG, 6},
+    {"jmp backward", {0xeb, 0x02, 0xff, 0xd0, 0xeb, 0xfc}, 6, REG, 6},
+    /* refusals */
+    {"load: mov 8(%rsp),%rsi", {0x48, 0x8b, 0x74, 0x24, 0x08, 0xff, 0xd0}, 7, NONE, 0},
+    {"mov (%rdi),%sil", {0x40, 0x8a, 0x37, 0xff, 0xd0}, 5, NONE, 0},
+    {"mov %al,%sil", {0x40, 0x88, 0xc6, 0xff, 0xd0}, 5, NONE, 0},
+    {"xor %eax,%esi", {0x31, 0xc6, 0xff, 0xd0}, 4, NONE, 0},
+    {"xor (%rsp),%esi", {0x33, 0x34, 0x24, 0xff, 0xd0}, 5, NONE, 0},
+    {"lea 0x10(%rdi),%rsi", {0x48, 0x8d, 0x77, 0x10, 0xff, 0xd0}, 6, NONE, 0},
+    {"pop %rsi", {0x5e, 0xff, 0xd0}, 3, NONE, 0},
+    {"pop %r14; mov %r14,%rsi", {0x41, 0x5e, 0x4c, 0x89, 0xf6, 0xff, 0xd0}, 7, NONE, 0},
+    {"push %rbx; mov %rsp,%rsi: rsp moved", {0x53, 0x48, 0x89, 0xe6, 0xff, 0xd0}, 6, NONE, 0},
+    {"call rel32", {0xe8, 0, 0, 0, 0, 0xff, 0xd0}, 7, NONE, 0},
+    {"ret", {0xc3, 0xff, 0xd0}, 3, NONE, 0},
+    {"add $0x18,%rsp; pop %rbx; ret", {0x48, 0x83, 0xc4, 0x18, 0x5b, 0xc3}, 6, NONE, 0},
+    {"ud2", {0x0f, 0x0b, 0xff, 0xd0}, 4, NONE, 0},
+    {"cmp %rax,%rbx", {0x48, 0x39, 0xc3, 0xff, 0xd0}, 5, NONE, 0},
+    {"notrack call *%rax", {0x3e, 0xff, 0xd0}, 3, NONE, 0},
+    {"66 on a register copy", {0x66, 0x89, 0xc6, 0xff, 0xd0}, 5, NONE, 0},
+    {"two prefixes on a store", {0x66, 0x66, 0x89, 0x04, 0x24, 0xff, 0xd0}, 7, NONE, 0},
+    {"movsd (f2 0f 11) is not modelled", {0xf2, 0x0f, 0x11, 0x04, 0x24, 0xff, 0xd0}, 7, NONE, 0},
+    {"push 8(%rax) (ff /6)", {0xff, 0x70, 0x08, 0xff, 0xd0}, 5, NONE, 0},
+    {"jmp out of the buffer", {0xeb, 0x10, 0xff, 0xd0}, 4, NONE, 0},
+    {"jmp to itself", {0xeb, 0xfe}, 2, NONE, 0},
+};
+
+static void expect_case(const struct slow_case *c, bool ok, const struct py_site *s)
+{
+	cr_expect_eq(ok, c->want != NONE, "%s: found %d", c->name, ok);
+	if (!ok || c->want == NONE)
+		return;
+	cr_expect_eq(s->is_imm, c->want == IMM, "%s", c->name);
+	if (c->want == IMM)
+		cr_expect_eq(s->imm, c->val, "%s: imm %#x", c->name, s->imm);
+	else
+		cr_expect(s->reg == c->val && s->low32 == (c->want == REG32), "%s: reg %u low32 %d",
+			  c->name, s->reg, s->low32);
+}
+
+Test(py_sites, slow_value_forms)
+{
+	for (size_t i = 0; i < sizeof(slow_cases) / sizeof(slow_cases[0]); i++) {
+		const struct slow_case *c = &slow_cases[i];
+		struct py_site s;
+
+		memset(&s, 0xa5, sizeof(s));
+		expect_case(c, walk_guarded(c->code, c->len, 0x401000, &s), &s);
+	}
+}
+
+/* Every buffer cut short of its indirect call is refused, and never read past its end. */
+Test(py_sites, slow_value_truncated)
+{
+	for (size_t i = 0; i < sizeof(slow_cases) / sizeof(slow_cases[0]); i++) {
+		const struct slow_case *c = &slow_cases[i];
+		struct py_site s;
+
+		for (size_t n = 0; n < c->len; n++)
+			cr_expect_not(walk_guarded(c->code, n, 0x401000, &s), "%s cut at %zu",
+				      c->name, n);
+	}
+}
+
+/* The walk is bounded: a long run of modelled instructions is refused. */
+Test(py_sites, slow_value_budget)
+{
+	__u8 code[64];
+	struct py_site s;
+
+	memset(code, 0x53, sizeof(code)); /* push %rbx */
+	code[10] = 0xff;
+	code[11] = 0xd0;
+	cr_expect(walk_guarded(code, 12, 0, &s) && !s.is_imm && s.reg == 6);
+	code[10] = code[11] = 0x53;
+	code[62] = 0xff;
+	code[63] = 0xd0;
+	cr_expect_not(walk_guarded(code, sizeof(code), 0, &s));
+}
+
+/* The image's sections, for the checks below. */
+struct sec {
+	__u64 addr;
+	size_t off, size;
+	__u64 flags;
+};
+
+static size_t image_secs(const char *path, struct sec *s, size_t max, int *type)
+{
+	struct elf_file f;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	size_t n = 0;
+
+	cr_assert_eq(elf_file__open(path, &f), 0);
+	cr_assert(gelf_getehdr(f.elf, &eh));
+	*type = eh.e_type;
+	while ((scn = elf_nextscn(f.elf, scn)) && n < max)
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC))
+			s[n++] = (struct sec){sh.sh_addr, sh.sh_offset, sh.sh_size, sh.sh_flags};
+	elf_file__close(&f);
+	return n;
+}
+
+/* The address of file offset off in an executable section (never SHT_NOBITS), 0: none. */
+static __u64 exec_addr(const struct sec *s, size_t n, size_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((s[i].flags & SHF_EXECINSTR) && off >= s[i].off && off - s[i].off < s[i].size)
+			return s[i].addr + (off - s[i].off);
+	return 0;
+}
+
+static bool python_exec(void)
+{
+	struct sec s[64];
+	int type;
+
+	if (access(PYTHON, R_OK))
+		return false;
+	image_secs(PYTHON, s, 64, &type);
+	return type == ET_EXEC;
+}
+
+Test(py_sites, python311)
+{
+	static struct py_sites ps;
+	struct sec s[64];
+	size_t n, kinds[3] = {0};
+	bool pools_ok = false;
+	int type;
+
+	if (!python_exec())
+		cr_skip_test(PYTHON " absent or not ET_EXEC");
+	n = image_secs(PYTHON, s, 64, &type);
+	cr_assert_eq(py_sites__find(PYTHON, &ps), 0);
+	cr_log_info("%s: %zu sites, %zu found, %zu unresolved, usedpools %#llx, new pool %#zx",
+		    PYTHON, ps.cnt, ps.found, ps.unresolved, (unsigned long long)ps.usedpools,
+		    ps.new_pool_off);
+	for (size_t i = 0; i < n; i++)
+		pools_ok |= (s[i].flags & SHF_WRITE) && !(s[i].flags & SHF_EXECINSTR) &&
+			    ps.usedpools >= s[i].addr && ps.usedpools - s[i].addr < s[i].size;
+	cr_expect(pools_ok, "usedpools %#llx not in a data section",
+		  (unsigned long long)ps.usedpools);
+	cr_expect(ps.new_pool_off && exec_addr(s, n, ps.new_pool_off));
+	cr_expect(exec_addr(s, n, ps.malloc_off) && exec_addr(s, n, ps.free_off));
+	cr_expect_geq(ps.cnt, 200);
+	cr_expect_leq(ps.cnt, PY_SITES_MAX);
+	cr_expect_leq(ps.unresolved * 10, ps.found, "%zu of %zu unresolved", ps.unresolved,
+		      ps.found);
+	for (size_t i = 0; i < ps.cnt; i++) {
+		const struct py_site *p = &ps.site[i];
+
+		cr_expect(p->kind == PY_SITE_MALLOC || p->kind == PY_SITE_FREE);
+		kinds[p->kind < 3 ? p->kind : 0]++;
+		cr_expect(exec_addr(s, n, p->off), "site %#zx not code", p->off);
+		cr_expect(p->is_imm || p->reg < 16);
+		if (i)
+			cr_expect_gt(p->off, ps.site[i - 1].off, "not sorted, unique at %zu", i);
+	}
+	cr_expect(kinds[PY_SITE_MALLOC] && kinds[PY_SITE_FREE]);
+}
+
+/* A value as the disassembly shows it, modelled on objdump's text alone. */
+struct tval {
+	int kind; /* 0 unknown, 1 register, 2 constant */
+	int reg;
+	bool low32;
+	unsigned long long imm;
+};
+
+static int reg_num(const char *name, bool *low32)
+{
+	static const char *const r64[] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+					  "r8",	 "r9",	"r10", "r11", "r12", "r13", "r14", "r15"};
+	static const char *const r32[] = {"eax",  "ecx",  "edx",  "ebx", "esp",	 "ebp",
+					  "esi",  "edi",  "r8d",  "r9d", "r10d", "r11d",
+					  "r12d", "r13d", "r14d", "r15d"};
+
+	for (int i = 0; i < 16; i++) {
+		if (!strcmp(name, r64[i]) || !strcmp(name, r32[i])) {
+			*low32 = !strcmp(name, r32[i]);
+			return i;
+		}
+	}
+	return -1;
+}
+
+static regex_t re_ind, re_jmp, re_movi, re_movr, re_xor, re_dst, re_pop, re_stop, re_line, re_cmp,
+    re_jcc;
+
+static void re_init(void)
+{
+	cr_assert(!regcomp(&re_line, "^ *([0-9a-f]+):\t([^#\n]*[^#\n ])", REG_EXTENDED));
+	cr_assert(!regcomp(&re_ind, "^(call|jmp) +\\*", REG_EXTENDED));
+	cr_assert(!regcomp(&re_jmp, "^jmp +([0-9a-f]+)", REG_EXTENDED));
+	cr_assert(!regcomp(&re_movi, "^mov[lq]? +\\$(0x[0-9a-f]+),%([a-z0-9]+)$", REG_EXTENDED));
+	cr_assert(!regcomp(&re_movr, "^mov[lq]? +%([a-z0-9]+),%([a-z0-9]+)$", REG_EXTENDED));
+	cr_assert(!regcomp(&re_xor, "^xor[lq]? +%([a-z0-9]+),%([a-z0-9]+)$", REG_EXTENDED));
+	cr_assert(!regcomp(&re_dst, ",%([a-z0-9]+)$", REG_EXTENDED));
+	cr_assert(!regcomp(&re_pop, "^pop +%([a-z0-9]+)$", REG_EXTENDED));
+	cr_assert(!regcomp(&re_stop, "^(ret|call|j[a-z]+ )", REG_EXTENDED));
+	cr_assert(!regcomp(&re_cmp, "^cmpq? +\\$(0x[0-9a-f]+),", REG_EXTENDED));
+	cr_assert(!regcomp(&re_jcc, "^(jne|je) +([0-9a-f]+)", REG_EXTENDED));
+}
+
+static void re_free(void)
+{
+	regex_t *all[] = {&re_line, &re_ind, &re_jmp,  &re_movi, &re_movr, &re_xor,
+			  &re_dst,  &re_pop, &re_stop, &re_cmp,	 &re_jcc};
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		regfree(all[i]);
+}
+
+static char *sub(const char *s, const regmatch_t *m, char *buf, size_t sz)
+{
+	size_t n = (size_t)(m->rm_eo - m->rm_so);
+
+	if (n >= sz)
+		n = sz - 1;
+	memcpy(buf, s + m->rm_so, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* objdump's instructions [from, to) as (address, text) pairs; the count. */
+static size_t objdump(__u64 from, __u64 to, __u64 *addr, char (*text)[96], size_t max)
+{
+	char cmd[256], line[512], b[96];
+	regmatch_t m[3];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d --no-show-raw-insn --start-address=%#llx --stop-address=%#llx " PYTHON,
+		 (unsigned long long)from, (unsigned long long)to);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	while (n < max && fgets(line, sizeof(line), p))
+		if (!regexec(&re_line, line, 3, m, 0)) {
+			addr[n] = strtoull(sub(line, &m[1], b, sizeof(b)), NULL, 16);
+			sub(line, &m[2], text[n], sizeof(text[n]));
+			n++;
+		}
+	pclose(p);
+	return n;
+}
+
+/* The value in %rsi at the slow path's indirect call, read from objdump's text: moves of
+ * constants and registers tracked, any other register destination unknown. */
+static bool objdump_rsi(__u64 addr, struct tval *rsi)
+{
+	struct tval reg[16];
+	char text[24][96], a[96], d[96];
+	__u64 at[24];
+	regmatch_t m[3];
+
+	for (int r = 0; r < 16; r++)
+		reg[r] = (struct tval){1, r, false, 0};
+	for (int hop = 0; hop < 5; hop++) {
+		size_t n = objdump(addr, addr + 96, at, text, 24);
+		bool jumped = false;
+
+		for (size_t i = 0; i < n && !jumped; i++) {
+			const char *t = text[i];
+			bool lo, lo2;
+			int r, r2;
+
+			if (!regexec(&re_ind, t, 0, NULL, 0)) {
+				*rsi = reg[6];
+				return true;
+			}
+			if (!regexec(&re_jmp, t, 2, m, 0)) {
+				addr = strtoull(sub(t, &m[1], a, sizeof(a)), NULL, 16);
+				jumped = true;
+			} else if (!regexec(&re_stop, t, 0, NULL, 0)) {
+				return false;
+			} else if (!regexec(&re_movi, t, 3, m, 0) &&
+				   (r = reg_num(sub(t, &m[2], d, sizeof(d)), &lo)) >= 0) {
+				reg[r] = (struct tval){
+				    2, 0, false, strtoull(sub(t, &m[1], a, sizeof(a)), NULL, 16)};
+			} else if (!regexec(&re_movr, t, 3, m, 0) &&
+				   (r = reg_num(sub(t, &m[2], d, sizeof(d)), &lo)) >= 0 &&
+				   (r2 = reg_num(sub(t, &m[1], a, sizeof(a)), &lo2)) >= 0) {
+				reg[r] = reg[r2];
+				if (lo && reg[r].kind == 1)
+					reg[r].low32 = true;
+				if (lo)
+					reg[r].imm &= 0xffffffffu;
+			} else if (!regexec(&re_xor, t, 3, m, 0) &&
+				   !strcmp(sub(t, &m[1], a, sizeof(a)),
+					   sub(t, &m[2], d, sizeof(d))) &&
+				   (r = reg_num(d, &lo)) >= 0) {
+				reg[r] = (struct tval){2, 0, false, 0};
+			} else if (!regexec(&re_dst, t, 2, m, 0) || !regexec(&re_pop, t, 2, m, 0)) {
+				if ((r = reg_num(sub(t, &m[1], d, sizeof(d)), &lo)) >= 0)
+					reg[r].kind = 0;
+			}
+			if (!strncmp(t, "push", 4) || !strncmp(t, "pop", 3))
+				reg[4].kind = 0;
+		}
+		if (!jumped)
+			return false;
+	}
+	return false;
+}
+
+/* Each site's cmp, branch and slow path as objdump shows them: the immediate names the
+ * site's kind, the branch's sense gives its fast path (the probed offset) and slow path, and
+ * the value moved into %rsi before the indirect call is the site's. */
+Test(py_sites, python311_against_objdump, .timeout = TEST_TIMEOUT(60))
+{
+	static struct py_sites ps;
+	struct sec s[64];
+	size_t n, checked = 0;
+	__u64 malloc_addr, free_addr;
+	int type;
+
+	if (!python_exec())
+		cr_skip_test(PYTHON " absent or not ET_EXEC");
+	if (system("objdump --version >/dev/null 2>&1"))
+		cr_skip_test("no objdump to check against");
+	re_init();
+	n = image_secs(PYTHON, s, 64, &type);
+	cr_assert_eq(py_sites__find(PYTHON, &ps), 0);
+	malloc_addr = exec_addr(s, n, ps.malloc_off);
+	free_addr = exec_addr(s, n, ps.free_off);
+	for (size_t i = 0; i < ps.cnt; i++) {
+		const struct py_site *p = &ps.site[i];
+		char text[3][96], b[96];
+		__u64 at[3], imm, target, fast, slow;
+		regmatch_t m[3];
+		struct tval v = {0};
+		bool je;
+
+		if (!p->cmp_addr) { /* the out-of-line functions' entries */
+			cr_expect(p->off == ps.malloc_off || p->off == ps.free_off);
+			continue;
+		}
+		cr_assert_eq(objdump(p->cmp_addr, p->cmp_addr + 32, at, text, 3), 3, "%#llx",
+			     (unsigned long long)p->cmp_addr);
+		cr_assert(!regexec(&re_cmp, text[0], 2, m, 0), "%s", text[0]);
+		imm = strtoull(sub(text[0], &m[1], b, sizeof(b)), NULL, 16);
+		cr_expect_eq(imm, p->kind == PY_SITE_MALLOC ? malloc_addr : free_addr, "%s",
+			     text[0]);
+		cr_assert(!regexec(&re_jcc, text[1], 3, m, 0), "%s", text[1]);
+		je = !strcmp(sub(text[1], &m[1], b, sizeof(b)), "je");
+		target = strtoull(sub(text[1], &m[2], b, sizeof(b)), NULL, 16);
+		fast = je ? target : at[2];
+		slow = je ? at[2] : target;
+		cr_expect_eq(exec_addr(s, n, p->off), fast, "%#llx: fast path",
+			     (unsigned long long)p->cmp_addr);
+		cr_expect_eq(p->slow_addr, slow, "%#llx: slow path",
+			     (unsigned long long)p->cmp_addr);
+		cr_expect(objdump_rsi(slow, &v), "%#llx: no value by objdump",
+			  (unsigned long long)slow);
+		if (p->is_imm)
+			cr_expect(v.kind == 2 && v.imm == p->imm, "%#llx: $%#x, objdump %d %#llx",
+				  (unsigned long long)slow, p->imm, v.kind, v.imm);
+		else
+			cr_expect(v.kind == 1 && v.reg == p->reg && v.low32 == p->low32,
+				  "%#llx: reg %u/%d, objdump %d %d/%d", (unsigned long long)slow,
+				  p->reg, p->low32, v.kind, v.reg, v.low32);
+		checked++;
+	}
+	cr_log_info("%zu sites checked against objdump", checked);
+	cr_expect_geq(checked, 20);
+	re_free();
+}
+
+Test(py_sites, not_an_inlining_image)
+{
+	static struct py_sites ps;
+
+	if (!access(PYENV, R_OK))
+		cr_expect_eq(py_sites__find(PYENV, &ps), -ENOENT);
+	cr_expect_lt(py_sites__find("/nonexistent/python", &ps), 0);
+	cr_expect_eq(ps.cnt, 0);
+}
