@@ -323,6 +323,10 @@ int alloc_symbols__for_exec(pid_t pid, struct alloc_symbols *out)
 
 const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn)
 {
+	/* pymalloc's inlined copies and allocate_from_new_pool have no symbol of their own:
+	 * they are in the interpreter's image, where PyObject_Malloc is (py_sites.h) */
+	if (FN_IS_PY_SITE(fn) || fn == FN_PY_NEW_POOL)
+		fn = FN_PY_OBJ_MALLOC;
 	if (!s || fn >= FN_COUNT || !s->off[fn] || s->obj[fn] >= s->obj_cnt)
 		return NULL;
 	return s->objs[s->obj[fn]];

@@ -73,7 +73,8 @@ int alloc_symbols__for_exec(pid_t pid, struct alloc_symbols *out);
  */
 int alloc_symbols__for_binary(const char *path, struct alloc_symbols *out);
 
-/* The object (objs[]) probed for fn, or NULL when fn is not probed. */
+/* The object (objs[]) probed for fn, or NULL when fn is not probed. pymalloc's inlined
+ * copies (FN_PY_SITE_*, FN_PY_NEW_POOL): the interpreter's image, PyObject_Malloc's. */
 const char *alloc_symbols__obj(const struct alloc_symbols *s, __u32 fn);
 
 /* Whether the allocations probed through s are glibc's malloc (so their chunk sizes are

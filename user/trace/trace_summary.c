@@ -112,6 +112,15 @@ void trace_summary__print(FILE *out, const struct trace_summary *s)
 				(unsigned long long)s->py_names.unnamed,
 				(unsigned long long)s->py_names.unread,
 				(unsigned long long)s->py_mismatched);
+		/* pymalloc's inlined copies (an LTO interpreter): what their probes did */
+		if (s->python && (s->py.site_allocs || s->py.site_new_pool || s->py.site_lost))
+			fprintf(out,
+				"python: inlined pymalloc: %llu blocks read from their pools, %llu "
+				"from a new pool (recorded at its return), %llu lost (a pool could "
+				"not be read)\n",
+				(unsigned long long)s->py.site_allocs,
+				(unsigned long long)s->py.site_new_pool,
+				(unsigned long long)s->py.site_lost);
 		fflush(out);
 	}
 	if (s->kernel)
