@@ -521,8 +521,9 @@ static __u64 head_cmp(const struct image *im, const char *name)
 /*
  * usedpools and allocate_from_new_pool from the out-of-line _PyObject_Malloc, decoded
  * linearly: the first `mov disp32(,%idx,8),%r64` (pool = usedpools[...], a SIB with no base)
- * within POOLS_BYTES, the first `call rel32` within CALL_BYTES (the empty pool's refill,
- * laid out before the malloc@plt fallback: a PLT target is not it).
+ * within POOLS_BYTES, the first `call rel32` within CALL_BYTES into the executable's own
+ * text (the empty pool's refill; the malloc@plt fallback, laid out before or after it
+ * depending on the build, is not it).
  */
 static void malloc_body(const struct image *im, __u64 addr, struct py_sites *out)
 {
@@ -547,9 +548,9 @@ static void malloc_body(const struct image *im, __u64 addr, struct py_sites *out
 		if (in.op == 0xe8 && !out->new_pool_off) {
 			__u64 to = addr + at + in.len + (__u64)insn_imm(&in, code + at);
 
+			/* malloc@plt comes first in some builds (3.11.2-6+deb12u9): passed */
 			if (image_text(im, to, &off, &avail))
 				out->new_pool_off = off;
-			break; /* the first call, whichever it is */
 		}
 		at += in.len;
 	}
