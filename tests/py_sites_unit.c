@@ -18,18 +18,32 @@
 #define PYTHON "/usr/bin/python3.11"
 #define PYENV  "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0"
 
-/* code copied to the end of a page followed by an inaccessible one: a read past len faults. */
-static bool walk_guarded(const __u8 *code, size_t len, __u64 base, struct py_site *site)
+/* code copied to the end of a page followed by an inaccessible one: a read past len faults.
+ * The copy, for unguard(). */
+static const __u8 *guard(const __u8 *code, size_t len)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	__u8 *map = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	bool ok;
 
 	cr_assert(map != MAP_FAILED);
 	cr_assert(!mprotect(map + pg, pg, PROT_NONE));
 	memcpy(map + pg - len, code, len);
-	ok = py_sites__slow_value(map + pg - len, len, base, site);
-	munmap(map, 2 * pg);
+	return map + pg - len;
+}
+
+static void unguard(const __u8 *copy, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	munmap((void *)(copy + len - pg), 2 * pg);
+}
+
+static bool walk_guarded(const __u8 *code, size_t len, __u64 base, struct py_site *site)
+{
+	const __u8 *c = guard(code, len);
+	bool ok = py_sites__slow_value(c, len, base, site);
+
+	unguard(c, len);
 	return ok;
 }
 
@@ -215,6 +229,191 @@ Test(py_sites, slow_value_budget)
 	cr_expect_not(walk_guarded(code, sizeof(code), 0, &s));
 }
 
+/* Fast paths: where the probe moves to (0: stays), for a value in reg (or a constant). */
+#define RBX  3
+#define VIMM 16
+static const struct advance_case {
+	const char *name;
+	__u8 code[40];
+	size_t len;
+	unsigned val; /* register, or VIMM */
+	bool low32;
+	size_t want;
+} advance_cases[] = {
+    /* the fast paths of Debian's python3.11 */
+    {"lea -0x1(%rbx),%rax; cmp $0x1ff,%rax; ja",
+     {0x48, 0x8d, 0x43, 0xff, 0x48, 0x3d, 0xff, 0x01, 0, 0, 0x77, 0x10},
+     12,
+     RBX,
+     false,
+     10},
+    {"mov %rbx,%rdx; mov %rbx,%rax; shr $0x31,%rdx; and $-0x4000,%rax; "
+     "mov 0xa84600(,%rdx,8),%rcx; test %rcx,%rcx; je",
+     {0x48, 0x89, 0xda, 0x48, 0x89, 0xd8, 0x48, 0xc1, 0xea, 0x31, 0x48, 0x25, 0,    0xc0, 0xff,
+      0xff, 0x48, 0x8b, 0x0c, 0xd5, 0,	  0x46, 0xa8, 0,    0x48, 0x85, 0xc9, 0x74, 0x10},
+     29,
+     RBX,
+     false,
+     27},
+    {"mov N(%rip),%rax; mov 0x10(%rax),%rsi; cmp %rsi,%rax; je (a constant size)",
+     {0x48, 0x8b, 0x05, 1, 2, 3, 4, 0x48, 0x8b, 0x70, 0x10, 0x48, 0x39, 0xf0, 0x74, 0x10},
+     16,
+     VIMM,
+     false,
+     14},
+    {"the same with the value in %rsi: loaded over",
+     {0x48, 0x8b, 0x05, 1, 2, 3, 4, 0x48, 0x8b, 0x70, 0x10, 0x48, 0x39, 0xf0, 0x74, 0x10},
+     16,
+     6,
+     false,
+     0},
+    {"lea -0x1(%rsi),%rax; sub $0x18,%rsp; cmp $0x1ff,%rax; ja (_PyObject_Malloc)",
+     {0x48, 0x8d, 0x46, 0xff, 0x48, 0x83, 0xec, 0x18, 0x48, 0x3d, 0xff, 0x01, 0, 0, 0x77, 0},
+     16,
+     6,
+     false,
+     14},
+    {"the same with the value in %rsp",
+     {0x48, 0x8d, 0x46, 0xff, 0x48, 0x83, 0xec, 0x18, 0x48, 0x3d, 0xff, 0x01, 0, 0, 0x77, 0},
+     16,
+     4,
+     false,
+     0},
+    {"test %rsi,%rsi; je (_PyObject_Free)", {0x48, 0x85, 0xf6, 0x74, 0x10}, 5, 6, false, 3},
+    {"mov %rdi,%rax; mov %rdi,%rsi; push %rbx",
+     {0x48, 0x89, 0xf8, 0x48, 0x89, 0xfe, 0x53},
+     7,
+     7,
+     false,
+     6},
+    {"nopl 0(%rax); movzbl %al,%eax; cmp $1,%eax; jg rel32",
+     {0x0f, 0x1f, 0x40, 0, 0x0f, 0xb6, 0xc0, 0x83, 0xf8, 0x01, 0x0f, 0x8f, 1, 0, 0, 0},
+     16,
+     RBX,
+     false,
+     10},
+    {"xor %eax,%eax; mov $1,%ecx; inc %rdx; call rel32",
+     {0x31, 0xc0, 0xb9, 1, 0, 0, 0, 0x48, 0xff, 0xc2, 0xe8, 0, 0, 0, 0},
+     15,
+     RBX,
+     false,
+     10},
+    {"test %eax,%eax; push %r12 (REX.B)", {0x85, 0xc0, 0x41, 0x54}, 4, RBX, false, 2},
+    /* not moved past a write of the value's register, at any width */
+    {"lea -0x1(%rbx),%rbx; ja", {0x48, 0x8d, 0x5b, 0xff, 0x77, 0}, 6, RBX, false, 0},
+    {"lea -0x1(%rsi),%edi; ja: %edi", {0x8d, 0x7e, 0xff, 0x77, 0}, 5, 7, true, 0},
+    {"mov %al,%bh; je: %bh is %rbx's", {0x88, 0xc7, 0x74, 0}, 4, RBX, false, 0},
+    {"mov %al,%dil (REX); je: not %rbx", {0x40, 0x88, 0xc7, 0x74, 0}, 5, RBX, false, 3},
+    {"mov $1,%bl; je", {0xb3, 0x01, 0x74, 0}, 4, RBX, false, 0},
+    {"shr $4,%ebx; je", {0xc1, 0xeb, 0x04, 0x74, 0}, 5, RBX, false, 0},
+    {"and $-16,%r11; je: %r11", {0x49, 0x83, 0xe3, 0xf0, 0x74, 0}, 6, 11, false, 0},
+    {"movzwl %ax,%r9d; je: %r9", {0x44, 0x0f, 0xb7, 0xc8, 0x74, 0}, 6, 9, false, 0},
+    {"cmove %rax,%rbx; je", {0x48, 0x0f, 0x44, 0xd8, 0x74, 0}, 6, RBX, false, 0},
+    {"sete %bl; je", {0x0f, 0x94, 0xc3, 0x74, 0}, 5, RBX, false, 0},
+    {"xor %eax,%eax; jmp: %rax", {0x31, 0xc0, 0xeb, 0}, 4, 0, false, 0},
+    {"add $8,%eax (05); jmp: %rax", {0x05, 8, 0, 0, 0, 0xeb, 0}, 7, 0, false, 0},
+    /* a constant moves past any register write */
+    {"xor %eax,%eax; lea 1(%rbx),%rbx; jmp",
+     {0x31, 0xc0, 0x48, 0x8d, 0x5b, 0x01, 0xeb, 0},
+     8,
+     VIMM,
+     false,
+     6},
+    /* no store passed over */
+    {"mov %esi,0x8(%rsp); mov N(%rip),%rax; je",
+     {0x89, 0x74, 0x24, 0x08, 0x48, 0x8b, 0x05, 1, 2, 3, 4, 0x74, 0},
+     13,
+     RBX,
+     false,
+     0},
+    {"addl $1,(%rdx); je", {0x83, 0x02, 0x01, 0x74, 0}, 5, VIMM, false, 0},
+    {"movq $0,(%rax); je", {0x48, 0xc7, 0, 0, 0, 0, 0, 0x74, 0}, 9, VIMM, false, 0},
+    {"incl (%rax); je", {0xff, 0x00, 0x74, 0}, 4, VIMM, false, 0},
+    {"sete (%rax); je", {0x0f, 0x94, 0x00, 0x74, 0}, 5, VIMM, false, 0},
+    {"shll (%rax); je", {0xd1, 0x20, 0x74, 0}, 4, VIMM, false, 0},
+    /* the walk stops at what it does not model */
+    {"cqo; je", {0x48, 0x99, 0x74, 0}, 4, VIMM, false, 0},
+    {"pop %rbx; je", {0x5b, 0x74, 0}, 3, VIMM, false, 0},
+    {"push 8(%rax) (ff /6); je", {0xff, 0x70, 0x08, 0x74, 0}, 5, VIMM, false, 0},
+    {"call *%rax; je", {0xff, 0xd0, 0x74, 0}, 4, VIMM, false, 0},
+    {"ret", {0xc3, 0x74, 0}, 3, VIMM, false, 0},
+    {"neg %rax; je", {0x48, 0xf7, 0xd8, 0x74, 0}, 5, VIMM, false, 0},
+    {"lea on a register (8d c0); je", {0x8d, 0xc0, 0x74, 0}, 3, VIMM, false, 0},
+    {"mov %fs:0x10,%rax; je",
+     {0x64, 0x48, 0x8b, 0x04, 0x25, 0x10, 0, 0, 0, 0x74, 0},
+     11,
+     VIMM,
+     false,
+     0},
+    {"movd %eax,%xmm0 (66 0f 6e); je", {0x66, 0x0f, 0x6e, 0xc0, 0x74, 0}, 6, VIMM, false, 0},
+    {"test; 66 jmp: refused by the kernel", {0x85, 0xc0, 0x66, 0xeb, 0}, 5, VIMM, false, 0},
+    {"test; push %rbx with REX.W: not emulated", {0x85, 0xc0, 0x48, 0x53}, 4, VIMM, false, 0},
+    {"test; 40 push %rax: not emulated", {0x85, 0xc0, 0x40, 0x50}, 4, VIMM, false, 0},
+    /* already emulated: nothing to move */
+    {"jmp", {0xeb, 0x10}, 2, RBX, false, 0},
+    {"push %rbx", {0x53, 0x48, 0x85, 0xc0}, 4, RBX, false, 0},
+    {"mov %ax,%cx (66); jmp: a 16-bit write, not %rbx",
+     {0x66, 0x89, 0xc1, 0xeb, 0},
+     5,
+     RBX,
+     false,
+     3},
+};
+
+static size_t advance_guarded(const struct advance_case *c, size_t len)
+{
+	struct py_site site = {.is_imm = c->val == VIMM,
+			       .reg = c->val == VIMM ? 0 : (__u8)c->val,
+			       .low32 = c->low32,
+			       .imm = 0x40};
+	const __u8 *g = guard(c->code, len);
+	size_t at = py_sites__advance(g, len, &site);
+
+	unguard(g, len);
+	return at;
+}
+
+Test(py_sites, advance_forms)
+{
+	for (size_t i = 0; i < sizeof(advance_cases) / sizeof(advance_cases[0]); i++) {
+		const struct advance_case *c = &advance_cases[i];
+		size_t at = advance_guarded(c, c->len);
+
+		cr_expect_eq(at, c->want, "%s: at %zu, want %zu", c->name, at, c->want);
+	}
+}
+
+/* A buffer cut short of the probed instruction's end leaves the probe where it was, and
+ * is never read past. */
+Test(py_sites, advance_truncated)
+{
+	for (size_t i = 0; i < sizeof(advance_cases) / sizeof(advance_cases[0]); i++) {
+		const struct advance_case *c = &advance_cases[i];
+
+		for (size_t n = 1; n < c->len; n++) {
+			size_t at = advance_guarded(c, n);
+
+			cr_expect(at == 0 || at == c->want, "%s cut at %zu: at %zu", c->name, n,
+				  at);
+		}
+	}
+}
+
+/* At most PY_ADVANCE_INSNS instructions, the probed one included. */
+Test(py_sites, advance_budget)
+{
+	struct advance_case c = {"tests; je", {0}, 0, RBX, false, 0};
+	size_t k;
+
+	for (k = 0; k < PY_ADVANCE_INSNS; k++)
+		memcpy(c.code + 3 * k, (__u8[]){0x48, 0x85, 0xc0}, 3); /* test %rax,%rax */
+	c.code[3 * k] = 0x74;
+	c.len = 3 * k + 2;
+	cr_expect_eq(advance_guarded(&c, c.len), 0);
+	memmove(c.code, c.code + 3, c.len - 3);
+	cr_expect_eq(advance_guarded(&c, c.len - 3), 3 * (PY_ADVANCE_INSNS - 1));
+}
+
 /* The image's sections, for the checks below. */
 struct sec {
 	__u64 addr;
@@ -293,6 +492,9 @@ Test(py_sites, python311)
 		kinds[p->kind < 3 ? p->kind : 0]++;
 		cr_expect(exec_addr(s, n, p->off), "site %#zx not code", p->off);
 		cr_expect(p->is_imm || p->reg < 16);
+		cr_expect(exec_addr(s, n, p->fast_off) && p->fast_off <= p->off &&
+			      p->off - p->fast_off < PY_ADVANCE_INSNS * 15,
+			  "site %#zx: fast start %#zx", p->off, p->fast_off);
 		if (i)
 			cr_expect_gt(p->off, ps.site[i - 1].off, "not sorted, unique at %zu", i);
 	}
@@ -325,7 +527,7 @@ static int reg_num(const char *name, bool *low32)
 }
 
 static regex_t re_ind, re_jmp, re_movi, re_movr, re_xor, re_dst, re_pop, re_stop, re_line, re_cmp,
-    re_jcc;
+    re_jcc, re_emul, re_pass, re_br;
 
 static void re_init(void)
 {
@@ -340,12 +542,21 @@ static void re_init(void)
 	cr_assert(!regcomp(&re_stop, "^(ret|call|j[a-z]+ )", REG_EXTENDED));
 	cr_assert(!regcomp(&re_cmp, "^cmpq? +\\$(0x[0-9a-f]+),", REG_EXTENDED));
 	cr_assert(!regcomp(&re_jcc, "^(jne|je) +([0-9a-f]+)", REG_EXTENDED));
+	/* what the kernel emulates: a direct branch or call, a push of a 64-bit register */
+	cr_assert(!regcomp(&re_emul, "^((j[a-z]+|call) +[0-9a-f]+( |$)|push +%r[a-z0-9]+$)",
+			   REG_EXTENDED));
+	/* what a probe may move past: no branch, nothing with an implicit operand */
+	cr_assert(!regcomp(&re_pass,
+			   "^((cs |data16 )*nop[wl]?|lea|mov[a-z]*|(cmp|test|add|sub|and|or|xor|"
+			   "shl|shr|sar|inc|dec)[bwlq]?)( |$)",
+			   REG_EXTENDED));
+	cr_assert(!regcomp(&re_br, "^(j[a-z]+|call) +([0-9a-f]+)( |$)", REG_EXTENDED));
 }
 
 static void re_free(void)
 {
-	regex_t *all[] = {&re_line, &re_ind, &re_jmp,  &re_movi, &re_movr, &re_xor,
-			  &re_dst,  &re_pop, &re_stop, &re_cmp,	 &re_jcc};
+	regex_t *all[] = {&re_line, &re_ind,  &re_jmp, &re_movi, &re_movr, &re_xor,  &re_dst,
+			  &re_pop,  &re_stop, &re_cmp, &re_jcc,	 &re_emul, &re_pass, &re_br};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		regfree(all[i]);
@@ -444,16 +655,12 @@ static bool objdump_rsi(__u64 addr, struct tval *rsi)
 	return false;
 }
 
-/* Each site's cmp, branch and slow path as objdump shows them: the immediate names the
- * site's kind, the branch's sense gives its fast path (the probed offset) and slow path, and
- * the value moved into %rsi before the indirect call is the site's. */
-Test(py_sites, python311_against_objdump, .timeout = TEST_TIMEOUT(60))
+/* The checks against objdump: skipped without python3.11 or objdump; else *ps found, the
+ * regexes compiled (re_free() after), s[] the image's sections, their count returned. */
+static size_t objdump_setup(struct py_sites *ps, struct sec *s)
 {
-	static struct py_sites ps;
-	struct sec s[64];
-	size_t n, checked = 0;
-	__u64 malloc_addr, free_addr;
 	int type;
+	size_t n;
 
 	if (!python_exec())
 		cr_skip_test(PYTHON " absent or not ET_EXEC");
@@ -461,7 +668,20 @@ Test(py_sites, python311_against_objdump, .timeout = TEST_TIMEOUT(60))
 		cr_skip_test("no objdump to check against");
 	re_init();
 	n = image_secs(PYTHON, s, 64, &type);
-	cr_assert_eq(py_sites__find(PYTHON, &ps), 0);
+	cr_assert_eq(py_sites__find(PYTHON, ps), 0);
+	return n;
+}
+
+/* Each site's cmp, branch and slow path as objdump shows them: the immediate names the
+ * site's kind, the branch's sense gives its fast path (the probed offset) and slow path, and
+ * the value moved into %rsi before the indirect call is the site's. */
+Test(py_sites, python311_against_objdump, .timeout = TEST_TIMEOUT(60))
+{
+	static struct py_sites ps;
+	struct sec s[64];
+	size_t n = objdump_setup(&ps, s), checked = 0;
+	__u64 malloc_addr, free_addr;
+
 	malloc_addr = exec_addr(s, n, ps.malloc_off);
 	free_addr = exec_addr(s, n, ps.free_off);
 	for (size_t i = 0; i < ps.cnt; i++) {
@@ -473,7 +693,7 @@ Test(py_sites, python311_against_objdump, .timeout = TEST_TIMEOUT(60))
 		bool je;
 
 		if (!p->cmp_addr) { /* the out-of-line functions' entries */
-			cr_expect(p->off == ps.malloc_off || p->off == ps.free_off);
+			cr_expect(p->fast_off == ps.malloc_off || p->fast_off == ps.free_off);
 			continue;
 		}
 		cr_assert_eq(objdump(p->cmp_addr, p->cmp_addr + 32, at, text, 3), 3, "%#llx",
@@ -487,7 +707,7 @@ Test(py_sites, python311_against_objdump, .timeout = TEST_TIMEOUT(60))
 		target = strtoull(sub(text[1], &m[2], b, sizeof(b)), NULL, 16);
 		fast = je ? target : at[2];
 		slow = je ? at[2] : target;
-		cr_expect_eq(exec_addr(s, n, p->off), fast, "%#llx: fast path",
+		cr_expect_eq(exec_addr(s, n, p->fast_off), fast, "%#llx: fast path",
 			     (unsigned long long)p->cmp_addr);
 		cr_expect_eq(p->slow_addr, slow, "%#llx: slow path",
 			     (unsigned long long)p->cmp_addr);
@@ -504,6 +724,159 @@ Test(py_sites, python311_against_objdump, .timeout = TEST_TIMEOUT(60))
 	}
 	cr_log_info("%zu sites checked against objdump", checked);
 	cr_expect_geq(checked, 20);
+	re_free();
+}
+
+/* reg's number for a register name of any width (%ah..%bh: rax..rbx), -1: none. */
+static int reg_any(const char *name)
+{
+	static const char *const w[5][16] = {
+	    {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11",
+	     "r12", "r13", "r14", "r15"},
+	    {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d",
+	     "r12d", "r13d", "r14d", "r15d"},
+	    {"ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w",
+	     "r13w", "r14w", "r15w"},
+	    {"al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b",
+	     "r12b", "r13b", "r14b", "r15b"},
+	    {"ah", "ch", "dh", "bh"},
+	};
+
+	for (int k = 0; k < 5; k++)
+		for (int r = 0; r < 16 && w[k][r]; r++)
+			if (!strcmp(name, w[k][r]))
+				return r;
+	return -1;
+}
+
+/* objdump's text of an instruction a probe moved past: one that neither writes memory (a
+ * last operand in memory, but for cmp, test and nop) nor register reg (-1: a constant's
+ * site); why not in *why. */
+static bool passable(const char *t, int reg, const char **why)
+{
+	const char *ops = strchr(t, ' '), *dst;
+	bool reads_only = !strncmp(t, "cmp", 3) || !strncmp(t, "test", 4) || strstr(t, "nop");
+
+	*why = "not an instruction moved past";
+	if (regexec(&re_pass, t, 0, NULL, 0))
+		return false;
+	if (!ops || reads_only)
+		return true;
+	dst = strrchr(ops, ',') ? strrchr(ops, ',') + 1 : ops + strspn(ops, " ");
+	*why = "a store";
+	if (t[strlen(t) - 1] == ')')
+		return false;
+	*why = "writes the value's register";
+	return !(reg >= 0 && dst[0] == '%' && reg_any(dst + 1) == reg);
+}
+
+/* A direct branch in the whole image: its target, its address, and whether it is the
+ * jne/je after a `cmp $_PyObject_Malloc/Free` (another site's entry to a fast path). */
+struct branch {
+	__u64 to, from;
+	bool after_cmp;
+};
+
+static int branch_cmp(const void *a, const void *b)
+{
+	const struct branch *x = a, *y = b;
+
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static size_t objdump_branches(__u64 malloc_addr, __u64 free_addr, struct branch **out)
+{
+	char line[512], t[96], prev[96] = "", b[96];
+	size_t n = 0, cap = 1 << 18;
+	struct branch *v = malloc(cap * sizeof(*v));
+	regmatch_t m[3];
+	FILE *p = popen("objdump -d --no-show-raw-insn " PYTHON, "r");
+
+	cr_assert(v && p);
+	while (fgets(line, sizeof(line), p)) {
+		__u64 at, imm;
+
+		if (regexec(&re_line, line, 3, m, 0))
+			continue;
+		at = strtoull(sub(line, &m[1], b, sizeof(b)), NULL, 16);
+		sub(line, &m[2], t, sizeof(t));
+		if (!regexec(&re_br, t, 3, m, 0)) {
+			if (n == cap)
+				cr_assert((v = realloc(v, (cap *= 2) * sizeof(*v))));
+			v[n].to = strtoull(sub(t, &m[2], b, sizeof(b)), NULL, 16);
+			v[n].from = at;
+			v[n].after_cmp = false;
+			if (!regexec(&re_cmp, prev, 2, m, 0)) {
+				imm = strtoull(sub(prev, &m[1], b, sizeof(b)), NULL, 16);
+				v[n].after_cmp = imm == malloc_addr || imm == free_addr;
+			}
+			n++;
+		}
+		strcpy(prev, t);
+	}
+	pclose(p);
+	qsort(v, n, sizeof(*v), branch_cmp);
+	*out = v;
+	return n;
+}
+
+/* The branches into (from, to]: every one must be another site's entry. */
+static void expect_no_entry(const struct branch *v, size_t n, __u64 from, __u64 to)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].to <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].to <= to; lo++)
+		cr_expect(v[lo].after_cmp, "%#llx jumps into the path %#llx..%#llx",
+			  (unsigned long long)v[lo].from, (unsigned long long)from,
+			  (unsigned long long)to);
+}
+
+/* Each moved probe against objdump: the instruction probed is one the kernel emulates, those
+ * from the fast start to it write no memory and not the value's register, and no code but
+ * another site's entry jumps in between. Most sites must be on an emulated instruction. */
+Test(py_sites, python311_moves_against_objdump, .timeout = TEST_TIMEOUT(60))
+{
+	static struct py_sites ps;
+	struct sec s[64];
+	struct branch *br;
+	size_t n = objdump_setup(&ps, s), nbr, moved = 0, emul = 0;
+
+	nbr = objdump_branches(exec_addr(s, n, ps.malloc_off), exec_addr(s, n, ps.free_off), &br);
+	cr_assert_gt(nbr, 1000);
+	for (size_t i = 0; i < ps.cnt; i++) {
+		const struct py_site *p = &ps.site[i];
+		__u64 fast = exec_addr(s, n, p->fast_off), at[PY_ADVANCE_INSNS];
+		__u64 site = exec_addr(s, n, p->off);
+		char text[PY_ADVANCE_INSNS][96];
+		size_t k, got = objdump(fast, site + 16, at, text, PY_ADVANCE_INSNS);
+		const char *why;
+
+		for (k = 0; k < got && at[k] < site; k++)
+			cr_expect(passable(text[k], p->is_imm ? -1 : p->reg, &why),
+				  "%#llx: moved past `%s` at %#llx: %s", (unsigned long long)fast,
+				  text[k], (unsigned long long)at[k], why);
+		cr_assert(k < got && at[k] == site, "%#llx: site %#llx not an instruction",
+			  (unsigned long long)fast, (unsigned long long)site);
+		emul += !regexec(&re_emul, text[k], 0, NULL, 0);
+		if (site == fast)
+			continue;
+		moved++;
+		cr_expect(!regexec(&re_emul, text[k], 0, NULL, 0), "%#llx: moved to `%s`",
+			  (unsigned long long)fast, text[k]);
+		expect_no_entry(br, nbr, fast, site);
+	}
+	cr_log_info("%s: %zu of %zu sites moved, %zu on an instruction the kernel emulates", PYTHON,
+		    moved, ps.cnt, emul);
+	cr_expect_geq(emul * 10, ps.cnt * 8, "%zu of %zu sites emulated", emul, ps.cnt);
+	free(br);
 	re_free();
 }
 

@@ -23,6 +23,10 @@
 #define TEXT_MAX     (64u << 20) /* larger executable sections are not read (as py_inline) */
 #define PYMALLOC_MAX 512	 /* SMALL_REQUEST_THRESHOLD: larger requests go to malloc */
 
+/* The kind of a cmp site not probed, listed until sites_emit: its fast path may run into
+ * another's moved probe (sites_unmove). */
+#define SITE_FENCE 0
+
 #define REG_RSP 4
 #define REG_RSI 6
 
@@ -434,6 +438,146 @@ bool py_sites__slow_value(const __u8 *code, size_t len, __u64 base, struct py_si
 	return walk(&w, code, len, base, site) == WALK_FOUND;
 }
 
+/*
+ * The walk forward along a fast path (py_sites__advance). The kernel's x86 uprobes emulate
+ * push r64 (REX.B its one prefix allowed), jmp rel8/rel32, call rel32 and jcc rel8/rel32
+ * with no 0x66 (arch/x86/kernel/uprobes.c); any other instruction under the breakpoint is
+ * single-stepped out of line, a second trap. Legacy prefixes refused outright.
+ */
+static bool emulated(const struct insn *in)
+{
+	if (in->npfx)
+		return false;
+	if (in->op >= 0x50 && in->op <= 0x57)
+		return !in->rex || in->rex == 0x41;
+	return !in->rex &&
+	       ((in->op >= 0x70 && in->op <= 0x7f) || in->op == 0xeb || in->op == 0xe9 ||
+		in->op == 0xe8 || (in->op >= 0x0f80 && in->op <= 0x0f8f));
+}
+
+/* The bit of register r written; without REX, byte registers 4..7 are %ah..%bh. */
+static __u16 reg_bit(const struct insn *in, unsigned r, bool byte)
+{
+	if (byte && !in->rex && r >= 4 && r < 8)
+		r -= 4;
+	return (__u16)(1u << r);
+}
+
+/* A destination in ModRM's r/m: a register's bit added to *writes, or false: memory. */
+static bool rm_dest(const struct insn *in, bool byte, __u16 *writes)
+{
+	if (modrm_mod(in) != 3)
+		return false;
+	*writes |= reg_bit(in, modrm_rm(in), byte);
+	return true;
+}
+
+/*
+ * An instruction the walk passes over, with the general registers it writes (any width;
+ * flags aside) in *writes: the ALU, shift, move, lea, extend, test and nop forms fast paths
+ * are made of. false for anything else, and for every write to memory: a store passed over
+ * could be pymalloc's own (its pop of the free list) before the probe has read the pool.
+ * 0x66 only on a one-byte opcode (an operand size there, another instruction on 0F's SSE).
+ */
+static bool fast_pass(const struct insn *in, __u16 *writes)
+{
+	unsigned op = in->op, g = in->modrm_at ? (in->modrm >> 3) & 7 : 0;
+	bool mem = in->modrm_at && modrm_mod(in) != 3, byte = !(op & 1);
+
+	*writes = 0;
+	if (in->npfx && op != 0x0f1f && (in->npfx > 1 || in->pfx != 0x66 || op > 0xff))
+		return false;
+	if (op < 0x40 && (op & 7) < 6) { /* add/or/adc/sbb/and/sub/xor/cmp, all six forms */
+		if (op >> 3 == 7)
+			return true;
+		if ((op & 7) < 2)
+			return rm_dest(in, byte, writes);
+		*writes = reg_bit(in, (op & 7) < 4 ? modrm_reg(in) : 0, byte);
+		return true;
+	}
+	if (op >= 0xb0 && op <= 0xbf) { /* mov $imm, r */
+		*writes = reg_bit(in, (op & 7) | (in->rex & 1 ? 8u : 0u), op < 0xb8);
+		return true;
+	}
+	if (op >= 0x0f40 && op <= 0x0f4f) { /* cmovcc */
+		*writes = reg_bit(in, modrm_reg(in), false);
+		return true;
+	}
+	if (op >= 0x0f90 && op <= 0x0f9f) /* setcc */
+		return rm_dest(in, true, writes);
+	switch (op) {
+	case 0x84: /* test */
+	case 0x85:
+	case 0xa8:
+	case 0xa9:
+	case 0x0f1f: /* nop r/m */
+		return true;
+	case 0x80: /* group 1, $imm: /7 is cmp */
+	case 0x81:
+	case 0x83:
+		return g == 7 || rm_dest(in, op == 0x80, writes);
+	case 0xc0: /* shifts and rotates */
+	case 0xc1:
+	case 0xd0:
+	case 0xd1:
+	case 0xd2:
+	case 0xd3:
+	case 0x88: /* mov r, r/m */
+	case 0x89:
+		return rm_dest(in, byte, writes);
+	case 0xc6: /* mov $imm, r/m (/0) */
+	case 0xc7:
+		return g == 0 && rm_dest(in, byte, writes);
+	case 0xf6: /* test $imm, r/m (/0, /1): not, neg, mul, div left out */
+	case 0xf7:
+		return g < 2;
+	case 0xfe: /* inc, dec (/0, /1): the indirect call and jmp, push m left out */
+	case 0xff:
+		return g < 2 && rm_dest(in, op == 0xfe, writes);
+	case 0x8d: /* lea: the memory form only */
+		if (!mem)
+			return false;
+		/* fall through */
+	case 0x8a: /* mov r/m, r: a load or a copy */
+	case 0x8b:
+	case 0x63: /* movsxd */
+	case 0x69: /* imul $imm */
+	case 0x6b:
+	case 0x0faf: /* imul */
+	case 0x0fb6: /* movzx, movsx */
+	case 0x0fb7:
+	case 0x0fbe:
+	case 0x0fbf:
+		*writes = reg_bit(in, modrm_reg(in), op == 0x8a);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Nothing passed over has touched the value's register or memory, and no branch: the moved
+ * probe fires on exactly the executions of the fast start (jumps into the path aside, see
+ * sites_unmove) and reads the same value. A push probed is not yet executed: %rsp intact.
+ */
+size_t py_sites__advance(const __u8 *code, size_t len, const struct py_site *site)
+{
+	size_t at = 0;
+
+	for (unsigned n = 0; n < PY_ADVANCE_INSNS && at < len; n++) {
+		struct insn in = insn_decode(code + at, len - at);
+		__u16 writes;
+
+		if (!in.len)
+			return 0;
+		if (emulated(&in))
+			return at;
+		if (!fast_pass(&in, &writes) || (!site->is_imm && (writes >> site->reg & 1)))
+			return 0;
+		at += in.len;
+	}
+	return 0;
+}
+
 /* The image analysed: its executable sections (the PLT's left out) and the functions the
  * loader probes whole. */
 struct text {
@@ -575,6 +719,16 @@ static bool slow_value_at(const struct image *im, __u64 addr, struct py_site *si
 	return false;
 }
 
+/* s's probe (s->off: the fast start at address addr) moved forward where it may be. */
+static void site_advance(const struct image *im, __u64 addr, struct py_site *s)
+{
+	__u8 code[PY_ADVANCE_INSNS * INSN_MAX];
+	size_t n = image_read(im, addr, code, sizeof(code));
+
+	s->fast_off = s->off;
+	s->off += py_sites__advance(code, n, s);
+}
+
 static bool skipped(const struct image *im, size_t off)
 {
 	for (size_t i = 0; i < im->skip_cnt; i++)
@@ -649,20 +803,36 @@ static int scan_text(const struct image *im, const struct text *sec, const __u8 
 		next = sec->addr + imm_at + 4 + jlen;
 		fast = cc == 0x75 ? next : next + (__u64)rel;
 		slow = cc == 0x75 ? next + (__u64)rel : next;
-		if (!slow_value_at(im, slow, &s) || !image_text(im, fast, &off, &avail)) {
+		if (!image_text(im, fast, &off, &avail)) {
 			out->unresolved++;
 			continue;
 		}
-		/* A constant size pymalloc does not serve: a call that reaches malloc. */
-		if (s.kind == PY_SITE_MALLOC && s.is_imm && (s.imm == 0 || s.imm > PYMALLOC_MAX))
-			continue;
-		s.off = off;
+		s.off = s.fast_off = off;
 		s.cmp_addr = sec->addr + i;
 		s.slow_addr = slow;
+		if (!slow_value_at(im, slow, &s)) {
+			out->unresolved++;
+			s.kind = SITE_FENCE;
+		} else if (s.kind == PY_SITE_MALLOC && s.is_imm &&
+			   (s.imm == 0 || s.imm > PYMALLOC_MAX)) {
+			s.kind = SITE_FENCE; /* a constant size pymalloc does not serve: malloc's */
+		} else {
+			site_advance(im, fast, &s);
+		}
 		if (vec_push(sv, &s))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The site of an out-of-line function at addr (file offset off): its argument %rsi. */
+static int push_entry(const struct image *im, __u64 addr, size_t off, __u8 kind,
+		      struct site_vec *sv)
+{
+	struct py_site s = {.off = off, .kind = kind, .reg = REG_RSI};
+
+	site_advance(im, addr, &s);
+	return vec_push(sv, &s);
 }
 
 static int site_cmp(const void *a, const void *b)
@@ -678,10 +848,47 @@ static bool same_value(const struct py_site *a, const struct py_site *b)
 	       a->low32 == b->low32 && a->imm == b->imm;
 }
 
+/*
+ * A site moved past the fast start of another (equal starts included) has that path run
+ * into its probe: right only when the other's probe is the same instruction, where
+ * sites_emit then requires the same value. Else (a fence: a cmp site not probed, among
+ * them) it goes back to its fast start, which can break the agreement of another moved
+ * there: repeated until nothing changes.
+ */
+static void sites_unmove(struct site_vec *sv)
+{
+	bool changed = true;
+
+	while (changed) {
+		changed = false;
+		for (size_t i = 0; i < sv->cnt; i++) {
+			struct py_site *a = &sv->v[i];
+
+			for (size_t j = 0; j < sv->cnt && a->off != a->fast_off; j++) {
+				const struct py_site *b = &sv->v[j];
+
+				if (j != i && b->fast_off >= a->fast_off && b->fast_off <= a->off &&
+				    b->off != a->off) {
+					a->off = a->fast_off;
+					changed = true;
+				}
+			}
+		}
+	}
+}
+
 /* Sort sv into out: one site per offset; sites sharing a fast path but not the value's
- * source cannot share its probe and are dropped (unresolved); capped at PY_SITES_MAX. */
+ * source cannot share its probe and are dropped (unresolved); capped at PY_SITES_MAX.
+ * The fences left out once they have kept the moves right. */
 static void sites_emit(struct site_vec *sv, struct py_sites *out)
 {
+	size_t kept = 0;
+
+	sites_unmove(sv);
+	for (size_t i = 0; i < sv->cnt; i++)
+		if (sv->v[i].kind != SITE_FENCE)
+			sv->v[kept++] = sv->v[i];
+	sv->cnt = kept;
 	qsort(sv->v, sv->cnt, sizeof(*sv->v), site_cmp);
 	for (size_t i = 0, j; i < sv->cnt; i = j) {
 		bool agree = true;
@@ -752,11 +959,8 @@ int py_sites__find(const char *path, struct py_sites *out)
 		t = NULL;
 	}
 	/* The out-of-line functions themselves: the size or pointer is their argument. */
-	if ((err = vec_push(&sv, &(struct py_site){.off = out->malloc_off,
-						   .kind = PY_SITE_MALLOC,
-						   .reg = REG_RSI})) ||
-	    (err = vec_push(&sv, &(struct py_site){
-				     .off = out->free_off, .kind = PY_SITE_FREE, .reg = REG_RSI})))
+	if ((err = push_entry(&im, malloc_addr, out->malloc_off, PY_SITE_MALLOC, &sv)) ||
+	    (err = push_entry(&im, free_addr, out->free_off, PY_SITE_FREE, &sv)))
 		goto cleanup;
 	sites_emit(&sv, out);
 cleanup:
