@@ -11,8 +11,7 @@
 #
 #   -b BUILD_DIR  CMake build dir holding user/tracer (default: ./build)
 #   -p PYTHON     the interpreter (default: pyenv's newest 3.12, else python3; Debian's own
-#                 python3.11 inlines pymalloc, so its small blocks are not seen: see
-#                 docs/ACCURACY.md)
+#                 python3.11 inlines pymalloc: its copies are probed, see docs/ACCURACY.md)
 #   -r REPS       runs per cell, the median reported (default 3)
 #   -s N          --sample-bytes of the sampled column (default 16K)
 #   -n ROUNDS     py_alloc.py's rounds (default 10)
