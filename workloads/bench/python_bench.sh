@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 	-r) REPS=$2; shift 2 ;;
 	-s) SAMPLE=$2; shift 2 ;;
 	-n) ROUNDS=$2; shift 2 ;;
-	-h|--help) sed -n '3,21p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
 	*) echo "python_bench.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
