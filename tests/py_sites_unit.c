@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "elf_file.h"
+#include "fuzz/py_sites_check.h"
 #include "py_sites.h"
 #include "test_timeout.h"
+#include "test_util.h"
 
 #define PYTHON "/usr/bin/python3.11"
 #define PYENV  "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0"
@@ -173,6 +175,11 @@ static const struct slow_case {
     {"movsd (f2 0f 11) is not modelled", {0xf2, 0x0f, 0x11, 0x04, 0x24, 0xff, 0xd0}, 7, NONE, 0},
     {"push 8(%rax) (ff /6)", {0xff, 0x70, 0x08, 0xff, 0xd0}, 5, NONE, 0},
     {"jmp out of the buffer", {0xeb, 0x10, 0xff, 0xd0}, 4, NONE, 0},
+    {"66 REX.W movq $imm32,(%rsp): 4 bytes of immediate, not 2",
+     {0x66, 0x48, 0xc7, 0x04, 0x24, 0, 0, 0xff, 0xd0, 0x31, 0xf6, 0xff, 0xd0},
+     13,
+     IMM,
+     0},
     {"jmp to itself", {0xeb, 0xfe}, 2, NONE, 0},
 };
 
@@ -352,6 +359,18 @@ static const struct advance_case {
     /* already emulated: nothing to move */
     {"jmp", {0xeb, 0x10}, 2, RBX, false, 0},
     {"push %rbx", {0x53, 0x48, 0x85, 0xc0}, 4, RBX, false, 0},
+    {"66 REX.W add $imm32,%rcx: 4 bytes of immediate, not 2 (whose end looks like a je)",
+     {0x66, 0x48, 0x81, 0xc1, 0, 0, 0x74, 0x05, 0x74, 0x10},
+     10,
+     RBX,
+     false,
+     8},
+    {"66 REX.W test $imm32,%rcx: the same",
+     {0x66, 0x48, 0xf7, 0xc1, 0, 0, 0x74, 0x05, 0x74, 0x10},
+     10,
+     RBX,
+     false,
+     8},
     {"mov %ax,%cx (66); jmp: a 16-bit write, not %rbx",
      {0x66, 0x89, 0xc1, 0xeb, 0},
      5,
@@ -492,6 +511,9 @@ Test(py_sites, python311)
 		kinds[p->kind < 3 ? p->kind : 0]++;
 		cr_expect(exec_addr(s, n, p->off), "site %#zx not code", p->off);
 		cr_expect(p->is_imm || p->reg < 16);
+		cr_expect(!p->is_imm || (p->kind == PY_SITE_MALLOC && p->imm >= 1 &&
+					 p->imm <= 512), /* what the cookie's 16 bits carry */
+			  "site %#zx: constant %#x", p->off, p->imm);
 		cr_expect(exec_addr(s, n, p->fast_off) && p->fast_off <= p->off &&
 			      p->off - p->fast_off < PY_ADVANCE_INSNS * 15,
 			  "site %#zx: fast start %#zx", p->off, p->fast_off);
@@ -888,4 +910,25 @@ Test(py_sites, not_an_inlining_image)
 		cr_expect_eq(py_sites__find(PYENV, &ps), -ENOENT);
 	cr_expect_lt(py_sites__find("/nonexistent/python", &ps), 0);
 	cr_expect_eq(ps.cnt, 0);
+}
+
+/* One corpus file of the fuzzer (tests/fuzz/fuzz_py_sites.c), its invariants checked. */
+static void replay_one(const char *path, const char *data, size_t len, void *ctx)
+{
+	const char *why;
+
+	(void)ctx;
+	cr_assert(data, "%s: unreadable", path);
+	why = py_check_input((const __u8 *)data, len);
+	cr_expect(!why, "%s: %s", path, why);
+}
+
+/* Every seed and past crash of the fuzzer keeps the walks' invariants. */
+Test(py_sites, fuzz_corpus_replay)
+{
+	const char *cdir = TESTS_SRC_DIR "/fuzz/corpus/py_sites";
+	int files = tu_each_file(cdir, replay_one, NULL);
+
+	cr_assert_geq(files, 0, "%s: %s", cdir, strerror(errno));
+	cr_expect_geq(files, 5, "the seed corpus is missing (%d files)", files);
 }

@@ -3,8 +3,8 @@
 # bounded time. Exits non-zero if any target crashed (the crashing input is kept as
 # BUILD/fuzz-artifacts/TARGET-crash-*: copy it into the target's seed directory once fixed,
 # tests/fuzz/corpus/dhat_reader/ (replayed by report_unit), corpus/fuzz_demangle/
-# (replayed by demangle_unit) or corpus/cfi_compile/ (replayed by cfi_table_unit), so that
-# the unit suite replays it forever).
+# (replayed by demangle_unit), corpus/cfi_compile/ (replayed by cfi_table_unit) or
+# corpus/py_sites/ (replayed by py_sites_unit), so that the unit suite replays it forever).
 #
 # usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_TARGET]     (default 60; or FUZZ_SECONDS)
 #        FUZZ_BUILD_DIR=... to build elsewhere than ./build-fuzz
@@ -13,7 +13,7 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-${FUZZ_SECONDS:-60}}
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
-targets="fuzz_dhat_reader fuzz_dhat_diff fuzz_json_reader fuzz_demangle fuzz_cfi_compile"
+targets="fuzz_dhat_reader fuzz_dhat_diff fuzz_json_reader fuzz_demangle fuzz_cfi_compile fuzz_py_sites"
 
 CC=clang cmake -S "$root" -B "$build" -DTRACER_FUZZ=ON -DTRACER_TESTS=OFF \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.cmake.log" 2>&1 ||
@@ -27,6 +27,7 @@ for t in $targets; do
 	case $t in
 	fuzz_demangle) seeds=$root/tests/fuzz/corpus/fuzz_demangle ;;
 	fuzz_cfi_compile) seeds=$root/tests/fuzz/corpus/cfi_compile ;;
+	fuzz_py_sites) seeds=$root/tests/fuzz/corpus/py_sites ;;
 	*) seeds=$root/tests/fuzz/corpus/dhat_reader ;; # fuzz_json_reader too: JSON texts
 	esac
 	# New inputs go to a scratch corpus in the build dir, never into the source tree.

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf_file.h"
@@ -22,6 +23,7 @@
 #define TEXTS_MAX    16		 /* executable sections kept */
 #define TEXT_MAX     (64u << 20) /* larger executable sections are not read (as py_inline) */
 #define PYMALLOC_MAX 512	 /* SMALL_REQUEST_THRESHOLD: larger requests go to malloc */
+#define SITES_SEEN_MAX (8 * PY_SITES_MAX) /* more cmp sites: not a CPython image we know */
 
 /* The kind of a cmp site not probed, listed until sites_emit: its fast path may run into
  * another's moved probe (sites_unmove). */
@@ -53,10 +55,11 @@ static bool legacy_prefix(__u8 b)
 }
 
 /* One-byte opcode op: does a ModRM follow (*modrm), the immediate's size (z: 4, 2 under an
- * operand-size prefix), or -1: not decoded. F6/F7's test immediate is added by the caller. */
+ * operand-size prefix unless REX.W overrides it), or -1: not decoded. F6/F7's test immediate
+ * is added by the caller. */
 static int op1_shape(unsigned op, bool rex_w, bool o16, bool *modrm)
 {
-	int z = o16 ? 2 : 4;
+	int z = o16 && !rex_w ? 2 : 4;
 
 	*modrm = false;
 	if (op < 0x40) { /* the ALU block: op r/m,r / r,r/m / al,imm8 / eax,imm32 */
@@ -179,7 +182,7 @@ static struct insn insn_decode(const __u8 *c, size_t len)
 		in.modrm = c[i];
 		/* test $imm, r/m (F6 /0, F7 /0; /1 its alias) is the group's one with an operand */
 		if ((in.op == 0xf6 || in.op == 0xf7) && ((in.modrm >> 3) & 7) < 2)
-			imm = in.op == 0xf6 ? 1 : (o16 ? 2 : 4);
+			imm = in.op == 0xf6 ? 1 : (o16 && !(in.rex & 8) ? 2 : 4);
 		i += n;
 	}
 	if ((size_t)imm > len - i)
@@ -603,14 +606,20 @@ static int image_texts(struct image *im)
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	GElf_Shdr sh;
+	struct stat st;
+	__u64 file_sz;
 
-	if (elf_getshdrstrndx(im->f.elf, &shstrndx))
+	if (elf_getshdrstrndx(im->f.elf, &shstrndx) || fstat(im->f.fd, &st) || st.st_size <= 0)
 		return -ENOENT;
+	file_sz = (__u64)st.st_size;
 	while ((scn = elf_nextscn(im->f.elf, scn)) && im->text_cnt < TEXTS_MAX) {
 		const char *name;
 
+		/* a section wholly in the file and the address space: no file offset computed
+		 * from an address in it wraps (into bytes of another section, say) */
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size || sh.sh_offset > file_sz ||
+		    sh.sh_size > file_sz - sh.sh_offset || sh.sh_addr > UINT64_MAX - sh.sh_size ||
 		    !(name = elf_strptr(im->f.elf, shstrndx, sh.sh_name)) ||
 		    !strncmp(name, ".plt", 4))
 			continue;
@@ -816,9 +825,15 @@ static int scan_text(const struct image *im, const struct text *sec, const __u8 
 		} else if (s.kind == PY_SITE_MALLOC && s.is_imm &&
 			   (s.imm == 0 || s.imm > PYMALLOC_MAX)) {
 			s.kind = SITE_FENCE; /* a constant size pymalloc does not serve: malloc's */
+		} else if (s.kind == PY_SITE_FREE && s.is_imm) {
+			/* free(NULL) is a no-op, any other constant no block of pymalloc's (and
+			 * more than the cookie's 16 bits of immediate): nothing to record */
+			s.kind = SITE_FENCE;
 		} else {
 			site_advance(im, fast, &s);
 		}
+		if (sv->cnt >= SITES_SEEN_MAX)
+			return -ENOENT; /* and sites_unmove's passes stay short */
 		if (vec_push(sv, &s))
 			return -ENOMEM;
 	}

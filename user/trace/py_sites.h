@@ -91,7 +91,9 @@ struct py_sites {
 /*
  * The sites of the ELF file at path. 0 with out->cnt > 0: probe them. -ENOENT: no inlined
  * pymalloc (a plain build: PyObject_Malloc makes no such test; or not ET_EXEC; or usedpools
- * or allocate_from_new_pool not recognized), nothing to do. Other -errno: unreadable file.
+ * or allocate_from_new_pool not recognized; or far more cmp sites than any CPython has),
+ * nothing to do. Other -errno: unreadable file. A free's site passing a constant is not
+ * probed (free(NULL), or no block of pymalloc's): is_imm only on malloc sites, 1..512.
  */
 int py_sites__find(const char *path, struct py_sites *out);
 
