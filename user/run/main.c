@@ -247,6 +247,14 @@ static int require_python(const struct run *r)
 	return 0;
 }
 
+/* The unwind mode into the run and the loader's options (set once, and again where --unwind
+ * auto gives up kernel unwinding). */
+static void use_unwind(struct run *r, struct loader_opts *lopts, enum unwind_mode mode)
+{
+	r->dwarf = lopts->unwind_dwarf = mode == UNWIND_DWARF;
+	r->kernel_unwind = lopts->unwind_kernel = mode == UNWIND_KERNEL;
+}
+
 static int run_trace(struct run *r, char *const argv[], const char *usdt_binary, bool windowed)
 {
 	struct loader_opts lopts = {
@@ -270,7 +278,6 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	struct alloc_symbols syms;
 	struct py_stacks_stats py;
 	int wait_status = 0, err, stop_err, ret;
-	enum unwind_mode mode;
 	size_t target_cnt;
 	pid_t pid;
 
@@ -289,18 +296,14 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	lopts.follow = r->follow;
 	lopts.inherit = target_cnt > 1 || r->args->cgroup;
 	lopts.hold_children = r->follow && target__holds_births(r->target);
-	mode = run__choose_unwind(r, false);
-	r->dwarf = lopts.unwind_dwarf = mode == UNWIND_DWARF;
-	r->kernel_unwind = lopts.unwind_kernel = mode == UNWIND_KERNEL;
+	use_unwind(r, &lopts, run__choose_unwind(r, false));
 	/* auto: kernel mode falls back to stack copies, so it needs a ring that holds one; a
 	 * --ringbuf-size too small for that gets the choice without kernel unwinding. */
 	if (r->kernel_unwind && r->args->unwind == UNWIND_AUTO && lopts.ringbuf_sz &&
 	    lopts.ringbuf_sz < loader__ringbuf_min(&lopts)) {
 		vlog("--unwind auto: --ringbuf-size %zu holds no fallback stack copy: no kernel "
 		     "unwinding\n", lopts.ringbuf_sz);
-		mode = run__choose_unwind(r, true);
-		r->dwarf = lopts.unwind_dwarf = mode == UNWIND_DWARF;
-		r->kernel_unwind = lopts.unwind_kernel = false;
+		use_unwind(r, &lopts, run__choose_unwind(r, true));
 	}
 	lopts.unwind_cache_dir = cfi_table__default_cache_dir();
 	/* a held command has not exec'd: its maps are the tracer's until its exec */
@@ -326,9 +329,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	if (!r->loader && r->kernel_unwind && r->args->unwind == UNWIND_AUTO) {
 		/* auto: the BPF unwinder did not load here; today's choice instead */
 		vlog("--unwind auto: no in-kernel unwinding (%s)\n", strerror(errno));
-		mode = run__choose_unwind(r, true);
-		r->kernel_unwind = lopts.unwind_kernel = false;
-		r->dwarf = lopts.unwind_dwarf = mode == UNWIND_DWARF;
+		use_unwind(r, &lopts, run__choose_unwind(r, true));
 		r->loader = loader__new(&lopts);
 	}
 	if (!r->loader) {
