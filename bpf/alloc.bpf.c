@@ -303,6 +303,7 @@ struct signal_struct {
 
 struct task_struct {
 	struct mm_struct *mm;
+	__u64 start_time; /* a thread's identity with its pid (--unwind kernel's memo) */
 	int pid;
 	int tgid;
 	struct signal_struct *signal;
@@ -746,36 +747,16 @@ static __always_inline void fp_walk(struct pt_regs *ctx, struct stack_val *s)
 	bpf_loop(STACK_MAX_DEPTH - 1, fp_walk_step, &w, 0);
 }
 
-/* The stack id (>= 0) of the current user stack, or -errno (counted as a stack failure).
- * A global function: the verifier checks it once, not inlined in each of the 16 return
- * programs (that took load time from 0.08 s to 0.9 s). */
-__noinline int take_stack(struct pt_regs *ctx)
+/* s's id in `stacks` (>= 0: inserted now or already there), or -errno (counted as a stack
+ * failure). */
+static __always_inline __s32 intern_stack(struct stack_val *s)
 {
-	struct stack_val *s, *have;
-	__u32 zero = 0, id;
+	struct stack_val *have;
+	__u32 id;
 	__u64 h;
 	long n;
 
-	/* First: its id (or 0) must be this record's, whatever the native stack does. */
-	take_py_stack();
-	if (bench_cut == BENCH_CUT_STACKS || bench_cut == BENCH_CUT_RECORDS)
-		return -ENOENT;
-	if (unwind_dwarf)
-		return take_snapshot(ctx);
-	s = bpf_map_lookup_elem(&stack_scratch, &zero);
-	if (!s)
-		goto fail_noent;
-	if (bench_cut == BENCH_CUT_WALK) {
-		s->ips[0] = PT_REGS_IP(ctx);
-		s->depth = 1;
-	} else if (unwind_kernel) {
-		if (!ku_walk(ctx, s))
-			return take_snapshot(ctx); /* the tables cannot serve this stack */
-	} else {
-		fp_walk(ctx, s);
-	}
 	s->pad = 0;
-
 	/* 64-bit multiply-xorshift over the frames, folded to a non-negative s32. */
 	h = 0x9e3779b97f4a7c15ull ^ s->depth;
 	for (int i = 0; i < STACK_MAX_DEPTH; i++) {
@@ -807,9 +788,44 @@ __noinline int take_stack(struct pt_regs *ctx)
 	}
 	count(&counters.stack_failures);
 	return -EEXIST;
-fail_noent:
-	count(&counters.stack_failures);
-	return -ENOENT;
+}
+
+/* The stack id (>= 0) of the current user stack, or -errno (counted as a stack failure).
+ * A global function: the verifier checks it once, not inlined in each of the 16 return
+ * programs (that took load time from 0.08 s to 0.9 s). */
+__noinline int take_stack(struct pt_regs *ctx)
+{
+	struct stack_val *s;
+	__u32 zero = 0, cpu;
+	__s32 id;
+
+	/* First: its id (or 0) must be this record's, whatever the native stack does. */
+	take_py_stack();
+	if (bench_cut == BENCH_CUT_STACKS || bench_cut == BENCH_CUT_RECORDS)
+		return -ENOENT;
+	if (unwind_dwarf)
+		return take_snapshot(ctx);
+	s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!s) {
+		count(&counters.stack_failures);
+		return -ENOENT;
+	}
+	if (bench_cut == BENCH_CUT_WALK) {
+		s->ips[0] = PT_REGS_IP(ctx);
+		s->depth = 1;
+	} else if (unwind_kernel) {
+		cpu = bpf_get_smp_processor_id(); /* uprobe programs run with migration disabled */
+		if (!ku_walk(ctx, s, cpu, &id))
+			return take_snapshot(ctx); /* the tables cannot serve this stack */
+		if (id >= 0)
+			return id; /* the thread's last stack, whole: its id */
+		id = intern_stack(s);
+		ku_memo_commit(cpu, id);
+		return id;
+	} else {
+		fp_walk(ctx, s);
+	}
+	return intern_stack(s);
 }
 
 static __always_inline bool records_allowed(void)

@@ -37,6 +37,10 @@
  *     has no table for yet (dlopen'd) would otherwise be a shorter stack than DWARF mode
  *     gives, and a different program point.
  *
+ * Before each step, the thread's kept stacks (unwind_memo.bpf.h): when the registers match a
+ * kept frame's and the stack words that walk read from there on still hold, the rest of the
+ * stack is the kept one's, copied, not stepped.
+ *
  * Verifier: bpf_loop, one step verified once (as fp_walk). Everything that changes from step
  * to step lives in map values (the stack being built, this CPU's walk state), never in the
  * loop's context on the BPF stack, so the verifier's states converge. The binary searches
@@ -105,6 +109,19 @@ struct ku_state {
 	/* the binary searches (bpf_loop steps): [s_lo, s_hi), s_best = the index found + 1 */
 	__u32 s_lo, s_hi, s_pc, s_best;
 	__u64 s_addr;
+	/* the memo (unwind_memo.bpf.h): the thread, the memo frame compared next, the record */
+	__u64 start_time;
+	__u32 tid, mk;
+	__u32 memo_on, prefix_same; /* the memo may still match; the frames so far are its */
+	__u32 memo_slot, memo_alt;  /* its slot; the one to try after a first frame's miss */
+	__u32 rec_ok, nw;	    /* the record is whole; words in it */
+	__u32 reg_origin;	    /* the first frame the register RBP holds its value in */
+	__u32 dep_lo, dep_hi;	    /* see ku_memo.dep_lo */
+	__u32 rec_depth, rec_slot; /* frames of the record; its memo slot */
+	__u32 w_shift;		   /* memo word i is the record's i + w_shift */
+	__s32 reuse_id;		    /* >= 0: the stack is the memo's, this its id */
+	__u32 v_i, v_ok, v_copy, c_from, c_to; /* the memo's check and copy (bpf_loop steps) */
+	__u64 v_lo, v_len, whi;
 };
 
 /* Just the fields read of a VMA and its file, relocated against the kernel's BTF (CO-RE). */
@@ -163,12 +180,20 @@ struct {
 
 __u32 ku_gen = 0; /* see ku_cache; bumped by userspace through the skeleton's .bss too */
 
+struct ku_memo_cpu;
+struct ku_memo;
+
 struct ku_walk_ctx {
 	struct stack_val *s;
 	struct ku_state *st;
 	const struct unwind_proc *proc;
 	struct ku_cache *cache; /* NULL: no cache */
+	struct ku_memo_cpu *mc; /* this CPU's memos (NULL: none) */
+	struct ku_memo *rec;	/* where this walk is recorded, or NULL */
 };
+
+#include "unwind_memo.bpf.h"
+
 
 /* One step of the mapping search (bpf_loop, as the row search): [s_lo, s_hi) of proc's
  * mappings, s_best = the last one starting at or below s_addr, + 1. */
@@ -316,6 +341,7 @@ static long ku_step(__u64 i, void *data)
 	struct stack_val *s = w->s;
 	struct ku_state *st = w->st;
 	const struct unwind_row *found;
+	const struct ku_memo *m;
 	struct ku_cache_ent *ce = NULL;
 	struct unwind_row row;
 	__u64 lpc, elf_pc, cfa, ra, bp;
@@ -325,6 +351,9 @@ static long ku_step(__u64 i, void *data)
 		st->stop = KU_DEPTH;
 		return 1;
 	}
+	if (ku_memo_try(w, d - 1))
+		return 1;
+	ku_memo_frame(w, d - 1);
 	/* ips[0] is the activation, the others return addresses (see the header). */
 	lpc = d == 1 ? st->pc : st->pc - 1;
 	if (w->cache) {
@@ -362,11 +391,20 @@ have_row:
 		break;
 	case UNWIND_CFA_RBP:
 		if (st->bp_at) {
-			if (bpf_probe_read_user(&bp, sizeof(bp), (void *)st->bp_at))
+			if (bpf_probe_read_user(&bp, sizeof(bp), (void *)st->bp_at)) {
 				st->bp_ok = 0; /* libdw: the register is then unknown, not an error */
-			else
+				st->rec_ok = 0;
+			} else {
+				ku_memo_word(w, st->bp_at, bp);
 				st->bp = bp;
+				st->reg_origin = d; /* the caller's frame on holds the value read */
+			}
 			st->bp_at = 0;
+		} else if (st->bp_ok) { /* the register's value, held since frame reg_origin */
+			if (st->reg_origin < st->dep_lo)
+				st->dep_lo = st->reg_origin;
+			if (d - 1 > st->dep_hi)
+				st->dep_hi = d - 1;
 		}
 		if (!st->bp_ok) {
 			st->stop = KU_UNSUPPORTED;
@@ -388,6 +426,7 @@ have_row:
 		st->stop = KU_READ;
 		return 1;
 	}
+	ku_memo_word(w, cfa - 8, ra);
 	if (row.rbp_rule == UNWIND_RBP_CFA_OFF) {
 		st->bp_at = cfa + (__s64)row.rbp_off;
 		st->bp_ok = 1;
@@ -403,6 +442,8 @@ have_row:
 	st->pc = ra;
 	s->ips[d] = ra; /* d < STACK_MAX_DEPTH, checked above */
 	s->depth = d + 1;
+	if (st->prefix_same && (m = ku_memo_at(w)))
+		st->prefix_same = d < m->depth && m->ips[d & (KU_MEMO_FRAMES - 1)] == ra;
 	return 0;
 }
 
@@ -411,15 +452,17 @@ have_row:
  * at the outermost frame, cut at the depth or at an unreadable word); false when the tables
  * could not serve it (the caller sends a snapshot instead). Counted either way.
  */
-static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
+static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s, __u32 cpu,
+				    __s32 *memo_id)
 {
-	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0, cpu;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = (__u32)(pid_tgid >> 32), zero = 0;
 	struct ku_walk_ctx w = { .s = s };
 	__u64 *why;
 
+	*memo_id = -1;
 	w.proc = bpf_map_lookup_elem(&unwind_maps, &tgid);
 	w.st = bpf_map_lookup_elem(&ku_scratch, &zero);
-	cpu = bpf_get_smp_processor_id(); /* uprobe programs run with migration disabled */
 	w.cache = bpf_map_lookup_elem(&ku_rows_cache, &cpu);
 	if (!w.st) {
 		count(&unwind_counters.fallbacks);
@@ -436,9 +479,14 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
 	w.st->bp_ok = 1;
 	w.st->bp_at = 0;
 	w.st->stop = KU_GOING;
+	w.st->tid = (__u32)pid_tgid;
+	w.st->start_time = bpf_get_current_task_btf()->start_time;
 	s->ips[0] = w.st->pc;
 	s->depth = 1;
+	ku_memo_begin(&w, cpu);
+	ku_memo_choose(&w);
 	bpf_loop(STACK_MAX_DEPTH, ku_step, &w, 0);
+	w.st->rec_depth = s->depth;
 
 	switch (w.st->stop) {
 	case KU_END:
@@ -471,6 +519,7 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s)
 	}
 	count(&unwind_counters.unwinds);
 	__sync_fetch_and_add(&unwind_counters.frames, s->depth);
+	*memo_id = w.st->reuse_id;
 	return true;
 }
 

@@ -103,6 +103,12 @@ struct unwind_counters {
 	__u64 unsupported;   /* an UNSUPPORTED rule, or an RBP-based CFA with RBP unknown */
 	__u64 fallbacks;     /* records sent as snapshots because of the four above */
 	__u64 vma_lookups;   /* PCs in no described mapping found through their VMA's file */
+	__u64 memo_hits;     /* walks finished from the thread's last walk (unwind_memo.bpf.h) */
+	__u64 memo_frames;   /* the frames they took from it */
+	__u64 memo_whole;    /* of memo_hits, the very stack of the memo (its id reused) */
+	__u64 memo_span;     /* stack bytes read to check the memo's words, summed */
+	__u64 memo_stale;    /* walks whose registers matched the memo's but a word it read
+			      * had changed: walked on with the tables */
 };
 
 #endif /* UNWIND_ABI_H */

@@ -15,7 +15,9 @@
  * copy of the stack ended, a sparse copy missed a word) is a strict prefix of the stack the
  * kernel unwound; those pairs are matched and their bytes and blocks must balance (never a
  * kernel stack shorter than dwarf mode's: tests/unwind_compare.c).
- * And the kernel run must really unwind in the kernel: at most 2 or 0.1% of its stacks may fall
+ * A third run, kernel mode without the memo (TRACER_NO_MEMO=1: every stack walked through
+ * the tables), must give exactly the stacks of the kernel run with it, which must have used
+ * it. And the kernel run must really unwind in the kernel: at most 2 or 0.1% of its stacks may fall
  * back to a snapshot (a wrong table or a wrong step falls back or gives other frames: both
  * fail; checked by breaking the RBP rule and the RBP-based CFA in bpf/unwind.bpf.h).
  */
@@ -29,17 +31,20 @@
 #include "test_timeout.h"
 #include "unwind_compare.h"
 
-/* Trace cmd (run in dir) with --unwind mode and opts into dir/NAME-MODE.json. */
+/* Trace cmd (run in dir) with --unwind mode and opts, the tracer's environment env ("" for
+ * none), into dir/NAME-MODE[-ENV].json. */
 static struct dhat_profile *trace(const char *dir, const char *name, const char *mode,
-				  const char *opts, const char *cmd, char **log)
+				  const char *env, const char *opts, const char *cmd, char **log)
 {
 	char line[4096], path[1024], err[512];
 	struct dhat_profile *p;
 	int st;
 
-	snprintf(path, sizeof(path), "%s/%s-%s.json", dir, name, mode);
-	snprintf(line, sizeof(line), "cd %s && %s -v --unwind %s %s -o %s -- %s 2>&1 >/dev/null",
-		 dir, TRACER_BIN, mode, opts, path, cmd);
+	snprintf(path, sizeof(path), "%s/%s-%s%s%.*s.json", dir, name, mode, *env ? "-" : "",
+		 (int)strcspn(env, "="), env);
+	snprintf(line, sizeof(line),
+		 "cd %s && env %s %s -v --unwind %s %s -o %s -- %s 2>&1 >/dev/null", dir, env,
+		 TRACER_BIN, mode, opts, path, cmd);
 	st = e2e_run(line, log);
 	cr_assert_eq(st, 0, "tracer --unwind %s -- %s exited %d:\n%s", mode, cmd, st, *log);
 	cr_expect(strstr(*log, "dropped 0,"), "%s: records dropped:\n%s", mode, *log);
@@ -49,15 +54,49 @@ static struct dhat_profile *trace(const char *dir, const char *name, const char 
 	return p;
 }
 
+/*
+ * The memo (bpf/unwind_memo.bpf.h) finishes most walks from the thread's last stack: the
+ * kernel run pk (log klog) must have used it, and a run without it (TRACER_NO_MEMO=1: every
+ * stack walked through the tables) must give the same stacks. The one difference allowed: a
+ * stack one run sent as a snapshot (a PC in no mapping yet: a timing the runs do not share)
+ * and libdw cut short, at most one program point per snapshot that run sent.
+ */
+static void compare_memo(const char *dir, const char *name, const char *opts, const char *cmd,
+			 const struct dhat_profile *pk, const char *klog)
+{
+	unsigned long long kfall, nfall;
+	struct dhat_profile *pn;
+	char *nlog = NULL;
+	size_t cut;
+
+	pn = trace(dir, name, "kernel", "TRACER_NO_MEMO=1", opts, cmd, &nlog);
+	cr_expect_gt(uc_counter(klog, "kernel unwind memo: "), 0,
+		     "%s: no stack was finished from the memo:\n%s", name, klog);
+	cr_expect_eq(uc_counter(nlog, "kernel unwind memo: "), 0,
+		     "%s: TRACER_NO_MEMO=1 used the memo:\n%s", name, nlog);
+	kfall = uc_expect_kernel_did_the_work(name, klog, 0);
+	nfall = uc_expect_kernel_did_the_work(name, nlog, 0);
+	/* from the run with more snapshots (its stacks may be the shorter) to the other */
+	cut = nfall > kfall ? uc_expect_same_stacks(name, pn, pk) :
+			      uc_expect_same_stacks(name, pk, pn);
+	cr_expect_leq(cut, nfall > kfall ? nfall : kfall,
+		      "%s: %zu stacks differ between the memo and the tables alone (snapshots: %llu "
+		      "with the memo, %llu without)\n%s\n%s",
+		      name, cut, kfall, nfall, klog, nlog);
+	dhat_profile__free(pn);
+	free(nlog);
+}
+
 /* The comparison for one program. */
 static void compare(const char *name, const char *opts, const char *cmd)
 {
 	char *dir = e2e_tmpdir("unwind-modes"), *dlog = NULL, *klog = NULL;
 	struct dhat_profile *pd, *pk;
 
-	pd = trace(dir, name, "dwarf", opts, cmd, &dlog);
-	pk = trace(dir, name, "kernel", opts, cmd, &klog);
+	pd = trace(dir, name, "dwarf", "", opts, cmd, &dlog);
+	pk = trace(dir, name, "kernel", "", opts, cmd, &klog);
 	uc_expect_kernel_did_the_work(name, klog, 0);
+	compare_memo(dir, name, opts, cmd, pk, klog);
 	cr_expect_leq(uc_counter(klog, "stacks cut short "), uc_counter(dlog, "stacks cut short "),
 		      "%s: the kernel cut more stacks short than dwarf mode:\n%s\n%s", name, klog,
 		      dlog);

@@ -404,6 +404,7 @@ static int ku_set_module(void *ctx, const struct unwind_module_key *k,
  * mostly the same libc), and the rows array's size from them. */
 static int ku_prepare(struct loader *l, const struct loader_opts *opts)
 {
+	const char *no_memo;
 	int cpus, err;
 	__u64 rows;
 
@@ -418,10 +419,15 @@ static int ku_prepare(struct loader *l, const struct loader_opts *opts)
 		l->ku_rows_sz = (size_t)(rows < KU_ROWS_MAX ? rows : KU_ROWS_MAX);
 	}
 	l->skel->rodata->unwind_kernel = 1;
+	/* TRACER_NO_MEMO=1 (hidden, for the test comparing and the benchmarks): every stack
+	 * walked with the tables, none finished from the thread's last walk */
+	no_memo = getenv("TRACER_NO_MEMO");
+	l->skel->rodata->unwind_memo = !no_memo || !*no_memo || !strcmp(no_memo, "0");
 	cpus = libbpf_num_possible_cpus();
 	if (cpus <= 0)
 		return cpus ? cpus : -EINVAL;
 	err = bpf_map__set_max_entries(l->skel->maps.ku_rows_cache, (__u32)cpus);
+	err = err ?: bpf_map__set_max_entries(l->skel->maps.ku_memos, (__u32)cpus);
 	return err ? err : bpf_map__set_max_entries(l->skel->maps.unwind_rows, (__u32)l->ku_rows_sz);
 }
 

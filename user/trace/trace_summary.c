@@ -23,6 +23,15 @@ static void print_kernel(const struct trace_summary *s)
 	     (unsigned long long)k->no_mapping, (unsigned long long)k->no_table,
 	     (unsigned long long)k->none_row, (unsigned long long)k->unsupported,
 	     (unsigned long long)k->no_proc, (unsigned long long)k->vma_lookups);
+	vlog("kernel unwind memo: %llu stacks finished from the thread's last one (%llu frames "
+	     "copied, %llu the same stack, %.0f stack bytes checked each), %llu where a stack "
+	     "word had changed since\n",
+	     (unsigned long long)k->memo_hits, (unsigned long long)k->memo_frames,
+	     (unsigned long long)k->memo_whole,
+	     k->memo_hits + k->memo_stale
+		     ? (double)k->memo_span / (double)(k->memo_hits + k->memo_stale)
+		     : 0.0,
+	     (unsigned long long)k->memo_stale);
 	vlog("kernel unwind tables: %llu modules, %llu with rows (%llu of %llu rows used), %llu "
 	     "without CFI, %llu beyond capacity, %llu mappings shared, %llu over %u per "
 	     "process, %llu descriptions written, %.1f ms loading tables\n",

@@ -23,7 +23,9 @@
 #                 bench-trace, the loader alone; tracer_nf: tracer --no-follow, the uprobe-multi
 #                 path of noop and full; sampled: the tracer with --sample-bytes N, and
 #                 dense: with --dense-stacks, not in the default list). A tool with the suffix _nosess runs with
-#                 TRACER_NO_SESSION=1: the fallback without session uprobes, the "before".
+#                 TRACER_NO_SESSION=1: the fallback without session uprobes, the "before";
+#                 with _nomemo (kernel_nomemo), TRACER_NO_MEMO=1: --unwind kernel walking
+#                 every stack through the tables, the "before" of the memo.
 #   -R ROWS       comma list of rows: pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt (default:
 #                 all)
 #   -s N          --sample-bytes of the sampled column (default 64K)
@@ -239,11 +241,13 @@ gated() {
 # one ROW TOOL: run once, append the target's "wall user sys maxrss" to $WORK/t.ROW.TOOL and
 # the tool's own figures to $WORK/x.ROW.TOOL.
 one() {
-	local row=$1 tool=$2 tf=$WORK/t.$1.$2 xf=$WORK/x.$1.$2 st rc=0
+	local row=$1 tool=$2 tf=$WORK/t.$1.$2 xf=$WORK/x.$1.$2 st rc=0 base=${2%_nosess}
+	base=${base%_nomemo}
 	export BENCH_TIME_FILE=$tf.cur BENCH_TIME_EXE=${EXE[$row]} LD_PRELOAD=$TIMER
 	[ "${tool%_nosess}" = "$tool" ] || export TRACER_NO_SESSION=1
+	[ "${tool%_nomemo}" = "$tool" ] || export TRACER_NO_MEMO=1
 	rm -f "$tf.cur"
-	case ${tool%_nosess} in
+	case $base in
 	untraced) ${CMD[$row]} >/dev/null ;;
 	tracer)
 		st=$(date +%s.%N)
@@ -254,7 +258,7 @@ one() {
 	# dwarf, its "before", and fp
 	kernel|dwarf|fp)
 		/usr/bin/time -f "%e %U %S %M" -o "$WORK/time" \
-			"$TRACER" -v --unwind "$tool" -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null \
+			"$TRACER" -v --unwind "$base" -o "$WORK/out.json" -- ${CMD[$row]} >/dev/null \
 			2>"$WORK/tracer.err" || rc=$?
 		;;
 	tracer_x)
@@ -297,11 +301,11 @@ one() {
 	heaptrack) heaptrack -o "$WORK/ht" ${CMD[$row]} >/dev/null 2>&1; rm -f "$WORK"/ht* ;;
 	dhat) valgrind -q --tool=dhat --dhat-out-file="$WORK/dhat.json" ${CMD[$row]} >/dev/null 2>&1 ;;
 	esac
-	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE TRACER_NO_SESSION
+	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE TRACER_NO_SESSION TRACER_NO_MEMO
 	# After the unset: the sed row's timer would count this sed too.
 	# -v adds the "timing:" line: symbolization and JSON write times (the report and the
 	# counters, on stderr under -- CMD, go to tracer.err with it).
-	case ${tool%_nosess} in tracer|kernel|dwarf|fp)
+	case $base in tracer|kernel|dwarf|fp)
 		echo "rc=$rc json_bytes=$(stat -c %s "$WORK/out.json" 2>/dev/null || echo 0)" \
 			"time=$(tr ' ' , <"$WORK/time")" \
 			"events=$(sed -n 's/^events \([0-9]*\),.*/\1/p' "$WORK/tracer.err" | tail -1)" \
