@@ -106,6 +106,7 @@ struct ku_state {
 	__u64 m_start, m_end, m_bias; /* [m_start, m_end): ELF address = PC - m_bias */
 	__u32 m_first, m_rows;	      /* its module's rows */
 	__u32 tgid, gen;	      /* the walk's process, ku_gen at its start */
+	__u32 proc_missed;	      /* its description was not there (counted once a walk) */
 	/* the binary searches (bpf_loop steps): [s_lo, s_hi), s_best = the index found + 1 */
 	__u32 s_lo, s_hi, s_pc, s_best;
 	__u64 s_addr;
@@ -119,6 +120,7 @@ struct ku_state {
 	__u32 dep_lo, dep_hi;	    /* see ku_memo.dep_lo */
 	__u32 rec_depth, rec_slot; /* frames of the record; its memo slot */
 	__u32 w_shift;		   /* memo word i is the record's i + w_shift */
+	__u64 tag;		   /* the record's ku_memo_tag() */
 	__s32 reuse_id;		    /* >= 0: the stack is the memo's, this its id */
 	__u32 v_i, v_ok, v_copy, c_from, c_to; /* the memo's check and copy (bpf_loop steps) */
 	__u64 v_lo, v_len, whi;
@@ -186,7 +188,6 @@ struct ku_memo;
 struct ku_walk_ctx {
 	struct stack_val *s;
 	struct ku_state *st;
-	const struct unwind_proc *proc;
 	struct ku_cache *cache; /* NULL: no cache */
 	struct ku_memo_cpu *mc; /* this CPU's memos (NULL: none) */
 	struct ku_memo *rec;	/* where this walk is recorded, or NULL */
@@ -197,9 +198,14 @@ struct ku_walk_ctx {
 
 /* One step of the mapping search (bpf_loop, as the row search): [s_lo, s_hi) of proc's
  * mappings, s_best = the last one starting at or below s_addr, + 1. */
+struct ku_map_ctx {
+	struct ku_state *st;
+	const struct unwind_proc *proc;
+};
+
 static long ku_map_step(__u64 i, void *data)
 {
-	struct ku_walk_ctx *w = data;
+	struct ku_map_ctx *w = data;
 	struct ku_state *st = w->st;
 	__u32 lo = st->s_lo, hi = st->s_hi, mid;
 
@@ -217,19 +223,19 @@ static long ku_map_step(__u64 i, void *data)
 	return 0;
 }
 
-/* The mapping of w's process holding pc, or NULL: the last one starting at or below it, if
- * pc < its end. */
-static __always_inline const struct unwind_mapping *ku_mapping(struct ku_walk_ctx *w, __u64 pc)
+/* The mapping of the walk's process holding pc, or NULL: the last one starting at or below
+ * it, if pc < its end, in the process's description p. */
+static __always_inline const struct unwind_mapping *ku_mapping(struct ku_state *st,
+							       const struct unwind_proc *p, __u64 pc)
 {
-	const struct unwind_proc *p = w->proc;
-	struct ku_state *st = w->st;
+	struct ku_map_ctx w = { .st = st, .proc = p };
 	__u32 mid;
 
 	st->s_lo = 0;
 	st->s_hi = p->n <= UNWIND_MAPPINGS_MAX ? p->n : 0;
 	st->s_addr = pc;
 	st->s_best = 0;
-	bpf_loop(9, ku_map_step, w, 0); /* log2(UNWIND_MAPPINGS_MAX) + 1 */
+	bpf_loop(9, ku_map_step, &w, 0); /* log2(UNWIND_MAPPINGS_MAX) + 1 */
 	if (!st->s_best)
 		return NULL;
 	mid = (st->s_best - 1) & (UNWIND_MAPPINGS_MAX - 1);
@@ -271,9 +277,19 @@ static long ku_vma_found(struct task_struct *task, struct vm_area_struct *vma, v
  * when neither knows it. */
 static __always_inline bool ku_locate(struct ku_walk_ctx *w, __u64 pc)
 {
-	const struct unwind_mapping *m = w->proc ? ku_mapping(w, pc) : NULL;
 	struct ku_state *st = w->st;
 	struct ku_vma_ctx c = { .st = st };
+	const struct unwind_mapping *m;
+
+	/* the description, looked up here, by each PC that needs it (a few a walk: a stack the
+	 * memo serves needs none) */
+	const struct unwind_proc *p = bpf_map_lookup_elem(&unwind_maps, &st->tgid);
+
+	if (!p && !st->proc_missed) { /* not described yet (a fork, an exec): modules by VMA */
+		st->proc_missed = 1;
+		count(&unwind_counters.no_proc);
+	}
+	m = p ? ku_mapping(st, p, pc) : NULL;
 
 	if (m) {
 		st->m_start = m->start;
@@ -461,15 +477,13 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s, __
 	__u64 *why;
 
 	*memo_id = -1;
-	w.proc = bpf_map_lookup_elem(&unwind_maps, &tgid);
 	w.st = bpf_map_lookup_elem(&ku_scratch, &zero);
 	w.cache = bpf_map_lookup_elem(&ku_rows_cache, &cpu);
 	if (!w.st) {
 		count(&unwind_counters.fallbacks);
 		return false;
 	}
-	if (!w.proc) /* not described yet (a fork, an exec): every module by its VMA */
-		count(&unwind_counters.no_proc);
+	w.st->proc_missed = 0;
 	w.st->m_start = w.st->m_end = 0;
 	w.st->tgid = tgid;
 	w.st->gen = ku_gen;
