@@ -367,7 +367,7 @@ static long ku_step(__u64 i, void *data)
 		st->stop = KU_DEPTH;
 		return 1;
 	}
-	if (ku_memo_try(w, d - 1))
+	if (st->memo_on && ku_memo_try_step(d - 1))
 		return 1;
 	ku_memo_frame(w, d - 1);
 	/* ips[0] is the activation, the others return addresses (see the header). */
