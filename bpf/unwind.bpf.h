@@ -367,7 +367,7 @@ static long ku_step(__u64 i, void *data)
 		st->stop = KU_DEPTH;
 		return 1;
 	}
-	if (st->memo_on && ku_memo_try_step(d - 1))
+	if (d > 1 && st->memo_on && ku_memo_try_step(d - 1)) /* the first: ku_walk's */
 		return 1;
 	ku_memo_frame(w, d - 1);
 	/* ips[0] is the activation, the others return addresses (see the header). */
@@ -499,7 +499,9 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s, __
 	s->depth = 1;
 	ku_memo_begin(&w, cpu);
 	ku_memo_choose(&w);
-	bpf_loop(STACK_MAX_DEPTH, ku_step, &w, 0);
+	/* the first frame against the memo here: a whole stack kept needs no loop at all */
+	if (!w.st->memo_on || !ku_memo_try_step(0))
+		bpf_loop(STACK_MAX_DEPTH, ku_step, &w, 0);
 	w.st->rec_depth = s->depth;
 
 	switch (w.st->stop) {

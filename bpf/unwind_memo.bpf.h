@@ -8,8 +8,8 @@
  * Why: an allocation site's stack repeats, and its deep part (main, the interpreter's loop,
  * regexec's caller) is shared by many sites. Stepping it through the tables costs ~30 ns a
  * frame and its stack id a hash and a `stacks` lookup; checking the few words it depends on
- * after one read of that part of the stack costs far less (bpf_stats: 25-32% less BPF time
- * per record on sed, jq and sqlite3; docs/BENCHMARKS.md).
+ * after one read of that part of the stack costs far less (bpf_stats: 19-48% less BPF time
+ * per record on pairs, sed, jq and sqlite3; docs/BENCHMARKS.md).
  *
  * Why it is exact: a walk is a deterministic function of the registers of the frame it
  * starts from (PC, SP, and RBP or where RBP is saved), the tables (valid for ku_gen) and the
