@@ -820,7 +820,7 @@ __noinline int take_stack(struct pt_regs *ctx)
 		if (id >= 0)
 			return id; /* the thread's last stack, whole: its id */
 		id = intern_stack(s);
-		ku_memo_commit(cpu, id);
+		ku_memo_commit(cpu, id, s->depth);
 		return id;
 	} else {
 		fp_walk(ctx, s);

@@ -118,7 +118,7 @@ struct ku_state {
 	__u32 rec_ok, nw;	    /* the record is whole; words in it */
 	__u32 reg_origin;	    /* the first frame the register RBP holds its value in */
 	__u32 dep_lo, dep_hi;	    /* see ku_memo.dep_lo */
-	__u32 rec_depth, rec_slot; /* frames of the record; its memo slot */
+	__u32 rec_slot;		   /* the record's memo slot */
 	__u32 w_shift;		   /* memo word i is the record's i + w_shift */
 	__u64 tag;		   /* the record's ku_memo_tag() */
 	__s32 reuse_id;		    /* >= 0: the stack is the memo's, this its id */
@@ -195,14 +195,13 @@ struct ku_walk_ctx {
 
 #include "unwind_memo.bpf.h"
 
-
-/* One step of the mapping search (bpf_loop, as the row search): [s_lo, s_hi) of proc's
- * mappings, s_best = the last one starting at or below s_addr, + 1. */
 struct ku_map_ctx {
 	struct ku_state *st;
 	const struct unwind_proc *proc;
 };
 
+/* One step of the mapping search (bpf_loop, as the row search): [s_lo, s_hi) of proc's
+ * mappings, s_best = the last one starting at or below s_addr, + 1. */
 static long ku_map_step(__u64 i, void *data)
 {
 	struct ku_map_ctx *w = data;
@@ -502,7 +501,6 @@ static __always_inline bool ku_walk(struct pt_regs *ctx, struct stack_val *s, __
 	/* the first frame against the memo here: a whole stack kept needs no loop at all */
 	if (!w.st->memo_on || !ku_memo_try_step(0))
 		bpf_loop(STACK_MAX_DEPTH, ku_step, &w, 0);
-	w.st->rec_depth = s->depth;
 
 	switch (w.st->stop) {
 	case KU_END:

@@ -315,7 +315,7 @@ static __always_inline bool ku_memo_try(struct ku_walk_ctx *w, __u32 i)
 	__u64 lo, len;
 	__u32 k;
 
-	if (!m || !st->memo_on)
+	if (!m) /* none chosen, or it failed */
 		return false;
 	/* the memo's frames and the walk's both go up the stack: skip the memo frames below */
 	for (int n = 0; n < 4; n++) {
@@ -433,8 +433,8 @@ __noinline int ku_memo_try_step(__u32 i)
 }
 
 /* A walk reached the outermost frame (through the tables, or partly from a memo): its record
- * is the thread's newest memo now, with id, its stack's id in `stacks`. */
-static __always_inline void ku_memo_commit(__u32 cpu, __s32 id)
+ * of depth frames is the thread's newest memo now, with id, its stack's id in `stacks`. */
+static __always_inline void ku_memo_commit(__u32 cpu, __s32 id, __u32 depth)
 {
 	__u32 zero = 0;
 	struct ku_state *st = bpf_map_lookup_elem(&ku_scratch, &zero);
@@ -442,13 +442,13 @@ static __always_inline void ku_memo_commit(__u32 cpu, __s32 id)
 	struct ku_memo *rec;
 
 	if (!st || !mc || !st->rec_ok || st->stop != KU_END || st->reuse_id >= 0 || id < 0 ||
-	    st->rec_depth > KU_MEMO_FRAMES || st->nw > KU_MEMO_WORDS)
+	    depth > KU_MEMO_FRAMES || st->nw > KU_MEMO_WORDS)
 		return;
 	rec = &mc->memo[st->rec_slot & (KU_MEMOS - 1)];
 	rec->start_time = st->start_time;
 	rec->tid = st->tid;
 	rec->gen = st->gen;
-	rec->depth = st->rec_depth;
+	rec->depth = depth;
 	rec->words = st->nw;
 	rec->stack_id = id;
 	rec->dep_lo = st->dep_lo;
