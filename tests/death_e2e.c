@@ -366,9 +366,13 @@ Test(death_e2e, oom_kill_of_a_process_joining_a_cgroup, .timeout = TEST_TIMEOUT(
 		snprintf(leak, sizeof(leak), "%s", g.gl_pathv[0]);
 	} else {
 		snprintf(leak, sizeof(leak), "%s/cg.json", dir);
-		cr_assert(e2e_profile_names(leak, "death_oom_leak") ||
-				  strstr(e2e_slurp(leak) ?: "", "death_oom_leak"),
-			  "the leak's profile is neither in %s", cmd);
+		if (!e2e_profile_names(leak, "death_oom_leak") &&
+		    !strstr(e2e_slurp(leak) ?: "", "death_oom_leak")) {
+			snprintf(tlog, sizeof(tlog), "ls -R %s", dir);
+			e2e_run(tlog, &out);
+			cr_assert_fail("the leak's profile is neither in %s; there are:\n%s", cmd,
+				       out);
+		}
 	}
 	globfree(&g);
 	check_oom_file(leak);

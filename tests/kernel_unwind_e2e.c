@@ -6,8 +6,9 @@
  *    other CFI rows (exec_chain --together: the two builds without PIE), taking turns on one
  *    CPU, so one CPU's row cache holds both processes' rows for the same PCs: each must be
  *    unwound with its own (caught: the cache's tgid check dropped);
- *  - --pid on a running process, its work started after the attach (late.c): described
- *    from its maps at the attach (caught: the attach's description skipped);
+ *  - --pid on two running processes, their work started after the attach (late.c): each
+ *    described from its maps at the attach (caught: the attach's description skipped, and
+ *    a target after the first never described);
  *  - a library dlopen'd after the exec (late.c with late_lib.so): its table loaded when BPF
  *    met its code (the poll on misses), then every stack through it, and through a callback
  *    below it, complete and unwound in the kernel (caught: the refresh on misses dropped).
@@ -157,56 +158,68 @@ Test(kernel_unwind_e2e, two_processes_at_the_same_addresses_at_once)
 	free(root);
 }
 
-/* --pid: the process is described from its maps at the attach; work after it. */
+/* --pid on two processes: each is described from its maps at the attach (the first by
+ * the loader, the second as another target); work after it. */
 Test(kernel_unwind_e2e, pid_attach_mid_run)
 {
-	char *root, ready[1200], go[1200], path[1200], logf[1200], pidarg[32], *log[2];
-	struct dhat_profile *p[2];
+	char *root, ready[2][1200], go[1200], path[1200], logf[1200], pidarg[64], *log[2];
+	char second[1200];
+	struct dhat_profile *p[2][2];
 
 	E2E_REQUIRE_ROOT();
 	root = e2e_tmpdir("kunwind-pid");
 	for (int m = 0; m < 2; m++) {
 		const char *argv[] = { TRACER_BIN, "-v", "--unwind", modes[m], "--pid", pidarg,
 				       "-o", path, NULL };
-		pid_t target, tracer;
+		pid_t target[2], tracer;
 
-		snprintf(ready, sizeof(ready), "%s/ready-%s", root, modes[m]);
 		snprintf(go, sizeof(go), "%s/go-%s", root, modes[m]);
 		snprintf(path, sizeof(path), "%s/late-%s.json", root, modes[m]);
 		snprintf(logf, sizeof(logf), "%s/tracer-%s.log", root, modes[m]);
-		target = fork();
-		cr_assert_geq(target, 0);
-		if (target == 0) {
-			execl(LATE_BIN, LATE_BIN, ready, go, (char *)NULL);
-			_exit(127);
+		for (int i = 0; i < 2; i++) {
+			snprintf(ready[i], sizeof(ready[i]), "%s/ready-%s-%d", root, modes[m], i);
+			target[i] = fork();
+			cr_assert_geq(target[i], 0);
+			if (target[i] == 0) {
+				execl(LATE_BIN, LATE_BIN, ready[i], go, (char *)NULL);
+				_exit(127);
+			}
+			cr_assert(wait_file(ready[i], target[i]), "late never got ready");
 		}
-		cr_assert(wait_file(ready, target), "late never got ready");
-		snprintf(pidarg, sizeof(pidarg), "%d", (int)target);
+		snprintf(pidarg, sizeof(pidarg), "%d,%d", (int)target[0], (int)target[1]);
 		tracer = start_tracer(logf, argv);
 		cr_assert(e2e_wait_for_text_from(logf, "attached to pid", TEST_TIMEOUT(120), tracer),
 			  "the tracer never attached:\n%s", e2e_slurp(logf));
 		touch(go);
-		cr_assert_eq(waitpid(target, NULL, 0), target);
+		for (int i = 0; i < 2; i++)
+			cr_assert_eq(waitpid(target[i], NULL, 0), target[i]);
 		log[m] = end_of(tracer, logf);
 		expect_clean(modes[m], log[m]);
-		p[m] = load(path);
+		p[m][0] = load(path);
+		snprintf(second, sizeof(second), "%s.d/late-%s.%d.late.json", path, modes[m],
+			 (int)target[1]);
+		p[m][1] = load(second);
 	}
-	uc_expect_kernel_did_the_work("late --pid", log[1], 0);
-	/* described at the attach: no walk had to find its modules by their VMAs */
+	/* Both described at the attach: the second's stacks as few snapshots as the first's
+	 * (caught: a target after the first never described, all its stacks snapshots) */
+	uc_expect_kernel_did_the_work("late --pid A,B", log[1], 0);
+	/* no walk had to find its modules by their VMAs */
 	cr_expect(strstr(log[1], " 0 walks of a process not described yet,"),
 		  "late --pid: walks of a process not described at the attach:\n%s", log[1]);
-	{
+	for (int i = 0; i < 2; i++) {
 		const char *mine[] = { "late_leaf", "late_mid", "late_top", "main" };
 		const char *libc[] = { "late_leaf", "late_cmp", "qsort", "main" };
 
-		cr_expect(uc_has_stack_with(p[1], mine, 4), "no late_leaf <- late_mid <- late_top "
-							    "<- main in the kernel's profile");
-		cr_expect(uc_has_stack_with(p[1], libc, 4), "no late_cmp <- qsort <- main in the "
-							    "kernel's profile");
+		cr_expect(uc_has_stack_with(p[1][i], mine, 4), "target %d: no late_leaf <- "
+			  "late_mid <- late_top <- main in the kernel's profile", i);
+		cr_expect(uc_has_stack_with(p[1][i], libc, 4), "target %d: no late_cmp <- qsort "
+			  "<- main in the kernel's profile", i);
+		uc_expect_same_stacks(i ? "late --pid, second" : "late --pid, first", p[0][i],
+				      p[1][i]);
 	}
-	uc_expect_same_stacks("late --pid", p[0], p[1]);
 	for (int m = 0; m < 2; m++) {
-		dhat_profile__free(p[m]);
+		dhat_profile__free(p[m][0]);
+		dhat_profile__free(p[m][1]);
 		free(log[m]);
 	}
 	free(root);

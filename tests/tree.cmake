@@ -30,3 +30,10 @@ add_criterion_test(tree_links_unit
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tree_links_unit.c
 	LIBS tracer_core
 	LABELS unit)
+
+# tracee: which image an exec record opens (a joining process's exec before its exe was
+# read is that image), with made-up records and the test's own process.
+add_criterion_test(tracee_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tracee_unit.c
+	LIBS tracer_core
+	LABELS unit)

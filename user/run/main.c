@@ -350,8 +350,10 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 	}
 	r->death = death_probes__start(loader__ringbuf_fd(r->loader), pid, r->follow);
 	loader__resume(r->loader); /* the death probes are in: nobody read the ring meanwhile */
-	/* Said as soon as the probes record: the rest of the set-up (symbolizers, the trap
-	 * cost) must not delay the user's sign that the attach worked. */
+	if (!argv && run__probe_targets(r))
+		return TRACER_EXIT_FAILURE;
+	/* Said as soon as every target's probes record: the rest of the set-up (symbolizers,
+	 * the trap cost) must not delay the user's sign that the attach worked. */
 	if (r->args->pid)
 		run__announce_attach(r);
 	if (r->args->start_at || r->args->stop_at) {
@@ -380,7 +382,7 @@ static int run_trace(struct run *r, char *const argv[], const char *usdt_binary,
 		elog("out of memory\n");
 		return TRACER_EXIT_FAILURE;
 	}
-	if (!argv && run__add_targets(r))
+	if (!argv && run__open_targets(r))
 		return TRACER_EXIT_FAILURE;
 	trap_cost__check(); /* a spawned target is still held: it does not compete */
 	err = target__release(r->target);

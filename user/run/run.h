@@ -180,8 +180,12 @@ enum unwind_mode run__choose_unwind(const struct run *r, bool no_kernel);
 /* Start the target: argv spawned and held, the --pid processes, or the --cgroup's. */
 int run__start_target(struct run *r, char *const argv[]);
 
-/* The attached targets besides the first (loader__new probed that one): probes and an
- * image each; their maps are read now, while they certainly live. */
-int run__add_targets(struct run *r);
+/* The attached targets besides the first (loader__new probed that one): their probes, in
+ * before the attach is announced (a target gone meanwhile is said and left out). 0 or
+ * -errno. */
+int run__probe_targets(struct run *r);
+/* An image for each probed target, its maps read now while it certainly lives. 0 or
+ * -ENOMEM. */
+int run__open_targets(struct run *r);
 
 #endif

@@ -184,6 +184,22 @@ static void on_reaped(void *ctx, pid_t pid)
 	loader__process_gone(r->loader, pid);
 }
 
+/* One more process traced on its own (a --pid target after the first, a process joining
+ * the cgroup): its allocator probes, its death recorded, and with --unwind kernel its
+ * description for BPF (without it every stack of it goes as a snapshot). 0 or -errno. */
+static int add_process(struct run *r, pid_t pid)
+{
+	int err = loader__add_process(r->loader, pid);
+
+	if (err)
+		return err;
+	if (r->death)
+		death_probes__add_pid(r->death, pid);
+	if (r->kernel_unwind) /* failed (gone, no tables): its stacks go as snapshots */
+		loader__unwind_add(r->loader, pid);
+	return 0;
+}
+
 /* --cgroup: the processes that entered the cgroup since the last look (not those its
  * traced processes forked: the fork tracepoint follows them). */
 void run__add_new_procs(struct run *r)
@@ -199,14 +215,12 @@ void run__add_new_procs(struct run *r)
 		if (tracees__live(r->tracees, pids[i]) || loader__is_traced(r->loader, pids[i]) ||
 		    (r->follow && loader__is_traced(r->loader, target__ppid(pids[i]))))
 			continue;
-		err = loader__add_process(r->loader, pids[i]);
+		err = add_process(r, pids[i]);
 		if (err) {
 			if (err != -ESRCH)
 				elog("cannot trace pid %d: %s\n", (int)pids[i], strerror(-err));
 			continue;
 		}
-		if (r->death)
-			death_probes__add_pid(r->death, pids[i]);
 		tracees__open(r->tracees, pids[i], 0, NULL, clock__mono_ns());
 		vlog("pid %d joined the cgroup: tracing it\n", (int)pids[i]);
 	}
@@ -310,30 +324,36 @@ int run__start_target(struct run *r, char *const argv[])
 	return TRACER_EXIT_OK;
 }
 
-/* The attached targets besides the first (loader__new probed that one): probes and an
- * image each; their maps are read now, while they certainly live. */
-int run__add_targets(struct run *r)
+/* See run.h. */
+int run__probe_targets(struct run *r)
 {
 	size_t cnt;
 	const pid_t *pids = target__pids(r->target, &cnt);
 	int err;
 
-	for (size_t i = 0; i < cnt; i++) {
-		if (i) {
-			err = loader__add_process(r->loader, pids[i]);
-			if (err == -ESRCH) {
-				vlog("pid %d exited before it could be traced\n", (int)pids[i]);
-				continue;
-			}
-			if (err) {
-				elog("cannot trace pid %d: %s\n", (int)pids[i], strerror(-err));
-				return err;
-			}
-			if (r->death)
-				death_probes__add_pid(r->death, pids[i]);
+	for (size_t i = 1; i < cnt; i++) {
+		err = add_process(r, pids[i]);
+		if (err == -ESRCH) {
+			vlog("pid %d exited before it could be traced\n", (int)pids[i]);
+			continue;
 		}
-		if (!tracees__open(r->tracees, pids[i], 0, NULL, clock__mono_ns()))
-			return -ENOMEM;
+		if (err) {
+			elog("cannot trace pid %d: %s\n", (int)pids[i], strerror(-err));
+			return err;
+		}
 	}
+	return 0;
+}
+
+/* See run.h. */
+int run__open_targets(struct run *r)
+{
+	size_t cnt;
+	const pid_t *pids = target__pids(r->target, &cnt);
+
+	for (size_t i = 0; i < cnt; i++)
+		if ((!i || loader__is_traced(r->loader, pids[i])) &&
+		    !tracees__open(r->tracees, pids[i], 0, NULL, clock__mono_ns()))
+			return -ENOMEM;
 	return 0;
 }

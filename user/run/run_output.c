@@ -350,15 +350,22 @@ void run__announce_attach(struct run *r)
 {
 	const struct alloc_symbols *s = loader__alloc_symbols(r->loader);
 	pid_t pid = target__pid(r->target);
-	char cmd[256] = "";
-	unsigned probes = 0;
+	char cmd[256] = "", more[64] = "";
+	unsigned probes = 0, others = 0;
+	size_t cnt;
+	const pid_t *pids = target__pids(r->target, &cnt);
 
 	for (__u32 fn = 0; s && fn < FN_COUNT; fn++)
 		probes += s->off[fn] && s->owner[fn] == fn;
+	for (size_t i = 1; i < cnt; i++)
+		others += loader__is_traced(r->loader, pids[i]);
+	if (others)
+		snprintf(more, sizeof(more), " and %u more process%s", others,
+			 others > 1 ? "es" : "");
 	if (!target__read_cmdline(pid, cmd, sizeof(cmd)))
 		snprintf(cmd, sizeof(cmd), "?");
-	ilog("attached to pid %d (%s): %u probes; Ctrl-C to stop\n", (int)pid,
-	     safe_text__term(cmd), probes);
+	ilog("attached to pid %d (%s)%s: %u probes; Ctrl-C to stop\n", (int)pid,
+	     safe_text__term(cmd), more, probes);
 }
 
 /* The closing summary of the trace on stderr. */
@@ -387,6 +394,9 @@ void run__print_counters(struct run *r)
 	if (tracees__pre_exec_records(r->tracees))
 		vlog("%llu records of the held child before its exec: dropped\n",
 		     (unsigned long long)tracees__pre_exec_records(r->tracees));
+	if (tracees__unread_image_records(r->tracees))
+		ilog("%llu records of images exec'd away before they could be read: dropped\n",
+		     (unsigned long long)tracees__unread_image_records(r->tracees));
 }
 
 /* No silent empty profile: name a traced image none of whose probes fired (alloc_check.h).

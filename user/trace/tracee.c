@@ -29,6 +29,7 @@ struct tracees {
 	bool root_execd;	 /* held_root has exec'd its command */
 	__u64 polls;		 /* tracees__close_exited calls: the batches read */
 	__u64 pre_exec_records;	 /* held_root's records before that (dropped) */
+	__u64 unread_image_records; /* of images exec'd away before they were read (dropped) */
 };
 
 /* "a/b/app.json.gz" -> offset of ".json.gz"; the last '.' of the basename otherwise; or the
@@ -215,11 +216,21 @@ static void py_record(struct tracee *t, __u32 type, const void *data, size_t sz)
 		py_stacks__see(t->py, e->py_stack);
 }
 
+/* A session for image t whose profile starts at start_ns. */
+static struct session *image_session(const struct tracees *ts, struct tracee *t,
+				     __u64 start_ns)
+{
+	struct session_opts so = ts->opts.sopts;
+
+	so.ctx = t;
+	so.start_ns = start_ns;
+	return session__new(&so);
+}
+
 struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const char *exe,
 			     __u64 start_ns)
 {
 	struct tracee *t = calloc(1, sizeof(*t));
-	struct session_opts so = ts->opts.sopts;
 	const char *slash;
 	char link[64];
 	ssize_t n;
@@ -233,7 +244,9 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 		snprintf(t->exe, sizeof(t->exe), "%s", exe);
 	} else {
 		snprintf(link, sizeof(link), "/proc/%d/exe", (int)tgid);
+		t->exe_read_from = clock__mono_ns();
 		n = readlink(link, t->exe, sizeof(t->exe) - 1);
+		t->exe_read_by = clock__mono_ns();
 		t->exe[n > 0 ? n : 0] = '\0';
 	}
 	slash = strrchr(t->exe, '/');
@@ -246,9 +259,7 @@ struct tracee *tracees__open(struct tracees *ts, pid_t tgid, pid_t parent, const
 		tracee_path(ts->opts.output, true, tgid, t->prog, t->final_path,
 			    sizeof(t->final_path));
 	}
-	so.ctx = t;
-	so.start_ns = start_ns;
-	t->session = session__new(&so);
+	t->session = image_session(ts, t, start_ns);
 	/* Maps now, while the image certainly lives; NULL when they cannot be read (it is
 	 * gone already): its frames then print as addresses. */
 	t->sym = symbolizer__new(tgid);
@@ -495,6 +506,46 @@ static struct tracee *open_image(struct tracees *ts, pid_t tgid, pid_t parent, c
 	return t;
 }
 
+/* Is exec record e about the image t already is? A process that joined the trace (--cgroup,
+ * --pid, a first record) was opened by reading /proc/PID/exe; its exec may have come between
+ * its probes' attach and that read, so the image read is the exec's. Certain when the exec
+ * precedes the read; while the two overlap, the same program name decides. */
+static bool exec_already_opened(const struct tracee *t, const struct proc_event *e)
+{
+	char filename[PROC_FILENAME_LEN + 1];
+	const char *name;
+
+	if (!t->exe_read_by || e->ts_ns > t->exe_read_by)
+		return false;
+	if (e->ts_ns < t->exe_read_from)
+		return true;
+	snprintf(filename, sizeof(filename), "%.*s", PROC_FILENAME_LEN, e->filename);
+	name = strrchr(filename, '/');
+	name = name ? name + 1 : filename;
+	return !strcmp(name, t->prog);
+}
+
+/* t, read as the image its exec record e opens, may hold records handled before e: the old
+ * image's, made before the exec. Nothing describes that image any more (t's name, maps and
+ * symbols are the new one's), so they are dropped, counted, and t starts afresh at e. */
+static int drop_unread_image(struct tracees *ts, struct tracee *t, const struct proc_event *e)
+{
+	__u64 records = session__stats(t->session)->records;
+	struct session *s;
+
+	if (!records)
+		return 0;
+	s = image_session(ts, t, e->ts_ns);
+	if (!s)
+		return -ENOMEM;
+	session__free(t->session); /* unfinished: no profile */
+	t->session = s;
+	mappings__free(t->maps); /* the old image's mappings */
+	t->maps = NULL;
+	ts->unread_image_records += records;
+	return 0;
+}
+
 /* EV_PROC_*: open and close the images' profiles at their place in the stream. */
 static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 {
@@ -524,14 +575,21 @@ static int on_proc_event(struct tracees *ts, const struct proc_event *e)
 		}
 		break;
 	case EV_PROC_EXEC:
-		if (t) {
-			t->execd = true; /* before the close writes it: not the final image */
-			err = tracees__close(t, e->ts_ns, true);
-		}
 		if ((pid_t)e->tgid == root)
 			ts->root_execd = true;
-		t = open_image(ts, (pid_t)e->tgid, t ? t->parent : 0, e->filename, e->ts_ns);
-		if (t && ts->opts.on_exec)
+		if (t && exec_already_opened(t, e)) {
+			vlog("pid %d: its exec of %s came before its image was read: one image\n",
+			     (int)e->tgid, safe_text__term(t->prog));
+			err = drop_unread_image(ts, t, e);
+		} else {
+			if (t) {
+				t->execd = true; /* before the close writes it: not final */
+				err = tracees__close(t, e->ts_ns, true);
+			}
+			t = open_image(ts, (pid_t)e->tgid, t ? t->parent : 0, e->filename,
+				       e->ts_ns);
+		}
+		if (t && ts->opts.on_exec) /* idempotent: a second call probes nothing new */
 			ts->opts.on_exec(ts->opts.owner, t);
 		break;
 	case EV_PROC_EXIT:
@@ -633,4 +691,9 @@ int tracees__handle(void *set, const void *data, size_t sz)
 __u64 tracees__pre_exec_records(const struct tracees *ts)
 {
 	return ts ? ts->pre_exec_records : 0;
+}
+
+__u64 tracees__unread_image_records(const struct tracees *ts)
+{
+	return ts ? ts->unread_image_records : 0;
 }

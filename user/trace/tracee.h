@@ -47,6 +47,9 @@ struct tracee {
 	pid_t parent;		       /* traced process that forked it; 0 for a target */
 	char prog[64];		       /* program name (basename of the image's path) */
 	char exe[PATH_MAX];	       /* the image's path (exec filename or /proc/PID/exe) */
+	/* exe read from /proc/PID/exe between these clock__mono_ns() times (0, 0: given by a
+	 * record): an exec recorded before the read was already the image read */
+	__u64 exe_read_from, exe_read_by;
 	char cmdline[1024];	       /* space-joined argv when readable, else exe */
 	char path[PATH_MAX];	       /* its profile file as another image than the final
 					* one ("" in workload mode: named there) */
@@ -141,6 +144,9 @@ int tracees__handle(void *ts, const void *data, size_t sz);
 
 /* Records of the held child before its exec, dropped (held_root). */
 __u64 tracees__pre_exec_records(const struct tracees *ts);
+/* Records of images exec'd away before the tracer could read them (a process that joined
+ * the trace as it exec'd: its image was read after the exec), dropped. */
+__u64 tracees__unread_image_records(const struct tracees *ts);
 
 /* The open tracee of process tgid, or NULL. */
 struct tracee *tracees__live(const struct tracees *ts, pid_t tgid);
