@@ -799,8 +799,10 @@ __noinline int take_stack(struct pt_regs *ctx)
 	__u32 zero = 0, cpu;
 	__s32 id;
 
-	/* First: its id (or 0) must be this record's, whatever the native stack does. */
-	take_py_stack();
+	/* First: its id (or 0) must be this record's, whatever the native stack does. Not
+	 * called while no process has a Python layout: nothing reads the id then (py_any). */
+	if (py_any)
+		take_py_stack();
 	if (bench_cut == BENCH_CUT_STACKS || bench_cut == BENCH_CUT_RECORDS)
 		return -ENOENT;
 	if (unwind_dwarf)

@@ -484,12 +484,32 @@ void loader__unwind_refresh(struct loader *l)
 		kunwind__refresh(l->ku);
 }
 
+/* The walks' own figures, kept per CPU by BPF (ku_stats, bpf/unwind.bpf.h), added into c. */
+static void add_walk_stats(struct loader *l, struct unwind_counters *c)
+{
+	int cpus = libbpf_num_possible_cpus();
+	struct unwind_counters *v;
+	__u64 *sum = (__u64 *)c;
+	__u32 zero = 0;
+
+	if (cpus <= 0 || !(v = calloc((size_t)cpus, sizeof(*v))))
+		return;
+	if (!bpf_map__lookup_elem(l->skel->maps.ku_stats, &zero, sizeof(zero), v,
+				  (size_t)cpus * sizeof(*v), 0))
+		for (int i = 0; i < cpus; i++)
+			for (size_t k = 0; k < sizeof(*v) / sizeof(__u64); k++)
+				sum[k] += ((const __u64 *)&v[i])[k];
+	free(v);
+}
+
 void loader__unwind_counters(struct loader *l, struct unwind_counters *bpf,
 			     struct kunwind_stats *tables)
 {
 	memset(bpf, 0, sizeof(*bpf));
-	if (l && l->skel)
+	if (l && l->skel) {
 		*bpf = *(volatile struct unwind_counters *)&l->skel->bss->unwind_counters;
+		add_walk_stats(l, bpf);
+	}
 	kunwind__stats(l ? l->ku : NULL, tables);
 }
 

@@ -256,7 +256,7 @@ static int read_string(struct json_reader *jr)
 			if ((err = str_put(jr, &ESC_OUT[e - ESC_IN], 1)))
 				return err;
 		} else if (c == 'u') {
-			unsigned cp, lo;
+			unsigned cp = 0, lo = 0; /* set by hex4 on success (gcc -O3 cannot tell) */
 
 			json_reader__advance(jr);
 			if ((err = hex4(jr, &cp)))
