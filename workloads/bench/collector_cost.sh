@@ -16,6 +16,9 @@
 #   defaults: -b build -r 3 -m kernel,dwarf,fp -R sed,jq,sqlite; medians of the rounds.
 set -euo pipefail
 
+here=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=workloads/bench/lib.sh
+. "$here/workloads/bench/lib.sh"
 BUILD=build REPS=3 MODES=kernel,dwarf,fp ROWSEL=sed,jq,sqlite
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -39,37 +42,13 @@ done
 WORK=$(mktemp -d /tmp/collector-cost.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
-# The inputs of run.sh's rows, at scale S (1 or 4): the same generators, S times the items.
-inputs() {
-	local s=$1
-	awk -v n=$((8000 * s)) 'BEGIN { srand(42); for (i = 0; i < n; i++) { printf "id%d", i
-		for (j = 0; j < 6; j++) printf " k%c%c=%d", 97 + int(rand() * 26), 97 + int(rand() * 26), int(rand() * 100000)
-		print "" } }' >"$WORK/sed.$s.txt"
-	awk -v n=$((18000 * s)) 'BEGIN { srand(42); printf "["; for (i = 0; i < n; i++) { if (i) printf ","
-		printf "{\"id\":%d,\"name\":\"n%x\",\"tags\":[\"t%d\",\"t%d\"],\"vals\":[%d,%d,%d,%d]}", i,
-			int(rand() * 1e6), int(rand() * 50), int(rand() * 50), int(rand() * 1000),
-			int(rand() * 1000), int(rand() * 1000), int(rand() * 1000) }
-		print "]" }' >"$WORK/in.$s.json"
-	cat >"$WORK/ins.$s.sql" <<SQL
-CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, v REAL);
-CREATE INDEX t_name ON t(name);
-WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $((60000 * s)))
-INSERT INTO t SELECT i, printf('n%08x', (i * 2654435761) % 4294967296), i % 97,
-	(i * 7919 % 10007) / 10007.0 FROM c;
-SELECT grp, count(*), sum(v), group_concat(substr(name, 1, 4)) FROM t GROUP BY grp ORDER BY 3 DESC LIMIT 3;
-SQL
-}
-inputs 1
-inputs 4
-echo 's/([a-z]+)=([0-9]+)/\2:\1/g' >"$WORK/sed.script"
-echo 'group_by(.tags[0]) | map({tag: .[0].tags[0], n: length, sum: (map(.vals | add) | add),
-	names: (map(.name) | join(","))})' >"$WORK/prog.jq"
-
+mkdir "$WORK/1" "$WORK/4"
 declare -A CMD EXE=([sed]=sed [jq]=jq [sqlite]=sqlite3)
 for s in 1 4; do
-	CMD[sed.$s]="sed -E -f $WORK/sed.script $WORK/sed.$s.txt"
-	CMD[jq.$s]="jq -c -f $WORK/prog.jq $WORK/in.$s.json"
-	CMD[sqlite.$s]="sqlite3 -batch -init $WORK/ins.$s.sql :memory: .quit"
+	real_program_inputs "$WORK/$s" $s
+	for row in sed jq sqlite; do
+		CMD[$row.$s]=$(real_program_cmd $row "$WORK/$s")
+	done
 done
 IFS=, read -ra ROWS <<<"$ROWSEL"
 IFS=, read -ra MODE_LIST <<<"$MODES"
@@ -101,7 +80,6 @@ for r in $(seq "$REPS"); do
 	echo "round $r of $REPS done" >&2
 done
 
-med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo "Tracer CPU: one more record (slope, µs) and a run's fixed part (intercept, ms);"
 echo "median of $REPS interleaved rounds, inputs at 1x and 4x ($(date -u +%FT%TZ))"
 echo
@@ -109,10 +87,10 @@ echo "| row | mode | records 1x | records 4x | CPU 1x (s) | CPU 4x (s) | µs/rec
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for row in "${ROWS[@]}"; do
 	for mode in "${MODE_LIST[@]}"; do
-		n1=$(cut -d' ' -f1 "$WORK/r.$row.$mode.1" | med)
-		n4=$(cut -d' ' -f1 "$WORK/r.$row.$mode.4" | med)
-		c1=$(cut -d' ' -f2 "$WORK/r.$row.$mode.1" | med)
-		c4=$(cut -d' ' -f2 "$WORK/r.$row.$mode.4" | med)
+		n1=$(cut -d' ' -f1 "$WORK/r.$row.$mode.1" | median)
+		n4=$(cut -d' ' -f1 "$WORK/r.$row.$mode.4" | median)
+		c1=$(cut -d' ' -f2 "$WORK/r.$row.$mode.1" | median)
+		c4=$(cut -d' ' -f2 "$WORK/r.$row.$mode.4" | median)
 		awk -v row="$row" -v mode="$mode" -v n1="$n1" -v n4="$n4" -v c1="$c1" -v c4="$c4" 'BEGIN {
 			slope = (c4 - c1) / (n4 - n1)
 			printf "| %s | %s | %d | %d | %.2f | %.2f | %.2f | %.0f | %.2f |\n", row, mode, n1, n4,

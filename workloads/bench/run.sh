@@ -49,6 +49,8 @@ ARGV_SEEN="$*"
 # The source tree as the run starts (the build measured is assumed to be of it): its commit,
 # and whether the code (not the docs) differs from that commit.
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=workloads/bench/lib.sh
+. "$SRC/workloads/bench/lib.sh"
 COMMIT=$(git -C "$SRC" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 COMMIT_DATE=$(git -C "$SRC" log -1 --format=%cs 2>/dev/null || echo unknown)
 [ -z "$(git -C "$SRC" status --porcelain -- user bpf workloads kernel-under-test cmake CMakeLists.txt 2>/dev/null)" ] ||
@@ -137,33 +139,15 @@ EXE[pairs]=alloc_bench EXE[mt]=alloc_bench EXE[realloc]=alloc_bench EXE[workload
 EVENTS[pairs]=$((2 * PAIRS)) EVENTS[mt]=$((2 * PAIRS)) EVENTS[realloc]=$PAIRS
 
 # Real programs nobody here wrote (Debian's), on inputs generated with fixed seeds (the same
-# bytes every run), each ~0.2-0.7 s untraced on a 2-CPU host. Commands hold no quoted
-# arguments (scripts go in files): CMD is word-split, and the gated tools exec it from bash.
-# Their allocator calls (EVENTS) are counted by bench-trace's record pass below.
-awk 'BEGIN { srand(42); for (i = 0; i < 8000; i++) { printf "id%d", i
-	for (j = 0; j < 6; j++) printf " k%c%c=%d", 97 + int(rand() * 26), 97 + int(rand() * 26), int(rand() * 100000)
-	print "" } }' >"$WORK/sed.txt"
-echo 's/([a-z]+)=([0-9]+)/\2:\1/g' >"$WORK/sed.script"
-awk 'BEGIN { srand(42); printf "["; for (i = 0; i < 18000; i++) { if (i) printf ","
-	printf "{\"id\":%d,\"name\":\"n%x\",\"tags\":[\"t%d\",\"t%d\"],\"vals\":[%d,%d,%d,%d]}", i,
-		int(rand() * 1e6), int(rand() * 50), int(rand() * 50), int(rand() * 1000),
-		int(rand() * 1000), int(rand() * 1000), int(rand() * 1000) }
-	print "]" }' >"$WORK/in.json"
-echo 'group_by(.tags[0]) | map({tag: .[0].tags[0], n: length, sum: (map(.vals | add) | add),
-	names: (map(.name) | join(","))})' >"$WORK/prog.jq"
-cat >"$WORK/ins.sql" <<'SQL'
-CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, v REAL);
-CREATE INDEX t_name ON t(name);
-WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 60000)
-INSERT INTO t SELECT i, printf('n%08x', (i * 2654435761) % 4294967296), i % 97,
-	(i * 7919 % 10007) / 10007.0 FROM c;
-SELECT grp, count(*), sum(v), group_concat(substr(name, 1, 4)) FROM t GROUP BY grp ORDER BY 3 DESC LIMIT 3;
-SQL
+# bytes every run), each ~0.2-0.7 s untraced on a 2-CPU host (lib.sh). Commands hold no
+# quoted arguments (scripts go in files): CMD is word-split, and the gated tools exec it from
+# bash. Their allocator calls (EVENTS) are counted by bench-trace's record pass below.
+real_program_inputs "$WORK" 1
 awk 'BEGIN { srand(7); for (i = 0; i < 400000; i++)
 	printf "%d %x %s\n", i, int(rand() * 1e9), (rand() < 0.5 ? "alpha beta" : "gamma delta epsilon") }' >"$WORK/xz.txt"
-CMD[sed]="sed -E -f $WORK/sed.script $WORK/sed.txt"
-CMD[jq]="jq -c -f $WORK/prog.jq $WORK/in.json"
-CMD[sqlite]="sqlite3 -batch -init $WORK/ins.sql :memory: .quit"
+CMD[sed]=$(real_program_cmd sed "$WORK")
+CMD[jq]=$(real_program_cmd jq "$WORK")
+CMD[sqlite]=$(real_program_cmd sqlite "$WORK")
 CMD[xz_mt]="xz -T2 -1 -c $WORK/xz.txt" # 2 threads compressing ~1.2 s of CPU, few allocations
 # (heaptrack's script runs sed on its -o argument, before the target: the target's timing line
 # is the last, the one one() keeps.)
