@@ -315,7 +315,8 @@ static __always_inline bool ku_locate(struct ku_walk_ctx *w, __u64 pc)
 		return true;
 	}
 	st->m_start = st->m_end = 0;
-	bpf_find_vma(bpf_get_current_task_btf(), pc, ku_vma_found, &c, 0);
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, ku_vma_found, &c, 0) == -EBUSY)
+		count(&unwind_counters.vma_busy); /* another thread mapping: counted apart */
 	if (pc < st->m_start || pc >= st->m_end)
 		return false;
 	count(&unwind_counters.vma_lookups);

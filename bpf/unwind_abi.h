@@ -109,6 +109,8 @@ struct unwind_counters {
 	__u64 memo_span;     /* stack bytes read to check the memo's words, summed */
 	__u64 memo_stale;    /* walks whose registers matched the memo's but a word it read
 			      * had changed: walked on with the tables */
+	__u64 vma_busy;	     /* of no_mapping: the PC's VMA not looked at, the memory map
+			      * being changed (bpf_find_vma's trylock of mmap_lock failed) */
 };
 
 #endif /* UNWIND_ABI_H */

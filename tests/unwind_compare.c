@@ -158,19 +158,23 @@ unsigned long long uc_expect_kernel_did_the_work(const char *what, const char *k
 	unsigned long long unwinds = uc_counter(klog, "kernel unwinds ");
 	unsigned long long fallbacks = uc_counter(klog, "fallbacks ");
 	unsigned long long no_mapping = uc_counter(klog, "sent as snapshots: ");
+	unsigned long long busy = uc_counter(klog, "no mapping (");
 	unsigned long long others = fallbacks - (no_mapping <= fallbacks ? no_mapping : fallbacks);
 
 	cr_log_info("%s: %llu stacks unwound in the kernel, %llu fell back to snapshots", what,
 		    unwinds, fallbacks);
 	/* The default bound: clean runs here have 0-2 fallbacks (ld.so's code before its FDEs)
-	 * in up to 77,000. PCs in no mapping are bounded apart, at most half the stacks: once
-	 * in CI (a loaded host) the threads fixture sent one thread's 177 allocations as
-	 * snapshots that way, not reproduced since; the stacks were right (uc_expect_same_stacks),
-	 * the cost was a copy's. */
+	 * in up to 77,000. PCs in no mapping are bounded apart, at most half the stacks, not
+	 * counting those whose VMA could not be looked at (busy): the memory map was being
+	 * changed by another thread (a new thread's malloc arena), a host condition. Twice in
+	 * CI (a loaded host) the threads fixture sent one or two threads' allocations as
+	 * snapshots that way (177, then 399 of 603); the stacks were right
+	 * (uc_expect_same_stacks), the cost was a copy's. */
 	if (!max_fallbacks)
-		cr_expect_leq(no_mapping * 2, unwinds + fallbacks,
-			      "%s: %llu of %llu stacks in no mapping\n%s", what, no_mapping,
-			      unwinds + fallbacks, klog);
+		cr_expect_leq((no_mapping - (busy <= no_mapping ? busy : no_mapping)) * 2,
+			      unwinds + fallbacks,
+			      "%s: %llu of %llu stacks in no mapping (%llu of them busy)\n%s", what,
+			      no_mapping, unwinds + fallbacks, busy, klog);
 	cr_expect(unwinds > 0 && (max_fallbacks ? fallbacks <= max_fallbacks :
 						  others <= 2 ||
 							  others * 1000 <= unwinds + fallbacks),

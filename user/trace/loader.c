@@ -469,6 +469,11 @@ int loader__unwind_add(struct loader *l, pid_t pid)
 		return -EOPNOTSUPP;
 	if (pid == l->ku_pid)
 		l->ku_pid = 0;
+	/* An image described at its exec or fork has not mapped its libraries yet (ld.so does
+	 * that next): until a refresh describes them, its walks find them by VMA, which fails
+	 * while another thread changes the memory map (a new thread's malloc arena). The first
+	 * miss after this refreshes at once, not up to KU_REFRESH_NS later. */
+	l->ku_refresh_ns = 0;
 	return kunwind__update(l->ku, pid, true);
 }
 

@@ -14,13 +14,15 @@ static void print_kernel(const struct trace_summary *s)
 
 	vlog("kernel unwind: %llu stacks (%.1f frames each): %llu at the outermost frame, %llu "
 	     "cut at the depth, %llu at an unreadable word; %llu sent as snapshots: %llu no "
-	     "mapping, %llu no table, %llu no FDE, %llu unsupported rule; %llu walks of a "
-	     "process not described yet, %llu modules found by their VMA\n",
+	     "mapping (%llu with the memory map locked by another thread), %llu no table, %llu "
+	     "no FDE, %llu unsupported rule; %llu walks of a process not described yet, %llu "
+	     "modules found by their VMA\n",
 	     (unsigned long long)k->unwinds,
 	     k->unwinds ? (double)k->frames / (double)k->unwinds : 0.0,
 	     (unsigned long long)k->ends, (unsigned long long)k->depth_cuts,
 	     (unsigned long long)k->read_failures, (unsigned long long)k->fallbacks,
-	     (unsigned long long)k->no_mapping, (unsigned long long)k->no_table,
+	     (unsigned long long)k->no_mapping, (unsigned long long)k->vma_busy,
+	     (unsigned long long)k->no_table,
 	     (unsigned long long)k->none_row, (unsigned long long)k->unsupported,
 	     (unsigned long long)k->no_proc, (unsigned long long)k->vma_lookups);
 	vlog("kernel unwind memo: %llu stacks finished from the thread's last one (%llu frames "
