@@ -259,6 +259,29 @@ static __always_inline const struct unwind_mapping *ku_mapping(struct ku_state *
 	return &p->m[mid];
 }
 
+/*
+ * The VMAs bpf_find_vma found (libraries ld.so or dlopen mapped since the process was
+ * described), by process, ku_gen and 2 MiB granule of the PC: a later walk through the same
+ * code takes the mapping from here. bpf_find_vma only try-locks mmap_lock, so a lookup
+ * fails while another thread of the process maps or unmaps (a new thread's stack or malloc
+ * arena); with this, one lookup per granule is exposed to that, not one per PC the row
+ * cache does not hold. Valid for one ku_gen, as the row cache: every description write
+ * moves it. Each entry is written whole (a hash map's update replaces the element).
+ */
+#define KU_VMA_GRANULE_SHIFT 21
+
+struct ku_vma_key {
+	__u32 tgid, gen;
+	__u64 granule; /* pc >> KU_VMA_GRANULE_SHIFT */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct ku_vma_key);
+	__type(value, struct unwind_mapping);
+} ku_vmas SEC(".maps");
+
 /* bpf_find_vma's callback: the VMA of the PC; its file's table, if userspace loaded one. */
 struct ku_vma_ctx {
 	struct ku_state *st; /* the helper takes a context on the stack only */
@@ -294,6 +317,8 @@ static __always_inline bool ku_locate(struct ku_walk_ctx *w, __u64 pc)
 {
 	struct ku_state *st = w->st;
 	struct ku_vma_ctx c = { .st = st };
+	struct ku_vma_key key = {};
+	struct unwind_mapping found = {};
 	const struct unwind_mapping *m;
 
 	/* the description, looked up here, by each PC that needs it (a few a walk: a stack the
@@ -314,12 +339,31 @@ static __always_inline bool ku_locate(struct ku_walk_ctx *w, __u64 pc)
 		st->m_rows = m->n_rows;
 		return true;
 	}
+	key.tgid = st->tgid;
+	key.gen = st->gen;
+	key.granule = pc >> KU_VMA_GRANULE_SHIFT;
+	m = bpf_map_lookup_elem(&ku_vmas, &key);
+	if (m && pc >= m->start && pc < m->end) {
+		st->m_start = m->start;
+		st->m_end = m->end;
+		st->m_bias = m->bias;
+		st->m_first = m->first_row;
+		st->m_rows = m->n_rows;
+		count(&unwind_counters.vma_reused);
+		return true;
+	}
 	st->m_start = st->m_end = 0;
 	if (bpf_find_vma(bpf_get_current_task_btf(), pc, ku_vma_found, &c, 0) == -EBUSY)
 		count(&unwind_counters.vma_busy); /* another thread mapping: counted apart */
 	if (pc < st->m_start || pc >= st->m_end)
 		return false;
 	count(&unwind_counters.vma_lookups);
+	found.start = st->m_start;
+	found.end = st->m_end;
+	found.bias = st->m_bias;
+	found.first_row = st->m_first;
+	found.n_rows = st->m_rows;
+	bpf_map_update_elem(&ku_vmas, &key, &found, BPF_ANY);
 	return true;
 }
 

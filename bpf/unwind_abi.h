@@ -111,6 +111,8 @@ struct unwind_counters {
 			      * had changed: walked on with the tables */
 	__u64 vma_busy;	     /* of no_mapping: the PC's VMA not looked at, the memory map
 			      * being changed (bpf_find_vma's trylock of mmap_lock failed) */
+	__u64 vma_reused;    /* PCs in no described mapping served by a VMA found before
+			      * (ku_vmas: no VMA lookup) */
 };
 
 #endif /* UNWIND_ABI_H */

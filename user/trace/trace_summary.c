@@ -16,7 +16,7 @@ static void print_kernel(const struct trace_summary *s)
 	     "cut at the depth, %llu at an unreadable word; %llu sent as snapshots: %llu no "
 	     "mapping (%llu with the memory map locked by another thread), %llu no table, %llu "
 	     "no FDE, %llu unsupported rule; %llu walks of a process not described yet, %llu "
-	     "modules found by their VMA\n",
+	     "modules found by their VMA (%llu PCs in them served without a lookup)\n",
 	     (unsigned long long)k->unwinds,
 	     k->unwinds ? (double)k->frames / (double)k->unwinds : 0.0,
 	     (unsigned long long)k->ends, (unsigned long long)k->depth_cuts,
@@ -24,7 +24,8 @@ static void print_kernel(const struct trace_summary *s)
 	     (unsigned long long)k->no_mapping, (unsigned long long)k->vma_busy,
 	     (unsigned long long)k->no_table,
 	     (unsigned long long)k->none_row, (unsigned long long)k->unsupported,
-	     (unsigned long long)k->no_proc, (unsigned long long)k->vma_lookups);
+	     (unsigned long long)k->no_proc, (unsigned long long)k->vma_lookups,
+	     (unsigned long long)k->vma_reused);
 	vlog("kernel unwind memo: %llu stacks finished from the thread's last one (%llu frames "
 	     "copied, %llu the same stack, %.0f stack bytes checked each), %llu where a stack "
 	     "word had changed since\n",
