@@ -206,7 +206,7 @@ struct ku_walk_ctx {
 	struct ku_cache *cache; /* NULL: no cache */
 	struct ku_memo_cpu *mc; /* this CPU's memos (NULL: none) */
 	struct ku_memo *rec;	/* where this walk is recorded, or NULL */
-	struct unwind_counters *stats; /* this CPU's ku_stats (never NULL in practice) */
+	struct unwind_counters *stats; /* this CPU's ku_stats */
 };
 
 #include "unwind_memo.bpf.h"
@@ -282,14 +282,11 @@ struct {
 	__type(value, struct unwind_mapping);
 } ku_vmas SEC(".maps");
 
-/* bpf_find_vma's callback: the VMA of the PC; its file's table, if userspace loaded one. */
-struct ku_vma_ctx {
-	struct ku_state *st; /* the helper takes a context on the stack only */
-};
-
+/* bpf_find_vma's callback (its context on the stack): the VMA of the PC as a mapping, with
+ * its file's table, if userspace loaded one; untouched otherwise. */
 static long ku_vma_found(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
-	struct ku_state *st = ((struct ku_vma_ctx *)data)->st;
+	struct unwind_mapping *found = data;
 	struct unwind_module_key key = {};
 	const struct unwind_module *mod;
 	struct file *f = vma->vm_file;
@@ -303,20 +300,30 @@ static long ku_vma_found(struct task_struct *task, struct vm_area_struct *vma, v
 	mod = bpf_map_lookup_elem(&unwind_modules, &key);
 	if (!mod)
 		return 0;
-	st->m_start = vma->vm_start;
-	st->m_end = vma->vm_end;
-	st->m_bias = vma->vm_start - (vma->vm_pgoff << 12) - mod->vaddr_off;
-	st->m_first = mod->first_row;
-	st->m_rows = mod->n_rows;
+	found->start = vma->vm_start;
+	found->end = vma->vm_end;
+	found->bias = vma->vm_start - (vma->vm_pgoff << 12) - mod->vaddr_off;
+	found->first_row = mod->first_row;
+	found->n_rows = mod->n_rows;
 	return 0;
 }
 
-/* The mapping of pc into st (m_*): the process's description, else its VMA's file. False
- * when neither knows it. */
+/* The walk is in mapping m from here (st->m_*). */
+static __always_inline bool ku_use_mapping(struct ku_state *st, const struct unwind_mapping *m)
+{
+	st->m_start = m->start;
+	st->m_end = m->end;
+	st->m_bias = m->bias;
+	st->m_first = m->first_row;
+	st->m_rows = m->n_rows;
+	return true;
+}
+
+/* The mapping of pc into st (m_*): the process's description, else a VMA found before
+ * (ku_vmas), else its VMA's file. False when none knows it. */
 static __always_inline bool ku_locate(struct ku_walk_ctx *w, __u64 pc)
 {
 	struct ku_state *st = w->st;
-	struct ku_vma_ctx c = { .st = st };
 	struct ku_vma_key key = {};
 	struct unwind_mapping found = {};
 	const struct unwind_mapping *m;
@@ -330,41 +337,24 @@ static __always_inline bool ku_locate(struct ku_walk_ctx *w, __u64 pc)
 		count(&unwind_counters.no_proc);
 	}
 	m = p ? ku_mapping(st, p, pc) : NULL;
-
-	if (m) {
-		st->m_start = m->start;
-		st->m_end = m->end;
-		st->m_bias = m->bias;
-		st->m_first = m->first_row;
-		st->m_rows = m->n_rows;
-		return true;
-	}
+	if (m)
+		return ku_use_mapping(st, m);
 	key.tgid = st->tgid;
 	key.gen = st->gen;
 	key.granule = pc >> KU_VMA_GRANULE_SHIFT;
 	m = bpf_map_lookup_elem(&ku_vmas, &key);
 	if (m && pc >= m->start && pc < m->end) {
-		st->m_start = m->start;
-		st->m_end = m->end;
-		st->m_bias = m->bias;
-		st->m_first = m->first_row;
-		st->m_rows = m->n_rows;
 		count(&unwind_counters.vma_reused);
-		return true;
+		return ku_use_mapping(st, m);
 	}
-	st->m_start = st->m_end = 0;
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, ku_vma_found, &c, 0) == -EBUSY)
+	st->m_start = st->m_end = 0; /* none: no later PC takes this one's */
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, ku_vma_found, &found, 0) == -EBUSY)
 		count(&unwind_counters.vma_busy); /* another thread mapping: counted apart */
-	if (pc < st->m_start || pc >= st->m_end)
+	if (pc < found.start || pc >= found.end)
 		return false;
 	count(&unwind_counters.vma_lookups);
-	found.start = st->m_start;
-	found.end = st->m_end;
-	found.bias = st->m_bias;
-	found.first_row = st->m_first;
-	found.n_rows = st->m_rows;
 	bpf_map_update_elem(&ku_vmas, &key, &found, BPF_ANY);
-	return true;
+	return ku_use_mapping(st, &found);
 }
 
 /* One step of the row search (bpf_loop: verified once; unrolled as a bounded loop, the search

@@ -346,8 +346,7 @@ static __always_inline bool ku_memo_try(struct ku_walk_ctx *w, __u32 i)
 	    bpf_probe_read_user(w->mc->span, len & (KU_MEMO_SPAN - 1) ?: KU_MEMO_SPAN,
 				(void *)lo))
 		len = 0; /* each word read by itself */
-	if (w->stats)
-		w->stats->memo_span += len;
+	w->stats->memo_span += len;
 	st->v_lo = lo;
 	st->v_len = len;
 	st->v_i = f->word;
@@ -357,8 +356,7 @@ static __always_inline bool ku_memo_try(struct ku_walk_ctx *w, __u32 i)
 	st->v_copy = !(st->prefix_same && k == i && m->stack_id >= 0);
 	bpf_loop(KU_MEMO_WORDS / 4, ku_memo_check_step, w, 0);
 	if (!st->v_ok) {
-		if (w->stats)
-			w->stats->memo_stale++;
+		w->stats->memo_stale++;
 		st->memo_on = 0; /* the stack below changed: walk the rest */
 		if (i == 0 && st->memo_alt < KU_MEMOS) /* or match the last stack further up */
 			ku_memo_use(w, st->memo_alt);
@@ -371,15 +369,12 @@ static __always_inline bool ku_memo_try(struct ku_walk_ctx *w, __u32 i)
 		st->whi = m->whi;
 	if (m->dep_lo <= m->dep_hi)
 		st->rec_ok = 0;
-	if (w->stats) {
-		w->stats->memo_hits++;
-		w->stats->memo_frames += m->depth - k;
-	}
+	w->stats->memo_hits++;
+	w->stats->memo_frames += m->depth - k;
 	st->stop = KU_END;
 	if (!st->v_copy) {
 		st->reuse_id = m->stack_id; /* the very stack of the memo */
-		if (w->stats)
-			w->stats->memo_whole++;
+		w->stats->memo_whole++;
 		w->s->depth = m->depth;
 		return true;
 	}
@@ -432,7 +427,7 @@ __noinline int ku_memo_try_step(__u32 i)
 	w.st = bpf_map_lookup_elem(&ku_scratch, &zero);
 	w.mc = bpf_map_lookup_elem(&ku_memos, &cpu);
 	w.stats = bpf_map_lookup_elem(&ku_stats, &zero);
-	if (!w.s || !w.st || !w.mc)
+	if (!w.s || !w.st || !w.mc || !w.stats)
 		return 0;
 	w.rec = &w.mc->memo[w.st->rec_slot & (KU_MEMOS - 1)];
 	return ku_memo_try(&w, i);

@@ -368,8 +368,10 @@ Test(death_e2e, oom_kill_of_a_process_joining_a_cgroup, .timeout = TEST_TIMEOUT(
 		snprintf(leak, sizeof(leak), "%s/cg.json", dir);
 		if (!e2e_profile_names(leak, "death_oom_leak") &&
 		    !strstr(e2e_slurp(leak) ?: "", "death_oom_leak")) {
-			snprintf(tlog, sizeof(tlog), "ls -R %s", dir);
-			e2e_run(tlog, &out);
+			char ls[1100];
+
+			snprintf(ls, sizeof(ls), "ls -R %s", dir);
+			e2e_run(ls, &out);
 			cr_assert_fail("the leak's profile is neither in %s; there are:\n%s", cmd,
 				       out);
 		}
