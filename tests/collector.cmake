@@ -38,3 +38,8 @@ if(NODE_EXECUTABLE AND EXISTS ${DH_VIEW_JS})
 else()
 	message(STATUS "dhat_viewer_unit disabled: node or ${DH_VIEW_JS} not found")
 endif()
+
+add_criterion_test(huge_table_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/huge_table_unit.c
+	LIBS tracer_core
+	LABELS unit)

@@ -900,3 +900,39 @@ Test(collector, live_blocks_by_age)
 	cr_expect_eq(live[b].oldest_ns, 0);
 	collector__free(c);
 }
+
+/* Past 2 MiB the block table is mapped apart, on huge pages (huge_table.h): 100,000 blocks
+ * grow it from 1024 slots to 262,144 (8 MiB), through every resize; each block is still
+ * found at its free, and a clone at the peak holds every one of them too. */
+Test(collector, huge_block_table_keeps_every_block)
+{
+	enum { N = 100000 };
+	struct collector *c = collector__new(T0, NULL), *k;
+	struct collector_mem m;
+	__u64 t = 1;
+
+	cr_assert_not_null(c);
+	for (__u64 i = 0; i < N; i++)
+		feed(c, ev_alloc(t++, 0x7f0000000000ull + i * 48, 8 + i % 100, (int)(i % 7),
+				 FN_MALLOC));
+	collector__memory(c, &m);
+	cr_expect_geq(m.blocks_sz, (size_t)4 << 20, "table %zu bytes", m.blocks_sz);
+	k = collector__clone(c);
+	cr_assert_not_null(k);
+	for (__u64 i = 0; i < N; i++) {
+		feed(c, ev_free(t, 0x7f0000000000ull + i * 48));
+		feed(k, ev_free(t++, 0x7f0000000000ull + (N - 1 - i) * 48));
+	}
+	collector__finish(c, T0 + t);
+	collector__finish(k, T0 + t);
+	for (int j = 0; j < 2; j++) {
+		const struct collector_totals *tot = collector__totals(j ? k : c);
+
+		cr_expect_eq(tot->unknown_frees, 0);
+		cr_expect_eq(tot->live_blocks, 0);
+		cr_expect_eq(tot->live_bytes, 0);
+		cr_expect_eq(tot->max_blocks, N);
+	}
+	collector__free(c);
+	collector__free(k);
+}

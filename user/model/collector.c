@@ -22,6 +22,7 @@
 #include "collector.h"
 
 #include "heap_chunk.h"
+#include "huge_table.h"
 #include "sample_weight.h"
 
 #include <errno.h>
@@ -176,7 +177,7 @@ static void blocks__place(struct block *tab, size_t cap, const struct block *nb)
 static int blocks__grow(struct collector *c)
 {
 	size_t cap = c->blocks_cap * 2;
-	struct block *tab = calloc(cap, sizeof(*tab));
+	struct block *tab = huge_table__alloc(cap, sizeof(*tab));
 
 	if (!tab)
 		return -ENOMEM;
@@ -184,7 +185,7 @@ static int blocks__grow(struct collector *c)
 	for (size_t i = 0; i < c->blocks_cap; i++)
 		if (c->blocks[i].addr)
 			blocks__place(tab, cap, &c->blocks[i]);
-	free(c->blocks);
+	huge_table__free(c->blocks, c->blocks_cap, sizeof(*c->blocks));
 	c->blocks = tab;
 	c->blocks_cap = cap;
 	return 0;
@@ -658,7 +659,7 @@ struct collector *collector__new(__u64 start_ns, const struct collector_opts *op
 	c->thread_name_ctx = opts ? opts->thread_name_ctx : NULL;
 	timeline__init(&c->timeline, 0);
 	c->blocks_cap = pow2_at_least(hint * 2, BLOCKS_MIN_CAP);
-	c->blocks = calloc(c->blocks_cap, sizeof(*c->blocks));
+	c->blocks = huge_table__alloc(c->blocks_cap, sizeof(*c->blocks));
 	c->pps_cap = PPS_MIN_CAP;
 	c->pps = calloc(c->pps_cap, sizeof(*c->pps));
 	c->ppx = calloc(c->pps_cap, sizeof(*c->ppx));
@@ -690,7 +691,9 @@ struct collector *collector__clone(const struct collector *c)
 	if (!k)
 		return NULL;
 	*k = *c;
-	k->blocks = dup_array(c->blocks, c->blocks_cap, sizeof(*c->blocks));
+	k->blocks = huge_table__alloc(c->blocks_cap, sizeof(*c->blocks));
+	if (k->blocks)
+		memcpy(k->blocks, c->blocks, c->blocks_cap * sizeof(*c->blocks));
 	k->pps = dup_array(c->pps, c->pps_cap, sizeof(*c->pps));
 	k->ppx = dup_array(c->ppx, c->pps_cap, sizeof(*c->ppx));
 	k->pp_slots = dup_array(c->pp_slots, c->pp_slots_cap, sizeof(*c->pp_slots));
@@ -713,7 +716,7 @@ void collector__free(struct collector *c)
 {
 	if (!c)
 		return;
-	free(c->blocks);
+	huge_table__free(c->blocks, c->blocks_cap, sizeof(*c->blocks));
 	free(c->pps);
 	free(c->ppx);
 	free(c->pp_slots);

@@ -175,10 +175,15 @@ static bool next_alloc_record(FILE *f, struct alloc_event *ev)
 	while (fread(&len, sizeof(len), 1, f) == 1) {
 		char buf[256];
 
-		if (len > sizeof(buf) || fread(buf, len, 1, f) != 1)
+		if (len > sizeof(buf)) { /* a stack copy, a process's exec: not a block's record */
+			if (fseek(f, (long)len, SEEK_CUR))
+				return false;
+			continue;
+		}
+		if (fread(buf, len, 1, f) != 1)
 			return false;
 		if (len != sizeof(*ev))
-			continue; /* window marks */
+			continue; /* window marks, process events */
 		memcpy(ev, buf, sizeof(*ev));
 		return true;
 	}

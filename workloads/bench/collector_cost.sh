@@ -8,32 +8,35 @@
 # interleaved (mode by mode, size by size, round by round) so the host's noise falls on all
 # of them alike.
 #
-#   tracer CPU = /usr/bin/time of tracer + target, less the target's own (bench_timer.so)
+#   tracer CPU = the tracer's own user + sys (bench_timer.so preloaded into it), without
+#                the target's (which holds the BPF programs' time)
 #   slope      = (CPU at 4x - CPU at 1x) / (records at 4x - records at 1x), µs per record
 #   intercept  = CPU at 1x - slope * records at 1x, ms
 #
-# Usage: collector_cost.sh [-b BUILD] [-r ROUNDS] [-m MODES] [-R ROWS]
+# Usage: collector_cost.sh [-b BUILD] [-r ROUNDS] [-m MODES] [-R ROWS] [-x OLD_TRACER]
 #   defaults: -b build -r 3 -m kernel,dwarf,fp -R sed,jq,sqlite; medians of the rounds.
+#   -x: every mode also with another tracer binary (rows "MODE@x"), for before/after in one run.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=workloads/bench/lib.sh
 . "$here/workloads/bench/lib.sh"
-BUILD=build REPS=3 MODES=kernel,dwarf,fp ROWSEL=sed,jq,sqlite
+BUILD=build REPS=3 MODES=kernel,dwarf,fp ROWSEL=sed,jq,sqlite XTRACER=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-b) BUILD=$2; shift 2 ;;
 	-r) REPS=$2; shift 2 ;;
 	-m) MODES=$2; shift 2 ;;
 	-R) ROWSEL=$2; shift 2 ;;
-	-h|--help) sed -n '3,18p' "$0"; exit 0 ;;
+	-x) XTRACER=$(realpath "$2"); shift 2 ;;
+	-h|--help) sed -n '3,19p' "$0"; exit 0 ;;
 	*) echo "collector_cost.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" = 0 ] || { echo "collector_cost.sh: needs root" >&2; exit 1; }
 BUILD=$(cd "$BUILD" && pwd)
 TRACER=$BUILD/user/tracer TIMER=$BUILD/workloads/bench/bench_timer.so
-for f in "$TRACER" "$TIMER" /usr/bin/time; do
+for f in "$TRACER" "$TIMER" ${XTRACER:+"$XTRACER"}; do
 	[ -e "$f" ] || { echo "collector_cost.sh: missing $f" >&2; exit 1; }
 done
 for p in sed jq sqlite3; do
@@ -52,21 +55,24 @@ for s in 1 4; do
 done
 IFS=, read -ra ROWS <<<"$ROWSEL"
 IFS=, read -ra MODE_LIST <<<"$MODES"
+if [ -n "$XTRACER" ]; then
+	for m in "${MODE_LIST[@]}"; do MODE_LIST+=("$m@x"); done
+fi
 
-# One traced run: appends "records tracer_cpu_s" to $WORK/r.ROW.MODE.SCALE.
+# One traced run: appends "records tracer_cpu_s" to $WORK/r.ROW.MODE.SCALE. MODE@x: -x's tracer.
 one() {
-	local row=$1 mode=$2 s=$3 total target records
-	rm -f "$WORK/target"
-	BENCH_TIME_FILE=$WORK/target BENCH_TIME_EXE=${EXE[$row]} LD_PRELOAD=$TIMER \
-		/usr/bin/time -f "%U %S" -o "$WORK/time" \
-		"$TRACER" -v --unwind "$mode" -o "$WORK/out.json" -- ${CMD[$row.$s]} \
+	local row=$1 mode=${2%@x} s=$3 tracer=$TRACER total target records
+	[ "$mode" = "$2" ] || tracer=$XTRACER
+	rm -f "$WORK/self"
+	# bench_timer.so in the tracer itself: its own user + sys (RUSAGE_SELF, every thread,
+	# not the target it waits for), written at its exit.
+	BENCH_TIME_FILE=$WORK/self BENCH_TIME_EXE=$(basename "$tracer") LD_PRELOAD=$TIMER \
+		"$tracer" -v --unwind "$mode" -o "$WORK/out.json" -- ${CMD[$row.$s]} \
 		>/dev/null 2>"$WORK/err"
-	total=$(awk '{ print $1 + $2 }' "$WORK/time")
-	target=$(awk '{ print $2 + $3 }' "$WORK/target")
 	records=$(sed -n 's/^events \([0-9]*\),.*/\1/p' "$WORK/err" | tail -1)
-	[ -n "$records" ] || { echo "collector_cost.sh: no 'events' line:" >&2; cat "$WORK/err" >&2; exit 1; }
-	echo "$records $(awk -v a="$total" -v b="$target" 'BEGIN { print a - b }')" \
-		>>"$WORK/r.$row.$mode.$s"
+	[ -n "$records" ] && [ -s "$WORK/self" ] ||
+		{ echo "collector_cost.sh: no 'events' line or no CPU time:" >&2; cat "$WORK/err" >&2; exit 1; }
+	echo "$records $(awk '{ print $2 + $3 }' "$WORK/self")" >>"$WORK/r.$row.$2.$s"
 }
 
 for r in $(seq "$REPS"); do
