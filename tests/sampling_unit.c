@@ -119,6 +119,7 @@ static void host_reset(__u64 n)
 	next_random = 0;
 	map_full = false;
 	memset(host_keys, 0, sizeof(host_keys));
+	memset(sample_filter, 0, sizeof(sample_filter));
 	cur_tgid = 100;
 	memset(&sample_counters, 0, sizeof(sample_counters));
 }
@@ -492,6 +493,34 @@ Test(sampling_map, block_lifecycle)
 	cr_expect_eq(host_find(0), 0, "the map is empty again");
 	for (int i = 0; i < HOST_MAP_CAP; i++)
 		cr_expect_eq(host_keys[i], 0);
+	for (__u32 i = 0; i < SAMPLE_FILTER_SLOTS; i++)
+		cr_expect_eq(sample_filter[i], 0, "filter slot %u left at %u", i, sample_filter[i]);
+}
+
+/* The filter in front of the map: a slot counts the sampled blocks that hash to it, so a
+ * block that shares its slot with a sampled one still goes to the map (and is not found
+ * there), and the slot empties with the last of them. */
+Test(sampling_map, filter_counts_the_blocks_of_a_slot)
+{
+	__u64 a = 0x10000, b = 0;
+
+	host_reset(4096);
+	for (__u64 x = a + 16; !b; x += 16) /* another address of a's slot */
+		if (sample__slot(x) == sample__slot(a))
+			b = x;
+	cr_expect(sample__surely_not(a));
+	cr_expect_eq(sample__record(SAMPLE_NEW, 0, a), EV_ALLOC);
+	cr_expect(!sample__surely_not(a));
+	cr_expect(!sample__surely_not(b), "b shares a's slot: the map decides");
+	cr_expect(!sample__untrack(b), "and b is not in it");
+	cr_expect_eq(sample__record(SAMPLE_NEW, 0, b), EV_ALLOC);
+	cr_expect_eq(sample_filter[sample__slot(a)], 2);
+	cr_expect(sample__untrack(a));
+	cr_expect(!sample__surely_not(b), "b is still sampled");
+	cr_expect(sample__known(b));
+	cr_expect(!sample__known(a));
+	cr_expect(sample__untrack(b));
+	cr_expect(sample__surely_not(a) && sample__surely_not(b));
 }
 
 /* A forked child has its parent's addresses: it neither finds nor frees the parent's. */
@@ -517,6 +546,7 @@ Test(sampling_map, full_map_drops_the_block_and_counts_it)
 	cr_expect_eq(sample__record(d, 0, 0x1000), 0, "no record: its free could not be sent");
 	cr_expect_eq(sample_counters.overflow, 1);
 	cr_expect_eq(sample_counters.sampled, 0);
+	cr_expect(sample__surely_not(0x1000), "a block the map refused leaves its slot empty");
 	cr_expect(!sample__untrack(0x1000));
 }
 
