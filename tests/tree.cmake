@@ -37,3 +37,8 @@ add_criterion_test(tracee_unit
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tracee_unit.c
 	LIBS tracer_core
 	LABELS unit)
+
+add_criterion_test(tgid_index_unit
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tgid_index_unit.c
+	LIBS tracer_core
+	LABELS unit)

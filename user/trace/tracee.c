@@ -18,6 +18,7 @@
 #include "rss_sampler.h"
 #include "symbolizer.h"
 #include "target.h"
+#include "tgid_index.h"
 #include "tracee.h"
 #include "safe_text.h"
 #include "grow.h"
@@ -26,6 +27,7 @@ struct tracees {
 	struct tracees_opts opts;
 	struct tracee **v; /* in the order they were opened */
 	size_t cnt, cap;
+	struct tgid_index newest; /* tgid -> its last entry in v */
 	bool root_execd;	 /* held_root has exec'd its command */
 	__u64 polls;		 /* tracees__close_exited calls: the batches read */
 	__u64 pre_exec_records;	 /* held_root's records before that (dropped) */
@@ -143,12 +145,14 @@ void tracees__free(struct tracees *ts)
 	for (size_t i = 0; i < ts->cnt; i++)
 		tracee_free(ts->v[i]);
 	free(ts->v);
+	tgid_index__release(&ts->newest);
 	free(ts);
 }
 
 static int push(struct tracees *ts, struct tracee *t)
 {
-	if (grow__array(&ts->v, &ts->cap, ts->cnt + 1, sizeof(*ts->v)))
+	if (grow__array(&ts->v, &ts->cap, ts->cnt + 1, sizeof(*ts->v)) ||
+	    (t->tgid > 0 && tgid_index__set(&ts->newest, t->tgid, ts->cnt)))
 		return -ENOMEM;
 	ts->v[ts->cnt++] = t;
 	return 0;
@@ -295,11 +299,10 @@ const char *tracee__profile_path(const struct tracee *t)
 
 struct tracee *tracees__live(const struct tracees *ts, pid_t tgid)
 {
-	/* Newest first: the open image of a pid is its last tracee. */
-	for (size_t i = ts->cnt; i-- > 0;)
-		if (ts->v[i]->tgid == tgid)
-			return ts->v[i]->session ? ts->v[i] : NULL;
-	return NULL;
+	/* The open image of a pid is its last tracee, if that is still open. */
+	long i = tgid_index__get(&ts->newest, tgid);
+
+	return i >= 0 && ts->v[i]->session ? ts->v[i] : NULL;
 }
 
 int tracees__close(struct tracee *t, __u64 end_ns, bool ended)
