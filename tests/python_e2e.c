@@ -436,6 +436,51 @@ Test(python, no_python_is_native_only)
 	free(dir);
 }
 
+/* Occurrences of needle in s. */
+static int count_in(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = s; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A Python program running subprocesses: each one a forked image of the interpreter before
+ * its exec. The interpreter is announced once a run (each image again at -v), not once a
+ * fork: tracee.c's py_announced. */
+Test(python, interpreter_announced_once_for_a_tree)
+{
+	static const char *const SCRIPT_SPAWN =
+		"import subprocess\n"
+		"for _ in range(4):\n"
+		"    subprocess.run(['/bin/true'])\n"
+		"x = [str(i) for i in range(1000)]\n";
+	char *dir, path[1024], cmd[2048], *out = NULL;
+	FILE *f;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("python-spawn");
+	snprintf(path, sizeof(path), "%s/spawn.py", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(SCRIPT_SPAWN, f);
+	fclose(f);
+	for (int verbose = 0; verbose < 2; verbose++) {
+		snprintf(cmd, sizeof(cmd), "%s %s -o %s/prof.json -- /usr/bin/python3.11 %s 2>&1",
+			 TRACER_BIN, verbose ? "-v" : "", dir, path);
+		cr_assert_eq(e2e_run(cmd, &out), 0, "%s\n%s", cmd, out ? out : "");
+		if (verbose)
+			cr_expect_geq(count_in(out, "Python frames recorded"), 5,
+				      "-v: every image of the interpreter said:\n%s", out);
+		else
+			cr_expect_eq(count_in(out, "Python frames recorded"), 1, "%s", out);
+		free(out);
+		out = NULL;
+	}
+	free(dir);
+}
+
 /* Attached to a process already busy (issue #32, item 6): blocks made before the attach
  * are unknown, their frees counted as such (the file's "lost"), never errors; what happens
  * after the attach is right: the ring's line, in its function, holds about 2,000 dicts. */

@@ -22,12 +22,14 @@
 #include "tracee.h"
 #include "safe_text.h"
 #include "grow.h"
+#include "strvec.h"
 
 struct tracees {
 	struct tracees_opts opts;
 	struct tracee **v; /* in the order they were opened */
 	size_t cnt, cap;
 	struct tgid_index newest; /* tgid -> its last entry in v */
+	struct strvec py_said;	  /* interpreter files whose images were announced */
 	bool root_execd;	 /* held_root has exec'd its command */
 	__u64 polls;		 /* tracees__close_exited calls: the batches read */
 	__u64 pre_exec_records;	 /* held_root's records before that (dropped) */
@@ -146,6 +148,7 @@ void tracees__free(struct tracees *ts)
 		tracee_free(ts->v[i]);
 	free(ts->v);
 	tgid_index__release(&ts->newest);
+	strvec__release(&ts->py_said);
 	free(ts);
 }
 
@@ -188,6 +191,19 @@ static void py_warn_inlined(const struct tracee *t)
 	free(ps);
 }
 
+/* Whether an image of the interpreter file image was announced already this run; marks it
+ * announced. A Python program running a thousand subprocesses forks a thousand images of
+ * it: the user is told once (each again at -v), and its code is scanned for inlined pymalloc
+ * once (py_warn_inlined), not at every fork. */
+static bool py_announced(struct tracees *ts, const char *image)
+{
+	for (size_t i = 0; i < ts->py_said.cnt; i++)
+		if (!strcmp(ts->py_said.items[i], image))
+			return true;
+	(void)strvec__push(&ts->py_said, image); /* out of memory: said again, no harm */
+	return false;
+}
+
 /* Is t's interpreter known (looked for again while not, py_stacks__probe)? Said once. */
 static bool py_probe(struct tracee *t)
 {
@@ -199,7 +215,14 @@ static bool py_probe(struct tracee *t)
 		t->py_said = true;
 	}
 	if (known && !*t->py_version) {
+		const char *image = py_stacks__image(t->py);
+
 		snprintf(t->py_version, sizeof(t->py_version), "%s", py_stacks__version(t->py));
+		if (image && py_announced(t->set, image)) {
+			vlog("pid %d (%s): CPython %s: Python frames recorded\n", (int)t->tgid,
+			     safe_text__term(t->prog), safe_text__term(t->py_version));
+			return known;
+		}
 		ilog("pid %d (%s): CPython %s: Python frames recorded\n", (int)t->tgid,
 		     safe_text__term(t->prog), safe_text__term(t->py_version));
 		py_warn_inlined(t);
