@@ -158,13 +158,15 @@ static __always_inline bool sample__track(__u64 addr)
 {
 	struct sampled_key k = sample__key(addr);
 	__u8 one = 1;
+	__u32 *slot;
 
 	if (!sample_bytes)
 		return true;
+	slot = &sample_filter[sample__slot(addr)];
 	/* counted first: a free of addr finds the slot taken once the entry is in */
-	__sync_fetch_and_add(&sample_filter[sample__slot(addr)], 1);
+	__sync_fetch_and_add(slot, 1);
 	if (bpf_map_update_elem(&sampled_blocks, &k, &one, BPF_ANY)) {
-		__sync_fetch_and_add(&sample_filter[sample__slot(addr)], -1); /* v1 BPF: no atomic sub */
+		__sync_fetch_and_add(slot, -1); /* v1 BPF: no atomic sub */
 		__sync_fetch_and_add(&sample_counters.overflow, 1);
 		return false;
 	}
@@ -185,7 +187,7 @@ static __always_inline bool sample__untrack(__u64 addr)
 		return false;
 	if (bpf_map_delete_elem(&sampled_blocks, &k))
 		return false; /* another CPU deleted it first (a double free) */
-	__sync_fetch_and_add(&sample_filter[sample__slot(addr)], -1); /* v1 BPF: no atomic sub */
+	__sync_fetch_and_add(&sample_filter[sample__slot(addr)], -1); /* no atomic sub in v1 */
 	return true;
 }
 

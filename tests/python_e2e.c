@@ -66,7 +66,8 @@ static bool wait_file(const char *dir, const char *name, pid_t writer, int secs)
 	return false;
 }
 
-static void touch(const char *dir, const char *name)
+/* dir/name, holding text. */
+static void write_file(const char *dir, const char *name, const char *text)
 {
 	char p[1024];
 	FILE *f;
@@ -74,7 +75,13 @@ static void touch(const char *dir, const char *name)
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	f = fopen(p, "w");
 	cr_assert_not_null(f, "cannot create %s", p);
-	fclose(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0, "cannot write %s", p);
+}
+
+static void touch(const char *dir, const char *name)
+{
+	write_file(dir, name, "");
 }
 
 static pid_t start_script(const char *python, const char *mode, const char *dir)
@@ -457,15 +464,11 @@ Test(python, interpreter_announced_once_for_a_tree)
 		"    subprocess.run(['/bin/true'])\n"
 		"x = [str(i) for i in range(1000)]\n";
 	char *dir, path[1024], cmd[2048], *out = NULL;
-	FILE *f;
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("python-spawn");
+	write_file(dir, "spawn.py", SCRIPT_SPAWN);
 	snprintf(path, sizeof(path), "%s/spawn.py", dir);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(SCRIPT_SPAWN, f);
-	fclose(f);
 	for (int verbose = 0; verbose < 2; verbose++) {
 		snprintf(cmd, sizeof(cmd), "%s %s -o %s/prof.json -- /usr/bin/python3.11 %s 2>&1",
 			 TRACER_BIN, verbose ? "-v" : "", dir, path);

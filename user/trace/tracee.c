@@ -216,16 +216,17 @@ static bool py_probe(struct tracee *t)
 	}
 	if (known && !*t->py_version) {
 		const char *image = py_stacks__image(t->py);
+		bool again = image && py_announced(t->set, image);
 
 		snprintf(t->py_version, sizeof(t->py_version), "%s", py_stacks__version(t->py));
-		if (image && py_announced(t->set, image)) {
+		if (again) { /* another image of an interpreter said already: at -v only */
 			vlog("pid %d (%s): CPython %s: Python frames recorded\n", (int)t->tgid,
 			     safe_text__term(t->prog), safe_text__term(t->py_version));
-			return known;
+		} else {
+			ilog("pid %d (%s): CPython %s: Python frames recorded\n", (int)t->tgid,
+			     safe_text__term(t->prog), safe_text__term(t->py_version));
+			py_warn_inlined(t);
 		}
-		ilog("pid %d (%s): CPython %s: Python frames recorded\n", (int)t->tgid,
-		     safe_text__term(t->prog), safe_text__term(t->py_version));
-		py_warn_inlined(t);
 	}
 	return known;
 }
