@@ -275,11 +275,11 @@ int BPF_PROG(mappings_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(mappings_sys_exit, struct pt_regs *regs, long ret)
 {
+	/* A BTF-typed load (no helper call): this runs on every system call, uretprobe
+	 * returns included, and returns here on nearly all of them. */
+	__u64 nr = regs->orig_rax;
 	struct pt_regs r;
-	__u64 nr;
 
-	if (bpf_probe_read_kernel(&nr, sizeof(nr), &regs->orig_rax))
-		return 0;
 	if (nr != NR_MMAP && nr != NR_MUNMAP && nr != NR_MREMAP && nr != NR_BRK)
 		return 0;
 	if (bpf_probe_read_kernel(&r, sizeof(r), regs) || r.cs != USER_CS64)

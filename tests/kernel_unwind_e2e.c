@@ -14,7 +14,11 @@
  *    below it, complete and unwound in the kernel (caught: the refresh on misses dropped);
  *  - threads allocating while another maps and unmaps (mapper.c): libc found by its VMA,
  *    whose lookup the lock refuses, kept once found (caught, two runs in six: the kept
- *    mapping unused). Not against dwarf: the bound on fallbacks is the point.
+ *    mapping unused). Not against dwarf: the bound on fallbacks is the point;
+ *  - a script as the command ("#!/usr/bin/env sh", as pyenv's shims and Python programs
+ *    start): `--unwind auto` chooses from the program that runs it (caught: it chose from
+ *    the script's text, found no code, and took DWARF copies for the whole tree, which
+ *    overflowed the ring on pyenv's python3 shim).
  * The programs are tests/data/kernel_unwind/ and tests/data/unwind_modes/exec_chain.c.
  */
 #include <criterion/criterion.h>
@@ -337,6 +341,43 @@ Test(kernel_unwind_e2e, a_thread_mapping_while_others_allocate)
 	p = load(cmd);
 	cr_expect(uc_has_stack_with(p, names, 2), "no worker <- start_thread stack in %s", cmd);
 	dhat_profile__free(p);
+	free(log);
+	free(root);
+}
+
+/* Frames of the script's work: sed -E on its own lines (Debian's sed: no frame pointers). */
+#define SCRIPT_TEXT                                                                        \
+	"#!/usr/bin/env sh\n"                                                               \
+	"seq 1 3000 | sed -E 's/([0-9]+)/<\\1>/g; s/<(1[0-9]*)>/[\\1]/' >/dev/null\n"
+
+Test(kernel_unwind_e2e, a_script_is_unwound_as_the_program_that_runs_it)
+{
+	char *root, cmd[2048], path[1024], *log = NULL;
+	unsigned long long unwinds, fallbacks;
+	FILE *f;
+
+	E2E_REQUIRE_ROOT();
+	root = e2e_tmpdir("kunwind-script");
+	snprintf(path, sizeof(path), "%s/work.sh", root);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "cannot create %s", path);
+	fputs(SCRIPT_TEXT, f);
+	fclose(f);
+	cr_assert_eq(chmod(path, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "%s -v -o %s/script.json -- %s 2>&1 >/dev/null", TRACER_BIN,
+		 root, path);
+	cr_assert_eq(e2e_run(cmd, &log), 0, "%s:\n%s", cmd, log);
+	expect_clean("auto", log);
+	cr_expect(strstr(log, "work.sh is a script run by /"), "the script not followed:\n%s", log);
+	cr_expect(strstr(log, "has CFI tables") && strstr(log, "rows): kernel\n"),
+		  "--unwind auto did not choose kernel for a script:\n%s", log);
+	unwinds = uc_counter(log, "kernel unwinds ");
+	fallbacks = uc_counter(log, "fallbacks ");
+	cr_log_info("script: %llu kernel unwinds, %llu fallbacks", unwinds, fallbacks);
+	/* sed's ~3,000 lines alone make thousands of allocations */
+	cr_expect_geq(unwinds, 3000, "%llu kernel unwinds:\n%s", unwinds, log);
+	cr_expect_leq(fallbacks * 1000, unwinds + fallbacks,
+		      "%llu of %llu stacks fell back:\n%s", fallbacks, unwinds + fallbacks, log);
 	free(log);
 	free(root);
 }

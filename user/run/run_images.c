@@ -30,6 +30,7 @@
 #include "output.h"
 #include "profile_output.h"
 #include "session.h"
+#include "shebang.h"
 #include "symbolizer.h"
 #include "target.h"
 #include "trace_summary.h"
@@ -243,6 +244,23 @@ int run__attach_window_symbols(struct run *r)
 	return r->window ? 0 : -errno;
 }
 
+/* A script (pyenv's python3 shim, a "#!/usr/bin/env python3" program) into the interpreter
+ * that runs it: the mode is chosen from code, not from the script's text. */
+static void follow_scripts(char *exe, size_t sz)
+{
+	char script[PATH_MAX];
+	int n;
+
+	snprintf(script, sizeof(script), "%s", exe);
+	n = shebang__resolve(exe, sz);
+	if (n > 0)
+		vlog("--unwind auto: %s is a script run by %s\n", safe_text__term(script),
+		     safe_text__term(exe));
+	else if (n == -ELOOP)
+		vlog("--unwind auto: %s: scripts nested beyond %d: choosing from %s\n",
+		     safe_text__term(script), SHEBANG_DEPTH_MAX, safe_text__term(exe));
+}
+
 /* See run.h. */
 enum unwind_mode run__choose_unwind(const struct run *r, bool no_kernel)
 {
@@ -255,6 +273,8 @@ enum unwind_mode run__choose_unwind(const struct run *r, bool no_kernel)
 	if (r->args->unwind != UNWIND_AUTO)
 		return r->args->unwind;
 	err = target__exe(r->target, exe, sizeof(exe));
+	if (!err)
+		follow_scripts(exe, sizeof(exe));
 	if (!err && !no_kernel) {
 		/* compiled into the cache now: the loader reads it back */
 		t = cfi_table__load(exe, cfi_table__default_cache_dir(), &why);

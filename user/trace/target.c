@@ -18,6 +18,7 @@
 #include "alloc_symbols.h"
 #include "log.h"
 #include "safe_open.h"
+#include "shebang.h"
 #include "target.h"
 #include "procmaps.h"
 #include "grow.h"
@@ -638,30 +639,13 @@ const char *target__cmdline(const struct target *t)
 
 int target__exe(const struct target *t, char *path, size_t sz)
 {
-	const char *dirs = getenv("PATH");
 	const char *name = t->is_child ? t->argv[0] : NULL;
 
 	if (!name) {
 		snprintf(path, sz, "/proc/%d/exe", (int)t->pid);
 		return 0;
 	}
-	if (strchr(name, '/')) {
-		snprintf(path, sz, "%s", name);
-		return 0;
-	}
-	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; *d;) {
-		size_t n = strcspn(d, ":");
-
-		if (n)
-			snprintf(path, sz, "%.*s/%s", (int)n, d, name);
-		else
-			snprintf(path, sz, "./%s", name); /* an empty entry is the cwd */
-		if (!access(path, X_OK))
-			return 0;
-		d += n + (d[n] == ':');
-	}
-	snprintf(path, sz, "%s", name);
-	return -ENOENT;
+	return shebang__search_path(name, getenv("PATH"), path, sz);
 }
 
 int target__resolve_allocator(const struct target *t, struct alloc_symbols *out)

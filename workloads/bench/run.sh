@@ -25,7 +25,9 @@
 #                 dense: with --dense-stacks, not in the default list). A tool with the suffix _nosess runs with
 #                 TRACER_NO_SESSION=1: the fallback without session uprobes, the "before";
 #                 with _nomemo (kernel_nomemo), TRACER_NO_MEMO=1: --unwind kernel walking
-#                 every stack through the tables, the "before" of the memo.
+#                 every stack through the tables, the "before" of the memo; with _nomaps
+#                 (kernel_nomaps), TRACER_REFUSE=syscall_tp: no mmap/brk tracking, whose raw
+#                 system-call tracepoints also run on every uretprobe return (a system call).
 #   -R ROWS       comma list of rows: pairs,mt,realloc,workloads,sed,jq,sqlite,xz_mt (default:
 #                 all)
 #   -s N          --sample-bytes of the sampled column (default 64K)
@@ -227,9 +229,11 @@ gated() {
 one() {
 	local row=$1 tool=$2 tf=$WORK/t.$1.$2 xf=$WORK/x.$1.$2 st rc=0 base=${2%_nosess}
 	base=${base%_nomemo}
+	base=${base%_nomaps}
 	export BENCH_TIME_FILE=$tf.cur BENCH_TIME_EXE=${EXE[$row]} LD_PRELOAD=$TIMER
 	[ "${tool%_nosess}" = "$tool" ] || export TRACER_NO_SESSION=1
 	[ "${tool%_nomemo}" = "$tool" ] || export TRACER_NO_MEMO=1
+	[ "${tool%_nomaps}" = "$tool" ] || export TRACER_REFUSE=syscall_tp
 	rm -f "$tf.cur"
 	case $base in
 	untraced) ${CMD[$row]} >/dev/null ;;
@@ -285,7 +289,7 @@ one() {
 	heaptrack) heaptrack -o "$WORK/ht" ${CMD[$row]} >/dev/null 2>&1; rm -f "$WORK"/ht* ;;
 	dhat) valgrind -q --tool=dhat --dhat-out-file="$WORK/dhat.json" ${CMD[$row]} >/dev/null 2>&1 ;;
 	esac
-	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE TRACER_NO_SESSION TRACER_NO_MEMO
+	unset LD_PRELOAD BENCH_TIME_FILE BENCH_TIME_EXE TRACER_NO_SESSION TRACER_NO_MEMO TRACER_REFUSE
 	# After the unset: the sed row's timer would count this sed too.
 	# -v adds the "timing:" line: symbolization and JSON write times (the report and the
 	# counters, on stderr under -- CMD, go to tracer.err with it).
