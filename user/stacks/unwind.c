@@ -145,12 +145,30 @@ struct unwinder {
 	__u64 last_refresh_ns;	       /* CLOCK_MONOTONIC of the last refresh */
 };
 
+/*
+ * The separate debug file (/usr/lib/debug, build-id) of a module without .eh_frame, for its
+ * .debug_frame; none for a module with one, as the kernel's tables choose (cfi_table.c). A PC
+ * that .eh_frame does not cover is code written without CFI (ld.so's _start, below every
+ * mapping ld.so makes before main): libdw would open the debug file for it and inflate its
+ * compressed sections (libc6-dbg's ld.so: a quarter of the tracer's CPU in a tree of short
+ * processes, once in every new process) to find no FDE there either.
+ */
+static int unw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			      GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	Dwarf_Addr bias;
+
+	if (dwfl_module_eh_cfi(mod, &bias))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks unw_dwfl_callbacks = {
     /* Modules come with their fd (dwfl_report_elf), so find_elf is never asked. */
     .find_elf = dwfl_linux_proc_find_elf,
-    /* .debug_frame of a separate debug file (/usr/lib/debug, build-id) when .eh_frame
-     * does not cover a PC. */
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = unw_find_debuginfo,
 };
 
 /* ---- dwfl thread callbacks: the snapshot stands in for the live thread ---- */
