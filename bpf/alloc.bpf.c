@@ -1035,13 +1035,15 @@ static __always_inline bool py_skippable(__u32 fn, __u64 a0, __u64 a1)
 static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0, __u64 a1, __u64 a2,
 				    bool session)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, fn = COOKIE_FN(cookie);
+	/* ids by loads from the task, which the call state needs anyway: on this path every
+	 * helper call counts (docs/BENCHMARKS.md, "Helper calls on the entry path") */
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tid = (__u32)task->pid, fn = COOKIE_FN(cookie);
 	__u64 sp, ip;
 	struct call_state *st;
 	bool idle = false; /* a call with nothing to record, whose return probe still runs */
 
-	if (!is_traced((__u32)(id >> 32)))
+	if (!is_traced((__u32)task->tgid))
 		return RET_SKIP;
 	if (FN_IS_PY_SITE(fn)) /* an entry-only probe inside a function, its own cookie */
 		return py_site(ctx, cookie, fn, tid);
@@ -1055,7 +1057,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie, __u64 a0,
 	/* The SP the function had at its entry (a site after pushes sees it lower): nesting
 	 * is decided on entry SPs, tail calls included. */
 	sp = PT_REGS_SP(ctx) + COOKIE_SP_ADJ(cookie);
-	st = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+	st = bpf_task_storage_get(&inflight, task, 0,
 				  fn == FN_FREE ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (st && st->depth && sp <= st->entry_sp) {
 		/* Nested inside the thread's outermost allocator call: not a user call. */
@@ -1181,15 +1183,15 @@ static __always_inline void prim_emit(struct pt_regs *ctx, struct call_state *st
 
 static __always_inline int on_return(struct pt_regs *ctx, __u32 fn)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tid = (__u32)task->pid;
 	__u64 ret = PT_REGS_RC(ctx);
 	struct call_state *st;
 
-	if (!is_traced((__u32)(id >> 32)))
+	if (!is_traced((__u32)task->tgid))
 		return 0;
 
-	st = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	st = bpf_task_storage_get(&inflight, task, 0, 0);
 	if (!st || !st->depth) {
 		count(&counters.unmatched_returns);
 		return 0;

@@ -147,9 +147,12 @@ static __always_inline bool sample__draw(__u64 size)
 
 static __always_inline bool sample__known(__u64 addr)
 {
-	struct sampled_key k = sample__key(addr);
+	struct sampled_key k;
 
-	return addr && !sample__surely_not(addr) && bpf_map_lookup_elem(&sampled_blocks, &k);
+	if (!addr || sample__surely_not(addr))
+		return false;
+	k = sample__key(addr); /* a helper call: only past the filter */
+	return bpf_map_lookup_elem(&sampled_blocks, &k);
 }
 
 /* A sampled block's record is about to be sent: remember it. False (record dropped, the
@@ -177,13 +180,16 @@ static __always_inline bool sample__track(__u64 addr)
 /* A block is freed: whether its free is a record (exact mode, or it was sampled). */
 static __always_inline bool sample__untrack(__u64 addr)
 {
-	struct sampled_key k = sample__key(addr);
+	struct sampled_key k;
 
 	if (!sample_bytes)
 		return true;
 	/* Most frees are of unsampled blocks: the filter, else a lookup (no bucket lock; a
-	 * delete takes it). */
-	if (sample__surely_not(addr) || !bpf_map_lookup_elem(&sampled_blocks, &k))
+	 * delete takes it). The key's helper call only past the filter. */
+	if (sample__surely_not(addr))
+		return false;
+	k = sample__key(addr);
+	if (!bpf_map_lookup_elem(&sampled_blocks, &k))
 		return false;
 	if (bpf_map_delete_elem(&sampled_blocks, &k))
 		return false; /* another CPU deleted it first (a double free) */
