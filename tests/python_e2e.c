@@ -484,6 +484,57 @@ Test(python, interpreter_announced_once_for_a_tree)
 	free(dir);
 }
 
+/* Allocations and unknown frees of a trace: the blocks over every program point, and the
+ * closing line's counter. */
+static void trace_counts(const char *cmd_path, const char *dir, const char *name,
+			 unsigned long long *blocks, unsigned long long *unknown)
+{
+	char cmd[2048], prof[1024], err[256], *out = NULL, *at;
+	struct dhat_profile *p;
+
+	snprintf(prof, sizeof(prof), "%s/%s.json", dir, name);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- %s -c 'x = [(i,) for i in range(30000)]' 2>&1",
+		 TRACER_BIN, prof, cmd_path);
+	cr_assert_eq(e2e_run(cmd, &out), 0, "%s\n%s", cmd, out ? out : "");
+	at = strstr(out, "unknown frees ");
+	cr_assert_not_null(at, "no counters line:\n%s", out);
+	*unknown = strtoull(at + strlen("unknown frees "), NULL, 10);
+	free(out);
+	p = dhat_profile__load(prof, err, sizeof(err));
+	cr_assert_not_null(p, "%s: %s", prof, err);
+	*blocks = 0;
+	for (size_t i = 0; i < p->pp_cnt; i++)
+		*blocks += p->pps[i].tbk;
+	dhat_profile__free(p);
+}
+
+/* The command through a symlink (Debian's /usr/bin/python3 -> python3.11, as most people
+ * start Python): the interpreter is one object, probed once. Before, the loader probed the
+ * path it was given and, at the exec, the file's own name again, so every pymalloc site
+ * fired twice: twice the allocations, and a second free of each block, unknown. */
+Test(python, a_symlinked_interpreter_is_probed_once)
+{
+	char *dir, link[1024];
+	unsigned long long real_blocks, real_unknown, link_blocks, link_unknown;
+
+	E2E_REQUIRE_ROOT();
+	dir = e2e_tmpdir("python-symlink");
+	snprintf(link, sizeof(link), "%s/python3", dir);
+	cr_assert_eq(symlink("/usr/bin/python3.11", link), 0, "symlink %s: %s", link,
+		     strerror(errno));
+	trace_counts("/usr/bin/python3.11", dir, "real", &real_blocks, &real_unknown);
+	trace_counts(link, dir, "link", &link_blocks, &link_unknown);
+	cr_log_info("python3.11: %llu blocks, %llu unknown frees; through a symlink: %llu, %llu",
+		    real_blocks, real_unknown, link_blocks, link_unknown);
+	cr_expect_gt(real_blocks, 30000);
+	cr_expect(within(link_blocks, real_blocks, 0.02),
+		  "through a symlink %llu blocks, by its own name %llu", link_blocks, real_blocks);
+	cr_expect_leq(link_unknown, real_unknown + real_unknown / 10 + 100,
+		      "through a symlink %llu unknown frees, by its own name %llu", link_unknown,
+		      real_unknown);
+	free(dir);
+}
+
 /* Attached to a process already busy (issue #32, item 6): blocks made before the attach
  * are unknown, their frees counted as such (the file's "lost"), never errors; what happens
  * after the attach is right: the ring's line, in its function, holds about 2,000 dicts. */

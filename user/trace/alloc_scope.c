@@ -564,6 +564,13 @@ static int command_scope(const char *exe, const char *preload, const char *lib_p
 
 int alloc_scope__for_command(const char *exe, struct alloc_scope *out)
 {
+	char real[PATH_MAX];
+
+	/* The file's own name, as /proc/PID/exe gives it once it runs (alloc_scope__for_exec):
+	 * a command reached through a symlink (/usr/bin/python3 -> python3.11) is one object
+	 * to the loader, not two whose probes would each fire (every allocation twice). */
+	if (realpath(exe, real))
+		exe = real;
 	return command_scope(exe, getenv("LD_PRELOAD"), getenv("LD_LIBRARY_PATH"), out);
 }
 
