@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <stdio.h>
@@ -197,6 +198,19 @@ bool e2e_exited(pid_t pid)
 	siginfo_t si = { 0 };
 
 	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+void e2e_write_file(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "cannot create %s: %s", path, strerror(errno));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+	cr_assert_eq(chmod(path, mode), 0, "chmod %s: %s", path, strerror(errno));
 }
 
 char *e2e_slurp(const char *path)

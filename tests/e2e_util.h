@@ -63,6 +63,10 @@ bool e2e_wait_for_text(const char *path, const char *needle, int secs);
  * seconds, not at the timeout. The caller's message should show the log (e2e_slurp()). */
 bool e2e_wait_for_text_from(const char *path, const char *needle, int secs, pid_t writer);
 
+/* dir/name created (or replaced) holding text, with mode (0644 for data, 0755 for a script);
+ * the test fails if it cannot be written. */
+void e2e_write_file(const char *dir, const char *name, const char *text, mode_t mode);
+
 /* The file at path (its first 64 KiB), malloc'd; "" if it cannot be read. */
 char *e2e_slurp(const char *path);
 

@@ -354,16 +354,11 @@ Test(kernel_unwind_e2e, a_script_is_unwound_as_the_program_that_runs_it)
 {
 	char *root, cmd[2048], path[1024], *log = NULL;
 	unsigned long long unwinds, fallbacks;
-	FILE *f;
 
 	E2E_REQUIRE_ROOT();
 	root = e2e_tmpdir("kunwind-script");
+	e2e_write_file(root, "work.sh", SCRIPT_TEXT, 0755);
 	snprintf(path, sizeof(path), "%s/work.sh", root);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "cannot create %s", path);
-	fputs(SCRIPT_TEXT, f);
-	fclose(f);
-	cr_assert_eq(chmod(path, 0755), 0);
 	snprintf(cmd, sizeof(cmd), "%s -v -o %s/script.json -- %s 2>&1 >/dev/null", TRACER_BIN,
 		 root, path);
 	cr_assert_eq(e2e_run(cmd, &log), 0, "%s:\n%s", cmd, log);

@@ -66,22 +66,9 @@ static bool wait_file(const char *dir, const char *name, pid_t writer, int secs)
 	return false;
 }
 
-/* dir/name, holding text. */
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char p[1024];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	cr_assert_not_null(f, "cannot create %s", p);
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0, "cannot write %s", p);
-}
-
 static void touch(const char *dir, const char *name)
 {
-	write_file(dir, name, "");
+	e2e_write_file(dir, name, "", 0644);
 }
 
 static pid_t start_script(const char *python, const char *mode, const char *dir)
@@ -467,7 +454,7 @@ Test(python, interpreter_announced_once_for_a_tree)
 
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("python-spawn");
-	write_file(dir, "spawn.py", SCRIPT_SPAWN);
+	e2e_write_file(dir, "spawn.py", SCRIPT_SPAWN, 0644);
 	snprintf(path, sizeof(path), "%s/spawn.py", dir);
 	for (int verbose = 0; verbose < 2; verbose++) {
 		snprintf(cmd, sizeof(cmd), "%s %s -o %s/prof.json -- /usr/bin/python3.11 %s 2>&1",

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "e2e_util.h"
 #include "shebang.h"
 
 static int parse(const char *line, char *interp, char *arg)
@@ -67,20 +67,6 @@ Test(shebang, reads_no_further_than_the_kernel)
 	cr_expect_eq(strlen(interp), SHEBANG_LINE_MAX - 2);
 }
 
-/* dir/name holding text, mode 0755. */
-static void write_script(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "cannot create %s", path);
-	fputs(text, f);
-	fclose(f);
-	cr_assert_eq(chmod(path, 0755), 0);
-}
-
 static char *tmpdir(void)
 {
 	char *d = strdup("/tmp/shebang_unit.XXXXXX");
@@ -95,8 +81,8 @@ Test(shebang, follows_scripts_to_the_program_and_env_through_path)
 	char *saved = old ? strdup(old) : NULL;
 
 	/* outer -> (env) inner, found in $PATH -> /bin/sh */
-	write_script(d, "inner", "#!/bin/sh\nexit 0\n");
-	write_script(d, "outer", "#!/usr/bin/env inner\n");
+	e2e_write_file(d, "inner", "#!/bin/sh\nexit 0\n", 0755);
+	e2e_write_file(d, "outer", "#!/usr/bin/env inner\n", 0755);
 	snprintf(text, sizeof(text), "%s:/usr/bin:/bin", d);
 	setenv("PATH", text, 1);
 	snprintf(path, sizeof(path), "%s/outer", d);
@@ -104,7 +90,7 @@ Test(shebang, follows_scripts_to_the_program_and_env_through_path)
 	cr_expect_str_eq(path, "/bin/sh");
 
 	/* env with its own options: left to env, whose code is what runs first */
-	write_script(d, "split", "#!/usr/bin/env -S sh -e\n");
+	e2e_write_file(d, "split", "#!/usr/bin/env -S sh -e\n", 0755);
 	snprintf(path, sizeof(path), "%s/split", d);
 	cr_expect_eq(shebang__resolve(path, sizeof(path)), 1);
 	cr_expect_str_eq(path, "/usr/bin/env");
@@ -126,7 +112,7 @@ Test(shebang, a_loop_of_scripts_ends_at_the_depth)
 	char *d = tmpdir(), path[512], text[600];
 
 	snprintf(text, sizeof(text), "#!%s/loop\n", d);
-	write_script(d, "loop", text);
+	e2e_write_file(d, "loop", text, 0755);
 	snprintf(path, sizeof(path), "%s/loop", d);
 	cr_expect_eq(shebang__resolve(path, sizeof(path)), -ELOOP);
 	free(d);

@@ -121,19 +121,6 @@ static bool have(const char *bin)
 	return false;
 }
 
-/* A file of fixed content in dir (the same bytes every run). */
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "cannot write %s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
 TestSuite(unwind_modes_e2e, .timeout = TEST_TIMEOUT(600));
 
 Test(unwind_modes_e2e, c_fixtures_without_frame_pointers)
@@ -180,27 +167,31 @@ Test(unwind_modes_e2e, debian_programs)
 	E2E_REQUIRE_ROOT();
 	dir = e2e_tmpdir("unwind-modes-input");
 	/* Inputs generated with fixed seeds, as workloads/bench/run.sh does, but smaller. */
-	snprintf(cmd, sizeof(cmd),
-		 "cd %s && awk 'BEGIN { srand(42); for (i = 0; i < 1500; i++) { printf \"id%%d\", i;"
-		 " for (j = 0; j < 6; j++) printf \" k%%c%%c=%%d\", 97 + int(rand() * 26), 97 +"
-		 " int(rand() * 26), int(rand() * 100000); print \"\" } }' > sed.txt && awk 'BEGIN {"
-		 " srand(42); printf \"[\"; for (i = 0; i < 2000; i++) { if (i) printf \",\";"
-		 " printf \"{\\\"id\\\":%%d,\\\"name\\\":\\\"n%%x\\\",\\\"tags\\\":[\\\"t%%d\\\"]}\","
-		 " i, int(rand() * 1e6), int(rand() * 50) } print \"]\" }' > in.json",
-		 dir);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cd %s && awk 'BEGIN { srand(42); for (i = 0; i < 1500; i++) { printf \"id%%d\", i;"
+	    " for (j = 0; j < 6; j++) printf \" k%%c%%c=%%d\", 97 + int(rand() * 26), 97 +"
+	    " int(rand() * 26), int(rand() * 100000); print \"\" } }' > sed.txt && awk 'BEGIN {"
+	    " srand(42); printf \"[\"; for (i = 0; i < 2000; i++) { if (i) printf \",\";"
+	    " printf \"{\\\"id\\\":%%d,\\\"name\\\":\\\"n%%x\\\",\\\"tags\\\":[\\\"t%%d\\\"]}\","
+	    " i, int(rand() * 1e6), int(rand() * 50) } print \"]\" }' > in.json",
+	    dir);
 	cr_assert_eq(e2e_run(cmd, NULL), 0, "cannot write the inputs: %s", cmd);
-	write_file(dir, "sed.script", "s/([a-z]+)=([0-9]+)/\\2:\\1/g\n");
-	write_file(dir, "prog.jq",
-		   "group_by(.tags[0]) | map({tag: .[0].tags[0], n: length, names: (map(.name) "
-		   "| join(\",\"))})\n");
-	write_file(dir, "ins.sql",
-		   "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER);\n"
-		   "CREATE INDEX t_name ON t(name);\n"
-		   "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)\n"
-		   "INSERT INTO t SELECT i, printf('n%08x', (i * 2654435761) % 4294967296), i % 97 "
-		   "FROM c;\n"
-		   "SELECT grp, count(*), group_concat(substr(name, 1, 4)) FROM t GROUP BY grp "
-		   "LIMIT 3;\n");
+	e2e_write_file(dir, "sed.script", "s/([a-z]+)=([0-9]+)/\\2:\\1/g\n", 0644);
+	e2e_write_file(dir, "prog.jq",
+		       "group_by(.tags[0]) | map({tag: .[0].tags[0], n: length, names: (map(.name) "
+		       "| join(\",\"))})\n",
+		       0644);
+	e2e_write_file(
+	    dir, "ins.sql",
+	    "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER);\n"
+	    "CREATE INDEX t_name ON t(name);\n"
+	    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)\n"
+	    "INSERT INTO t SELECT i, printf('n%08x', (i * 2654435761) % 4294967296), i % 97 "
+	    "FROM c;\n"
+	    "SELECT grp, count(*), group_concat(substr(name, 1, 4)) FROM t GROUP BY grp "
+	    "LIMIT 3;\n",
+	    0644);
 	if (have("sed")) {
 		snprintf(cmd, sizeof(cmd), "sed -E -f %s/sed.script %s/sed.txt", dir, dir);
 		compare("sed", "", cmd);
