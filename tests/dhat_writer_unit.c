@@ -165,6 +165,56 @@ Test(dhat_writer, merges_identical_frame_lists)
 	collector__free(c);
 }
 
+/* The index in "pps" of the point whose frames name site (as collapse_frames() writes it). */
+static int pp_named(cJSON *root, const char *site)
+{
+	cJSON *ftbl = cJSON_GetObjectItem(root, "ftbl"), *pps = cJSON_GetObjectItem(root, "pps");
+
+	for (int i = 0; i < cJSON_GetArraySize(pps); i++) {
+		cJSON *fs = cJSON_GetObjectItem(cJSON_GetArrayItem(pps, i), "fs");
+		int last = cJSON_GetArrayItem(fs, cJSON_GetArraySize(fs) - 1)->valueint;
+
+		if (strstr(cJSON_GetArrayItem(ftbl, last)->valuestring, site))
+			return i;
+	}
+	return -1;
+}
+
+/* A size bucket's and a thread's top point is an output point: stacks 1 and 3 are one
+ * point (site1: 3 + 2 blocks of 20 B), stack 2 another (site0: 4). Taken per stack, the top
+ * was stack 2 (4 blocks, 80 B) over stack 1 (3, 60 B): threads_e2e saw "99 in work" where
+ * a fallback copy had given one of a site's 100 stacks a second id. */
+Test(dhat_writer, tops_count_merged_points_together)
+{
+	struct collector *c = collector__new(FIX_T0, NULL);
+	static const __s32 stacks[9] = { 1, 1, 1, 3, 3, 2, 2, 2, 2 };
+	int mod = 2, site1;
+	char *text;
+	cJSON *root, *bucket, *thread;
+
+	for (int i = 0; i < 9; i++)
+		fixture_feed(c, A(1000 + 10 * (__u64)i, 0x100 + 0x40 * (__u64)i, 20, stacks[i]));
+	collector__finish(c, FIX_T0 + 9000);
+	text = write_mem(c, collapse_frames, &mod, &META, NULL);
+	root = cJSON_Parse(text);
+	cr_assert_not_null(root);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root, "pps")), 2, "%s", text);
+	site1 = pp_named(root, "site1 ");
+	cr_assert_geq(site1, 0, "%s", text);
+	bucket = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "sizes"), 0);
+	cr_assert_not_null(bucket, "no sizes:\n%s", text);
+	cr_expect_eq(cJSON_GetObjectItem(bucket, "log2")->valueint, 4);
+	cr_expect_eq(cJSON_GetObjectItem(bucket, "tbk")->valueint, 9);
+	cr_expect_eq(cJSON_GetObjectItem(bucket, "topTbk")->valueint, 5, "%s", text);
+	cr_expect_eq(cJSON_GetObjectItem(bucket, "topPp")->valueint, site1, "%s", text);
+	thread = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "threads"), 0);
+	cr_assert_not_null(thread, "no threads:\n%s", text);
+	cr_expect_eq(cJSON_GetObjectItem(thread, "topPp")->valueint, site1, "%s", text);
+	cJSON_Delete(root);
+	free(text);
+	collector__free(c);
+}
+
 /* Many PPs, heavy merging, random traffic: the invariants hold (checked in write_mem). */
 Test(dhat_writer, invariants_on_random_profiles)
 {

@@ -321,8 +321,58 @@ static void writer__emit_lost(const struct writer *w, FILE *f, const struct coll
 	dhat_lost__write(f, &l);
 }
 
+/* A sub-total of one output group: the collector's PPs that the writer merged into one
+ * (the same frames once symbolized: a stack the kernel walked and the same stack from a
+ * fallback copy have two ids) count together. */
+struct group_sub {
+	__u32 tag;
+	int64_t g;
+	__u64 tb, tbk;
+};
+
+static int group_sub_cmp(const void *a, const void *b)
+{
+	const struct group_sub *x = a, *y = b;
+
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+/* One collector sub-total as its group's. */
+static struct group_sub group_of(const struct writer *w, const struct pp_sub *e)
+{
+	return (struct group_sub){ .tag = e->tag, .tb = e->tb, .tbk = e->tbk,
+				   .g = e->pp < w->grp_cap ? (int64_t)w->pp_map[e->pp] : -1 };
+}
+
+/* The collector's sub-totals summed per (tag, group) into *out (malloc'd): their count.
+ * *out is NULL when there is no memory: the caller then takes them one by one. */
+static size_t group_subs(const struct writer *w, const struct pp_sub *sub, size_t scnt,
+			 struct group_sub **out)
+{
+	struct group_sub *v = scnt ? malloc(scnt * sizeof(*v)) : NULL;
+	size_t n = 0;
+
+	*out = v;
+	if (!v)
+		return scnt;
+	for (size_t i = 0; i < scnt; i++)
+		v[i] = group_of(w, &sub[i]);
+	qsort(v, scnt, sizeof(*v), group_sub_cmp);
+	for (size_t i = 0; i < scnt; i++) {
+		if (n && v[n - 1].tag == v[i].tag && v[n - 1].g == v[i].g && v[i].g >= 0) {
+			v[n - 1].tb += v[i].tb;
+			v[n - 1].tbk += v[i].tbk;
+		} else {
+			v[n++] = v[i];
+		}
+	}
+	return n;
+}
+
 /* "threads" and "sizes" (dhat_threads.h) from the collector's sub-totals; a thread's or
- * bucket's top program point is the collector's largest one, written as its group. */
+ * bucket's top program point is its largest output group. */
 static void writer__emit_threads(const struct writer *w, FILE *f, const struct collector *c)
 {
 	struct dhat_thread th[COLLECTOR_THREADS_MAX + 1];
@@ -330,7 +380,8 @@ static void writer__emit_threads(const struct writer *w, FILE *f, const struct c
 	uint64_t top_tb[COLLECTOR_THREADS_MAX + 1] = { 0 };
 	size_t tcnt, scnt, n = 0;
 	const struct thread_stats *ts = collector__threads(c, &tcnt);
-	const struct pp_sub *sub = collector__pp_subs(c, &scnt);
+	const struct pp_sub *raw = collector__pp_subs(c, &scnt);
+	struct group_sub *sub;
 
 	memset(sz, 0, sizeof(sz));
 	for (size_t i = 0; i < tcnt && i <= COLLECTOR_THREADS_MAX; i++) {
@@ -342,9 +393,10 @@ static void writer__emit_threads(const struct writer *w, FILE *f, const struct c
 	}
 	for (size_t k = 0; k < 64; k++)
 		sz[k] = (struct dhat_size_bucket){ .log2 = k, .top_pp = -1 };
+	scnt = group_subs(w, raw, scnt, &sub);
 	for (size_t i = 0; i < scnt; i++) {
-		const struct pp_sub *e = &sub[i];
-		int64_t g = e->pp < w->grp_cap ? (int64_t)w->pp_map[e->pp] : -1;
+		const struct group_sub one = sub ? sub[i] : group_of(w, &raw[i]), *e = &one;
+		int64_t g = e->g;
 
 		if (e->tag >= PP_SUB_SIZE && e->tag - PP_SUB_SIZE < 64) {
 			struct dhat_size_bucket *b = &sz[e->tag - PP_SUB_SIZE];
@@ -360,6 +412,7 @@ static void writer__emit_threads(const struct writer *w, FILE *f, const struct c
 			th[e->tag].top_pp = g;
 		}
 	}
+	free(sub);
 	/* slot 0 (the threads beyond the table) only when it holds any */
 	if (tcnt > 1 || (tcnt && th[0].tbk))
 		dhat_threads__write(f, th + !th[0].tbk, tcnt - !th[0].tbk);
