@@ -145,14 +145,21 @@ static __always_inline bool sample__draw(__u64 size)
 	return (__u64)r < sample__threshold(size, sample_bytes);
 }
 
+/* addr is a sampled block of this process: the filter first (nearly every block is not),
+ * then the map; *k its key (a helper call, so only past the filter). */
+static __always_inline bool sample__find(__u64 addr, struct sampled_key *k)
+{
+	if (sample__surely_not(addr))
+		return false;
+	*k = sample__key(addr);
+	return bpf_map_lookup_elem(&sampled_blocks, k);
+}
+
 static __always_inline bool sample__known(__u64 addr)
 {
 	struct sampled_key k;
 
-	if (!addr || sample__surely_not(addr))
-		return false;
-	k = sample__key(addr); /* a helper call: only past the filter */
-	return bpf_map_lookup_elem(&sampled_blocks, &k);
+	return addr && sample__find(addr, &k);
 }
 
 /* A sampled block's record is about to be sent: remember it. False (record dropped, the
@@ -184,12 +191,9 @@ static __always_inline bool sample__untrack(__u64 addr)
 
 	if (!sample_bytes)
 		return true;
-	/* Most frees are of unsampled blocks: the filter, else a lookup (no bucket lock; a
-	 * delete takes it). The key's helper call only past the filter. */
-	if (sample__surely_not(addr))
-		return false;
-	k = sample__key(addr);
-	if (!bpf_map_lookup_elem(&sampled_blocks, &k))
+	/* Most frees are of unsampled blocks: the filter answers them; else a lookup (no
+	 * bucket lock; a delete takes it). */
+	if (!sample__find(addr, &k))
 		return false;
 	if (bpf_map_delete_elem(&sampled_blocks, &k))
 		return false; /* another CPU deleted it first (a double free) */

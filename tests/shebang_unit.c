@@ -67,17 +67,9 @@ Test(shebang, reads_no_further_than_the_kernel)
 	cr_expect_eq(strlen(interp), SHEBANG_LINE_MAX - 2);
 }
 
-static char *tmpdir(void)
-{
-	char *d = strdup("/tmp/shebang_unit.XXXXXX");
-
-	cr_assert_not_null(mkdtemp(d));
-	return d;
-}
-
 Test(shebang, follows_scripts_to_the_program_and_env_through_path)
 {
-	char *d = tmpdir(), path[512], text[600], *old = getenv("PATH");
+	char *d = e2e_tmpdir("shebang"), path[512], text[600], *old = getenv("PATH");
 	char *saved = old ? strdup(old) : NULL;
 
 	/* outer -> (env) inner, found in $PATH -> /bin/sh */
@@ -109,7 +101,7 @@ Test(shebang, follows_scripts_to_the_program_and_env_through_path)
 
 Test(shebang, a_loop_of_scripts_ends_at_the_depth)
 {
-	char *d = tmpdir(), path[512], text[600];
+	char *d = e2e_tmpdir("shebang"), path[512], text[600];
 
 	snprintf(text, sizeof(text), "#!%s/loop\n", d);
 	e2e_write_file(d, "loop", text, 0755);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ static int interpreter_of(const char *path, char *interp, size_t sz)
 	char buf[SHEBANG_LINE_MAX], arg[SHEBANG_LINE_MAX], named[SHEBANG_LINE_MAX];
 	int fd = safe_open__read(AT_FDCWD, path, 0, SAFE_OPEN_ANY_SZ), found;
 	ssize_t n;
-	const char *base;
+	const char *base, *slash;
 
 	if (fd < 0)
 		return 0;
@@ -96,7 +97,8 @@ static int interpreter_of(const char *path, char *interp, size_t sz)
 	found = shebang__parse(buf, (size_t)n, named, sizeof(named), arg, sizeof(arg));
 	if (found <= 0)
 		return 0;
-	base = strrchr(named, '/') ? strrchr(named, '/') + 1 : named;
+	slash = strrchr(named, '/');
+	base = slash ? slash + 1 : named;
 	/* "#!/usr/bin/env NAME": env runs NAME from $PATH, as the script's own run will. */
 	if (!strcmp(base, "env") && arg[0] && arg[0] != '-' && !strpbrk(arg, " \t=") &&
 	    !shebang__search_path(arg, getenv("PATH"), interp, sz))
@@ -107,7 +109,7 @@ static int interpreter_of(const char *path, char *interp, size_t sz)
 
 int shebang__resolve(char *path, size_t sz)
 {
-	char next[4096];
+	char next[PATH_MAX];
 
 	for (int depth = 0;; depth++) {
 		if (!interpreter_of(path, next, sizeof(next)))
